@@ -1,0 +1,3 @@
+from clinbridge.cli import main
+
+main()

@@ -1,0 +1,238 @@
+"""The common metadata layer: a serialisable description of one clinical source.
+
+A :class:`Catalog` says which table holds patients, which holds encounters (and how its types map
+to the canonical encounter types), and, for each event stream (measurements, drugs, conditions,
+procedures, observations, notes, visit details), which columns hold the patient, the encounter,
+the time, the code, the value and the unit. Wide tables (trial spreadsheets) are described
+variable by variable. Codes are explained by :class:`Dictionary` entries (OMOP's CONCEPT table,
+MIMIC's d_items, a FHIR code table built at load time, a trial data dictionary).
+
+The engine compiles plans against this description only; it never names a source's tables itself.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "CANONICAL_ENCOUNTER_TYPES",
+    "Catalog",
+    "ColumnInfo",
+    "Dictionary",
+    "EncounterTable",
+    "EventStream",
+    "PatientTable",
+    "StreamKind",
+    "TableInfo",
+    "Variable",
+]
+
+EncounterType = Literal["inpatient", "emergency", "icu", "outpatient", "other"]
+CANONICAL_ENCOUNTER_TYPES: tuple[EncounterType, ...] = ("inpatient", "emergency", "icu", "outpatient", "other")
+
+StreamKind = Literal[
+    "measurement", "drug", "condition", "procedure", "observation", "note", "visit_detail", "vital", "device"
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ColumnInfo(_Model):
+    name: str
+    type: str = "unknown"
+    """Portable type: integer, float, string, date, timestamp, boolean, unknown."""
+    description: str = ""
+
+
+class TableInfo(_Model):
+    name: str
+    columns: tuple[ColumnInfo, ...] = ()
+    description: str = ""
+    row_count: int | None = None
+
+    def column(self, name: str) -> ColumnInfo | None:
+        lname = name.lower()
+        return next((c for c in self.columns if c.name.lower() == lname), None)
+
+
+class Dictionary(_Model):
+    """Where the codes of a stream are explained (a concept table or a source dictionary)."""
+
+    name: str
+    table: str
+    code_column: str
+    """Value stored in the stream's code column (OMOP: concept_id)."""
+    label_column: str
+    system_column: str | None = None
+    source_code_column: str | None = None
+    """The code as the source vocabulary writes it (OMOP: concept_code), if different."""
+    standard_column: str | None = None
+    domain_column: str | None = None
+    synonym_table: str | None = None
+    synonym_code_column: str | None = None
+    synonym_label_column: str | None = None
+    ancestor_table: str | None = None
+    ancestor_column: str | None = None
+    descendant_column: str | None = None
+    relationship_table: str | None = None
+    """OMOP CONCEPT_RELATIONSHIP-like table for 'Maps to'."""
+
+
+class PatientTable(_Model):
+    table: str
+    id_column: str
+    birth_date_column: str | None = None
+    birth_year_column: str | None = None
+    sex_column: str | None = None
+    sex_values: dict[str, Literal["male", "female", "other", "unknown"]] = Field(default_factory=dict)
+    """Stored sex code (as text) → canonical sex."""
+    death_table: str | None = None
+    death_patient_column: str | None = None
+    death_date_column: str | None = None
+    observation_table: str | None = None
+    """Observation periods (OMOP observation_period); used for 'first year of observation'."""
+    observation_patient_column: str | None = None
+    observation_start_column: str | None = None
+    observation_end_column: str | None = None
+    external_id_column: str | None = None
+    """Column holding the id a user types (FHIR Patient.id, MIMIC subject_id), if not id_column."""
+
+
+class EncounterTable(_Model):
+    table: str
+    id_column: str
+    patient_column: str
+    start_column: str
+    end_column: str | None = None
+    type_column: str | None = None
+    type_map: dict[str, EncounterType] = Field(default_factory=dict)
+    """Stored type code (as text) → canonical encounter type; unmapped codes are 'other'."""
+    label: str = "visit"
+
+
+class EventStream(_Model):
+    """One stream of time-stamped coded events."""
+
+    name: str
+    kind: StreamKind
+    table: str
+    patient_column: str
+    time_column: str
+    code_column: str | None = None
+    code_system: str | None = None
+    """Vocabulary of the code column when fixed (e.g. 'omop' concept ids, 'LOINC', 'itemid')."""
+    system_column: str | None = None
+    """Column holding the code system when it varies by row (FHIR)."""
+    encounter_column: str | None = None
+    end_time_column: str | None = None
+    value_column: str | None = None
+    value_text_column: str | None = None
+    unit_column: str | None = None
+    unit_label_column: str | None = None
+    text_column: str | None = None
+    """Free text (notes)."""
+    title_column: str | None = None
+    days_supply_column: str | None = None
+    quantity_column: str | None = None
+    source_value_column: str | None = None
+    dictionary: str | None = None
+    """Name of the :class:`Dictionary` that explains ``code_column``."""
+    unit_dictionary: str | None = None
+    description: str = ""
+
+
+class Variable(_Model):
+    """One column of a wide table (trial spreadsheets): a variable with its meaning."""
+
+    name: str
+    table: str
+    column: str
+    description: str = ""
+    type: Literal["integer", "float", "string", "date", "boolean", "categorical"] = "string"
+    unit: str | None = None
+    codes: dict[str, str] = Field(default_factory=dict)
+    """Stored value → label, for categorical variables."""
+    missing_codes: tuple[str, ...] = ()
+    time_point: str | None = None
+    patient_column: str | None = None
+
+
+class Catalog(_Model):
+    """Everything the engine needs to know about one source."""
+
+    source: str
+    adapter: str
+    adapter_version: str = ""
+    dialect: str
+    schema_name: str | None = None
+    cdm_version: str | None = None
+    vocabulary_version: str | None = None
+    patients: PatientTable | None = None
+    encounters: EncounterTable | None = None
+    streams: tuple[EventStream, ...] = ()
+    dictionaries: tuple[Dictionary, ...] = ()
+    variables: tuple[Variable, ...] = ()
+    tables: tuple[TableInfo, ...] = ()
+    data_start: str | None = None
+    data_end: str | None = None
+    """Earliest and latest event dates (ISO), used as 'now' when the clock would be wrong."""
+    description: str = ""
+
+    # -- lookups -----------------------------------------------------------------------------
+    def stream(self, name: str) -> EventStream:
+        for s in self.streams:
+            if s.name == name:
+                return s
+        from clinbridge.errors import SchemaMismatchError
+
+        raise SchemaMismatchError(
+            f"source {self.source!r} has no event stream {name!r}",
+            available=[s.name for s in self.streams],
+        )
+
+    def streams_of(self, kind: str) -> tuple[EventStream, ...]:
+        return tuple(s for s in self.streams if s.kind == kind)
+
+    def dictionary(self, name: str) -> Dictionary:
+        for d in self.dictionaries:
+            if d.name == name:
+                return d
+        from clinbridge.errors import SchemaMismatchError
+
+        raise SchemaMismatchError(f"source {self.source!r} has no dictionary {name!r}")
+
+    def table(self, name: str) -> TableInfo | None:
+        lname = name.lower()
+        return next((t for t in self.tables if t.name.lower() == lname), None)
+
+    def table_names(self) -> set[str]:
+        return {t.name.lower() for t in self.tables}
+
+    # -- serialisation -----------------------------------------------------------------------
+    def to_json(self, *, indent: bool = True) -> str:
+        option = orjson.OPT_INDENT_2 if indent else 0
+        return orjson.dumps(self.model_dump(mode="json"), option=option).decode()
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Catalog:
+        return cls.model_validate(orjson.loads(text))
+
+    def summary(self, *, max_columns: int = 12) -> str:
+        """A compact text description (for prompts and for people)."""
+        lines = [f"source {self.source} ({self.adapter}, {self.dialect})"]
+        if self.patients:
+            lines.append(f"patients: {self.patients.table}.{self.patients.id_column}")
+        if self.encounters:
+            types = sorted(set(self.encounters.type_map.values()))
+            lines.append(f"encounters: {self.encounters.table} types={types}")
+        for s in self.streams:
+            cols = [c for c in (s.code_column, s.value_column, s.unit_column, s.text_column) if c]
+            lines.append(f"stream {s.name} [{s.kind}]: {s.table} time={s.time_column} {cols[:max_columns]}")
+        for v in self.variables:
+            lines.append(f"variable {v.name}: {v.description} ({v.type}{', ' + v.unit if v.unit else ''})")
+        return "\n".join(lines)

@@ -1,0 +1,183 @@
+"""The whole clinbridge exception tree.
+
+Every error carries a stable ``code`` (used by the repair prompt and by abstention reasons)
+and keyword fields with the details (file, record, field, table, ...)::
+
+    ClinbridgeError
+    ├── ConfigError
+    ├── AdapterError
+    │   ├── UnknownAdapterError
+    │   └── LoadError                (bad input file / record / field)
+    ├── VocabularyError
+    │   └── ConceptNotFoundError
+    ├── PlanError
+    │   ├── UnsupportedOperationError
+    │   └── SchemaMismatchError
+    ├── SQLSafetyError               (the guard refused a statement)
+    ├── ExecutionError
+    │   └── QueryTimeoutError
+    ├── UnderstandingError
+    ├── LLMError
+    └── CalculatorError
+        ├── CalculatorSpecError
+        └── CalculatorInputError
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+ErrorCode = Literal[
+    "config",
+    "adapter",
+    "adapter_unknown",
+    "load",
+    "vocabulary",
+    "concept_not_found",
+    "plan",
+    "plan_unsupported",
+    "schema_mismatch",
+    "sql_unsafe",
+    "execution",
+    "timeout",
+    "understanding",
+    "llm",
+    "calculator",
+    "calculator_spec",
+    "calculator_input",
+]
+
+DOCS_URL = "https://github.com/clinbridge/clinbridge/blob/main/docs/errors.md"
+
+__all__ = [
+    "AdapterError",
+    "CalculatorError",
+    "CalculatorInputError",
+    "CalculatorSpecError",
+    "ClinbridgeError",
+    "ConceptNotFoundError",
+    "ConfigError",
+    "ExecutionError",
+    "LLMError",
+    "LoadError",
+    "PlanError",
+    "QueryTimeoutError",
+    "SQLSafetyError",
+    "SchemaMismatchError",
+    "UnderstandingError",
+    "UnknownAdapterError",
+    "UnsupportedOperationError",
+    "VocabularyError",
+]
+
+
+class ClinbridgeError(Exception):
+    """Root of every error clinbridge raises on purpose."""
+
+    code: ErrorCode = "config"
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details: dict[str, Any] = details
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **{k: _jsonable(v) for k, v in self.details.items()}}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return str(value)
+
+
+class ConfigError(ClinbridgeError, ValueError):
+    code: ErrorCode = "config"
+
+
+class AdapterError(ClinbridgeError):
+    code: ErrorCode = "adapter"
+
+
+class UnknownAdapterError(AdapterError, LookupError):
+    code: ErrorCode = "adapter_unknown"
+
+
+class LoadError(AdapterError, ValueError):
+    """Bad input: names the file, the record (line / entry / row) and the field."""
+
+    code: ErrorCode = "load"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        record: str | int | None = None,
+        field: str | None = None,
+        **details: Any,
+    ) -> None:
+        where = ", ".join(
+            f"{k} {v}" for k, v in (("file", file), ("record", record), ("field", field)) if v is not None
+        )
+        super().__init__(f"{message} ({where})" if where else message, file=file, record=record, field=field, **details)
+        self.file, self.record, self.field = file, record, field
+
+
+class VocabularyError(ClinbridgeError):
+    code: ErrorCode = "vocabulary"
+
+
+class ConceptNotFoundError(VocabularyError, LookupError):
+    code: ErrorCode = "concept_not_found"
+
+
+class PlanError(ClinbridgeError, ValueError):
+    code: ErrorCode = "plan"
+
+
+class UnsupportedOperationError(PlanError):
+    code: ErrorCode = "plan_unsupported"
+
+
+class SchemaMismatchError(PlanError):
+    code: ErrorCode = "schema_mismatch"
+
+
+class SQLSafetyError(ClinbridgeError):
+    code: ErrorCode = "sql_unsafe"
+
+
+class ExecutionError(ClinbridgeError):
+    code: ErrorCode = "execution"
+
+
+class QueryTimeoutError(ExecutionError, TimeoutError):
+    code: ErrorCode = "timeout"
+
+
+class UnderstandingError(ClinbridgeError):
+    code: ErrorCode = "understanding"
+
+
+class LLMError(ClinbridgeError):
+    code: ErrorCode = "llm"
+
+
+class CalculatorError(ClinbridgeError):
+    code: ErrorCode = "calculator"
+
+
+class CalculatorSpecError(CalculatorError):
+    code: ErrorCode = "calculator_spec"
+
+
+class CalculatorInputError(CalculatorError, ValueError):
+    code: ErrorCode = "calculator_input"
