@@ -17,8 +17,8 @@ __all__ = ["COMMANDS", "main"]
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("clinbridge.cli.demo:demo", "Build the embedded demo database and show answers."),
-    "catalog": ("clinbridge.cli.core:catalog_cmd", "Print a source's catalog (common metadata)."),
-    "sql": ("clinbridge.cli.core:sql_cmd", "Run guarded, read-only SQL."),
+    "catalog": ("clinbridge.cli.omop:catalog_cmd", "Print a source's catalog (common metadata)."),
+    "sql": ("clinbridge.cli.sql:sql_cmd", "Run guarded, read-only SQL."),
     "ask": ("clinbridge.cli.ask:ask_cmd", "Answer a question or execute a plan."),
     "load": ("clinbridge.cli.load:load_group", "Load OMOP CSVs, vocabularies or FHIR into a database."),
     "synth": ("clinbridge.cli.synth:synth_group", "Generate synthetic OMOP or FHIR data."),
