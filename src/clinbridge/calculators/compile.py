@@ -200,14 +200,20 @@ class Calculator:
     def _check_map(self, name: str, mapping: Mapping[str, float], where: str) -> None:
         inp = self._input(name)
         if inp.type != "categorical":
-            raise CalculatorSpecError(f"spec {self.spec.id}: {where!r} maps a non-categorical input")
+            raise CalculatorSpecError(
+                f"spec {self.spec.id}: {where!r} maps a non-categorical input"
+            )
         allowed = {_key(v.value) for v in inp.values}
         unknown = [k for k in mapping if _key(k) not in allowed]
         if unknown:
-            raise CalculatorSpecError(f"spec {self.spec.id}: {where!r} maps unknown values {unknown}")
+            raise CalculatorSpecError(
+                f"spec {self.spec.id}: {where!r} maps unknown values {unknown}"
+            )
         uncovered = [v.value for v in inp.values if _key(v.value) not in {_key(k) for k in mapping}]
         if uncovered:
-            raise CalculatorSpecError(f"spec {self.spec.id}: {where!r} has no entry for {uncovered}")
+            raise CalculatorSpecError(
+                f"spec {self.spec.id}: {where!r} has no entry for {uncovered}"
+            )
 
     # -- metadata ------------------------------------------------------------------------------
     @property
