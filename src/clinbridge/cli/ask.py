@@ -78,4 +78,4 @@ def ask_cmd(question: str | None, url: str, plan_file: Path | None, source: str 
         sys.exit(1)
     print_answer(answer, as_json=as_json)
     if answer.decision == "abstain":
-        sys.exit(3)
+        sys.exit(0)  # abstaining is a normal result, not a failure
