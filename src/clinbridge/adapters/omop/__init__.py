@@ -1,0 +1,1 @@
+"""OMOP CDM adapter."""
