@@ -147,3 +147,22 @@ def test_answer_carries_provenance(duck):
     assert data["provenance"]["adapter"] == "omop"
     assert data["timings"]["total_ms"] > 0
     assert all(c["passed"] for c in data["checks"])
+
+
+@pytest.fixture(scope="module")
+def pg(eunomia_pg_url):
+    with Database.open(eunomia_pg_url) as db:
+        yield db, describe(db)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_postgres_agrees_with_duckdb_and_golden_sql(name, pg, duck):
+    settings = Settings(now="2019-07-01")
+    db, catalog = pg
+    a = run_plan(db, catalog, PLANS[name], settings=settings)
+    b = run_plan(*duck, PLANS[name], settings=settings)
+    assert a.decision == "accept", a.reason
+    assert _answer_key(a) == _answer_key(b)
+    compiled = compile_plan(PLANS[name], catalog, Resolver(db, catalog).resolve, now=plan_now(PLANS[name], catalog, settings))
+    _golden(name, "postgres", compiled.pretty())
