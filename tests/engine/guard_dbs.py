@@ -154,17 +154,17 @@ def normalise(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 
 # -- fixtures (imported by the test modules) ------------------------------------------------------
 @pytest.fixture(scope="module")
-def duckdb_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+def guard_duckdb_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     return build_duckdb(tmp_path_factory.mktemp("guard_duckdb") / "t.duckdb")
 
 
 @pytest.fixture(scope="module")
-def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+def guard_sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     return build_sqlite(tmp_path_factory.mktemp("guard_sqlite") / "t.db")
 
 
 @pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
+def guard_postgres_url() -> Iterator[str]:
     reason = pg_down_reason()
     if reason:
         pytest.skip(reason)
@@ -176,6 +176,6 @@ def postgres_url() -> Iterator[str]:
 
 
 @pytest.fixture(params=[*BACKENDS[:2], pytest.param("postgres", marks=pytest.mark.postgres)])
-def db_url(request: pytest.FixtureRequest) -> str:
-    url: str = request.getfixturevalue(f"{request.param}_url")
+def guard_db_url(request: pytest.FixtureRequest) -> str:
+    url: str = request.getfixturevalue(f"guard_{request.param}_url")
     return url

@@ -63,9 +63,10 @@ BENIGN = [
     "SELECT m.unit, avg(m.value_as_number) AS mean, min(m.value_as_number) AS lo "
     "FROM measurement AS m GROUP BY m.unit",
     "SELECT a.person_id FROM person a LEFT JOIN measurement b ON a.person_id = b.person_id "
-    "WHERE b.measurement_id IS NULL",
+    "AND b.value_as_number > 170 WHERE b.measurement_id IS NULL",
     "SELECT person_id FROM person INTERSECT SELECT person_id FROM measurement ORDER BY 1",
-    "SELECT person_id FROM person EXCEPT SELECT person_id FROM measurement",
+    "SELECT person_id FROM person EXCEPT SELECT person_id FROM measurement "
+    "WHERE value_as_number > 175",
     "SELECT DISTINCT gender FROM person ORDER BY gender",
     "SELECT coalesce(NULL, gender) AS g, lower(gender) AS l FROM person ORDER BY person_id",
 ]
