@@ -161,11 +161,11 @@ def convert_chunk(
             problems.add(bad, name, "not a number")
             out[name] = num
         elif typ in {"date", "timestamp"}:
-            text = raw.astype("object")
-            compact = text.str.match(_DIGITS8, na=False)
-            parsed = pd.to_datetime(text.where(~compact), format="ISO8601", errors="coerce")
-            if compact.any():
-                parsed = parsed.where(~compact, pd.to_datetime(text.where(compact), format="%Y%m%d", errors="coerce"))
+            parsed = pd.to_datetime(raw, format="ISO8601", errors="coerce")
+            retry = present & parsed.isna().to_numpy()
+            if retry.any():  # Athena writes dates as YYYYMMDD
+                compact = pd.to_datetime(raw.where(retry), format="%Y%m%d", errors="coerce")
+                parsed = parsed.where(~retry, compact)
             bad = present & parsed.isna().to_numpy()
             problems.add(bad, name, f"not a {'date' if typ == 'date' else 'date-time'}")
             if typ == "date":

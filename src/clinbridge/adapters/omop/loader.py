@@ -143,6 +143,9 @@ def create_cdm_tables(
     """Create every CDM table (``IF NOT EXISTS``); drop them first when ``replace``."""
     ensure_schema(db, schema)
     writer = BulkWriter(db, schema)
+    if db.backend == "sqlite":
+        db.conn.commit()
+        db.conn.execute("BEGIN")
     created = []
     for spec in tables if tables is not None else cdm_spec(version).values():
         if replace:
@@ -199,6 +202,9 @@ def load_omop_csv(
         if not files:
             raise LoadError(f"no CSV files in {folder}", file=str(folder))
         report = LoadReport(version, database.backend, schema)
+        if database.backend == "sqlite":
+            # A bulk load into a new file: no fsync per commit (the file is rebuilt if it fails).
+            database.conn.execute("PRAGMA synchronous = OFF")
         writer = BulkWriter(database, schema)
         create_cdm_tables(database, version, schema=schema, replace=if_exists == "replace")
         total = sum(p.stat().st_size for _, p in files)
