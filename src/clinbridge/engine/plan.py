@@ -44,6 +44,7 @@ __all__ = [
     "EventFilter",
     "Filter",
     "FixedAnchor",
+    "GroupBy",
     "Measure",
     "PatientAnchor",
     "QueryPlan",
