@@ -160,3 +160,29 @@ def test_free_sql_goes_through_the_guard(tiny):
         "q", [SqlProposal(sql="DROP TABLE person")], catalog=tiny.catalog, db=tiny.db
     )  # type: ignore[list-item]
     assert bad.decision == "abstain" and bad.reason == "sql_unsafe"
+
+
+# -- with the engine's own run_plan (compile → guard → execute) on the same database ----------------
+
+
+def test_engine_run_plan_accepts_and_abstains(tiny):
+    out = answer_with_validation("How many patients have type 2 diabetes?", [T2DM], catalog=tiny.catalog, db=tiny.db)
+    assert out.decision == "accept", out.to_dict()
+    assert out.value == 3
+    answer = out.to_answer()
+    assert answer.decision == "accept" and answer.sql and "condition_occurrence" in answer.sql
+    assert any(c.name == "concepts_in_data[filters[0]]" and c.passed for c in answer.checks)
+    assert answer.provenance.question == "How many patients have type 2 diabetes?"
+
+    hr = answer_with_validation("What is the mean heart rate?", [HR], catalog=tiny.catalog, db=tiny.db)
+    assert hr.decision == "abstain" and hr.value is None
+    assert hr.reason in {"not_stored", "no_data"}
+    abst = hr.to_answer()
+    assert abst.decision == "abstain" and abst.value is None and abst.rows == []
+    assert abst.reason_code == hr.reason
+
+    unknown = QueryPlan(filters=(EventFilter(stream="condition", concepts=cs("Unobtainium syndrome")),))
+    out = answer_with_validation("How many patients have unobtainium syndrome?", [unknown, T2DM],
+                                 catalog=tiny.catalog, db=tiny.db)
+    assert out.decision == "accept" and out.repaired  # the repair (next reading) was accepted
+    assert out.attempts[0].checks[0].code == "concept_not_found"

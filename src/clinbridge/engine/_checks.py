@@ -18,8 +18,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from clinbridge.engine.answer import Check as _AnswerCheck
 from clinbridge.engine.plan import (
     CalendarWindow,
     ConceptSet,
@@ -30,7 +29,7 @@ from clinbridge.engine.plan import (
     QueryPlan,
     RelativeWindow,
 )
-from clinbridge.errors import ClinbridgeError, ConfigError, ErrorCode
+from clinbridge.errors import ClinbridgeError, ConceptNotFoundError, ErrorCode
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog, EventStream
@@ -39,7 +38,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 CheckCode = Literal[
-    "concept_unresolved",
     "concept_not_in_data",
     "unit_mixed",
     "value_implausible",
@@ -57,20 +55,8 @@ AbstainReason = CheckCode | ErrorCode
 Shape = Literal["number", "list", "date", "boolean", "rows", "text"]
 
 
-class Check(BaseModel):
-    """One deterministic check and its outcome."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    passed: bool
-    detail: str = ""
-    code: str | None = None
-    """Set when the check failed: a :data:`CheckCode` or a ``clinbridge.errors`` code."""
-    data: dict[str, Any] = Field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude_none=True)
+Check = _AnswerCheck
+"""One deterministic check: name, passed, detail, code (the reason code if it failed)."""
 
 
 # -- shapes ---------------------------------------------------------------------------------------
@@ -234,105 +220,36 @@ def _in_list(values: Sequence[Any]) -> str:
 def resolve_concept_ids(
     catalog: Catalog, db: Database, stream: EventStream, cs: ConceptSet
 ) -> list[Any]:
-    """Codes a concept set matches in a stream's code column, through the stream's dictionary.
+    """Codes a concept set matches in a stream's code column (the engine's resolver); [] if none."""
+    from clinbridge.engine.resolve import Resolver
 
-    By id (kept only if the dictionary knows it), by code (and system), by name or synonym
-    (case-insensitive, exact); descendants through the ancestor table; minus ``exclude``.
-    """
-
-    def refs(items: Iterable[Any]) -> set[Any]:
-        out: set[Any] = set()
-        if stream.dictionary is None:
-            for r in items:
-                out.update(v for v in (r.concept_id, r.code) if v is not None)
-            return out
-        d = catalog.dictionary(stream.dictionary)
-        table, code = _table(catalog, d.table), _q(d.code_column)
-        for r in items:
-            if r.concept_id is not None:
-                rows = _run(
-                    db,
-                    f"SELECT {code} FROM {table} WHERE CAST({code} AS TEXT) = ?",
-                    [str(r.concept_id)],
-                )
-                out.update(x[0] for x in rows)
-            if r.code is not None:
-                col = _q(d.source_code_column or d.code_column)
-                sql, params = (
-                    f"SELECT {code} FROM {table} WHERE CAST({col} AS TEXT) = ?",
-                    [str(r.code)],
-                )
-                if r.system and d.system_column:
-                    sql += f" AND lower({_q(d.system_column)}) = lower(?)"
-                    params.append(r.system)
-                out.update(x[0] for x in _run(db, sql, params))
-            if r.name is not None:
-                rows = _run(
-                    db,
-                    f"SELECT {code} FROM {table} WHERE lower({_q(d.label_column)}) = lower(?)",
-                    [r.name],
-                )
-                if (
-                    not rows
-                    and d.synonym_table
-                    and d.synonym_code_column
-                    and d.synonym_label_column
-                ):
-                    rows = _run(
-                        db,
-                        f"SELECT {_q(d.synonym_code_column)} FROM {_table(catalog, d.synonym_table)} "
-                        f"WHERE lower({_q(d.synonym_label_column)}) = lower(?)",
-                        [r.name],
-                    )
-                out.update(x[0] for x in rows)
-        if (
-            out
-            and d.ancestor_table
-            and d.ancestor_column
-            and d.descendant_column
-            and items is cs.concepts
-        ) and cs.include_descendants:
-            base = sorted(out, key=str)
-            rows = _run(
-                db,
-                f"SELECT {_q(d.descendant_column)} FROM {_table(catalog, d.ancestor_table)} "
-                f"WHERE {_q(d.ancestor_column)} IN ({_in_list(base)})",
-                base,
-            )
-            out.update(x[0] for x in rows)
-        return out
-
-    ids = refs(cs.concepts) - refs(cs.exclude)
-    return sorted(ids, key=str)
+    try:
+        return list(Resolver(db, catalog).resolve(cs, stream).values)
+    except ConceptNotFoundError:
+        return []
 
 
 def _draft_ids(draft: Any, cs: ConceptSet) -> list[Any] | None:
+    """The codes the engine resolved for ``cs`` (from ``Answer.concept_sets``), if complete."""
     sets = getattr(draft, "concept_sets", None)
     if not sets:
         return None
-    keys = {cs.describe(), cs.label or ""}
+    keys = {cs.describe(), cs.label or ""} - {""}
     if isinstance(sets, Mapping):
-        for k in keys:
-            if k and k in sets:
-                return _ids_of(sets[k])
-        return None
+        hit = next((sets[k] for k in keys if k in sets), None)
+        return None if hit is None else list(hit)
     for item in sets:
-        label = getattr(item, "label", None) or (
-            item.get("label") if isinstance(item, Mapping) else None
-        )
-        if label in keys:
-            return _ids_of(item)
+        label = item.get("label") if isinstance(item, Mapping) else getattr(item, "label", None)
+        if label not in keys:
+            continue
+        if isinstance(item, Mapping):
+            concepts = item.get("concepts") or []
+            if item.get("count", len(concepts)) > len(concepts):
+                return None  # the answer lists only the first concepts of a big set
+            return [c["value"] for c in concepts]
+        values = getattr(item, "values", None)
+        return None if values is None else list(values)
     return None
-
-
-def _ids_of(obj: Any) -> list[Any]:
-    for attr in ("concept_ids", "ids", "codes"):
-        v = getattr(obj, attr, None)
-        if v is None and isinstance(obj, Mapping):
-            v = obj.get(attr)
-        if v is not None:
-            return list(v)
-    return list(obj) if isinstance(obj, list | tuple | set | frozenset) else []
 
 
 # -- plausible ranges -------------------------------------------------------------------------------
@@ -549,7 +466,7 @@ def _check_concepts(
                 Check(
                     name=f"concepts_resolved[{pcs.path}]",
                     passed=False,
-                    code="concept_unresolved",
+                    code="concept_not_found",
                     detail=f"{label!r} matches no concept of the {pcs.stream} dictionary",
                 )
             )
@@ -559,7 +476,6 @@ def _check_concepts(
                 name=f"concepts_resolved[{pcs.path}]",
                 passed=True,
                 detail=f"{label!r} → {len(ids)} concept(s)",
-                data={"n_concepts": len(ids)},
             )
         )
         resolved[pcs.path] = (streams, ids)
@@ -763,7 +679,6 @@ def _check_values(
                     passed=False,
                     code="not_stored",
                     detail=f"{label!r} is recorded{who} but its {m.of} is never stored (all NULL)",
-                    data={"rows": total},
                 )
             )
         else:
@@ -781,9 +696,8 @@ def _check_values(
                     Check(
                         name="units_consistent",
                         passed=ok,
-                        code=None if ok else "unit_mixed",
+                        code="unit_mixed",
                         detail=f"units {sorted(units)} {'convert' if ok else 'do not all convert'} to {m.unit}",
-                        data={"units": units},
                     )
                 )
             elif len({_norm_unit(u) for u in units}) > 1:
@@ -794,7 +708,6 @@ def _check_values(
                         code="unit_mixed",
                         detail=f"{label!r} values are stored in several units {sorted(units)} "
                         f"and the plan names none to convert to",
-                        data={"units": units},
                     )
                 )
             else:
@@ -803,7 +716,6 @@ def _check_values(
                         name="units_consistent",
                         passed=True,
                         detail=f"one unit: {next(iter(units), 'not recorded')}",
-                        data={"units": units},
                     )
                 )
         if m.of == "value" and op not in {"count", "count_distinct", "exists", "proportion"}:
@@ -816,7 +728,7 @@ def _check_values(
                     Check(
                         name="values_plausible",
                         passed=not bad,
-                        code="value_implausible" if bad else None,
+                        code="value_implausible",
                         detail=(
                             f"{label} {bad[0]:g} {unit or ''} is outside the possible range "
                             f"{rng[0]:g}–{rng[1]:g}"
@@ -842,7 +754,7 @@ def _check_values(
             Check(
                 name=f"values_plausible[{m.of}]",
                 passed=not bad,
-                code="value_implausible" if bad else None,
+                code="value_implausible",
                 detail=f"{m.of} {bad[0]:g} outside {lo:g}–{hi:g}"
                 if bad
                 else f"{m.of} within {lo:g}–{hi:g}",
@@ -928,7 +840,7 @@ def _check_shape(ctx: _Ctx, shape: Shape | None) -> list[Check]:
             Check(
                 name="result_shape",
                 passed=ok,
-                code=None if ok else "shape_mismatch",
+                code="shape_mismatch",
                 detail=f"expected {wanted}, got {actual}",
             )
         )
@@ -945,7 +857,7 @@ def _check_shape(ctx: _Ctx, shape: Shape | None) -> list[Check]:
             Check(
                 name="shape_matches_question",
                 passed=ok,
-                code=None if ok else "shape_mismatch",
+                code="shape_mismatch",
                 detail=f"the question asks for a {asked}; the plan gives a {planned}",
             )
         )
@@ -1088,16 +1000,10 @@ def _check_sql(ctx: _Ctx) -> list[Check]:
     ]
 
 
-def _guard(sql: str, catalog: Catalog, db: Database) -> str:
-    """Run the engine's guard on free SQL; returns the SQL to execute."""
-    try:
-        from clinbridge.engine import guard as guard_mod  # type: ignore[attr-defined]
-    except ImportError as exc:
-        raise ConfigError("free SQL needs clinbridge.engine.guard, which is not installed") from exc
-    fn = (
-        getattr(guard_mod, "guard_sql", None)
-        or getattr(guard_mod, "guard", None)
-        or guard_mod.check_sql  # type: ignore[attr-defined]
-    )
-    out = fn(sql, catalog=catalog, dialect=db.dialect)
-    return out if isinstance(out, str) else getattr(out, "sql", sql)
+def _guard(sql: str, catalog: Catalog, db: Database, max_rows: int = 10_000) -> str:
+    """Run the engine's guard on free SQL; returns the SQL to execute (or raises SQLSafetyError)."""
+    from clinbridge.engine.guard import guard
+
+    return guard(
+        sql, dialect=db.dialect, allowed_tables=catalog.table_names() or None, max_rows=max_rows
+    ).sql

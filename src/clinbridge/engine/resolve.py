@@ -60,8 +60,14 @@ class ResolvedConceptSet:
             "dictionary": self.dictionary,
             "count": len(self.values),
             "concepts": [
-                {"value": _plain(c.value), "name": c.name, "system": c.system, "code": c.code, "how": c.how,
-                 **({"via": _plain(c.via)} if c.via is not None else {})}
+                {
+                    "value": _plain(c.value),
+                    "name": c.name,
+                    "system": c.system,
+                    "code": c.code,
+                    "how": c.how,
+                    **({"via": _plain(c.via)} if c.via is not None else {}),
+                }
                 for c in self.concepts[:200]
             ],
         }
@@ -113,7 +119,9 @@ class Resolver:
                     )
                 value = ref.concept_id if ref.concept_id is not None else ref.code
                 found.append(ResolvedConcept(value, ref.label(), ref.system, ref.code, "code"))
-            return ResolvedConceptSet(cs.describe(), None, tuple(found), stream.system_column is not None)
+            return ResolvedConceptSet(
+                cs.describe(), None, tuple(found), stream.system_column is not None
+            )
         d = self.catalog.dictionary(stream.dictionary)
         base: list[ResolvedConcept] = []
         for ref in cs.concepts:
@@ -132,8 +140,12 @@ class Resolver:
         if cs.exclude:
             excluded = {m.value for ref in cs.exclude for m in self._lookup(d, ref)}
             if cs.include_descendants and d.ancestor_table:
-                excluded |= {m.value for m in self._descendants(d, [
-                    ResolvedConcept(v, "", None, None, "id") for v in excluded])}
+                excluded |= {
+                    m.value
+                    for m in self._descendants(
+                        d, [ResolvedConcept(v, "", None, None, "id") for v in excluded]
+                    )
+                }
             concepts = [c for c in concepts if c.value not in excluded]
         seen: dict[Any, ResolvedConcept] = {}
         for c in concepts:
@@ -142,9 +154,13 @@ class Resolver:
             raise ConceptNotFoundError(
                 f"concept set {cs.describe()!r} is empty after exclusions", concept=cs.describe()
             )
-        return ResolvedConceptSet(cs.describe(), d.name, tuple(seen.values()), d.system_column is not None)
+        return ResolvedConceptSet(
+            cs.describe(), d.name, tuple(seen.values()), d.system_column is not None
+        )
 
-    def _select(self, d: Dictionary, where: exp.Expression, table: str | None = None) -> list[tuple[Any, ...]]:
+    def _select(
+        self, d: Dictionary, where: exp.Expression, table: str | None = None
+    ) -> list[tuple[Any, ...]]:
         cols = [exp.column(d.code_column), exp.column(d.label_column)]
         cols.append(exp.column(d.system_column) if d.system_column else exp.null())
         cols.append(exp.column(d.source_code_column) if d.source_code_column else exp.null())
@@ -155,7 +171,9 @@ class Resolver:
         rows: list[tuple[Any, ...]] = []
         how = "id"
         if ref.concept_id is not None:
-            rows = self._select(d, exp.column(d.code_column).eq(_literal(ref.concept_id, self._code_is_int(d))))
+            rows = self._select(
+                d, exp.column(d.code_column).eq(_literal(ref.concept_id, self._code_is_int(d)))
+            )
         elif ref.code is not None:
             how = "code"
             column = d.source_code_column or d.code_column
@@ -168,15 +186,24 @@ class Resolver:
             rows = self._select(d, _ieq(exp.column(d.label_column), ref.name))
             if not rows and d.synonym_table and d.synonym_code_column and d.synonym_label_column:
                 how = "synonym"
-                ids = exp.select(exp.column(d.synonym_code_column)).from_(d.synonym_table).where(
-                    _ieq(exp.column(d.synonym_label_column), ref.name)
+                ids = (
+                    exp.select(exp.column(d.synonym_code_column))
+                    .from_(d.synonym_table)
+                    .where(_ieq(exp.column(d.synonym_label_column), ref.name))
                 )
                 rows = self._select(d, exp.column(d.code_column).isin(query=ids))
             if ref.system and d.system_column:
-                rows = [r for r in rows if r[2] is not None and str(r[2]).lower() == ref.system.lower()]
-        return [ResolvedConcept(r[0], str(r[1]), r[2], None if r[3] is None else str(r[3]), how) for r in rows]
+                rows = [
+                    r for r in rows if r[2] is not None and str(r[2]).lower() == ref.system.lower()
+                ]
+        return [
+            ResolvedConcept(r[0], str(r[1]), r[2], None if r[3] is None else str(r[3]), how)
+            for r in rows
+        ]
 
-    def _descendants(self, d: Dictionary, parents: Iterable[ResolvedConcept]) -> list[ResolvedConcept]:
+    def _descendants(
+        self, d: Dictionary, parents: Iterable[ResolvedConcept]
+    ) -> list[ResolvedConcept]:
         assert d.ancestor_table and d.ancestor_column and d.descendant_column
         ids = [p.value for p in parents]
         if not ids:
@@ -190,7 +217,9 @@ class Resolver:
         rows = self._select(d, exp.column(d.code_column).isin(query=sub))
         known = set(ids)
         return [
-            ResolvedConcept(r[0], str(r[1]), r[2], None if r[3] is None else str(r[3]), "descendant")
+            ResolvedConcept(
+                r[0], str(r[1]), r[2], None if r[3] is None else str(r[3]), "descendant"
+            )
             for r in rows
             if r[0] not in known
         ]

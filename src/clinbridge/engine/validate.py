@@ -22,13 +22,16 @@ Interface (stable; ``clinbridge.engine.understand`` / ``ask()`` code against it)
     result: Validated = answer_with_validation(
         question, proposer,
         catalog=catalog, db=db,
-        run_plan=None,        # Callable[[QueryPlan], AnswerDraft]; default clinbridge.engine.run
-        run_sql=None,         # Callable[[SqlProposal], AnswerDraft]; default guard + db.execute
+        run_plan=None,        # Callable[[QueryPlan], Answer]; default engine.run.run_plan
+        run_sql=None,         # Callable[[SqlProposal], Answer]; default run_sql_proposal (guarded)
         settings=None,        # clinbridge.settings.Settings (max_repair_attempts, max_rows, ...)
         expected_shape=None,  # force "number" | "list" | "date" | "boolean" | "rows" | "text"
+        understanding="parser",  # recorded in Answer.provenance.understanding
     )
     result.decision      # "accept" | "abstain"
-    result.answer        # the accepted draft (an engine Answer) or None — never a failed one
+    result.answer        # the accepted engine Answer (all checks in .checks) or None — never a failed one
+    result.to_answer()   # an Answer either way: the accepted one, or decision="abstain" with
+                         # reason_code/reason and NO value or rows
     result.value         # the accepted value or None
     result.checks        # tuple[Check, ...] of the final attempt
     result.reason        # None on accept; an AbstainReason code on abstain
@@ -41,13 +44,14 @@ Interface (stable; ``clinbridge.engine.understand`` / ``ask()`` code against it)
     checks: list[Check] = validate(draft, plan=plan, catalog=catalog, db=db, question=question)
     decision, reason, detail = decide(checks)   # ("accept", None, "") or ("abstain", code, text)
 
-A draft (``AnswerDraft``) is anything with ``value``, ``rows``, ``columns``, ``plan``, ``sql`` and
-``concept_sets`` attributes — the engine's ``Answer`` fits. ``concept_sets`` maps a concept set's
-``describe()`` label to the resolved codes (or holds objects with ``label`` and ``concept_ids``);
-when a set is missing there, the validator resolves it itself through the catalog's dictionary.
+A draft is the engine's ``Answer`` (or anything with ``value``, ``rows``, ``columns``, ``sql`` and
+``concept_sets``). ``concept_sets`` is the Answer's list of resolved sets (``label``, ``concepts``)
+or a mapping label → codes; when a set is missing there, the validator resolves it itself with the
+engine's resolver. A draft the engine already abstained on (unknown concept, unsafe SQL) keeps
+the engine's failed checks, and the proposer is asked for its repair.
 
-A :class:`Check` has ``name`` (what was checked), ``passed``, ``detail`` and, when it failed, a
-``code`` from :data:`CheckCode`. Abstention reasons (:data:`AbstainReason`) are these codes or the
+A :class:`Check` is ``clinbridge.engine.answer.Check``: ``name`` (what was checked), ``passed``,
+``detail`` and ``code`` (the reason code reported if it failed, from :data:`CheckCode`). Abstention reasons (:data:`AbstainReason`) are these codes or the
 ``clinbridge.errors`` codes (``concept_not_found``, ``sql_unsafe``, ``understanding``, ...).
 """
 
@@ -56,8 +60,8 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
@@ -81,13 +85,14 @@ from clinbridge.engine._checks import (
     question_shape,
     resolve_concept_ids,
 )
+from clinbridge.engine.answer import Answer, Provenance, Timings, jsonable
 from clinbridge.engine.plan import QueryPlan
-from clinbridge.errors import ClinbridgeError, ConfigError, ErrorCode
+from clinbridge.errors import ClinbridgeError, ErrorCode
+from clinbridge.settings import Settings
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
-    from clinbridge.settings import Settings
 
 __all__ = [
     "AbstainReason",
@@ -99,7 +104,6 @@ __all__ = [
     "PlanConceptSet",
     "Proposer",
     "Shape",
-    "SqlDraft",
     "SqlProposal",
     "Validated",
     "answer_with_validation",
@@ -109,6 +113,7 @@ __all__ = [
     "plausible_range",
     "question_shape",
     "resolve_concept_ids",
+    "run_sql_proposal",
     "validate",
 ]
 
@@ -138,28 +143,13 @@ class AnswerDraft(Protocol):
     @property
     def value(self) -> Any: ...
     @property
-    def rows(self) -> Sequence[Sequence[Any]]: ...
+    def rows(self) -> Any: ...
     @property
-    def columns(self) -> Sequence[str]: ...
-    @property
-    def plan(self) -> QueryPlan | None: ...
+    def columns(self) -> Any: ...
     @property
     def sql(self) -> str | None: ...
     @property
     def concept_sets(self) -> Any: ...
-
-
-@dataclass(frozen=True)
-class SqlDraft:
-    """An executed free-SQL proposal."""
-
-    value: Any
-    rows: list[tuple[Any, ...]]
-    columns: list[str]
-    sql: str
-    plan: QueryPlan | None = None
-    concept_sets: Mapping[str, Sequence[Any]] = field(default_factory=dict)
-    truncated: bool = False
 
 
 @dataclass(frozen=True)
@@ -179,12 +169,14 @@ class Feedback:
     def to_dict(self) -> dict[str, Any]:
         return {
             "proposal": _proposal_dict(self.proposal),
-            "failed": [c.to_dict() for c in self.failed],
+            "failed": [c.model_dump() for c in self.failed],
         }
 
 
 @dataclass(frozen=True)
 class Attempt:
+    """One proposal and the checks its execution got."""
+
     proposal: QueryPlan | SqlProposal | None
     checks: tuple[Check, ...]
 
@@ -195,7 +187,7 @@ class Attempt:
     def to_dict(self) -> dict[str, Any]:
         return {
             "proposal": _proposal_dict(self.proposal),
-            "checks": [c.to_dict() for c in self.checks],
+            "checks": [c.model_dump() for c in self.checks],
         }
 
 
@@ -204,16 +196,18 @@ class Validated:
     """The outcome: an accepted answer, or an abstention with its reason."""
 
     decision: Literal["accept", "abstain"]
-    answer: Any
+    answer: Answer | None
+    """The accepted Answer (checks included); None on abstention — a failed answer is never kept."""
     checks: tuple[Check, ...]
     reason: str | None = None
     detail: str = ""
     attempts: tuple[Attempt, ...] = ()
     repaired: bool = False
+    question: str | None = None
 
     @property
     def value(self) -> Any:
-        return getattr(self.answer, "value", None) if self.decision == "accept" else None
+        return self.answer.value if self.answer is not None else None
 
     @property
     def plan(self) -> QueryPlan | None:
@@ -223,17 +217,32 @@ class Validated:
     @property
     def sql(self) -> str | None:
         if self.answer is not None:
-            return getattr(self.answer, "sql", None)
+            return self.answer.sql
         last = self.attempts[-1].proposal if self.attempts else None
         return last.sql if isinstance(last, SqlProposal) else None
+
+    def to_answer(self) -> Answer:
+        """An engine Answer either way: the accepted one, or an abstention without any value."""
+        if self.answer is not None:
+            return self.answer
+        plan = self.plan
+        return Answer(
+            decision="abstain",
+            plan=plan.to_dict() if plan is not None else None,
+            sql=self.sql,
+            checks=list(self.checks),
+            reason=self.detail or self.reason,
+            reason_code=self.reason,
+            provenance=Provenance(question=self.question),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "decision": self.decision,
-            "value": _jsonable(self.value),
+            "value": jsonable(self.value),
             "reason": self.reason,
             "detail": self.detail,
-            "checks": [c.to_dict() for c in self.checks],
+            "checks": [c.model_dump() for c in self.checks],
             "attempts": [a.to_dict() for a in self.attempts],
             "repaired": self.repaired,
         }
@@ -249,16 +258,6 @@ def _proposal_dict(p: Proposal | None) -> dict[str, Any] | None:
     if isinstance(p, QueryPlan):
         return {"plan": p.to_dict()}
     return {"sql": p.sql, "shape": p.shape}
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dt.date | dt.datetime):
-        return value.isoformat()
-    if isinstance(value, decimal.Decimal):
-        return float(value)
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 def validate(
@@ -306,7 +305,7 @@ def validate(
 
 _PRIORITY = (
     "patient_not_found",
-    "concept_unresolved",
+    "concept_not_found",
     "concept_not_in_data",
     "schema_mismatch",
     "window_empty",
@@ -331,7 +330,7 @@ def decide(checks: Sequence[Check]) -> tuple[Literal["accept", "abstain"], str |
 # -- the pipeline -----------------------------------------------------------------------------------
 
 
-def _as_proposer(proposer: Proposer | Sequence[QueryPlan]) -> Proposer:
+def _as_proposer(proposer: Proposer | Sequence[Proposal]) -> Proposer:
     if callable(proposer):
         return proposer
     readings = iter(list(proposer))
@@ -342,45 +341,60 @@ def _as_proposer(proposer: Proposer | Sequence[QueryPlan]) -> Proposer:
     return next_reading
 
 
-def _default_run_plan(
-    catalog: Catalog, db: Database, settings: Settings | None
-) -> Callable[[QueryPlan], Any]:
-    def run(plan: QueryPlan) -> Any:
-        try:
-            from clinbridge.engine import run as run_mod  # type: ignore[attr-defined]
-        except ImportError as exc:
-            raise ConfigError("clinbridge.engine.run is not available; pass run_plan=") from exc
-        fn = getattr(run_mod, "run_plan", None) or run_mod.run  # type: ignore[attr-defined]
-        return fn(plan, catalog=catalog, db=db, settings=settings)
-
-    return run
+_SHAPES: dict[str, str] = {
+    "number": "scalar",
+    "list": "list",
+    "date": "date",
+    "boolean": "boolean",
+    "rows": "rows",
+    "text": "scalar",
+}
 
 
-def _default_run_sql(
-    catalog: Catalog, db: Database, settings: Settings | None
-) -> Callable[[SqlProposal], Any]:
-    def run(p: SqlProposal) -> SqlDraft:
-        sql = _guard(p.sql, catalog, db)
-        max_rows = settings.max_rows if settings else 10_000
-        timeout = settings.sql_timeout_ms if settings else 30_000
-        res = db.execute(sql, timeout_ms=timeout, max_rows=max_rows)
-        value: Any
-        if len(res.columns) == 1 and len(res.rows) == 1:
-            value = res.rows[0][0]
-        elif len(res.columns) == 1:
-            value = [r[0] for r in res.rows]
-        else:
-            value = [list(r) for r in res.rows]
-        return SqlDraft(
-            value=value, rows=res.rows, columns=res.columns, sql=sql, truncated=res.truncated
-        )
-
-    return run
+def run_sql_proposal(
+    proposal: SqlProposal, *, catalog: Catalog, db: Database, settings: Settings | None = None
+) -> Answer:
+    """Execute free SQL behind the guard into a draft Answer (raises SQLSafetyError if refused)."""
+    settings = settings or Settings()
+    timings = Timings()
+    with timings.trace("guard"):
+        sql = _guard(proposal.sql, catalog, db, settings.max_rows)
+    with timings.trace("execute"):
+        res = db.execute(sql, timeout_ms=settings.sql_timeout_ms, max_rows=settings.max_rows)
+    value: Any
+    if len(res.columns) == 1 and len(res.rows) == 1:
+        value = res.rows[0][0]
+    elif len(res.columns) == 1:
+        value = [r[0] for r in res.rows]
+    else:
+        value = [dict(zip(res.columns, r, strict=True)) for r in res.rows]
+    if isinstance(value, dt.date):
+        value = value.isoformat()
+    elif isinstance(value, decimal.Decimal):
+        value = float(value)
+    return Answer(
+        decision="accept",
+        value=value,
+        shape=_SHAPES.get(proposal.shape or ""),
+        columns=res.columns,
+        rows=[list(r) for r in res.rows],
+        sql=sql,
+        dialect=db.dialect,
+        timings=timings,
+        provenance=Provenance(
+            source=catalog.source,
+            adapter=catalog.adapter,
+            dialect=db.dialect,
+            row_count=len(res.rows),
+            truncated=res.truncated,
+            understanding="sql",
+        ),
+    )
 
 
 def answer_with_validation(
     question: str | None,
-    proposer: Proposer | Sequence[QueryPlan],
+    proposer: Proposer | Sequence[Proposal],
     *,
     catalog: Catalog,
     db: Database,
@@ -389,6 +403,7 @@ def answer_with_validation(
     settings: Settings | None = None,
     expected_shape: Shape | None = None,
     max_repairs: int | None = None,
+    understanding: str = "parser",
 ) -> Validated:
     """Propose, execute, validate; accept, repair once, or abstain.
 
@@ -397,23 +412,35 @@ def answer_with_validation(
         proposer: the parser's readings (best first) or a callable taking the last Feedback.
         catalog: the source's catalog.
         db: the read-only database.
-        run_plan: executes a plan into a draft Answer (default: ``clinbridge.engine.run``).
-        run_sql: executes free SQL behind the guard (default: guard + ``db.execute``).
+        run_plan: executes a plan into a draft Answer (default: ``clinbridge.engine.run.run_plan``).
+        run_sql: executes free SQL behind the guard (default: :func:`run_sql_proposal`).
         settings: limits (``max_repair_attempts``, ``max_rows``, ``sql_timeout_ms``).
         expected_shape: the shape of answer wanted, when the caller knows it.
         max_repairs: overrides ``settings.max_repair_attempts`` (default 1).
+        understanding: who proposed ('parser', 'openai', ...), recorded in the provenance.
 
     Returns:
         A :class:`Validated` outcome; its ``answer`` is None unless every check passed.
     """
+    settings = settings or Settings()
     propose = _as_proposer(proposer)
-    run_p = run_plan or _default_run_plan(catalog, db, settings)
-    run_s = run_sql or _default_run_sql(catalog, db, settings)
-    repairs = (
-        max_repairs
-        if max_repairs is not None
-        else (settings.max_repair_attempts if settings else 1)
-    )
+    if run_plan is None:
+        from clinbridge.engine.resolve import Resolver
+        from clinbridge.engine.run import run_plan as _engine_run
+
+        resolver = Resolver(db, catalog)
+
+        def run_plan(plan: QueryPlan) -> Any:
+            return _engine_run(
+                db, catalog, plan, settings=settings, resolver=resolver, understanding=understanding
+            )
+
+    if run_sql is None:
+
+        def run_sql(p: SqlProposal) -> Any:
+            return run_sql_proposal(p, catalog=catalog, db=db, settings=settings)
+
+    repairs = settings.max_repair_attempts if max_repairs is None else max_repairs
     attempts: list[Attempt] = []
     feedback: Feedback | None = None
     for i in range(1 + max(0, repairs)):
@@ -422,49 +449,30 @@ def answer_with_validation(
         except ClinbridgeError as exc:
             logger.info("proposer gave up: %s", exc)
             if not attempts:
-                chk = Check(
-                    name="understood",
-                    passed=False,
-                    code=exc.code,
-                    detail=str(exc),
-                    data=exc.to_dict(),
+                attempts.append(
+                    Attempt(
+                        None,
+                        (Check(name="understood", passed=False, code=exc.code, detail=str(exc)),),
+                    )
                 )
-                attempts.append(Attempt(None, (chk,)))
             break
         if proposal is None:
             break
-        try:
-            if isinstance(proposal, SqlProposal):
-                draft = run_s(proposal)
-                checks = validate(
-                    draft,
-                    plan=None,
-                    catalog=catalog,
-                    db=db,
-                    question=question,
-                    expected=expected_shape or proposal.shape,
-                )
-            else:
-                draft = run_p(proposal)
-                checks = validate(
-                    draft,
-                    plan=proposal,
-                    catalog=catalog,
-                    db=db,
-                    question=question or proposal.question,
-                    expected=expected_shape,
-                )
-        except ClinbridgeError as exc:
-            draft, checks = (
-                None,
-                [Check(name="executed", passed=False, code=exc.code, detail=str(exc))],
-            )
+        draft, checks = _execute_and_check(
+            proposal, question, run_plan, run_sql, catalog, db, expected_shape
+        )
         attempts.append(Attempt(proposal, tuple(checks)))
         decision, _, _ = decide(checks)
-        if decision == "accept":
+        if decision == "accept" and draft is not None:
             logger.info("plan:accepted after %d attempt(s)", i + 1)
+            answer = _with_checks(draft, checks, question)
             return Validated(
-                "accept", draft, tuple(checks), attempts=tuple(attempts), repaired=i > 0
+                "accept",
+                answer,
+                tuple(checks),
+                attempts=tuple(attempts),
+                repaired=i > 0,
+                question=question,
             )
         feedback = Feedback(proposal, tuple(c for c in checks if not c.passed))
         logger.info("plan:rejected %s", [c.code for c in feedback.failed])
@@ -479,5 +487,69 @@ def answer_with_validation(
     last = attempts[-1]
     _, reason, detail = decide(last.checks)
     return Validated(
-        "abstain", None, last.checks, reason=reason, detail=detail, attempts=tuple(attempts)
+        "abstain",
+        None,
+        last.checks,
+        reason=reason,
+        detail=detail,
+        attempts=tuple(attempts),
+        question=question,
+    )
+
+
+def _execute_and_check(
+    proposal: Proposal,
+    question: str | None,
+    run_plan: Callable[[QueryPlan], Any],
+    run_sql: Callable[[SqlProposal], Any],
+    catalog: Catalog,
+    db: Database,
+    expected_shape: Shape | None,
+) -> tuple[Any, list[Check]]:
+    try:
+        if isinstance(proposal, SqlProposal):
+            draft = run_sql(proposal)
+            plan, expected = None, expected_shape or proposal.shape
+        else:
+            draft = run_plan(proposal)
+            plan, expected = proposal, expected_shape
+    except ClinbridgeError as exc:
+        return None, [Check(name="executed", passed=False, code=exc.code, detail=str(exc))]
+    own = [_as_check(c) for c in getattr(draft, "checks", None) or []]
+    if getattr(draft, "decision", "accept") == "abstain" and any(not c.passed for c in own):
+        # The engine could not run it (unknown concept, unsafe SQL, no data): nothing to validate.
+        return draft, own
+    q = question or (proposal.question if isinstance(proposal, QueryPlan) else None)
+    checks = validate(draft, plan=plan, catalog=catalog, db=db, question=q, expected=expected)
+    return draft, own + checks
+
+
+def _as_check(c: Any) -> Check:
+    return c if isinstance(c, Check) else Check.model_validate(c, from_attributes=True)
+
+
+def _with_checks(draft: Any, checks: list[Check], question: str | None) -> Answer:
+    if isinstance(draft, Answer):
+        prov = draft.provenance.model_copy(
+            update={"question": question or draft.provenance.question}
+        )
+        return draft.model_copy(
+            update={
+                "checks": checks,
+                "decision": "accept",
+                "reason": None,
+                "reason_code": None,
+                "provenance": prov,
+            }
+        )
+    # Drafts from a custom runner: keep what an Answer can carry.
+    rows = [list(r) for r in (getattr(draft, "rows", None) or [])]
+    return Answer(
+        decision="accept",
+        value=getattr(draft, "value", None),
+        columns=list(getattr(draft, "columns", None) or []),
+        rows=rows,
+        sql=getattr(draft, "sql", None),
+        checks=checks,
+        provenance=Provenance(question=question),
     )
