@@ -42,9 +42,25 @@ __all__ = ["CompiledPlan", "Compiler", "Shape", "compile_plan"]
 Shape = Literal["scalar", "date", "boolean", "list", "rows", "proportion", "value_at"]
 ResolveFn = Callable[[ConceptSet, EventStream], ResolvedConceptSet]
 
-EVENT_COLUMNS = ("pid", "eid", "t", "t_end", "code", "sys", "val", "unit", "days_supply", "quantity")
+EVENT_COLUMNS = (
+    "pid",
+    "eid",
+    "t",
+    "t_end",
+    "code",
+    "sys",
+    "val",
+    "unit",
+    "days_supply",
+    "quantity",
+)
 _OPS: dict[str, type[exp.Binary]] = {
-    ">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ, "!=": exp.NEQ,
+    ">": exp.GT,
+    ">=": exp.GTE,
+    "<": exp.LT,
+    "<=": exp.LTE,
+    "=": exp.EQ,
+    "!=": exp.NEQ,
 }
 _AGGS: dict[str, Callable[[exp.Expression], exp.Expression]] = {
     "mean": lambda e: exp.Avg(this=e),
@@ -73,8 +89,14 @@ class CompiledPlan:
         return self.expression.sql(dialect=self.dialect, pretty=True)
 
 
-def compile_plan(plan: QueryPlan, catalog: Catalog, resolve: ResolveFn, *, dialect: str | None = None,
-                 now: dt.date | None = None) -> CompiledPlan:
+def compile_plan(
+    plan: QueryPlan,
+    catalog: Catalog,
+    resolve: ResolveFn,
+    *,
+    dialect: str | None = None,
+    now: dt.date | None = None,
+) -> CompiledPlan:
     """Compile a plan for ``dialect`` (default: the catalog's)."""
     return Compiler(catalog, resolve, dialect=dialect or catalog.dialect, now=now).compile(plan)
 
@@ -121,7 +143,9 @@ class Compiler:
             select = select.with_(name, as_=query)
         if plan.limit and shape in {"list", "rows"}:
             select = select.limit(plan.limit)
-        return CompiledPlan(select, self.dialect, shape, tuple(dict.fromkeys(self._used)), self._now)
+        return CompiledPlan(
+            select, self.dialect, shape, tuple(dict.fromkeys(self._used)), self._now
+        )
 
     def _resolve_now(self, plan: QueryPlan) -> dt.date:
         if plan.now is not None:
@@ -139,8 +163,9 @@ class Compiler:
         return col.type if col else None
 
     # -- relations -------------------------------------------------------------------------
-    def _stream_relation(self, stream_name: str, concepts: ConceptSet | None,
-                         value: ValueFilter | None = None) -> exp.Expression:
+    def _stream_relation(
+        self, stream_name: str, concepts: ConceptSet | None, value: ValueFilter | None = None
+    ) -> exp.Expression:
         """The union of a kind's streams, normalised to EVENT_COLUMNS and filtered by concept/value."""
         parts: list[exp.Select] = []
         for s in streams_for(self.catalog, stream_name):
@@ -156,8 +181,11 @@ class Compiler:
                 c(s.time_column).as_("t"),
                 c(s.end_time_column).as_("t_end"),
                 c(s.code_column).as_("code"),
-                (c(s.system_column) if s.system_column else
-                 (exp.Literal.string(s.code_system) if s.code_system else exp.null())).as_("sys"),
+                (
+                    c(s.system_column)
+                    if s.system_column
+                    else (exp.Literal.string(s.code_system) if s.code_system else exp.null())
+                ).as_("sys"),
                 c(s.value_column).as_("val"),
                 c(unit).as_("unit"),
                 c(s.days_supply_column).as_("days_supply"),
@@ -166,7 +194,9 @@ class Compiler:
             conds: list[exp.Expression] = []
             if concepts is not None:
                 if s.code_column is None:
-                    raise SchemaMismatchError(f"stream {s.name!r} has no code column to filter concepts")
+                    raise SchemaMismatchError(
+                        f"stream {s.name!r} has no code column to filter concepts"
+                    )
                 resolved = self.resolve(concepts, s)
                 self._used.append(resolved)
                 conds.append(self._concept_condition(resolved, s, a))
@@ -181,7 +211,9 @@ class Compiler:
             rel = exp.union(rel, p, distinct=False)
         return exp.Subquery(this=rel) if len(parts) > 1 else rel
 
-    def _concept_condition(self, resolved: ResolvedConceptSet, s: EventStream, a: str) -> exp.Expression:
+    def _concept_condition(
+        self, resolved: ResolvedConceptSet, s: EventStream, a: str
+    ) -> exp.Expression:
         assert s.code_column
         ctype = self._column_type(s.table, s.code_column)
         code = _col(s.code_column, a)
@@ -189,7 +221,8 @@ class Compiler:
             ors = [
                 exp.and_(
                     _col(s.system_column, a).eq(exp.Literal.string(system))
-                    if system is not None else exp.true(),
+                    if system is not None
+                    else exp.true(),
                     code.isin(*[_lit(v, ctype) for v in values]),
                 )
                 for system, values in resolved.by_system().items()
@@ -200,7 +233,9 @@ class Compiler:
     def _value_condition(self, column: exp.Expression, v: ValueFilter) -> exp.Expression:
         if v.op == "between":
             assert v.value2 is not None
-            return exp.Between(this=column, low=exp.Literal.number(v.value), high=exp.Literal.number(v.value2))
+            return exp.Between(
+                this=column, low=exp.Literal.number(v.value), high=exp.Literal.number(v.value2)
+            )
         return _OPS[v.op](this=column, expression=exp.Literal.number(v.value))
 
     def _encounter_relation(self, etype: str | None) -> exp.Select:
@@ -208,7 +243,11 @@ class Compiler:
         if enc is None:
             raise SchemaMismatchError(f"source {self.catalog.source!r} has no encounter table")
         a = self._alias("v")
-        etype_expr = self._canonical_type(enc.type_column, a) if enc.type_column else exp.Literal.string("other")
+        etype_expr = (
+            self._canonical_type(enc.type_column, a)
+            if enc.type_column
+            else exp.Literal.string("other")
+        )
         q = exp.select(
             _col(enc.id_column, a).as_("eid"),
             _col(enc.patient_column, a).as_("pid"),
@@ -239,7 +278,11 @@ class Compiler:
         column = _col(enc.type_column, a)
         if etype == "other":
             mapped = [_lit(code, ctype) for code, canon in enc.type_map.items() if canon != "other"]
-            cond: exp.Expression = exp.or_(column.is_(exp.null()), exp.not_(column.isin(*mapped))) if mapped else exp.true()
+            cond: exp.Expression = (
+                exp.or_(column.is_(exp.null()), exp.not_(column.isin(*mapped)))
+                if mapped
+                else exp.true()
+            )
             return cond
         if not codes:
             raise SchemaMismatchError(
@@ -287,7 +330,9 @@ class Compiler:
         before_birthday = exp.LT(this=month_day(at), expression=month_day(birth))
         return exp.Sub(
             this=exp.Sub(this=f.year(at, d), expression=f.year(birth, d)),
-            expression=exp.Case().when(before_birthday, exp.Literal.number(1)).else_(exp.Literal.number(0)),
+            expression=exp.Case()
+            .when(before_birthday, exp.Literal.number(1))
+            .else_(exp.Literal.number(0)),
         )
 
     def _per_patient_date(self, rel: exp.Expression, pid_col: str, date_col: str, first: bool) -> exp.Select:
@@ -352,7 +397,9 @@ class Compiler:
             if window.start_days is not None:
                 conds.append(exp.GTE(this=day, expression=f.add_days(anchor, window.start_days, d)))
             if window.end_days is not None:
-                conds.append(exp.LTE(this=day, expression=f.add_days(anchor.copy(), window.end_days, d)))
+                conds.append(
+                    exp.LTE(this=day, expression=f.add_days(anchor.copy(), window.end_days, d))
+                )
         return exp.and_(*conds) if conds else None
 
     # -- cohort ----------------------------------------------------------------------------
@@ -394,7 +441,9 @@ class Compiler:
             raise SchemaMismatchError(f"source {self.catalog.source!r} stores no sex")
         codes = [code for code, sex in p.sex_values.items() if sex == flt.sex]
         if not codes:
-            raise SchemaMismatchError(f"source {self.catalog.source!r} has no code for sex {flt.sex!r}")
+            raise SchemaMismatchError(
+                f"source {self.catalog.source!r} has no code for sex {flt.sex!r}"
+            )
         ctype = self._column_type(p.table, p.sex_column)
         column = p.sex_column
         return self._patients_where(
@@ -412,7 +461,9 @@ class Compiler:
         if flt.op == "between":
             if flt.value2 is None:
                 raise UnsupportedOperationError("an age range needs value2")
-            return exp.Between(this=age, low=exp.Literal.number(flt.value), high=exp.Literal.number(flt.value2))
+            return exp.Between(
+                this=age, low=exp.Literal.number(flt.value), high=exp.Literal.number(flt.value2)
+            )
         return _OPS[flt.op](this=age, expression=exp.Literal.number(flt.value))
 
     def _visit_EventFilter(self, flt: EventFilter) -> tuple[exp.Select, bool]:
@@ -450,30 +501,50 @@ class Compiler:
     def _scope(self, scope: EncounterScope) -> exp.Expression:
         rel = self._encounter_relation(scope.type)
         a = self._alias("v")
-        inner = exp.select(_col("eid", a), _col("pid", a), _col("t", a), _col("t_end", a)).from_(
-            _as_source(rel, a)).where(_col("pid", a).isin(query=exp.select("pid").from_("cohort")))
+        inner = (
+            exp.select(_col("eid", a), _col("pid", a), _col("t", a), _col("t_end", a))
+            .from_(_as_source(rel, a))
+            .where(_col("pid", a).isin(query=exp.select("pid").from_("cohort")))
+        )
         if scope.which == "all":
             return inner
         descending = scope.which == "last"
-        order = [exp.Ordered(this=_col("t", a), desc=descending), exp.Ordered(this=_col("eid", a), desc=descending)]
-        rn = exp.Window(this=exp.RowNumber(), partition_by=[_col("pid", a)], order=exp.Order(expressions=order))
+        order = [
+            exp.Ordered(this=_col("t", a), desc=descending),
+            exp.Ordered(this=_col("eid", a), desc=descending),
+        ]
+        rn = exp.Window(
+            this=exp.RowNumber(), partition_by=[_col("pid", a)], order=exp.Order(expressions=order)
+        )
         inner = inner.select(rn.as_("rn"))
         n = 1 if scope.which in {"first", "last"} else (scope.n or 1)
         b = self._alias("w")
-        return exp.select(_col("eid", b), _col("pid", b), _col("t", b), _col("t_end", b)).from_(
-            exp.alias_(exp.Subquery(this=inner), b)).where(_col("rn", b).eq(exp.Literal.number(n)))
+        return (
+            exp.select(_col("eid", b), _col("pid", b), _col("t", b), _col("t_end", b))
+            .from_(exp.alias_(exp.Subquery(this=inner), b))
+            .where(_col("rn", b).eq(exp.Literal.number(n)))
+        )
 
     def _scope_condition(self, a: str, by_encounter: bool) -> exp.Expression:
         """Events of alias ``a`` that belong to a scoped encounter (by id, else by time)."""
         d = self._d
         s = self._alias("sc")
-        in_time = exp.Exists(this=exp.select(exp.Literal.number(1)).from_(exp.alias_(exp.to_table("scope_enc"), s)).where(
-            exp.and_(
-                _col("pid", s).eq(_col("pid", a)),
-                exp.GTE(this=f.as_date(_col("t", a), d), expression=f.as_date(_col("t", s), d)),
-                exp.LTE(this=f.as_date(_col("t", a), d),
-                        expression=f.as_date(exp.Coalesce(this=_col("t_end", s), expressions=[_col("t", s)]), d)),
-            )))
+        in_time = exp.Exists(
+            this=exp.select(exp.Literal.number(1))
+            .from_(exp.alias_(exp.to_table("scope_enc"), s))
+            .where(
+                exp.and_(
+                    _col("pid", s).eq(_col("pid", a)),
+                    exp.GTE(this=f.as_date(_col("t", a), d), expression=f.as_date(_col("t", s), d)),
+                    exp.LTE(
+                        this=f.as_date(_col("t", a), d),
+                        expression=f.as_date(
+                            exp.Coalesce(this=_col("t_end", s), expressions=[_col("t", s)]), d
+                        ),
+                    ),
+                )
+            )
+        )
         if not by_encounter:
             return in_time
         by_id = _col("eid", a).isin(query=exp.select("eid").from_("scope_enc"))
@@ -483,7 +554,9 @@ class Compiler:
     def _events(self, plan: QueryPlan) -> tuple[exp.Select, bool]:
         """ev: the measure's events (or encounters) for cohort members, in window and scope."""
         m = plan.measure
-        encounter_level = m.of in {"encounters", "length_of_stay"} or (m.of == "date" and m.stream is None)
+        encounter_level = m.of in {"encounters", "length_of_stay"} or (
+            m.of == "date" and m.stream is None
+        )
         a = self._alias("m")
         if encounter_level:
             rel: exp.Expression = self._encounter_relation(m.encounter_type)
@@ -507,14 +580,19 @@ class Compiler:
         q = joins.apply(exp.select(*cols).from_(_as_source(rel, a)))
         return q.where(exp.and_(*conds)), encounter_level
 
-    def _measure_and_aggregate(self, plan: QueryPlan, ctes: list[tuple[str, exp.Expression]]) -> tuple[exp.Select, Shape]:
+    def _measure_and_aggregate(
+        self, plan: QueryPlan, ctes: list[tuple[str, exp.Expression]]
+    ) -> tuple[exp.Select, Shape]:
         m, op = plan.measure, plan.aggregate.op
         d = self._d
         if op == "proportion":
             num = [self._filter(flt, _col("pid", "c")) for flt in plan.aggregate.numerator]
-            hit = exp.Case().when(exp.and_(*num), exp.Literal.number(1)).else_(exp.Literal.number(0))
-            q = exp.select(exp.Sum(this=hit).as_("numerator"), exp.Count(this=exp.Star()).as_("denominator")).from_(
-                exp.alias_(exp.to_table("cohort"), "c"))
+            hit = (
+                exp.Case().when(exp.and_(*num), exp.Literal.number(1)).else_(exp.Literal.number(0))
+            )
+            q = exp.select(
+                exp.Sum(this=hit).as_("numerator"), exp.Count(this=exp.Star()).as_("denominator")
+            ).from_(exp.alias_(exp.to_table("cohort"), "c"))
             return q, "proportion"
         if m.of in {"patients", "age"} and m.stream is None:
             return self._patient_level(plan)
@@ -529,8 +607,15 @@ class Compiler:
             return self._grouped(plan, ctes)
         if op in {"count", "count_distinct", "exists"}:
             if op == "exists":
-                q = exp.select(exp.Case().when(exp.Exists(this=exp.select(exp.Literal.number(1)).from_(src)),
-                                               exp.Literal.number(1)).else_(exp.Literal.number(0)).as_("value"))
+                q = exp.select(
+                    exp.Case()
+                    .when(
+                        exp.Exists(this=exp.select(exp.Literal.number(1)).from_(src)),
+                        exp.Literal.number(1),
+                    )
+                    .else_(exp.Literal.number(0))
+                    .as_("value")
+                )
                 return q, "boolean"
             target: exp.Expression
             if m.of == "patients":
@@ -545,9 +630,12 @@ class Compiler:
                 target = exp.Count(this=exp.Star())
             return exp.select(target.as_("value")).from_(src), "scalar"
         if m.of == "events_per_patient":
-            per = exp.select(_col("pid", "c"), exp.Count(this=_col("pid", e)).as_("val")).from_(
-                exp.alias_(exp.to_table("cohort"), "c")).join(src, on=_col("pid", e).eq(_col("pid", "c")),
-                                                               join_type="left").group_by(_col("pid", "c"))
+            per = (
+                exp.select(_col("pid", "c"), exp.Count(this=_col("pid", e)).as_("val"))
+                .from_(exp.alias_(exp.to_table("cohort"), "c"))
+                .join(src, on=_col("pid", e).eq(_col("pid", "c")), join_type="left")
+                .group_by(_col("pid", "c"))
+            )
             ctes.append(("per_patient", per))
             return self._numeric_aggregate(op, exp.to_table("per_patient"), "val")
         if op in _AGGS or op == "median":
@@ -582,8 +670,15 @@ class Compiler:
             q = exp.select(item.as_("value")).distinct().from_(src).where(exp.not_(item.is_(exp.null())))
             return q.order_by(exp.Ordered(this=exp.column("value"))), "list"
         if op == "series":
-            q = exp.select(f.as_date(_col("t", e), d).as_("date"), val.as_("value"), _col("unit", e).as_("unit")).from_(
-                src).where(exp.not_(val.is_(exp.null())))
+            q = (
+                exp.select(
+                    f.as_date(_col("t", e), d).as_("date"),
+                    val.as_("value"),
+                    _col("unit", e).as_("unit"),
+                )
+                .from_(src)
+                .where(exp.not_(val.is_(exp.null())))
+            )
             return q.order_by(exp.column("date"), exp.column("value")), "rows"
         raise UnsupportedOperationError(f"No translation rule for aggregate {op!r} of {m.of!r}")
 
@@ -593,8 +688,15 @@ class Compiler:
             return self._grouped(plan, [])
         if m.of == "patients":
             if op == "exists":
-                return exp.select(exp.Case().when(exp.Exists(this=exp.select(exp.Literal.number(1)).from_("cohort")),
-                                                  exp.Literal.number(1)).else_(exp.Literal.number(0)).as_("value")), "boolean"
+                return exp.select(
+                    exp.Case()
+                    .when(
+                        exp.Exists(this=exp.select(exp.Literal.number(1)).from_("cohort")),
+                        exp.Literal.number(1),
+                    )
+                    .else_(exp.Literal.number(0))
+                    .as_("value")
+                ), "boolean"
             if op not in {"count", "count_distinct"}:
                 raise UnsupportedOperationError(f"cannot take the {op} of patients")
             return exp.select(exp.Count(this=exp.Star()).as_("value")).from_("cohort"), "scalar"
@@ -608,7 +710,9 @@ class Compiler:
             raise UnsupportedOperationError(f"cannot take the {op} of ages")
         return self._numeric_aggregate(op, exp.Subquery(this=base), "val")
 
-    def _numeric_aggregate(self, op: str, source: exp.Expression, column: str) -> tuple[exp.Select, Shape]:
+    def _numeric_aggregate(
+        self, op: str, source: exp.Expression, column: str
+    ) -> tuple[exp.Select, Shape]:
         a = self._alias("n")
         src = _as_source(source, a)
         v = _col(column, a)
@@ -625,17 +729,28 @@ class Compiler:
         """Median with window functions only, so every dialect computes it the same way."""
         a, b = self._alias("md"), self._alias("md")
         v = _col(column, a)
-        ranked = exp.select(
-            v.as_("v"),
-            exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[exp.Ordered(this=v)])).as_("rn"),
-            exp.Window(this=exp.Count(this=exp.Star())).as_("cnt"),
-        ).from_(_as_source(source, a)).where(exp.not_(v.is_(exp.null())))
+        ranked = (
+            exp.select(
+                v.as_("v"),
+                exp.Window(
+                    this=exp.RowNumber(), order=exp.Order(expressions=[exp.Ordered(this=v)])
+                ).as_("rn"),
+                exp.Window(this=exp.Count(this=exp.Star())).as_("cnt"),
+            )
+            .from_(_as_source(source, a))
+            .where(exp.not_(v.is_(exp.null())))
+        )
         rn, cnt = _col("rn", b), _col("cnt", b)
         two_rn = exp.Mul(this=rn, expression=exp.Literal.number(2))
-        middle = exp.and_(exp.GTE(this=two_rn, expression=cnt),
-                          exp.LTE(this=two_rn, expression=exp.Add(this=cnt, expression=exp.Literal.number(2))))
-        return exp.select(exp.Avg(this=exp.cast(_col("v", b), "DOUBLE")).as_("value")).from_(
-            exp.alias_(exp.Subquery(this=ranked), b)).where(middle)
+        middle = exp.and_(
+            exp.GTE(this=two_rn, expression=cnt),
+            exp.LTE(this=two_rn, expression=exp.Add(this=cnt, expression=exp.Literal.number(2))),
+        )
+        return (
+            exp.select(exp.Avg(this=exp.cast(_col("v", b), "DOUBLE")).as_("value"))
+            .from_(exp.alias_(exp.Subquery(this=ranked), b))
+            .where(middle)
+        )
 
     def _label(self, e: str, stream: str | None) -> exp.Expression:
         """The concept's name from the stream's dictionary (falls back to the code)."""
@@ -648,11 +763,16 @@ class Compiler:
         cond = _col(d.code_column, a).eq(code)
         if d.system_column:
             cond = exp.and_(cond, _col(d.system_column, a).eq(_col("sys", e)))
-        sub = exp.Subquery(this=exp.select(exp.Max(this=_col(d.label_column, a))).from_(
-            exp.alias_(exp.to_table(d.table), a)).where(cond))
+        sub = exp.Subquery(
+            this=exp.select(exp.Max(this=_col(d.label_column, a)))
+            .from_(exp.alias_(exp.to_table(d.table), a))
+            .where(cond)
+        )
         return exp.Coalesce(this=sub, expressions=[exp.cast(code, "TEXT")])
 
-    def _grouped(self, plan: QueryPlan, ctes: list[tuple[str, exp.Expression]]) -> tuple[exp.Select, Shape]:
+    def _grouped(
+        self, plan: QueryPlan, ctes: list[tuple[str, exp.Expression]]
+    ) -> tuple[exp.Select, Shape]:
         op, m = plan.aggregate.op, plan.measure
         p = self.catalog.patients
         assert p is not None
@@ -686,7 +806,9 @@ class Compiler:
                 keys.append(self._label(e, m.stream).as_("concept"))
             elif g.key == "encounter_type":
                 if m.of not in {"encounters", "length_of_stay"}:
-                    raise UnsupportedOperationError("group by encounter type needs an encounter measure")
+                    raise UnsupportedOperationError(
+                        "group by encounter type needs an encounter measure"
+                    )
                 keys.append(_col("etype", e).as_("encounter_type"))
         if op in {"count", "count_distinct"}:
             if patient_level or m.of == "patients":

@@ -58,8 +58,14 @@ class ResolvedConceptSet:
             "dictionary": self.dictionary,
             "count": len(self.values),
             "concepts": [
-                {"value": _plain(c.value), "name": c.name, "system": c.system, "code": c.code, "how": c.how,
-                 **({"via": _plain(c.via)} if c.via is not None else {})}
+                {
+                    "value": _plain(c.value),
+                    "name": c.name,
+                    "system": c.system,
+                    "code": c.code,
+                    "how": c.how,
+                    **({"via": _plain(c.via)} if c.via is not None else {}),
+                }
                 for c in self.concepts[:200]
             ],
         }
