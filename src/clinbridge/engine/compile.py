@@ -299,8 +299,12 @@ class Compiler:
         assert p is not None
         if isinstance(pid, exp.Column) and pid.table == "p" and pid.name == p.id_column:
             return _col(column, "p")
-        alias = joins.add(("patient", pid.sql()), exp.to_table(p.table), self._alias("b"),
-                          lambda a: _col(p.id_column, a).eq(pid))
+        alias = joins.add(
+            ("patient", pid.sql()),
+            exp.to_table(p.table),
+            self._alias("b"),
+            lambda a: _col(p.id_column, a).eq(pid),
+        )
         return _col(column, alias)
 
     def _birth_date(self, pid: exp.Expression, joins: _Joins) -> tuple[exp.Expression, bool]:
@@ -325,7 +329,10 @@ class Compiler:
             return exp.Sub(this=f.year(at, d), expression=birth)
 
         def month_day(e: exp.Expression) -> exp.Expression:
-            return exp.Add(this=exp.Mul(this=f.month(e, d), expression=exp.Literal.number(100)), expression=f.day(e, d))
+            return exp.Add(
+                this=exp.Mul(this=f.month(e, d), expression=exp.Literal.number(100)),
+                expression=f.day(e, d),
+            )
 
         before_birthday = exp.LT(this=month_day(at), expression=month_day(birth))
         return exp.Sub(
@@ -335,14 +342,23 @@ class Compiler:
             .else_(exp.Literal.number(0)),
         )
 
-    def _per_patient_date(self, rel: exp.Expression, pid_col: str, date_col: str, first: bool) -> exp.Select:
+    def _per_patient_date(
+        self, rel: exp.Expression, pid_col: str, date_col: str, first: bool
+    ) -> exp.Select:
         a = self._alias("r")
         agg = exp.Min if first else exp.Max
-        return exp.select(_col(pid_col, a).as_("pid"), agg(this=f.as_date(_col(date_col, a), self._d)).as_("d")).from_(
-            _as_source(rel, a)).group_by(_col(pid_col, a))
+        return (
+            exp.select(
+                _col(pid_col, a).as_("pid"),
+                agg(this=f.as_date(_col(date_col, a), self._d)).as_("d"),
+            )
+            .from_(_as_source(rel, a))
+            .group_by(_col(pid_col, a))
+        )
 
-    def _anchor_date(self, anchor: EventAnchor | PatientAnchor | FixedAnchor, pid: exp.Expression,
-                     joins: _Joins) -> exp.Expression:
+    def _anchor_date(
+        self, anchor: EventAnchor | PatientAnchor | FixedAnchor, pid: exp.Expression, joins: _Joins
+    ) -> exp.Expression:
         d = self._d
         if isinstance(anchor, FixedAnchor):
             return f.date_literal(anchor.date or self._now, d)
@@ -354,10 +370,16 @@ class Compiler:
             if dates is None:  # birth
                 birth, exact = self._birth_date(pid, joins)
                 if not exact:
-                    raise UnsupportedOperationError("only birth years are stored; a birth date anchor needs dates")
+                    raise UnsupportedOperationError(
+                        "only birth years are stored; a birth date anchor needs dates"
+                    )
                 return birth
-        alias = joins.add(("anchor", anchor, pid.sql()), exp.Subquery(this=dates), self._alias("a"),
-                          lambda a: _col("pid", a).eq(pid))
+        alias = joins.add(
+            ("anchor", anchor, pid.sql()),
+            exp.Subquery(this=dates),
+            self._alias("a"),
+            lambda a: _col("pid", a).eq(pid),
+        )
         return _col("d", alias)
 
     def _patient_anchor_dates(self, anchor: PatientAnchor) -> exp.Select | None:
@@ -367,19 +389,38 @@ class Compiler:
         if point == "birth":
             return None
         if point in {"observation_start", "observation_end"}:
-            if not (p.observation_table and p.observation_patient_column and p.observation_start_column):
-                raise SchemaMismatchError(f"source {self.catalog.source!r} has no observation periods")
+            if not (
+                p.observation_table and p.observation_patient_column and p.observation_start_column
+            ):
+                raise SchemaMismatchError(
+                    f"source {self.catalog.source!r} has no observation periods"
+                )
             first = point == "observation_start"
-            column = p.observation_start_column if first else (p.observation_end_column or p.observation_start_column)
-            return self._per_patient_date(exp.to_table(p.observation_table), p.observation_patient_column, column, first)
+            column = (
+                p.observation_start_column
+                if first
+                else (p.observation_end_column or p.observation_start_column)
+            )
+            return self._per_patient_date(
+                exp.to_table(p.observation_table), p.observation_patient_column, column, first
+            )
         if point == "death":
             if not (p.death_table and p.death_patient_column and p.death_date_column):
                 raise SchemaMismatchError(f"source {self.catalog.source!r} stores no deaths")
-            return self._per_patient_date(exp.to_table(p.death_table), p.death_patient_column, p.death_date_column, True)
-        return self._per_patient_date(self._encounter_relation(None), "pid", "t", point == "first_encounter")
+            return self._per_patient_date(
+                exp.to_table(p.death_table), p.death_patient_column, p.death_date_column, True
+            )
+        return self._per_patient_date(
+            self._encounter_relation(None), "pid", "t", point == "first_encounter"
+        )
 
-    def _window_condition(self, window: CalendarWindow | RelativeWindow | None, t: exp.Expression,
-                          pid: exp.Expression, joins: _Joins) -> exp.Expression | None:
+    def _window_condition(
+        self,
+        window: CalendarWindow | RelativeWindow | None,
+        t: exp.Expression,
+        pid: exp.Expression,
+        joins: _Joins,
+    ) -> exp.Expression | None:
         if window is None:
             return None
         d = self._d
@@ -412,7 +453,9 @@ class Compiler:
         conds: list[exp.Expression] = []
         if plan.patient_id is not None:
             column = p.external_id_column or p.id_column
-            conds.append(_col(column, "p").eq(_lit(plan.patient_id, self._column_type(p.table, column))))
+            conds.append(
+                _col(column, "p").eq(_lit(plan.patient_id, self._column_type(p.table, column)))
+            )
         conds.extend(self._filter(flt, pid) for flt in plan.filters)
         q = exp.select(pid.as_("pid")).from_(exp.alias_(exp.to_table(p.table), "p"))
         return q.where(exp.and_(*conds)) if conds else q
@@ -425,7 +468,9 @@ class Compiler:
         cond: exp.Expression = pid.isin(query=members)
         return exp.not_(cond) if negate else cond
 
-    def _patients_where(self, build: Callable[[exp.Expression, _Joins], exp.Expression]) -> exp.Select:
+    def _patients_where(
+        self, build: Callable[[exp.Expression, _Joins], exp.Expression]
+    ) -> exp.Select:
         p = self.catalog.patients
         assert p is not None
         a = self._alias("q")
@@ -447,12 +492,18 @@ class Compiler:
         ctype = self._column_type(p.table, p.sex_column)
         column = p.sex_column
         return self._patients_where(
-            lambda pid, joins: self._patient_col(pid, column, joins).isin(*[_lit(c, ctype) for c in codes])
+            lambda pid, joins: self._patient_col(pid, column, joins).isin(
+                *[_lit(c, ctype) for c in codes]
+            )
         ), False
 
     def _visit_AgeFilter(self, flt: AgeFilter) -> tuple[exp.Select, bool]:
         def build(pid: exp.Expression, joins: _Joins) -> exp.Expression:
-            at = self._anchor_date(flt.at, pid, joins) if flt.at is not None else f.date_literal(self._now, self._d)
+            at = (
+                self._anchor_date(flt.at, pid, joins)
+                if flt.at is not None
+                else f.date_literal(self._now, self._d)
+            )
             return self._age_condition(self._age(pid, at, joins), flt)
 
         return self._patients_where(build), False
@@ -485,16 +536,25 @@ class Compiler:
         a = self._alias("e")
         joins = _Joins()
         window = self._window_condition(flt.window, _col("t", a), _col("pid", a), joins)
-        return self._members(rel, a, joins, [window] if window is not None else [], flt.min_count), flt.negate
+        return self._members(
+            rel, a, joins, [window] if window is not None else [], flt.min_count
+        ), flt.negate
 
-    def _members(self, rel: exp.Expression, a: str, joins: _Joins, conds: list[exp.Expression],
-                 min_count: int) -> exp.Select:
+    def _members(
+        self,
+        rel: exp.Expression,
+        a: str,
+        joins: _Joins,
+        conds: list[exp.Expression],
+        min_count: int,
+    ) -> exp.Select:
         q = joins.apply(exp.select(_col("pid", a)).from_(_as_source(rel, a)))
         if conds:
             q = q.where(exp.and_(*conds))
         if min_count > 1:
             q = q.group_by(_col("pid", a)).having(
-                exp.GTE(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(min_count)))
+                exp.GTE(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(min_count))
+            )
         return q
 
     # -- encounter scope -------------------------------------------------------------------
@@ -652,22 +712,44 @@ class Compiler:
                 # Every concept recorded on the first/last day: ties are reported, not broken at random.
                 day = f.as_date(_col("t", e), d)
                 b = self._alias("x")
-                edge = exp.Subquery(this=exp.select(extreme(this=f.as_date(_col("t", b), d))).from_(
-                    exp.alias_(exp.to_table("ev"), b)))
+                edge = exp.Subquery(
+                    this=exp.select(extreme(this=f.as_date(_col("t", b), d))).from_(
+                        exp.alias_(exp.to_table("ev"), b)
+                    )
+                )
                 label = self._label(e, m.stream)
-                q = exp.select(label.as_("value"), day.as_("date")).distinct().from_(src).where(day.eq(edge))
+                q = (
+                    exp.select(label.as_("value"), day.as_("date"))
+                    .distinct()
+                    .from_(src)
+                    .where(day.eq(edge))
+                )
                 return q.order_by(exp.Ordered(this=exp.column("value"))), "value_at"
-            order = [exp.Ordered(this=_col("t", e), desc=op == "last"),
-                     exp.Ordered(this=_col("val", e), desc=op == "last")]
+            order = [
+                exp.Ordered(this=_col("t", e), desc=op == "last"),
+                exp.Ordered(this=_col("val", e), desc=op == "last"),
+            ]
             if m.of == "date":
                 q = exp.select(val.as_("value")).from_(src)
                 return q.order_by(*order).limit(1), "date"
-            q = exp.select(val.as_("value"), f.as_date(_col("t", e), d).as_("date"), _col("unit", e).as_("unit")
-                           ).from_(src).where(exp.not_(val.is_(exp.null())))
+            q = (
+                exp.select(
+                    val.as_("value"),
+                    f.as_date(_col("t", e), d).as_("date"),
+                    _col("unit", e).as_("unit"),
+                )
+                .from_(src)
+                .where(exp.not_(val.is_(exp.null())))
+            )
             return q.order_by(*order).limit(1), "value_at"
         if op == "list":
             item = self._label(e, m.stream) if m.of in {"concept", "events"} else val
-            q = exp.select(item.as_("value")).distinct().from_(src).where(exp.not_(item.is_(exp.null())))
+            q = (
+                exp.select(item.as_("value"))
+                .distinct()
+                .from_(src)
+                .where(exp.not_(item.is_(exp.null())))
+            )
             return q.order_by(exp.Ordered(this=exp.column("value"))), "list"
         if op == "series":
             q = (
@@ -703,7 +785,9 @@ class Compiler:
         # age of the cohort members at 'now'
         joins = _Joins()
         age = self._age(_col("pid", "c"), f.date_literal(self._now, self._d), joins)
-        base = joins.apply(exp.select(age.as_("val")).from_(exp.alias_(exp.to_table("cohort"), "c")))
+        base = joins.apply(
+            exp.select(age.as_("val")).from_(exp.alias_(exp.to_table("cohort"), "c"))
+        )
         if op in {"first", "last"} and plan.patient_id is not None:
             return base.select(exp.column("val").as_("value"), append=False).limit(1), "scalar"
         if op not in _AGGS and op not in {"median", "count"}:
@@ -754,7 +838,11 @@ class Compiler:
 
     def _label(self, e: str, stream: str | None) -> exp.Expression:
         """The concept's name from the stream's dictionary (falls back to the code)."""
-        kinds = {s.dictionary for s in streams_for(self.catalog, stream) if s.dictionary} if stream else set()
+        kinds = (
+            {s.dictionary for s in streams_for(self.catalog, stream) if s.dictionary}
+            if stream
+            else set()
+        )
         code = _col("code", e)
         if len(kinds) != 1:
             return exp.cast(code, "TEXT")
@@ -788,8 +876,12 @@ class Compiler:
                 case = exp.Case()
                 ctype = self._column_type(p.table, p.sex_column)
                 for code, sex in p.sex_values.items():
-                    case = case.when(self._patient_col(_col("pid", e), p.sex_column, joins).eq(_lit(code, ctype)),
-                                     exp.Literal.string(sex))
+                    case = case.when(
+                        self._patient_col(_col("pid", e), p.sex_column, joins).eq(
+                            _lit(code, ctype)
+                        ),
+                        exp.Literal.string(sex),
+                    )
                 keys.append(case.else_(exp.Literal.string("unknown")).as_("sex"))
             elif g.key == "year":
                 if patient_level:
@@ -797,9 +889,17 @@ class Compiler:
                 keys.append(f.year(_col("t", e), self._d).as_("year"))
             elif g.key == "age_group":
                 age = self._age(_col("pid", e), f.date_literal(self._now, self._d), joins)
-                keys.append(exp.Mul(this=exp.Floor(this=exp.Div(this=exp.cast(age, "DOUBLE"),
-                                                                 expression=exp.Literal.number(g.age_bin))),
-                                    expression=exp.Literal.number(g.age_bin)).as_("age_group"))
+                keys.append(
+                    exp.Mul(
+                        this=exp.Floor(
+                            this=exp.Div(
+                                this=exp.cast(age, "DOUBLE"),
+                                expression=exp.Literal.number(g.age_bin),
+                            )
+                        ),
+                        expression=exp.Literal.number(g.age_bin),
+                    ).as_("age_group")
+                )
             elif g.key == "concept":
                 if patient_level:
                     raise UnsupportedOperationError("group by concept needs events")
@@ -820,13 +920,18 @@ class Compiler:
             else:
                 target = exp.Count(this=exp.Star())
         elif op in _AGGS:
-            val = (self._age(_col("pid", e), f.date_literal(self._now, self._d), joins) if m.of == "age"
-                   else _col("val", e))
+            val = (
+                self._age(_col("pid", e), f.date_literal(self._now, self._d), joins)
+                if m.of == "age"
+                else _col("val", e)
+            )
             target = _AGGS[op](exp.cast(val, "DOUBLE") if op in {"mean", "stddev"} else val)
         else:
             raise UnsupportedOperationError(f"cannot group the aggregate {op!r}")
         names = [k.alias for k in keys]
-        q = joins.apply(exp.select(*keys, target.as_("value")).from_(src)).group_by(*[exp.column(n) for n in names])
+        q = joins.apply(exp.select(*keys, target.as_("value")).from_(src)).group_by(
+            *[exp.column(n) for n in names]
+        )
         return q.order_by(*[exp.Ordered(this=exp.column(n)) for n in names]), "rows"
 
 
@@ -837,8 +942,9 @@ class _Joins:
         self._items: list[tuple[exp.Expression, str, exp.Expression]] = []
         self._keys: dict[Any, str] = {}
 
-    def add(self, key: Any, source: exp.Expression, alias: str,
-            on: Callable[[str], exp.Expression]) -> str:
+    def add(
+        self, key: Any, source: exp.Expression, alias: str, on: Callable[[str], exp.Expression]
+    ) -> str:
         if key not in self._keys:
             self._keys[key] = alias
             self._items.append((source, alias, on(alias)))

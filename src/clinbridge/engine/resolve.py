@@ -128,7 +128,9 @@ class Resolver:
                     )
                 value = ref.concept_id if ref.concept_id is not None else ref.code
                 found.append(ResolvedConcept(value, ref.label(), ref.system, ref.code, "code"))
-            return ResolvedConceptSet(cs.describe(), None, tuple(found), stream.system_column is not None)
+            return ResolvedConceptSet(
+                cs.describe(), None, tuple(found), stream.system_column is not None
+            )
         index = self.index(stream.dictionary)
         base: list[ConceptMatch] = []
         for ref in cs.concepts:
@@ -152,20 +154,27 @@ class Resolver:
             concepts = [c for c in concepts if c.concept_id not in drop]
         seen: dict[Any, ResolvedConcept] = {}
         for m in concepts:
-            seen.setdefault(m.concept_id, ResolvedConcept(m.concept_id, m.name, m.vocabulary, m.code, m.how, m.via))
+            seen.setdefault(
+                m.concept_id,
+                ResolvedConcept(m.concept_id, m.name, m.vocabulary, m.code, m.how, m.via),
+            )
         if not seen:
             raise ConceptNotFoundError(
                 f"concept set {cs.describe()!r} is empty after exclusions", concept=cs.describe()
             )
         has_system = self.catalog.dictionary(stream.dictionary).system_column is not None
-        return ResolvedConceptSet(cs.describe(), stream.dictionary, tuple(seen.values()), has_system)
+        return ResolvedConceptSet(
+            cs.describe(), stream.dictionary, tuple(seen.values()), has_system
+        )
 
     @staticmethod
     def _lookup(index: ConceptIndex, ref: ConceptRef) -> list[ConceptMatch]:
         if ref.concept_id is not None:
             return index.by_ids([ref.concept_id])
         if ref.code is not None:
-            return index.map_codes([ref.code], vocabulary=ref.system) or index.by_codes([ref.code], ref.system)
+            return index.map_codes([ref.code], vocabulary=ref.system) or index.by_codes(
+                [ref.code], ref.system
+            )
         assert ref.name is not None
         found = index.by_name(ref.name)
         if ref.system:
