@@ -73,6 +73,12 @@ _ALIASES: dict[str, str] = {
     "iu/l": "U/L",
     "units/l": "U/L",
     "u/l": "U/L",
+    # dosing frequencies (MedCalc-Bench writes opioid doses per day as [n, 'per day'])
+    "per day": "1/day",
+    "/day": "1/day",
+    "doses/day": "1/day",
+    "doses per day": "1/day",
+    "times per day": "1/day",
 }
 
 
