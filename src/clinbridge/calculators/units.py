@@ -170,7 +170,10 @@ def convert(
             unit=unit,
             expected=to,
         ) from exc
-    return float(value) * scale + offset
+    # Round away float noise of the conversion (101.3 degF gave 38.49999999999876 degC), which
+    # would otherwise flip a score at an exact band boundary; 12 significant digits is far below
+    # any clinical precision.
+    return float(f"{float(value) * scale + offset:.12g}")
 
 
 def describe(value: Any, unit: str | None) -> str:
