@@ -71,6 +71,22 @@ _ALIASES: dict[str, str] = {
     "k/µl": "per_nL",
     "k/ul": "per_nL",
     "iu/l": "U/L",
+    # UCUM spellings (OMOP unit concept codes, FHIR Quantity.code)
+    "[in_i]": "inch",
+    "[ft_i]": "foot",
+    "[lb_av]": "lb",
+    "[oz_av]": "oz",
+    "[degf]": "degF",
+    "cel": "degC",
+    "mm[hg]": "mmHg",
+    "{beats}/min": "1/min",
+    "{breaths}/min": "1/min",
+    "10*9/l": "per_nL",
+    "10*3/ul": "per_nL",
+    "10*3/µl": "per_nL",
+    "[iu]/l": "U/L",
+    "meq/l": "mEq/L",
+    "kg/m2": "kg/m^2",
     "units/l": "U/L",
     "u/l": "U/L",
     # dosing frequencies (MedCalc-Bench writes opioid doses per day as [n, 'per day'])
@@ -98,6 +114,9 @@ def normalize_unit(unit: str) -> str:
     key = u.lower()
     if key in _ALIASES:
         return _ALIASES[key]
+    u = re.sub(r"\{[^}]*\}", "", u) or u  # UCUM annotations: '{cells}/uL' -> '/uL'
+    if u.startswith("/"):
+        u = "1" + u
     u = u.replace("µ", "u").replace("μ", "u").replace("³", "^3").replace("²", "^2")
     u = re.sub(r"(?i)\bmEq\b", "mEq", u)
     return u
