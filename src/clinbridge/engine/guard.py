@@ -34,7 +34,7 @@ import logging
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 import sqlglot
 from sqlglot import exp
@@ -42,11 +42,16 @@ from sqlglot.errors import OptimizeError, SqlglotError
 
 from clinbridge.errors import SQLSafetyError
 
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog
+
 __all__ = [
     "MAX_SQL_LENGTH",
     "GuardedSQL",
     "RefusalReason",
+    "catalog_tables",
     "guard",
+    "guard_sql",
     "refusal_reasons",
 ]
 
@@ -267,6 +272,61 @@ def guard(
         warnings=tuple(warnings),
         max_rows=max_rows,
         limit=limit,
+    )
+
+
+def catalog_tables(catalog: Catalog) -> tuple[set[str], dict[str, list[str]]]:
+    """Lower-case table names a catalog describes, and the column lists it knows.
+
+    Tables come from ``catalog.tables`` and from every table the patients, encounters, event
+    streams, dictionaries and variables point at.
+    """
+    columns = {t.name.lower(): [c.name for c in t.columns] for t in catalog.tables}
+    names = set(columns)
+    for part in (catalog.patients, catalog.encounters):
+        if part is not None:
+            for extra in ("table", "death_table", "observation_table"):
+                if value := getattr(part, extra, None):
+                    names.add(str(value).lower())
+    names.update(s.table.lower() for s in catalog.streams)
+    names.update(v.table.lower() for v in catalog.variables)
+    for d in catalog.dictionaries:
+        names.update(
+            str(t).lower()
+            for t in (d.table, d.synonym_table, d.ancestor_table, d.relationship_table)
+            if t
+        )
+    return names, {t: cols for t, cols in columns.items() if cols}
+
+
+def guard_sql(
+    sql: str | exp.Expr,
+    *,
+    catalog: Catalog,
+    dialect: str | None = None,
+    max_rows: int = 10_000,
+) -> GuardedSQL:
+    """:func:`guard` with the tables (and, where every table lists them, the columns) of a catalog.
+
+    Args:
+        sql: SQL text or a sqlglot expression.
+        catalog: The source's catalog; only its tables may be read.
+        dialect: sqlglot dialect; defaults to ``catalog.dialect``.
+        max_rows: Most rows the caller wants back.
+
+    Raises:
+        SQLSafetyError: The statement was refused.
+    """
+    tables, columns = catalog_tables(catalog)
+    if not tables:
+        raise _refuse("unknown_table", f"catalog {catalog.source!r} lists no tables to read")
+    complete = all(t in columns for t in tables)
+    return guard(
+        sql,
+        dialect=dialect or catalog.dialect,
+        allowed_tables=tables,
+        max_rows=max_rows,
+        allowed_columns=columns if complete else None,
     )
 
 
