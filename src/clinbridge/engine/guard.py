@@ -499,7 +499,10 @@ def _check_tables(root: exp.Expr, allowed: Collection[str] | None) -> set[str]:
                 table=qualified,
             )
         if allowed_lc is not None and lname not in allowed_lc:
-            known = ", ".join(sorted(allowed_lc)[:30])
+            listed = sorted(allowed_lc)
+            known = ", ".join(listed[:12]) + (
+                f" (+{len(listed) - 12} more)" if len(listed) > 12 else ""
+            )
             raise _refuse(
                 "unknown_table",
                 f"table {name!r} is not in the catalog (known: {known or 'none'})",
