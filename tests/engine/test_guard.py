@@ -94,7 +94,7 @@ def test_corpus_is_big_and_well_formed():
 
 def test_corpus_covers_every_reason():
     used = {c[k] for c in CORPUS for k in ("reason", *DIALECTS) if k in c}
-    assert used >= set(refusal_reasons()) - {"bad_limit"}
+    assert used >= set(refusal_reasons()) - {"bad_limit", "unsupported_syntax"}
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -268,6 +268,11 @@ def test_limit_with_offset_fetch_union_and_expression():
 def test_parenthesised_query_is_unwrapped():
     g = guard("(SELECT * FROM person)", dialect="sqlite", allowed_tables=ALLOWED, max_rows=2)
     assert g.sql == "SELECT * FROM person LIMIT 3"
+
+
+def test_statement_the_dialect_cannot_render_is_refused():
+    e = _refusal("SELECT * FROM person TABLESAMPLE SYSTEM (10)", "sqlite")
+    assert e.details["reason"] == "unsupported_syntax"
 
 
 def test_max_rows_must_be_positive():

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import OptimizeError, SqlglotError
+from sqlglot.errors import ErrorLevel, OptimizeError, SqlglotError, UnsupportedError
 
 from clinbridge.errors import SQLSafetyError
 
@@ -70,6 +70,7 @@ RefusalReason = Literal[
     "system_catalog",
     "unknown_table",
     "unknown_column",
+    "unsupported_syntax",
     "bad_limit",
 ]
 """Why the guard refused a statement (``SQLSafetyError.details["reason"]``)."""
@@ -262,8 +263,16 @@ def guard(
         _check_columns(root, dialect, allowed_columns, warnings)
     assert isinstance(root, exp.Query)
     root, limit = _apply_limit(root, max_rows, warnings)
-    rendered = root.sql(dialect=dialect, comments=False)
-    _check_rendered(rendered, dialect)
+    try:
+        rendered = root.sql(dialect=dialect, comments=False, unsupported_level=ErrorLevel.RAISE)
+    except UnsupportedError as exc:
+        # the dialect cannot say it: running a silently different statement would be worse
+        raise _refuse(
+            "unsupported_syntax",
+            f"{dialect} cannot express part of this statement: {_plain(str(exc))}",
+            dialect=dialect,
+        ) from exc
+    _check_rendered(rendered, dialect, allowed_tables)
     return GuardedSQL(
         sql=rendered,
         expression=root,
@@ -597,11 +606,15 @@ def _apply_limit(root: exp.Query, max_rows: int, warnings: list[str]) -> tuple[e
 
 
 # -- final re-check ----------------------------------------------------------------------------
-def _check_rendered(text: str, dialect: str) -> None:
-    """The rendered SQL must parse back to one query: a generator quirk must not open a hole."""
+def _check_rendered(text: str, dialect: str, allowed: Collection[str] | None) -> None:
+    """What runs is what was checked: the rendered SQL is parsed and checked again, so a
+    generator quirk cannot open a hole."""
     try:
         statements = [s for s in sqlglot.parse(text, read=dialect) if s is not None]
     except SqlglotError as exc:
         raise _refuse("parse_error", f"the re-rendered statement does not parse: {exc}") from exc
-    if len(statements) != 1 or not isinstance(statements[0], exp.Query):
+    if len(statements) != 1:
         raise _refuse("not_a_query", "the re-rendered statement is not a single query")
+    _check_root(statements[0])
+    _check_nodes(statements[0])
+    _check_tables(statements[0], allowed)
