@@ -43,7 +43,8 @@ def days_between(later: exp.Expression, earlier: exp.Expression, dialect: str) -
     """Whole days from ``earlier`` to ``later`` (both dates)."""
     if dialect == "sqlite":
         return exp.cast(
-            exp.Sub(this=exp.func("JULIANDAY", later), expression=exp.func("JULIANDAY", earlier)), "INTEGER"
+            exp.Sub(this=exp.func("JULIANDAY", later), expression=exp.func("JULIANDAY", earlier)),
+            "INTEGER",
         )
     if dialect in {"duckdb", "postgres"}:
         return exp.Sub(this=as_date(later, dialect), expression=as_date(earlier, dialect))
