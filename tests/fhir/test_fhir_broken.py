@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BACKENDS, BROKEN, make_url
+from fhir_testlib import BACKENDS, BROKEN, make_url
 
 from clinbridge.adapters.fhir import FhirLoader, load_fhir
 from clinbridge.db import Database
