@@ -1,0 +1,338 @@
+"""Typed CSV reading and bulk writing shared by the OMOP and vocabulary loaders.
+
+``convert_chunk`` turns a chunk of text columns into typed columns and says which rows are bad
+(and why); ``BulkWriter`` appends a typed DataFrame to a table with each backend's fastest path:
+DuckDB scans a registered DataFrame, PostgreSQL receives ``COPY ... FROM STDIN``, SQLite takes
+``executemany``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import json
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+from sqlglot import exp
+
+from clinbridge.errors import ExecutionError, LoadError
+
+if TYPE_CHECKING:
+    from clinbridge.db import Database
+
+__all__ = [
+    "REJECTED_TABLE",
+    "BulkWriter",
+    "ChunkProblems",
+    "ColumnType",
+    "Progress",
+    "TableLoad",
+    "convert_chunk",
+    "ensure_schema",
+    "open_text",
+    "quote_table",
+    "read_chunks",
+]
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``; units are bytes of input for the file loaders."""
+ColumnType = Literal["integer", "float", "string", "date", "timestamp"]
+OnError = Literal["raise", "quarantine"]
+REJECTED_TABLE = "clinbridge_rejected"
+"""Rows a loader refused, with the file, record, field and reason (``on_error="quarantine"``)."""
+
+
+@dataclass
+class TableLoad:
+    """What happened to one input file."""
+
+    table: str
+    file: str
+    read: int = 0
+    loaded: int = 0
+    rejected: int = 0
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def reconciles(self) -> bool:
+        return self.read == self.loaded + self.rejected
+
+
+@dataclass
+class ChunkProblems:
+    """Bad rows of one chunk: (row index in chunk, field, reason)."""
+
+    rows: list[tuple[int, str, str]] = field(default_factory=list)
+
+    def add(self, mask: np.ndarray[Any, Any], field_name: str, reason: str) -> None:
+        for i in np.flatnonzero(mask):
+            self.rows.append((int(i), field_name, reason))
+
+
+def open_text(path: Path) -> tuple[IO[bytes], IO[bytes]]:
+    """(raw handle for progress via tell(), stream to parse); gunzips ``.gz`` files."""
+    raw = path.open("rb")
+    if path.suffix.lower() == ".gz":
+        return raw, gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+    return raw, raw
+
+
+def sniff_separator(path: Path) -> str:
+    raw, stream = open_text(path)
+    with raw:
+        first = stream.readline().decode("utf-8", "replace")
+    return "\t" if first.count("\t") > first.count(",") else ","
+
+
+def read_chunks(path: Path, *, chunksize: int, sep: str | None = None) -> Iterator[tuple[pd.DataFrame, int]]:
+    """Yield (all-text chunk with lower-case headers, compressed bytes consumed so far)."""
+    sep = sep or sniff_separator(path)
+    raw, stream = open_text(path)
+    with raw:
+        try:
+            reader = pd.read_csv(
+                stream,
+                sep=sep,
+                dtype=str,
+                keep_default_na=False,
+                na_values=[""],
+                chunksize=chunksize,
+                quoting=3 if sep == "\t" else 0,  # Athena TSVs are unquoted: quotes are data
+                encoding="utf-8",
+                encoding_errors="strict",
+            )
+            for chunk in reader:
+                chunk.columns = [str(c).strip().lower() for c in chunk.columns]
+                yield chunk, raw.tell()
+        except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+            if isinstance(exc, LoadError):
+                raise
+            raise LoadError(f"cannot parse {path.name}: {exc}", file=str(path)) from exc
+
+
+_DIGITS8 = r"^\d{8}$"
+
+
+def convert_chunk(
+    chunk: pd.DataFrame,
+    types: dict[str, ColumnType],
+    *,
+    required: Sequence[str] = (),
+    max_lengths: dict[str, int] | None = None,
+) -> tuple[pd.DataFrame, ChunkProblems]:
+    """Typed columns (in ``types`` order; absent columns become NULL) and the rows that failed.
+
+    Integers accept "10204.0" (a float with no fraction); dates accept ISO and Athena's
+    ``YYYYMMDD``. A bad value, a missing required value or an over-long string marks the row.
+    """
+    problems = ChunkProblems()
+    out: dict[str, Any] = {}
+    n = len(chunk)
+    max_lengths = max_lengths or {}
+    for name, typ in types.items():
+        if name not in chunk.columns:
+            out[name] = pd.Series([None] * n, index=chunk.index, dtype="object")
+            if name in required:
+                problems.add(np.ones(n, dtype=bool), name, "missing required column")
+            continue
+        raw = chunk[name]
+        present = raw.notna().to_numpy()
+        if typ == "integer":
+            vals = _to_float(raw).to_numpy(dtype="float64", na_value=np.nan)
+            bad = present & (np.isnan(vals) | (np.mod(vals, 1) != 0) | (np.abs(vals) > 2**63 - 1))
+            problems.add(bad, name, "not an integer")
+            vals = np.where(bad, np.nan, vals)
+            col = pd.array(vals, dtype="Float64").astype("Int64") if n else pd.array([], dtype="Int64")
+            out[name] = pd.Series(col, index=chunk.index)
+        elif typ == "float":
+            num = _to_float(raw)
+            bad = present & num.isna().to_numpy()
+            problems.add(bad, name, "not a number")
+            out[name] = num
+        elif typ in {"date", "timestamp"}:
+            parsed = pd.to_datetime(raw, format="ISO8601", errors="coerce")
+            retry = present & parsed.isna().to_numpy()
+            if retry.any():  # Athena writes dates as YYYYMMDD
+                compact = pd.to_datetime(raw.where(retry), format="%Y%m%d", errors="coerce")
+                parsed = parsed.where(~retry, compact)
+            bad = present & parsed.isna().to_numpy()
+            problems.add(bad, name, f"not a {'date' if typ == 'date' else 'date-time'}")
+            if typ == "date":
+                parsed = parsed.dt.normalize()
+            out[name] = parsed
+        else:
+            if name in required:
+                # An empty field of a NOT NULL text column is an empty string, not a missing value
+                # (Athena and Eunomia leave e.g. vocabulary_reference empty).
+                raw = raw.fillna("")
+                present = np.ones(n, dtype=bool)
+            out[name] = raw
+            limit = max_lengths.get(name)
+            if limit:
+                too_long = present & (raw.str.len().fillna(0).to_numpy() > limit)
+                problems.add(too_long, name, f"longer than {limit} characters")
+        if name in required:
+            problems.add(~present, name, "required value is empty")
+    return pd.DataFrame(out, index=chunk.index), problems
+
+
+def _to_float(raw: pd.Series) -> pd.Series:
+    """Text to float64, NaN where missing or unreadable (fast path first)."""
+    try:
+        return raw.astype("float64")
+    except (ValueError, TypeError):
+        return pd.to_numeric(raw, errors="coerce").astype("float64")
+
+
+def quote_table(name: str, schema: str | None, dialect: str) -> str:
+    table = exp.table_(name, db=schema, quoted=True) if schema and dialect != "sqlite" else exp.table_(name, quoted=True)
+    return table.sql(dialect=dialect)
+
+
+def ensure_schema(db: Database, schema: str | None) -> None:
+    if not schema or db.backend == "sqlite":
+        if schema and db.backend == "sqlite":
+            logger.warning("SQLite has no schemas; ignoring schema %r", schema)
+        return
+    ident = exp.to_identifier(schema, quoted=True).sql(dialect=db.dialect)
+    with db.cursor() as cur:
+        cur.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}")
+        if db.backend == "duckdb":
+            cur.fetchall()
+
+
+class BulkWriter:
+    """Append typed DataFrames to tables of one database with the backend's bulk path."""
+
+    def __init__(self, db: Database, schema: str | None = None) -> None:
+        self.db = db
+        self.schema = schema if db.backend != "sqlite" else None
+
+    def table(self, name: str) -> str:
+        return quote_table(name, self.schema, self.db.dialect)
+
+    def execute(self, sql: str) -> None:
+        with self.db.cursor() as cur:
+            cur.execute(sql)
+            if self.db.backend == "duckdb":
+                cur.fetchall()  # DuckDB 2 refuses new work while a result is pending
+
+    def count(self, name: str) -> int:
+        with self.db.cursor() as cur:
+            cur.execute(f"SELECT count(*) FROM {self.table(name)}")
+            rows = cur.fetchall()
+        row = rows[0] if rows else None
+        return int(row[0]) if row else 0
+
+    def write(
+        self, name: str, df: pd.DataFrame, types: dict[str, ColumnType], *, not_null: Sequence[str] = ()
+    ) -> int:
+        if df.empty:
+            return 0
+        cols = ", ".join(exp.to_identifier(c, quoted=True).sql(dialect=self.db.dialect) for c in df.columns)
+        target = self.table(name)
+        try:
+            if self.db.backend == "duckdb":
+                self._duckdb(target, cols, df)
+            elif self.db.backend == "postgres":
+                self._postgres(target, cols, df, types, not_null)
+            else:
+                self._sqlite(target, cols, df, types)
+        except Exception as exc:
+            raise ExecutionError(f"bulk insert into {name} failed: {exc}", table=name) from exc
+        return len(df)
+
+    def _duckdb(self, target: str, cols: str, df: pd.DataFrame) -> None:
+        conn = self.db.conn
+        view = "_clinbridge_chunk"
+        conn.register(view, df)
+        try:
+            conn.execute(f"INSERT INTO {target} ({cols}) SELECT {cols} FROM {view}").fetchall()
+        finally:
+            conn.unregister(view)
+
+    def _postgres(
+        self, target: str, cols: str, df: pd.DataFrame, types: dict[str, ColumnType], not_null: Sequence[str]
+    ) -> None:
+        buf = io.StringIO()
+        _as_text(df, types).to_csv(buf, index=False, header=False)
+        data = buf.getvalue()
+        # In COPY's CSV format an empty field is NULL; NOT NULL text columns hold empty strings.
+        keep = [c for c in not_null if types.get(c) == "string" and c in df.columns]
+        force = ""
+        if keep:
+            idents = ", ".join(exp.to_identifier(c, quoted=True).sql(dialect="postgres") for c in keep)
+            force = f", FORCE_NOT_NULL ({idents})"
+        copy_sql = f"COPY {target} ({cols}) FROM STDIN WITH (FORMAT csv{force})"
+        with self.db.conn.cursor() as cur, cur.copy(copy_sql) as cp:
+            cp.write(data)
+
+    def _sqlite(self, target: str, cols: str, df: pd.DataFrame, types: dict[str, ColumnType]) -> None:
+        text = _as_text(df, types)
+        obj = text.astype(object).where(text.notna(), None)
+        marks = ", ".join("?" for _ in df.columns)
+        rows = list(obj.itertuples(index=False, name=None))
+        conn = self.db.conn
+        conn.executemany(f"INSERT INTO {target} ({cols}) VALUES ({marks})", rows)
+        conn.commit()
+
+    def write_rejected(self, records: list[dict[str, Any]]) -> None:
+        """Keep refused rows (with file, record, field, reason and the raw values)."""
+        if not records:
+            return
+        self.ensure_rejected_table()
+        df = pd.DataFrame(
+            {
+                "table_name": [r["table"] for r in records],
+                "file": [r["file"] for r in records],
+                "record": pd.array([r["record"] for r in records], dtype="Int64"),
+                "field": [r["field"] for r in records],
+                "reason": [r["reason"] for r in records],
+                "raw": [json.dumps(r["raw"], default=str) for r in records],
+            }
+        )
+        self.write(REJECTED_TABLE, df, dict.fromkeys(df.columns, "string") | {"record": "integer"})
+
+    def ensure_rejected_table(self) -> None:
+        big = "BIGINT" if self.db.backend != "sqlite" else "INTEGER"
+        self.execute(
+            f"CREATE TABLE IF NOT EXISTS {self.table(REJECTED_TABLE)} (table_name TEXT, file TEXT, "
+            f"record {big}, field TEXT, reason TEXT, raw TEXT)"
+        )
+
+
+def _as_text(df: pd.DataFrame, types: dict[str, ColumnType]) -> pd.DataFrame:
+    """Dates as ISO text (SQLite stores them so; COPY parses them)."""
+    out = df.copy()
+    for name, typ in types.items():
+        if name not in out.columns or typ not in {"date", "timestamp"}:
+            continue
+        col = out[name]
+        if not pd.api.types.is_datetime64_any_dtype(col):
+            continue
+        values = col.to_numpy(dtype="datetime64[s]")
+        text = np.datetime_as_string(values, unit="D" if typ == "date" else "s")
+        if typ == "timestamp":
+            text = np.char.replace(text, "T", " ")
+        out[name] = pd.Series(text, index=col.index, dtype=object).where(col.notna().to_numpy(), None)
+    return out
+
+
+@contextlib.contextmanager
+def transaction(db: Database) -> Iterator[None]:
+    """Group a load's statements (PostgreSQL: one transaction; others commit as they go)."""
+    if db.backend == "postgres":
+        with db.conn.transaction():
+            yield
+    else:
+        yield
