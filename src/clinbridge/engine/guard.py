@@ -244,7 +244,10 @@ def guard(
             "bad_limit", f"max_rows must be at least 1, got {max_rows}", max_rows=max_rows
         )
     warnings: list[str] = []
-    root: exp.Expr = _parse(sql, dialect) if isinstance(sql, str) else sql.copy()
+    if isinstance(sql, exp.Expr):
+        root: exp.Expr = sql.copy()
+    else:
+        root = _parse(sql, dialect)
     while isinstance(root, exp.Subquery) and isinstance(root.this, exp.Query):
         root = root.this  # "(SELECT ...)" is the query inside
     _check_root(root)
@@ -318,7 +321,7 @@ def _check_root(root: exp.Expr) -> None:
             statement=_kind(root),
         )
     if not isinstance(root, exp.Select | exp.SetOperation):
-        if isinstance(root, _COMMAND_NODES | exp.Values):
+        if isinstance(root, (*_COMMAND_NODES, exp.Values)):
             what = f"{_kind(root)} is not a query"
         else:  # "SELEC * FRM x" parses as a bare expression
             what = f"the text is not a SQL query (it parses as a bare {root.key} expression)"
@@ -374,8 +377,8 @@ def _check_table_function(node: exp.Func) -> None:
         name = sorted(names)[0] if names else "?"
         raise _refuse(
             "forbidden_function",
-            f"table function {name}() is not allowed; only value generators "
-            f"({', '.join(sorted(_ALLOWED_TABLE_FUNCTIONS)[:4])} ...) may appear in FROM",
+            f"table function {name}() is not allowed; only value generators such as "
+            "generate_series, range and unnest may appear in FROM",
             function=name,
         )
 
@@ -384,21 +387,23 @@ def _check_table_function(node: exp.Func) -> None:
 def _visible_ctes(table: exp.Table) -> set[str]:
     """Names of the CTEs in scope where ``table`` appears."""
     names: set[str] = set()
-    child: exp.Expr = table
-    parent = table.parent
-    while parent is not None:
-        with_ = parent.args.get("with_") or parent.args.get("with")
-        if isinstance(with_, exp.With):
+    node: exp.Expr | None = table
+    last_cte: exp.Expr | None = None
+    while node is not None:
+        if isinstance(node, exp.CTE):
+            last_cte = node
+        with_ = node.args.get("with_") or node.args.get("with")
+        if isinstance(with_, exp.With) and node is not table:
             ctes = list(with_.expressions)
-            inside = next((c for c in ctes if child is c), None)
+            inside = next((i for i, c in enumerate(ctes) if c is last_cte), None)
             if inside is None:
                 names.update(c.alias_or_name.lower() for c in ctes)
             else:  # within a CTE's own body: earlier CTEs, and itself only when recursive
-                index = ctes.index(inside)
-                names.update(c.alias_or_name.lower() for c in ctes[:index])
+                names.update(c.alias_or_name.lower() for c in ctes[:inside])
                 if with_.args.get("recursive"):
-                    names.add(inside.alias_or_name.lower())
-        child, parent = parent, parent.parent
+                    names.add(ctes[inside].alias_or_name.lower())
+            last_cte = None
+        node = node.parent
     return names
 
 
@@ -477,7 +482,11 @@ def _check_columns(
     except OptimizeError as exc:
         message = str(exc)
         if "column" in message.lower():
-            raise _refuse("unknown_column", message, detail=message) from exc
+            raise _refuse(
+                "unknown_column",
+                f"{message} (checked against the catalogued columns)",
+                detail=message,
+            ) from exc
         warnings.append(f"columns not checked: {message}")
     except (SqlglotError, KeyError, ValueError, TypeError, RecursionError) as exc:
         # qualify() does not understand every construct; the database will still check.

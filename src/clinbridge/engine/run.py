@@ -181,8 +181,11 @@ def shape_value(
         if not rows:
             value = None
         else:
-            value = _number(rows[0][0]) if not isinstance(rows[0][0], str) else rows[0][0]
+            values = [_number(r[0]) if not isinstance(r[0], str) else r[0] for r in rows]
+            value = values[0] if len(values) == 1 else values
             details = {"date": _iso(rows[0][1])}
+            if len(values) > 1:
+                details["tied"] = len(values)
             if len(rows[0]) > 2 and rows[0][2] is not None:
                 details["unit"] = rows[0][2]
     else:  # rows
