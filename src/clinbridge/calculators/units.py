@@ -89,6 +89,12 @@ _ALIASES: dict[str, str] = {
     "kg/m2": "kg/m^2",
     "units/l": "U/L",
     "u/l": "U/L",
+    # dosing frequencies (MedCalc-Bench writes opioid doses per day as [n, 'per day'])
+    "per day": "1/day",
+    "/day": "1/day",
+    "doses/day": "1/day",
+    "doses per day": "1/day",
+    "times per day": "1/day",
 }
 
 
@@ -188,7 +194,10 @@ def convert(
             unit=unit,
             expected=to,
         ) from exc
-    return float(value) * scale + offset
+    # Round away float noise of the conversion (101.3 degF gave 38.49999999999876 degC), which
+    # would otherwise flip a score at an exact band boundary; 12 significant digits is far below
+    # any clinical precision.
+    return float(f"{float(value) * scale + offset:.12g}")
 
 
 def describe(value: Any, unit: str | None) -> str:
