@@ -54,6 +54,13 @@ def _dump(obj: Any) -> str:
 @click.option("--db", "db_url", help="Database URL of a catalogued source (with --patient).")
 @click.option("--patient", help="Patient id in that source.")
 @click.option("--at", "at_date", help="Reference date (YYYY-MM-DD); default: the latest data.")
+@click.option(
+    "--max-age-days",
+    type=int,
+    default=365,
+    show_default=True,
+    help="With --db: labs and vitals older than this before --at are not used.",
+)
 def calc_cmd(
     name: str | None,
     params_json: str | None,
@@ -66,6 +73,7 @@ def calc_cmd(
     db_url: str | None,
     patient: str | None,
     at_date: str | None,
+    max_age_days: int,
 ) -> None:
     """Compute a medical score (MedCalc-Bench calculators) with a step-by-step explanation."""
     from clinbridge import calculators
@@ -83,7 +91,7 @@ def calc_cmd(
         if db_url:
             if not patient:
                 raise click.UsageError("--db needs --patient")
-            _from_records(calc, db_url, patient, at_date, as_json)
+            _from_records(calc, db_url, patient, at_date, as_json, missing, max_age_days)
             return
         if params_json is None:
             raise click.UsageError("give --params '{...}' (or --db URL --patient ID)")
@@ -154,10 +162,25 @@ def _batch(path: str, mode: str, out_file: str | None) -> None:
     )
 
 
-def _from_records(calc: Any, db_url: str, patient: str, at_date: str | None, as_json: bool) -> None:
+def _from_records(
+    calc: Any,
+    db_url: str,
+    patient: str,
+    at_date: str | None,
+    as_json: bool,
+    missing: str,
+    max_age_days: int,
+) -> None:
     from clinbridge.calculators.records import compute_from_records
 
-    outcome = compute_from_records(calc, db_url, patient, at=at_date)
+    outcome = compute_from_records(
+        calc,
+        db_url,
+        patient,
+        at=at_date,
+        missing=missing,  # type: ignore[arg-type]
+        max_value_age_days=max_age_days,
+    )
     if as_json:
         click.echo(_dump(outcome.to_json_dict()))
         return
