@@ -50,6 +50,12 @@ def _dump(obj: Any) -> str:
     show_default=True,
     help="Batch mode: gold parameters (Relevant Entities) or the patient note.",
 )
+@click.option(
+    "--extractor",
+    default="none",
+    show_default=True,
+    help="Note extractor for --mode note: an entry point name or module:attr.",
+)
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Batch output (JSONL).")
 @click.option("--db", "db_url", help="Database URL of a catalogued source (with --patient).")
 @click.option("--patient", help="Patient id in that source.")
@@ -70,6 +76,7 @@ def calc_cmd(
     medcalc_file: str | None,
     mode: str,
     out_file: str | None,
+    extractor: str,
     db_url: str | None,
     patient: str | None,
     at_date: str | None,
@@ -83,7 +90,7 @@ def calc_cmd(
             _list(calculators.list_calculators(), as_json)
             return
         if medcalc_file:
-            _batch(medcalc_file, mode, out_file)
+            _batch(medcalc_file, mode, out_file, extractor)
             return
         if not name:
             raise click.UsageError("give a calculator NAME, --list or --medcalc FILE")
@@ -140,14 +147,18 @@ def _list(calcs: list[Any], as_json: bool) -> None:
         click.echo(f"{c.id:>3}  {c.name}  [{c.spec.slug}]\n       inputs: {inputs}")
 
 
-def _batch(path: str, mode: str, out_file: str | None) -> None:
+def _batch(path: str, mode: str, out_file: str | None, extractor_name: str) -> None:
+    from clinbridge.calculators.extract import get_extractor
     from clinbridge.calculators.medcalc import read_medcalc_csv, run_rows
+
+    extractor = get_extractor(extractor_name) if mode == "note" else None
 
     start = time.perf_counter()
     counts: Counter[str] = Counter()
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(Path(out_file).open("wb")) if out_file else sys.stdout.buffer
-        for outcome in run_rows(read_medcalc_csv(path), mode=mode):  # type: ignore[arg-type]
+        rows = read_medcalc_csv(path)
+        for outcome in run_rows(rows, mode=mode, extractor=extractor):  # type: ignore[arg-type]
             counts[outcome.decision] += 1
             if outcome.match is not None:
                 counts["match" if outcome.match else "mismatch"] += 1
