@@ -61,13 +61,17 @@ def parse_url(url: str) -> ParsedURL:
             return ParsedURL("duckdb", url, None, None)
         if suffix in {".db", ".sqlite", ".sqlite3"}:
             return ParsedURL("sqlite", url, None, None)
-        raise ConfigError(f"cannot tell the database type of {url!r}; use duckdb:///, sqlite:/// or postgresql://")
+        raise ConfigError(
+            f"cannot tell the database type of {url!r}; use duckdb:///, sqlite:/// or postgresql://"
+        )
     scheme, _, rest = url.partition("://")
     scheme = scheme.split("+")[0].lower()
     if scheme == "duckdb":
         path = rest[1:] if rest.startswith("/") else rest
         path, _, query = path.partition("?")
-        return ParsedURL("duckdb", path or ":memory:", None, parse_qs(query).get("schema", [None])[0])
+        return ParsedURL(
+            "duckdb", path or ":memory:", None, parse_qs(query).get("schema", [None])[0]
+        )
     if scheme == "sqlite":
         path = rest[1:] if rest.startswith("/") else rest
         path, _, _ = path.partition("?")
@@ -82,7 +86,9 @@ def parse_url(url: str) -> ParsedURL:
         kept = "&".join(f"{k}={v[0]}" for k, v in qs.items())
         dsn = parsed._replace(query=kept).geturl()
         return ParsedURL("postgres", None, dsn, schema)
-    raise ConfigError(f"unsupported database URL scheme {scheme!r}: use duckdb, sqlite or postgresql")
+    raise ConfigError(
+        f"unsupported database URL scheme {scheme!r}: use duckdb, sqlite or postgresql"
+    )
 
 
 def default_url() -> str:
@@ -163,7 +169,9 @@ class Database:
     # -- introspection ---------------------------------------------------------------------
     def table_names(self) -> list[str]:
         if self.backend == "sqlite":
-            rows = self.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')").fetchall()
+            rows = self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table','view')"
+            ).fetchall()
             return sorted(r[0] for r in rows)
         schema = self.schema or ("main" if self.backend == "duckdb" else "public")
         sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = %s"
@@ -448,6 +456,10 @@ def _connect(parsed: ParsedURL, *, read_only: bool) -> Any:
                 raise ConfigError(f"DuckDB file {path!r} does not exist")
             Path(path).parent.mkdir(parents=True, exist_ok=True) if not read_only else None
         conn = duckdb.connect(path, read_only=read_only and path != ":memory:")
+        if parsed.schema:
+            # before the configuration is locked below
+            quoted = parsed.schema.replace("'", "''")
+            conn.execute(f"SET search_path = '{quoted},main'")
         if read_only:
             # No file or network access, no extension loading, no reading Python variables as
             # tables from queries; then lock the settings: defence in depth behind the guard.

@@ -150,13 +150,18 @@ def _factor(
         v0 = q0.to(d).magnitude
         v1 = q1.to(d).magnitude
     except pint.DimensionalityError:
-        candidates = [1 / q1]  # a count "per µL" is often written as just "µL"
+        # A count "per µL" is often written as just "µL": read a bare volume as "per volume".
+        volume = ureg.Quantity(1.0, "L").dimensionality
+        per_src = ureg.Quantity(1.0, f"1/({s})") if q1.dimensionality == volume else q1
+        dst_q = ureg.Quantity(1.0, d)
+        d_units = f"1/({d})" if dst_q.dimensionality == volume else d
+        candidates = [per_src]
         if molar_mass is not None:
             mm = ureg.Quantity(molar_mass, "g/mol")
             candidates += [q1 * mm, q1 / mm]
         for q in candidates:
             try:
-                return float(q.to(d).magnitude) * ks / kd, 0.0
+                return float(q.to(d_units).magnitude) * ks / kd, 0.0
             except pint.DimensionalityError:
                 continue
         raise
