@@ -4,57 +4,60 @@ GiBleed CSVs (conditions, persons), plus a few laboratory rows with values for o
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
 
 from clinbridge import calculators
-from clinbridge.adapters.omop.loader import load_omop_csv
 from clinbridge.calculators.records import compute_from_records
 
-EUNOMIA = Path(__file__).parents[2] / "synthetic_data" / "eunomia-gibleed-5.3"
-TABLES = [
-    "person",
-    "condition_occurrence",
-    "concept",
-    "concept_ancestor",
-    "observation_period",
-    "visit_occurrence",
-    "cdm_source",
-]
 # Eunomia person 5035: male, born 1930-06-02; peptic ulcer 1961-05-25, cerebrovascular accident
 # 1995-06-19, Alzheimer's disease 2009-08-03, atrial fibrillation 2011-08-15, pneumonia 2014-10-06.
 PATIENT = "5035"
 # Eunomia person 334: female, born 1935-06-05; closed fracture of hip 2006-08-29.
 HIP_FRACTURE_PATIENT = "334"
+MEASUREMENTS = [  # (id, concept, date, value, unit) for PATIENT; Eunomia's own carry no values
+    (910000001, 3019550, "2014-10-06", 130.0, "mmol/L"),  # sodium
+    (910000002, 3014576, "2014-10-06", 95.0, "meq/L"),  # chloride (UCUM-style spelling)
+    (910000003, 3015632, "2014-10-06", 15.0, "mmol/L"),  # carbon dioxide (bicarbonate)
+    (910000004, 3004501, "2014-10-06", 250.0, "mg/dL"),  # glucose
+    (910000005, 3013682, "2014-10-06", 40.0, "mg/dL"),  # urea nitrogen
+    (910000006, 3024561, "2014-10-06", 2.0, "g/dL"),  # albumin
+    (910000007, 3019550, "2014-10-20", 140.0, "mmol/L"),  # a later sodium, after the reference date
+]
+INSERT = (
+    "INSERT INTO measurement (measurement_id, person_id, measurement_concept_id, measurement_date, "
+    "measurement_type_concept_id, value_as_number, unit_source_value) "
+    "VALUES (?, ?, ?, ?, 44818702, ?, ?)"
+)
 
 
-@pytest.fixture(scope="module")
-def cdm(tmp_path_factory: pytest.TempPathFactory) -> str:
-    path = tmp_path_factory.mktemp("cdm_scores") / "eunomia.duckdb"
-    url = f"duckdb:///{path}"
-    report = load_omop_csv(EUNOMIA, url, only=TABLES)
-    assert report.reconciles
-    con = duckdb.connect(str(path))
-    rows = [  # (id, concept, date, value, unit) for PATIENT
-        (1, 3019550, "2014-10-06", 130.0, "mmol/L"),  # sodium
-        (2, 3014576, "2014-10-06", 95.0, "meq/L"),  # chloride (UCUM-style spelling)
-        (3, 3015632, "2014-10-06", 15.0, "mmol/L"),  # carbon dioxide (bicarbonate)
-        (4, 3004501, "2014-10-06", 250.0, "mg/dL"),  # glucose
-        (5, 3013682, "2014-10-06", 40.0, "mg/dL"),  # urea nitrogen
-        (6, 3024561, "2014-10-06", 2.0, "g/dL"),  # albumin
-        (7, 3019550, "2014-10-20", 140.0, "mmol/L"),  # a later sodium, after the reference date
-    ]
-    for mid, concept, day, value, unit in rows:
-        con.execute(
-            "INSERT INTO measurement (measurement_id, person_id, measurement_concept_id, "
-            "measurement_date, measurement_type_concept_id, value_as_number, unit_source_value) "
-            "VALUES (?, ?, ?, ?, 44818702, ?, ?)",
-            [mid, int(PATIENT), concept, day, value, unit],
-        )
-    con.close()
-    return url
+def _rows() -> list[list[Any]]:
+    return [[mid, int(PATIENT), c, day, v, u] for mid, c, day, v, u in MEASUREMENTS]
+
+
+@pytest.fixture(scope="module", params=["duckdb", "sqlite"])
+def cdm(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A copy of the shared Eunomia build plus a few laboratory values for one patient."""
+    shared: Path = request.getfixturevalue(f"eunomia_{request.param}")
+    path = tmp_path_factory.mktemp("calc_scores_cdm") / shared.name
+    shutil.copy(shared, path)
+    if request.param == "duckdb":
+        con = duckdb.connect(str(path))
+        for row in _rows():
+            con.execute(INSERT, row)
+        con.close()
+    else:
+        with contextlib.closing(sqlite3.connect(path)) as lite:
+            lite.executemany(INSERT, _rows())
+            lite.commit()
+    yield f"{request.param}:///{path}"
 
 
 def test_anion_gap_family_from_labs(cdm: str) -> None:
