@@ -1,10 +1,24 @@
 """Connections to the databases clinbridge reads (and, for loaders, writes).
 
-``Database.open(url)`` is read-only by construction: DuckDB opens the file with
-``read_only=True``, SQLite opens the file in ``mode=ro``, and PostgreSQL sessions run with
-``default_transaction_read_only = on``. Loaders ask for ``read_only=False`` explicitly.
-Every query runs under a statement timeout (PostgreSQL ``statement_timeout``, DuckDB
-``interrupt()`` from a timer, SQLite's progress handler) and a row limit.
+``Database.open(url)`` is read-only by construction. Loaders ask for ``read_only=False``.
+
+* DuckDB opens the file with ``read_only=True``, with external access (files, network),
+  extension auto-loading and Python replacement scans switched off, and the configuration locked.
+* SQLite opens the file in ``mode=ro`` under an authorizer that refuses writes, ``ATTACH``
+  (which would otherwise create files even on a read-only connection) and setting pragmas.
+* PostgreSQL sessions run with ``default_transaction_read_only = on``, and every statement runs
+  inside its own ``BEGIN READ ONLY ... ROLLBACK`` as a single prepared statement, so neither a
+  second statement nor a ``SET`` can turn writing back on.
+
+Every query runs under a statement timeout (PostgreSQL ``SET LOCAL statement_timeout``, DuckDB
+``interrupt()`` from a timer thread, SQLite's progress handler) and a row limit. Driver errors
+are translated at this boundary (:func:`map_driver_error`) into
+:class:`~clinbridge.errors.QueryTimeoutError` or :class:`~clinbridge.errors.ExecutionError`.
+
+``execute(..., sandbox=True)`` is what the guarded engine path uses: on top of the above it runs
+only one ``SELECT`` (DuckDB checks with its own parser), inside a transaction that is rolled back
+(DuckDB, PostgreSQL), under an authorizer that allows only reads (SQLite), even on a connection
+opened for writing.
 """
 
 from __future__ import annotations
@@ -14,15 +28,15 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from clinbridge.errors import ConfigError, ExecutionError, QueryTimeoutError
+from clinbridge.errors import ClinbridgeError, ConfigError, ExecutionError, QueryTimeoutError
 
-__all__ = ["Database", "QueryResult", "default_url", "parse_url"]
+__all__ = ["Database", "QueryResult", "default_url", "map_driver_error", "parse_url"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,28 +61,34 @@ def parse_url(url: str) -> ParsedURL:
             return ParsedURL("duckdb", url, None, None)
         if suffix in {".db", ".sqlite", ".sqlite3"}:
             return ParsedURL("sqlite", url, None, None)
-        raise ConfigError(f"cannot tell the database type of {url!r}; use duckdb:///, sqlite:/// or postgresql://")
+        raise ConfigError(
+            f"cannot tell the database type of {url!r}; use duckdb:///, sqlite:/// or postgresql://"
+        )
     scheme, _, rest = url.partition("://")
     scheme = scheme.split("+")[0].lower()
     if scheme == "duckdb":
         path = rest[1:] if rest.startswith("/") else rest
         path, _, query = path.partition("?")
-        return ParsedURL("duckdb", path or ":memory:", None, parse_qs(query).get("schema", [None])[0])
+        return ParsedURL(
+            "duckdb", path or ":memory:", None, parse_qs(query).get("schema", [None])[0]
+        )
     if scheme == "sqlite":
         path = rest[1:] if rest.startswith("/") else rest
         path, _, _ = path.partition("?")
         return ParsedURL("sqlite", path or ":memory:", None, None)
     if scheme in {"postgresql", "postgres"}:
         parsed = urlparse("postgresql://" + rest)
-        query = parse_qs(parsed.query)
-        schema = query.pop("schema", [None])[0]
-        options = query.get("options", [""])[0]
+        qs = parse_qs(parsed.query)
+        schema = qs.pop("schema", [None])[0]
+        options = qs.get("options", [""])[0]
         if schema is None and "search_path" in options:
             schema = options.split("search_path", 1)[1].lstrip("=").split()[0].split(",")[0]
-        kept = "&".join(f"{k}={v[0]}" for k, v in query.items())
+        kept = "&".join(f"{k}={v[0]}" for k, v in qs.items())
         dsn = parsed._replace(query=kept).geturl()
         return ParsedURL("postgres", None, dsn, schema)
-    raise ConfigError(f"unsupported database URL scheme {scheme!r}: use duckdb, sqlite or postgresql")
+    raise ConfigError(
+        f"unsupported database URL scheme {scheme!r}: use duckdb, sqlite or postgresql"
+    )
 
 
 def default_url() -> str:
@@ -83,6 +103,13 @@ class QueryResult:
     rows: list[tuple[Any, ...]]
     truncated: bool
     elapsed_ms: float
+    sql: str = ""
+    """The statement that ran (set by the engine's guarded path)."""
+    dialect: str = ""
+
+    @property
+    def row_count(self) -> int:
+        return len(self.rows)
 
 
 class Database:
@@ -142,7 +169,9 @@ class Database:
     # -- introspection ---------------------------------------------------------------------
     def table_names(self) -> list[str]:
         if self.backend == "sqlite":
-            rows = self.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')").fetchall()
+            rows = self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table','view')"
+            ).fetchall()
             return sorted(r[0] for r in rows)
         schema = self.schema or ("main" if self.backend == "duckdb" else "public")
         sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = %s"
@@ -176,54 +205,137 @@ class Database:
         *,
         timeout_ms: int = 30_000,
         max_rows: int | None = 10_000,
+        sandbox: bool = False,
     ) -> QueryResult:
-        """Run one statement under a timeout; fetch at most ``max_rows`` rows (+1 to flag truncation)."""
+        """Run one statement under a timeout; fetch at most ``max_rows`` rows (+1 to flag truncation).
+
+        Args:
+            sql: One statement in this database's dialect.
+            params: Positional parameters (``%s`` on PostgreSQL, ``?`` elsewhere).
+            timeout_ms: Statement timeout; longer statements are stopped.
+            max_rows: Most rows returned; ``truncated`` says whether more were available.
+            sandbox: Run only a single read-only SELECT, whatever the connection allows
+                (see the module docstring). The engine's guarded path sets it.
+
+        Raises:
+            QueryTimeoutError: The statement ran past ``timeout_ms``.
+            ExecutionError: The driver refused or failed the statement.
+        """
         start = time.perf_counter()
+        fired = threading.Event()
         try:
-            with self._timeout(timeout_ms), self.cursor() as cur:
-                cur.execute(sql, tuple(params or ()))
+            with self._statement(timeout_ms, fired, sandbox=sandbox) as run:
+                cur = run(sql, params)
                 columns = [d[0] for d in (cur.description or [])]
                 if max_rows is None:
-                    rows = cur.fetchall()
+                    rows = cur.fetchall() if cur.description else []
                     truncated = False
                 else:
-                    rows = cur.fetchmany(max_rows + 1)
+                    rows = cur.fetchmany(max_rows + 1) if cur.description else []
                     truncated = len(rows) > max_rows
                     rows = rows[:max_rows]
-        except QueryTimeoutError:
+        except ClinbridgeError:
             raise
         except Exception as exc:
-            if _is_timeout(exc):
-                self._rollback()
-                raise QueryTimeoutError(
-                    f"query ran longer than {timeout_ms} ms and was stopped", timeout_ms=timeout_ms
-                ) from exc
-            self._rollback()
-            raise ExecutionError(f"query failed: {exc}", sql=sql) from exc
-        return QueryResult(columns, [tuple(r) for r in rows], truncated, (time.perf_counter() - start) * 1000)
-
-    def _rollback(self) -> None:
-        if self.backend == "postgres":
-            with contextlib.suppress(Exception):
-                self.conn.rollback()
+            raise map_driver_error(
+                exc, backend=self.backend, sql=sql, timeout_ms=timeout_ms, timed_out=fired.is_set()
+            ) from exc
+        elapsed = (time.perf_counter() - start) * 1000
+        return QueryResult(columns, [tuple(r) for r in rows], truncated, elapsed)
 
     @contextlib.contextmanager
-    def _timeout(self, timeout_ms: int) -> Iterator[None]:
+    def _statement(
+        self, timeout_ms: int, fired: threading.Event, *, sandbox: bool
+    ) -> Iterator[Callable[[str, Sequence[Any] | None], Any]]:
+        """Set up timeout and read-only protections; yield ``run(sql, params) -> cursor``."""
         if self.backend == "postgres":
-            with self.cursor() as cur:
+            with self._pg_statement(timeout_ms, sandbox=sandbox) as run:
+                yield run
+        elif self.backend == "sqlite":
+            with self._sqlite_statement(timeout_ms, sandbox=sandbox) as run:
+                yield run
+        else:
+            with self._duckdb_statement(timeout_ms, fired, sandbox=sandbox) as run:
+                yield run
+
+    @contextlib.contextmanager
+    def _pg_statement(
+        self, timeout_ms: int, *, sandbox: bool
+    ) -> Iterator[Callable[[str, Sequence[Any] | None], Any]]:
+        guarded = sandbox or self.read_only
+        cur = self.conn.cursor()
+        try:
+            if guarded:
+                # A read-only transaction that is always rolled back: a SET inside it is undone,
+                # and "transaction read-write mode must be set before any query".
+                cur.execute("BEGIN READ ONLY")
+                cur.execute(f"SET LOCAL statement_timeout = {int(timeout_ms)}")
+            else:
                 cur.execute(f"SET statement_timeout = {int(timeout_ms)}")
-            yield
-            return
-        if self.backend == "sqlite":
-            deadline = time.monotonic() + timeout_ms / 1000
-            self.conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
-            try:
-                yield
-            finally:
-                self.conn.set_progress_handler(None, 0)
-            return
-        # duckdb: interrupt from a timer thread
-        fired = threading.Event()
+
+            def run(sql: str, params: Sequence[Any] | None) -> Any:
+                # prepare=True: the extended protocol refuses a second statement in the text.
+                cur.execute(sql, tuple(params) if params else None, prepare=guarded or None)
+                return cur
+
+            yield run
+        finally:
+            if guarded:
+                with contextlib.suppress(Exception):
+                    cur.execute("ROLLBACK")
+            else:
+                self._rollback()
+            cur.close()
+
+    @contextlib.contextmanager
+    def _sqlite_statement(
+        self, timeout_ms: int, *, sandbox: bool
+    ) -> Iterator[Callable[[str, Sequence[Any] | None], Any]]:
+        deadline = time.monotonic() + timeout_ms / 1000
+        # The handler runs every N virtual-machine instructions; non-zero aborts the statement.
+        self.conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 1_000)
+        if sandbox:
+            self.conn.set_authorizer(_sqlite_select_only)
+        cur = self.conn.cursor()
+        try:
+
+            def run(sql: str, params: Sequence[Any] | None) -> Any:
+                cur.execute(sql, tuple(params or ()))
+                return cur
+
+            yield run
+        finally:
+            cur.close()
+            self.conn.set_progress_handler(None, 0)
+            if sandbox:
+                self.conn.set_authorizer(_sqlite_read_only if self.read_only else None)
+                if self.conn.in_transaction:
+                    self.conn.rollback()
+
+    @contextlib.contextmanager
+    def _duckdb_statement(
+        self, timeout_ms: int, fired: threading.Event, *, sandbox: bool
+    ) -> Iterator[Callable[[str, Sequence[Any] | None], Any]]:
+        import duckdb
+
+        began = False
+
+        def run(sql: str, params: Sequence[Any] | None) -> Any:
+            nonlocal began
+            if sandbox:
+                statements = self.conn.extract_statements(sql)
+                if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
+                    kinds = ", ".join(str(s.type).rsplit(".", 1)[-1] for s in statements)
+                    raise ExecutionError(
+                        f"sandboxed execution runs exactly one SELECT; got {kinds or 'nothing'}",
+                        sql=sql,
+                        backend="duckdb",
+                    )
+                # Rolled back afterwards: nothing persists even on a writable connection.
+                with contextlib.suppress(duckdb.TransactionException):
+                    self.conn.execute("BEGIN TRANSACTION")
+                    began = True
+            return self.conn.execute(sql, tuple(params or ()))
 
         def stop() -> None:
             fired.set()
@@ -234,23 +346,107 @@ class Database:
         timer.daemon = True
         timer.start()
         try:
-            yield
-        except Exception as exc:
-            if fired.is_set():
-                raise QueryTimeoutError(
-                    f"query ran longer than {timeout_ms} ms and was stopped", timeout_ms=timeout_ms
-                ) from exc
-            raise
+            yield run
         finally:
             timer.cancel()
+            if began:
+                with contextlib.suppress(Exception):
+                    self.conn.execute("ROLLBACK")
+
+    def _rollback(self) -> None:
+        if self.backend == "postgres":
+            with contextlib.suppress(Exception):
+                self.conn.rollback()
 
 
-def _is_timeout(exc: Exception) -> bool:
+def map_driver_error(
+    exc: BaseException,
+    *,
+    backend: str,
+    sql: str | None = None,
+    timeout_ms: int | None = None,
+    timed_out: bool = False,
+) -> ExecutionError:
+    """Translate a DuckDB, SQLite or psycopg error into clinbridge's error tree.
+
+    A statement stopped by the timeout (PostgreSQL ``QueryCanceled``, DuckDB
+    ``InterruptException``, SQLite ``interrupted``) becomes :class:`QueryTimeoutError`; anything
+    else becomes :class:`ExecutionError` naming the backend and the driver's error type.
+    """
+    if isinstance(exc, ExecutionError):
+        return exc
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if timed_out or _is_timeout(exc):
+        limit = f"{timeout_ms} ms" if timeout_ms is not None else "the statement timeout"
+        return QueryTimeoutError(
+            f"query ran longer than {limit} and was stopped ({backend})",
+            timeout_ms=timeout_ms,
+            backend=backend,
+            driver_error=type(exc).__name__,
+        )
+    return ExecutionError(
+        f"{backend} query failed: {type(exc).__name__}: {first}",
+        sql=sql,
+        backend=backend,
+        driver_error=type(exc).__name__,
+    )
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    name = type(exc).__name__
+    if name in {"QueryCanceled", "InterruptException"}:
+        return True
+    if isinstance(exc, sqlite3.OperationalError):
+        return "interrupted" in str(exc).lower()
     text = str(exc).lower()
-    return "statement timeout" in text or "interrupted" in text or "canceling statement" in text
+    return "statement timeout" in text or "canceling statement" in text
+
+
+# SQLite authorizer action codes (sqlite3.h); the module exposes most, not all, as constants.
+_SQLITE_OK, _SQLITE_DENY = 0, 1
+_SQLITE_PRAGMA, _SQLITE_READ, _SQLITE_SELECT, _SQLITE_TRANSACTION = 19, 20, 21, 22
+_SQLITE_FUNCTION, _SQLITE_SAVEPOINT, _SQLITE_RECURSIVE = 31, 32, 33
+_SQLITE_BAD_FUNCTIONS = frozenset(
+    {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "zipfile", "fsdir"}
+)
+_SQLITE_READ_PRAGMAS = frozenset(
+    {
+        "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+        "foreign_key_list", "database_list", "user_version", "schema_version", "encoding",
+        "page_size", "page_count", "collation_list", "function_list", "compile_options",
+    }
+)  # fmt: skip
+
+
+def _sqlite_read_only(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:
+    """Authorizer of read-only SQLite connections: reads, introspection, no writes or ATTACH."""
+    if action in (_SQLITE_SELECT, _SQLITE_READ, _SQLITE_RECURSIVE):
+        return _SQLITE_OK
+    if action == _SQLITE_FUNCTION:
+        return _SQLITE_DENY if (arg2 or "").lower() in _SQLITE_BAD_FUNCTIONS else _SQLITE_OK
+    if action == _SQLITE_PRAGMA:
+        # Reading a pragma has no argument value (arg2) except for the table-valued ones.
+        name = (arg1 or "").lower()
+        readable = name in _SQLITE_READ_PRAGMAS and (
+            arg2 is None or name.endswith(("info", "list"))
+        )
+        return _SQLITE_OK if readable else _SQLITE_DENY
+    if action in (_SQLITE_TRANSACTION, _SQLITE_SAVEPOINT):
+        return _SQLITE_OK
+    return _SQLITE_DENY
+
+
+def _sqlite_select_only(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:
+    """Authorizer of the sandbox: a SELECT and the functions it calls, nothing else."""
+    if action in (_SQLITE_SELECT, _SQLITE_READ, _SQLITE_RECURSIVE):
+        return _SQLITE_OK
+    if action == _SQLITE_FUNCTION:
+        return _SQLITE_DENY if (arg2 or "").lower() in _SQLITE_BAD_FUNCTIONS else _SQLITE_OK
+    return _SQLITE_DENY
 
 
 def _connect(parsed: ParsedURL, *, read_only: bool) -> Any:
+    conn: Any
     if parsed.backend == "duckdb":
         import duckdb
 
@@ -260,12 +456,24 @@ def _connect(parsed: ParsedURL, *, read_only: bool) -> Any:
                 raise ConfigError(f"DuckDB file {path!r} does not exist")
             Path(path).parent.mkdir(parents=True, exist_ok=True) if not read_only else None
         conn = duckdb.connect(path, read_only=read_only and path != ":memory:")
+        if parsed.schema:
+            # before the configuration is locked below
+            quoted = parsed.schema.replace("'", "''")
+            conn.execute(f"SET search_path = '{quoted},main'")
         if read_only:
-            # No file access or extension loading from queries: defence in depth behind the guard.
-            with contextlib.suppress(Exception):
-                conn.execute("SET enable_external_access = false")
-            with contextlib.suppress(Exception):
-                conn.execute("SET lock_configuration = true")
+            # No file or network access, no extension loading, no reading Python variables as
+            # tables from queries; then lock the settings: defence in depth behind the guard.
+            for setting in (
+                "enable_external_access = false",
+                "autoinstall_known_extensions = false",
+                "autoload_known_extensions = false",
+                "python_enable_replacements = false",
+                "lock_configuration = true",
+            ):
+                try:
+                    conn.execute(f"SET {setting}")
+                except duckdb.Error as exc:  # pragma: no cover - an older DuckDB
+                    logger.debug("DuckDB setting %s not applied: %s", setting, exc)
         return conn
     if parsed.backend == "sqlite":
         path = parsed.path or ":memory:"
@@ -273,6 +481,10 @@ def _connect(parsed: ParsedURL, *, read_only: bool) -> Any:
             if not Path(path).exists():
                 raise ConfigError(f"SQLite file {path!r} does not exist")
             conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+            conn.execute("PRAGMA foreign_keys = OFF")
+            # mode=ro alone still lets ATTACH create files; the authorizer refuses it.
+            conn.set_authorizer(_sqlite_read_only)
+            return conn
         else:
             if path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -281,7 +493,9 @@ def _connect(parsed: ParsedURL, *, read_only: bool) -> Any:
         return conn
     import psycopg
 
-    conn = psycopg.connect(parsed.dsn or "", autocommit=True)
+    dsn = parsed.dsn or ""
+    extra: dict[str, Any] = {} if "connect_timeout" in dsn else {"connect_timeout": 10}
+    conn = psycopg.connect(dsn, autocommit=True, **extra)
     if read_only:
         conn.execute("SET default_transaction_read_only = on")
     return conn

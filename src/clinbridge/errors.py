@@ -21,6 +21,7 @@ and keyword fields with the details (file, record, field, table, ...)::
     └── CalculatorError
         ├── CalculatorSpecError
         └── CalculatorInputError
+            └── MissingInputError    (a required input is missing: abstain)
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ ErrorCode = Literal[
     "calculator",
     "calculator_spec",
     "calculator_input",
+    "calculator_missing_input",
 ]
 
 DOCS_URL = "https://github.com/clinbridge/clinbridge/blob/main/docs/errors.md"
@@ -60,6 +62,7 @@ __all__ = [
     "ExecutionError",
     "LLMError",
     "LoadError",
+    "MissingInputError",
     "PlanError",
     "QueryTimeoutError",
     "SQLSafetyError",
@@ -181,3 +184,9 @@ class CalculatorSpecError(CalculatorError):
 
 class CalculatorInputError(CalculatorError, ValueError):
     code: ErrorCode = "calculator_input"
+
+
+class MissingInputError(CalculatorInputError):
+    """Required calculator inputs are missing; ``details['missing']`` names them."""
+
+    code: ErrorCode = "calculator_missing_input"

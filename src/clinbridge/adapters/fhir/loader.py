@@ -1,0 +1,456 @@
+"""Load FHIR R4 bundles and bulk NDJSON into flattened tables, losslessly and idempotently.
+
+Every record read ends up either loaded (its rows in the flattened tables, and the resource
+whole in ``fhir_resource``) or quarantined (``fhir_quarantine``, with the file, record, field
+and reason). The :class:`LoadReport` reconciles both per resource type: read = loaded +
+quarantined. Re-loading the same files replaces resources by (type, id): no duplicates.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import logging
+import re
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, ConfigDict
+
+from clinbridge.adapters.fhir.flatten import FLATTENERS, Context, FieldError, flatten
+from clinbridge.adapters.fhir.reader import DEFAULT_STREAM_THRESHOLD, Record, discover, file_kind, read_file
+from clinbridge.adapters.fhir.schema import (
+    CODE_TABLE,
+    LOAD_TABLE,
+    QUARANTINE_TABLE,
+    RESOURCE_TABLE,
+    TABLES,
+)
+from clinbridge.adapters.fhir.writer import Writer
+from clinbridge.db import Database
+from clinbridge.errors import LoadError
+
+__all__ = ["FhirLoader", "LoadReport", "TypeCount", "load_fhir"]
+
+logger = logging.getLogger(__name__)
+
+ProgressFn = Callable[[int, int, int], None]
+"""progress(bytes_done, bytes_total, resources_read)."""
+
+_ID_RE = re.compile(r"[A-Za-z0-9\-.]{1,64}$")
+MAX_REPORTED_ERRORS = 200
+
+
+class TypeCount(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    read: int = 0
+    loaded: int = 0
+    quarantined: int = 0
+
+
+class LoadReport(BaseModel):
+    """What one load did, reconciled per resource type."""
+
+    model_config = ConfigDict(frozen=True)
+
+    load_id: str
+    files: tuple[str, ...]
+    skipped_files: tuple[dict[str, str], ...] = ()
+    resource_types: dict[str, TypeCount]
+    read: int
+    loaded: int
+    quarantined: int
+    reconciled: bool
+    errors: tuple[dict[str, Any], ...] = ()
+    error_count: int = 0
+    validated: bool = False
+    elapsed_s: float = 0.0
+    resources_per_s: float = 0.0
+    codes: int = 0
+    concepts_linked: int = 0
+
+    def to_json(self) -> str:
+        return orjson.dumps(self.model_dump(mode="json"), option=orjson.OPT_INDENT_2).decode()
+
+    def summary_lines(self) -> list[str]:
+        width = max([len(t) for t in self.resource_types] + [13])
+        lines = [f"{'resource type':<{width}}  {'read':>8}  {'loaded':>8}  {'quarantined':>11}"]
+        for rtype, c in sorted(self.resource_types.items()):
+            lines.append(f"{rtype:<{width}}  {c.read:>8}  {c.loaded:>8}  {c.quarantined:>11}")
+        lines.append(f"{'TOTAL':<{width}}  {self.read:>8}  {self.loaded:>8}  {self.quarantined:>11}")
+        ok = "reconciled: read = loaded + quarantined" if self.reconciled else "NOT RECONCILED"
+        lines.append(f"{ok}; {self.resources_per_s:,.0f} resources/s in {self.elapsed_s:.2f} s")
+        for s in self.skipped_files:
+            lines.append(f"skipped {s['file']}: {s['reason']}")
+        return lines
+
+
+@functools.cache
+def _resource_class(name: str) -> Any:
+    """The R4B model class of a resource type, or None if ``name`` is not one."""
+    if not name or not name[0].isupper():
+        return None
+    try:
+        from fhir.resources.R4B import get_fhir_model_class
+        from fhir.resources.R4B.resource import Resource
+    except ImportError:  # pragma: no cover - fhir.resources is a dependency
+        return True
+    try:
+        cls = get_fhir_model_class(name)
+    except (ValueError, KeyError, ImportError, AttributeError):
+        return None
+    if cls.__name__ != name or not issubclass(cls, Resource):
+        return None
+    return cls
+
+
+_PATIENT_FIELD = {"Immunization": "patient", "AllergyIntolerance": "patient"}
+_ENCOUNTER_FIELD = {"MedicationAdministration": "context", "DocumentReference": "context.encounter"}
+_MAIN_ROW = {"fhir_observation": '"component" = 0', "fhir_note": '"seq" = 0'}
+
+
+class FhirLoader:
+    """Streams FHIR files into a database opened with ``read_only=False``."""
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        validate: bool = False,
+        fail_fast: bool = False,
+        batch_size: int = 50_000,
+        progress: ProgressFn | None = None,
+        stream_threshold: int = DEFAULT_STREAM_THRESHOLD,
+    ) -> None:
+        self.db = db
+        self.writer = Writer(db)
+        self.validate = validate
+        self.fail_fast = fail_fast
+        self.batch_size = batch_size
+        self.progress = progress
+        self.stream_threshold = stream_threshold
+
+    # -- public ------------------------------------------------------------------------------
+    def load(self, paths: Sequence[str | Path]) -> LoadReport:
+        start = time.perf_counter()
+        started_at = _dt.datetime.now(_dt.UTC).isoformat()
+        self.load_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+        files = discover(list(paths))
+        for f in files:
+            if not f.exists():
+                raise LoadError("no such file or directory", file=str(f))
+        self.writer.ensure_schema()
+        existing = dict(self.writer.query(
+            'SELECT "resource_type", COUNT(*) FROM "fhir_resource" GROUP BY "resource_type"'))
+        self._existing_types = set(existing)
+        self._reset_batch()
+        self._seen: set[int] = set()
+        self._counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        self._errors: list[dict[str, Any]] = []
+        self._error_count = 0
+        self.ctx = Context()
+        skipped: list[dict[str, str]] = []
+        with self.writer.transaction():
+            self.writer.delete_where_in(QUARANTINE_TABLE.name, "file", [str(f) for f in files])
+        total = sum(f.stat().st_size for f in files) or 1
+        done = 0
+        position = [0]
+        n_read = 0
+        for f in files:
+            if file_kind(f) == "log":
+                skipped.append({"file": str(f), "reason": "bulk-data export log (not FHIR resources)"})
+                done += f.stat().st_size
+                continue
+            self.ctx.refmap = {}
+            position[0] = 0
+            for rec in read_file(f, stream_threshold=self.stream_threshold, position=position):
+                self._process(rec)
+                n_read += 1
+                if self._pending >= self.batch_size:
+                    self._flush()
+                if self.progress is not None and not n_read & 2047:
+                    self.progress(done + position[0], total, n_read)
+            done += f.stat().st_size
+            if self.progress is not None:
+                self.progress(done, total, n_read)
+        self._flush()
+        self._resolve_medications()
+        self._quarantine_dangling()
+        n_codes = self._write_codes()
+        linked = link_concepts(self.writer)
+        elapsed = time.perf_counter() - start
+        counts = {t: TypeCount(read=c[0], loaded=c[1], quarantined=c[2]) for t, c in self._counts.items()}
+        read = sum(c.read for c in counts.values())
+        report = LoadReport(
+            load_id=self.load_id,
+            files=tuple(str(f) for f in files),
+            skipped_files=tuple(skipped),
+            resource_types=counts,
+            read=read,
+            loaded=sum(c.loaded for c in counts.values()),
+            quarantined=sum(c.quarantined for c in counts.values()),
+            reconciled=all(c.read == c.loaded + c.quarantined for c in counts.values()),
+            errors=tuple(self._errors),
+            error_count=self._error_count,
+            validated=self.validate,
+            elapsed_s=round(elapsed, 4),
+            resources_per_s=round(read / elapsed, 1) if elapsed > 0 else 0.0,
+            codes=n_codes,
+            concepts_linked=linked,
+        )
+        with self.writer.transaction():
+            self.writer.insert(LOAD_TABLE, [(self.load_id, started_at, _dt.datetime.now(_dt.UTC).isoformat(),
+                                             report.model_dump_json())])
+        return report
+
+    # -- per record --------------------------------------------------------------------------
+    def _reset_batch(self) -> None:
+        self._rows: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+        self._resources: list[tuple[Any, ...]] = []
+        self._quarantine: list[tuple[Any, ...]] = []
+        self._batch_ids: dict[str, list[str]] = defaultdict(list)
+        self._pending = 0
+
+    def _reject(self, rec: Record, rtype: str, rid: str | None, fld: str | None, reason: str,
+                res: dict[str, Any] | None = None) -> None:
+        self._counts[rtype][2] += 1
+        self._error_count += 1
+        err = {"file": rec.file, "record": rec.record, "resource_type": rtype, "id": rid, "field": fld,
+               "reason": reason}
+        if len(self._errors) < MAX_REPORTED_ERRORS:
+            self._errors.append(err)
+        logger.debug("quarantined %s %s: %s", rec.file, rec.record, reason)
+        if self.fail_fast:
+            raise LoadError(f"{rtype} {rid or ''}: {reason}".replace("  ", " "), file=rec.file, record=rec.record,
+                            field=fld)
+        text = rec.raw
+        if text is None and res is not None:
+            text = orjson.dumps(res).decode()
+        self._quarantine.append((self.load_id, rec.file, rec.record, rtype, rid, fld, reason, text))
+        self._pending += 1
+
+    def _process(self, rec: Record) -> None:
+        if rec.error is not None or rec.resource is None:
+            rtype = "(unreadable)"
+            self._counts[rtype][0] += 1
+            self._reject(rec, rtype, None, rec.field, rec.error or "no resource")
+            return
+        res = rec.resource
+        rtype = res.get("resourceType")
+        if not isinstance(rtype, str):
+            self._counts["(no resourceType)"][0] += 1
+            self._reject(rec, "(no resourceType)", None, "resourceType", "missing or non-string resourceType", res)
+            return
+        self._counts[rtype][0] += 1
+        cls = _resource_class(rtype)
+        if cls is None:
+            self._reject(rec, rtype, None, "resourceType", f"unknown FHIR R4 resource type {rtype!r}", res)
+            return
+        rid = res.get("id")
+        if rid is None and rec.full_url and rec.full_url.startswith("urn:uuid:"):
+            rid = res["id"] = rec.full_url[9:]
+        if not isinstance(rid, str) or not _ID_RE.match(rid):
+            self._reject(rec, rtype, None if not isinstance(rid, str) else rid, "id",
+                         f"missing or invalid resource id {rid!r}", res)
+            return
+        if rec.full_url:
+            self.ctx.refmap[rec.full_url] = f"{rtype}/{rid}"
+        key = hash((rtype, rid))
+        if key in self._seen:
+            self._reject(rec, rtype, rid, "id", f"duplicate {rtype} id {rid!r}: an earlier record in this load "
+                         "has the same id", res)
+            return
+        if self.validate and cls is not True:
+            try:
+                cls.model_validate(res)
+            except Exception as exc:  # pydantic.ValidationError, or fhir.resources' own errors
+                fld, msg = _validation_detail(exc)
+                self._reject(rec, rtype, rid, fld, f"invalid {rtype} (R4B model): {msg}", res)
+                return
+        try:
+            rows = flatten(res, self.ctx)
+        except FieldError as exc:
+            self._reject(rec, rtype, rid, exc.field, exc.message, res)
+            return
+        self._seen.add(key)
+        for table, row in rows:
+            self._rows[table].append(row)
+        self._resources.append((rtype, rid, rtype in FLATTENERS, rec.file, rec.record, self.load_id,
+                                rec.raw if rec.raw is not None else orjson.dumps(res).decode()))
+        self._batch_ids[rtype].append(rid)
+        self._counts[rtype][1] += 1
+        self._pending += len(rows) + 1
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        w = self.writer
+        with w.transaction():
+            for rtype, ids in self._batch_ids.items():
+                if rtype in self._existing_types:
+                    w.delete_resources(rtype, ids)
+            for table, rows in self._rows.items():
+                w.insert(TABLES[table], rows)
+            w.insert(RESOURCE_TABLE, self._resources)
+            w.insert(QUARANTINE_TABLE, self._quarantine)
+        self._reset_batch()
+
+    # -- end of load -------------------------------------------------------------------------
+    def _resolve_medications(self) -> None:
+        """medicationReference → the Medication's code (when the Medication was loaded)."""
+        w = self.writer
+        with w.transaction():
+            for table in ("fhir_medication_request", "fhir_medication_administration"):
+                sets = ", ".join(
+                    f'"{c}" = (SELECT m."{c}" FROM "fhir_medication" m WHERE m."id" = "{table}"."medication_reference")'
+                    for c in ("code_system", "code", "display")
+                )
+                w.execute(f'UPDATE "{table}" SET {sets} WHERE "code" IS NULL AND "medication_reference" IS NOT NULL '
+                          f'AND EXISTS (SELECT 1 FROM "fhir_medication" m WHERE m."id" = "{table}"."medication_reference")')
+
+    def _quarantine_dangling(self) -> None:
+        """Resources of this load whose patient or encounter is in no load: to quarantine."""
+        w = self.writer
+        for table in TABLES.values():
+            names = table.column_names
+            if table.owner_column != "id" or "patient_id" not in names:
+                continue
+            rtype = table.owner
+            main = f' AND t.{_MAIN_ROW[table.name]}' if table.name in _MAIN_ROW else ""
+            checks = [("patient_id", "fhir_patient", _PATIENT_FIELD.get(rtype, "subject"), "Patient")]
+            if "encounter_id" in names:
+                checks.append(("encounter_id", "fhir_encounter", _ENCOUNTER_FIELD.get(rtype, "encounter"),
+                               "Encounter"))
+            for col, target, fld, ttype in checks:
+                rows = w.query(
+                    f'SELECT r."file", r."record", r."id", r."json", t."{col}" FROM "fhir_resource" r '
+                    f'JOIN "{table.name}" t ON t."id" = r."id"{main} '
+                    f'WHERE r."resource_type" = ? AND r."load_id" = ? AND t."{col}" IS NOT NULL '
+                    f'AND NOT EXISTS (SELECT 1 FROM "{target}" x WHERE x."id" = t."{col}")',
+                    (rtype, self.load_id),
+                )
+                if not rows:
+                    continue
+                for file, record, rid, text, ref in rows:
+                    self._counts[rtype][1] -= 1
+                    rec = Record(file, record, raw=text)
+                    self._reject(rec, rtype, rid, fld, f"dangling reference: {ttype}/{ref} is not in this load "
+                                 "or the database")
+                with w.transaction():
+                    w.delete_resources(rtype, [r[2] for r in rows])
+                    w.insert(QUARANTINE_TABLE, self._quarantine)
+                self._quarantine = []
+                self._pending = 0
+
+    def _write_codes(self) -> int:
+        w = self.writer
+        have = {(s, c): d for s, c, d in w.query('SELECT "system", "code", "display" FROM "fhir_code"')}
+        new = [(s, c, d) for (s, c), d in self.ctx.codes.items() if (s, c) not in have or (d and have[(s, c)] != d)]
+        if new:
+            vocab = [(s, c, d, vocabulary_id(s), None, None) for s, c, d in new]
+            with w.transaction():
+                changed = [(s, c) for s, c, _ in new if (s, c) in have]
+                for s, c in changed:
+                    w.execute('DELETE FROM "fhir_code" WHERE "system" = ? AND "code" = ?', (s, c))
+                w.insert(CODE_TABLE, vocab)
+        return len(have) + sum(1 for s, c, _ in new if (s, c) not in have)
+
+
+def _validation_detail(exc: Exception) -> tuple[str | None, str]:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            loc = ".".join(str(p) for p in first.get("loc", ()) if p != "__root__")
+            return loc or None, f"{loc}: {first.get('msg')}" if loc else str(first.get("msg"))
+        except (IndexError, TypeError, KeyError):
+            pass
+    return None, str(exc).splitlines()[0]
+
+
+# -- OMOP vocabulary link ---------------------------------------------------------------------
+
+SYSTEM_VOCABULARY: dict[str, str] = {
+    "http://loinc.org": "LOINC",
+    "http://snomed.info/sct": "SNOMED",
+    "http://www.nlm.nih.gov/research/umls/rxnorm": "RxNorm",
+    "http://hl7.org/fhir/sid/cvx": "CVX",
+    "http://unitsofmeasure.org": "UCUM",
+    "http://hl7.org/fhir/sid/icd-10-cm": "ICD10CM",
+    "http://hl7.org/fhir/sid/icd-10": "ICD10",
+    "http://hl7.org/fhir/sid/icd-9-cm": "ICD9CM",
+    "http://www.ama-assn.org/go/cpt": "CPT4",
+    "http://hl7.org/fhir/sid/ndc": "NDC",
+}
+
+
+def vocabulary_id(system: str | None) -> str | None:
+    """OMOP vocabulary_id of a FHIR code system URI (None when unknown)."""
+    return SYSTEM_VOCABULARY.get(system or "")
+
+
+def link_concepts(writer: Writer) -> int:
+    """Fill fhir_code.concept_id / standard_concept_id from an OMOP vocabulary in the same database.
+
+    concept_id is the concept with the same vocabulary and code; standard_concept_id is that
+    concept when it is standard, else its 'Maps to' target. Returns how many codes are linked.
+    """
+    tables = {t.lower() for t in writer.db.table_names()}
+    if "concept" not in tables:
+        return 0
+    has_rel = "concept_relationship" in tables
+    std = (
+        'COALESCE((SELECT c2."concept_id" FROM "concept" c2 WHERE c2."concept_id" = "fhir_code"."concept_id" '
+        "AND c2.\"standard_concept\" = 'S'), "
+        + (
+            '(SELECT MIN(cr."concept_id_2") FROM "concept_relationship" cr WHERE cr."concept_id_1" = '
+            "\"fhir_code\".\"concept_id\" AND cr.\"relationship_id\" = 'Maps to'))"
+            if has_rel else "NULL)"
+        )
+    )
+    with writer.transaction():
+        writer.execute(
+            'UPDATE "fhir_code" SET "concept_id" = (SELECT MIN(c."concept_id") FROM "concept" c WHERE '
+            'c."vocabulary_id" = "fhir_code"."vocabulary_id" AND c."concept_code" = "fhir_code"."code") '
+            'WHERE "vocabulary_id" IS NOT NULL AND "concept_id" IS NULL'
+        )
+        writer.execute(f'UPDATE "fhir_code" SET "standard_concept_id" = {std} WHERE "concept_id" IS NOT NULL')
+    return int(writer.query('SELECT COUNT(*) FROM "fhir_code" WHERE "concept_id" IS NOT NULL')[0][0])
+
+
+def load_fhir(
+    paths: Sequence[str | Path],
+    url: str,
+    *,
+    validate: bool = False,
+    fail_fast: bool = False,
+    progress: ProgressFn | None = None,
+    batch_size: int = 50_000,
+    stream_threshold: int = DEFAULT_STREAM_THRESHOLD,
+) -> LoadReport:
+    """Load FHIR bundles / NDJSON files or directories into the database at ``url``.
+
+    Args:
+        paths: files (.json, .json.gz, .ndjson, .ndjson.gz) or directories holding them.
+        url: target database URL (duckdb:///, sqlite:///, postgresql://...?schema=...).
+        validate: also check every resource against the fhir.resources R4B models.
+        fail_fast: raise :class:`LoadError` at the first bad record instead of quarantining it.
+        progress: called as progress(bytes_done, bytes_total, resources_read).
+        batch_size: rows buffered between writes.
+        stream_threshold: bundles bigger than this many bytes are parsed entry by entry.
+
+    Returns:
+        The reconciliation report (also stored in ``fhir_load``).
+    """
+    db = Database.open(url, read_only=False)
+    try:
+        loader = FhirLoader(db, validate=validate, fail_fast=fail_fast, progress=progress,
+                            batch_size=batch_size, stream_threshold=stream_threshold)
+        return loader.load(paths)
+    finally:
+        db.close()

@@ -1,0 +1,1 @@
+"""The engine: QueryPlan → SQL (per dialect) → guard → execute → validate → Answer."""

@@ -1,0 +1,119 @@
+"""The Answer: a value with everything needed to audit and re-run it.
+
+Abstaining is a normal result (``decision="abstain"`` with a ``reason``), not an exception.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import decimal
+import time
+from collections.abc import Iterator
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Answer", "Check", "Provenance", "Timings", "jsonable"]
+
+
+class Check(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    passed: bool
+    detail: str = ""
+    code: str = ""
+
+
+class Provenance(BaseModel):
+    question: str | None = None
+    source: str | None = None
+    adapter: str | None = None
+    adapter_version: str | None = None
+    cdm_version: str | None = None
+    vocabulary_version: str | None = None
+    dialect: str | None = None
+    now: str | None = None
+    row_count: int = 0
+    truncated: bool = False
+    understanding: str | None = None
+    """Which reader produced the plan: 'plan' (given), 'parser', or an LLM backend name."""
+
+
+class Timings(BaseModel):
+    steps_ms: dict[str, float] = Field(default_factory=dict)
+
+    @contextlib.contextmanager
+    def trace(self, step: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.steps_ms[step] = round(
+                self.steps_ms.get(step, 0.0) + (time.perf_counter() - start) * 1000, 3
+            )
+
+    @property
+    def total_ms(self) -> float:
+        return round(sum(self.steps_ms.values()), 3)
+
+
+class Answer(BaseModel):
+    """What clinbridge says: a checked value, or an abstention with its reason."""
+
+    decision: Literal["accept", "abstain"]
+    value: Any = None
+    shape: str | None = None
+    columns: list[str] = Field(default_factory=list)
+    rows: list[list[Any]] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+    plan: dict[str, Any] | None = None
+    sql: str | None = None
+    dialect: str | None = None
+    concept_sets: list[dict[str, Any]] = Field(default_factory=list)
+    checks: list[Check] = Field(default_factory=list)
+    reason: str | None = None
+    reason_code: str | None = None
+    timings: Timings = Field(default_factory=Timings)
+    provenance: Provenance = Field(default_factory=Provenance)
+
+    @property
+    def accepted(self) -> bool:
+        return self.decision == "accept"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.model_dump(mode="python")
+        data["timings"] = {**self.timings.steps_ms, "total_ms": self.timings.total_ms}
+        return jsonable(data)  # type: ignore[no-any-return]
+
+    def to_json(self, *, indent: bool = True) -> str:
+        return orjson.dumps(self.to_dict(), option=orjson.OPT_INDENT_2 if indent else 0).decode()
+
+    def summary(self) -> str:
+        """One human line: the value, or why there is none."""
+        if self.decision == "abstain":
+            return f"cannot answer: {self.reason}"
+        value = self.value
+        if isinstance(value, list) and len(value) > 10:
+            shown = ", ".join(str(v) for v in value[:10]) + f", ... ({len(value)} in all)"
+            return shown
+        if isinstance(value, float):
+            return f"{value:.4g}"
+        return str(value)
+
+
+def jsonable(value: Any) -> Any:
+    """Plain JSON types: dates as ISO strings, Decimals as floats."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return value

@@ -1,0 +1,385 @@
+"""The QueryPlan: a typed, JSON-serialisable description of a clinical question.
+
+A plan speaks in clinical terms — cohorts, concept sets, event streams, encounters, time windows,
+aggregates — and never names a source's tables. ``clinbridge.engine.compile`` turns a plan into one
+SQL statement for a catalogued source in any dialect.
+
+Example — "How many women had a gastrointestinal hemorrhage within 30 days after their first
+celecoxib exposure?"::
+
+    QueryPlan(
+        filters=(
+            SexFilter(sex="female"),
+            EventFilter(
+                stream="condition",
+                concepts=ConceptSet(concepts=(ConceptRef(name="Gastrointestinal hemorrhage"),)),
+                window=RelativeWindow(
+                    anchor=EventAnchor(stream="drug", concepts=ConceptSet(...), which="first"),
+                    start_days=0, end_days=30,
+                ),
+            ),
+        ),
+        aggregate=Aggregate(op="count", of="patients"),
+    )
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "AgeFilter",
+    "Aggregate",
+    "Anchor",
+    "CalendarWindow",
+    "ConceptRef",
+    "ConceptSet",
+    "EncounterFilter",
+    "EncounterScope",
+    "EventAnchor",
+    "EventFilter",
+    "Filter",
+    "FixedAnchor",
+    "GroupBy",
+    "Measure",
+    "PatientAnchor",
+    "QueryPlan",
+    "RelativeWindow",
+    "SexFilter",
+    "TimeWindow",
+    "ValueFilter",
+]
+
+Comparison = Literal[">", ">=", "<", "<=", "=", "!=", "between"]
+EncounterType = Literal["inpatient", "emergency", "icu", "outpatient", "other"]
+
+
+class _Node(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# -- concepts -----------------------------------------------------------------------------------
+
+
+class ConceptRef(_Node):
+    """One concept, by stored id, by code (with its vocabulary/system), or by name."""
+
+    concept_id: int | str | None = None
+    code: str | None = None
+    system: str | None = None
+    """Vocabulary (OMOP vocabulary_id such as 'SNOMED') or FHIR code system URI."""
+    name: str | None = None
+
+    @model_validator(mode="after")
+    def _one_key(self) -> ConceptRef:
+        if self.concept_id is None and self.code is None and self.name is None:
+            raise ValueError("a ConceptRef needs concept_id, code or name")
+        return self
+
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        if self.code is not None:
+            return f"{self.system + ':' if self.system else ''}{self.code}"
+        return str(self.concept_id)
+
+
+class ConceptSet(_Node):
+    """Concepts to match, with their descendants by default (OMOP concept_ancestor)."""
+
+    concepts: tuple[ConceptRef, ...]
+    include_descendants: bool = True
+    exclude: tuple[ConceptRef, ...] = ()
+    label: str | None = None
+
+    @model_validator(mode="after")
+    def _non_empty(self) -> ConceptSet:
+        if not self.concepts:
+            raise ValueError("a ConceptSet needs at least one concept")
+        return self
+
+    def describe(self) -> str:
+        return self.label or " or ".join(c.label() for c in self.concepts)
+
+
+# -- values, windows, anchors -------------------------------------------------------------------
+
+
+class ValueFilter(_Node):
+    """A predicate on an event's numeric value, optionally with its unit (converted when known)."""
+
+    op: Comparison
+    value: float
+    value2: float | None = None
+    """Upper bound for 'between' (inclusive)."""
+    unit: str | None = None
+
+    @model_validator(mode="after")
+    def _between(self) -> ValueFilter:
+        if self.op == "between" and self.value2 is None:
+            raise ValueError("'between' needs value2")
+        return self
+
+
+class EventAnchor(_Node):
+    """The date of a patient's first/last event of a kind: 'after the first exposure to X'."""
+
+    kind: Literal["event"] = "event"
+    stream: str
+    concepts: ConceptSet | None = None
+    which: Literal["first", "last"] = "first"
+
+
+class PatientAnchor(_Node):
+    """A date every patient has: birth, start/end of observation, first/last encounter, death."""
+
+    kind: Literal["patient"] = "patient"
+    point: Literal[
+        "birth",
+        "observation_start",
+        "observation_end",
+        "death",
+        "first_encounter",
+        "last_encounter",
+    ]
+
+
+class FixedAnchor(_Node):
+    """A calendar date, or 'now' (the plan's ``now``)."""
+
+    kind: Literal["fixed"] = "fixed"
+    date: dt.date | None = None
+    """None means the plan's 'now'."""
+
+
+Anchor = Annotated[EventAnchor | PatientAnchor | FixedAnchor, Field(discriminator="kind")]
+
+
+class CalendarWindow(_Node):
+    """Events on or after ``start`` and on or before ``end`` (either open)."""
+
+    kind: Literal["calendar"] = "calendar"
+    start: dt.date | None = None
+    end: dt.date | None = None
+
+
+class RelativeWindow(_Node):
+    """Events from ``start_days`` to ``end_days`` (inclusive) relative to an anchor date.
+
+    ``start_days=0, end_days=30`` is 'within 30 days after'; ``start_days=-365, end_days=-1`` is
+    'in the year before'; ``None`` leaves a side open ('any time after' is ``start_days=0``).
+    """
+
+    kind: Literal["relative"] = "relative"
+    anchor: Anchor
+    start_days: int | None = None
+    end_days: int | None = None
+
+
+TimeWindow = Annotated[CalendarWindow | RelativeWindow, Field(discriminator="kind")]
+
+
+# -- encounter scope ----------------------------------------------------------------------------
+
+
+class EncounterScope(_Node):
+    """Restrict events to a patient's first/last/nth/all encounters of a canonical type."""
+
+    which: Literal["first", "last", "nth", "all"] = "all"
+    type: EncounterType | None = None
+    n: int | None = None
+    """1-based position for 'nth' (counted from the first)."""
+
+    @model_validator(mode="after")
+    def _nth(self) -> EncounterScope:
+        if self.which == "nth" and (self.n is None or self.n < 1):
+            raise ValueError("'nth' scope needs n >= 1")
+        return self
+
+
+# -- cohort filters -----------------------------------------------------------------------------
+
+
+class SexFilter(_Node):
+    kind: Literal["sex"] = "sex"
+    sex: Literal["male", "female"]
+
+
+class AgeFilter(_Node):
+    """Age in whole years at a point: now, an anchor, or the time of the filtered event."""
+
+    kind: Literal["age"] = "age"
+    op: Comparison
+    value: int
+    value2: int | None = None
+    at: Anchor | None = None
+    """None means the plan's 'now'."""
+
+
+class EventFilter(_Node):
+    """The patient has (or, with ``negate``, has not) events of a stream matching the concepts."""
+
+    kind: Literal["event"] = "event"
+    stream: str
+    """Stream kind ('condition', 'drug', 'measurement', ...) or a stream name from the catalog."""
+    concepts: ConceptSet | None = None
+    value: ValueFilter | None = None
+    window: TimeWindow | None = None
+    min_count: int = 1
+    negate: bool = False
+    age_at_event: AgeFilter | None = None
+    """Age of the patient at the matching event (e.g. 'diagnosed before age 50')."""
+
+
+class EncounterFilter(_Node):
+    """The patient has at least ``min_count`` encounters of a type (optionally in a window)."""
+
+    kind: Literal["encounter"] = "encounter"
+    type: EncounterType | None = None
+    window: TimeWindow | None = None
+    min_count: int = 1
+    negate: bool = False
+
+
+Filter = Annotated[
+    SexFilter | AgeFilter | EventFilter | EncounterFilter, Field(discriminator="kind")
+]
+
+
+# -- what is measured and how it is aggregated -------------------------------------------------
+
+
+class Measure(_Node):
+    """The quantity an aggregate works on.
+
+    ``of`` names what is counted or summarised:
+
+    * ``patients`` / ``events`` / ``encounters``: things to count;
+    * ``value``: the numeric value of events of ``stream`` (measurement value, observation value);
+    * ``days_supply`` / ``quantity``: drug exposure fields;
+    * ``length_of_stay``: encounter length in days (end - start);
+    * ``events_per_patient``: number of matching events per patient in the cohort;
+    * ``age``: patient age in years at ``age_at`` (default now);
+    * ``date``: the event (or encounter) date;
+    * ``concept``: the event's concept (for lists of distinct drugs/conditions).
+    """
+
+    of: Literal[
+        "patients",
+        "events",
+        "encounters",
+        "value",
+        "days_supply",
+        "quantity",
+        "length_of_stay",
+        "events_per_patient",
+        "age",
+        "date",
+        "concept",
+    ] = "patients"
+    stream: str | None = None
+    concepts: ConceptSet | None = None
+    value: ValueFilter | None = None
+    unit: str | None = None
+    """Unit the answer should be in (values in other known units are converted or rejected)."""
+    encounter_type: EncounterType | None = None
+    """For length_of_stay / encounters: restrict to a canonical encounter type."""
+
+
+class Aggregate(_Node):
+    """How to reduce the measure to an answer.
+
+    ``count`` · ``count_distinct`` (of concepts) · ``mean`` · ``median`` · ``min`` · ``max`` ·
+    ``sum`` · ``stddev`` · ``first`` / ``last`` (value or date by time) · ``list`` (distinct
+    values/concepts) · ``exists`` (yes/no) · ``proportion`` (cohort members meeting ``numerator``
+    over the cohort) · ``series`` (time-ordered values) · ``time_between`` (days between the first
+    events of two measures; see ``second``).
+    """
+
+    op: Literal[
+        "count",
+        "count_distinct",
+        "mean",
+        "median",
+        "min",
+        "max",
+        "sum",
+        "stddev",
+        "first",
+        "last",
+        "list",
+        "exists",
+        "proportion",
+        "series",
+    ]
+    numerator: tuple[Filter, ...] = ()
+    round_to: int | None = None
+
+
+class GroupBy(_Node):
+    key: Literal["sex", "year", "age_group", "concept", "encounter_type"]
+    age_bin: int = 10
+
+
+class QueryPlan(_Node):
+    """A whole question: subject, cohort, measure, aggregate, scope, window, grouping."""
+
+    version: Literal[1] = 1
+    question: str | None = None
+    patient_id: str | None = None
+    """Set for a patient-level question; the cohort is then that one patient."""
+    filters: tuple[Filter, ...] = ()
+    measure: Measure = Measure()
+    aggregate: Aggregate = Aggregate(op="count")
+    scope: EncounterScope | None = None
+    window: TimeWindow | None = None
+    group_by: tuple[GroupBy, ...] = ()
+    now: dt.datetime | None = None
+    limit: int | None = None
+
+    @model_validator(mode="after")
+    def _coherent(self) -> QueryPlan:
+        op, of = self.aggregate.op, self.measure.of
+        needs_stream = of in {
+            "value",
+            "days_supply",
+            "quantity",
+            "events",
+            "date",
+            "concept",
+            "events_per_patient",
+        }
+        if needs_stream and self.measure.stream is None:
+            raise ValueError(f"measure {of!r} needs a stream")
+        if op == "proportion" and not self.aggregate.numerator:
+            raise ValueError("a proportion needs numerator filters (the denominator is the cohort)")
+        if op in {"mean", "median", "sum", "stddev"} and of not in {
+            "value",
+            "days_supply",
+            "quantity",
+            "length_of_stay",
+            "events_per_patient",
+            "age",
+        }:
+            raise ValueError(f"{op} needs a numeric measure, not {of!r}")
+        return self
+
+    # -- serialisation ---------------------------------------------------------------------
+    def to_json(self, *, indent: bool = False) -> str:
+        option = orjson.OPT_INDENT_2 if indent else 0
+        return orjson.dumps(self.model_dump(mode="json", exclude_none=True), option=option).decode()
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> QueryPlan:
+        return cls.model_validate(orjson.loads(text))
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        return cls.model_json_schema()

@@ -1,0 +1,228 @@
+"""Run a plan: resolve concepts → compile → guard → execute → shape → Answer.
+
+The same path serves ``clinbridge ask --plan`` and every reader of natural language (the
+built-in parser and the LLM backends emit plans and hand them to :func:`run_plan`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import math
+from typing import Any
+
+from clinbridge.catalog import Catalog
+from clinbridge.db import Database, QueryResult
+from clinbridge.engine.answer import Answer, Check, Provenance, Timings
+from clinbridge.engine.compile import CompiledPlan, Shape, compile_plan
+from clinbridge.engine.plan import QueryPlan
+from clinbridge.engine.resolve import Resolver
+from clinbridge.errors import ClinbridgeError
+from clinbridge.settings import Settings
+
+__all__ = ["plan_now", "run_plan", "shape_value"]
+
+logger = logging.getLogger(__name__)
+
+
+def plan_now(plan: QueryPlan, catalog: Catalog, settings: Settings) -> dt.date:
+    """What 'now' means: the plan's, the settings', the end of the data, else the clock."""
+    if plan.now is not None:
+        return plan.now.date()
+    if settings.now:
+        return dt.datetime.fromisoformat(settings.now).date()
+    if catalog.data_end:
+        return dt.date.fromisoformat(catalog.data_end[:10])
+    return dt.date.today()
+
+
+def run_plan(
+    db: Database,
+    catalog: Catalog,
+    plan: QueryPlan,
+    *,
+    settings: Settings | None = None,
+    resolver: Resolver | None = None,
+    understanding: str = "plan",
+) -> Answer:
+    """Execute ``plan`` against ``db`` (described by ``catalog``) and return a checked Answer.
+
+    Errors of the plan (unknown concepts, a stream the source lacks, an unsafe statement, a
+    timeout) become abstentions with the error's code as ``reason_code``.
+    """
+    from clinbridge.engine.guard import guard
+
+    settings = settings or Settings()
+    resolver = resolver or Resolver(db, catalog)
+    timings = Timings()
+    now = plan_now(plan, catalog, settings)
+    provenance = Provenance(
+        question=plan.question,
+        source=catalog.source,
+        adapter=catalog.adapter,
+        adapter_version=catalog.adapter_version,
+        cdm_version=catalog.cdm_version,
+        vocabulary_version=catalog.vocabulary_version,
+        dialect=db.dialect,
+        now=now.isoformat(),
+        understanding=understanding,
+    )
+    base: dict[str, Any] = {
+        "plan": plan.to_dict(),
+        "dialect": db.dialect,
+        "timings": timings,
+        "provenance": provenance,
+    }
+    compiled: CompiledPlan | None = None
+    try:
+        with timings.trace("compile"):
+            compiled = compile_plan(plan, catalog, resolver.resolve, dialect=db.dialect, now=now)
+        with timings.trace("guard"):
+            guarded = guard(
+                compiled.sql,
+                dialect=db.dialect,
+                allowed_tables=catalog.table_names() or None,
+                max_rows=settings.max_rows,
+            )
+        with timings.trace("execute"):
+            result = db.execute(
+                guarded.sql, timeout_ms=settings.sql_timeout_ms, max_rows=settings.max_rows
+            )
+    except ClinbridgeError as exc:
+        return Answer(
+            decision="abstain",
+            reason=str(exc),
+            reason_code=exc.code,
+            sql=compiled.sql if compiled else None,
+            concept_sets=[c.to_dict() for c in compiled.concept_sets] if compiled else [],
+            checks=[Check(name="plan_executes", passed=False, detail=str(exc), code=exc.code)],
+            **base,
+        )
+    provenance.row_count = len(result.rows)
+    provenance.truncated = result.truncated
+    with timings.trace("shape"):
+        value, details = shape_value(compiled.shape, result, round_to=plan.aggregate.round_to)
+    checks = [
+        Check(
+            name="concepts_resolved",
+            passed=all(c.values for c in compiled.concept_sets),
+            detail=f"{len(compiled.concept_sets)} concept set(s)",
+            code="concept_not_found",
+        ),
+        Check(
+            name="not_truncated",
+            passed=not result.truncated,
+            detail=f"{len(result.rows)} row(s), limit {settings.max_rows}",
+            code="truncated",
+        ),
+        Check(
+            name="has_value",
+            passed=value is not None,
+            detail="the query returned a value"
+            if value is not None
+            else "no stored data matches the plan",
+            code="no_data",
+        ),
+    ]
+    if compiled.scope_check is not None and plan.scope is not None:
+        scoped = db.execute(
+            compiled.scope_check.sql(dialect=db.dialect), timeout_ms=settings.sql_timeout_ms
+        )
+        n = int(scoped.rows[0][0]) if scoped.rows else 0
+        what = f"{plan.scope.which} {plan.scope.type or ''} encounter".replace("  ", " ")
+        checks.append(
+            Check(
+                name="scope_exists",
+                passed=n > 0,
+                detail=f"{n} {what}(s) in scope" if n else f"no {what} for the subject",
+                code="scope_empty",
+            )
+        )
+    failed = [c for c in checks if not c.passed]
+    return Answer(
+        decision="abstain" if failed else "accept",
+        value=value,
+        shape=compiled.shape,
+        columns=result.columns,
+        rows=[list(r) for r in result.rows],
+        details=details,
+        sql=guarded.sql,
+        concept_sets=[c.to_dict() for c in compiled.concept_sets],
+        checks=checks,
+        reason=failed[0].detail if failed else None,
+        reason_code=failed[0].code if failed else None,
+        **base,
+    )
+
+
+def _number(v: Any) -> Any:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return v
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return v
+    if math.isnan(f):
+        return None
+    return int(f) if f.is_integer() and not isinstance(v, float) else f
+
+
+def shape_value(
+    shape: Shape, result: QueryResult, *, round_to: int | None = None
+) -> tuple[Any, dict[str, Any]]:
+    """Turn result rows into the answer's value (number, date, boolean, list, rows)."""
+    rows = result.rows
+    details: dict[str, Any] = {}
+    value: Any
+    if shape == "proportion":
+        num, den = rows[0] if rows else (None, None)
+        num = int(num or 0)
+        den = int(den or 0)
+        details = {"numerator": num, "denominator": den}
+        value = None if den == 0 else num / den
+    elif shape == "scalar":
+        value = _number(rows[0][0]) if rows else None
+    elif shape == "date":
+        raw = rows[0][0] if rows else None
+        value = _iso(raw)
+    elif shape == "boolean":
+        value = bool(rows[0][0]) if rows and rows[0][0] is not None else None
+    elif shape == "list":
+        value = [_number(r[0]) if not isinstance(r[0], str) else r[0] for r in rows]
+    elif shape == "value_at":
+        if not rows:
+            value = None
+        else:
+            values = [_number(r[0]) if not isinstance(r[0], str) else r[0] for r in rows]
+            value = values[0] if len(values) == 1 else values
+            details = {"date": _iso(rows[0][1])}
+            if len(values) > 1:
+                details["tied"] = len(values)
+            if len(rows[0]) > 2 and rows[0][2] is not None:
+                details["unit"] = rows[0][2]
+    else:  # rows
+        value = [
+            dict(
+                zip(
+                    result.columns,
+                    (_iso(v) if isinstance(v, dt.date) else _number(v) for v in r),
+                    strict=True,
+                )
+            )
+            for r in rows
+        ]
+    if round_to is not None and isinstance(value, float):
+        value = round(value, round_to)
+    return value, details
+
+
+def _iso(raw: Any) -> str | None:
+    if raw is None:
+        return None
+    if isinstance(raw, dt.datetime):
+        return raw.date().isoformat()
+    if isinstance(raw, dt.date):
+        return raw.isoformat()
+    return str(raw)[:10]

@@ -1,0 +1,69 @@
+"""Portable date and number expressions: one sqlglot tree per dialect.
+
+sqlglot renders most functions for every dialect; the few that SQLite lacks (YEAR, date
+arithmetic with intervals) are built here per dialect so that the same plan gives the same
+answer on DuckDB, SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlglot import exp
+
+__all__ = ["add_days", "as_date", "date_literal", "day", "days_between", "month", "year"]
+
+
+def as_date(e: exp.Expression, dialect: str) -> exp.Expression:
+    if dialect == "sqlite":
+        return exp.func("DATE", e)
+    return exp.cast(e, "DATE")
+
+
+def date_literal(value: dt.date | dt.datetime, dialect: str) -> exp.Expression:
+    d = value.date() if isinstance(value, dt.datetime) else value
+    text = exp.Literal.string(d.isoformat())
+    if dialect == "sqlite":
+        return text
+    return exp.cast(text, "DATE")
+
+
+def add_days(e: exp.Expression, days: int, dialect: str) -> exp.Expression:
+    if days == 0:
+        return e
+    if dialect == "sqlite":
+        return exp.func("DATE", e, exp.Literal.string(f"{days:+d} days"))
+    if dialect in {"duckdb", "postgres"}:
+        # date + integer is a date in both, and keeps the result a DATE.
+        return exp.Add(this=e, expression=exp.Literal.number(days))
+    return exp.DateAdd(this=e, expression=exp.Literal.number(days), unit=exp.var("DAY"))
+
+
+def days_between(later: exp.Expression, earlier: exp.Expression, dialect: str) -> exp.Expression:
+    """Whole days from ``earlier`` to ``later`` (both dates)."""
+    if dialect == "sqlite":
+        return exp.cast(
+            exp.Sub(this=exp.func("JULIANDAY", later), expression=exp.func("JULIANDAY", earlier)),
+            "INTEGER",
+        )
+    if dialect in {"duckdb", "postgres"}:
+        return exp.Sub(this=as_date(later, dialect), expression=as_date(earlier, dialect))
+    return exp.DateDiff(this=later, expression=earlier, unit=exp.var("DAY"))
+
+
+def _part(e: exp.Expression, fmt: str, node: type[exp.Func], dialect: str) -> exp.Expression:
+    if dialect == "sqlite":
+        return exp.cast(exp.func("STRFTIME", exp.Literal.string(fmt), e), "INTEGER")
+    return exp.cast(node(this=e), "INTEGER")
+
+
+def year(e: exp.Expression, dialect: str) -> exp.Expression:
+    return _part(e, "%Y", exp.Year, dialect)
+
+
+def month(e: exp.Expression, dialect: str) -> exp.Expression:
+    return _part(e, "%m", exp.Month, dialect)
+
+
+def day(e: exp.Expression, dialect: str) -> exp.Expression:
+    return _part(e, "%d", exp.Day, dialect)
