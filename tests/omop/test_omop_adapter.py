@@ -7,7 +7,13 @@ import sqlite3
 import pytest
 
 from clinbridge.adapters import describe, detect_adapter, get_adapter
-from clinbridge.adapters.omop import OmopAdapter, classify_visit, create_cdm_tables, detect_cdm_version, load_omop_csv
+from clinbridge.adapters.omop import (
+    OmopAdapter,
+    classify_visit,
+    create_cdm_tables,
+    detect_cdm_version,
+    load_omop_csv,
+)
 from clinbridge.catalog import Catalog
 from clinbridge.db import Database
 from clinbridge.errors import ExecutionError
@@ -32,7 +38,11 @@ def test_catalog_content(eunomia_catalog):
     assert c.vocabulary_version == "v5.0 18-JAN-19"
     assert c.data_start == "1908-10-30" and c.data_end == "2019-07-01"
     p = c.patients
-    assert p.table == "person" and p.id_column == "person_id" and p.birth_year_column == "year_of_birth"
+    assert (
+        p.table == "person"
+        and p.id_column == "person_id"
+        and p.birth_year_column == "year_of_birth"
+    )
     assert p.sex_values["8507"] == "male" and p.sex_values["8532"] == "female"
     assert p.death_table == "death" and p.observation_table == "observation_period"
     e = c.encounters
@@ -41,20 +51,41 @@ def test_catalog_content(eunomia_catalog):
     assert e.type_map["9203"] == "emergency" and e.type_map["9202"] == "outpatient"
     assert e.type_map["32037"] == "icu" and e.type_map["581379"] == "icu"
     kinds = {s.kind for s in c.streams}
-    assert kinds >= {"measurement", "drug", "condition", "procedure", "observation", "note", "visit_detail", "device"}
+    assert kinds >= {
+        "measurement",
+        "drug",
+        "condition",
+        "procedure",
+        "observation",
+        "note",
+        "visit_detail",
+        "device",
+    }
     m = c.stream("measurement")
     assert (m.value_column, m.unit_column, m.unit_label_column, m.encounter_column) == (
-        "value_as_number", "unit_concept_id", "unit_source_value", "visit_occurrence_id")
+        "value_as_number",
+        "unit_concept_id",
+        "unit_source_value",
+        "visit_occurrence_id",
+    )
     d = c.stream("drug_exposure")
     assert (d.days_supply_column, d.quantity_column, d.end_time_column) == (
-        "days_supply", "quantity", "drug_exposure_end_date")
+        "days_supply",
+        "quantity",
+        "drug_exposure_end_date",
+    )
     assert c.stream("observation").value_text_column == "value_as_string"
     note = c.stream("note")
     assert (note.text_column, note.title_column) == ("note_text", "note_title")
     assert all(s.dictionary == "concept" for s in c.streams)
     dic = c.dictionary("concept")
-    assert (dic.table, dic.code_column, dic.synonym_table, dic.ancestor_table, dic.relationship_table) == (
-        "concept", "concept_id", "concept_synonym", "concept_ancestor", "concept_relationship")
+    assert (
+        dic.table,
+        dic.code_column,
+        dic.synonym_table,
+        dic.ancestor_table,
+        dic.relationship_table,
+    ) == ("concept", "concept_id", "concept_synonym", "concept_ancestor", "concept_relationship")
     person = c.table("person")
     assert person.row_count == 2694 and person.column("year_of_birth").type == "integer"
     assert c.table("measurement").column("value_as_number").type == "float"
@@ -89,7 +120,8 @@ def test_postgres_schema_catalog(eunomia_pg_url):
 
 @pytest.mark.postgres
 @pytest.mark.xfail(
-    raises=ExecutionError, strict=True,
+    raises=ExecutionError,
+    strict=True,
     reason="clinbridge.db.parse_url re-joins the 'options' value unencoded, which psycopg rejects",
 )
 def test_postgres_search_path_url(eunomia_pg_url):
@@ -122,12 +154,18 @@ def test_upper_case_tables_are_attached(tmp_path):
     # an existing CDM whose tables and columns are upper-case (as some exports are)
     path = tmp_path / "upper.db"
     conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE PERSON (PERSON_ID INTEGER, GENDER_CONCEPT_ID INTEGER, YEAR_OF_BIRTH INTEGER)")
-    conn.execute("CREATE TABLE OBSERVATION_PERIOD (PERSON_ID INTEGER, OBSERVATION_PERIOD_START_DATE TEXT,"
-                 " OBSERVATION_PERIOD_END_DATE TEXT)")
-    conn.execute("CREATE TABLE VISIT_OCCURRENCE (VISIT_OCCURRENCE_ID INTEGER, PERSON_ID INTEGER,"
-                 " VISIT_CONCEPT_ID INTEGER, VISIT_START_DATE TEXT, VISIT_END_DATE TEXT,"
-                 " ADMITTING_SOURCE_CONCEPT_ID INTEGER)")
+    conn.execute(
+        "CREATE TABLE PERSON (PERSON_ID INTEGER, GENDER_CONCEPT_ID INTEGER, YEAR_OF_BIRTH INTEGER)"
+    )
+    conn.execute(
+        "CREATE TABLE OBSERVATION_PERIOD (PERSON_ID INTEGER, OBSERVATION_PERIOD_START_DATE TEXT,"
+        " OBSERVATION_PERIOD_END_DATE TEXT)"
+    )
+    conn.execute(
+        "CREATE TABLE VISIT_OCCURRENCE (VISIT_OCCURRENCE_ID INTEGER, PERSON_ID INTEGER,"
+        " VISIT_CONCEPT_ID INTEGER, VISIT_START_DATE TEXT, VISIT_END_DATE TEXT,"
+        " ADMITTING_SOURCE_CONCEPT_ID INTEGER)"
+    )
     conn.execute("INSERT INTO PERSON VALUES (1, 8507, 1950)")
     conn.execute("INSERT INTO VISIT_OCCURRENCE VALUES (1, 1, 9201, '2020-01-01', '2020-01-03', 0)")
     conn.commit()

@@ -45,14 +45,22 @@ def test_ddl_runs_on_duckdb_and_sqlite(version):
     con.execute("CREATE SCHEMA cdm")
     for stmt in ddl(version, "duckdb", schema="cdm"):
         con.execute(stmt)
-    assert len(con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema='cdm'").fetchall()) == len(cdm_spec(version))
+    assert len(
+        con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema='cdm'"
+        ).fetchall()
+    ) == len(cdm_spec(version))
     lite = sqlite3.connect(":memory:")
     for stmt in ddl(version, "sqlite"):
         lite.execute(stmt)
-    assert lite.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0] == len(cdm_spec(version))
+    assert lite.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[
+        0
+    ] == len(cdm_spec(version))
 
 
-@pytest.mark.parametrize("dialect", ["postgres", "spark", "bigquery", "snowflake", "trino", "redshift"])
+@pytest.mark.parametrize(
+    "dialect", ["postgres", "spark", "bigquery", "snowflake", "trino", "redshift"]
+)
 def test_ddl_transpiles_and_parses_back(dialect):
     stmts = ddl("5.4", dialect, schema="cdm")
     assert len(stmts) == len(cdm_spec("5.4"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from clinbridge.adapters import describe
 from clinbridge.db import Database
@@ -27,7 +28,13 @@ def synth_index(synth_duckdb_url):
 def test_by_name_is_exact_and_says_why(eunomia_index):
     [m] = eunomia_index.by_name("gastrointestinal HEMORRHAGE", domain="Condition")
     assert isinstance(m, ConceptMatch)
-    assert (m.concept_id, m.how, m.standard, m.vocabulary, m.code) == (192671, "name", True, "SNOMED", "74474003")
+    assert (m.concept_id, m.how, m.standard, m.vocabulary, m.code) == (
+        192671,
+        "name",
+        True,
+        "SNOMED",
+        "74474003",
+    )
     assert eunomia_index.by_name("gastrointestinal hemorrhage", domain="Drug") == []
 
 
@@ -51,7 +58,9 @@ def test_celecoxib_descendants_and_drug_use(eunomia_index, eunomia_duckdb_url):
     assert ms[0].concept_id == 1118084 and ms[0].how == "id"
     ids = [m.concept_id for m in ms]
     with Database.open(eunomia_duckdb_url) as db:
-        n = db.execute(f"SELECT count(*) FROM drug_exposure WHERE drug_concept_id IN ({','.join(map(str, ids))})").rows[0][0]
+        n = db.execute(
+            f"SELECT count(*) FROM drug_exposure WHERE drug_concept_id IN ({','.join(map(str, ids))})"
+        ).rows[0][0]
     assert n > 0
     # acetaminophen has clinical-drug descendants in Eunomia's CONCEPT_ANCESTOR
     acet = eunomia_index.descendants([1125315])
@@ -84,7 +93,7 @@ def test_synthetic_vocabulary(synth_index):
 
 def test_concept_match_is_frozen_json():
     m = ConceptMatch(concept_id=1, name="x", how="id")
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         m.name = "y"  # type: ignore[misc]
     assert ConceptMatch.model_validate_json(m.model_dump_json()) == m
 
@@ -115,7 +124,14 @@ def test_load_athena_tsv(tmp_path):
         assert [m.concept_id for m in index.map_codes(["E11.9"], "ICD10CM")] == [201826]
         [syn] = index.by_name("diabetes mellitus type 2")
         assert syn.how == "synonym" and syn.concept_id == 201826
-        assert str(db.execute("SELECT valid_start_date FROM concept WHERE concept_id = 201826").rows[0][0]) == "1970-01-01"
+        assert (
+            str(
+                db.execute("SELECT valid_start_date FROM concept WHERE concept_id = 201826").rows[
+                    0
+                ][0]
+            )
+            == "1970-01-01"
+        )
 
 
 def test_load_vocabulary_needs_concept(tmp_path):

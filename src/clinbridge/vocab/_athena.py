@@ -43,6 +43,7 @@ VOCABULARY_TABLES = (
     "drug_strength",
 )
 
+
 def load_vocabulary(
     folder: str | Path,
     db: Database | str,
@@ -83,7 +84,10 @@ def load_vocabulary(
         spec = cdm_spec("5.4")
         report = LoadReport("5.4", database.backend, schema)
         create_cdm_tables(
-            database, "5.4", schema=schema, replace=if_exists == "replace",
+            database,
+            "5.4",
+            schema=schema,
+            replace=if_exists == "replace",
             tables=[spec[t] for t in VOCABULARY_TABLES],
         )
         writer = BulkWriter(database, schema)
@@ -97,8 +101,13 @@ def load_vocabulary(
                     progress(min(base + pos, total), total)
 
             load = load_table_file(
-                path, spec[table], writer, on_error=on_error, if_exists=if_exists,
-                chunksize=chunksize, progress=file_progress,
+                path,
+                spec[table],
+                writer,
+                on_error=on_error,
+                if_exists=if_exists,
+                chunksize=chunksize,
+                progress=file_progress,
             )
             if database.backend == "sqlite":
                 database.conn.commit()

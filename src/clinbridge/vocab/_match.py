@@ -95,7 +95,9 @@ class ConceptIndex:
         else:
             catalog = vocabulary_catalog(db)
         if not catalog.dictionaries:
-            raise VocabularyError(f"no concept table in {db.url!r}; load one with 'clinbridge load vocab'")
+            raise VocabularyError(
+                f"no concept table in {db.url!r}; load one with 'clinbridge load vocab'"
+            )
         return cls(db, catalog, dictionary)
 
     # -- SQL helpers ---------------------------------------------------------------------------
@@ -112,7 +114,7 @@ class ConceptIndex:
 
     def _concept_select(self, alias: str = "c") -> exp.Select:
         d = self.spec
-        cols: list[exp.Expression] = [
+        cols: list[Any] = [
             self._col(d.code_column, alias).as_("cid"),
             self._col(d.label_column, alias).as_("name"),
         ]
@@ -187,7 +189,7 @@ class ConceptIndex:
         if not wanted:
             return []
         code_col = self.spec.source_code_column or self.spec.code_column
-        cond: exp.Expression = self._col(code_col, "c").isin(*[exp.convert(c) for c in wanted])
+        cond: Any = self._col(code_col, "c").isin(*[exp.convert(c) for c in wanted])
         if vocabulary is not None and self.spec.system_column:
             cond = exp.and_(
                 cond,
@@ -205,12 +207,11 @@ class ConceptIndex:
         if not needle:
             return []
         d = self.spec
-        cond: exp.Expression = exp.func("lower", self._col(d.label_column, "c")).eq(
-            exp.convert(needle)
-        )
+        cond: Any = exp.func("lower", self._col(d.label_column, "c")).eq(exp.convert(needle))
         cond = self._domain_filter(cond, domain)
         matches = [
-            self._match(r, "name", matched_text=r[1]) for r in self._run(self._concept_select().where(cond))
+            self._match(r, "name", matched_text=r[1])
+            for r in self._run(self._concept_select().where(cond))
         ]
         if synonyms and d.synonym_table and d.synonym_code_column and d.synonym_label_column:
             seen = {m.concept_id for m in matches}
@@ -237,16 +238,19 @@ class ConceptIndex:
                     matches.append(m)
         return sorted(matches, key=lambda m: (not m.standard, m.how != "name", str(m.concept_id)))
 
-    def _domain_filter(self, cond: exp.Expression, domain: str | None) -> exp.Expression:
+    def _domain_filter(self, cond: Any, domain: str | None) -> Any:
         if domain is None or not self.spec.domain_column:
             return cond
         return exp.and_(
             cond,
-            exp.func("lower", self._col(self.spec.domain_column, "c")).eq(exp.convert(domain.lower())),
+            exp.func("lower", self._col(self.spec.domain_column, "c")).eq(
+                exp.convert(domain.lower())
+            ),
         )
 
-    def fuzzy(self, text: str, limit: int = 10, *, domain: str | None = None,
-              min_score: float = 60.0) -> list[ConceptMatch]:
+    def fuzzy(
+        self, text: str, limit: int = 10, *, domain: str | None = None, min_score: float = 60.0
+    ) -> list[ConceptMatch]:
         """Best approximate matches over names and synonyms (rapidfuzz ``WRatio``), best first."""
         from rapidfuzz import fuzz, process
 
@@ -270,8 +274,11 @@ class ConceptIndex:
             m = found.get(_norm_id(cid))
             if m is None or (domain and m.domain and m.domain.lower() != domain.lower()):
                 continue
-            out.append(m.model_copy(update={"how": "fuzzy", "score": round(score / 100, 4),
-                                            "matched_text": choice}))
+            out.append(
+                m.model_copy(
+                    update={"how": "fuzzy", "score": round(score / 100, 4), "matched_text": choice}
+                )
+            )
         out.sort(key=lambda m: (-m.score, not m.standard, str(m.concept_id)))
         return out[:limit]
 
@@ -287,14 +294,18 @@ class ConceptIndex:
             # Large vocabularies: only rows sharing the longest word with the query.
             word = max(needle.split(), key=len)
             where = exp.func("lower", self._col(d.label_column)).like(exp.convert(f"%{word}%"))
-        q = exp.select(self._col(d.label_column), self._col(d.code_column)).from_(self._table(d.table))
+        q = exp.select(self._col(d.label_column), self._col(d.code_column)).from_(
+            self._table(d.table)
+        )
         rows: list[tuple[str, Any, MatchHow]] = [
-            (str(r[0]).lower(), r[1], "name") for r in self._run(q.where(where) if where else q) if r[0]
+            (str(r[0]).lower(), r[1], "name")
+            for r in self._run(q.where(where) if where else q)
+            if r[0]
         ]
         if d.synonym_table and d.synonym_code_column and d.synonym_label_column:
-            sq = exp.select(self._col(d.synonym_label_column), self._col(d.synonym_code_column)).from_(
-                self._table(d.synonym_table)
-            )
+            sq = exp.select(
+                self._col(d.synonym_label_column), self._col(d.synonym_code_column)
+            ).from_(self._table(d.synonym_table))
             if where is not None:
                 sq = sq.where(
                     exp.func("lower", self._col(d.synonym_label_column)).like(
@@ -306,7 +317,9 @@ class ConceptIndex:
             self._names = rows
         return rows
 
-    def descendants(self, ids: Iterable[int | str], *, include_self: bool = True) -> list[ConceptMatch]:
+    def descendants(
+        self, ids: Iterable[int | str], *, include_self: bool = True
+    ) -> list[ConceptMatch]:
         """The concepts below ``ids`` in the hierarchy (CONCEPT_ANCESTOR), each with ``via`` its ancestor.
 
         The concepts themselves come back with ``how="id"`` when ``include_self`` is true.

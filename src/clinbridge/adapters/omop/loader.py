@@ -44,7 +44,14 @@ from clinbridge.adapters.omop.ddl import (
 from clinbridge.db import Database
 from clinbridge.errors import LoadError
 
-__all__ = ["LoadReport", "create_cdm_tables", "create_indexes", "detect_csv_version", "load_omop_csv", "load_table_file"]
+__all__ = [
+    "LoadReport",
+    "create_cdm_tables",
+    "create_indexes",
+    "detect_csv_version",
+    "load_omop_csv",
+    "load_table_file",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -97,8 +104,15 @@ class LoadReport:
             "loaded": self.loaded,
             "rejected": self.rejected,
             "tables": [
-                {"table": t.table, "file": t.file, "read": t.read, "loaded": t.loaded,
-                 "rejected": t.rejected, "seconds": round(t.seconds, 3), "notes": t.notes}
+                {
+                    "table": t.table,
+                    "file": t.file,
+                    "read": t.read,
+                    "loaded": t.loaded,
+                    "rejected": t.rejected,
+                    "seconds": round(t.seconds, 3),
+                    "notes": t.notes,
+                }
                 for t in self.tables
             ],
             "notes": self.notes,
@@ -123,7 +137,7 @@ def detect_csv_version(folder: Path) -> str:
             if "cdm_version" in chunk.columns and chunk["cdm_version"].notna().any():
                 try:
                     return normalise_version(str(chunk["cdm_version"].dropna().iloc[0]))
-                except Exception:  # noqa: BLE001 - a free-text version falls through to the columns
+                except Exception:
                     pass
             break
     if "episode" in files:
@@ -137,7 +151,11 @@ def detect_csv_version(folder: Path) -> str:
 
 
 def create_cdm_tables(
-    db: Database, version: str, *, schema: str | None = None, replace: bool = False,
+    db: Database,
+    version: str,
+    *,
+    schema: str | None = None,
+    replace: bool = False,
     tables: Iterable[TableSpec] | None = None,
 ) -> list[str]:
     """Create every CDM table (``IF NOT EXISTS``); drop them first when ``replace``."""
@@ -222,7 +240,9 @@ def load_omop_csv(
             if spec.name not in cdm_spec(version):
                 other = next(v for v in CDM_VERSIONS if spec.name in cdm_spec(v))
                 create_cdm_tables(database, version, schema=schema, tables=[spec])
-                report.notes.append(f"{path.name}: table {spec.name} defined by CDM {other}, created from it")
+                report.notes.append(
+                    f"{path.name}: table {spec.name} defined by CDM {other}, created from it"
+                )
 
             def file_progress(pos: int, _total: int = 0, base: int = done) -> None:
                 if progress:
@@ -230,8 +250,13 @@ def load_omop_csv(
 
             with transaction(database):
                 load = load_table_file(
-                    path, spec, writer, on_error=on_error, if_exists=if_exists,
-                    chunksize=chunksize, progress=file_progress,
+                    path,
+                    spec,
+                    writer,
+                    on_error=on_error,
+                    if_exists=if_exists,
+                    chunksize=chunksize,
+                    progress=file_progress,
                 )
             report.tables.append(load)
             done += path.stat().st_size
@@ -290,7 +315,9 @@ def load_table_file(
         if problems.rows:
             first_row, first_field, first_reason = min(problems.rows)
             if on_error == "raise":
-                value = chunk.iloc[first_row].get(first_field) if first_field in chunk.columns else None
+                value = (
+                    chunk.iloc[first_row].get(first_field) if first_field in chunk.columns else None
+                )
                 raise LoadError(
                     f"{first_reason}: {value!r}",
                     file=str(path),
@@ -318,8 +345,14 @@ def load_table_file(
             keep.iloc[bad_idx] = False
             typed = typed[keep.to_numpy()]
             load.rejected += len(bad_idx)
-            logger.warning("%s: %d rows rejected (first: record %d, %s: %s)", path.name, len(bad_idx),
-                           row_base + bad_idx[0] + 1, by_row[bad_idx[0]][0], by_row[bad_idx[0]][1])
+            logger.warning(
+                "%s: %d rows rejected (first: record %d, %s: %s)",
+                path.name,
+                len(bad_idx),
+                row_base + bad_idx[0] + 1,
+                by_row[bad_idx[0]][0],
+                by_row[bad_idx[0]][1],
+            )
         load.loaded += writer.write(name, typed, types, not_null=required)
         row_base += len(chunk)
         if progress:
