@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from clinbridge.adapters.omop._bulk import BulkWriter, ColumnType
+from clinbridge.adapters.omop._bulk import BulkWriter, ColumnType, open_writable
 from clinbridge.adapters.omop.ddl import cdm_spec
 from clinbridge.adapters.omop.loader import create_cdm_tables, create_indexes
 from clinbridge.db import Database
@@ -525,7 +525,7 @@ class _Builder:
                 "drug_exposure_id": np.arange(1, len(d) + 1, dtype=np.int64),
                 "person_id": self.pid[d["p"].to_numpy()],
                 "drug_concept_id": _lookup(
-                    drug, {k: x.product_id for k, x in V.DRUGS.items()}, np.int64
+                    drug_keys, {k: x.product_id for k, x in V.DRUGS.items()}, np.int64
                 ),
                 "drug_exposure_start_date": _dates(day),
                 "drug_exposure_start_datetime": _dates(day),
@@ -989,7 +989,7 @@ def generate_omop(
     report = SynthReport(patients=patients, seed=seed)
     report.seconds_generate = time.perf_counter() - t0
     own = isinstance(db, str)
-    database = Database.open(db, read_only=False) if isinstance(db, str) else db
+    database = open_writable(db, schema) if isinstance(db, str) else db
     try:
         t1 = time.perf_counter()
         schema = schema or database.schema

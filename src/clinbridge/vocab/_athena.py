@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Literal
 
-from clinbridge.adapters.omop._bulk import BulkWriter, Progress
+from clinbridge.adapters.omop._bulk import BulkWriter, Progress, open_writable
 from clinbridge.adapters.omop.ddl import cdm_spec
 from clinbridge.adapters.omop.loader import (
     LoadReport,
@@ -78,7 +78,7 @@ def load_vocabulary(
     if not any(t == "concept" for t, _ in files):
         raise LoadError(f"no CONCEPT file in {folder}", file=str(folder))
     own = isinstance(db, str)
-    database = Database.open(db, read_only=False) if isinstance(db, str) else db
+    database = open_writable(db, schema) if isinstance(db, str) else db
     try:
         schema = schema or database.schema
         spec = cdm_spec("5.4")

@@ -37,6 +37,7 @@ __all__ = [
     "convert_chunk",
     "ensure_schema",
     "open_text",
+    "open_writable",
     "quote_table",
     "read_chunks",
 ]
@@ -207,6 +208,25 @@ def quote_table(name: str, schema: str | None, dialect: str) -> str:
         else exp.table_(name, quoted=True)
     )
     return table.sql(dialect=dialect)
+
+
+def open_writable(url: str, schema: str | None = None) -> Database:
+    """Open a database for loading, creating a DuckDB file's target schema first if needed."""
+    from clinbridge.db import Database, parse_url
+
+    parsed = parse_url(url)
+    wanted = schema or parsed.schema
+    if parsed.backend == "duckdb" and wanted and parsed.path and parsed.path != ":memory:":
+        import duckdb
+
+        Path(parsed.path).parent.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect(parsed.path)
+        try:
+            ident = exp.to_identifier(wanted, quoted=True).sql(dialect="duckdb")
+            con.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}").fetchall()
+        finally:
+            con.close()
+    return Database.open(url, read_only=False, schema=schema)
 
 
 def ensure_schema(db: Database, schema: str | None) -> None:

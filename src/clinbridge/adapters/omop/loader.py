@@ -30,6 +30,7 @@ from clinbridge.adapters.omop._bulk import (
     TableLoad,
     convert_chunk,
     ensure_schema,
+    open_writable,
     read_chunks,
     transaction,
 )
@@ -212,7 +213,7 @@ def load_omop_csv(
     if not folder.is_dir():
         raise LoadError(f"{folder} is not a folder of OMOP CSV files", file=str(folder))
     own = isinstance(db, str)
-    database = Database.open(db, read_only=False) if isinstance(db, str) else db
+    database = open_writable(db, schema) if isinstance(db, str) else db
     try:
         schema = schema or database.schema
         version = normalise_version(cdm_version) if cdm_version else detect_csv_version(folder)
