@@ -147,3 +147,61 @@ def test_vocab_on_postgres(eunomia_pg_url):
         assert [m.concept_id for m in index.by_name("Gastrointestinal hemorrhage")] == [192671]
         assert len(index.descendants([1125315])) == 7
         assert [m.concept_id for m in index.map_codes(["K92.2"], "ICD10CM")] == [192671]
+
+
+def test_fuzzy_does_not_match_on_one_shared_word(eunomia_index):
+    assert eunomia_index.fuzzy("type 2 diabetes") == []  # Eunomia has no such concept
+    [m] = eunomia_index.fuzzy("bleeding from the gut")
+    assert m.concept_id == 192671 and m.matched_text == "gi bleeding"
+
+
+@pytest.mark.slow  # loads the sentence-embedding model and embeds ~1,500 names
+def test_embedding_search(eunomia_index):
+    ms = eunomia_index.embedding("stomach bleeding", limit=3)
+    assert ms[0].concept_id == 192671 and ms[0].how == "embedding" and 0.5 < ms[0].score <= 1
+    assert eunomia_index.embedding("paracetamol painkiller", limit=1)[0].concept_id == 1125315
+    assert eunomia_index.resolve("bleeding in the stomach", embeddings=True)[0].concept_id == 192671
+
+
+def test_generic_dictionary_without_hierarchy(tmp_path):
+    # a FHIR-style code table: string codes, a system column, no synonyms/ancestors/relationships
+    from clinbridge.catalog import Catalog, ColumnInfo, Dictionary, TableInfo
+
+    url = f"duckdb:///{tmp_path / 'codes.duckdb'}"
+    with Database.open(url, read_only=False) as db:
+        db.conn.execute("CREATE TABLE codes (code VARCHAR, display VARCHAR, system VARCHAR)")
+        db.conn.execute(
+            "INSERT INTO codes VALUES ('718-7', 'Hemoglobin [Mass/volume] in Blood', 'http://loinc.org'),"
+            " ('8867-4', 'Heart rate', 'http://loinc.org')"
+        )
+    catalog = Catalog(
+        source="fhir",
+        adapter="fhir",
+        dialect="duckdb",
+        dictionaries=(
+            Dictionary(
+                name="codes",
+                table="codes",
+                code_column="code",
+                label_column="display",
+                system_column="system",
+            ),
+        ),
+        tables=(TableInfo(name="codes", columns=(ColumnInfo(name="code", type="string"),)),),
+    )
+    with Database.open(url) as db:
+        index = ConceptIndex(db, catalog, dictionary="codes")
+        [hr] = index.by_name("heart rate")
+        assert (hr.concept_id, hr.vocabulary, hr.standard, hr.dictionary) == (
+            "8867-4",
+            "http://loinc.org",
+            True,
+            "codes",
+        )
+        assert [m.concept_id for m in index.by_ids(["718-7"])] == ["718-7"]
+        assert [m.concept_id for m in index.by_codes(["718-7"], vocabulary="http://loinc.org")] == [
+            "718-7"
+        ]
+        assert [m.concept_id for m in index.descendants(["718-7"])] == ["718-7"]
+        assert index.maps_to(["718-7"]) == []
+        assert index.fuzzy("hemoglobin in blood")[0].concept_id == "718-7"
