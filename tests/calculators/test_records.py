@@ -3,10 +3,18 @@ plus a few measurement rows with values (Eunomia's measurements carry none)."""
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import json
+import shutil
+import sqlite3
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import duckdb
+import psycopg
 import pytest
 from click.testing import CliRunner
 
@@ -16,7 +24,7 @@ from clinbridge.calculators.records import compute_from_records
 from clinbridge.cli import main
 
 EUNOMIA = Path(__file__).parents[2] / "synthetic_data" / "eunomia-gibleed-5.3"
-TABLES = [
+PG_TABLES = [
     "person",
     "condition_occurrence",
     "concept",
@@ -24,33 +32,73 @@ TABLES = [
     "observation_period",
     "visit_occurrence",
     "cdm_source",
+    "measurement",
 ]
 STROKE_PATIENT = "563"  # male, born 1964-04-12, cerebrovascular accident 2005-03-13
+MEASUREMENTS = [  # (id, person, concept, date, value, unit); Eunomia's own measurements have no values
+    (900000001, 563, 3025315, "2018-01-10", 80.0, "kg"),  # body weight
+    (900000002, 563, 3025315, "2019-05-01", 90.0, "kg"),  # later weight
+    (900000003, 563, 3036277, "2017-06-01", 70.0, "[in_i]"),  # body height in inches (UCUM)
+    (900000004, 563, 3016723, "2019-05-01", 1.2, "mg/dL"),  # serum creatinine
+    (900000005, 209, 3025315, "2019-05-01", 60.0, "kg"),  # weight only: height missing
+]
+INSERT = (
+    "INSERT INTO measurement (measurement_id, person_id, measurement_concept_id, measurement_date, "
+    "measurement_type_concept_id, value_as_number, unit_source_value) VALUES ({})"
+)
 
 
-@pytest.fixture(scope="module")
-def cdm(tmp_path_factory: pytest.TempPathFactory) -> str:
-    path = tmp_path_factory.mktemp("cdm") / "eunomia.duckdb"
-    url = f"duckdb:///{path}"
-    report = load_omop_csv(EUNOMIA, url, only=TABLES)
-    assert report.reconciles
-    con = duckdb.connect(str(path))
-    rows = [  # (id, person, concept, date, value, unit)
-        (1, 563, 3025315, "2018-01-10", 80.0, "kg"),  # body weight
-        (2, 563, 3025315, "2019-05-01", 90.0, "kg"),  # later weight
-        (3, 563, 3036277, "2017-06-01", 70.0, "[in_i]"),  # body height in inches (UCUM)
-        (4, 563, 3016723, "2019-05-01", 1.2, "mg/dL"),  # serum creatinine
-        (5, 209, 3025315, "2019-05-01", 60.0, "kg"),  # weight only: height missing
-    ]
-    for mid, pid, concept, day, value, unit in rows:
-        con.execute(
-            "INSERT INTO measurement (measurement_id, person_id, measurement_concept_id, "
-            "measurement_date, measurement_type_concept_id, value_as_number, unit_source_value) "
-            "VALUES (?, ?, ?, ?, 44818702, ?, ?)",
-            [mid, pid, concept, day, value, unit],
+def _insert(execute: Any, placeholder: str) -> None:
+    for mid, pid, concept, day, value, unit in MEASUREMENTS:
+        execute(
+            INSERT.format(", ".join([placeholder] * 4 + ["44818702"] + [placeholder] * 2)),
+            [mid, pid, concept, dt.date.fromisoformat(day), value, unit],
         )
-    con.close()
-    return url
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        "duckdb",
+        "sqlite",
+        pytest.param("postgres", marks=[pytest.mark.postgres, pytest.mark.slow]),
+    ],
+)
+def cdm(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A copy of Eunomia (the shared session build) plus a few measurements with values."""
+    if request.param == "postgres":
+        base = request.getfixturevalue("pg_server")
+        schema = f"cb_calc_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        url = f"{base}?schema={schema}"
+        try:
+            assert load_omop_csv(EUNOMIA, url, only=PG_TABLES).reconciles
+            with psycopg.connect(base, autocommit=True) as conn:
+                conn.execute(f'SET search_path TO "{schema}"')
+                _insert(conn.execute, "%s")
+            yield url
+        finally:
+            with psycopg.connect(base, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        return
+    shared: Path = request.getfixturevalue(f"eunomia_{request.param}")
+    path = tmp_path_factory.mktemp("calc_cdm") / shared.name
+    shutil.copy(shared, path)
+    if request.param == "duckdb":
+        con = duckdb.connect(str(path))
+        _insert(con.execute, "?")
+        con.close()
+    else:
+        with contextlib.closing(sqlite3.connect(path)) as con:
+            _insert(
+                lambda sql, args: con.execute(
+                    sql, [a.isoformat() if isinstance(a, dt.date) else a for a in args]
+                ),
+                "?",
+            )
+            con.commit()
+    yield f"{request.param}:///{path}"
 
 
 def test_bmi_takes_latest_values_before_the_date(cdm: str) -> None:
