@@ -391,11 +391,20 @@ def create_indexes(db: Database, schema: str | None, tables: Iterable[str]) -> i
     if db.backend not in {"sqlite", "postgres"}:
         return 0
     writer = BulkWriter(db, schema)
+    tables = list(tables)
     n = 0
     for table in tables:
         for column in _INDEXED.get(table, ()):
             writer.execute(
                 f'CREATE INDEX IF NOT EXISTS "idx_{table}_{column}" ON {writer.table(table)} ("{column}")'
+            )
+            n += 1
+    # name lookups compare lower(name): index the expression (ConceptIndex.by_name)
+    for table, column in (("concept", "concept_name"), ("concept_synonym", "concept_synonym_name")):
+        if table in set(tables):
+            writer.execute(
+                f'CREATE INDEX IF NOT EXISTS "idx_{table}_lower_name" ON {writer.table(table)} '
+                f'(lower("{column}"))'
             )
             n += 1
     if db.backend == "sqlite":
