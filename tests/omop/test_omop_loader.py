@@ -169,10 +169,20 @@ def test_cdm54_loads(tmp_path, synthea27nj_csv_dir):
 
 
 def test_duckdb_schema(tmp_path, eunomia_csv_dir):
+    from clinbridge.adapters import describe
+    from clinbridge.vocab import ConceptIndex
+
     url = f"duckdb:///{tmp_path / 's.duckdb'}?schema=cdm"
-    load_omop_csv(eunomia_csv_dir, url, only=["person"])
+    tables = ["person", "observation_period", "visit_occurrence", "concept", "concept_ancestor"]
+    load_omop_csv(eunomia_csv_dir, url, only=tables)
     with Database.open(url) as db:
         assert db.execute("SELECT count(*) FROM cdm.person").rows == [(2694,)]
+        catalog = describe(db)
+        assert catalog.schema_name == "cdm" and catalog.table("person").row_count == 2694
+        index = ConceptIndex(db, catalog)
+        assert [m.concept_id for m in index.by_name("Gastrointestinal hemorrhage")] == [192671]
+    with Database.open(f"duckdb:///{tmp_path / 's.duckdb'}") as db:
+        assert "person" not in db.table_names()  # nothing written to main
 
 
 def test_copy_of_eunomia_is_untouched(tmp_path, eunomia_csv_dir):
