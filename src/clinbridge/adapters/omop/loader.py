@@ -235,7 +235,7 @@ def load_omop_csv(
             spec = table_spec(table, version)
             if spec is None:
                 report.notes.append(f"{path.name}: not an OMOP CDM {version} table, skipped")
-                logger.warning("skipping %s: not a CDM table", path.name)
+                logger.info("skipping %s: not a CDM table", path.name)
                 done += path.stat().st_size
                 continue
             if spec.name not in cdm_spec(version):
@@ -310,7 +310,7 @@ def load_table_file(
         if extra and not warned_extra:
             warned_extra = True
             load.notes.append(f"columns not in CDM table {spec.name} ignored: {', '.join(extra)}")
-            logger.warning("%s: ignoring non-CDM columns %s", path.name, extra)
+            logger.info("%s: ignoring non-CDM columns %s", path.name, extra)
         typed, problems = convert_chunk(chunk, types, required=required, max_lengths=lengths)  # type: ignore[arg-type]
         load.read += len(chunk)
         if problems.rows:
