@@ -145,6 +145,14 @@ def test_table_names_are_case_insensitive_and_schema_qualified():
         assert g.tables == ("person",)
 
 
+def test_allowed_schemas_pin_qualified_names_to_the_source_schema():
+    kw = {"dialect": "postgres", "allowed_tables": ALLOWED, "max_rows": 5}
+    assert guard("SELECT * FROM CDM.person", allowed_schemas={"cdm"}, **kw).tables == ("person",)
+    assert guard("SELECT * FROM person", allowed_schemas={"cdm"}, **kw).tables == ("person",)
+    e = _refusal("SELECT * FROM hr.person", "postgres", allowed_schemas={"cdm"})
+    assert e.details["reason"] == "unknown_table" and "outside the source's schema" in str(e)
+
+
 def test_cte_names_shadow_catalog_checks_only_in_scope():
     ok = "WITH secret AS (SELECT 1 AS x) SELECT * FROM secret"
     assert guard(ok, dialect="duckdb", allowed_tables=ALLOWED, max_rows=5).tables == ()

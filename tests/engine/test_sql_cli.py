@@ -128,6 +128,8 @@ def test_schema_option_on_postgres(guard_postgres_url):
     assert json.loads(r.stdout)["rows"] == [[20]]
     r = invoke(f"SELECT count(*) FROM {schema}.person", "--db", base, "--schema", schema)
     assert r.exit_code == 0, r.output
+    r = invoke("SELECT count(*) FROM public.person", "--db", base, "--schema", schema)
+    assert r.exit_code == 2 and "outside the source's schema" in r.stderr
 
 
 def test_allowed_tables_come_from_the_database_without_an_adapter(guard_db_url):
