@@ -351,3 +351,9 @@ def test_guard_sql_refuses_when_the_catalog_lists_no_tables():
 
     with pytest.raises(SQLSafetyError, match="lists no tables"):
         guard_sql("SELECT 1", catalog=Catalog(source="e", adapter="x", dialect="duckdb"))
+
+
+def test_every_refusal_reason_is_documented():
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "guard.md").read_text(encoding="utf-8")
+    for reason in refusal_reasons():
+        assert f"| `{reason}` |" in doc, reason
