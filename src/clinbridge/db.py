@@ -285,6 +285,9 @@ class Database:
                     cur.execute("ROLLBACK")
             else:
                 self._rollback()
+                # the session's later statements (a loader's COPY) must not inherit the limit
+                with contextlib.suppress(Exception):
+                    cur.execute("SET statement_timeout = DEFAULT")
             cur.close()
 
     @contextlib.contextmanager
