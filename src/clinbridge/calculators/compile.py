@@ -174,20 +174,19 @@ class Calculator:
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
         names: set[str] = {i.name for i in spec.inputs}
-        self._steps: list[tuple[str, Expr]] = []
+        self._steps: list[tuple[str, Expr | dict[str, float]]] = []
         for s in spec.steps:
-            self._steps.append((s.name, compile_expr(s.formula, names=names)))
+            if s.formula is not None:
+                self._steps.append((s.name, compile_expr(s.formula, names=names)))
+            else:
+                assert s.input is not None
+                self._check_map(s.input, s.map, s.name)
+                self._steps.append((s.name, {_key(k): float(v) for k, v in s.map.items()}))
             names.add(s.name)
         self._items: list[_CompiledItem] = []
         for item in spec.points:
             if item.input is not None:
-                inp = self._input(item.input)
-                allowed = {_key(v.value) for v in inp.values}
-                unknown = [k for k in item.map if _key(k) not in allowed]
-                if unknown:
-                    raise CalculatorSpecError(
-                        f"spec {spec.id}: item {item.label!r} maps unknown values {unknown}"
-                    )
+                self._check_map(item.input, item.map, item.label)
             self._items.append(_CompiledItem(item, names))
             if item.name:
                 names.add(item.name)
@@ -197,6 +196,24 @@ class Calculator:
         for i in spec.inputs:
             for a in (i.name, i.label, *i.aliases):
                 self._aliases[_key(a)] = i.name
+
+    def _check_map(self, name: str, mapping: Mapping[str, float], where: str) -> None:
+        inp = self._input(name)
+        if inp.type != "categorical":
+            raise CalculatorSpecError(
+                f"spec {self.spec.id}: {where!r} maps a non-categorical input"
+            )
+        allowed = {_key(v.value) for v in inp.values}
+        unknown = [k for k in mapping if _key(k) not in allowed]
+        if unknown:
+            raise CalculatorSpecError(
+                f"spec {self.spec.id}: {where!r} maps unknown values {unknown}"
+            )
+        uncovered = [v.value for v in inp.values if _key(v.value) not in {_key(k) for k in mapping}]
+        if uncovered:
+            raise CalculatorSpecError(
+                f"spec {self.spec.id}: {where!r} has no entry for {uncovered}"
+            )
 
     # -- metadata ------------------------------------------------------------------------------
     @property
@@ -401,12 +418,15 @@ class Calculator:
         inputs = self.validate(params, missing=missing, sources=sources)
         env: dict[str, Any] = {k: v.value for k, v in inputs.items()}
         steps: list[StepResult] = []
-        for (name, expr), s in zip(self._steps, self.spec.steps, strict=True):
-            env[name] = expr(env)
+        for (name, rule), s in zip(self._steps, self.spec.steps, strict=True):
+            if isinstance(rule, Expr):
+                env[name] = rule(env)
+                shown = s.formula or ""
+            else:
+                env[name] = rule[_key(str(env[s.input or ""]))]
+                shown = f"table[{s.input} = {env[s.input or '']}]"
             steps.append(
-                StepResult(
-                    label=s.label or name, expression=s.formula, value=env[name], unit=s.unit
-                )
+                StepResult(label=s.label or name, expression=shown, value=env[name], unit=s.unit)
             )
         total = 0.0
         for ci in self._items:

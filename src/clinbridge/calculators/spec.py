@@ -128,12 +128,26 @@ class InputSpec(_Model):
 
 
 class Step(_Model):
-    """A named intermediate value, computed in order and shown in the explanation."""
+    """A named intermediate value, computed in order and shown in the explanation.
+
+    Either ``formula`` (an expression) or ``input`` + ``map`` (a lookup table from a
+    categorical input's values to numbers, e.g. steroid equivalent doses).
+    """
 
     name: str
-    formula: str
+    formula: str | None = None
+    input: str | None = None
+    map: dict[str, float] = Field(default_factory=dict)
     label: str = ""
     unit: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> Step:
+        if (self.formula is None) == (self.input is None):
+            raise ValueError(f"step {self.name!r}: give exactly one of formula, input + map")
+        if self.input is not None and not self.map:
+            raise ValueError(f"step {self.name!r}: 'input' needs 'map'")
+        return self
 
 
 class Case(_Model):

@@ -51,7 +51,9 @@ class Timings(BaseModel):
         try:
             yield
         finally:
-            self.steps_ms[step] = round(self.steps_ms.get(step, 0.0) + (time.perf_counter() - start) * 1000, 3)
+            self.steps_ms[step] = round(
+                self.steps_ms.get(step, 0.0) + (time.perf_counter() - start) * 1000, 3
+            )
 
     @property
     def total_ms(self) -> float:

@@ -138,7 +138,14 @@ class PatientAnchor(_Node):
     """A date every patient has: birth, start/end of observation, first/last encounter, death."""
 
     kind: Literal["patient"] = "patient"
-    point: Literal["birth", "observation_start", "observation_end", "death", "first_encounter", "last_encounter"]
+    point: Literal[
+        "birth",
+        "observation_start",
+        "observation_end",
+        "death",
+        "first_encounter",
+        "last_encounter",
+    ]
 
 
 class FixedAnchor(_Node):
@@ -238,7 +245,9 @@ class EncounterFilter(_Node):
     negate: bool = False
 
 
-Filter = Annotated[SexFilter | AgeFilter | EventFilter | EncounterFilter, Field(discriminator="kind")]
+Filter = Annotated[
+    SexFilter | AgeFilter | EventFilter | EncounterFilter, Field(discriminator="kind")
+]
 
 
 # -- what is measured and how it is aggregated -------------------------------------------------
@@ -335,13 +344,26 @@ class QueryPlan(_Node):
     @model_validator(mode="after")
     def _coherent(self) -> QueryPlan:
         op, of = self.aggregate.op, self.measure.of
-        needs_stream = of in {"value", "days_supply", "quantity", "events", "date", "concept", "events_per_patient"}
+        needs_stream = of in {
+            "value",
+            "days_supply",
+            "quantity",
+            "events",
+            "date",
+            "concept",
+            "events_per_patient",
+        }
         if needs_stream and self.measure.stream is None:
             raise ValueError(f"measure {of!r} needs a stream")
         if op == "proportion" and not self.aggregate.numerator:
             raise ValueError("a proportion needs numerator filters (the denominator is the cohort)")
         if op in {"mean", "median", "sum", "stddev"} and of not in {
-            "value", "days_supply", "quantity", "length_of_stay", "events_per_patient", "age"
+            "value",
+            "days_supply",
+            "quantity",
+            "length_of_stay",
+            "events_per_patient",
+            "age",
         }:
             raise ValueError(f"{op} needs a numeric measure, not {of!r}")
         return self

@@ -9,16 +9,14 @@ run as an empty filter.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlglot import exp
-
-from clinbridge.catalog import Catalog, Dictionary, EventStream
+from clinbridge.catalog import Catalog, EventStream
 from clinbridge.db import Database
 from clinbridge.engine.plan import ConceptRef, ConceptSet
 from clinbridge.errors import ConceptNotFoundError, SchemaMismatchError
+from clinbridge.vocab import ConceptIndex, ConceptMatch
 
 __all__ = ["ResolvedConcept", "ResolvedConceptSet", "Resolver", "streams_for"]
 
@@ -60,8 +58,14 @@ class ResolvedConceptSet:
             "dictionary": self.dictionary,
             "count": len(self.values),
             "concepts": [
-                {"value": _plain(c.value), "name": c.name, "system": c.system, "code": c.code, "how": c.how,
-                 **({"via": _plain(c.via)} if c.via is not None else {})}
+                {
+                    "value": _plain(c.value),
+                    "name": c.name,
+                    "system": c.system,
+                    "code": c.code,
+                    "how": c.how,
+                    **({"via": _plain(c.via)} if c.via is not None else {}),
+                }
                 for c in self.concepts[:200]
             ],
         }
@@ -88,17 +92,28 @@ def streams_for(catalog: Catalog, stream: str) -> tuple[EventStream, ...]:
 
 @dataclass
 class Resolver:
-    """Resolves concept sets against one open database, with a per-instance cache."""
+    """Resolves concept sets against one open database, with a per-instance cache.
+
+    Lookups go through :class:`clinbridge.vocab.ConceptIndex` over the stream's dictionary:
+    ids and codes exactly (source codes follow 'Maps to' to standard concepts), names exactly or
+    by synonym. Approximate matching is the understanding layer's job, never the compiler's.
+    """
 
     db: Database
     catalog: Catalog
     _cache: dict[tuple[Any, ...], ResolvedConceptSet] = field(default_factory=dict)
+    _indexes: dict[str, ConceptIndex] = field(default_factory=dict)
 
     def resolve(self, cs: ConceptSet, stream: EventStream) -> ResolvedConceptSet:
         key = (cs, stream.name)
         if key not in self._cache:
             self._cache[key] = self._resolve(cs, stream)
         return self._cache[key]
+
+    def index(self, dictionary: str) -> ConceptIndex:
+        if dictionary not in self._indexes:
+            self._indexes[dictionary] = ConceptIndex(self.db, self.catalog, dictionary)
+        return self._indexes[dictionary]
 
     # -- internals -------------------------------------------------------------------------
     def _resolve(self, cs: ConceptSet, stream: EventStream) -> ResolvedConceptSet:
@@ -113,104 +128,58 @@ class Resolver:
                     )
                 value = ref.concept_id if ref.concept_id is not None else ref.code
                 found.append(ResolvedConcept(value, ref.label(), ref.system, ref.code, "code"))
-            return ResolvedConceptSet(cs.describe(), None, tuple(found), stream.system_column is not None)
-        d = self.catalog.dictionary(stream.dictionary)
-        base: list[ResolvedConcept] = []
+            return ResolvedConceptSet(
+                cs.describe(), None, tuple(found), stream.system_column is not None
+            )
+        index = self.index(stream.dictionary)
+        base: list[ConceptMatch] = []
         for ref in cs.concepts:
-            matches = self._lookup(d, ref)
+            matches = self._lookup(index, ref)
             if not matches:
                 raise ConceptNotFoundError(
-                    f"concept {ref.label()!r} was not found in the {d.name!r} dictionary of source "
-                    f"{self.catalog.source!r}",
+                    f"concept {ref.label()!r} was not found in the {stream.dictionary!r} dictionary of "
+                    f"source {self.catalog.source!r}",
                     concept=ref.label(),
-                    dictionary=d.name,
+                    dictionary=stream.dictionary,
                 )
             base.extend(matches)
         concepts = list(base)
-        if cs.include_descendants and d.ancestor_table:
-            concepts.extend(self._descendants(d, base))
+        if cs.include_descendants:
+            concepts.extend(index.descendants([m.concept_id for m in base], include_self=False))
         if cs.exclude:
-            excluded = {m.value for ref in cs.exclude for m in self._lookup(d, ref)}
-            if cs.include_descendants and d.ancestor_table:
-                excluded |= {m.value for m in self._descendants(d, [
-                    ResolvedConcept(v, "", None, None, "id") for v in excluded])}
-            concepts = [c for c in concepts if c.value not in excluded]
+            excluded = [m.concept_id for ref in cs.exclude for m in self._lookup(index, ref)]
+            if cs.include_descendants:
+                excluded += [m.concept_id for m in index.descendants(excluded, include_self=False)]
+            drop = set(excluded)
+            concepts = [c for c in concepts if c.concept_id not in drop]
         seen: dict[Any, ResolvedConcept] = {}
-        for c in concepts:
-            seen.setdefault(c.value, c)
+        for m in concepts:
+            seen.setdefault(
+                m.concept_id,
+                ResolvedConcept(m.concept_id, m.name, m.vocabulary, m.code, m.how, m.via),
+            )
         if not seen:
             raise ConceptNotFoundError(
                 f"concept set {cs.describe()!r} is empty after exclusions", concept=cs.describe()
             )
-        return ResolvedConceptSet(cs.describe(), d.name, tuple(seen.values()), d.system_column is not None)
-
-    def _select(self, d: Dictionary, where: exp.Expression, table: str | None = None) -> list[tuple[Any, ...]]:
-        cols = [exp.column(d.code_column), exp.column(d.label_column)]
-        cols.append(exp.column(d.system_column) if d.system_column else exp.null())
-        cols.append(exp.column(d.source_code_column) if d.source_code_column else exp.null())
-        query = exp.select(*cols).from_(table or d.table).where(where).limit(5000)
-        return self.db.execute(query.sql(self.db.dialect), max_rows=5000).rows
-
-    def _lookup(self, d: Dictionary, ref: ConceptRef) -> list[ResolvedConcept]:
-        rows: list[tuple[Any, ...]] = []
-        how = "id"
-        if ref.concept_id is not None:
-            rows = self._select(d, exp.column(d.code_column).eq(_literal(ref.concept_id, self._code_is_int(d))))
-        elif ref.code is not None:
-            how = "code"
-            column = d.source_code_column or d.code_column
-            cond: exp.Expression = exp.column(column).eq(exp.Literal.string(str(ref.code)))
-            if ref.system and d.system_column:
-                cond = exp.and_(cond, _ieq(exp.column(d.system_column), ref.system))
-            rows = self._select(d, cond)
-        elif ref.name is not None:
-            how = "name"
-            rows = self._select(d, _ieq(exp.column(d.label_column), ref.name))
-            if not rows and d.synonym_table and d.synonym_code_column and d.synonym_label_column:
-                how = "synonym"
-                ids = exp.select(exp.column(d.synonym_code_column)).from_(d.synonym_table).where(
-                    _ieq(exp.column(d.synonym_label_column), ref.name)
-                )
-                rows = self._select(d, exp.column(d.code_column).isin(query=ids))
-            if ref.system and d.system_column:
-                rows = [r for r in rows if r[2] is not None and str(r[2]).lower() == ref.system.lower()]
-        return [ResolvedConcept(r[0], str(r[1]), r[2], None if r[3] is None else str(r[3]), how) for r in rows]
-
-    def _descendants(self, d: Dictionary, parents: Iterable[ResolvedConcept]) -> list[ResolvedConcept]:
-        assert d.ancestor_table and d.ancestor_column and d.descendant_column
-        ids = [p.value for p in parents]
-        if not ids:
-            return []
-        is_int = self._code_is_int(d)
-        sub = (
-            exp.select(exp.column(d.descendant_column))
-            .from_(d.ancestor_table)
-            .where(exp.column(d.ancestor_column).isin(*[_literal(i, is_int) for i in ids]))
+        has_system = self.catalog.dictionary(stream.dictionary).system_column is not None
+        return ResolvedConceptSet(
+            cs.describe(), stream.dictionary, tuple(seen.values()), has_system
         )
-        rows = self._select(d, exp.column(d.code_column).isin(query=sub))
-        known = set(ids)
-        return [
-            ResolvedConcept(r[0], str(r[1]), r[2], None if r[3] is None else str(r[3]), "descendant")
-            for r in rows
-            if r[0] not in known
-        ]
 
-    def _code_is_int(self, d: Dictionary) -> bool:
-        info = self.catalog.table(d.table)
-        col = info.column(d.code_column) if info else None
-        return bool(col and col.type == "integer")
-
-
-def _ieq(column: exp.Expression, text: str) -> exp.Expression:
-    return exp.func("LOWER", column).eq(exp.Literal.string(text.lower()))
-
-
-def _literal(value: Any, as_int: bool) -> exp.Expression:
-    if as_int:
-        try:
-            return exp.Literal.number(int(value))
-        except (TypeError, ValueError):
-            pass
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return exp.Literal.number(value)
-    return exp.Literal.string(str(value))
+    @staticmethod
+    def _lookup(index: ConceptIndex, ref: ConceptRef) -> list[ConceptMatch]:
+        if ref.concept_id is not None:
+            return index.by_ids([ref.concept_id])
+        if ref.code is not None:
+            return index.map_codes([ref.code], vocabulary=ref.system) or index.by_codes(
+                [ref.code], ref.system
+            )
+        assert ref.name is not None
+        found = index.by_name(ref.name)
+        if ref.system:
+            found = [m for m in found if (m.vocabulary or "").lower() == ref.system.lower()]
+        standard = [m for m in found if m.standard]
+        if standard:
+            return standard
+        return index.maps_to([m.concept_id for m in found]) or found

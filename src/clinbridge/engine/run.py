@@ -67,16 +67,27 @@ def run_plan(
         now=now.isoformat(),
         understanding=understanding,
     )
-    base: dict[str, Any] = {"plan": plan.to_dict(), "dialect": db.dialect, "timings": timings, "provenance": provenance}
+    base: dict[str, Any] = {
+        "plan": plan.to_dict(),
+        "dialect": db.dialect,
+        "timings": timings,
+        "provenance": provenance,
+    }
     compiled: CompiledPlan | None = None
     try:
         with timings.trace("compile"):
             compiled = compile_plan(plan, catalog, resolver.resolve, dialect=db.dialect, now=now)
         with timings.trace("guard"):
-            guarded = guard(compiled.sql, dialect=db.dialect, allowed_tables=catalog.table_names() or None,
-                            max_rows=settings.max_rows)
+            guarded = guard(
+                compiled.sql,
+                dialect=db.dialect,
+                allowed_tables=catalog.table_names() or None,
+                max_rows=settings.max_rows,
+            )
         with timings.trace("execute"):
-            result = db.execute(guarded.sql, timeout_ms=settings.sql_timeout_ms, max_rows=settings.max_rows)
+            result = db.execute(
+                guarded.sql, timeout_ms=settings.sql_timeout_ms, max_rows=settings.max_rows
+            )
     except ClinbridgeError as exc:
         return Answer(
             decision="abstain",
@@ -92,14 +103,41 @@ def run_plan(
     with timings.trace("shape"):
         value, details = shape_value(compiled.shape, result, round_to=plan.aggregate.round_to)
     checks = [
-        Check(name="concepts_resolved", passed=all(c.values for c in compiled.concept_sets),
-              detail=f"{len(compiled.concept_sets)} concept set(s)", code="concept_not_found"),
-        Check(name="not_truncated", passed=not result.truncated,
-              detail=f"{len(result.rows)} row(s), limit {settings.max_rows}", code="truncated"),
-        Check(name="has_value", passed=value is not None,
-              detail="the query returned a value" if value is not None else "no stored data matches the plan",
-              code="no_data"),
+        Check(
+            name="concepts_resolved",
+            passed=all(c.values for c in compiled.concept_sets),
+            detail=f"{len(compiled.concept_sets)} concept set(s)",
+            code="concept_not_found",
+        ),
+        Check(
+            name="not_truncated",
+            passed=not result.truncated,
+            detail=f"{len(result.rows)} row(s), limit {settings.max_rows}",
+            code="truncated",
+        ),
+        Check(
+            name="has_value",
+            passed=value is not None,
+            detail="the query returned a value"
+            if value is not None
+            else "no stored data matches the plan",
+            code="no_data",
+        ),
     ]
+    if compiled.scope_check is not None and plan.scope is not None:
+        scoped = db.execute(
+            compiled.scope_check.sql(dialect=db.dialect), timeout_ms=settings.sql_timeout_ms
+        )
+        n = int(scoped.rows[0][0]) if scoped.rows else 0
+        what = f"{plan.scope.which} {plan.scope.type or ''} encounter".replace("  ", " ")
+        checks.append(
+            Check(
+                name="scope_exists",
+                passed=n > 0,
+                detail=f"{n} {what}(s) in scope" if n else f"no {what} for the subject",
+                code="scope_empty",
+            )
+        )
     failed = [c for c in checks if not c.passed]
     return Answer(
         decision="abstain" if failed else "accept",
@@ -131,13 +169,15 @@ def _number(v: Any) -> Any:
     return int(f) if f.is_integer() and not isinstance(v, float) else f
 
 
-def shape_value(shape: Shape, result: QueryResult, *, round_to: int | None = None) -> tuple[Any, dict[str, Any]]:
+def shape_value(
+    shape: Shape, result: QueryResult, *, round_to: int | None = None
+) -> tuple[Any, dict[str, Any]]:
     """Turn result rows into the answer's value (number, date, boolean, list, rows)."""
     rows = result.rows
     details: dict[str, Any] = {}
     value: Any
     if shape == "proportion":
-        num, den = (rows[0] if rows else (None, None))
+        num, den = rows[0] if rows else (None, None)
         num = int(num or 0)
         den = int(den or 0)
         details = {"numerator": num, "denominator": den}
@@ -155,13 +195,24 @@ def shape_value(shape: Shape, result: QueryResult, *, round_to: int | None = Non
         if not rows:
             value = None
         else:
-            value = _number(rows[0][0]) if not isinstance(rows[0][0], str) else rows[0][0]
+            values = [_number(r[0]) if not isinstance(r[0], str) else r[0] for r in rows]
+            value = values[0] if len(values) == 1 else values
             details = {"date": _iso(rows[0][1])}
+            if len(values) > 1:
+                details["tied"] = len(values)
             if len(rows[0]) > 2 and rows[0][2] is not None:
                 details["unit"] = rows[0][2]
     else:  # rows
-        value = [dict(zip(result.columns, (_iso(v) if isinstance(v, dt.date) else _number(v) for v in r), strict=True))
-                 for r in rows]
+        value = [
+            dict(
+                zip(
+                    result.columns,
+                    (_iso(v) if isinstance(v, dt.date) else _number(v) for v in r),
+                    strict=True,
+                )
+            )
+            for r in rows
+        ]
     if round_to is not None and isinstance(value, float):
         value = round(value, round_to)
     return value, details

@@ -11,7 +11,7 @@ import datetime as dt
 
 from sqlglot import exp
 
-__all__ = ["add_days", "as_date", "date_literal", "days_between", "day", "month", "year"]
+__all__ = ["add_days", "as_date", "date_literal", "day", "days_between", "month", "year"]
 
 
 def as_date(e: exp.Expression, dialect: str) -> exp.Expression:
@@ -43,7 +43,8 @@ def days_between(later: exp.Expression, earlier: exp.Expression, dialect: str) -
     """Whole days from ``earlier`` to ``later`` (both dates)."""
     if dialect == "sqlite":
         return exp.cast(
-            exp.Sub(this=exp.func("JULIANDAY", later), expression=exp.func("JULIANDAY", earlier)), "INTEGER"
+            exp.Sub(this=exp.func("JULIANDAY", later), expression=exp.func("JULIANDAY", earlier)),
+            "INTEGER",
         )
     if dialect in {"duckdb", "postgres"}:
         return exp.Sub(this=as_date(later, dialect), expression=as_date(earlier, dialect))

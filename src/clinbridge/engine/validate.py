@@ -22,13 +22,16 @@ Interface (stable; ``clinbridge.engine.understand`` / ``ask()`` code against it)
     result: Validated = answer_with_validation(
         question, proposer,
         catalog=catalog, db=db,
-        run_plan=None,        # Callable[[QueryPlan], AnswerDraft]; default clinbridge.engine.run
-        run_sql=None,         # Callable[[SqlProposal], AnswerDraft]; default guard + db.execute
+        run_plan=None,        # Callable[[QueryPlan], Answer]; default engine.run.run_plan
+        run_sql=None,         # Callable[[SqlProposal], Answer]; default run_sql_proposal (guarded)
         settings=None,        # clinbridge.settings.Settings (max_repair_attempts, max_rows, ...)
         expected_shape=None,  # force "number" | "list" | "date" | "boolean" | "rows" | "text"
+        understanding="parser",  # recorded in Answer.provenance.understanding
     )
     result.decision      # "accept" | "abstain"
-    result.answer        # the accepted draft (an engine Answer) or None — never a failed one
+    result.answer        # the accepted engine Answer (all checks in .checks) or None — never a failed one
+    result.to_answer()   # an Answer either way: the accepted one, or decision="abstain" with
+                         # reason_code/reason and NO value or rows
     result.value         # the accepted value or None
     result.checks        # tuple[Check, ...] of the final attempt
     result.reason        # None on accept; an AbstainReason code on abstain
@@ -41,48 +44,55 @@ Interface (stable; ``clinbridge.engine.understand`` / ``ask()`` code against it)
     checks: list[Check] = validate(draft, plan=plan, catalog=catalog, db=db, question=question)
     decision, reason, detail = decide(checks)   # ("accept", None, "") or ("abstain", code, text)
 
-A draft (``AnswerDraft``) is anything with ``value``, ``rows``, ``columns``, ``plan``, ``sql`` and
-``concept_sets`` attributes — the engine's ``Answer`` fits. ``concept_sets`` maps a concept set's
-``describe()`` label to the resolved codes (or holds objects with ``label`` and ``concept_ids``);
-when a set is missing there, the validator resolves it itself through the catalog's dictionary.
+A draft is the engine's ``Answer`` (or anything with ``value``, ``rows``, ``columns``, ``sql`` and
+``concept_sets``). ``concept_sets`` is the Answer's list of resolved sets (``label``, ``concepts``)
+or a mapping label → codes; when a set is missing there, the validator resolves it itself with the
+engine's resolver. A draft the engine already abstained on (unknown concept, unsafe SQL) keeps
+the engine's failed checks, and the proposer is asked for its repair.
 
-A :class:`Check` has ``name`` (what was checked), ``passed``, ``detail`` and, when it failed, a
-``code`` from :data:`CheckCode`. Abstention reasons (:data:`AbstainReason`) are these codes or the
+A :class:`Check` is ``clinbridge.engine.answer.Check``: ``name`` (what was checked), ``passed``,
+``detail`` and ``code`` (the reason code reported if it failed, from :data:`CheckCode`). Abstention reasons (:data:`AbstainReason`) are these codes or the
 ``clinbridge.errors`` codes (``concept_not_found``, ``sql_unsafe``, ``understanding``, ...).
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import decimal
 import logging
-import math
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
-from clinbridge.engine.plan import (
-    CalendarWindow,
-    ConceptSet,
-    EncounterFilter,
-    EventAnchor,
-    EventFilter,
-    FixedAnchor,
-    QueryPlan,
-    RelativeWindow,
+from clinbridge.engine._checks import (
+    Check,
+    CheckCode,
+    PlanConceptSet,
+    Shape,
+    _check_concepts,
+    _check_patient,
+    _check_shape,
+    _check_sql,
+    _check_values,
+    _check_windows,
+    _Ctx,
+    _guard,
+    concept_sets_of,
+    expected_shape,
+    plausible_range,
+    question_shape,
+    resolve_concept_ids,
 )
-from clinbridge.errors import ClinbridgeError, ConfigError, ErrorCode
+from clinbridge.engine.answer import Answer, Provenance, Timings, jsonable
+from clinbridge.engine.plan import QueryPlan
+from clinbridge.errors import ClinbridgeError, ErrorCode
+from clinbridge.settings import Settings
 
 if TYPE_CHECKING:
-    from clinbridge.catalog import Catalog, EventStream
+    from clinbridge.catalog import Catalog
     from clinbridge.db import Database
-    from clinbridge.settings import Settings
 
 __all__ = [
     "AbstainReason",
@@ -94,56 +104,25 @@ __all__ = [
     "PlanConceptSet",
     "Proposer",
     "Shape",
-    "SqlDraft",
     "SqlProposal",
     "Validated",
     "answer_with_validation",
     "concept_sets_of",
     "decide",
     "expected_shape",
+    "plausible_range",
     "question_shape",
     "resolve_concept_ids",
+    "run_sql_proposal",
     "validate",
 ]
 
 logger = logging.getLogger(__name__)
 
-CheckCode = Literal[
-    "concept_unresolved",
-    "concept_not_in_data",
-    "unit_mixed",
-    "value_implausible",
-    "numerator_gt_denominator",
-    "shape_mismatch",
-    "window_empty",
-    "window_outside_data",
-    "window_outside_observation",
-    "patient_not_found",
-    "no_data",
-    "not_stored",
-    "no_proposal",
-]
 AbstainReason = CheckCode | ErrorCode
-Shape = Literal["number", "list", "date", "boolean", "rows", "text"]
 
 
 # -- data types ---------------------------------------------------------------------------------
-
-
-class Check(BaseModel):
-    """One deterministic check and its outcome."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    passed: bool
-    detail: str = ""
-    code: str | None = None
-    """Set when the check failed: a :data:`CheckCode` or a ``clinbridge.errors`` code."""
-    data: dict[str, Any] = Field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude_none=True)
 
 
 class SqlProposal(BaseModel):
@@ -164,28 +143,13 @@ class AnswerDraft(Protocol):
     @property
     def value(self) -> Any: ...
     @property
-    def rows(self) -> Sequence[Sequence[Any]]: ...
+    def rows(self) -> Any: ...
     @property
-    def columns(self) -> Sequence[str]: ...
-    @property
-    def plan(self) -> QueryPlan | None: ...
+    def columns(self) -> Any: ...
     @property
     def sql(self) -> str | None: ...
     @property
     def concept_sets(self) -> Any: ...
-
-
-@dataclass(frozen=True)
-class SqlDraft:
-    """An executed free-SQL proposal."""
-
-    value: Any
-    rows: list[tuple[Any, ...]]
-    columns: list[str]
-    sql: str
-    plan: QueryPlan | None = None
-    concept_sets: Mapping[str, Sequence[Any]] = field(default_factory=dict)
-    truncated: bool = False
 
 
 @dataclass(frozen=True)
@@ -205,12 +169,14 @@ class Feedback:
     def to_dict(self) -> dict[str, Any]:
         return {
             "proposal": _proposal_dict(self.proposal),
-            "failed": [c.to_dict() for c in self.failed],
+            "failed": [c.model_dump() for c in self.failed],
         }
 
 
 @dataclass(frozen=True)
 class Attempt:
+    """One proposal and the checks its execution got."""
+
     proposal: QueryPlan | SqlProposal | None
     checks: tuple[Check, ...]
 
@@ -221,7 +187,7 @@ class Attempt:
     def to_dict(self) -> dict[str, Any]:
         return {
             "proposal": _proposal_dict(self.proposal),
-            "checks": [c.to_dict() for c in self.checks],
+            "checks": [c.model_dump() for c in self.checks],
         }
 
 
@@ -230,16 +196,18 @@ class Validated:
     """The outcome: an accepted answer, or an abstention with its reason."""
 
     decision: Literal["accept", "abstain"]
-    answer: Any
+    answer: Answer | None
+    """The accepted Answer (checks included); None on abstention — a failed answer is never kept."""
     checks: tuple[Check, ...]
     reason: str | None = None
     detail: str = ""
     attempts: tuple[Attempt, ...] = ()
     repaired: bool = False
+    question: str | None = None
 
     @property
     def value(self) -> Any:
-        return getattr(self.answer, "value", None) if self.decision == "accept" else None
+        return self.answer.value if self.answer is not None else None
 
     @property
     def plan(self) -> QueryPlan | None:
@@ -249,17 +217,32 @@ class Validated:
     @property
     def sql(self) -> str | None:
         if self.answer is not None:
-            return getattr(self.answer, "sql", None)
+            return self.answer.sql
         last = self.attempts[-1].proposal if self.attempts else None
         return last.sql if isinstance(last, SqlProposal) else None
+
+    def to_answer(self) -> Answer:
+        """An engine Answer either way: the accepted one, or an abstention without any value."""
+        if self.answer is not None:
+            return self.answer
+        plan = self.plan
+        return Answer(
+            decision="abstain",
+            plan=plan.to_dict() if plan is not None else None,
+            sql=self.sql,
+            checks=list(self.checks),
+            reason=self.detail or self.reason,
+            reason_code=self.reason,
+            provenance=Provenance(question=self.question),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "decision": self.decision,
-            "value": _jsonable(self.value),
+            "value": jsonable(self.value),
             "reason": self.reason,
             "detail": self.detail,
-            "checks": [c.to_dict() for c in self.checks],
+            "checks": [c.model_dump() for c in self.checks],
             "attempts": [a.to_dict() for a in self.attempts],
             "repaired": self.repaired,
         }
@@ -275,1027 +258,6 @@ def _proposal_dict(p: Proposal | None) -> dict[str, Any] | None:
     if isinstance(p, QueryPlan):
         return {"plan": p.to_dict()}
     return {"sql": p.sql, "shape": p.shape}
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dt.date | dt.datetime):
-        return value.isoformat()
-    if isinstance(value, decimal.Decimal):
-        return float(value)
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-# -- shapes ---------------------------------------------------------------------------------------
-
-
-def expected_shape(plan: QueryPlan) -> Shape:
-    """The shape of answer a plan produces (one number, a date, a list, yes/no, rows)."""
-    op, of = plan.aggregate.op, plan.measure.of
-    if plan.group_by:
-        return "rows"
-    if op == "exists":
-        return "boolean"
-    if op == "list":
-        return "list"
-    if op == "series":
-        return "rows"
-    if op in {"first", "last", "min", "max"}:
-        if of == "date":
-            return "date"
-        if of == "concept":
-            return "text"
-    return "number"
-
-
-_Q_NUMBER = re.compile(
-    r"^\s*(how\s+(many|much|long|old)|what\s+(is|was|were|are)\s+(the\s+)?"
-    r"(number|count|average|mean|median|total|sum|proportion|percentage|fraction|rate|share|"
-    r"highest|lowest|maximum|minimum|max|min|first|last|latest|most\s+recent)\b(?!.*\b(date|day|drug|"
-    r"medication|condition|diagnosis|procedure)s?\b)|what\s+(percentage|proportion|fraction|share)|"
-    r"(average|mean|median|count)\b)",
-    re.I,
-)
-_Q_DATE = re.compile(
-    r"^\s*(when\b|on\s+what\s+date|what\s+(is|was)\s+the\s+(\w+\s+){0,3}date\b|what\s+date)", re.I
-)
-_Q_BOOL = re.compile(r"^\s*(is|was|were|are|does|did|do|has|have|had|can|could)\b", re.I)
-_Q_LIST = re.compile(
-    r"^\s*(which|list|name\s+(the|all)|show|what\s+(\w+\s+){0,2}(drugs|medications|conditions|diagnoses|"
-    r"procedures|measurements|tests|labs)\b)",
-    re.I,
-)
-
-
-def question_shape(question: str | None) -> Shape | None:
-    """The shape a question asks for, from its wording; None when it does not say."""
-    if not question:
-        return None
-    if _Q_DATE.search(question):
-        return "date"
-    if _Q_NUMBER.search(question):
-        return "number"
-    if _Q_LIST.search(question):
-        return "list"
-    if _Q_BOOL.search(question):
-        return "boolean"
-    return None
-
-
-def _actual_shape(value: Any) -> Shape | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float | decimal.Decimal):
-        return "number"
-    if isinstance(value, dt.date | dt.datetime):
-        return "date"
-    if isinstance(value, str):
-        return "date" if re.fullmatch(r"\d{4}-\d{2}-\d{2}([ T].*)?", value) else "text"
-    if isinstance(value, Mapping):
-        return "rows"
-    if isinstance(value, list | tuple):
-        if value and all(isinstance(v, list | tuple | Mapping) for v in value):
-            return "rows"
-        return "list"
-    return "text"
-
-
-_COMPATIBLE: dict[Shape, set[Shape]] = {
-    "number": {"number"},
-    "date": {"date"},
-    "boolean": {"boolean"},
-    "list": {"list", "text", "rows"},
-    "text": {"text", "list"},
-    "rows": {"rows", "list"},
-}
-
-
-# -- concept sets ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PlanConceptSet:
-    """One concept set of a plan, with where it sits and which stream it filters."""
-
-    path: str
-    stream: str
-    concepts: ConceptSet
-    negate: bool = False
-
-
-def concept_sets_of(plan: QueryPlan) -> list[PlanConceptSet]:
-    """Every concept set a plan names (filters, numerator, anchors, measure), with its stream."""
-    found: list[PlanConceptSet] = []
-
-    def window(w: Any, path: str) -> None:
-        if isinstance(w, RelativeWindow):
-            anchor(w.anchor, f"{path}.anchor")
-
-    def anchor(a: Any, path: str) -> None:
-        if isinstance(a, EventAnchor) and a.concepts is not None:
-            found.append(PlanConceptSet(path, a.stream, a.concepts))
-
-    def filt(f: Any, path: str) -> None:
-        if isinstance(f, EventFilter):
-            if f.concepts is not None:
-                found.append(PlanConceptSet(path, f.stream, f.concepts, f.negate))
-            window(f.window, f"{path}.window")
-            if f.age_at_event is not None and f.age_at_event.at is not None:
-                anchor(f.age_at_event.at, f"{path}.age_at_event")
-        elif isinstance(f, EncounterFilter):
-            window(f.window, f"{path}.window")
-        elif getattr(f, "at", None) is not None:
-            anchor(f.at, f"{path}.at")
-
-    for i, f in enumerate(plan.filters):
-        filt(f, f"filters[{i}]")
-    for i, f in enumerate(plan.aggregate.numerator):
-        filt(f, f"aggregate.numerator[{i}]")
-    if plan.measure.concepts is not None and plan.measure.stream is not None:
-        found.append(PlanConceptSet("measure", plan.measure.stream, plan.measure.concepts))
-    window(plan.window, "window")
-    return found
-
-
-def _streams_for(catalog: Catalog, name: str) -> list[EventStream]:
-    exact = [s for s in catalog.streams if s.name == name]
-    return exact or list(catalog.streams_of(name))
-
-
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _table(catalog: Catalog, name: str) -> str:
-    if "." in name or not catalog.schema_name:
-        return ".".join(_q(p) for p in name.split("."))
-    return f"{_q(catalog.schema_name)}.{_q(name)}"
-
-
-def _run(db: Database, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-    if db.backend == "postgres":
-        sql = sql.replace("?", "%s")
-    return db.execute(sql, list(params), timeout_ms=30_000, max_rows=None).rows
-
-
-def _in_list(values: Sequence[Any]) -> str:
-    return ", ".join("?" for _ in values)
-
-
-def resolve_concept_ids(
-    catalog: Catalog, db: Database, stream: EventStream, cs: ConceptSet
-) -> list[Any]:
-    """Codes a concept set matches in a stream's code column, through the stream's dictionary.
-
-    By id (kept only if the dictionary knows it), by code (and system), by name or synonym
-    (case-insensitive, exact); descendants through the ancestor table; minus ``exclude``.
-    """
-
-    def refs(items: Iterable[Any]) -> set[Any]:
-        out: set[Any] = set()
-        if stream.dictionary is None:
-            for r in items:
-                out.update(v for v in (r.concept_id, r.code) if v is not None)
-            return out
-        d = catalog.dictionary(stream.dictionary)
-        table, code = _table(catalog, d.table), _q(d.code_column)
-        for r in items:
-            if r.concept_id is not None:
-                rows = _run(
-                    db,
-                    f"SELECT {code} FROM {table} WHERE CAST({code} AS TEXT) = ?",
-                    [str(r.concept_id)],
-                )
-                out.update(x[0] for x in rows)
-            if r.code is not None:
-                col = _q(d.source_code_column or d.code_column)
-                sql, params = (
-                    f"SELECT {code} FROM {table} WHERE CAST({col} AS TEXT) = ?",
-                    [str(r.code)],
-                )
-                if r.system and d.system_column:
-                    sql += f" AND lower({_q(d.system_column)}) = lower(?)"
-                    params.append(r.system)
-                out.update(x[0] for x in _run(db, sql, params))
-            if r.name is not None:
-                rows = _run(
-                    db,
-                    f"SELECT {code} FROM {table} WHERE lower({_q(d.label_column)}) = lower(?)",
-                    [r.name],
-                )
-                if (
-                    not rows
-                    and d.synonym_table
-                    and d.synonym_code_column
-                    and d.synonym_label_column
-                ):
-                    rows = _run(
-                        db,
-                        f"SELECT {_q(d.synonym_code_column)} FROM {_table(catalog, d.synonym_table)} "
-                        f"WHERE lower({_q(d.synonym_label_column)}) = lower(?)",
-                        [r.name],
-                    )
-                out.update(x[0] for x in rows)
-        if (
-            out
-            and d.ancestor_table
-            and d.ancestor_column
-            and d.descendant_column
-            and items is cs.concepts
-        ) and cs.include_descendants:
-            base = sorted(out, key=str)
-            rows = _run(
-                db,
-                f"SELECT {_q(d.descendant_column)} FROM {_table(catalog, d.ancestor_table)} "
-                f"WHERE {_q(d.ancestor_column)} IN ({_in_list(base)})",
-                base,
-            )
-            out.update(x[0] for x in rows)
-        return out
-
-    ids = refs(cs.concepts) - refs(cs.exclude)
-    return sorted(ids, key=str)
-
-
-def _draft_ids(draft: Any, cs: ConceptSet) -> list[Any] | None:
-    sets = getattr(draft, "concept_sets", None)
-    if not sets:
-        return None
-    keys = {cs.describe(), cs.label or ""}
-    if isinstance(sets, Mapping):
-        for k in keys:
-            if k and k in sets:
-                return _ids_of(sets[k])
-        return None
-    for item in sets:
-        label = getattr(item, "label", None) or (
-            item.get("label") if isinstance(item, Mapping) else None
-        )
-        if label in keys:
-            return _ids_of(item)
-    return None
-
-
-def _ids_of(obj: Any) -> list[Any]:
-    for attr in ("concept_ids", "ids", "codes"):
-        v = getattr(obj, attr, None)
-        if v is None and isinstance(obj, Mapping):
-            v = obj.get(attr)
-        if v is not None:
-            return list(v)
-    return list(obj) if isinstance(obj, list | tuple | set | frozenset) else []
-
-
-# -- plausible ranges -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Range:
-    keywords: tuple[str, ...]
-    unit: str
-    low: float
-    high: float
-
-
-@lru_cache(maxsize=1)
-def _ranges() -> tuple[_Range, ...]:
-    text = (
-        resources.files("clinbridge.engine")
-        .joinpath("data/plausible_ranges.csv")
-        .read_text("utf-8")
-    )
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
-    out = []
-    for row in csv.DictReader(lines):
-        out.append(
-            _Range(
-                tuple(row["keywords"].split("|")),
-                row["unit"].lower(),
-                float(row["low"]),
-                float(row["high"]),
-            )
-        )
-    return tuple(out)
-
-
-def _norm_unit(unit: str | None) -> str:
-    u = (unit or "").strip().lower().replace(" ", "")
-    return {
-        "mmhg": "mm[hg]",
-        "bpm": "/min",
-        "beats/min": "/min",
-        "c": "cel",
-        "°c": "cel",
-        "degc": "cel",
-        "f": "[degf]",
-        "°f": "[degf]",
-        "lb": "[lb_av]",
-        "lbs": "[lb_av]",
-        "in": "[in_i]",
-        "kg/m^2": "kg/m2",
-        "µmol/l": "umol/l",
-        "μmol/l": "umol/l",
-        "percent": "%",
-    }.get(u, u)
-
-
-def plausible_range(label: str, unit: str | None) -> tuple[float, float] | None:
-    """The possible range of a measurement by name (and unit, when known)."""
-    text = label.lower()
-
-    def matches(r: _Range) -> bool:
-        return any(re.search(rf"\b{re.escape(k)}\b", text) for k in r.keywords)
-
-    # Most specific keyword first: 'hemoglobin a1c' before 'hemoglobin'.
-    hits = sorted(
-        (r for r in _ranges() if matches(r)),
-        key=lambda r: -max(len(k) for k in r.keywords if k in text),
-    )
-    if not hits:
-        return None
-    best_kw = max(len(k) for k in hits[0].keywords if k in text)
-    hits = [r for r in hits if max(len(k) for k in r.keywords if k in text) == best_kw]
-    u = _norm_unit(unit)
-    same = [r for r in hits if r.unit == u or r.unit == ""]
-    chosen = same or hits
-    return min(r.low for r in chosen), max(r.high for r in chosen)
-
-
-# -- the checks -------------------------------------------------------------------------------------
-
-
-def _numbers(value: Any, rows: Sequence[Sequence[Any]]) -> list[float]:
-    if isinstance(value, bool):
-        return []
-    if isinstance(value, int | float | decimal.Decimal):
-        return [float(value)]
-    out: list[float] = []
-    if isinstance(value, list | tuple):
-        for v in value:
-            if isinstance(v, int | float | decimal.Decimal) and not isinstance(v, bool):
-                out.append(float(v))
-            elif isinstance(v, list | tuple) and v:
-                last = v[-1]
-                if isinstance(last, int | float | decimal.Decimal) and not isinstance(last, bool):
-                    out.append(float(last))
-    return out
-
-
-def _patient_internal_id(catalog: Catalog, db: Database, patient_id: str) -> Any | None:
-    p = catalog.patients
-    if p is None:
-        return None
-    col = p.external_id_column or p.id_column
-    rows = _run(
-        db,
-        f"SELECT {_q(p.id_column)} FROM {_table(catalog, p.table)} WHERE CAST({_q(col)} AS TEXT) = ? LIMIT 1",
-        [str(patient_id)],
-    )
-    return rows[0][0] if rows else None
-
-
-def _date(text: str | None) -> dt.date | None:
-    if not text:
-        return None
-    try:
-        return dt.date.fromisoformat(str(text)[:10])
-    except ValueError:
-        return None
-
-
-class _Ctx:
-    """What the checks share: the draft, plan, catalog, database, and memoised lookups."""
-
-    def __init__(
-        self,
-        draft: Any,
-        plan: QueryPlan | None,
-        catalog: Catalog,
-        db: Database,
-        question: str | None,
-    ):
-        self.draft, self.plan, self.catalog, self.db, self.question = (
-            draft,
-            plan,
-            catalog,
-            db,
-            question,
-        )
-        self.value = getattr(draft, "value", None)
-        self.rows: Sequence[Sequence[Any]] = getattr(draft, "rows", None) or []
-        self.columns: Sequence[str] = getattr(draft, "columns", None) or []
-        self._pid: tuple[bool, Any] | None = None
-
-    def patient(self) -> tuple[bool, Any]:
-        """(exists, internal id) for a patient-level plan."""
-        if self._pid is None:
-            pid = self.plan.patient_id if self.plan else None
-            if pid is None:
-                self._pid = (True, None)
-            else:
-                internal = _patient_internal_id(self.catalog, self.db, pid)
-                self._pid = (internal is not None, internal)
-        return self._pid
-
-
-def _check_patient(ctx: _Ctx) -> list[Check]:
-    if ctx.plan is None or ctx.plan.patient_id is None:
-        return []
-    if ctx.catalog.patients is None:
-        return [
-            Check(
-                name="patient_exists",
-                passed=False,
-                code="patient_not_found",
-                detail="this source has no patient table to look the patient up in",
-            )
-        ]
-    exists, _ = ctx.patient()
-    if exists:
-        return [
-            Check(
-                name="patient_exists", passed=True, detail=f"patient {ctx.plan.patient_id} exists"
-            )
-        ]
-    return [
-        Check(
-            name="patient_exists",
-            passed=False,
-            code="patient_not_found",
-            detail=f"no patient with id {ctx.plan.patient_id!r} in {ctx.catalog.source}",
-        )
-    ]
-
-
-def _check_concepts(
-    ctx: _Ctx,
-) -> tuple[list[Check], dict[str, tuple[list[EventStream], list[Any]]]]:
-    checks: list[Check] = []
-    resolved: dict[str, tuple[list[EventStream], list[Any]]] = {}
-    if ctx.plan is None:
-        return checks, resolved
-    for pcs in concept_sets_of(ctx.plan):
-        label = pcs.concepts.describe()
-        streams = _streams_for(ctx.catalog, pcs.stream)
-        if not streams:
-            checks.append(
-                Check(
-                    name=f"concepts_resolved[{pcs.path}]",
-                    passed=False,
-                    code="schema_mismatch",
-                    detail=f"the source has no {pcs.stream!r} events for {label!r}",
-                )
-            )
-            continue
-        ids = _draft_ids(ctx.draft, pcs.concepts)
-        if ids is None:
-            ids = []
-            for s in streams:
-                try:
-                    ids.extend(resolve_concept_ids(ctx.catalog, ctx.db, s, pcs.concepts))
-                except ClinbridgeError as exc:
-                    logger.debug("could not resolve %s in %s: %s", label, s.name, exc)
-        if not ids:
-            checks.append(
-                Check(
-                    name=f"concepts_resolved[{pcs.path}]",
-                    passed=False,
-                    code="concept_unresolved",
-                    detail=f"{label!r} matches no concept of the {pcs.stream} dictionary",
-                )
-            )
-            continue
-        checks.append(
-            Check(
-                name=f"concepts_resolved[{pcs.path}]",
-                passed=True,
-                detail=f"{label!r} → {len(ids)} concept(s)",
-                data={"n_concepts": len(ids)},
-            )
-        )
-        resolved[pcs.path] = (streams, ids)
-        n = 0
-        for s in streams:
-            if s.code_column is None:
-                continue
-            rows = _run(
-                ctx.db,
-                f"SELECT 1 FROM {_table(ctx.catalog, s.table)} WHERE {_q(s.code_column)} "
-                f"IN ({_in_list(ids)}) LIMIT 1",
-                ids,
-            )
-            n += len(rows)
-        if n:
-            checks.append(
-                Check(
-                    name=f"concepts_in_data[{pcs.path}]",
-                    passed=True,
-                    detail=f"{label!r} occurs in the {pcs.stream} data",
-                )
-            )
-        else:
-            checks.append(
-                Check(
-                    name=f"concepts_in_data[{pcs.path}]",
-                    passed=False,
-                    code="concept_not_in_data",
-                    detail=f"no {pcs.stream} event in {ctx.catalog.source} is coded as {label!r}",
-                )
-            )
-    return checks, resolved
-
-
-def _value_stats(
-    ctx: _Ctx,
-    streams: list[EventStream],
-    ids: list[Any],
-    column_of: Callable[[EventStream], str | None],
-) -> tuple[int, int, dict[str, int]]:
-    """(rows, rows with a value, {unit: n}) for the measured events (of the patient, if any)."""
-    total = with_value = 0
-    units: dict[str, int] = {}
-    _, internal = ctx.patient()
-    for s in streams:
-        col = column_of(s)
-        if col is None or s.code_column is None:
-            continue
-        where = f"{_q(s.code_column)} IN ({_in_list(ids)})"
-        params: list[Any] = list(ids)
-        if internal is not None:
-            where += f" AND {_q(s.patient_column)} = ?"
-            params.append(internal)
-        t = _table(ctx.catalog, s.table)
-        unit_col = s.unit_label_column or s.unit_column
-        unit_expr = f"CAST({_q(unit_col)} AS TEXT)" if unit_col else "NULL"
-        for unit, n, nv in _run(
-            ctx.db,
-            f"SELECT {unit_expr}, COUNT(*), COUNT({_q(col)}) FROM {t} WHERE {where} GROUP BY 1",
-            params,
-        ):
-            total += int(n)
-            with_value += int(nv)
-            if nv and unit not in (None, "", "0"):
-                units[str(unit)] = units.get(str(unit), 0) + int(nv)
-    if (
-        units
-        and streams[0].unit_column
-        and not streams[0].unit_label_column
-        and streams[0].unit_dictionary
-    ):
-        units = _unit_labels(ctx, streams[0], units)
-    return total, with_value, units
-
-
-def _unit_labels(ctx: _Ctx, s: EventStream, units: dict[str, int]) -> dict[str, int]:
-    try:
-        d = ctx.catalog.dictionary(s.unit_dictionary or "")
-    except ClinbridgeError:
-        return units
-    keys = list(units)
-    rows = _run(
-        ctx.db,
-        f"SELECT CAST({_q(d.code_column)} AS TEXT), {_q(d.source_code_column or d.label_column)} "
-        f"FROM {_table(ctx.catalog, d.table)} WHERE CAST({_q(d.code_column)} AS TEXT) "
-        f"IN ({_in_list(keys)})",
-        keys,
-    )
-    names = {str(k): str(v) for k, v in rows}
-    out: dict[str, int] = {}
-    for k, n in units.items():
-        out[names.get(k, k)] = out.get(names.get(k, k), 0) + n
-    return out
-
-
-def _units_convertible(units: Iterable[str], target: str) -> bool:
-    try:
-        ureg = _ureg()
-        t = ureg.parse_units(target.replace("[", "").replace("]", ""))
-        return all(
-            ureg.parse_units(u.replace("[", "").replace("]", "")).dimensionality == t.dimensionality
-            for u in units
-        )
-    except Exception:  # pint cannot parse many clinical units; then only equality counts
-        return all(_norm_unit(u) == _norm_unit(target) for u in units)
-
-
-@lru_cache(maxsize=1)
-def _ureg() -> Any:
-    import pint
-
-    return pint.UnitRegistry()
-
-
-_MEASURE_COLUMN: dict[str, Callable[[EventStream], str | None]] = {
-    "value": lambda s: s.value_column,
-    "days_supply": lambda s: s.days_supply_column,
-    "quantity": lambda s: s.quantity_column,
-}
-_GENERIC_RANGES: dict[str, tuple[float, float]] = {
-    "age": (0, 130),
-    "length_of_stay": (0, 3650),
-    "days_supply": (0, 3650),
-    "quantity": (0, 1e7),
-    "events_per_patient": (0, 1e6),
-    "patients": (0, 1e10),
-    "events": (0, 1e12),
-    "encounters": (0, 1e12),
-}
-
-
-def _check_values(
-    ctx: _Ctx, resolved: dict[str, tuple[list[EventStream], list[Any]]]
-) -> list[Check]:
-    """Data stored, units consistent, values plausible — for the measured quantity."""
-    plan, checks = ctx.plan, []
-    if plan is None:
-        nums = _numbers(ctx.value, ctx.rows)
-        bad = [x for x in nums if not math.isfinite(x)]
-        if bad:
-            checks.append(
-                Check(
-                    name="values_plausible",
-                    passed=False,
-                    code="value_implausible",
-                    detail=f"non-finite value {bad[0]}",
-                )
-            )
-        return checks
-    m, op = plan.measure, plan.aggregate.op
-    numeric_op = op in {
-        "mean",
-        "median",
-        "min",
-        "max",
-        "sum",
-        "stddev",
-        "first",
-        "last",
-        "series",
-        "list",
-    }
-    column_of = _MEASURE_COLUMN.get(m.of)
-    if column_of is not None and numeric_op and "measure" in resolved:
-        streams, ids = resolved["measure"]
-        total, with_value, units = _value_stats(ctx, streams, ids, column_of)
-        label = m.concepts.describe() if m.concepts else m.of
-        who = f" for patient {plan.patient_id}" if plan.patient_id else ""
-        if total == 0 and plan.patient_id:
-            checks.append(
-                Check(
-                    name="data_stored",
-                    passed=False,
-                    code="no_data",
-                    detail=f"no such data for this patient: no {label!r} recorded{who}",
-                )
-            )
-        elif with_value == 0:
-            checks.append(
-                Check(
-                    name="data_stored",
-                    passed=False,
-                    code="not_stored",
-                    detail=f"{label!r} is recorded{who} but its {m.of} is never stored (all NULL)",
-                    data={"rows": total},
-                )
-            )
-        else:
-            checks.append(
-                Check(
-                    name="data_stored",
-                    passed=True,
-                    detail=f"{with_value} of {total} rows have a {m.of}",
-                )
-            )
-        if with_value and m.of == "value":
-            if m.unit is not None:
-                ok = _units_convertible(units, m.unit)
-                checks.append(
-                    Check(
-                        name="units_consistent",
-                        passed=ok,
-                        code=None if ok else "unit_mixed",
-                        detail=f"units {sorted(units)} {'convert' if ok else 'do not all convert'} to {m.unit}",
-                        data={"units": units},
-                    )
-                )
-            elif len({_norm_unit(u) for u in units}) > 1:
-                checks.append(
-                    Check(
-                        name="units_consistent",
-                        passed=False,
-                        code="unit_mixed",
-                        detail=f"{label!r} values are stored in several units {sorted(units)} "
-                        f"and the plan names none to convert to",
-                        data={"units": units},
-                    )
-                )
-            else:
-                checks.append(
-                    Check(
-                        name="units_consistent",
-                        passed=True,
-                        detail=f"one unit: {next(iter(units), 'not recorded')}",
-                        data={"units": units},
-                    )
-                )
-        if m.of == "value" and op not in {"count", "count_distinct", "exists", "proportion"}:
-            unit = m.unit or (next(iter(units)) if len(units) == 1 else None)
-            rng = plausible_range(label, unit)
-            if rng is not None and op != "stddev":
-                nums = _numbers(ctx.value, ctx.rows)
-                bad = [x for x in nums if not (rng[0] <= x <= rng[1])]
-                checks.append(
-                    Check(
-                        name="values_plausible",
-                        passed=not bad,
-                        code="value_implausible" if bad else None,
-                        detail=(
-                            f"{label} {bad[0]:g} {unit or ''} is outside the possible range "
-                            f"{rng[0]:g}–{rng[1]:g}"
-                            if bad
-                            else f"within {rng[0]:g}–{rng[1]:g}"
-                        ),
-                    )
-                )
-    if m.of in _GENERIC_RANGES and op in {
-        "mean",
-        "median",
-        "min",
-        "max",
-        "sum",
-        "first",
-        "last",
-        "count",
-    }:
-        lo, hi = _GENERIC_RANGES[m.of]
-        nums = _numbers(ctx.value, ctx.rows)
-        bad = [x for x in nums if not (math.isfinite(x) and lo <= x <= hi)]
-        checks.append(
-            Check(
-                name=f"values_plausible[{m.of}]",
-                passed=not bad,
-                code="value_implausible" if bad else None,
-                detail=f"{m.of} {bad[0]:g} outside {lo:g}–{hi:g}"
-                if bad
-                else f"{m.of} within {lo:g}–{hi:g}",
-            )
-        )
-    if op == "proportion":
-        checks.extend(_check_proportion(ctx))
-    return checks
-
-
-def _check_proportion(ctx: _Ctx) -> list[Check]:
-    cols = [c.lower() for c in ctx.columns]
-    if "numerator" in cols and "denominator" in cols and ctx.rows:
-        i, j = cols.index("numerator"), cols.index("denominator")
-        bad = [r for r in ctx.rows if r[i] is not None and r[j] is not None and r[i] > r[j]]
-        if bad:
-            return [
-                Check(
-                    name="numerator_le_denominator",
-                    passed=False,
-                    code="numerator_gt_denominator",
-                    detail=f"numerator {bad[0][i]} > denominator {bad[0][j]}",
-                )
-            ]
-        zero = [r for r in ctx.rows if not r[j]]
-        if zero and len(zero) == len(ctx.rows):
-            return [
-                Check(
-                    name="numerator_le_denominator",
-                    passed=False,
-                    code="no_data",
-                    detail="the denominator (the cohort) is empty",
-                )
-            ]
-    nums = _numbers(ctx.value, ctx.rows) if not isinstance(ctx.value, list) else []
-    if any(x < 0 or x > 1 for x in nums):
-        return [
-            Check(
-                name="numerator_le_denominator",
-                passed=False,
-                code="numerator_gt_denominator",
-                detail=f"proportion {nums[0]:g} is outside 0–1",
-            )
-        ]
-    return [Check(name="numerator_le_denominator", passed=True, detail="numerator ≤ denominator")]
-
-
-def _check_shape(ctx: _Ctx, shape: Shape | None) -> list[Check]:
-    actual = _actual_shape(ctx.value)
-    plan = ctx.plan
-    checks = []
-    if actual is None:
-        op = plan.aggregate.op if plan else None
-        who = " for this patient" if plan is not None and plan.patient_id else ""
-        detail = f"no such data{who}: the query returned no value" + (f" for {op}" if op else "")
-        checks.append(Check(name="result_present", passed=False, code="no_data", detail=detail))
-        return checks
-    if plan is not None and plan.patient_id and actual in {"list", "rows"} and not ctx.value:
-        checks.append(
-            Check(
-                name="result_present",
-                passed=False,
-                code="no_data",
-                detail="no such data for this patient: the query returned no rows",
-            )
-        )
-        return checks
-    if plan is not None and plan.aggregate.op == "list" and not ctx.value:
-        checks.append(
-            Check(
-                name="result_present",
-                passed=False,
-                code="no_data",
-                detail="the query returned an empty list",
-            )
-        )
-        return checks
-    checks.append(Check(name="result_present", passed=True, detail=f"a {actual} value"))
-    wanted = shape or (expected_shape(plan) if plan is not None else None)
-    if wanted is not None:
-        ok = actual in _COMPATIBLE[wanted]
-        checks.append(
-            Check(
-                name="result_shape",
-                passed=ok,
-                code=None if ok else "shape_mismatch",
-                detail=f"expected {wanted}, got {actual}",
-            )
-        )
-    asked = question_shape(ctx.question)
-    if asked is not None and plan is not None and shape is None:
-        planned = expected_shape(plan)
-        # A grouped plan answers 'how many ... by sex' with rows; a count answers 'is there any' too.
-        ok = (
-            planned in _COMPATIBLE[asked]
-            or (asked == "number" and planned == "rows")
-            or (asked == "boolean" and planned == "number")
-        )
-        checks.append(
-            Check(
-                name="shape_matches_question",
-                passed=ok,
-                code=None if ok else "shape_mismatch",
-                detail=f"the question asks for a {asked}; the plan gives a {planned}",
-            )
-        )
-    return checks
-
-
-def _windows(plan: QueryPlan) -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
-    if plan.window is not None:
-        out.append(("window", plan.window))
-    for label, filters in (
-        ("filters", plan.filters),
-        ("aggregate.numerator", plan.aggregate.numerator),
-    ):
-        for i, f in enumerate(filters):
-            w = getattr(f, "window", None)
-            if w is not None:
-                out.append((f"{label}[{i}].window", w))
-    return out
-
-
-def _check_windows(ctx: _Ctx) -> list[Check]:
-    plan = ctx.plan
-    if plan is None:
-        return []
-    start, end = _date(ctx.catalog.data_start), _date(ctx.catalog.data_end)
-    obs = _patient_observation(ctx) if plan.patient_id else None
-    checks: list[Check] = []
-    for path, w in _windows(plan):
-        lo: dt.date | None
-        hi: dt.date | None
-        if isinstance(w, CalendarWindow):
-            lo, hi = w.start, w.end
-        elif isinstance(w, RelativeWindow):
-            if w.start_days is not None and w.end_days is not None and w.start_days > w.end_days:
-                checks.append(
-                    Check(
-                        name=f"window[{path}]",
-                        passed=False,
-                        code="window_empty",
-                        detail=f"window starts {w.start_days} days and ends {w.end_days} days from its anchor",
-                    )
-                )
-                continue
-            if not isinstance(w.anchor, FixedAnchor):
-                continue
-            base = w.anchor.date or (plan.now.date() if plan.now else None)
-            if base is None:
-                continue
-            lo = base + dt.timedelta(days=w.start_days) if w.start_days is not None else None
-            hi = base + dt.timedelta(days=w.end_days) if w.end_days is not None else None
-        else:
-            continue
-        if lo is not None and hi is not None and lo > hi:
-            checks.append(
-                Check(
-                    name=f"window[{path}]",
-                    passed=False,
-                    code="window_empty",
-                    detail=f"window starts {lo} after it ends {hi}",
-                )
-            )
-            continue
-        if (hi is not None and start is not None and hi < start) or (
-            lo is not None and end is not None and lo > end
-        ):
-            checks.append(
-                Check(
-                    name=f"window[{path}]",
-                    passed=False,
-                    code="window_outside_data",
-                    detail=f"window {lo or '…'}..{hi or '…'} lies outside the data "
-                    f"({ctx.catalog.data_start}..{ctx.catalog.data_end})",
-                )
-            )
-            continue
-        if obs is not None and (
-            (hi is not None and hi < obs[0]) or (lo is not None and lo > obs[1])
-        ):
-            checks.append(
-                Check(
-                    name=f"window[{path}]",
-                    passed=False,
-                    code="window_outside_observation",
-                    detail=f"window {lo or '…'}..{hi or '…'} lies outside patient {plan.patient_id}'s "
-                    f"observation {obs[0]}..{obs[1]}",
-                )
-            )
-            continue
-        checks.append(
-            Check(
-                name=f"window[{path}]",
-                passed=True,
-                detail=f"{lo or '…'}..{hi or '…'} overlaps the data",
-            )
-        )
-    return checks
-
-
-def _patient_observation(ctx: _Ctx) -> tuple[dt.date, dt.date] | None:
-    p = ctx.catalog.patients
-    exists, internal = ctx.patient()
-    if (
-        p is None
-        or not exists
-        or not (
-            p.observation_table
-            and p.observation_patient_column
-            and p.observation_start_column
-            and p.observation_end_column
-        )
-    ):
-        return None
-    rows = _run(
-        ctx.db,
-        f"SELECT MIN({_q(p.observation_start_column)}), MAX({_q(p.observation_end_column)}) "
-        f"FROM {_table(ctx.catalog, p.observation_table)} WHERE {_q(p.observation_patient_column)} = ?",
-        [internal],
-    )
-    if not rows or rows[0][0] is None or rows[0][1] is None:
-        return None
-    a, b = _date(str(rows[0][0])), _date(str(rows[0][1]))
-    return (a, b) if a and b else None
-
-
-def _check_sql(ctx: _Ctx) -> list[Check]:
-    sql = getattr(ctx.draft, "sql", None)
-    if ctx.plan is not None or not sql:
-        return []
-    try:
-        _guard(sql, ctx.catalog, ctx.db)
-    except ClinbridgeError as exc:
-        return [Check(name="sql_guarded", passed=False, code=exc.code, detail=str(exc))]
-    return [
-        Check(
-            name="sql_guarded",
-            passed=True,
-            detail="a single read-only SELECT over catalogued tables",
-        )
-    ]
-
-
-def _guard(sql: str, catalog: Catalog, db: Database) -> str:
-    """Run the engine's guard on free SQL; returns the SQL to execute."""
-    try:
-        from clinbridge.engine import guard as guard_mod
-    except ImportError as exc:
-        raise ConfigError("free SQL needs clinbridge.engine.guard, which is not installed") from exc
-    fn = (
-        getattr(guard_mod, "guard_sql", None)
-        or getattr(guard_mod, "guard", None)
-        or guard_mod.check_sql
-    )
-    out = fn(sql, catalog=catalog, dialect=db.dialect)
-    return out if isinstance(out, str) else getattr(out, "sql", sql)
 
 
 def validate(
@@ -1343,7 +305,7 @@ def validate(
 
 _PRIORITY = (
     "patient_not_found",
-    "concept_unresolved",
+    "concept_not_found",
     "concept_not_in_data",
     "schema_mismatch",
     "window_empty",
@@ -1368,7 +330,7 @@ def decide(checks: Sequence[Check]) -> tuple[Literal["accept", "abstain"], str |
 # -- the pipeline -----------------------------------------------------------------------------------
 
 
-def _as_proposer(proposer: Proposer | Sequence[QueryPlan]) -> Proposer:
+def _as_proposer(proposer: Proposer | Sequence[Proposal]) -> Proposer:
     if callable(proposer):
         return proposer
     readings = iter(list(proposer))
@@ -1379,45 +341,60 @@ def _as_proposer(proposer: Proposer | Sequence[QueryPlan]) -> Proposer:
     return next_reading
 
 
-def _default_run_plan(
-    catalog: Catalog, db: Database, settings: Settings | None
-) -> Callable[[QueryPlan], Any]:
-    def run(plan: QueryPlan) -> Any:
-        try:
-            from clinbridge.engine import run as run_mod
-        except ImportError as exc:
-            raise ConfigError("clinbridge.engine.run is not available; pass run_plan=") from exc
-        fn = getattr(run_mod, "run_plan", None) or run_mod.run
-        return fn(plan, catalog=catalog, db=db, settings=settings)
-
-    return run
+_SHAPES: dict[str, str] = {
+    "number": "scalar",
+    "list": "list",
+    "date": "date",
+    "boolean": "boolean",
+    "rows": "rows",
+    "text": "scalar",
+}
 
 
-def _default_run_sql(
-    catalog: Catalog, db: Database, settings: Settings | None
-) -> Callable[[SqlProposal], Any]:
-    def run(p: SqlProposal) -> SqlDraft:
-        sql = _guard(p.sql, catalog, db)
-        max_rows = settings.max_rows if settings else 10_000
-        timeout = settings.sql_timeout_ms if settings else 30_000
-        res = db.execute(sql, timeout_ms=timeout, max_rows=max_rows)
-        value: Any
-        if len(res.columns) == 1 and len(res.rows) == 1:
-            value = res.rows[0][0]
-        elif len(res.columns) == 1:
-            value = [r[0] for r in res.rows]
-        else:
-            value = [list(r) for r in res.rows]
-        return SqlDraft(
-            value=value, rows=res.rows, columns=res.columns, sql=sql, truncated=res.truncated
-        )
-
-    return run
+def run_sql_proposal(
+    proposal: SqlProposal, *, catalog: Catalog, db: Database, settings: Settings | None = None
+) -> Answer:
+    """Execute free SQL behind the guard into a draft Answer (raises SQLSafetyError if refused)."""
+    settings = settings or Settings()
+    timings = Timings()
+    with timings.trace("guard"):
+        sql = _guard(proposal.sql, catalog, db, settings.max_rows)
+    with timings.trace("execute"):
+        res = db.execute(sql, timeout_ms=settings.sql_timeout_ms, max_rows=settings.max_rows)
+    value: Any
+    if len(res.columns) == 1 and len(res.rows) == 1:
+        value = res.rows[0][0]
+    elif len(res.columns) == 1:
+        value = [r[0] for r in res.rows]
+    else:
+        value = [dict(zip(res.columns, r, strict=True)) for r in res.rows]
+    if isinstance(value, dt.date):
+        value = value.isoformat()
+    elif isinstance(value, decimal.Decimal):
+        value = float(value)
+    return Answer(
+        decision="accept",
+        value=value,
+        shape=_SHAPES.get(proposal.shape or ""),
+        columns=res.columns,
+        rows=[list(r) for r in res.rows],
+        sql=sql,
+        dialect=db.dialect,
+        timings=timings,
+        provenance=Provenance(
+            source=catalog.source,
+            adapter=catalog.adapter,
+            dialect=db.dialect,
+            row_count=len(res.rows),
+            truncated=res.truncated,
+            understanding="sql",
+        ),
+    )
 
 
 def answer_with_validation(
     question: str | None,
-    proposer: Proposer | Sequence[QueryPlan],
+    proposer: Proposer | Sequence[Proposal],
     *,
     catalog: Catalog,
     db: Database,
@@ -1426,6 +403,7 @@ def answer_with_validation(
     settings: Settings | None = None,
     expected_shape: Shape | None = None,
     max_repairs: int | None = None,
+    understanding: str = "parser",
 ) -> Validated:
     """Propose, execute, validate; accept, repair once, or abstain.
 
@@ -1434,23 +412,35 @@ def answer_with_validation(
         proposer: the parser's readings (best first) or a callable taking the last Feedback.
         catalog: the source's catalog.
         db: the read-only database.
-        run_plan: executes a plan into a draft Answer (default: ``clinbridge.engine.run``).
-        run_sql: executes free SQL behind the guard (default: guard + ``db.execute``).
+        run_plan: executes a plan into a draft Answer (default: ``clinbridge.engine.run.run_plan``).
+        run_sql: executes free SQL behind the guard (default: :func:`run_sql_proposal`).
         settings: limits (``max_repair_attempts``, ``max_rows``, ``sql_timeout_ms``).
         expected_shape: the shape of answer wanted, when the caller knows it.
         max_repairs: overrides ``settings.max_repair_attempts`` (default 1).
+        understanding: who proposed ('parser', 'openai', ...), recorded in the provenance.
 
     Returns:
         A :class:`Validated` outcome; its ``answer`` is None unless every check passed.
     """
+    settings = settings or Settings()
     propose = _as_proposer(proposer)
-    run_p = run_plan or _default_run_plan(catalog, db, settings)
-    run_s = run_sql or _default_run_sql(catalog, db, settings)
-    repairs = (
-        max_repairs
-        if max_repairs is not None
-        else (settings.max_repair_attempts if settings else 1)
-    )
+    if run_plan is None:
+        from clinbridge.engine.resolve import Resolver
+        from clinbridge.engine.run import run_plan as _engine_run
+
+        resolver = Resolver(db, catalog)
+
+        def run_plan(plan: QueryPlan) -> Any:
+            return _engine_run(
+                db, catalog, plan, settings=settings, resolver=resolver, understanding=understanding
+            )
+
+    if run_sql is None:
+
+        def run_sql(p: SqlProposal) -> Any:
+            return run_sql_proposal(p, catalog=catalog, db=db, settings=settings)
+
+    repairs = settings.max_repair_attempts if max_repairs is None else max_repairs
     attempts: list[Attempt] = []
     feedback: Feedback | None = None
     for i in range(1 + max(0, repairs)):
@@ -1459,49 +449,30 @@ def answer_with_validation(
         except ClinbridgeError as exc:
             logger.info("proposer gave up: %s", exc)
             if not attempts:
-                chk = Check(
-                    name="understood",
-                    passed=False,
-                    code=exc.code,
-                    detail=str(exc),
-                    data=exc.to_dict(),
+                attempts.append(
+                    Attempt(
+                        None,
+                        (Check(name="understood", passed=False, code=exc.code, detail=str(exc)),),
+                    )
                 )
-                attempts.append(Attempt(None, (chk,)))
             break
         if proposal is None:
             break
-        try:
-            if isinstance(proposal, SqlProposal):
-                draft = run_s(proposal)
-                checks = validate(
-                    draft,
-                    plan=None,
-                    catalog=catalog,
-                    db=db,
-                    question=question,
-                    expected=expected_shape or proposal.shape,
-                )
-            else:
-                draft = run_p(proposal)
-                checks = validate(
-                    draft,
-                    plan=proposal,
-                    catalog=catalog,
-                    db=db,
-                    question=question or proposal.question,
-                    expected=expected_shape,
-                )
-        except ClinbridgeError as exc:
-            draft, checks = (
-                None,
-                [Check(name="executed", passed=False, code=exc.code, detail=str(exc))],
-            )
+        draft, checks = _execute_and_check(
+            proposal, question, run_plan, run_sql, catalog, db, expected_shape
+        )
         attempts.append(Attempt(proposal, tuple(checks)))
         decision, _, _ = decide(checks)
-        if decision == "accept":
+        if decision == "accept" and draft is not None:
             logger.info("plan:accepted after %d attempt(s)", i + 1)
+            answer = _with_checks(draft, checks, question)
             return Validated(
-                "accept", draft, tuple(checks), attempts=tuple(attempts), repaired=i > 0
+                "accept",
+                answer,
+                tuple(checks),
+                attempts=tuple(attempts),
+                repaired=i > 0,
+                question=question,
             )
         feedback = Feedback(proposal, tuple(c for c in checks if not c.passed))
         logger.info("plan:rejected %s", [c.code for c in feedback.failed])
@@ -1516,5 +487,69 @@ def answer_with_validation(
     last = attempts[-1]
     _, reason, detail = decide(last.checks)
     return Validated(
-        "abstain", None, last.checks, reason=reason, detail=detail, attempts=tuple(attempts)
+        "abstain",
+        None,
+        last.checks,
+        reason=reason,
+        detail=detail,
+        attempts=tuple(attempts),
+        question=question,
+    )
+
+
+def _execute_and_check(
+    proposal: Proposal,
+    question: str | None,
+    run_plan: Callable[[QueryPlan], Any],
+    run_sql: Callable[[SqlProposal], Any],
+    catalog: Catalog,
+    db: Database,
+    expected_shape: Shape | None,
+) -> tuple[Any, list[Check]]:
+    try:
+        if isinstance(proposal, SqlProposal):
+            draft = run_sql(proposal)
+            plan, expected = None, expected_shape or proposal.shape
+        else:
+            draft = run_plan(proposal)
+            plan, expected = proposal, expected_shape
+    except ClinbridgeError as exc:
+        return None, [Check(name="executed", passed=False, code=exc.code, detail=str(exc))]
+    own = [_as_check(c) for c in getattr(draft, "checks", None) or []]
+    if getattr(draft, "decision", "accept") == "abstain" and any(not c.passed for c in own):
+        # The engine could not run it (unknown concept, unsafe SQL, no data): nothing to validate.
+        return draft, own
+    q = question or (proposal.question if isinstance(proposal, QueryPlan) else None)
+    checks = validate(draft, plan=plan, catalog=catalog, db=db, question=q, expected=expected)
+    return draft, own + checks
+
+
+def _as_check(c: Any) -> Check:
+    return c if isinstance(c, Check) else Check.model_validate(c, from_attributes=True)
+
+
+def _with_checks(draft: Any, checks: list[Check], question: str | None) -> Answer:
+    if isinstance(draft, Answer):
+        prov = draft.provenance.model_copy(
+            update={"question": question or draft.provenance.question}
+        )
+        return draft.model_copy(
+            update={
+                "checks": checks,
+                "decision": "accept",
+                "reason": None,
+                "reason_code": None,
+                "provenance": prov,
+            }
+        )
+    # Drafts from a custom runner: keep what an Answer can carry.
+    rows = [list(r) for r in (getattr(draft, "rows", None) or [])]
+    return Answer(
+        decision="accept",
+        value=getattr(draft, "value", None),
+        columns=list(getattr(draft, "columns", None) or []),
+        rows=rows,
+        sql=getattr(draft, "sql", None),
+        checks=checks,
+        provenance=Provenance(question=question),
     )

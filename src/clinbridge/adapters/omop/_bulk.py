@@ -148,15 +148,14 @@ def convert_chunk(
         raw = chunk[name]
         present = raw.notna().to_numpy()
         if typ == "integer":
-            num = pd.to_numeric(raw, errors="coerce")
-            vals = num.to_numpy(dtype="float64", na_value=np.nan)
+            vals = _to_float(raw).to_numpy(dtype="float64", na_value=np.nan)
             bad = present & (np.isnan(vals) | (np.mod(vals, 1) != 0) | (np.abs(vals) > 2**63 - 1))
             problems.add(bad, name, "not an integer")
             vals = np.where(bad, np.nan, vals)
             col = pd.array(vals, dtype="Float64").astype("Int64") if n else pd.array([], dtype="Int64")
             out[name] = pd.Series(col, index=chunk.index)
         elif typ == "float":
-            num = pd.to_numeric(raw, errors="coerce").astype("float64")
+            num = _to_float(raw)
             bad = present & num.isna().to_numpy()
             problems.add(bad, name, "not a number")
             out[name] = num
@@ -185,6 +184,14 @@ def convert_chunk(
         if name in required:
             problems.add(~present, name, "required value is empty")
     return pd.DataFrame(out, index=chunk.index), problems
+
+
+def _to_float(raw: pd.Series) -> pd.Series:
+    """Text to float64, NaN where missing or unreadable (fast path first)."""
+    try:
+        return raw.astype("float64")
+    except (ValueError, TypeError):
+        return pd.to_numeric(raw, errors="coerce").astype("float64")
 
 
 def quote_table(name: str, schema: str | None, dialect: str) -> str:
@@ -247,6 +254,9 @@ class BulkWriter:
 
     def _duckdb(self, target: str, cols: str, df: pd.DataFrame) -> None:
         conn = self.db.conn
+        if not getattr(self, "_quiet", False):
+            conn.execute("SET enable_progress_bar = false").fetchall()  # library code never prints
+            self._quiet = True
         view = "_clinbridge_chunk"
         conn.register(view, df)
         try:

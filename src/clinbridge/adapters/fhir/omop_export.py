@@ -1,0 +1,472 @@
+"""FHIR tables (``clinbridge load fhir``) → OMOP CDM 5.4.
+
+person, observation_period, visit_occurrence, condition_occurrence, drug_exposure
+(MedicationRequest, MedicationAdministration, Immunization), measurement (numeric Observation
+values and components), observation (other Observations, allergies), procedure_occurrence,
+death and note. Concept ids come from an OMOP vocabulary (``concept`` and
+``concept_relationship`` 'Maps to') when one is reachable, else 0; *_source_value always keeps
+the FHIR code (and person_source_value / visit_source_value the FHIR ids), so a person is still
+found by FHIR Patient.id. The export is a full refresh of the tables it writes.
+Follows the table conventions of OHDSI's ETL-Synthea documentation (read, not copied).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from clinbridge.adapters.fhir.loader import SYSTEM_VOCABULARY
+from clinbridge.adapters.fhir.schema import Table
+from clinbridge.adapters.fhir.writer import Writer
+from clinbridge.db import Database, parse_url
+from clinbridge.errors import ConfigError
+
+__all__ = ["OMOP_TABLES", "VISIT_CONCEPTS", "ExportResult", "export_omop", "export_to_db"]
+
+logger = logging.getLogger(__name__)
+
+OMOP_TABLES = (
+    "person", "observation_period", "visit_occurrence", "condition_occurrence", "drug_exposure",
+    "measurement", "observation", "procedure_occurrence", "death", "note",
+)
+
+VISIT_CONCEPTS: dict[str, int] = {
+    "AMB": 9202, "EMER": 9203, "IMP": 9201, "ACUTE": 9201, "NONAC": 9201, "SS": 9201,
+    "OBSENC": 9202, "PRENC": 9202, "VR": 5083, "HH": 581476, "ICU": 32037,
+    "ambulatory": 9202, "outpatient": 9202, "wellness": 9202, "emergency": 9203, "urgentcare": 9203,
+    "inpatient": 9201, "icu": 32037, "home": 581476, "virtual": 5083,
+}
+GENDER = {"male": 8507, "female": 8532}
+RACE = {"2106-3": 8527, "2054-5": 8516, "2028-9": 8515, "1002-5": 8657, "2076-8": 8557}
+ETHNICITY = {"2135-2": 38003563, "2186-5": 38003564}
+EHR = 32817  # Type Concept: EHR
+EHR_PRESCRIPTION = 32838
+EHR_ADMINISTRATION = 32818
+EHR_ENCOUNTER = 32827
+UTF8, ENGLISH = 32678, 4180186
+
+
+class ExportResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    source: str
+    target: str
+    tables: dict[str, int]
+    vocabulary: str | None
+    codes: int
+    codes_mapped: int
+    elapsed_s: float
+
+    def summary_lines(self) -> list[str]:
+        lines = [f"OMOP CDM 5.4 export {self.source} → {self.target}"]
+        lines += [f"  {t:<22} {n:>9}" for t, n in self.tables.items()]
+        if self.vocabulary:
+            lines.append(f"concepts: {self.codes_mapped} of {self.codes} codes mapped through the vocabulary "
+                         f"in {self.vocabulary}")
+        else:
+            lines.append("no OMOP vocabulary found: concept ids are 0; *_source_value keeps every code")
+        lines.append(f"done in {self.elapsed_s:.2f} s")
+        return lines
+
+
+def _rows(db: Database, sql: str, chunk: int = 50_000) -> Iterator[tuple[Any, ...]]:
+    # A cursor of its own: the export reads and writes through the same connection when the
+    # source is the target (DuckDB would drop a pending result on the next statement).
+    cur = db.conn.cursor()
+    try:
+        cur.execute(sql)
+        while True:
+            got = cur.fetchmany(chunk)
+            if not got:
+                return
+            yield from got
+    finally:
+        cur.close()
+
+
+def _date(v: Any) -> str | None:
+    return None if v is None else str(v)[:10]
+
+
+def _ts(v: Any) -> str | None:
+    if v is None:
+        return None
+    s = str(v).replace("T", " ")
+    return s[:19] if len(s) >= 19 else (s[:10] + " 00:00:00")
+
+
+class _Vocab:
+    """(system, code) → (source concept id, standard concept id) from an OMOP vocabulary."""
+
+    def __init__(self, db: Database | None, codes: list[tuple[str, str]]) -> None:
+        self.map: dict[tuple[str, str], tuple[int, int]] = {}
+        self.units: dict[str, int] = {}
+        if db is None:
+            return
+        by_vocab: dict[str, list[str]] = {}
+        for system, code in codes:
+            v = SYSTEM_VOCABULARY.get(system)
+            if v:
+                by_vocab.setdefault(v, []).append(code)
+        concept: dict[tuple[str, str], tuple[int, str | None]] = {}
+        for vocab, cs in by_vocab.items():
+            for i in range(0, len(cs), 500):
+                part = cs[i : i + 500]
+                marks = ", ".join("'" + c.replace("'", "''") + "'" for c in part)
+                sql = (f"SELECT concept_id, concept_code, standard_concept FROM concept WHERE vocabulary_id = "
+                       f"'{vocab}' AND concept_code IN ({marks})")
+                for cid, code, std in _rows(db, sql):
+                    concept[(vocab, str(code))] = (int(cid), std)
+        maps: dict[int, int] = {}
+        ids = [cid for cid, std in concept.values() if std != "S"]
+        tables = {t.lower() for t in db.table_names()}
+        if ids and "concept_relationship" in tables:
+            for i in range(0, len(ids), 500):
+                part = ", ".join(str(x) for x in ids[i : i + 500])
+                sql = (f"SELECT concept_id_1, MIN(concept_id_2) FROM concept_relationship WHERE relationship_id = "
+                       f"'Maps to' AND concept_id_1 IN ({part}) GROUP BY concept_id_1")
+                maps.update({int(a): int(b) for a, b in _rows(db, sql)})
+        for system, code in codes:
+            v = SYSTEM_VOCABULARY.get(system)
+            got = concept.get((v, code)) if v else None
+            if got is None:
+                continue
+            cid, std = got
+            self.map[(system, code)] = (cid, cid if std == "S" else maps.get(cid, 0))
+        self.units = {code: cid for (system, code), (cid, _) in self.map.items() if system == "http://unitsofmeasure.org"}
+
+    def get(self, system: Any, code: Any) -> tuple[int, int]:
+        if code is None:
+            return 0, 0
+        return self.map.get((system or "", str(code)), (0, 0))
+
+
+def _has_vocab(db: Database) -> bool:
+    try:
+        if "concept" not in {t.lower() for t in db.table_names()}:
+            return False
+        return bool(db.execute("SELECT COUNT(*) FROM concept", max_rows=1).rows[0][0])
+    except Exception:  # noqa: BLE001 - an unreadable concept table is no vocabulary
+        return False
+
+
+def export_omop(source_url: str, target_url: str, *, vocab_url: str | None = None) -> ExportResult:
+    """Export the FHIR tables at ``source_url`` to OMOP CDM 5.4 tables at ``target_url``."""
+    same = _same_database(source_url, target_url)
+    target = Database.open(target_url, read_only=False)
+    source = target if same else Database.open(source_url, read_only=True)
+    vocab: Database | None = None
+    try:
+        if vocab_url:
+            vocab = Database.open(vocab_url, read_only=True)
+        return export_to_db(source, target, vocab=vocab, source_label=source_url, target_label=target_url)
+    finally:
+        if vocab is not None:
+            vocab.close()
+        if not same:
+            source.close()
+        target.close()
+
+
+def _same_database(a: str, b: str) -> bool:
+    pa, pb = parse_url(a), parse_url(b)
+    if pa.backend != pb.backend:
+        return False
+    if pa.backend == "postgres":
+        return pa.dsn == pb.dsn
+    return pa.path is not None and pa.path == pb.path and pa.path != ":memory:"
+
+
+def export_to_db(source: Database, target: Database, *, vocab: Database | None = None,
+                 source_label: str = "", target_label: str = "") -> ExportResult:
+    """The export between two open databases (they may be the same one)."""
+    from clinbridge.adapters.omop.ddl import table_spec
+    from clinbridge.adapters.omop.loader import create_cdm_tables
+
+    start = time.perf_counter()
+    names = {t.lower() for t in source.table_names()}
+    if "fhir_patient" not in names:
+        raise ConfigError(f"{source_label or source.url} holds no FHIR tables (run 'clinbridge load fhir' first)")
+    if vocab is None:
+        for cand in (target, source):
+            if _has_vocab(cand):
+                vocab = cand
+                break
+    codes = [(str(s or ""), str(c)) for s, c in _rows(source, "SELECT system, code FROM fhir_code")]
+    voc = _Vocab(vocab, codes)
+    create_cdm_tables(target, "5.4", schema=target.schema)
+    writer = Writer(target)
+    specs = {t: table_spec(t, "5.4") for t in OMOP_TABLES}
+    out: dict[str, int] = {}
+
+    def put(table: str, rows: Iterator[dict[str, Any]]) -> None:
+        spec = specs[table]
+        assert spec is not None
+        cols = spec.column_names
+        t = Table(table, "", "", tuple((c, "text") for c in cols))
+        with writer.transaction():
+            writer.execute(f'DELETE FROM "{table}"')
+        n = 0
+        batch: list[tuple[Any, ...]] = []
+        for r in rows:
+            batch.append(tuple(r.get(c) for c in cols))
+            if len(batch) >= 50_000:
+                with writer.transaction():
+                    writer.insert(t, batch)
+                n += len(batch)
+                batch = []
+        with writer.transaction():
+            writer.insert(t, batch)
+        out[table] = n + len(batch)
+
+    # -- person, death, observation_period ---------------------------------------------------
+    person: dict[str, int] = {}
+    people = list(_rows(source, "SELECT id, gender, birth_date, race_code, ethnicity_code, death_date, "
+                                "deceased_time, race, ethnicity FROM fhir_patient ORDER BY id"))
+    for i, row in enumerate(people, start=1):
+        person[row[0]] = i
+
+    def persons() -> Iterator[dict[str, Any]]:
+        for pid, gender, birth, race, eth, _, _, race_label, eth_label in people:
+            b = _date(birth)
+            yield {
+                "person_id": person[pid], "gender_concept_id": GENDER.get(gender or "", 0),
+                "year_of_birth": int(b[:4]) if b else 0, "month_of_birth": int(b[5:7]) if b else None,
+                "day_of_birth": int(b[8:10]) if b else None, "birth_datetime": f"{b} 00:00:00" if b else None,
+                "race_concept_id": RACE.get(race or "", 0), "ethnicity_concept_id": ETHNICITY.get(eth or "", 0),
+                "person_source_value": pid, "gender_source_value": gender, "gender_source_concept_id": 0,
+                "race_source_value": race_label or race, "race_source_concept_id": 0,
+                "ethnicity_source_value": eth_label or eth, "ethnicity_source_concept_id": 0,
+            }
+
+    put("person", persons())
+    put("death", ({"person_id": person[pid], "death_date": _date(dd), "death_datetime": _ts(dt_),
+                   "death_type_concept_id": EHR, "cause_concept_id": 0, "cause_source_concept_id": 0}
+                  for pid, _, _, _, _, dd, dt_, _, _ in people if dd is not None))
+    put("observation_period", (
+        {"observation_period_id": i, "person_id": person[pid], "observation_period_start_date": _date(s),
+         "observation_period_end_date": _date(e), "period_type_concept_id": EHR}
+        for i, (pid, s, e) in enumerate(
+            (r for r in _rows(source, "SELECT patient_id, start_time, end_time FROM fhir_observation_period "
+                                      "ORDER BY patient_id") if r[0] in person), start=1)
+    ))
+
+    # -- visits ------------------------------------------------------------------------------
+    visit: dict[str, int] = {}
+
+    def visits() -> Iterator[dict[str, Any]]:
+        sql = "SELECT id, patient_id, class_code, start_time, end_time, type_code FROM fhir_encounter ORDER BY id"
+        for i, (eid, pid, klass, st, en, _) in enumerate(_rows(source, sql), start=1):
+            if pid not in person:
+                continue
+            visit[eid] = i
+            yield {
+                "visit_occurrence_id": i, "person_id": person[pid],
+                "visit_concept_id": VISIT_CONCEPTS.get(klass or "", 0),
+                "visit_start_date": _date(st), "visit_start_datetime": _ts(st),
+                "visit_end_date": _date(en or st), "visit_end_datetime": _ts(en or st),
+                "visit_type_concept_id": EHR_ENCOUNTER, "visit_source_value": eid,
+                "visit_source_concept_id": 0, "admitted_from_concept_id": 0, "discharged_to_concept_id": 0,
+            }
+
+    put("visit_occurrence", visits())
+
+    def ids(pid: Any, eid: Any) -> tuple[int | None, int | None]:
+        return person.get(pid), visit.get(eid) if eid is not None else None
+
+    # -- conditions --------------------------------------------------------------------------
+    def conditions() -> Iterator[dict[str, Any]]:
+        sql = ("SELECT patient_id, encounter_id, code_system, code, onset_time, abatement_time, clinical_status "
+               "FROM fhir_condition ORDER BY id")
+        n = 0
+        for pid, eid, system, code, onset, ab, status in _rows(source, sql):
+            p, v = ids(pid, eid)
+            if p is None or onset is None:
+                continue
+            n += 1
+            src, std = voc.get(system, code)
+            yield {
+                "condition_occurrence_id": n, "person_id": p, "condition_concept_id": std,
+                "condition_start_date": _date(onset), "condition_start_datetime": _ts(onset),
+                "condition_end_date": _date(ab), "condition_end_datetime": _ts(ab),
+                "condition_type_concept_id": EHR, "condition_status_concept_id": 0,
+                "visit_occurrence_id": v, "condition_source_value": code,
+                "condition_source_concept_id": src, "condition_status_source_value": status,
+            }
+
+    put("condition_occurrence", conditions())
+
+    # -- drugs -------------------------------------------------------------------------------
+    def drugs() -> Iterator[dict[str, Any]]:
+        n = 0
+        queries = (
+            ("SELECT patient_id, encounter_id, code_system, code, authored_on, NULL, days_supply, quantity, "
+             "dose_unit, route FROM fhir_medication_request ORDER BY id", EHR_PRESCRIPTION),
+            ("SELECT patient_id, encounter_id, code_system, code, start_time, end_time, NULL, dose_value, "
+             "dose_unit, route FROM fhir_medication_administration ORDER BY id", EHR_ADMINISTRATION),
+            ("SELECT patient_id, encounter_id, code_system, code, occurrence_time, NULL, NULL, NULL, NULL, NULL "
+             "FROM fhir_immunization ORDER BY id", EHR_ENCOUNTER),
+        )
+        for sql, type_id in queries:
+            for pid, eid, system, code, st, en, supply, qty, unit, route in _rows(source, sql):
+                p, v = ids(pid, eid)
+                if p is None or st is None:
+                    continue
+                n += 1
+                src, std = voc.get(system, code)
+                end = en
+                if end is None and supply:
+                    end = _dt.datetime.fromisoformat(_ts(st) or "") + _dt.timedelta(days=float(supply))
+                yield {
+                    "drug_exposure_id": n, "person_id": p, "drug_concept_id": std,
+                    "drug_exposure_start_date": _date(st), "drug_exposure_start_datetime": _ts(st),
+                    "drug_exposure_end_date": _date(end or st), "drug_exposure_end_datetime": _ts(end or st),
+                    "drug_type_concept_id": type_id, "quantity": qty,
+                    "days_supply": int(supply) if supply is not None else None,
+                    "route_concept_id": 0, "visit_occurrence_id": v, "drug_source_value": code,
+                    "drug_source_concept_id": src, "route_source_value": route, "dose_unit_source_value": unit,
+                }
+
+    put("drug_exposure", drugs())
+
+    # -- measurement / observation -----------------------------------------------------------
+    obs_sql = ("SELECT patient_id, encounter_id, code_system, code, effective_time, value_num, value_comparator, "
+               "unit_code, unit, value_code_system, value_code, value_text, value_type FROM fhir_observation "
+               "WHERE row_kind <> 'panel' ORDER BY id, component")
+
+    def measurements() -> Iterator[dict[str, Any]]:
+        n = 0
+        for pid, eid, system, code, eff, num, comp, ucode, unit, vsys, vcode, _, _ in _rows(source, obs_sql):
+            p, v = ids(pid, eid)
+            if p is None or eff is None or num is None:
+                continue
+            n += 1
+            src, std = voc.get(system, code)
+            yield {
+                "measurement_id": n, "person_id": p, "measurement_concept_id": std,
+                "measurement_date": _date(eff), "measurement_datetime": _ts(eff),
+                "measurement_type_concept_id": EHR, "operator_concept_id": 0, "value_as_number": num,
+                "value_as_concept_id": voc.get(vsys, vcode)[1], "unit_concept_id": voc.units.get(ucode or "", 0),
+                "visit_occurrence_id": v, "measurement_source_value": code, "measurement_source_concept_id": src,
+                "unit_source_value": ucode or unit, "value_source_value": str(num) if comp is None else f"{comp}{num}",
+            }
+
+    put("measurement", measurements())
+
+    def observations() -> Iterator[dict[str, Any]]:
+        n = 0
+        for pid, eid, system, code, eff, num, _, ucode, unit, vsys, vcode, text, _ in _rows(source, obs_sql):
+            p, v = ids(pid, eid)
+            if p is None or eff is None or num is not None:
+                continue
+            n += 1
+            src, std = voc.get(system, code)
+            yield {
+                "observation_id": n, "person_id": p, "observation_concept_id": std,
+                "observation_date": _date(eff), "observation_datetime": _ts(eff),
+                "observation_type_concept_id": EHR, "value_as_string": text,
+                "value_as_concept_id": voc.get(vsys, vcode)[1], "unit_concept_id": 0,
+                "visit_occurrence_id": v, "observation_source_value": code,
+                "observation_source_concept_id": src, "unit_source_value": ucode or unit,
+                "value_source_value": vcode or text,
+            }
+        sql = ("SELECT patient_id, encounter_id, code_system, code, COALESCE(onset_time, recorded_time), reaction "
+               "FROM fhir_allergy ORDER BY id")
+        for pid, eid, system, code, when, reaction in _rows(source, sql):
+            p, v = ids(pid, eid)
+            if p is None or when is None:
+                continue
+            n += 1
+            src, std = voc.get(system, code)
+            yield {
+                "observation_id": n, "person_id": p, "observation_concept_id": std,
+                "observation_date": _date(when), "observation_datetime": _ts(when),
+                "observation_type_concept_id": EHR, "value_as_string": reaction, "unit_concept_id": 0,
+                "visit_occurrence_id": v, "observation_source_value": code, "observation_source_concept_id": src,
+            }
+
+    put("observation", observations())
+
+    def procedures() -> Iterator[dict[str, Any]]:
+        sql = "SELECT patient_id, encounter_id, code_system, code, start_time, end_time FROM fhir_procedure ORDER BY id"
+        n = 0
+        for pid, eid, system, code, st, en in _rows(source, sql):
+            p, v = ids(pid, eid)
+            if p is None or st is None:
+                continue
+            n += 1
+            src, std = voc.get(system, code)
+            yield {
+                "procedure_occurrence_id": n, "person_id": p, "procedure_concept_id": std,
+                "procedure_date": _date(st), "procedure_datetime": _ts(st), "procedure_end_date": _date(en),
+                "procedure_end_datetime": _ts(en), "procedure_type_concept_id": EHR, "modifier_concept_id": 0,
+                "visit_occurrence_id": v, "procedure_source_value": code, "procedure_source_concept_id": src,
+            }
+
+    put("procedure_occurrence", procedures())
+
+    def notes() -> Iterator[dict[str, Any]]:
+        sql = ("SELECT patient_id, encounter_id, code_system, code, note_time, title, text, id, display "
+               "FROM fhir_note ORDER BY id, seq")
+        n = 0
+        for pid, eid, system, code, when, title, text, nid, display in _rows(source, sql):
+            p, v = ids(pid, eid)
+            if p is None or when is None:
+                continue
+            n += 1
+            yield {
+                "note_id": n, "person_id": p, "note_date": _date(when), "note_datetime": _ts(when),
+                "note_type_concept_id": EHR, "note_class_concept_id": voc.get(system, code)[1],
+                "note_title": title or display, "note_text": text or "", "encoding_concept_id": UTF8,
+                "language_concept_id": ENGLISH, "visit_occurrence_id": v, "note_source_value": nid,
+            }
+
+    put("note", notes())
+    if vocab is not None and vocab is not target:
+        _copy_vocabulary(vocab, target, writer, voc)
+    mapped = sum(1 for v in voc.map.values() if v[1])
+    return ExportResult(
+        source=source_label or source.url, target=target_label or target.url, tables=out,
+        vocabulary=(vocab.url if vocab is not None else None), codes=len(codes), codes_mapped=mapped,
+        elapsed_s=round(time.perf_counter() - start, 3),
+    )
+
+
+_VOCAB_COPY = ("concept", "concept_relationship", "concept_ancestor", "concept_synonym")
+
+
+def _copy_vocabulary(vocab: Database, target: Database, writer: Writer, voc: _Vocab) -> None:
+    """Give the export the vocabulary subset it uses (as Eunomia ships one), when the target has none."""
+    from clinbridge.adapters.omop.ddl import table_spec
+
+    if _has_vocab(target):
+        return
+    used = {i for pair in voc.map.values() for i in pair if i}
+    used |= {*VISIT_CONCEPTS.values(), *GENDER.values(), *RACE.values(), *ETHNICITY.values(), EHR,
+             EHR_PRESCRIPTION, EHR_ADMINISTRATION, EHR_ENCOUNTER, UTF8, ENGLISH}
+    ids = ", ".join(str(i) for i in sorted(used))
+    present = {t.lower() for t in vocab.table_names()}
+    wheres = {
+        "concept": f"concept_id IN ({ids})",
+        "concept_relationship": f"concept_id_1 IN ({ids}) AND concept_id_2 IN ({ids})",
+        "concept_ancestor": f"ancestor_concept_id IN ({ids}) AND descendant_concept_id IN ({ids})",
+        "concept_synonym": f"concept_id IN ({ids})",
+    }
+    for table in _VOCAB_COPY:
+        spec = table_spec(table, "5.4")
+        if table not in present or spec is None:
+            continue
+        cols = [c for c in spec.column_names if c in {n.lower() for n, _ in vocab.columns(table)}]
+        got = list(_rows(vocab, f"SELECT {', '.join(cols)} FROM {table} WHERE {wheres[table]}"))
+        t = Table(table, "", "", tuple((c, "text") for c in cols))
+        with writer.transaction():
+            writer.execute(f'DELETE FROM "{table}"')
+            writer.insert(t, [tuple(None if v is None else _plain(v) for v in r) for r in got])
+
+
+def _plain(v: Any) -> Any:
+    return str(v) if isinstance(v, _dt.date) else v

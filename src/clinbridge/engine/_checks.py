@@ -1,0 +1,1009 @@
+"""The validator's individual checks (see :mod:`clinbridge.engine.validate` for the pipeline).
+
+Shapes of answers, concept-set resolution through a catalog dictionary, plausible ranges of
+common labs and vitals, and one function per check family. Each returns :class:`Check` objects.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import logging
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any, Literal
+
+from clinbridge.engine.answer import Check as _AnswerCheck
+from clinbridge.engine.plan import (
+    CalendarWindow,
+    ConceptSet,
+    EncounterFilter,
+    EventAnchor,
+    EventFilter,
+    FixedAnchor,
+    QueryPlan,
+    RelativeWindow,
+)
+from clinbridge.errors import ClinbridgeError, ConceptNotFoundError, ErrorCode
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog, EventStream
+    from clinbridge.db import Database
+
+logger = logging.getLogger(__name__)
+
+CheckCode = Literal[
+    "concept_not_in_data",
+    "unit_mixed",
+    "value_implausible",
+    "numerator_gt_denominator",
+    "shape_mismatch",
+    "window_empty",
+    "window_outside_data",
+    "window_outside_observation",
+    "patient_not_found",
+    "no_data",
+    "not_stored",
+    "no_proposal",
+]
+AbstainReason = CheckCode | ErrorCode
+Shape = Literal["number", "list", "date", "boolean", "rows", "text"]
+
+
+Check = _AnswerCheck
+"""One deterministic check: name, passed, detail, code (the reason code if it failed)."""
+
+
+# -- shapes ---------------------------------------------------------------------------------------
+
+
+def expected_shape(plan: QueryPlan) -> Shape:
+    """The shape of answer a plan produces (one number, a date, a list, yes/no, rows)."""
+    op, of = plan.aggregate.op, plan.measure.of
+    if plan.group_by:
+        return "rows"
+    if op == "exists":
+        return "boolean"
+    if op == "list":
+        return "list"
+    if op == "series":
+        return "rows"
+    if op in {"first", "last", "min", "max"}:
+        if of == "date":
+            return "date"
+        if of == "concept":
+            return "text"
+    return "number"
+
+
+_Q_NUMBER = re.compile(
+    r"^\s*(how\s+(many|much|long|old)|what\s+(is|was|were|are)\s+(the\s+)?"
+    r"(number|count|average|mean|median|total|sum|proportion|percentage|fraction|rate|share|"
+    r"highest|lowest|maximum|minimum|max|min|first|last|latest|most\s+recent)\b(?!.*\b(date|day|drug|"
+    r"medication|condition|diagnosis|procedure)s?\b)|what\s+(percentage|proportion|fraction|share)|"
+    r"(average|mean|median|count)\b)",
+    re.I,
+)
+_Q_DATE = re.compile(
+    r"^\s*(when\b|on\s+what\s+date|what\s+(is|was)\s+the\s+(\w+\s+){0,3}date\b|what\s+date)", re.I
+)
+_Q_BOOL = re.compile(r"^\s*(is|was|were|are|does|did|do|has|have|had|can|could)\b", re.I)
+_Q_LIST = re.compile(
+    r"^\s*(which|list|name\s+(the|all)|show|what\s+(\w+\s+){0,2}(drugs|medications|conditions|diagnoses|"
+    r"procedures|measurements|tests|labs)\b)",
+    re.I,
+)
+
+
+def question_shape(question: str | None) -> Shape | None:
+    """The shape a question asks for, from its wording; None when it does not say."""
+    if not question:
+        return None
+    if _Q_DATE.search(question):
+        return "date"
+    if _Q_NUMBER.search(question):
+        return "number"
+    if _Q_LIST.search(question):
+        return "list"
+    if _Q_BOOL.search(question):
+        return "boolean"
+    return None
+
+
+def _actual_shape(value: Any) -> Shape | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float | decimal.Decimal):
+        return "number"
+    if isinstance(value, dt.date | dt.datetime):
+        return "date"
+    if isinstance(value, str):
+        return "date" if re.fullmatch(r"\d{4}-\d{2}-\d{2}([ T].*)?", value) else "text"
+    if isinstance(value, Mapping):
+        return "rows"
+    if isinstance(value, list | tuple):
+        if value and all(isinstance(v, list | tuple | Mapping) for v in value):
+            return "rows"
+        return "list"
+    return "text"
+
+
+_COMPATIBLE: dict[Shape, set[Shape]] = {
+    "number": {"number"},
+    "date": {"date"},
+    "boolean": {"boolean"},
+    "list": {"list", "text", "rows"},
+    "text": {"text", "list"},
+    "rows": {"rows", "list"},
+}
+
+
+# -- concept sets ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanConceptSet:
+    """One concept set of a plan, with where it sits and which stream it filters."""
+
+    path: str
+    stream: str
+    concepts: ConceptSet
+    negate: bool = False
+
+
+def concept_sets_of(plan: QueryPlan) -> list[PlanConceptSet]:
+    """Every concept set a plan names (filters, numerator, anchors, measure), with its stream."""
+    found: list[PlanConceptSet] = []
+
+    def window(w: Any, path: str) -> None:
+        if isinstance(w, RelativeWindow):
+            anchor(w.anchor, f"{path}.anchor")
+
+    def anchor(a: Any, path: str) -> None:
+        if isinstance(a, EventAnchor) and a.concepts is not None:
+            found.append(PlanConceptSet(path, a.stream, a.concepts))
+
+    def filt(f: Any, path: str) -> None:
+        if isinstance(f, EventFilter):
+            if f.concepts is not None:
+                found.append(PlanConceptSet(path, f.stream, f.concepts, f.negate))
+            window(f.window, f"{path}.window")
+            if f.age_at_event is not None and f.age_at_event.at is not None:
+                anchor(f.age_at_event.at, f"{path}.age_at_event")
+        elif isinstance(f, EncounterFilter):
+            window(f.window, f"{path}.window")
+        elif getattr(f, "at", None) is not None:
+            anchor(f.at, f"{path}.at")
+
+    for i, f in enumerate(plan.filters):
+        filt(f, f"filters[{i}]")
+    for i, f in enumerate(plan.aggregate.numerator):
+        filt(f, f"aggregate.numerator[{i}]")
+    if plan.measure.concepts is not None and plan.measure.stream is not None:
+        found.append(PlanConceptSet("measure", plan.measure.stream, plan.measure.concepts))
+    window(plan.window, "window")
+    return found
+
+
+def _streams_for(catalog: Catalog, name: str) -> list[EventStream]:
+    exact = [s for s in catalog.streams if s.name == name]
+    return exact or list(catalog.streams_of(name))
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _table(catalog: Catalog, name: str) -> str:
+    if "." in name or not catalog.schema_name:
+        return ".".join(_q(p) for p in name.split("."))
+    return f"{_q(catalog.schema_name)}.{_q(name)}"
+
+
+def _run(db: Database, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    if db.backend == "postgres":
+        sql = sql.replace("?", "%s")
+    return db.execute(sql, list(params), timeout_ms=30_000, max_rows=None).rows
+
+
+def _in_list(values: Sequence[Any]) -> str:
+    return ", ".join("?" for _ in values)
+
+
+def resolve_concept_ids(
+    catalog: Catalog, db: Database, stream: EventStream, cs: ConceptSet
+) -> list[Any]:
+    """Codes a concept set matches in a stream's code column (the engine's resolver); [] if none."""
+    from clinbridge.engine.resolve import Resolver
+
+    try:
+        return list(Resolver(db, catalog).resolve(cs, stream).values)
+    except ConceptNotFoundError:
+        return []
+
+
+def _draft_ids(draft: Any, cs: ConceptSet) -> list[Any] | None:
+    """The codes the engine resolved for ``cs`` (from ``Answer.concept_sets``), if complete."""
+    sets = getattr(draft, "concept_sets", None)
+    if not sets:
+        return None
+    keys = {cs.describe(), cs.label or ""} - {""}
+    if isinstance(sets, Mapping):
+        hit = next((sets[k] for k in keys if k in sets), None)
+        return None if hit is None else list(hit)
+    for item in sets:
+        label = item.get("label") if isinstance(item, Mapping) else getattr(item, "label", None)
+        if label not in keys:
+            continue
+        if isinstance(item, Mapping):
+            concepts = item.get("concepts") or []
+            if item.get("count", len(concepts)) > len(concepts):
+                return None  # the answer lists only the first concepts of a big set
+            return [c["value"] for c in concepts]
+        values = getattr(item, "values", None)
+        return None if values is None else list(values)
+    return None
+
+
+# -- plausible ranges -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Range:
+    keywords: tuple[str, ...]
+    unit: str
+    low: float
+    high: float
+
+
+@lru_cache(maxsize=1)
+def _ranges() -> tuple[_Range, ...]:
+    text = (
+        resources.files("clinbridge.engine")
+        .joinpath("data/plausible_ranges.csv")
+        .read_text("utf-8")
+    )
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    out = []
+    for row in csv.DictReader(lines):
+        out.append(
+            _Range(
+                tuple(row["keywords"].split("|")),
+                row["unit"].lower(),
+                float(row["low"]),
+                float(row["high"]),
+            )
+        )
+    return tuple(out)
+
+
+def _norm_unit(unit: str | None) -> str:
+    u = (unit or "").strip().lower().replace(" ", "")
+    return {
+        "mmhg": "mm[hg]",
+        "bpm": "/min",
+        "beats/min": "/min",
+        "c": "cel",
+        "°c": "cel",
+        "degc": "cel",
+        "f": "[degf]",
+        "°f": "[degf]",
+        "lb": "[lb_av]",
+        "lbs": "[lb_av]",
+        "in": "[in_i]",
+        "kg/m^2": "kg/m2",
+        "µmol/l": "umol/l",
+        "μmol/l": "umol/l",
+        "percent": "%",
+    }.get(u, u)
+
+
+def plausible_range(label: str, unit: str | None) -> tuple[float, float] | None:
+    """The possible range of a measurement by name (and unit, when known)."""
+    text = label.lower()
+
+    def matches(r: _Range) -> bool:
+        return any(re.search(rf"\b{re.escape(k)}\b", text) for k in r.keywords)
+
+    # Most specific keyword first: 'hemoglobin a1c' before 'hemoglobin'.
+    hits = sorted(
+        (r for r in _ranges() if matches(r)),
+        key=lambda r: -max(len(k) for k in r.keywords if k in text),
+    )
+    if not hits:
+        return None
+    best_kw = max(len(k) for k in hits[0].keywords if k in text)
+    hits = [r for r in hits if max(len(k) for k in r.keywords if k in text) == best_kw]
+    u = _norm_unit(unit)
+    same = [r for r in hits if r.unit == u or r.unit == ""]
+    chosen = same or hits
+    return min(r.low for r in chosen), max(r.high for r in chosen)
+
+
+# -- the checks -------------------------------------------------------------------------------------
+
+
+def _numbers(value: Any, rows: Sequence[Sequence[Any]]) -> list[float]:
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int | float | decimal.Decimal):
+        return [float(value)]
+    out: list[float] = []
+    if isinstance(value, list | tuple):
+        for v in value:
+            if isinstance(v, int | float | decimal.Decimal) and not isinstance(v, bool):
+                out.append(float(v))
+            elif isinstance(v, list | tuple) and v:
+                last = v[-1]
+                if isinstance(last, int | float | decimal.Decimal) and not isinstance(last, bool):
+                    out.append(float(last))
+    return out
+
+
+def _patient_internal_id(catalog: Catalog, db: Database, patient_id: str) -> Any | None:
+    p = catalog.patients
+    if p is None:
+        return None
+    col = p.external_id_column or p.id_column
+    rows = _run(
+        db,
+        f"SELECT {_q(p.id_column)} FROM {_table(catalog, p.table)} WHERE CAST({_q(col)} AS TEXT) = ? LIMIT 1",
+        [str(patient_id)],
+    )
+    return rows[0][0] if rows else None
+
+
+def _date(text: str | None) -> dt.date | None:
+    if not text:
+        return None
+    try:
+        return dt.date.fromisoformat(str(text)[:10])
+    except ValueError:
+        return None
+
+
+class _Ctx:
+    """What the checks share: the draft, plan, catalog, database, and memoised lookups."""
+
+    def __init__(
+        self,
+        draft: Any,
+        plan: QueryPlan | None,
+        catalog: Catalog,
+        db: Database,
+        question: str | None,
+    ):
+        self.draft, self.plan, self.catalog, self.db, self.question = (
+            draft,
+            plan,
+            catalog,
+            db,
+            question,
+        )
+        self.value = getattr(draft, "value", None)
+        self.rows: Sequence[Sequence[Any]] = getattr(draft, "rows", None) or []
+        self.columns: Sequence[str] = getattr(draft, "columns", None) or []
+        self._pid: tuple[bool, Any] | None = None
+
+    def patient(self) -> tuple[bool, Any]:
+        """(exists, internal id) for a patient-level plan."""
+        if self._pid is None:
+            pid = self.plan.patient_id if self.plan else None
+            if pid is None:
+                self._pid = (True, None)
+            else:
+                internal = _patient_internal_id(self.catalog, self.db, pid)
+                self._pid = (internal is not None, internal)
+        return self._pid
+
+
+def _check_patient(ctx: _Ctx) -> list[Check]:
+    if ctx.plan is None or ctx.plan.patient_id is None:
+        return []
+    if ctx.catalog.patients is None:
+        return [
+            Check(
+                name="patient_exists",
+                passed=False,
+                code="patient_not_found",
+                detail="this source has no patient table to look the patient up in",
+            )
+        ]
+    exists, _ = ctx.patient()
+    if exists:
+        return [
+            Check(
+                name="patient_exists", passed=True, detail=f"patient {ctx.plan.patient_id} exists"
+            )
+        ]
+    return [
+        Check(
+            name="patient_exists",
+            passed=False,
+            code="patient_not_found",
+            detail=f"no patient with id {ctx.plan.patient_id!r} in {ctx.catalog.source}",
+        )
+    ]
+
+
+def _check_concepts(
+    ctx: _Ctx,
+) -> tuple[list[Check], dict[str, tuple[list[EventStream], list[Any]]]]:
+    checks: list[Check] = []
+    resolved: dict[str, tuple[list[EventStream], list[Any]]] = {}
+    if ctx.plan is None:
+        return checks, resolved
+    for pcs in concept_sets_of(ctx.plan):
+        label = pcs.concepts.describe()
+        streams = _streams_for(ctx.catalog, pcs.stream)
+        if not streams:
+            checks.append(
+                Check(
+                    name=f"concepts_resolved[{pcs.path}]",
+                    passed=False,
+                    code="schema_mismatch",
+                    detail=f"the source has no {pcs.stream!r} events for {label!r}",
+                )
+            )
+            continue
+        ids = _draft_ids(ctx.draft, pcs.concepts)
+        if ids is None:
+            ids = []
+            for s in streams:
+                try:
+                    ids.extend(resolve_concept_ids(ctx.catalog, ctx.db, s, pcs.concepts))
+                except ClinbridgeError as exc:
+                    logger.debug("could not resolve %s in %s: %s", label, s.name, exc)
+        if not ids:
+            checks.append(
+                Check(
+                    name=f"concepts_resolved[{pcs.path}]",
+                    passed=False,
+                    code="concept_not_found",
+                    detail=f"{label!r} matches no concept of the {pcs.stream} dictionary",
+                )
+            )
+            continue
+        checks.append(
+            Check(
+                name=f"concepts_resolved[{pcs.path}]",
+                passed=True,
+                detail=f"{label!r} → {len(ids)} concept(s)",
+            )
+        )
+        resolved[pcs.path] = (streams, ids)
+        n = 0
+        for s in streams:
+            if s.code_column is None:
+                continue
+            rows = _run(
+                ctx.db,
+                f"SELECT 1 FROM {_table(ctx.catalog, s.table)} WHERE {_q(s.code_column)} "
+                f"IN ({_in_list(ids)}) LIMIT 1",
+                ids,
+            )
+            n += len(rows)
+        if n:
+            checks.append(
+                Check(
+                    name=f"concepts_in_data[{pcs.path}]",
+                    passed=True,
+                    detail=f"{label!r} occurs in the {pcs.stream} data",
+                )
+            )
+        else:
+            checks.append(
+                Check(
+                    name=f"concepts_in_data[{pcs.path}]",
+                    passed=False,
+                    code="concept_not_in_data",
+                    detail=f"no {pcs.stream} event in {ctx.catalog.source} is coded as {label!r}",
+                )
+            )
+    return checks, resolved
+
+
+def _value_stats(
+    ctx: _Ctx,
+    streams: list[EventStream],
+    ids: list[Any],
+    column_of: Callable[[EventStream], str | None],
+) -> tuple[int, int, dict[str, int]]:
+    """(rows, rows with a value, {unit: n}) for the measured events (of the patient, if any)."""
+    total = with_value = 0
+    units: dict[str, int] = {}
+    _, internal = ctx.patient()
+    for s in streams:
+        col = column_of(s)
+        if col is None or s.code_column is None:
+            continue
+        where = f"{_q(s.code_column)} IN ({_in_list(ids)})"
+        params: list[Any] = list(ids)
+        if internal is not None:
+            where += f" AND {_q(s.patient_column)} = ?"
+            params.append(internal)
+        t = _table(ctx.catalog, s.table)
+        unit_col = s.unit_label_column or s.unit_column
+        unit_expr = f"CAST({_q(unit_col)} AS TEXT)" if unit_col else "NULL"
+        for unit, n, nv in _run(
+            ctx.db,
+            f"SELECT {unit_expr}, COUNT(*), COUNT({_q(col)}) FROM {t} WHERE {where} GROUP BY 1",
+            params,
+        ):
+            total += int(n)
+            with_value += int(nv)
+            if nv and unit not in (None, "", "0"):
+                units[str(unit)] = units.get(str(unit), 0) + int(nv)
+    if (
+        units
+        and streams[0].unit_column
+        and not streams[0].unit_label_column
+        and streams[0].unit_dictionary
+    ):
+        units = _unit_labels(ctx, streams[0], units)
+    return total, with_value, units
+
+
+def _unit_labels(ctx: _Ctx, s: EventStream, units: dict[str, int]) -> dict[str, int]:
+    try:
+        d = ctx.catalog.dictionary(s.unit_dictionary or "")
+    except ClinbridgeError:
+        return units
+    keys = list(units)
+    rows = _run(
+        ctx.db,
+        f"SELECT CAST({_q(d.code_column)} AS TEXT), {_q(d.source_code_column or d.label_column)} "
+        f"FROM {_table(ctx.catalog, d.table)} WHERE CAST({_q(d.code_column)} AS TEXT) "
+        f"IN ({_in_list(keys)})",
+        keys,
+    )
+    names = {str(k): str(v) for k, v in rows}
+    out: dict[str, int] = {}
+    for k, n in units.items():
+        out[names.get(k, k)] = out.get(names.get(k, k), 0) + n
+    return out
+
+
+_PINT_NAMES = {
+    "[lb_av]": "lb",
+    "[in_i]": "inch",
+    "[degf]": "degF",
+    "cel": "degC",
+    "mm[hg]": "mmHg",
+    "%": "percent",
+    "/min": "1/min",
+    "kg/m2": "kg/m**2",
+}
+
+
+def _pint_name(unit: str) -> str:
+    u = _norm_unit(unit)
+    return _PINT_NAMES.get(u, u.replace("[", "").replace("]", ""))
+
+
+def _units_convertible(units: Iterable[str], target: str) -> bool:
+    units = list(units)
+    if all(_norm_unit(u) == _norm_unit(target) for u in units):
+        return True
+    try:
+        ureg = _ureg()
+        t = ureg.parse_units(_pint_name(target))
+        return all(
+            ureg.parse_units(_pint_name(u)).dimensionality == t.dimensionality for u in units
+        )
+    except Exception:  # pint cannot parse many clinical units; then only equality counts
+        return False
+
+
+@lru_cache(maxsize=1)
+def _ureg() -> Any:
+    import pint
+
+    return pint.UnitRegistry()
+
+
+_MEASURE_COLUMN: dict[str, Callable[[EventStream], str | None]] = {
+    "value": lambda s: s.value_column,
+    "days_supply": lambda s: s.days_supply_column,
+    "quantity": lambda s: s.quantity_column,
+}
+_GENERIC_RANGES: dict[str, tuple[float, float]] = {
+    "age": (0, 130),
+    "length_of_stay": (0, 3650),
+    "days_supply": (0, 3650),
+    "quantity": (0, 1e7),
+    "events_per_patient": (0, 1e6),
+    "patients": (0, 1e10),
+    "events": (0, 1e12),
+    "encounters": (0, 1e12),
+}
+
+
+def _check_values(
+    ctx: _Ctx, resolved: dict[str, tuple[list[EventStream], list[Any]]]
+) -> list[Check]:
+    """Data stored, units consistent, values plausible — for the measured quantity."""
+    plan, checks = ctx.plan, []
+    if plan is None:
+        nums = _numbers(ctx.value, ctx.rows)
+        bad = [x for x in nums if not math.isfinite(x)]
+        if bad:
+            checks.append(
+                Check(
+                    name="values_plausible",
+                    passed=False,
+                    code="value_implausible",
+                    detail=f"non-finite value {bad[0]}",
+                )
+            )
+        return checks
+    m, op = plan.measure, plan.aggregate.op
+    numeric_op = op in {
+        "mean",
+        "median",
+        "min",
+        "max",
+        "sum",
+        "stddev",
+        "first",
+        "last",
+        "series",
+        "list",
+    }
+    column_of = _MEASURE_COLUMN.get(m.of)
+    if column_of is not None and numeric_op and "measure" in resolved:
+        streams, ids = resolved["measure"]
+        total, with_value, units = _value_stats(ctx, streams, ids, column_of)
+        label = m.concepts.describe() if m.concepts else m.of
+        who = f" for patient {plan.patient_id}" if plan.patient_id else ""
+        if total == 0 and plan.patient_id:
+            checks.append(
+                Check(
+                    name="data_stored",
+                    passed=False,
+                    code="no_data",
+                    detail=f"no such data for this patient: no {label!r} recorded{who}",
+                )
+            )
+        elif with_value == 0:
+            checks.append(
+                Check(
+                    name="data_stored",
+                    passed=False,
+                    code="not_stored",
+                    detail=f"{label!r} is recorded{who} but its {m.of} is never stored (all NULL)",
+                )
+            )
+        else:
+            checks.append(
+                Check(
+                    name="data_stored",
+                    passed=True,
+                    detail=f"{with_value} of {total} rows have a {m.of}",
+                )
+            )
+        if with_value and m.of == "value":
+            if m.unit is not None:
+                ok = _units_convertible(units, m.unit)
+                checks.append(
+                    Check(
+                        name="units_consistent",
+                        passed=ok,
+                        code="unit_mixed",
+                        detail=f"units {sorted(units)} {'convert' if ok else 'do not all convert'} to {m.unit}",
+                    )
+                )
+            elif len({_norm_unit(u) for u in units}) > 1:
+                checks.append(
+                    Check(
+                        name="units_consistent",
+                        passed=False,
+                        code="unit_mixed",
+                        detail=f"{label!r} values are stored in several units {sorted(units)} "
+                        f"and the plan names none to convert to",
+                    )
+                )
+            else:
+                checks.append(
+                    Check(
+                        name="units_consistent",
+                        passed=True,
+                        detail=f"one unit: {next(iter(units), 'not recorded')}",
+                    )
+                )
+        if m.of == "value" and op not in {"count", "count_distinct", "exists", "proportion"}:
+            unit = m.unit or (next(iter(units)) if len(units) == 1 else None)
+            rng = plausible_range(label, unit)
+            if rng is not None and op != "stddev":
+                nums = _numbers(ctx.value, ctx.rows)
+                bad = [x for x in nums if not (rng[0] <= x <= rng[1])]
+                checks.append(
+                    Check(
+                        name="values_plausible",
+                        passed=not bad,
+                        code="value_implausible",
+                        detail=(
+                            f"{label} {bad[0]:g} {unit or ''} is outside the possible range "
+                            f"{rng[0]:g}–{rng[1]:g}"
+                            if bad
+                            else f"within {rng[0]:g}–{rng[1]:g}"
+                        ),
+                    )
+                )
+    if m.of in _GENERIC_RANGES and op in {
+        "mean",
+        "median",
+        "min",
+        "max",
+        "sum",
+        "first",
+        "last",
+        "count",
+    }:
+        lo, hi = _GENERIC_RANGES[m.of]
+        nums = _numbers(ctx.value, ctx.rows)
+        bad = [x for x in nums if not (math.isfinite(x) and lo <= x <= hi)]
+        checks.append(
+            Check(
+                name=f"values_plausible[{m.of}]",
+                passed=not bad,
+                code="value_implausible",
+                detail=f"{m.of} {bad[0]:g} outside {lo:g}–{hi:g}"
+                if bad
+                else f"{m.of} within {lo:g}–{hi:g}",
+            )
+        )
+    if op == "proportion":
+        checks.extend(_check_proportion(ctx))
+    return checks
+
+
+def _check_proportion(ctx: _Ctx) -> list[Check]:
+    cols = [c.lower() for c in ctx.columns]
+    if "numerator" in cols and "denominator" in cols and ctx.rows:
+        i, j = cols.index("numerator"), cols.index("denominator")
+        bad = [r for r in ctx.rows if r[i] is not None and r[j] is not None and r[i] > r[j]]
+        if bad:
+            return [
+                Check(
+                    name="numerator_le_denominator",
+                    passed=False,
+                    code="numerator_gt_denominator",
+                    detail=f"numerator {bad[0][i]} > denominator {bad[0][j]}",
+                )
+            ]
+        zero = [r for r in ctx.rows if not r[j]]
+        if zero and len(zero) == len(ctx.rows):
+            return [
+                Check(
+                    name="numerator_le_denominator",
+                    passed=False,
+                    code="no_data",
+                    detail="the denominator (the cohort) is empty",
+                )
+            ]
+    nums = _numbers(ctx.value, ctx.rows) if not isinstance(ctx.value, list) else []
+    if any(x < 0 or x > 1 for x in nums):
+        return [
+            Check(
+                name="numerator_le_denominator",
+                passed=False,
+                code="numerator_gt_denominator",
+                detail=f"proportion {nums[0]:g} is outside 0–1",
+            )
+        ]
+    return [Check(name="numerator_le_denominator", passed=True, detail="numerator ≤ denominator")]
+
+
+def _check_shape(ctx: _Ctx, shape: Shape | None) -> list[Check]:
+    actual = _actual_shape(ctx.value)
+    plan = ctx.plan
+    checks = []
+    if actual is None:
+        op = plan.aggregate.op if plan else None
+        who = " for this patient" if plan is not None and plan.patient_id else ""
+        detail = f"no such data{who}: the query returned no value" + (f" for {op}" if op else "")
+        checks.append(Check(name="result_present", passed=False, code="no_data", detail=detail))
+        return checks
+    if plan is not None and plan.patient_id and actual in {"list", "rows"} and not ctx.value:
+        checks.append(
+            Check(
+                name="result_present",
+                passed=False,
+                code="no_data",
+                detail="no such data for this patient: the query returned no rows",
+            )
+        )
+        return checks
+    if plan is not None and plan.aggregate.op == "list" and not ctx.value:
+        checks.append(
+            Check(
+                name="result_present",
+                passed=False,
+                code="no_data",
+                detail="the query returned an empty list",
+            )
+        )
+        return checks
+    checks.append(Check(name="result_present", passed=True, detail=f"a {actual} value"))
+    wanted = shape or (expected_shape(plan) if plan is not None else None)
+    if wanted is not None:
+        ok = actual in _COMPATIBLE[wanted]
+        checks.append(
+            Check(
+                name="result_shape",
+                passed=ok,
+                code="shape_mismatch",
+                detail=f"expected {wanted}, got {actual}",
+            )
+        )
+    asked = question_shape(ctx.question)
+    if asked is not None and plan is not None and shape is None:
+        planned = expected_shape(plan)
+        # A grouped plan answers 'how many ... by sex' with rows; a count answers 'is there any' too.
+        ok = (
+            planned in _COMPATIBLE[asked]
+            or (asked == "number" and planned == "rows")
+            or (asked == "boolean" and planned == "number")
+        )
+        checks.append(
+            Check(
+                name="shape_matches_question",
+                passed=ok,
+                code="shape_mismatch",
+                detail=f"the question asks for a {asked}; the plan gives a {planned}",
+            )
+        )
+    return checks
+
+
+def _windows(plan: QueryPlan) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    if plan.window is not None:
+        out.append(("window", plan.window))
+    for label, filters in (
+        ("filters", plan.filters),
+        ("aggregate.numerator", plan.aggregate.numerator),
+    ):
+        for i, f in enumerate(filters):
+            w = getattr(f, "window", None)
+            if w is not None:
+                out.append((f"{label}[{i}].window", w))
+    return out
+
+
+def _check_windows(ctx: _Ctx) -> list[Check]:
+    plan = ctx.plan
+    if plan is None:
+        return []
+    start, end = _date(ctx.catalog.data_start), _date(ctx.catalog.data_end)
+    obs = _patient_observation(ctx) if plan.patient_id else None
+    checks: list[Check] = []
+    for path, w in _windows(plan):
+        lo: dt.date | None
+        hi: dt.date | None
+        if isinstance(w, CalendarWindow):
+            lo, hi = w.start, w.end
+        elif isinstance(w, RelativeWindow):
+            if w.start_days is not None and w.end_days is not None and w.start_days > w.end_days:
+                checks.append(
+                    Check(
+                        name=f"window[{path}]",
+                        passed=False,
+                        code="window_empty",
+                        detail=f"window starts {w.start_days} days and ends {w.end_days} days from its anchor",
+                    )
+                )
+                continue
+            if not isinstance(w.anchor, FixedAnchor):
+                continue
+            base = w.anchor.date or (plan.now.date() if plan.now else None)
+            if base is None:
+                continue
+            lo = base + dt.timedelta(days=w.start_days) if w.start_days is not None else None
+            hi = base + dt.timedelta(days=w.end_days) if w.end_days is not None else None
+        else:
+            continue
+        if lo is not None and hi is not None and lo > hi:
+            checks.append(
+                Check(
+                    name=f"window[{path}]",
+                    passed=False,
+                    code="window_empty",
+                    detail=f"window starts {lo} after it ends {hi}",
+                )
+            )
+            continue
+        if (hi is not None and start is not None and hi < start) or (
+            lo is not None and end is not None and lo > end
+        ):
+            checks.append(
+                Check(
+                    name=f"window[{path}]",
+                    passed=False,
+                    code="window_outside_data",
+                    detail=f"window {lo or '…'}..{hi or '…'} lies outside the data "
+                    f"({ctx.catalog.data_start}..{ctx.catalog.data_end})",
+                )
+            )
+            continue
+        if obs is not None and (
+            (hi is not None and hi < obs[0]) or (lo is not None and lo > obs[1])
+        ):
+            checks.append(
+                Check(
+                    name=f"window[{path}]",
+                    passed=False,
+                    code="window_outside_observation",
+                    detail=f"window {lo or '…'}..{hi or '…'} lies outside patient {plan.patient_id}'s "
+                    f"observation {obs[0]}..{obs[1]}",
+                )
+            )
+            continue
+        checks.append(
+            Check(
+                name=f"window[{path}]",
+                passed=True,
+                detail=f"{lo or '…'}..{hi or '…'} overlaps the data",
+            )
+        )
+    return checks
+
+
+def _patient_observation(ctx: _Ctx) -> tuple[dt.date, dt.date] | None:
+    p = ctx.catalog.patients
+    exists, internal = ctx.patient()
+    if (
+        p is None
+        or not exists
+        or not (
+            p.observation_table
+            and p.observation_patient_column
+            and p.observation_start_column
+            and p.observation_end_column
+        )
+    ):
+        return None
+    rows = _run(
+        ctx.db,
+        f"SELECT MIN({_q(p.observation_start_column)}), MAX({_q(p.observation_end_column)}) "
+        f"FROM {_table(ctx.catalog, p.observation_table)} WHERE {_q(p.observation_patient_column)} = ?",
+        [internal],
+    )
+    if not rows or rows[0][0] is None or rows[0][1] is None:
+        return None
+    a, b = _date(str(rows[0][0])), _date(str(rows[0][1]))
+    return (a, b) if a and b else None
+
+
+def _check_sql(ctx: _Ctx) -> list[Check]:
+    sql = getattr(ctx.draft, "sql", None)
+    if ctx.plan is not None or not sql:
+        return []
+    try:
+        _guard(sql, ctx.catalog, ctx.db)
+    except ClinbridgeError as exc:
+        return [Check(name="sql_guarded", passed=False, code=exc.code, detail=str(exc))]
+    return [
+        Check(
+            name="sql_guarded",
+            passed=True,
+            detail="a single read-only SELECT over catalogued tables",
+        )
+    ]
+
+
+def _guard(sql: str, catalog: Catalog, db: Database, max_rows: int = 10_000) -> str:
+    """Run the engine's guard on free SQL; returns the SQL to execute (or raises SQLSafetyError)."""
+    from clinbridge.engine.guard import guard
+
+    return guard(
+        sql, dialect=db.dialect, allowed_tables=catalog.table_names() or None, max_rows=max_rows
+    ).sql

@@ -1,0 +1,37 @@
+WITH cohort AS (
+  SELECT
+    p.person_id AS pid
+  FROM person AS p
+  WHERE
+    p.person_id IN (
+      SELECT
+        e1.pid
+      FROM (
+        SELECT
+          s0.person_id AS pid,
+          s0.visit_occurrence_id AS eid,
+          s0.condition_start_date AS t,
+          s0.condition_end_date AS t_end,
+          s0.condition_concept_id AS code,
+          'omop' AS sys,
+          NULL AS val,
+          NULL AS unit,
+          NULL AS days_supply,
+          NULL AS quantity
+        FROM condition_occurrence AS s0
+        WHERE
+          s0.condition_concept_id IN (192671) AND NOT s0.person_id IS NULL
+      ) AS e1
+      LEFT JOIN person AS b2
+        ON b2.person_id = e1.pid
+      WHERE
+        CAST(EXTRACT(YEAR FROM CAST(e1.t AS DATE)) AS INT) - CAST(EXTRACT(YEAR FROM CAST(b2.birth_datetime AS DATE)) AS INT) - CASE
+          WHEN CAST(EXTRACT(MONTH FROM CAST(e1.t AS DATE)) AS INT) * 100 + CAST(EXTRACT(DAY FROM CAST(e1.t AS DATE)) AS INT) < CAST(EXTRACT(MONTH FROM CAST(b2.birth_datetime AS DATE)) AS INT) * 100 + CAST(EXTRACT(DAY FROM CAST(b2.birth_datetime AS DATE)) AS INT)
+          THEN 1
+          ELSE 0
+        END < 40
+    )
+)
+SELECT
+  COUNT(*) AS value
+FROM cohort

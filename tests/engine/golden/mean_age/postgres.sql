@@ -1,0 +1,18 @@
+WITH cohort AS (
+  SELECT
+    p.person_id AS pid
+  FROM person AS p
+)
+SELECT
+  AVG(CAST(n1.val AS DOUBLE PRECISION)) AS value
+FROM (
+  SELECT
+    CAST(EXTRACT(YEAR FROM CAST('2019-07-01' AS DATE)) AS INT) - CAST(EXTRACT(YEAR FROM CAST(b0.birth_datetime AS DATE)) AS INT) - CASE
+      WHEN CAST(EXTRACT(MONTH FROM CAST('2019-07-01' AS DATE)) AS INT) * 100 + CAST(EXTRACT(DAY FROM CAST('2019-07-01' AS DATE)) AS INT) < CAST(EXTRACT(MONTH FROM CAST(b0.birth_datetime AS DATE)) AS INT) * 100 + CAST(EXTRACT(DAY FROM CAST(b0.birth_datetime AS DATE)) AS INT)
+      THEN 1
+      ELSE 0
+    END AS val
+  FROM cohort AS c
+  LEFT JOIN person AS b0
+    ON b0.person_id = c.pid
+) AS n1

@@ -1,0 +1,44 @@
+WITH cohort AS (
+  SELECT
+    p.person_id AS pid
+  FROM person AS p
+  WHERE
+    p.person_id IN (
+      SELECT
+        e1.pid
+      FROM (
+        SELECT
+          s0.person_id AS pid,
+          s0.visit_occurrence_id AS eid,
+          s0.condition_start_date AS t,
+          s0.condition_end_date AS t_end,
+          s0.condition_concept_id AS code,
+          'omop' AS sys,
+          NULL AS val,
+          NULL AS unit,
+          NULL AS days_supply,
+          NULL AS quantity
+        FROM condition_occurrence AS s0
+        WHERE
+          s0.condition_concept_id IN (192671) AND NOT s0.person_id IS NULL
+      ) AS e1
+    )
+)
+SELECT
+  SUM(
+    CASE
+      WHEN c.pid IN (
+        SELECT
+          q2.person_id
+        FROM person AS q2
+        LEFT JOIN person AS b3
+          ON b3.person_id = q2.person_id
+        WHERE
+          b3.gender_concept_id IN (8532)
+      )
+      THEN 1
+      ELSE 0
+    END
+  ) AS numerator,
+  COUNT(*) AS denominator
+FROM cohort AS c
