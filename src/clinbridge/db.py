@@ -462,7 +462,17 @@ def _connect(parsed: ParsedURL, *, read_only: bool) -> Any:
         if parsed.schema:
             # before the configuration is locked below
             quoted = parsed.schema.replace("'", "''")
-            conn.execute(f"SET search_path = '{quoted},main'")
+            try:
+                conn.execute(f"SET search_path = '{quoted},main'")
+            except duckdb.CatalogException as exc:
+                if read_only:
+                    conn.close()
+                    raise ConfigError(
+                        f"DuckDB file {path!r} has no schema {parsed.schema!r}",
+                        schema=parsed.schema,
+                    ) from exc
+                # a loader opens the file to create the schema: qualified names only until then
+                logger.debug("schema %s does not exist yet in %s", parsed.schema, path)
         if read_only:
             # No file or network access, no extension loading, no reading Python variables as
             # tables from queries; then lock the settings: defence in depth behind the guard.

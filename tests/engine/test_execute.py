@@ -322,3 +322,8 @@ def test_timeouts_on_writable_connections_too(guard_db_url):
             with db.cursor() as cur:
                 cur.execute("SHOW statement_timeout")
                 assert cur.fetchone()[0] == "0"
+
+
+def test_duckdb_missing_schema_is_a_config_error(guard_duckdb_url):
+    with pytest.raises(ConfigError, match="no schema 'nope'"):
+        Database.open(guard_duckdb_url + "?schema=nope")
