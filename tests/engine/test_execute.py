@@ -327,3 +327,8 @@ def test_timeouts_on_writable_connections_too(guard_db_url):
 def test_duckdb_missing_schema_is_a_config_error(guard_duckdb_url):
     with pytest.raises(ConfigError, match="no schema 'nope'"):
         Database.open(guard_duckdb_url + "?schema=nope")
+
+
+def test_percent_signs_are_not_placeholders(guard_db_url):
+    r = run(guard_db_url, "SELECT count(*) AS n FROM person WHERE gender LIKE '%F%'")
+    assert r.rows[0][0] == 10
