@@ -180,3 +180,50 @@ def test_schema_option_on_duckdb(tmp_path):
         r = invoke("SELECT person_id FROM person", *args, "--json")
         assert r.exit_code == 0, r.output
         assert json.loads(r.stdout)["rows"] == [[7]]
+
+
+def test_catalog_of_a_recognising_adapter_decides_the_tables(guard_duckdb_url):
+    """When an adapter recognises the database, only its catalogued tables may be read."""
+    from clinbridge.adapters import base
+    from clinbridge.catalog import Catalog, ColumnInfo, TableInfo
+
+    base._load_all()
+
+    class _GuardTestAdapter(base.SourceAdapter):
+        name = "guard_test"
+        PRIORITY = -1
+
+        @classmethod
+        def detect(cls, db):
+            return db.url == guard_duckdb_url
+
+        def catalog(self, db, *, source=None):
+            cols = tuple(ColumnInfo(name=c) for c in ("person_id", "gender", "year_of_birth"))
+            return Catalog(
+                source="t", adapter="guard_test", dialect="duckdb",
+                tables=(TableInfo(name="person", columns=cols),),
+            )  # fmt: skip
+
+    try:
+        ok = invoke("SELECT count(*) FROM person", "--db", guard_duckdb_url, "--json")
+        assert ok.exit_code == 0, ok.output
+        assert json.loads(ok.stdout)["tables_from"] == "catalog of adapter 'guard_test'"
+        refused = invoke("SELECT count(*) FROM measurement", "--db", guard_duckdb_url)
+        assert refused.exit_code == 2 and "unknown_table" in refused.stderr
+    finally:
+        base._REGISTRY.pop("guard_test", None)
+
+
+def test_hostile_corpus_through_the_cli(guard_duckdb_url, guard_sqlite_url):
+    from test_guard import CORPUS
+
+    for url in (guard_duckdb_url, guard_sqlite_url):
+        before = fingerprint(url)
+        for case in CORPUS:
+            if "secret" in case["sql"] or not case["sql"].strip() or len(case["sql"]) > 10_000:
+                continue  # secret is an ordinary table without an adapter; argv limits
+            r = invoke("--db", url, "--", case["sql"])  # "--": statements may start with --
+            assert r.exit_code == 2, (case["id"], r.output)
+            dialect = "duckdb" if url.startswith("duckdb") else "sqlite"
+            assert f"refused ({case.get(dialect, case['reason'])})" in r.stderr, case["id"]
+        assert fingerprint(url) == before
