@@ -253,6 +253,20 @@ def guard(
         raise _refuse(
             "bad_limit", f"max_rows must be at least 1, got {max_rows}", max_rows=max_rows
         )
+    try:
+        return _guard(sql, dialect, allowed_tables, max_rows, allowed_columns, allowed_schemas)
+    except RecursionError as exc:  # a deep tree in a later step (walk, render)
+        raise _refuse("parse_error", "the statement is nested too deeply to check") from exc
+
+
+def _guard(
+    sql: str | exp.Expr,
+    dialect: str,
+    allowed_tables: Collection[str] | None,
+    max_rows: int,
+    allowed_columns: Mapping[str, Collection[str]] | None,
+    allowed_schemas: Collection[str] | None,
+) -> GuardedSQL:
     warnings: list[str] = []
     if isinstance(sql, exp.Expr):
         root: exp.Expr = sql.copy()
@@ -359,7 +373,9 @@ def _parse(text: str, dialect: str) -> exp.Expr:
         raise _refuse("empty", "the statement is empty")
     try:
         statements = [s for s in sqlglot.parse(text, read=dialect) if s is not None]
-    except (SqlglotError, RecursionError, ValueError) as exc:
+    except RecursionError as exc:
+        raise _refuse("parse_error", "the statement is nested too deeply to check") from exc
+    except (SqlglotError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise _refuse(
             "parse_error", f"not valid {dialect} SQL: {_plain(first)}", dialect=dialect
