@@ -421,6 +421,8 @@ def _check_root(root: exp.Expr) -> None:
 
 def _check_nodes(root: exp.Expr) -> None:
     for node in root.walk():
+        if isinstance(node, exp.Select) and not node.expressions:
+            raise _refuse("parse_error", "a SELECT without anything to select")
         if isinstance(node, _WRITE_NODES):
             where = "SELECT ... INTO" if isinstance(node, exp.Into) else _kind(node)
             raise _refuse(
@@ -649,7 +651,8 @@ def _check_rendered(
     try:
         statements = [s for s in sqlglot.parse(text, read=dialect) if s is not None]
     except SqlglotError as exc:
-        raise _refuse("parse_error", f"the re-rendered statement does not parse: {exc}") from exc
+        first = _plain(str(exc).strip().splitlines()[0]) if str(exc).strip() else "?"
+        raise _refuse("parse_error", f"the re-rendered statement does not parse: {first}") from exc
     if len(statements) != 1:
         raise _refuse("not_a_query", "the re-rendered statement is not a single query")
     _check_root(statements[0])
