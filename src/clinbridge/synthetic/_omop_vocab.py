@@ -236,4 +236,4 @@ VOCABULARIES: list[tuple[str, str]] = [
     ("CB Synthetic", "clinbridge synthetic local concepts"),
 ]
 
-VOCABULARY_VERSION = "clinbridge-synthetic 1"
+VOCABULARY_VERSION = "cb-synthetic v1"  # cdm_source.vocabulary_version is varchar(20)
