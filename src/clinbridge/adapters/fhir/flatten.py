@@ -176,6 +176,7 @@ def _ref(obj: Any, fld: str, ctx: Context, expected: str | None = None) -> str |
     if not isinstance(r, str):
         raise FieldError(f"{fld}.reference", f"expected a string, got {type(r).__name__}")
     target = ctx.refmap.get(r)
+    rtype: str | None
     if target is not None:
         rtype, _, rid = target.partition("/")
     elif r.startswith("urn:uuid:"):
@@ -252,7 +253,8 @@ def _patient_rows(r: dict[str, Any], ctx: Context) -> Rows:
         codes = [c.get("code") for c in _obj(ident.get("type"), "type").get("coding", []) if isinstance(c, dict)]
         if "MR" in codes:
             mrn = _s(ident.get("value"), f"identifier[{i}].value")
-    race = eth = (None, None, None)
+    race: tuple[str | None, str | None, str | None] = (None, None, None)
+    eth = race
     for which in ("us-core-race", "us-core-ethnicity"):
         e = _ext(r, which)
         if e:
@@ -373,10 +375,10 @@ def _value(r: dict[str, Any], prefix: str, ctx: Context) -> tuple[Any, ...]:
             return ("Range", lo[0], None, unit, lo[3] or hi[3], lo[4] or hi[4], None, None, text, hi[0])
         if kind == "valueRatio":
             rat = _obj(v, fld)
-            n = _quantity(rat.get("numerator"), f"{fld}.numerator")
-            d = _quantity(rat.get("denominator"), f"{fld}.denominator")
-            num = n[0] / d[0] if n[0] is not None and d[0] else None
-            return ("Ratio", num, None, None, None, None, None, None, f"{_numtext(n[0])}/{_numtext(d[0])}", None)
+            nu = _quantity(rat.get("numerator"), f"{fld}.numerator")[0]
+            de = _quantity(rat.get("denominator"), f"{fld}.denominator")[0]
+            num = nu / de if nu is not None and de else None
+            return ("Ratio", num, None, None, None, None, None, None, f"{_numtext(nu)}/{_numtext(de)}", None)
         sd = _obj(v, fld)
         return ("SampledData", None, None, None, None, None, None, None, _s(sd.get("data"), f"{fld}.data"), None)
     return _NO_VALUE

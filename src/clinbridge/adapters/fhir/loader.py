@@ -23,7 +23,13 @@ import orjson
 from pydantic import BaseModel, ConfigDict
 
 from clinbridge.adapters.fhir.flatten import FLATTENERS, Context, FieldError, flatten
-from clinbridge.adapters.fhir.reader import DEFAULT_STREAM_THRESHOLD, Record, discover, file_kind, read_file
+from clinbridge.adapters.fhir.reader import (
+    DEFAULT_STREAM_THRESHOLD,
+    Record,
+    discover,
+    file_kind,
+    read_file,
+)
 from clinbridge.adapters.fhir.schema import (
     CODE_TABLE,
     LOAD_TABLE,
@@ -241,11 +247,12 @@ class FhirLoader:
             self._reject(rec, rtype, None, rec.field, rec.error or "no resource")
             return
         res = rec.resource
-        rtype = res.get("resourceType")
-        if not isinstance(rtype, str):
+        rtype_any = res.get("resourceType")
+        if not isinstance(rtype_any, str):
             self._counts["(no resourceType)"][0] += 1
             self._reject(rec, "(no resourceType)", None, "resourceType", "missing or non-string resourceType", res)
             return
+        rtype = rtype_any
         self._counts[rtype][0] += 1
         cls = _resource_class(rtype)
         if cls is None:
