@@ -117,6 +117,13 @@ def _resource_class(name: str) -> Any:
 
 _PATIENT_FIELD = {"Immunization": "patient", "AllergyIntolerance": "patient"}
 _ENCOUNTER_FIELD = {"MedicationAdministration": "context", "DocumentReference": "context.encounter"}
+_REF_INDEX: dict[str, tuple[int | None, int | None]] = {
+    t.name: (
+        t.column_names.index("patient_id") if "patient_id" in t.column_names else None,
+        t.column_names.index("encounter_id") if "encounter_id" in t.column_names else None,
+    )
+    for t in TABLES.values()
+}
 _MAIN_ROW = {"fhir_observation": '"component" = 0', "fhir_note": '"seq" = 0'}
 
 
@@ -156,6 +163,8 @@ class FhirLoader:
         self._existing_types = set(existing)
         self._reset_batch()
         self._seen: set[int] = set()
+        self._refs: dict[str, set[str]] = {"Patient": set(), "Encounter": set()}
+        self._loaded_ids: dict[str, set[str]] = {"Patient": set(), "Encounter": set()}
         self._counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         self._errors: list[dict[str, Any]] = []
         self._error_count = 0
@@ -285,6 +294,15 @@ class FhirLoader:
             self._reject(rec, rtype, rid, exc.field, exc.message, res)
             return
         self._seen.add(key)
+        if rtype in self._loaded_ids:
+            self._loaded_ids[rtype].add(rid)
+        if rows:
+            table, row = rows[0]
+            pi, ei = _REF_INDEX[table]
+            if pi is not None and row[pi] is not None:
+                self._refs["Patient"].add(row[pi])
+            if ei is not None and row[ei] is not None:
+                self._refs["Encounter"].add(row[ei])
         for table, row in rows:
             self._rows[table].append(row)
         self._resources.append((rtype, rid, rtype in FLATTENERS, rec.file, rec.record, self.load_id,
@@ -320,9 +338,24 @@ class FhirLoader:
                 w.execute(f'UPDATE "{table}" SET {sets} WHERE "code" IS NULL AND "medication_reference" IS NOT NULL '
                           f'AND EXISTS (SELECT 1 FROM "fhir_medication" m WHERE m."id" = "{table}"."medication_reference")')
 
+    def _dangling_possible(self) -> bool:
+        """Whether some patient/encounter referenced in this load is neither loaded now nor stored."""
+        w = self.writer
+        for rtype, table in (("Patient", "fhir_patient"), ("Encounter", "fhir_encounter")):
+            missing = sorted(self._refs[rtype] - self._loaded_ids[rtype])
+            for i in range(0, len(missing), 500):
+                part = missing[i : i + 500]
+                marks = ", ".join("?" * len(part))
+                found = w.query(f'SELECT COUNT(DISTINCT "id") FROM "{table}" WHERE "id" IN ({marks})', part)
+                if int(found[0][0]) < len(part):
+                    return True
+        return False
+
     def _quarantine_dangling(self) -> None:
         """Resources of this load whose patient or encounter is in no load: to quarantine."""
         w = self.writer
+        if not self._dangling_possible():
+            return
         for table in TABLES.values():
             names = table.column_names
             if table.owner_column != "id" or "patient_id" not in names:
