@@ -79,7 +79,7 @@ def run_plan(
             compiled = compile_plan(plan, catalog, resolver.resolve, dialect=db.dialect, now=now)
         with timings.trace("guard"):
             guarded = guard(
-                compiled.sql,
+                compiled.expression,
                 dialect=db.dialect,
                 allowed_tables=catalog.table_names() or None,
                 max_rows=settings.max_rows,
@@ -124,6 +124,20 @@ def run_plan(
             code="no_data",
         ),
     ]
+    if compiled.scope_check is not None and plan.scope is not None:
+        scoped = db.execute(
+            compiled.scope_check.sql(dialect=db.dialect), timeout_ms=settings.sql_timeout_ms
+        )
+        n = int(scoped.rows[0][0]) if scoped.rows else 0
+        what = f"{plan.scope.which} {plan.scope.type or ''} encounter".replace("  ", " ")
+        checks.append(
+            Check(
+                name="scope_exists",
+                passed=n > 0,
+                detail=f"{n} {what}(s) in scope" if n else f"no {what} for the subject",
+                code="scope_empty",
+            )
+        )
     failed = [c for c in checks if not c.passed]
     return Answer(
         decision="abstain" if failed else "accept",
