@@ -46,7 +46,7 @@ VALUE_STREAMS = ("measurement", "observation", "vital")
 ENCOUNTER_WORDS = {"inpatient": "inpatient", "emergency": "emergency", "icu": "ICU", "outpatient": "outpatient", "other": "other"}
 
 
-class Abstain(Exception):  # noqa: N818 - control flow inside this module only
+class Abstain(Exception):
     def __init__(self, reason: str, *unresolved: str) -> None:
         super().__init__(reason)
         self.reason = reason
@@ -164,7 +164,7 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
     if ctx.measure_value is not None:
         measure = measure.model_copy(update={"value": ctx.measure_value})
     numerator: tuple[Any, ...] = ()
-    filters = [p for p in preds]
+    filters = list(preds)
     if op == "proportion":
         denominator, numer = _split_proportion(items, filters, intent_pos)
         if not numer:
@@ -355,7 +355,7 @@ def _measure(
             return Measure(of="patients"), None, 1.0
         if target != "events" and isinstance(nxt, Slot) and nxt.kind == "encounter":
             return Measure(of="encounters", encounter_type=nxt.data.get("type")), None, 1.0
-        if target != "events" and isinstance(nxt, Word) and nxt.role == "stream_noun" and nxt.value and nxt.value != "condition" or (
+        if (target != "events" and isinstance(nxt, Word) and nxt.role == "stream_noun" and nxt.value and nxt.value != "condition") or (
             target != "events" and isinstance(nxt, Word) and nxt.role == "stream_noun" and patient_id):
             assert isinstance(nxt, Word)
             return Measure(of="concept", stream=nxt.value), None, 0.8

@@ -29,12 +29,11 @@ if TYPE_CHECKING:
 __all__ = ["Concept", "Word", "ground_text"]
 
 BOUNDARY = frozenset(
-    """who whom that which had have has were was is are developed develop received got took
-    underwent experienced went did does do become became later subsequently then""".split()
+    ["who", "whom", "that", "which", "had", "have", "has", "were", "was", "is", "are", "developed", "develop", "received", "got", "took", "underwent", "experienced", "went", "did", "does", "do", "become", "became", "later", "subsequently", "then"]
 )
 CONNECTORS = {"and": "and", "or": "or", "with": "with", "but": "and", "plus": "and", "nor": "or", "&": "and"}
 SUBJECT = frozenset(
-    "patient patients people person persons individual individuals subject subjects case cases population cohort".split()
+    ["patient", "patients", "people", "person", "persons", "individual", "individuals", "subject", "subjects", "case", "cases", "population", "cohort"]
 )
 STREAM_NOUNS: dict[str, str] = {
     "drug": "drug", "drugs": "drug", "medication": "drug", "medications": "drug", "medicine": "drug",
@@ -50,18 +49,10 @@ STREAM_NOUNS: dict[str, str] = {
     "device": "device", "devices": "device", "note": "note", "notes": "note",
 }
 EVENT_NOUNS = frozenset(
-    """exposure exposures prescription prescriptions diagnosis diagnoses record records occurrence
-    occurrences episode episodes dispensing dispensings fill fills event events measurement
-    measurements test tests procedure procedures administration administrations order orders
-    result results reading readings time times entry entries""".split()
+    ["exposure", "exposures", "prescription", "prescriptions", "diagnosis", "diagnoses", "record", "records", "occurrence", "occurrences", "episode", "episodes", "dispensing", "dispensings", "fill", "fills", "event", "events", "measurement", "measurements", "test", "tests", "procedure", "procedures", "administration", "administrations", "order", "orders", "result", "results", "reading", "readings", "time", "times", "entry", "entries"]
 )
 GLUE = frozenset(
-    """what which how when where why please show tell give me list find get return there here so far
-    currently now today yet overall total recorded documented database data dataset sample source
-    whole entire been being ever anyone somebody someone number count many much value values
-    level levels amount figure days day year years month months week weeks in units unit
-    respectively altogether each every all both per group among amongst within across
-    everyone anybody""".split()
+    ["what", "which", "how", "when", "where", "why", "please", "show", "tell", "give", "me", "list", "find", "get", "return", "there", "here", "so", "far", "currently", "now", "today", "yet", "overall", "total", "recorded", "documented", "database", "data", "dataset", "sample", "source", "whole", "entire", "been", "being", "ever", "anyone", "somebody", "someone", "number", "count", "many", "much", "value", "values", "level", "levels", "amount", "figure", "days", "day", "year", "years", "month", "months", "week", "weeks", "in", "units", "unit", "respectively", "altogether", "each", "every", "all", "both", "per", "group", "among", "amongst", "within", "across", "everyone", "anybody"]
 )
 _MAX_SPAN = 9
 
@@ -224,7 +215,7 @@ def _role_of(word: str) -> tuple[str, str] | None:
 
 def _embed(item: Word, lex: Lexicon) -> GroundItem:
     content = [w for w in item.text.split() if not _ignorable(w)]
-    if not content:
+    if not content or len(content) > 5:
         return item
     try:
         found = lex.embed_search(" ".join(content), limit=8)

@@ -178,7 +178,7 @@ class Lexicon:
         self, q: _Q, catalog: Catalog, s: EventStream, labels: dict[tuple[str, str], set[int]]
     ) -> None:
         stats = self.streams.setdefault(s.kind, StreamStats(kind=s.kind))
-        cols: list[exp.Expression] = [exp.func("count", exp.Star())]
+        cols: list[Any] = [exp.func("count", exp.Star())]
         for column, flag in (
             (s.value_column, "has_value_column"),
             (s.days_supply_column, "has_days_supply"),
@@ -213,7 +213,7 @@ class Lexicon:
         if s.dictionary:
             d = catalog.dictionary(s.dictionary)
             in_data = exp.select(code).from_(q.table(s.table)).distinct()
-            wanted: exp.Expression = exp.column(d.code_column, quoted=True).isin(query=in_data)
+            wanted: Any = exp.column(d.code_column, quoted=True).isin(query=in_data)
             if d.ancestor_table and d.ancestor_column and d.descendant_column:
                 pairs = q.rows(
                     exp.select(q.col(d.ancestor_column), q.col(d.descendant_column))
@@ -359,11 +359,15 @@ class Lexicon:
             except (OSError, ValueError):
                 pass
         model = _model()
-        texts = [text for text, _t, _e, _h in self.labels]
-        arr = np.asarray(
-            model.encode(texts, normalize_embeddings=True, batch_size=128, show_progress_bar=False),
-            dtype="float32",
-        )
+        # Concept names only (synonyms are matched lexically); others get a zero row.
+        wanted = [i for i, (_t, _k, _e, how) in enumerate(self.labels) if how == "name"]
+        texts = [self.labels[i][0][:200] for i in wanted]
+        arr = np.zeros((len(self.labels), _dimension(model)), dtype="float32")
+        if texts:
+            arr[wanted] = np.asarray(
+                model.encode(texts, normalize_embeddings=True, batch_size=256, show_progress_bar=False),
+                dtype="float32",
+            )
         self._embeddings = arr
         if path is not None:
             try:
@@ -443,3 +447,11 @@ class _Q:
     def scalar(self, query: exp.Expression) -> int:
         rows = self.rows(query)
         return int(rows[0][0] or 0) if rows else 0
+
+
+def _dimension(model: Any) -> int:
+    for name in ("get_embedding_dimension", "get_sentence_embedding_dimension"):
+        fn = getattr(model, name, None)
+        if fn is not None:
+            return int(fn() or 384)
+    return 384
