@@ -24,8 +24,10 @@ def print_answer(answer: Answer, *, as_json: bool) -> None:
         more = f" (+{cs['count'] - 5} more)" if cs["count"] > 5 else ""
         click.echo(f"concepts '{cs['label']}': {names}{more}")
     failed = [c for c in answer.checks if not c.passed]
-    click.echo(f"checks: {len(answer.checks) - len(failed)}/{len(answer.checks)} passed"
-               + (f"; failed: {', '.join(c.name for c in failed)}" if failed else ""))
+    click.echo(
+        f"checks: {len(answer.checks) - len(failed)}/{len(answer.checks)} passed"
+        + (f"; failed: {', '.join(c.name for c in failed)}" if failed else "")
+    )
     if answer.sql:
         click.echo(f"sql ({answer.dialect}): {answer.sql}")
     click.echo(f"time: {answer.timings.total_ms:.1f} ms")
@@ -33,26 +35,56 @@ def print_answer(answer: Answer, *, as_json: bool) -> None:
 
 @click.command("ask")
 @click.argument("question", required=False)
-@click.option("--db", "url", required=True, help="Database URL (duckdb:///…, sqlite:///…, postgresql://…).")
-@click.option("--plan", "plan_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Execute this QueryPlan JSON file instead of a question.")
+@click.option(
+    "--db", "url", required=True, help="Database URL (duckdb:///…, sqlite:///…, postgresql://…)."
+)
+@click.option(
+    "--plan",
+    "plan_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Execute this QueryPlan JSON file instead of a question.",
+)
 @click.option("--source", default=None, help="Source name to record in the catalog.")
-@click.option("--adapter", default=None, help="Adapter to describe the database with (default: detect).")
+@click.option(
+    "--adapter", default=None, help="Adapter to describe the database with (default: detect)."
+)
 @click.option("--schema", default=None, help="Database schema holding the source (PostgreSQL).")
-@click.option("--patient", "patient_id", default=None, help="Patient id for a patient-level question.")
+@click.option(
+    "--patient", "patient_id", default=None, help="Patient id for a patient-level question."
+)
 @click.option("--now", default=None, help="What 'today' means (ISO timestamp).")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole Answer as JSON.")
-@click.option("--batch", "batch_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Answer every line of this JSONL file ({id, question, patient_id, now}).")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Where --batch writes one JSON answer per line (default: stdout).")
-def ask_cmd(question: str | None, url: str, plan_file: Path | None, source: str | None, adapter: str | None,
-            schema: str | None, patient_id: str | None, now: str | None, as_json: bool,
-            batch_file: Path | None = None, out_file: Path | None = None) -> None:
+@click.option(
+    "--batch",
+    "batch_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Answer every line of this JSONL file ({id, question, patient_id, now}).",
+)
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where --batch writes one JSON answer per line (default: stdout).",
+)
+def ask_cmd(
+    question: str | None,
+    url: str,
+    plan_file: Path | None,
+    source: str | None,
+    adapter: str | None,
+    schema: str | None,
+    patient_id: str | None,
+    now: str | None,
+    as_json: bool,
+    batch_file: Path | None = None,
+    out_file: Path | None = None,
+) -> None:
     """Answer QUESTION (or every question of --batch), or execute --plan, against --db."""
     if batch_file is not None:
         if question or plan_file:
-            raise click.UsageError("--batch answers the questions of a file; do not also give QUESTION or --plan")
+            raise click.UsageError(
+                "--batch answers the questions of a file; do not also give QUESTION or --plan"
+            )
         _batch(url, batch_file, out_file, source=source, adapter=adapter, schema=schema, now=now)
         return
     from clinbridge.adapters import describe
@@ -77,7 +109,9 @@ def ask_cmd(question: str | None, url: str, plan_file: Path | None, source: str 
                 try:
                     from clinbridge.api import Connection
                 except ImportError as exc:
-                    raise click.ClickException("questions in plain language need clinbridge.api") from exc
+                    raise click.ClickException(
+                        "questions in plain language need clinbridge.api"
+                    ) from exc
                 conn = Connection(db, catalog, settings=settings)
                 answer = conn.ask(question or "", patient_id=patient_id)
     except ClinbridgeError as exc:

@@ -11,7 +11,7 @@ import datetime as dt
 
 from sqlglot import exp
 
-__all__ = ["add_days", "as_date", "date_literal", "days_between", "day", "month", "year"]
+__all__ = ["add_days", "as_date", "date_literal", "day", "days_between", "month", "year"]
 
 
 def as_date(e: exp.Expression, dialect: str) -> exp.Expression:

@@ -1,0 +1,1 @@
+"""Optional LLM understanding: backends (OpenAI-compatible HTTP, local transformers) and prompts."""
