@@ -215,6 +215,8 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
         return order[0].data["which"], k, order[0]
     if "exists" in ops:
         return ("exists", *pos("exists"))
+    if _slots(items, "group"):
+        return "count", -1, None
     wh = _slots(items, "wh")
     if wh and any(isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} for i in items):
         k = next(k for k, i in enumerate(items) if i is wh[0])
@@ -259,7 +261,8 @@ def _measure(
         if of == "length_of_stay":
             if not lex.has_encounter_end:
                 raise Abstain("this source does not record when encounters end, so lengths of stay are unknown")
-            etype = next((s.data.get("type") for s in enc if s.data.get("type")), None)
+            etype = mslot.data.get("type") if mslot else None
+            etype = etype or next((s.data.get("type") for s in enc if s.data.get("type")), None)
             etype = etype or next((s.data.get("type") for s in _slots(items, "scope") if s.data.get("type")), None)
             ctx.groundings.append(Grounding(phrase=mslot.text if mslot else "", kind="aggregate", target="length_of_stay"))
             return Measure(of="length_of_stay", encounter_type=etype), None, 1.0  # type: ignore[arg-type]

@@ -52,7 +52,7 @@ EVENT_NOUNS = frozenset(
     ["exposure", "exposures", "prescription", "prescriptions", "diagnosis", "diagnoses", "record", "records", "occurrence", "occurrences", "episode", "episodes", "dispensing", "dispensings", "fill", "fills", "event", "events", "measurement", "measurements", "test", "tests", "procedure", "procedures", "administration", "administrations", "order", "orders", "result", "results", "reading", "readings", "time", "times", "entry", "entries"]
 )
 GLUE = frozenset(
-    ["what", "which", "how", "when", "where", "why", "please", "show", "tell", "give", "me", "list", "find", "get", "return", "there", "here", "so", "far", "currently", "now", "today", "yet", "overall", "total", "recorded", "documented", "database", "data", "dataset", "sample", "source", "whole", "entire", "been", "being", "ever", "anyone", "somebody", "someone", "number", "count", "many", "much", "value", "values", "level", "levels", "amount", "figure", "days", "day", "year", "years", "month", "months", "week", "weeks", "in", "units", "unit", "respectively", "altogether", "each", "every", "all", "both", "per", "group", "among", "amongst", "within", "across", "everyone", "anybody"]
+    ["what", "which", "how", "when", "where", "why", "please", "show", "tell", "give", "me", "list", "find", "get", "return", "there", "here", "so", "far", "currently", "now", "today", "yet", "overall", "total", "recorded", "documented", "database", "data", "dataset", "sample", "source", "whole", "entire", "been", "being", "ever", "anyone", "somebody", "someone", "number", "count", "many", "much", "value", "values", "level", "levels", "amount", "figure", "days", "day", "year", "years", "month", "months", "week", "weeks", "in", "units", "unit", "respectively", "altogether", "each", "every", "all", "both", "per", "group", "among", "amongst", "within", "across", "everyone", "anybody", "distinct", "different", "unique", "separate", "separately", "individually", "performed", "recorded"]
 )
 _MAX_SPAN = 9
 
@@ -173,10 +173,30 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             items.append(Word(w, role[0], role[1]))
         i += 1
     flush()
+    items = _merge_adjacent(items, lex)
     if embeddings:
         items = [_embed(item, lex) if isinstance(item, Word) and item.role == "unresolved" else item for item in items]
     _attach_hints(items)
     return items
+
+
+def _merge_adjacent(items: list[GroundItem], lex: Lexicon) -> list[GroundItem]:
+    """'blood glucose', 'serum creatinine': two adjacent groundings of one noun phrase become the
+    concepts they share."""
+    out: list[GroundItem] = []
+    for item in items:
+        prev = out[-1] if out else None
+        if isinstance(item, Concept) and isinstance(prev, Concept):
+            shared = sorted(set(prev.entries) & set(item.entries))
+            if shared:
+                strong, weak = (item, prev) if item.score >= prev.score else (prev, item)
+                out[-1] = Concept(f"{prev.phrase} {item.phrase}", strong.label, shared,
+                                  round(min(strong.score, 0.95), 4), strong.how,
+                                  alternatives=strong.alternatives)
+                del weak
+                continue
+        out.append(item)
+    return out
 
 
 def _edge_bad(word: str) -> bool:

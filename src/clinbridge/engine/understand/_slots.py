@@ -124,6 +124,8 @@ def extract(text: str) -> list[Piece]:
         r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?)\b",
         _group,
     )
+    pieces = _pass(pieces, r"\b(?:for\s+|between\s+|comparing\s+)?(?:men|males|women|females)\s+(?:and|vs\.?|versus)\s+(?:women|females|men|males)(?:\s+separately)?\b|\bfor\s+each\s+sex\b",
+                   lambda m: Slot("group", {"key": "sex"}))
     pieces = _pass(pieces, r"\b(?:each|every|per)\s+(?:calendar\s+)?year\b|\b(?:annually|yearly|year\s+by\s+year)\b",
                    lambda m: Slot("group", {"key": "year"}))
     pieces = _pass(pieces, r"\b(?:per|each|every|for\s+each|by)\s+(?:patient|person|subject|individual)\b",
@@ -136,8 +138,8 @@ def extract(text: str) -> list[Piece]:
     pieces = _pass(pieces, r"\b(?:multiple|several|repeated|repeat)\s+(?=(?:\w+\s+){0,3}?(?:times|episodes|prescriptions|visits|admissions|diagnoses|fills|exposures|measurements)\b)",
                    lambda m: Slot("count", {"min": 2}))
     # -- length of stay, days supply, quantity: numeric measures with their own words
-    pieces = _pass(pieces, r"\b(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
-                   lambda m: Slot("measure", {"of": "length_of_stay"}))
+    pieces = _pass(pieces, rf"\b(?:{ENC_TYPE}\s+)?(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
+                   lambda m: Slot("measure", {"of": "length_of_stay", "type": _etype(m["etype"])}))
     pieces = _pass(pieces, r"\b(?:days?\s*'?\s*s?\s*supply|days\s+supplied|supply\s+days|supply)\b",
                    lambda m: Slot("measure", {"of": "days_supply"}))
     pieces = _pass(pieces, r"\b(?:(?:dispensed|prescribed)\s+)?quantit(?:y|ies)(?:\s+dispensed)?\b",
@@ -157,6 +159,8 @@ def extract(text: str) -> list[Piece]:
     pieces = _pass(pieces, rf"\b(?:(?:{ENC_TYPE})\s+)?{ENC_NOUN}\b", _encounter)
     pieces = _pass(pieces, r"\b(?:admitted|hospitali[sz]ed|transferred)(?:\s+(?:to|into|in)\s+(?:the\s+|an?\s+)?(?:hospital|icu|intensive\s+care(?:\s+unit)?|critical\s+care))?\b",
                    lambda m: Slot("encounter", {"type": "icu" if any(w in m[0] for w in ("icu", "intensive", "critical")) else "inpatient", "verb": True}))
+    pieces = _pass(pieces, r"\b(?:visited|went\s+to|seen\s+(?:in|at)|presented\s+to|attended|came\s+to)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|er|ed|a&e|emergency\s+(?:room|department)|hospital|clinic)\b",
+                   lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False}))
     pieces = _pass(pieces, r"\b(?:in|to|into|at|from|through)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|critical\s+care|er|ed|a&e|emergency\s+(?:room|department)|hospital)\b",
                    lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False}))
     # -- ages (before values: "over 65" after a person word is an age)
