@@ -64,6 +64,7 @@ class Ctx:
     groundings: list[Grounding] = field(default_factory=list)
     choice: dict[int, int] = field(default_factory=dict)
     measure_value: ValueFilter | None = None
+    located_scope: Slot | None = None
     """Alternative label chosen per concept position (for ranked readings)."""
 
 
@@ -153,9 +154,17 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         raise Abstain("a patient-level question needs something to count")
 
     scope = None
-    for s in _slots(items, "scope"):
+    scope_slots = _slots(items, "scope") + ([ctx.located_scope] if ctx.located_scope else [])
+    for s in scope_slots:
+        if s.kind == "encounter":
+            scope = EncounterScope(which="all", type=s.data.get("type"))
+            ctx.groundings.append(Grounding(phrase=s.text, kind="scope", target=f"all {scope.type or 'any'} encounters"))
+            continue
         scope = EncounterScope(which=s.data["which"], type=s.data.get("type"), n=s.data.get("n"))
         ctx.groundings.append(Grounding(phrase=s.text, kind="scope", target=f"{scope.which} {scope.type or 'any'} encounter"))
+    if scope is not None and measure.of in {"patients", "age"}:
+        raise Abstain("the plan cannot restrict a cohort's events to those inside one kind of encounter; "
+                      "ask for the events (how many ... during ...) or for one patient")
     group_by = tuple(GroupBy(key=s.data["key"]) for s in _slots(items, "group"))
     if any(g.key == "concept" for g in group_by) and measure.stream is None:
         noun = next((s.data.get("noun") for s in _slots(items, "group") if s.data["key"] == "concept"), None)
@@ -486,6 +495,10 @@ def _predicates(
                 windows.append((k, item))
             elif kind == "encounter":
                 if measure.of in {"encounters", "length_of_stay"} and k == _first_pos(items, "encounter"):
+                    continue
+                if item.data.get("located") and (last_event is not None or measure_pos is not None):
+                    # "hemoglobin in the ER": events inside encounters of a type, an encounter scope
+                    ctx.located_scope = item
                     continue
                 p = Pred(k, "encounter", enc_type=item.data.get("type"), negate=neg, min_count=count or 1)
                 ctx.groundings.append(Grounding(phrase=item.text, kind="encounter_type", target=item.data.get("type") or "any"))

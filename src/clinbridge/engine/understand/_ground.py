@@ -153,12 +153,13 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             items.append(Word(" ".join(run), "unresolved"))
             run.clear()
 
+    _relational(spans, words)
     i = 0
     while i < n:
         if i in spans:
             flush()
             length, concept = spans[i]
-            items.append(concept)
+            items.append(Word(concept.phrase, "unresolved") if concept.how == "relational" else concept)
             i += length
             continue
         w = words[i]
@@ -178,6 +179,26 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
         items = [_embed(item, lex) if isinstance(item, Word) and item.role == "unresolved" else item for item in items]
     _attach_hints(items)
     return items
+
+
+RELATIONAL = frozenset({"to", "of", "from", "against", "for"})
+
+
+def _relational(spans: dict[int, tuple[int, Concept]], words: list[str]) -> None:
+    """'allergic to penicillin', 'celecoxib for osteoarthritis': two concepts tied by a preposition
+    mean something neither names alone; the pair becomes one unresolved phrase."""
+    starts = sorted(spans)
+    for a, b in zip(starts, starts[1:], strict=False):
+        la, ca = spans[a]
+        between = words[a + la : b]
+        if not between or not all(w in RELATIONAL or w in {"the", "a", "an", "their", "his", "her"} for w in between):
+            continue
+        if not any(w in RELATIONAL for w in between):
+            continue
+        lb, cb = spans[b]
+        phrase = " ".join(words[a : b + lb])
+        spans[a] = (b + lb - a, Concept(phrase, "", [], 0.0, "relational"))
+        del spans[b]
 
 
 def _merge_adjacent(items: list[GroundItem], lex: Lexicon) -> list[GroundItem]:

@@ -161,8 +161,9 @@ def extract(text: str) -> list[Piece]:
                    lambda m: Slot("encounter", {"type": "icu" if any(w in m[0] for w in ("icu", "intensive", "critical")) else "inpatient", "verb": True}))
     pieces = _pass(pieces, r"\b(?:visited|went\s+to|seen\s+(?:in|at)|presented\s+to|attended|came\s+to)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|er|ed|a&e|emergency\s+(?:room|department)|hospital|clinic)\b",
                    lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False}))
-    pieces = _pass(pieces, r"\b(?:in|to|into|at|from|through)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|critical\s+care|er|ed|a&e|emergency\s+(?:room|department)|hospital)\b",
-                   lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False}))
+    pieces = _pass(pieces, r"\b(?P<prep>in|to|into|at|from|through)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|critical\s+care|er|ed|a&e|emergency\s+(?:room|department)|hospital)\b",
+                   lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False,
+                                                "located": m["prep"] in {"in", "at"}}))
     # -- ages (before values: "over 65" after a person word is an age)
     pieces = _pass(pieces, r"\b(?P<op>before|under|below|prior\s+to|younger\s+than|after|over|above|older\s+than|at)\s+(?:the\s+)?age\s+(?:of\s+)?(?P<n>\d+)(?:\s+(?P<more>or\s+(?:older|more|above|over|later|younger|less|below|under|earlier)))?",
                    _age_prep)
