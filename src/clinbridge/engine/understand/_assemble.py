@@ -65,6 +65,7 @@ class Ctx:
     choice: dict[int, int] = field(default_factory=dict)
     measure_value: ValueFilter | None = None
     located_scope: Slot | None = None
+    patient_id_from_question: bool = False
     """Alternative label chosen per concept position (for ranked readings)."""
 
 
@@ -142,10 +143,17 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
             raise Abstain(f"this source records no encounters ({s.text!r})", s.text)
     patient_id = ctx.patient_id
     for s in _slots(items, "patient_ref"):
+        ctx.patient_id_from_question = True
         patient_id = patient_id or s.data["id"]
         ctx.groundings.append(Grounding(phrase=s.text, kind="patient", target=str(s.data["id"])))
 
     op, intent_pos, intent = _intent(items, patient_id)
+    if patient_id and op in {"count", "proportion"} and not ctx.patient_id_from_question:
+        nxt = _next_significant(items[intent_pos + 1 :])
+        if op == "proportion" or (nxt is not None and _is_person(nxt)):
+            # "how many patients ..." asks about the cohort even when a patient is selected
+            ctx.groundings.append(Grounding(phrase="patients", kind="patient", target="cohort (patient ignored)"))
+            patient_id = None
     measure, measure_concept_pos, confidence = _measure(items, ctx, op, intent_pos, intent, patient_id)
     used = {measure_concept_pos} if measure_concept_pos is not None else set()
     preds, plan_window, conf2 = _predicates(items, ctx, used, measure, patient_id)

@@ -136,8 +136,10 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 continue
             if length == 1 and (first in SOFT_WORDS or first in STREAM_NOUNS or first in SUBJECT):
                 continue
-            if best.how == "contains" and (best.score < 0.3 or _spread(matches, lex) > 40):
-                continue
+            if best.how == "contains":
+                n_labels = sum(1 for m in matches if m.how == "contains")
+                if _spread(matches, lex) > 40 or (best.score < 0.3 and n_labels > 12):
+                    continue
             chosen = [m for m in matches if m.score >= best.score - 0.03 and (best.score < 1.0 or m.score >= 1.0)]
             entries = sorted({e for m in chosen for e in m.entries})
             concept = Concept(phrase, best.label, entries, best.score, best.how,
@@ -209,6 +211,11 @@ def _merge_adjacent(items: list[GroundItem], lex: Lexicon) -> list[GroundItem]:
         prev = out[-1] if out else None
         if isinstance(item, Concept) and isinstance(prev, Concept):
             shared = sorted(set(prev.entries) & set(item.entries))
+            single_weak = [c for c in (prev, item) if c.how == "contains" and " " not in c.phrase]
+            if not shared and single_weak:
+                # 'acute GI bleed' with no such concept: a modifier the source cannot express
+                out[-1] = Word(f"{prev.phrase} {item.phrase}", "unresolved")
+                continue
             if shared:
                 strong, weak = (item, prev) if item.score >= prev.score else (prev, item)
                 out[-1] = Concept(f"{prev.phrase} {item.phrase}", strong.label, shared,

@@ -328,7 +328,10 @@ class Lexicon:
             return None
         from rapidfuzz import fuzz, process
 
-        best = process.extractOne(token, list(self._postings), scorer=fuzz.ratio, score_cutoff=min_ratio)
+        # Same first letter and nearly the same length: a typo, not another word ('refilled' is
+        # not 'prefilled').
+        candidates = [w for w in self._postings if w[:1] == token[:1] and abs(len(w) - len(token)) <= 2]
+        best = process.extractOne(token, candidates, scorer=fuzz.ratio, score_cutoff=min_ratio)
         return None if best is None else str(best[0])
 
     def embed_search(self, phrase: str, *, limit: int = 5) -> list[tuple[int, float]]:

@@ -90,7 +90,11 @@ ABBREVIATIONS: dict[str, str] = {
     "voltaren": "diclofenac", "coumadin": "warfarin", "plavix": "clopidogrel",
     "lipitor": "atorvastatin", "zocor": "simvastatin", "temp": "temperature",
     "oesophagitis": "esophagitis", "anaemia": "anemia", "appendicectomy": "appendectomy",
-    "ulcers": "ulcer", "sats": "oxygen saturation", "spo2": "oxygen saturation",
+    "ulcers": "ulcer", "diabetic": "diabetes", "diabetics": "diabetes", "asthmatic": "asthma",
+    "asthmatics": "asthma", "hypertensive": "hypertension", "hypertensives": "hypertension",
+    "obese": "obesity", "epileptic": "epilepsy", "epileptics": "epilepsy", "anemic": "anemia",
+    "anaemic": "anemia", "septic": "sepsis", "pregnant": "pregnancy", "depressed": "depression",
+    "osteoporotic": "osteoporosis", "arthritic": "arthritis", "cirrhotic": "cirrhosis", "sats": "oxygen saturation", "spo2": "oxygen saturation",
     "o2 sat": "oxygen saturation", "potassium level": "potassium", "sodium level": "sodium",
 }
 
