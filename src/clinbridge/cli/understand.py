@@ -149,7 +149,7 @@ def _run(
                 )
                 stored.append(ex)
                 if augment_n:
-                    back = _back_translator(settings)
+                    back = _back_translator(settings, catalog, db)
                     stored += augment(
                         ex,
                         catalog=catalog,
@@ -185,14 +185,15 @@ def _store(
     return bank.approve(question, plan, sql, source=source)
 
 
-def _back_translator(settings: Any) -> Any:
+def _back_translator(settings: Any, catalog: Any, db: Any) -> Any:
     """The configured LLM's back-translation, or None for the templates."""
-    if settings.llm in ("", "none"):
-        return None
-    from clinbridge.engine.llm import get_backend
+    from clinbridge.engine.llm import LLMUnderstanding, get_backend, llm_enabled
 
-    backend = get_backend(settings)
-    return backend.back_translate
+    if not llm_enabled(settings):
+        return None
+    return LLMUnderstanding(
+        get_backend(settings), catalog=catalog, db=db, settings=settings
+    ).back_translate
 
 
 @click.command("approve")
