@@ -861,6 +861,18 @@ def _check_shape(ctx: _Ctx, shape: Shape | None) -> list[Check]:
                 detail=f"the question asks for a {asked}; the plan gives a {planned}",
             )
         )
+    elif asked is not None and plan is None:
+        # Free SQL: what the SQL returned must be what the question asks for, whatever the
+        # proposer claimed its shape was.
+        ok = actual in _COMPATIBLE[asked] or (asked == "boolean" and actual == "number")
+        checks.append(
+            Check(
+                name="shape_matches_question",
+                passed=ok,
+                code="shape_mismatch",
+                detail=f"the question asks for a {asked}; the SQL returned a {actual}",
+            )
+        )
     return checks
 
 

@@ -223,7 +223,7 @@ def plan_messages(
     allow_sql: bool = True,
 ) -> list[Message]:
     """The chat: system rules + context, few-shot examples, then the question."""
-    system = SYSTEM.format(sql_rule=SQL_RULE if allow_sql else "") + "\n\n" + ctx.render()
+    system = SYSTEM.replace("{sql_rule}", SQL_RULE if allow_sql else "") + "\n\n" + ctx.render()
     messages: list[Message] = [{"role": "system", "content": system}]
     for q, a in ctx.examples:
         messages.append({"role": "user", "content": q})
