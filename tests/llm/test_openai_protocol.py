@@ -268,3 +268,61 @@ def test_back_translation(tiny):
     assert (
         u.back_translate(plan) == "How many patients had celecoxib (drug exposure)?"
     )  # too short → template
+
+
+def test_a_plan_that_drops_part_of_the_question_is_not_accepted(tiny):
+    # What SmolLM2-135M really answered on this question: a count of all patients.
+    everyone = '{"plan": {"aggregate": {"op": "count"}}}'
+    out = llm(Server(everyone, everyone), tiny).answer(
+        "How many patients have type 2 diabetes mellitus?"
+    )
+    assert out.decision == "abstain" and out.reason == "question_not_covered"
+    assert "type 2 diabetes mellitus" in out.detail
+    out = llm(Server(everyone, json.dumps(plan_json("Type 2 diabetes mellitus"))), tiny).answer(
+        "How many patients have type 2 diabetes mellitus?"
+    )
+    assert out.decision == "accept" and out.repaired and out.value == 3
+    hba1c = {
+        "plan": {
+            "filters": [
+                {
+                    "kind": "event",
+                    "stream": "measurement",
+                    "concepts": {
+                        "concepts": [{"name": "Hemoglobin A1c/Hemoglobin.total in Blood"}]
+                    },
+                    "value": {"op": ">", "value": 7},
+                }
+            ],
+            "aggregate": {"op": "count"},
+        }
+    }
+    out = llm(Server(json.dumps(hba1c), json.dumps(hba1c)), tiny).answer(
+        "How many patients had an HbA1c above 8 %?"
+    )
+    assert (
+        out.decision == "abstain" and out.reason == "question_not_covered" and "8 %" in out.detail
+    )
+    out = llm(Server(json.dumps(hba1c)), tiny).answer("How many patients had an HbA1c above 7 %?")
+    assert out.decision == "accept" and out.value == 2
+
+
+def test_coverage_is_for_llm_proposals_only(tiny):
+    from clinbridge.engine.validate import answer_with_validation
+
+    everyone = QueryPlan.model_validate({"aggregate": {"op": "count"}})
+    out = answer_with_validation(
+        "How many patients have type 2 diabetes mellitus?",
+        [everyone],
+        catalog=tiny.catalog,
+        db=tiny.db,
+    )  # the parser's own reading
+    assert out.decision == "accept"
+    out = answer_with_validation(
+        "How many patients have type 2 diabetes mellitus?",
+        [everyone],
+        catalog=tiny.catalog,
+        db=tiny.db,
+        coverage=True,
+    )
+    assert out.decision == "abstain" and out.reason == "question_not_covered"

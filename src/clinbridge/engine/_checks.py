@@ -50,6 +50,7 @@ CheckCode = Literal[
     "no_data",
     "not_stored",
     "no_proposal",
+    "question_not_covered",
 ]
 AbstainReason = CheckCode | ErrorCode
 Shape = Literal["number", "list", "date", "boolean", "rows", "text"]

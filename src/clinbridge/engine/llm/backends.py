@@ -196,7 +196,9 @@ class TransformersBackend:
         dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
         try:
             tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-            model: Any = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=dtype)
+            model: Any = AutoModelForCausalLM.from_pretrained(
+                path, local_files_only=True, dtype=dtype
+            )
         except (OSError, ValueError) as exc:
             raise ConfigError(f"transformers backend: cannot load {path!r}: {exc}") from exc
         model.to(device)
