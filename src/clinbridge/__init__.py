@@ -8,4 +8,13 @@ from clinbridge.settings import Settings
 
 __version__ = "0.1.0"
 
-__all__ = ["Catalog", "ClinbridgeError", "Settings", "__version__"]
+__all__ = ["Catalog", "ClinbridgeError", "Settings", "__version__", "connect"]
+
+
+def __getattr__(name: str) -> object:
+    # ``clinbridge.connect`` is imported lazily so that ``import clinbridge`` stays fast.
+    if name == "connect":
+        from clinbridge.api import connect
+
+        return connect
+    raise AttributeError(f"module 'clinbridge' has no attribute {name!r}")

@@ -456,6 +456,13 @@ def _connect(parsed: ParsedURL, *, read_only: bool) -> Any:
                 raise ConfigError(f"DuckDB file {path!r} does not exist")
             Path(path).parent.mkdir(parents=True, exist_ok=True) if not read_only else None
         conn = duckdb.connect(path, read_only=read_only and path != ":memory:")
+        if parsed.schema:
+            # before the configuration is locked below; a loader may be about to create it
+            if not read_only:
+                ident = parsed.schema.replace('"', '""')
+                conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{ident}"')
+            quoted = parsed.schema.replace("'", "''")
+            conn.execute(f"SET search_path = '{quoted},main'")
         if read_only:
             # No file or network access, no extension loading, no reading Python variables as
             # tables from queries; then lock the settings: defence in depth behind the guard.

@@ -94,7 +94,7 @@ def test_corpus_is_big_and_well_formed():
 
 def test_corpus_covers_every_reason():
     used = {c[k] for c in CORPUS for k in ("reason", *DIALECTS) if k in c}
-    assert used >= set(refusal_reasons()) - {"bad_limit"}
+    assert used >= set(refusal_reasons()) - {"bad_limit", "unsupported_syntax"}
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -270,6 +270,11 @@ def test_parenthesised_query_is_unwrapped():
     assert g.sql == "SELECT * FROM person LIMIT 3"
 
 
+def test_statement_the_dialect_cannot_render_is_refused():
+    e = _refusal("SELECT * FROM person TABLESAMPLE SYSTEM (10)", "sqlite")
+    assert e.details["reason"] == "unsupported_syntax"
+
+
 def test_max_rows_must_be_positive():
     e = _refusal("SELECT 1", "duckdb", max_rows=0)
     assert e.details["reason"] == "bad_limit"
@@ -300,3 +305,41 @@ def test_guarded_sql_is_frozen():
     g = guard("SELECT 1 AS x", dialect="duckdb", allowed_tables=None, max_rows=1)
     with pytest.raises(dataclasses.FrozenInstanceError):
         g.sql = "DROP TABLE person"  # type: ignore[misc]
+
+
+# -- catalog-aware entry point ---------------------------------------------------------------------
+def _catalog(with_columns: bool = True):
+    from clinbridge.catalog import Catalog, ColumnInfo, TableInfo
+
+    tables = tuple(
+        TableInfo(
+            name=name.upper() if name == "person" else name,
+            columns=tuple(ColumnInfo(name=c) for c in cols) if with_columns else (),
+        )
+        for name, cols in COLUMNS.items()
+    )
+    return Catalog(source="test", adapter="test", dialect="sqlite", tables=tables)
+
+
+def test_guard_sql_uses_the_catalog_tables_and_columns():
+    from clinbridge.engine.guard import catalog_tables, guard_sql
+
+    names, columns = catalog_tables(_catalog())
+    assert names == ALLOWED and columns["person"] == COLUMNS["person"]
+    g = guard_sql("SELECT count(*) FROM person", catalog=_catalog(), max_rows=5)
+    assert g.dialect == "sqlite" and g.tables == ("person",)
+    with pytest.raises(SQLSafetyError, match="unknown_table"):
+        guard_sql("SELECT * FROM secret", catalog=_catalog())
+    with pytest.raises(SQLSafetyError, match="unknown_column"):
+        guard_sql("SELECT password FROM person", catalog=_catalog())
+    # without column lists, columns are left to the database
+    g = guard_sql("SELECT password FROM person", catalog=_catalog(with_columns=False))
+    assert g.tables == ("person",)
+
+
+def test_guard_sql_refuses_when_the_catalog_lists_no_tables():
+    from clinbridge.catalog import Catalog
+    from clinbridge.engine.guard import guard_sql
+
+    with pytest.raises(SQLSafetyError, match="lists no tables"):
+        guard_sql("SELECT 1", catalog=Catalog(source="e", adapter="x", dialect="duckdb"))

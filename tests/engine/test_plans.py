@@ -166,3 +166,22 @@ def test_postgres_agrees_with_duckdb_and_golden_sql(name, pg, duck):
     assert _answer_key(a) == _answer_key(b)
     compiled = compile_plan(PLANS[name], catalog, Resolver(db, catalog).resolve, now=plan_now(PLANS[name], catalog, settings))
     _golden(name, "postgres", compiled.pretty())
+
+
+def test_scope_without_encounters_abstains(duck):
+    db, catalog = duck
+    # patient 6 has no emergency visit: an empty list would be a made-up answer
+    plan = QueryPlan.model_validate({"patient_id": "6", "measure": {"of": "concept", "stream": "condition"},
+                                     "aggregate": {"op": "list"}, "scope": {"which": "last", "type": "emergency"}})
+    answer = run_plan(db, catalog, plan)
+    assert answer.decision == "abstain" and answer.reason_code == "scope_empty"
+
+
+def test_ties_on_the_last_day_are_reported(duck):
+    db, catalog = duck
+    answer = run_plan(db, catalog, PLANS["patient_last_drug"], settings=Settings(now="2019-07-01"))
+    gold = db.execute(
+        "SELECT COUNT(DISTINCT drug_concept_id) FROM drug_exposure WHERE person_id = 6 AND "
+        "drug_exposure_start_date = (SELECT MAX(drug_exposure_start_date) FROM drug_exposure WHERE person_id = 6)"
+    ).rows[0][0]
+    assert (len(answer.value) if isinstance(answer.value, list) else 1) == gold

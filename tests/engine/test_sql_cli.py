@@ -161,3 +161,20 @@ def test_real_process_exit_codes_and_messages(guard_duckdb_url):
     assert refused.stderr.strip() == (
         "clinbridge sql: refused (not_a_query): ATTACH is not a query; only a single SELECT may run"
     )
+
+
+def test_schema_option_on_duckdb(tmp_path):
+    import duckdb
+
+    path = tmp_path / "schema.duckdb"
+    conn = duckdb.connect(str(path))
+    conn.execute("CREATE SCHEMA cdm")
+    conn.execute("CREATE TABLE cdm.person AS SELECT 7 AS person_id")
+    conn.close()
+    for args in (
+        ["--db", f"duckdb:///{path}", "--schema", "cdm"],
+        ["--db", f"duckdb:///{path}?schema=cdm"],
+    ):
+        r = invoke("SELECT person_id FROM person", *args, "--json")
+        assert r.exit_code == 0, r.output
+        assert json.loads(r.stdout)["rows"] == [[7]]

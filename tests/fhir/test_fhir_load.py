@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BACKENDS, BUNDLES, NDJSON, make_url
+from fhir_testlib import BACKENDS, BUNDLES, NDJSON, make_url
 
 from clinbridge.adapters import get_adapter
 from clinbridge.adapters.fhir import FhirAdapter, LoadReport, load_fhir

@@ -79,16 +79,31 @@ class Registry:
             return self._by_id[self._names[k]]
         if not fuzzy or not k:
             return None
-        # A word-subset match first ('wells pe' → "Wells' Criteria for Pulmonary Embolism").
-        hit = process.extractOne(k, list(self._names), scorer=fuzz.token_set_ratio, score_cutoff=90)
-        if hit is None:
-            hit = process.extractOne(k, list(self._names), scorer=fuzz.WRatio, score_cutoff=85)
-        return self._by_id[self._names[hit[0]]] if hit else None
+        ids = self._fuzzy(k)
+        return self._by_id[ids[0]] if len(ids) == 1 else None
+
+    def _fuzzy(self, k: str) -> list[int]:
+        """Ids of the best fuzzy matches (several when the best score is shared: ambiguous)."""
+        names = list(self._names)
+        # A word-subset match first ('wells pe' -> "Wells' Criteria for Pulmonary Embolism"),
+        # then a whole-string match for misspellings ('cockroft gault').
+        for scorer, cutoff in ((fuzz.token_set_ratio, 90), (fuzz.token_sort_ratio, 85)):
+            hits = process.extract(k, names, scorer=scorer, score_cutoff=cutoff, limit=10)
+            if hits:
+                top = hits[0][1]
+                return sorted({self._names[h[0]] for h in hits if h[1] == top})
+        return []
 
     def get(self, key: int | str) -> Calculator:
         """Like :meth:`find` but raises, suggesting the closest names."""
         calc = self.find(key)
         if calc is None:
+            ambiguous = [] if isinstance(key, int) else self._fuzzy(_norm(key))
+            if len(ambiguous) > 1:
+                names = [self._by_id[i].name for i in ambiguous]
+                raise CalculatorError(
+                    f"{key!r} is ambiguous: {'; '.join(names)}", key=str(key), suggestions=names
+                )
             close = process.extract(_norm(str(key)), list(self._names), scorer=fuzz.WRatio, limit=3)
             raise CalculatorError(
                 f"no calculator {key!r}; closest: {', '.join(c[0] for c in close)}",

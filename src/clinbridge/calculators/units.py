@@ -71,8 +71,30 @@ _ALIASES: dict[str, str] = {
     "k/µl": "per_nL",
     "k/ul": "per_nL",
     "iu/l": "U/L",
+    # UCUM spellings (OMOP unit concept codes, FHIR Quantity.code)
+    "[in_i]": "inch",
+    "[ft_i]": "foot",
+    "[lb_av]": "lb",
+    "[oz_av]": "oz",
+    "[degf]": "degF",
+    "cel": "degC",
+    "mm[hg]": "mmHg",
+    "{beats}/min": "1/min",
+    "{breaths}/min": "1/min",
+    "10*9/l": "per_nL",
+    "10*3/ul": "per_nL",
+    "10*3/µl": "per_nL",
+    "[iu]/l": "U/L",
+    "meq/l": "mEq/L",
+    "kg/m2": "kg/m^2",
     "units/l": "U/L",
     "u/l": "U/L",
+    # dosing frequencies (MedCalc-Bench writes opioid doses per day as [n, 'per day'])
+    "per day": "1/day",
+    "/day": "1/day",
+    "doses/day": "1/day",
+    "doses per day": "1/day",
+    "times per day": "1/day",
 }
 
 
@@ -92,6 +114,9 @@ def normalize_unit(unit: str) -> str:
     key = u.lower()
     if key in _ALIASES:
         return _ALIASES[key]
+    u = re.sub(r"\{[^}]*\}", "", u) or u  # UCUM annotations: '{cells}/uL' -> '/uL'
+    if u.startswith("/"):
+        u = "1" + u
     u = u.replace("µ", "u").replace("μ", "u").replace("³", "^3").replace("²", "^2")
     u = re.sub(r"(?i)\bmEq\b", "mEq", u)
     return u
@@ -125,13 +150,18 @@ def _factor(
         v0 = q0.to(d).magnitude
         v1 = q1.to(d).magnitude
     except pint.DimensionalityError:
-        candidates = [1 / q1]  # a count "per µL" is often written as just "µL"
+        # A count "per µL" is often written as just "µL": read a bare volume as "per volume".
+        volume = ureg.Quantity(1.0, "L").dimensionality
+        per_src = ureg.Quantity(1.0, f"1/({s})") if q1.dimensionality == volume else q1
+        dst_q = ureg.Quantity(1.0, d)
+        d_units = f"1/({d})" if dst_q.dimensionality == volume else d
+        candidates = [per_src]
         if molar_mass is not None:
             mm = ureg.Quantity(molar_mass, "g/mol")
             candidates += [q1 * mm, q1 / mm]
         for q in candidates:
             try:
-                return float(q.to(d).magnitude) * ks / kd, 0.0
+                return float(q.to(d_units).magnitude) * ks / kd, 0.0
             except pint.DimensionalityError:
                 continue
         raise
@@ -164,7 +194,10 @@ def convert(
             unit=unit,
             expected=to,
         ) from exc
-    return float(value) * scale + offset
+    # Round away float noise of the conversion (101.3 degF gave 38.49999999999876 degC), which
+    # would otherwise flip a score at an exact band boundary; 12 significant digits is far below
+    # any clinical precision.
+    return float(f"{float(value) * scale + offset:.12g}")
 
 
 def describe(value: Any, unit: str | None) -> str:

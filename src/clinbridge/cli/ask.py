@@ -24,8 +24,10 @@ def print_answer(answer: Answer, *, as_json: bool) -> None:
         more = f" (+{cs['count'] - 5} more)" if cs["count"] > 5 else ""
         click.echo(f"concepts '{cs['label']}': {names}{more}")
     failed = [c for c in answer.checks if not c.passed]
-    click.echo(f"checks: {len(answer.checks) - len(failed)}/{len(answer.checks)} passed"
-               + (f"; failed: {', '.join(c.name for c in failed)}" if failed else ""))
+    click.echo(
+        f"checks: {len(answer.checks) - len(failed)}/{len(answer.checks)} passed"
+        + (f"; failed: {', '.join(c.name for c in failed)}" if failed else "")
+    )
     if answer.sql:
         click.echo(f"sql ({answer.dialect}): {answer.sql}")
     click.echo(f"time: {answer.timings.total_ms:.1f} ms")
@@ -33,17 +35,36 @@ def print_answer(answer: Answer, *, as_json: bool) -> None:
 
 @click.command("ask")
 @click.argument("question", required=False)
-@click.option("--db", "url", required=True, help="Database URL (duckdb:///…, sqlite:///…, postgresql://…).")
-@click.option("--plan", "plan_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Execute this QueryPlan JSON file instead of a question.")
+@click.option(
+    "--db", "url", required=True, help="Database URL (duckdb:///…, sqlite:///…, postgresql://…)."
+)
+@click.option(
+    "--plan",
+    "plan_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Execute this QueryPlan JSON file instead of a question.",
+)
 @click.option("--source", default=None, help="Source name to record in the catalog.")
-@click.option("--adapter", default=None, help="Adapter to describe the database with (default: detect).")
+@click.option(
+    "--adapter", default=None, help="Adapter to describe the database with (default: detect)."
+)
 @click.option("--schema", default=None, help="Database schema holding the source (PostgreSQL).")
-@click.option("--patient", "patient_id", default=None, help="Patient id for a patient-level question.")
+@click.option(
+    "--patient", "patient_id", default=None, help="Patient id for a patient-level question."
+)
 @click.option("--now", default=None, help="What 'today' means (ISO timestamp).")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole Answer as JSON.")
-def ask_cmd(question: str | None, url: str, plan_file: Path | None, source: str | None, adapter: str | None,
-            schema: str | None, patient_id: str | None, now: str | None, as_json: bool) -> None:
+def ask_cmd(
+    question: str | None,
+    url: str,
+    plan_file: Path | None,
+    source: str | None,
+    adapter: str | None,
+    schema: str | None,
+    patient_id: str | None,
+    now: str | None,
+    as_json: bool,
+) -> None:
     """Answer QUESTION, or execute --plan, against --db; print the answer with its provenance."""
     from clinbridge.adapters import describe
     from clinbridge.db import Database
@@ -67,7 +88,9 @@ def ask_cmd(question: str | None, url: str, plan_file: Path | None, source: str 
                 try:
                     from clinbridge.api import Connection
                 except ImportError as exc:
-                    raise click.ClickException("questions in plain language need clinbridge.api") from exc
+                    raise click.ClickException(
+                        "questions in plain language need clinbridge.api"
+                    ) from exc
                 conn = Connection(db, catalog, settings=settings)
                 answer = conn.ask(question or "", patient_id=patient_id)
     except ClinbridgeError as exc:

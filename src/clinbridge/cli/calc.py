@@ -1,13 +1,14 @@
 """``clinbridge calc``: compute medical scores.
 
-    clinbridge calc --list
-    clinbridge calc "CHA2DS2-VASc" --params '{"age": 72, "sex": "Female", ...}' [--json]
-    clinbridge calc --medcalc FILE.csv --mode gold --out OUT.jsonl
-    clinbridge calc NAME --db URL --patient ID [--at DATE] [--json]
+clinbridge calc --list
+clinbridge calc "CHA2DS2-VASc" --params '{"age": 72, "sex": "Female", ...}' [--json]
+clinbridge calc --medcalc FILE.csv --mode gold --out OUT.jsonl
+clinbridge calc NAME --db URL --patient ID [--at DATE] [--json]
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections import Counter
@@ -36,10 +37,19 @@ def _dump(obj: Any) -> str:
     show_default=True,
     help="'absent': findings you do not give are absent (otherwise only where the score says so).",
 )
-@click.option("--medcalc", "medcalc_file", type=click.Path(exists=True, dir_okay=False),
-              help="A MedCalc-Bench CSV to compute row by row.")
-@click.option("--mode", type=click.Choice(["gold", "note"]), default="gold", show_default=True,
-              help="Batch mode: gold parameters (Relevant Entities) or the patient note.")
+@click.option(
+    "--medcalc",
+    "medcalc_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A MedCalc-Bench CSV to compute row by row.",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["gold", "note"]),
+    default="gold",
+    show_default=True,
+    help="Batch mode: gold parameters (Relevant Entities) or the patient note.",
+)
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Batch output (JSONL).")
 @click.option("--db", "db_url", help="Database URL of a catalogued source (with --patient).")
 @click.option("--patient", help="Patient id in that source.")
@@ -106,8 +116,13 @@ def _result_json(result: Any) -> dict[str, Any]:
 def _list(calcs: list[Any], as_json: bool) -> None:
     if as_json:
         rows = [
-            {"id": c.id, "name": c.name, "slug": c.spec.slug, "aliases": list(c.spec.aliases),
-             "inputs": c.json_schema()}
+            {
+                "id": c.id,
+                "name": c.name,
+                "slug": c.spec.slug,
+                "aliases": list(c.spec.aliases),
+                "inputs": c.json_schema(),
+            }
             for c in calcs
         ]
         click.echo(_dump(rows))
@@ -122,27 +137,19 @@ def _batch(path: str, mode: str, out_file: str | None) -> None:
 
     start = time.perf_counter()
     counts: Counter[str] = Counter()
-    out = Path(out_file).open("wb") if out_file else None
-    try:
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(Path(out_file).open("wb")) if out_file else sys.stdout.buffer
         for outcome in run_rows(read_medcalc_csv(path), mode=mode):  # type: ignore[arg-type]
             counts[outcome.decision] += 1
             if outcome.match is not None:
                 counts["match" if outcome.match else "mismatch"] += 1
-            line = orjson.dumps(outcome.to_json_dict()) + b"\n"
-            if out:
-                out.write(line)
-            else:
-                sys.stdout.buffer.write(line)
-    finally:
-        if out:
-            out.close()
+            out.write(orjson.dumps(outcome.to_json_dict()) + b"\n")
     n = counts["accept"] + counts["abstain"]
     secs = time.perf_counter() - start
     click.echo(
         f"{n} rows: {counts['accept']} accepted, {counts['abstain']} abstained; "
         f"{counts['match']} agree with the label, {counts['mismatch']} disagree "
-        f"({n / secs if secs else 0:.0f} rows/s)"
-        + (f"; wrote {out_file}" if out_file else ""),
+        f"({n / secs if secs else 0:.0f} rows/s)" + (f"; wrote {out_file}" if out_file else ""),
         err=True,
     )
 

@@ -80,6 +80,8 @@ class CompiledPlan:
     shape: Shape
     concept_sets: tuple[ResolvedConceptSet, ...]
     now: dt.date
+    scope_check: exp.Expression | None = None
+    """``SELECT COUNT(*)`` of the scoped encounters, for plans with an encounter scope."""
 
     @property
     def sql(self) -> str:
@@ -139,12 +141,17 @@ class Compiler:
         if plan.scope is not None:
             ctes.append(("scope_enc", self._scope(plan.scope)))
         select, shape = self._measure_and_aggregate(plan, ctes)
+        scope_check: exp.Expression | None = None
+        if plan.scope is not None:
+            scope_check = exp.select(exp.Count(this=exp.Star()).as_("n")).from_("scope_enc")
+            for name, query in ctes[:2]:
+                scope_check = scope_check.with_(name, as_=query.copy())
         for name, query in ctes:
             select = select.with_(name, as_=query)
         if plan.limit and shape in {"list", "rows"}:
             select = select.limit(plan.limit)
         return CompiledPlan(
-            select, self.dialect, shape, tuple(dict.fromkeys(self._used)), self._now
+            select, self.dialect, shape, tuple(dict.fromkeys(self._used)), self._now, scope_check
         )
 
     def _resolve_now(self, plan: QueryPlan) -> dt.date:
@@ -838,18 +845,17 @@ class Compiler:
 
     def _label(self, e: str, stream: str | None) -> exp.Expression:
         """The concept's name from the stream's dictionary (falls back to the code)."""
-        kinds = (
-            {s.dictionary for s in streams_for(self.catalog, stream) if s.dictionary}
-            if stream
-            else set()
-        )
+        streams = streams_for(self.catalog, stream) if stream else ()
+        kinds = {s.dictionary for s in streams if s.dictionary}
         code = _col("code", e)
         if len(kinds) != 1:
             return exp.cast(code, "TEXT")
         d = self.catalog.dictionary(next(iter(kinds)))
         a = self._alias("dl")
         cond = _col(d.code_column, a).eq(code)
-        if d.system_column:
+        # Match on the system only when the stream stores one per row (FHIR); OMOP concept ids
+        # are unique across vocabularies.
+        if d.system_column and all(s.system_column for s in streams):
             cond = exp.and_(cond, _col(d.system_column, a).eq(_col("sys", e)))
         sub = exp.Subquery(
             this=exp.select(exp.Max(this=_col(d.label_column, a)))

@@ -34,19 +34,24 @@ import logging
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import OptimizeError, SqlglotError
+from sqlglot.errors import ErrorLevel, OptimizeError, SqlglotError, UnsupportedError
 
 from clinbridge.errors import SQLSafetyError
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog
 
 __all__ = [
     "MAX_SQL_LENGTH",
     "GuardedSQL",
     "RefusalReason",
+    "catalog_tables",
     "guard",
+    "guard_sql",
     "refusal_reasons",
 ]
 
@@ -65,6 +70,7 @@ RefusalReason = Literal[
     "system_catalog",
     "unknown_table",
     "unknown_column",
+    "unsupported_syntax",
     "bad_limit",
 ]
 """Why the guard refused a statement (``SQLSafetyError.details["reason"]``)."""
@@ -257,8 +263,16 @@ def guard(
         _check_columns(root, dialect, allowed_columns, warnings)
     assert isinstance(root, exp.Query)
     root, limit = _apply_limit(root, max_rows, warnings)
-    rendered = root.sql(dialect=dialect, comments=False)
-    _check_rendered(rendered, dialect)
+    try:
+        rendered = root.sql(dialect=dialect, comments=False, unsupported_level=ErrorLevel.RAISE)
+    except UnsupportedError as exc:
+        # the dialect cannot say it: running a silently different statement would be worse
+        raise _refuse(
+            "unsupported_syntax",
+            f"{dialect} cannot express part of this statement: {_plain(str(exc))}",
+            dialect=dialect,
+        ) from exc
+    _check_rendered(rendered, dialect, allowed_tables)
     return GuardedSQL(
         sql=rendered,
         expression=root,
@@ -267,6 +281,61 @@ def guard(
         warnings=tuple(warnings),
         max_rows=max_rows,
         limit=limit,
+    )
+
+
+def catalog_tables(catalog: Catalog) -> tuple[set[str], dict[str, list[str]]]:
+    """Lower-case table names a catalog describes, and the column lists it knows.
+
+    Tables come from ``catalog.tables`` and from every table the patients, encounters, event
+    streams, dictionaries and variables point at.
+    """
+    columns = {t.name.lower(): [c.name for c in t.columns] for t in catalog.tables}
+    names = set(columns)
+    for part in (catalog.patients, catalog.encounters):
+        if part is not None:
+            for extra in ("table", "death_table", "observation_table"):
+                if value := getattr(part, extra, None):
+                    names.add(str(value).lower())
+    names.update(s.table.lower() for s in catalog.streams)
+    names.update(v.table.lower() for v in catalog.variables)
+    for d in catalog.dictionaries:
+        names.update(
+            str(t).lower()
+            for t in (d.table, d.synonym_table, d.ancestor_table, d.relationship_table)
+            if t
+        )
+    return names, {t: cols for t, cols in columns.items() if cols}
+
+
+def guard_sql(
+    sql: str | exp.Expr,
+    *,
+    catalog: Catalog,
+    dialect: str | None = None,
+    max_rows: int = 10_000,
+) -> GuardedSQL:
+    """:func:`guard` with the tables (and, where every table lists them, the columns) of a catalog.
+
+    Args:
+        sql: SQL text or a sqlglot expression.
+        catalog: The source's catalog; only its tables may be read.
+        dialect: sqlglot dialect; defaults to ``catalog.dialect``.
+        max_rows: Most rows the caller wants back.
+
+    Raises:
+        SQLSafetyError: The statement was refused.
+    """
+    tables, columns = catalog_tables(catalog)
+    if not tables:
+        raise _refuse("unknown_table", f"catalog {catalog.source!r} lists no tables to read")
+    complete = all(t in columns for t in tables)
+    return guard(
+        sql,
+        dialect=dialect or catalog.dialect,
+        allowed_tables=tables,
+        max_rows=max_rows,
+        allowed_columns=columns if complete else None,
     )
 
 
@@ -439,7 +508,10 @@ def _check_tables(root: exp.Expr, allowed: Collection[str] | None) -> set[str]:
                 table=qualified,
             )
         if allowed_lc is not None and lname not in allowed_lc:
-            known = ", ".join(sorted(allowed_lc)[:30])
+            listed = sorted(allowed_lc)
+            known = ", ".join(listed[:12]) + (
+                f" (+{len(listed) - 12} more)" if len(listed) > 12 else ""
+            )
             raise _refuse(
                 "unknown_table",
                 f"table {name!r} is not in the catalog (known: {known or 'none'})",
@@ -534,11 +606,15 @@ def _apply_limit(root: exp.Query, max_rows: int, warnings: list[str]) -> tuple[e
 
 
 # -- final re-check ----------------------------------------------------------------------------
-def _check_rendered(text: str, dialect: str) -> None:
-    """The rendered SQL must parse back to one query: a generator quirk must not open a hole."""
+def _check_rendered(text: str, dialect: str, allowed: Collection[str] | None) -> None:
+    """What runs is what was checked: the rendered SQL is parsed and checked again, so a
+    generator quirk cannot open a hole."""
     try:
         statements = [s for s in sqlglot.parse(text, read=dialect) if s is not None]
     except SqlglotError as exc:
         raise _refuse("parse_error", f"the re-rendered statement does not parse: {exc}") from exc
-    if len(statements) != 1 or not isinstance(statements[0], exp.Query):
+    if len(statements) != 1:
         raise _refuse("not_a_query", "the re-rendered statement is not a single query")
+    _check_root(statements[0])
+    _check_nodes(statements[0])
+    _check_tables(statements[0], allowed)

@@ -124,6 +124,20 @@ def run_plan(
             code="no_data",
         ),
     ]
+    if compiled.scope_check is not None and plan.scope is not None:
+        scoped = db.execute(
+            compiled.scope_check.sql(dialect=db.dialect), timeout_ms=settings.sql_timeout_ms
+        )
+        n = int(scoped.rows[0][0]) if scoped.rows else 0
+        what = f"{plan.scope.which} {plan.scope.type or ''} encounter".replace("  ", " ")
+        checks.append(
+            Check(
+                name="scope_exists",
+                passed=n > 0,
+                detail=f"{n} {what}(s) in scope" if n else f"no {what} for the subject",
+                code="scope_empty",
+            )
+        )
     failed = [c for c in checks if not c.passed]
     return Answer(
         decision="abstain" if failed else "accept",

@@ -7,6 +7,7 @@ Eunomia-style (comma) vocabulary files into a database.
 
 from __future__ import annotations
 
+from clinbridge.vocab._athena import VOCABULARY_TABLES, load_vocabulary
 from clinbridge.vocab._match import ConceptIndex, ConceptMatch, MatchHow
 
-__all__ = ["ConceptIndex", "ConceptMatch", "MatchHow"]
+__all__ = ["VOCABULARY_TABLES", "ConceptIndex", "ConceptMatch", "MatchHow", "load_vocabulary"]

@@ -85,6 +85,19 @@ class ConceptIndex:
         self._integer_ids = _is_integer_column(db, catalog, self.spec.table, self.spec.code_column)
         self._names: list[tuple[str, Any, MatchHow]] | None = None
 
+    @classmethod
+    def for_database(cls, db: Database, dictionary: str = "concept") -> ConceptIndex:
+        """An index over an OMOP CDM or a vocabulary-only database (catalogued on the fly)."""
+        from clinbridge.adapters.omop import OmopAdapter, vocabulary_catalog
+
+        if OmopAdapter.detect(db):
+            catalog = OmopAdapter().catalog(db, row_counts=False)
+        else:
+            catalog = vocabulary_catalog(db)
+        if not catalog.dictionaries:
+            raise VocabularyError(f"no concept table in {db.url!r}; load one with 'clinbridge load vocab'")
+        return cls(db, catalog, dictionary)
+
     # -- SQL helpers ---------------------------------------------------------------------------
     def _table(self, name: str) -> exp.Table:
         schema = self.catalog.schema_name if self.db.backend != "sqlite" else None

@@ -48,6 +48,25 @@ def _csv_tables(folder: Path) -> tuple[duckdb.DuckDBPyConnection, dict[str, pd.D
     return con, frames
 
 
+def _frame_tables(frames: dict[str, pd.DataFrame]) -> tuple[duckdb.DuckDBPyConnection, dict[str, pd.DataFrame]]:
+    con = duckdb.connect()
+    out: dict[str, pd.DataFrame] = {}
+    for name, df in frames.items():
+        df = df.copy()
+        df.columns = [c.lower() for c in df.columns]
+        con.register(f"_{name}", df)
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM _{name}")
+        out[name] = df
+    return con, out
+
+
+def synth_frames() -> dict[str, pd.DataFrame]:
+    """The synthetic CDM the dev set uses (the tests' ``synth_duckdb`` fixture: 300 patients, seed 1)."""
+    from clinbridge.synthetic.omop import build_omop_frames
+
+    return build_omop_frames(SYNTH_PATIENTS, seed=SYNTH_SEED)
+
+
 def _plain(v: Any) -> Any:
     if isinstance(v, dt.date):
         return v.isoformat()
@@ -74,10 +93,14 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
-def build(db: str, spec_name: str, csv_dir: Path) -> list[dict[str, Any]]:
-    con, frames = _csv_tables(csv_dir)
+def build(db: str, spec_name: str, csv_dir: Path | None) -> list[dict[str, Any]]:
+    con, frames = _csv_tables(csv_dir) if csv_dir is not None else _frame_tables(synth_frames())
     out: list[dict[str, Any]] = []
+    seen: set[str] = set()
     for q in _load_spec(spec_name):
+        if q["id"] in seen:
+            raise SystemExit(f"duplicate id {q['id']}")
+        seen.add(q["id"])
         row: dict[str, Any] = {
             "id": q["id"],
             "db": db,
@@ -90,6 +113,8 @@ def build(db: str, spec_name: str, csv_dir: Path) -> list[dict[str, Any]]:
         }
         if row["answerable"]:
             sql_value = _plain(con.execute(q["sql"]).fetchone()[0])
+            if sql_value is None:
+                raise SystemExit(f"{q['id']}: gold SQL returned NULL")
             pandas_value = _plain(q["pandas"](frames))
             if not _same(sql_value, pandas_value):
                 raise SystemExit(f"{q['id']}: SQL gold {sql_value!r} != pandas {pandas_value!r}")
@@ -103,8 +128,11 @@ def build(db: str, spec_name: str, csv_dir: Path) -> list[dict[str, Any]]:
     return out
 
 
-SETS = {
+SYNTH_PATIENTS = 300
+SYNTH_SEED = 1
+SETS: dict[str, tuple[str, Path | None]] = {
     "eunomia": ("spec_eunomia", ROOT / "synthetic_data" / "eunomia-gibleed-5.3"),
+    "synth": ("spec_synth", None),
 }
 
 
@@ -116,7 +144,7 @@ def main() -> None:
     for db, (spec, folder) in SETS.items():
         if args.only and db != args.only:
             continue
-        if not folder.exists():
+        if folder is not None and not folder.exists():
             print(f"skip {db}: {folder} missing", file=sys.stderr)
             continue
         rows = build(db, spec, folder)

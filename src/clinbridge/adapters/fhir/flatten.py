@@ -329,6 +329,13 @@ def _quantity(q: Any, fld: str) -> tuple[float | None, str | None, str | None, s
     )
 
 
+def _numtext(v: float | None) -> str:
+    if v is None:
+        return ""
+    text = repr(v)
+    return text[:-2] if text.endswith(".0") else text
+
+
 def _value(r: dict[str, Any], prefix: str, ctx: Context) -> tuple[Any, ...]:
     """value[x] of every kind → the value columns (see _NO_VALUE)."""
     for kind in _VALUE_KINDS:
@@ -362,14 +369,14 @@ def _value(r: dict[str, Any], prefix: str, ctx: Context) -> tuple[Any, ...]:
             lo = _quantity(rng.get("low"), f"{fld}.low")
             hi = _quantity(rng.get("high"), f"{fld}.high")
             unit = lo[2] or lo[3] or hi[2] or hi[3]
-            text = f"{'' if lo[0] is None else lo[0]}-{'' if hi[0] is None else hi[0]}"
+            text = f"{_numtext(lo[0])}-{_numtext(hi[0])}"
             return ("Range", lo[0], None, unit, lo[3] or hi[3], lo[4] or hi[4], None, None, text, hi[0])
         if kind == "valueRatio":
             rat = _obj(v, fld)
             n = _quantity(rat.get("numerator"), f"{fld}.numerator")
             d = _quantity(rat.get("denominator"), f"{fld}.denominator")
             num = n[0] / d[0] if n[0] is not None and d[0] else None
-            return ("Ratio", num, None, None, None, None, None, None, f"{n[0]}/{d[0]}", None)
+            return ("Ratio", num, None, None, None, None, None, None, f"{_numtext(n[0])}/{_numtext(d[0])}", None)
         sd = _obj(v, fld)
         return ("SampledData", None, None, None, None, None, None, None, _s(sd.get("data"), f"{fld}.data"), None)
     return _NO_VALUE

@@ -426,9 +426,47 @@ def export_to_db(source: Database, target: Database, *, vocab: Database | None =
             }
 
     put("note", notes())
+    if vocab is not None and vocab is not target:
+        _copy_vocabulary(vocab, target, writer, voc)
     mapped = sum(1 for v in voc.map.values() if v[1])
     return ExportResult(
         source=source_label or source.url, target=target_label or target.url, tables=out,
         vocabulary=(vocab.url if vocab is not None else None), codes=len(codes), codes_mapped=mapped,
         elapsed_s=round(time.perf_counter() - start, 3),
     )
+
+
+_VOCAB_COPY = ("concept", "concept_relationship", "concept_ancestor", "concept_synonym")
+
+
+def _copy_vocabulary(vocab: Database, target: Database, writer: Writer, voc: _Vocab) -> None:
+    """Give the export the vocabulary subset it uses (as Eunomia ships one), when the target has none."""
+    from clinbridge.adapters.omop.ddl import table_spec
+
+    if _has_vocab(target):
+        return
+    used = {i for pair in voc.map.values() for i in pair if i}
+    used |= {*VISIT_CONCEPTS.values(), *GENDER.values(), *RACE.values(), *ETHNICITY.values(), EHR,
+             EHR_PRESCRIPTION, EHR_ADMINISTRATION, EHR_ENCOUNTER, UTF8, ENGLISH}
+    ids = ", ".join(str(i) for i in sorted(used))
+    present = {t.lower() for t in vocab.table_names()}
+    wheres = {
+        "concept": f"concept_id IN ({ids})",
+        "concept_relationship": f"concept_id_1 IN ({ids}) AND concept_id_2 IN ({ids})",
+        "concept_ancestor": f"ancestor_concept_id IN ({ids}) AND descendant_concept_id IN ({ids})",
+        "concept_synonym": f"concept_id IN ({ids})",
+    }
+    for table in _VOCAB_COPY:
+        spec = table_spec(table, "5.4")
+        if table not in present or spec is None:
+            continue
+        cols = [c for c in spec.column_names if c in {n.lower() for n, _ in vocab.columns(table)}]
+        got = list(_rows(vocab, f"SELECT {', '.join(cols)} FROM {table} WHERE {wheres[table]}"))
+        t = Table(table, "", "", tuple((c, "text") for c in cols))
+        with writer.transaction():
+            writer.execute(f'DELETE FROM "{table}"')
+            writer.insert(t, [tuple(None if v is None else _plain(v) for v in r) for r in got])
+
+
+def _plain(v: Any) -> Any:
+    return str(v) if isinstance(v, _dt.date) else v

@@ -13,6 +13,7 @@ from clinbridge.adapters.omop.adapter import (
     OmopAdapter,
     classify_visit,
     detect_cdm_version,
+    vocabulary_catalog,
 )
 from clinbridge.adapters.omop.ddl import cdm_spec, ddl
 from clinbridge.adapters.omop.loader import LoadReport, create_cdm_tables, load_omop_csv
@@ -28,4 +29,5 @@ __all__ = [
     "ddl",
     "detect_cdm_version",
     "load_omop_csv",
+    "vocabulary_catalog",
 ]

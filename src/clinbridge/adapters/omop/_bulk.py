@@ -254,6 +254,9 @@ class BulkWriter:
 
     def _duckdb(self, target: str, cols: str, df: pd.DataFrame) -> None:
         conn = self.db.conn
+        if not getattr(self, "_quiet", False):
+            conn.execute("SET enable_progress_bar = false").fetchall()  # library code never prints
+            self._quiet = True
         view = "_clinbridge_chunk"
         conn.register(view, df)
         try:

@@ -34,7 +34,14 @@ from clinbridge.catalog import (
 if TYPE_CHECKING:
     from clinbridge.db import Database
 
-__all__ = ["OMOP_SEX_VALUES", "VISIT_TYPES", "OmopAdapter", "classify_visit", "detect_cdm_version"]
+__all__ = [
+    "OMOP_SEX_VALUES",
+    "VISIT_TYPES",
+    "OmopAdapter",
+    "classify_visit",
+    "detect_cdm_version",
+    "vocabulary_catalog",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -428,6 +435,29 @@ class OmopAdapter(SourceAdapter):
             return None, None
         lo, hi = rows[0] if rows else (None, None)
         return (_iso(lo), _iso(hi))
+
+
+def vocabulary_catalog(db: Database, *, source: str | None = None) -> Catalog:
+    """A catalog holding only the OMOP concept dictionary (a vocabulary-only database)."""
+    s = _Schema(db)
+    adapter = OmopAdapter()
+    wanted = {"concept", "concept_synonym", "concept_ancestor", "concept_relationship", "vocabulary"}
+    tables = tuple(
+        TableInfo(name=actual, columns=tuple(ColumnInfo(name=c, type=_portable(t)) for c, t in s.columns(actual)))
+        for lname, actual in sorted(s.tables.items())
+        if lname in wanted
+    )
+    return Catalog(
+        source=source or "vocabulary",
+        adapter="omop",
+        adapter_version=OmopAdapter.version,
+        dialect=db.dialect,
+        schema_name=db.schema,
+        vocabulary_version=adapter._vocabulary_version(s),
+        dictionaries=adapter._dictionaries(s),
+        tables=tables,
+        description="OMOP standardized vocabulary",
+    )
 
 
 def _iso(value: Any) -> str | None:

@@ -44,7 +44,7 @@ from clinbridge.adapters.omop.ddl import (
 from clinbridge.db import Database
 from clinbridge.errors import LoadError
 
-__all__ = ["LoadReport", "create_cdm_tables", "detect_csv_version", "load_omop_csv", "load_table_file"]
+__all__ = ["LoadReport", "create_cdm_tables", "create_indexes", "detect_csv_version", "load_omop_csv", "load_table_file"]
 
 logger = logging.getLogger(__name__)
 
@@ -168,6 +168,7 @@ def load_omop_csv(
     chunksize: int = 200_000,
     progress: Progress | None = None,
     only: Iterable[str] | None = None,
+    indexes: bool = True,
 ) -> LoadReport:
     """Load a folder of OMOP CSV files into a database, creating the CDM tables first.
 
@@ -182,6 +183,8 @@ def load_omop_csv(
         chunksize: Rows per chunk.
         progress: ``progress(bytes_done, bytes_total)``, called after every chunk.
         only: Load only these tables.
+        indexes: On SQLite and PostgreSQL, index person and concept columns after loading
+            (DuckDB needs none).
 
     Returns:
         A :class:`LoadReport` with read/loaded/rejected counts per file.
@@ -221,7 +224,7 @@ def load_omop_csv(
                 create_cdm_tables(database, version, schema=schema, tables=[spec])
                 report.notes.append(f"{path.name}: table {spec.name} defined by CDM {other}, created from it")
 
-            def file_progress(pos: int, base: int = done) -> None:
+            def file_progress(pos: int, _total: int = 0, base: int = done) -> None:
                 if progress:
                     progress(min(base + pos, total), total)
 
@@ -233,6 +236,8 @@ def load_omop_csv(
             report.tables.append(load)
             done += path.stat().st_size
         report.notes.extend(_quirk_notes(database, writer, {t.table for t in report.tables}))
+        if indexes:
+            create_indexes(database, schema, [t.table for t in report.tables if t.loaded])
         if database.backend == "postgres":
             # Fresh statistics: the planner, and the catalog's cheap row counts, rely on them.
             for t in report.tables:
@@ -323,6 +328,45 @@ def load_table_file(
     if load.rejected:
         load.notes.append(f"{load.rejected} rows rejected, kept in {REJECTED_TABLE}")
     return load
+
+
+_INDEXED = {
+    "person": ("person_id",),
+    "observation_period": ("person_id",),
+    "visit_occurrence": ("person_id", "visit_concept_id"),
+    "visit_detail": ("person_id", "visit_occurrence_id"),
+    "condition_occurrence": ("person_id", "condition_concept_id"),
+    "drug_exposure": ("person_id", "drug_concept_id"),
+    "procedure_occurrence": ("person_id", "procedure_concept_id"),
+    "device_exposure": ("person_id", "device_concept_id"),
+    "measurement": ("person_id", "measurement_concept_id"),
+    "observation": ("person_id", "observation_concept_id"),
+    "note": ("person_id",),
+    "death": ("person_id",),
+    "drug_era": ("person_id", "drug_concept_id"),
+    "condition_era": ("person_id", "condition_concept_id"),
+    "concept": ("concept_id", "concept_code"),
+    "concept_ancestor": ("ancestor_concept_id",),
+    "concept_synonym": ("concept_id",),
+    "concept_relationship": ("concept_id_1",),
+}
+
+
+def create_indexes(db: Database, schema: str | None, tables: Iterable[str]) -> int:
+    """Index person and concept columns (SQLite, PostgreSQL); returns how many were created."""
+    if db.backend not in {"sqlite", "postgres"}:
+        return 0
+    writer = BulkWriter(db, schema)
+    n = 0
+    for table in tables:
+        for column in _INDEXED.get(table, ()):
+            writer.execute(
+                f'CREATE INDEX IF NOT EXISTS "idx_{table}_{column}" ON {writer.table(table)} ("{column}")'
+            )
+            n += 1
+    if db.backend == "sqlite":
+        db.conn.commit()
+    return n
 
 
 def _quirk_notes(db: Database, writer: BulkWriter, loaded: set[str]) -> list[str]:

@@ -44,7 +44,7 @@ SELECT DISTINCT
         MAX(dl2.concept_name)
       FROM concept AS dl2
       WHERE
-        dl2.concept_id = e.code AND dl2.vocabulary_id = e.sys
+        dl2.concept_id = e.code
     ),
     CAST(e.code AS TEXT)
   ) AS value
@@ -56,7 +56,7 @@ WHERE
         MAX(dl2.concept_name)
       FROM concept AS dl2
       WHERE
-        dl2.concept_id = e.code AND dl2.vocabulary_id = e.sys
+        dl2.concept_id = e.code
     ),
     CAST(e.code AS TEXT)
   ) IS NULL

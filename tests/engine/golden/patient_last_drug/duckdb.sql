@@ -44,7 +44,7 @@ SELECT DISTINCT
         MAX(dl3.concept_name)
       FROM concept AS dl3
       WHERE
-        dl3.concept_id = e.code AND dl3.vocabulary_id = e.sys
+        dl3.concept_id = e.code
     ),
     CAST(e.code AS TEXT)
   ) AS value,

@@ -138,7 +138,7 @@ SELECT DISTINCT
         MAX(dl6.concept_name)
       FROM concept AS dl6
       WHERE
-        dl6.concept_id = e.code AND dl6.vocabulary_id = e.sys
+        dl6.concept_id = e.code
     ),
     CAST(e.code AS TEXT)
   ) AS value
@@ -150,7 +150,7 @@ WHERE
         MAX(dl6.concept_name)
       FROM concept AS dl6
       WHERE
-        dl6.concept_id = e.code AND dl6.vocabulary_id = e.sys
+        dl6.concept_id = e.code
     ),
     CAST(e.code AS TEXT)
   ) IS NULL

@@ -1,4 +1,4 @@
-"""Fixtures for the FHIR adapter tests: sample data paths and one database per backend."""
+"""Helpers for the FHIR adapter tests: sample data paths and a fresh database per backend."""
 
 from __future__ import annotations
 
@@ -23,11 +23,6 @@ def _pg_up() -> bool:
             return True
     except Exception:
         return False
-
-
-@pytest.fixture(scope="session")
-def pg_available() -> bool:
-    return _pg_up()
 
 
 def make_url(backend: str, tmp: Path) -> Iterator[str]:

@@ -1,0 +1,180 @@
+"""The Python API: ``clinbridge.connect(url).ask("How many women had a GI bleed in 2015?")``.
+
+A :class:`Connection` holds an open, read-only database, its catalog and (built lazily, cached
+on disk) the lexicon that grounds questions. ``ask`` reads the question into ranked plan readings
+(the built-in parser, or a configured LLM backend), then runs them through the validator: the
+first reading is tried, the next reading is the one repair, and anything that fails a check
+becomes an abstention with its reason.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from clinbridge.engine.answer import Answer, Check, Provenance, Timings
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog
+    from clinbridge.db import Database
+    from clinbridge.engine.plan import QueryPlan
+    from clinbridge.engine.understand import Reading, Understander
+    from clinbridge.settings import Settings
+
+__all__ = ["Connection", "connect"]
+
+logger = logging.getLogger(__name__)
+
+
+def connect(
+    url: str,
+    *,
+    schema: str | None = None,
+    adapter: str | None = None,
+    source: str | None = None,
+    settings: Settings | None = None,
+    cache_dir: str | Path | None = None,
+) -> Connection:
+    """Open a source read-only and describe it.
+
+    Args:
+        url: ``duckdb:///file.duckdb``, ``sqlite:///file.db`` or ``postgresql://...``.
+        schema: Schema holding the source (PostgreSQL).
+        adapter: Adapter name (default: detected).
+        source: Source name to record in the catalog.
+        settings: Limits, 'now', LLM configuration (default: from the environment).
+        cache_dir: Where the understanding lexicon is cached.
+
+    Returns:
+        A :class:`Connection`; use it as a context manager or call ``close()``.
+    """
+    from clinbridge.adapters import describe
+    from clinbridge.db import Database
+    from clinbridge.settings import Settings
+
+    db = Database.open(url, schema=schema)
+    try:
+        catalog = describe(db, adapter=adapter, source=source)
+    except Exception:
+        db.close()
+        raise
+    return Connection(db, catalog, settings=settings or Settings.from_env(), cache_dir=cache_dir)
+
+
+class Connection:
+    """One described source, ready for questions and plans."""
+
+    def __init__(
+        self,
+        db: Database,
+        catalog: Catalog,
+        *,
+        settings: Settings | None = None,
+        cache_dir: str | Path | None = None,
+    ) -> None:
+        from clinbridge.settings import Settings
+
+        self.db = db
+        self.catalog = catalog
+        self.settings = settings or Settings()
+        self._cache_dir = cache_dir
+        self._understander: Understander | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def understander(self) -> Understander:
+        if self._understander is None:
+            from clinbridge.engine.understand import Understander
+
+            self._understander = Understander(
+                self.db, self.catalog, cache_dir=self._cache_dir,
+                embeddings=self.settings.embeddings != "off",
+            )
+        return self._understander
+
+    # -- questions ---------------------------------------------------------------------------
+    def readings(
+        self, question: str, patient_id: str | None = None, now: str | dt.datetime | None = None
+    ) -> list[Reading]:
+        """The parser's ranked readings of ``question`` (plans with grounding evidence)."""
+        return self.understander.understand(question, patient_id=patient_id, now=self._now(now))
+
+    def ask(
+        self, question: str, patient_id: str | None = None, now: str | dt.datetime | None = None
+    ) -> Answer:
+        """Answer a question in plain language, or abstain with the reason.
+
+        Args:
+            question: The question, as a clinician would ask it.
+            patient_id: The patient, for patient-level questions.
+            now: What 'today' means (ISO timestamp); default: settings, then the data's end.
+
+        Returns:
+            An :class:`~clinbridge.engine.answer.Answer` (``decision`` accept or abstain).
+        """
+        from clinbridge.engine.validate import answer_with_validation
+
+        start = time.perf_counter()
+        readings = self.readings(question, patient_id=patient_id, now=now)
+        understand_ms = (time.perf_counter() - start) * 1000
+        plans = [r.plan for r in readings if r.plan is not None]
+        if not plans:
+            reason = readings[0].abstain_reason if readings else "could not read the question"
+            return self._abstain(question, reason or "could not read the question", understand_ms, readings)
+        result = answer_with_validation(
+            question, plans, catalog=self.catalog, db=self.db, settings=self.settings,
+            understanding="parser",
+        )
+        answer = result.to_answer()
+        answer.timings.steps_ms["understand"] = round(understand_ms, 3)
+        answer.details.setdefault("groundings", [g.model_dump() for g in readings[0].groundings])
+        answer.details.setdefault("confidence", readings[0].confidence)
+        return answer
+
+    def ask_plan(self, plan: QueryPlan) -> Answer:
+        """Execute a QueryPlan through the validator (no understanding involved)."""
+        from clinbridge.engine.validate import answer_with_validation
+
+        result = answer_with_validation(
+            plan.question or "", [plan], catalog=self.catalog, db=self.db, settings=self.settings,
+            understanding="plan",
+        )
+        return result.to_answer()
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _now(self, now: str | dt.datetime | None) -> dt.datetime | None:
+        if isinstance(now, dt.datetime):
+            return now
+        if isinstance(now, dt.date):
+            return dt.datetime(now.year, now.month, now.day)
+        text = now or self.settings.now
+        if not text:
+            return None
+        return dt.datetime.fromisoformat(str(text))
+
+    def _abstain(self, question: str, reason: str, understand_ms: float, readings: list[Any]) -> Answer:
+        timings = Timings()
+        timings.steps_ms["understand"] = round(understand_ms, 3)
+        unresolved = list(readings[0].unresolved) if readings else []
+        return Answer(
+            decision="abstain",
+            reason=reason,
+            reason_code="understanding",
+            checks=[Check(name="question_understood", passed=False, detail=reason, code="understanding")],
+            details={"unresolved": unresolved} if unresolved else {},
+            timings=timings,
+            provenance=Provenance(question=question, source=self.catalog.source, adapter=self.catalog.adapter,
+                                  dialect=self.db.dialect, understanding="parser"),
+        )

@@ -1,0 +1,290 @@
+"""LLM-drafted calculator specs: draft, compile, check against examples, repair, cache.
+
+A configured LLM (anything with ``complete(messages) -> str``) is shown the spec format, a
+worked spec, the calculator's rule text and its worked examples, and asked for a YAML spec. The
+draft is validated (:func:`~clinbridge.calculators.spec.parse_spec`), compiled (whitelisted
+expressions only) and run on every example. Failures go back to the LLM as structured messages
+(error code, location, expected vs got) for at most ``max_repairs`` repair rounds. Only a spec
+that passes every example is returned as passing and cached; the LLM's text is never executed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import orjson
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+from clinbridge.calculators.compile import Calculator, compile_spec
+from clinbridge.calculators.registry import SPEC_DIR
+from clinbridge.calculators.spec import Spec, parse_spec
+from clinbridge.errors import ClinbridgeError, LLMError
+
+__all__ = [
+    "DraftAttempt",
+    "DraftFailure",
+    "DraftResult",
+    "LLMClient",
+    "SpecCache",
+    "SpecExample",
+    "check_examples",
+    "draft_spec",
+]
+
+logger = logging.getLogger(__name__)
+
+Message = Mapping[str, str]
+
+
+@runtime_checkable
+class LLMClient(Protocol):
+    """The one method clinbridge needs from an LLM backend."""
+
+    def complete(self, messages: Sequence[Message]) -> str:
+        """Reply to a chat (``[{"role": "system"|"user"|"assistant", "content": ...}]``)."""
+        ...
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SpecExample(_Model):
+    """A worked example: inputs and the expected output."""
+
+    name: str = ""
+    params: dict[str, Any]
+    expect: Any
+    tolerance: float | None = None
+    """Absolute tolerance for decimal outputs (default: 0.5 % of the expected value)."""
+    missing: Literal["spec", "absent"] = "absent"
+
+
+class DraftFailure(_Model):
+    code: str
+    """An error code from :mod:`clinbridge.errors` or ``wrong_answer`` / ``no_yaml``."""
+    message: str
+    example: str | None = None
+    expected: Any = None
+    got: Any = None
+
+
+class DraftAttempt(_Model):
+    round: int
+    text: str
+    failures: tuple[DraftFailure, ...] = ()
+
+
+class DraftResult(_Model):
+    passed: bool
+    spec: Spec | None = None
+    attempts: tuple[DraftAttempt, ...] = ()
+    cached: bool = False
+    cache_path: str | None = None
+
+
+_FENCE = re.compile(r"```(?:ya?ml)?\s*\n(.*?)```", re.S)
+
+
+def _extract_yaml(text: str) -> str:
+    m = _FENCE.search(text)
+    return m.group(1) if m else text
+
+
+def _close(got: Any, want: Any, tolerance: float | None) -> bool:
+    if isinstance(want, list | tuple):
+        return list(got) == list(want)
+    if isinstance(want, str) or isinstance(got, str):
+        return str(got) == str(want)
+    tol = tolerance if tolerance is not None else max(abs(float(want)) * 0.005, 1e-9)
+    return math.isclose(float(got), float(want), abs_tol=tol)
+
+
+def check_examples(calc: Calculator, examples: Sequence[SpecExample]) -> list[DraftFailure]:
+    """Run every example; return what failed (empty list: all pass)."""
+    failures: list[DraftFailure] = []
+    for i, ex in enumerate(examples):
+        label = ex.name or f"example {i + 1}"
+        try:
+            got = calc.compute(ex.params, missing=ex.missing).value
+        except ClinbridgeError as exc:
+            failures.append(
+                DraftFailure(code=exc.code, message=str(exc), example=label, expected=ex.expect)
+            )
+            continue
+        if not _close(got, ex.expect, ex.tolerance):
+            failures.append(
+                DraftFailure(
+                    code="wrong_answer",
+                    message=f"{label}: expected {ex.expect!r}, the spec computes {got!r}",
+                    example=label,
+                    expected=ex.expect,
+                    got=got,
+                )
+            )
+    return failures
+
+
+def _evaluate(text: str, examples: Sequence[SpecExample]) -> tuple[Spec | None, list[DraftFailure]]:
+    body = _extract_yaml(text)
+    if not body.strip():
+        return None, [DraftFailure(code="no_yaml", message="the reply contains no YAML spec")]
+    try:
+        spec = parse_spec(body, source="draft")
+        calc = compile_spec(spec)
+    except ClinbridgeError as exc:
+        errors = exc.details.get("errors")
+        if errors:
+            return None, [
+                DraftFailure(code=exc.code, message=f"{e['loc']}: {e['msg']}") for e in errors
+            ]
+        return None, [DraftFailure(code=exc.code, message=str(exc))]
+    return spec, check_examples(calc, examples)
+
+
+def _system_prompt() -> str:
+    worked = (SPEC_DIR / "4_cha2ds2_vasc.yaml").read_text(encoding="utf-8")
+    worked2 = (SPEC_DIR / "6_bmi.yaml").read_text(encoding="utf-8")
+    return (
+        "You write calculator specs for clinbridge as YAML. A spec is declarative: inputs (name, "
+        "label, type number|integer|boolean|categorical|date, unit, units, molar_mass, valence, "
+        "values, range, missing, absent_value, aliases), steps (name, formula | input+map), "
+        "points (label, when+points | cases+otherwise | input+map), result, output (name, label, "
+        "type decimal|integer|date|weeks_days, unit, decimals), citation, notes. Formulas use "
+        "Python expression syntax restricted to arithmetic, comparisons, and/or/not, 'a if c else "
+        "b', 'in' with tuples, and the functions abs add_days ceil clamp count days_between exp "
+        "floor ln log log10 max min round sqrt. Quote any flow-style value that contains a comma. "
+        "Reply with exactly one ```yaml block.\n\nWorked spec (points table):\n```yaml\n"
+        f"{worked}```\n\nWorked spec (formula):\n```yaml\n{worked2}```"
+    )
+
+
+def _user_prompt(
+    rule_text: str, examples: Sequence[SpecExample], calculator_id: int, name: str
+) -> str:
+    ex = [e.model_dump(exclude_defaults=True) for e in examples]
+    return (
+        f"Write the spec for calculator id {calculator_id}, name {name!r}.\n\nRule text:\n"
+        f"{rule_text}\n\nWorked examples (inputs -> expected output):\n"
+        f"{orjson.dumps(ex, option=orjson.OPT_INDENT_2).decode()}"
+    )
+
+
+def _repair_prompt(failures: Sequence[DraftFailure]) -> str:
+    lines = ["The spec failed these checks; fix them and reply with the whole corrected spec:"]
+    lines += [f"- [{f.code}] {f.message}" for f in failures]
+    return "\n".join(lines)
+
+
+class SpecCache:
+    """Passing drafted specs on disk, keyed by a hash of the rule text and examples."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.dir = Path(directory)
+
+    @staticmethod
+    def key(rule_text: str, examples: Sequence[SpecExample], calculator_id: int) -> str:
+        blob = orjson.dumps(
+            [calculator_id, rule_text, [e.model_dump(mode="json") for e in examples]],
+            option=orjson.OPT_SORT_KEYS,
+        )
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    def path(self, key: str, calculator_id: int) -> Path:
+        return self.dir / f"{calculator_id}_{key}.yaml"
+
+    def get(self, key: str, calculator_id: int, examples: Sequence[SpecExample]) -> Spec | None:
+        p = self.path(key, calculator_id)
+        if not p.exists():
+            return None
+        spec, failures = _evaluate(p.read_text(encoding="utf-8"), examples)
+        if spec is None or failures:  # revalidated on every load; a stale entry is ignored
+            logger.warning("cached spec %s no longer passes; ignoring it", p)
+            return None
+        return spec
+
+    def put(self, key: str, spec: Spec) -> Path:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        p = self.path(key, spec.id)
+        data = spec.model_dump(mode="json", exclude_defaults=True)
+        p.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        return p
+
+
+def draft_spec(
+    rule_text: str,
+    examples: Sequence[SpecExample],
+    client: LLMClient,
+    *,
+    calculator_id: int,
+    name: str,
+    max_repairs: int = 4,
+    cache: SpecCache | None = None,
+) -> DraftResult:
+    """Have ``client`` draft a spec; check it against ``examples``; repair up to ``max_repairs``.
+
+    Args:
+        rule_text: the calculator's rules in prose (e.g. from its publication).
+        examples: worked examples; a spec passes only when it reproduces all of them.
+        client: the LLM backend.
+        calculator_id: the id the spec must carry.
+        name: the calculator's name.
+        max_repairs: repair rounds after the first draft.
+        cache: where passing specs are kept; a cached passing spec is returned without a call.
+
+    Returns:
+        A :class:`DraftResult`: ``passed`` with the spec, or the failed attempts.
+
+    Raises:
+        LLMError: the client failed (the attempts so far are in ``details['attempts']``).
+    """
+    if not examples:
+        raise ValueError("drafting needs at least one worked example to check against")
+    key = SpecCache.key(rule_text, examples, calculator_id)
+    if cache is not None:
+        hit = cache.get(key, calculator_id, examples)
+        if hit is not None:
+            return DraftResult(
+                passed=True, spec=hit, cached=True, cache_path=str(cache.path(key, calculator_id))
+            )
+    messages: list[dict[str, str]] = [
+        {"role": "system", "content": _system_prompt()},
+        {"role": "user", "content": _user_prompt(rule_text, examples, calculator_id, name)},
+    ]
+    attempts: list[DraftAttempt] = []
+    for round_no in range(max_repairs + 1):
+        try:
+            text = client.complete(messages)
+        except ClinbridgeError:
+            raise
+        except Exception as exc:
+            raise LLMError(f"LLM call failed: {exc}", attempts=len(attempts)) from exc
+        spec, failures = _evaluate(text, examples)
+        if spec is not None and spec.id != calculator_id:
+            failures.append(
+                DraftFailure(
+                    code="calculator_spec", message=f"id must be {calculator_id}, got {spec.id}"
+                )
+            )
+        attempts.append(DraftAttempt(round=round_no, text=text, failures=tuple(failures)))
+        logger.info(
+            "draft round %d for calculator %d: %d failure(s)",
+            round_no,
+            calculator_id,
+            len(failures),
+        )
+        if spec is not None and not failures:
+            path = str(cache.put(key, spec)) if cache is not None else None
+            return DraftResult(passed=True, spec=spec, attempts=tuple(attempts), cache_path=path)
+        messages += [
+            {"role": "assistant", "content": text},
+            {"role": "user", "content": _repair_prompt(failures)},
+        ]
+    return DraftResult(passed=False, attempts=tuple(attempts))

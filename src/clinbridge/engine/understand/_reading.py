@@ -1,0 +1,44 @@
+"""What understanding returns: ranked readings, each a plan with its grounding evidence."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from clinbridge.engine.plan import QueryPlan
+
+__all__ = ["Grounding", "Reading"]
+
+
+class Grounding(BaseModel):
+    """One phrase of the question and what it was grounded to."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    phrase: str
+    kind: str
+    """concept | encounter_type | sex | age | time | value | aggregate | group | scope | patient"""
+    target: str
+    """What the phrase became: a concept label and stream, an encounter type, a window..."""
+    how: str = "rule"
+    """exact | synonym | same_words | contains | fuzzy | embedding | rule"""
+    score: float = 1.0
+    codes: tuple[str, ...] = ()
+
+
+class Reading(BaseModel):
+    """One interpretation of a question: a plan (or an abstention) with its evidence."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    question: str
+    plan: QueryPlan | None = None
+    confidence: float = 0.0
+    groundings: tuple[Grounding, ...] = ()
+    abstain_reason: str | None = None
+    unresolved: tuple[str, ...] = ()
+    """Phrases that could not be grounded (named in the abstention reason)."""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def abstained(self) -> bool:
+        return self.plan is None

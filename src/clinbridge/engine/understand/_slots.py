@@ -1,0 +1,313 @@
+"""Structural reading of a question: the words that say *what* to compute and *how to filter*.
+
+A question is turned into an ordered list of pieces: plain text (concept phrases, still to be
+grounded) and :class:`Slot` objects for everything structural — the aggregate, the subject,
+time windows, encounter scope, ages, sexes, values with units, counts, negation, grouping.
+Order is kept, so a window or a value can be attached to the phrase next to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from clinbridge.engine.understand import _time
+from clinbridge.engine.understand._text import NUMBER_WORDS
+
+__all__ = ["Piece", "Slot", "extract"]
+
+
+@dataclass
+class Slot:
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+
+    def __repr__(self) -> str:
+        return f"⟦{self.kind}{':' + repr(self.data) if self.data else ''}⟧"
+
+
+Piece = str | Slot
+
+ENC_TYPE = (
+    r"(?P<etype>inpatient|in-patient|emergency(?:\s+(?:room|department))?|er|ed|a&e|icu|intensive\s+care(?:\s+unit)?"
+    r"|critical\s+care|outpatient|out-patient|ambulatory|clinic|office|hospital|home|telehealth|virtual)"
+)
+ENC_NOUN = r"(?P<noun>visits?|stays?|admissions?|encounters?|hospitali[sz]ations?|episodes\s+of\s+care)"
+PERSON = r"(?:patients?|people|persons?|individuals?|subjects?|adults?|women|men|females?|males?|children|kids|cases|ones|those)"
+UNITS = (
+    r"(?P<unit>%|percent|mg/dl|g/dl|g/l|mmol/l|mmol/mol|umol/l|µmol/l|mg/l|ng/ml|pg/ml|u/l|iu/l|meq/l|"
+    r"mmhg|bpm|beats/min|/min|kg/m2|kg/m\^2|kg|lbs?|pounds|grams|g|mg|mcg|ml|l|cm|mm|m|°c|°f|degrees|celsius|"
+    r"fahrenheit|x10\^9/l|10\^9/l|x10\^3/ul|k/ul|cells/ul|/ul|ms|seconds|sec|points)"
+)
+COUNT_NOUN = (
+    r"(?:times?|episodes?|occasions?|diagnos[ie]s|prescriptions?|exposures?|fills?|dispensings?|"
+    r"records?|occurrences?|events?|measurements?|tests?|procedures?|visits?|admissions?|encounters?|"
+    r"stays?|hospitali[sz]ations?|doses?|administrations?|orders?|results?|readings?|different\s+\w+)"
+)
+
+_OPS = {
+    ">=": ">=", "<=": "<=", ">": ">", "<": "<", "=": "=",
+    "above": ">", "over": ">", "greater than": ">", "more than": ">", "higher than": ">",
+    "exceeding": ">", "in excess of": ">", "at least": ">=", "no less than": ">=",
+    "greater than or equal to": ">=", "of at least": ">=", "below": "<", "under": "<",
+    "less than": "<", "lower than": "<", "at most": "<=", "no more than": "<=",
+    "less than or equal to": "<=", "equal to": "=", "of": "=", "exactly": "=",
+    "older than": ">", "younger than": "<",
+}
+_OP_RE = (
+    r"(?P<op>>=|<=|>|<|=|greater than or equal to|less than or equal to|greater than|more than|higher than|"
+    r"in excess of|exceeding|of at least|at least|no less than|above|over|below|under|less than|lower than|"
+    r"at most|no more than|equal to|exactly)"
+)
+
+Maker = Callable[[re.Match[str]], list[Piece] | Slot | None]
+
+
+def _num(s: str) -> float:
+    return float(s)
+
+
+def _replace_number_words(text: str) -> str:
+    text = re.sub(r"\bmore than once\b", "at least 2 times", text)
+    text = re.sub(r"\btwice\b", "2 times", text)
+    text = re.sub(r"\bonce\b", "1 times", text)
+    text = re.sub(r"\b(a|an|one)\s+(day|week|month|year)\b", r"1 \2", text)
+    words = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+    return re.sub(rf"\b({words})\b(?!\s+of\b)", lambda m: str(NUMBER_WORDS[m[1]]), text)
+
+
+def _apply(pieces: list[Piece], pattern: re.Pattern[str], make: Maker) -> list[Piece]:
+    out: list[Piece] = []
+    for piece in pieces:
+        if isinstance(piece, Slot):
+            out.append(piece)
+            continue
+        pos = 0
+        for m in pattern.finditer(piece):
+            made = make(m)
+            if made is None:
+                continue
+            out.append(piece[pos : m.start()])
+            if isinstance(made, Slot):
+                made.text = made.text or m.group(0)
+                out.append(made)
+            else:
+                out.extend(made)
+            pos = m.end()
+        out.append(piece[pos:])
+    return [p for p in out if not (isinstance(p, str) and not p.strip())]
+
+
+def _pass(pieces: list[Piece], regex: str, make: Maker) -> list[Piece]:
+    return _apply(pieces, re.compile(regex), make)
+
+
+def extract(text: str) -> list[Piece]:
+    """Split a normalised question into text and structural slots, in order."""
+    pieces: list[Piece] = [_replace_number_words(text)]
+
+    # -- subject: a patient named in the question
+    pieces = _pass(pieces, r"\b(?:patient|person|subject|pt|mrn)\s*(?:id|number|no\.?|#)?\s*#?\s*(?P<id>\d{1,12})\b",
+                   lambda m: Slot("patient_ref", {"id": m["id"]}))
+    # -- things the plan cannot express: death, cost, free text
+    pieces = _pass(pieces, r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|mortality|survival|survived|surviving)\b",
+                   lambda m: Slot("unsupported", {"what": "death or survival"}))
+    # -- grouping
+    pieces = _pass(
+        pieces,
+        r"\b(?:(?:broken\s+down|stratified|split|grouped|separated|categori[sz]ed|tabulated)\s+)?(?:by|per|for\s+each|across|according\s+to|in\s+each)\s+"
+        r"(?:calendar\s+)?(?P<key>sex|gender|year|age\s+groups?|age\s+bands?|age\s+brackets?|decades?\s+of\s+age|decades?|visit\s+types?|encounter\s+types?|types?\s+of\s+visits?|"
+        r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?)\b",
+        _group,
+    )
+    pieces = _pass(pieces, r"\b(?:each|every|per)\s+(?:calendar\s+)?year\b|\b(?:annually|yearly|year\s+by\s+year)\b",
+                   lambda m: Slot("group", {"key": "year"}))
+    pieces = _pass(pieces, r"\b(?:per|each|every|for\s+each|by)\s+(?:patient|person|subject|individual)\b",
+                   lambda m: Slot("per_patient"))
+    # -- length of stay, days supply, quantity: numeric measures with their own words
+    pieces = _pass(pieces, r"\b(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
+                   lambda m: Slot("measure", {"of": "length_of_stay"}))
+    pieces = _pass(pieces, r"\b(?:days?\s*'?\s*s?\s*supply|days\s+supplied|supply\s+days|supply)\b",
+                   lambda m: Slot("measure", {"of": "days_supply"}))
+    pieces = _pass(pieces, r"\b(?:(?:dispensed|prescribed)\s+)?quantit(?:y|ies)(?:\s+dispensed)?\b",
+                   lambda m: Slot("measure", {"of": "quantity"}))
+    # -- encounter scope: "during their last emergency visit"
+    pieces = _pass(
+        pieces,
+        r"\b(?:during|in|at|on|within|throughout|over\s+the\s+course\s+of)\s+(?:(?:the|their|his|her|this|that|a|an|any|each)\s+)?(?:patient\s+'s\s+|patients\s+)?"
+        r"(?:(?P<which>first|last|latest|most\s+recent|final|index|initial|second|third|fourth|fifth|(?P<nth>\d+)(?:st|nd|rd|th))\s+)?"
+        rf"(?:{ENC_TYPE}\s+)?{ENC_NOUN}\b",
+        _scope,
+    )
+    # -- time windows (anchored ones carry their anchor phrase)
+    for kind, pattern in _time.PATTERNS:
+        pieces = _apply(pieces, pattern, lambda m, k=kind: _window(k, m))
+    # -- encounters mentioned as things (counted or required)
+    pieces = _pass(pieces, rf"\b(?:(?:{ENC_TYPE})\s+)?{ENC_NOUN}\b", _encounter)
+    pieces = _pass(pieces, r"\b(?:admitted|hospitali[sz]ed)(?:\s+to\s+(?:the\s+)?(?:hospital|icu|intensive\s+care(?:\s+unit)?))?\b",
+                   lambda m: Slot("encounter", {"type": "icu" if "icu" in m[0] or "intensive" in m[0] else "inpatient", "verb": True}))
+    # -- ages (before values: "over 65" after a person word is an age)
+    pieces = _pass(pieces, r"\b(?P<op>before|under|below|prior\s+to|younger\s+than|after|over|above|older\s+than|at)\s+(?:the\s+)?age\s+(?:of\s+)?(?P<n>\d+)(?:\s+(?P<more>or\s+(?:older|more|above|over|later|younger|less|below|under|earlier)))?",
+                   _age_prep)
+    pieces = _pass(pieces, r"\b(?:aged?|ages)\s+(?:between\s+)?(?P<a>\d+)\s*(?:-|to|and|through)\s*(?P<b>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?|\bbetween\s+(?:the\s+)?ages?\s+(?:of\s+)?(?P<a2>\d+)\s+and\s+(?P<b2>\d+)|\bbetween\s+(?P<a3>\d+)\s+and\s+(?P<b3>\d+)\s+years?\s+(?:old|of\s+age)",
+                   lambda m: Slot("age", {"op": "between", "value": int(m["a"] or m["a2"] or m["a3"]), "value2": int(m["b"] or m["b2"] or m["b3"])}))
+    pieces = _pass(pieces, r"\b(?:aged?\s+)?(?P<n>\d+)\s*(?:\+|(?:years?\s+(?:old\s+|of\s+age\s+)?)?(?:or|and)\s+(?P<dir>older|over|above|up|more|younger|under|below|less))(?:\s+years?(?:\s+old|\s+of\s+age)?)?",
+                   lambda m: Slot("age", {"op": "<=" if m["dir"] in {"younger", "under", "below", "less"} else ">=", "value": int(m["n"])}))
+    pieces = _pass(pieces, rf"\b(?P<who>{PERSON})\s+(?:who\s+(?:are|were)\s+|aged\s+|of\s+age\s+)?(?P<op>older\s+than|over|above|younger\s+than|under|below|at\s+least)\s+(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b(?!\s*(?:%|mg|g/|mmol|times|visits|days))",
+                   lambda m: [m["who"] + " ", Slot("age", {"op": _OPS[m["op"]], "value": int(m["n"])}, m[0])])
+    pieces = _pass(pieces, r"\b(?P<op>older\s+than|younger\s+than)\s+(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?",
+                   lambda m: Slot("age", {"op": _OPS[" ".join(m["op"].split())], "value": int(m["n"])}))
+    pieces = _pass(pieces, r"\b(?:aged?|age\s+(?:of\s+)?)\s*(?P<op>>=|<=|>|<|=)?\s*(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b|\b(?P<n2>\d+)[- ]years?[- ]old\b",
+                   lambda m: Slot("age", {"op": m["op"] or "=", "value": int(m["n"] or m["n2"])}))
+    pieces = _pass(pieces, r"\b(?:children|child|kids|pediatric|paediatric|minors)\b",
+                   lambda m: [" patients ", Slot("age", {"op": "<", "value": 18}, m[0])])
+    pieces = _pass(pieces, r"\b(?:elderly|seniors|geriatric|older\s+adults)\b",
+                   lambda m: [" patients ", Slot("age", {"op": ">=", "value": 65}, m[0])])
+    pieces = _pass(pieces, r"\badults\b", lambda m: [" patients ", Slot("age", {"op": ">=", "value": 18}, m[0])])
+    pieces = _pass(pieces, r"\bhow\s+old\b|\bages?\b(?!\s*(?:of\s+)?\d)",
+                   lambda m: Slot("measure", {"of": "age", "how_old": m[0].startswith("how")}))
+    # -- sex
+    pieces = _pass(pieces, r"\b(?:women|woman|females?|girls?|ladies|lady)\b", lambda m: Slot("sex", {"sex": "female"}))
+    pieces = _pass(pieces, r"\b(?:men|man|males?|boys?|gentlemen)\b", lambda m: Slot("sex", {"sex": "male"}))
+    # -- counts: "at least 3 times", "2 or more prescriptions"
+    pieces = _pass(pieces, rf"\b(?P<op>at\s+least|more\s+than|over|greater\s+than|>=|>|exactly|no\s+less\s+than)\s+(?P<n>\d+)\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
+                   _count)
+    pieces = _pass(pieces, rf"\b(?P<n>\d+)\s+or\s+more\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
+                   lambda m: Slot("count", {"min": int(m["n"])}))
+    pieces = _pass(pieces, r"\b(?:multiple|several|repeated|repeat)\s+(?=(?:\w+\s+){0,3}?(?:times|episodes|prescriptions|visits|admissions|diagnoses|fills|exposures|measurements)\b)",
+                   lambda m: Slot("count", {"min": 2}))
+    # -- values with units: "hemoglobin below 10 g/dl", "between 7 and 9 %"
+    pieces = _pass(pieces, rf"\bbetween\s+(?P<a>-?\d+(?:\.\d+)?)\s*(?:{UNITS})?\s+and\s+(?P<b>-?\d+(?:\.\d+)?)\s*(?P<unit2>{UNITS[8:]}?",
+                   lambda m: Slot("value", {"op": "between", "value": _num(m["a"]), "value2": _num(m["b"]), "unit": m["unit2"] or m["unit"]}))
+    pieces = _pass(pieces, rf"(?:\b|(?<=\s)|^){_OP_RE}\s*(?P<n>-?\d+(?:\.\d+)?)\s*{UNITS}?(?!\s*(?:days?|weeks?|months?|years?|times|visits|patients)\b)",
+                   _value)
+    # -- the aggregate
+    pieces = _pass(pieces, r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:percentage|percent|proportion|fraction|share|ratio|prevalence|rate|%)\b(?:\s+of)?",
+                   lambda m: Slot("intent", {"op": "proportion"}))
+    pieces = _pass(pieces, r"\bhow\s+many\s+(?:different|distinct|unique|separate)\b|\b(?:number|count)\s+of\s+(?:different|distinct|unique|separate)\b",
+                   lambda m: Slot("intent", {"op": "count_distinct"}))
+    pieces = _pass(pieces, r"\bhow\s+many\s+times\b|\bhow\s+often\b|\bnumber\s+of\s+times\b",
+                   lambda m: Slot("intent", {"op": "count", "target": "events"}))
+    pieces = _pass(pieces, r"\bhow\s+many\b|\b(?:total\s+)?number\s+of\b|\bcount\s+(?:of\s+)?(?:the\s+|all\s+)?|\bhow\s+much\b",
+                   lambda m: Slot("intent", {"op": "count"}))
+    pieces = _pass(pieces, r"\b(?:on\s+average|average|mean|avg)\b", lambda m: Slot("intent", {"op": "mean"}))
+    pieces = _pass(pieces, r"\bmedian\b", lambda m: Slot("intent", {"op": "median"}))
+    pieces = _pass(pieces, r"\bstandard\s+deviation\b|\bstd\b", lambda m: Slot("intent", {"op": "stddev"}))
+    pieces = _pass(pieces, r"\b(?:minimum|min|lowest|smallest|shortest|least|youngest)\b", lambda m: Slot("intent", {"op": "min", "word": m[0]}))
+    pieces = _pass(pieces, r"\b(?:maximum|max|highest|largest|longest|greatest|peak|biggest|oldest)\b", lambda m: Slot("intent", {"op": "max", "word": m[0]}))
+    pieces = _pass(pieces, r"\b(?:sum\s+of|cumulative|combined)\b|\btotal\b(?!\s+number)(?=\s+(?:days|quantity|supply|length|⟦))",
+                   lambda m: Slot("intent", {"op": "sum"}))
+    pieces = _pass(pieces, r"\b(?:trend|over\s+time|time\s+series|all\s+(?:the\s+|of\s+the\s+)?(?:values|readings|results|measurements))\b",
+                   lambda m: Slot("intent", {"op": "series"}))
+    pieces = _pass(pieces, r"^(?:when)\b|\b(?:what|which)\s+(?:was|is|were)\s+the\s+dates?\s+(?:of|when)\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+(?:date|day|year)\b|\b(?:the\s+)?dates?\s+of\b|\bwhen\b",
+                   lambda m: Slot("intent", {"op": "date"}))
+    pieces = _pass(pieces, r"\b(?:first|earliest|initial|index)\b", lambda m: Slot("order", {"which": "first"}))
+    pieces = _pass(pieces, r"\b(?:last|latest|most\s+recent|final|recent|newest|current)\b", lambda m: Slot("order", {"which": "last"}))
+    pieces = _pass(pieces, r"^(?:please\s+)?(?:list|show|name|give|enumerate|display|report|tell\s+me)\b(?:\s+me)?(?:\s+all)?(?:\s+(?:of\s+)?the)?",
+                   lambda m: Slot("intent", {"op": "list"}))
+    pieces = _pass(pieces, r"^(?:what|which)\b", lambda m: Slot("wh", {"word": m[0]}))
+    pieces = _pass(pieces, r"^(?:has|have|had|did|does|do|is|was|were|are|can|could)\b|\bever\b|\bwhether\b|\bany\s+record\b",
+                   lambda m: Slot("intent", {"op": "exists", "word": m[0]}))
+    # -- negation
+    pieces = _pass(pieces, r"\b(?:without|never|not|no|none|didn't|did\s+not|don't|do\s+not|doesn't|does\s+not|haven't|have\s+not|hasn't|has\s+not|wasn't|weren't|excluding|except(?:\s+for)?|free\s+of|other\s+than|lacking)\b",
+                   lambda m: Slot("neg"))
+    return pieces
+
+
+def _group(m: re.Match[str]) -> Slot:
+    key = m["key"]
+    if key in {"sex", "gender"}:
+        k = "sex"
+    elif key.startswith("year"):
+        k = "year"
+    elif "age" in key or key.startswith("decade"):
+        k = "age_group"
+    elif "type" in key:
+        k = "encounter_type"
+    else:
+        k = "concept"
+    data: dict[str, Any] = {"key": k}
+    if k == "concept":
+        data["noun"] = key
+    return Slot("group", data)
+
+
+def _etype(word: str | None, noun: str | None = None) -> str | None:
+    w = " ".join((word or "").split())
+    if w in {"inpatient", "in-patient", "hospital"}:
+        return "inpatient"
+    if w.startswith("emergency") or w in {"er", "ed", "a&e"}:
+        return "emergency"
+    if w in {"icu", "critical care"} or w.startswith("intensive"):
+        return "icu"
+    if w in {"outpatient", "out-patient", "ambulatory", "clinic", "office", "telehealth", "virtual", "home"}:
+        return "outpatient"
+    n = (noun or "").lower()
+    if n.startswith(("hospitali", "admission")):
+        return "inpatient"
+    return None
+
+
+def _scope(m: re.Match[str]) -> Slot | None:
+    which = m["which"]
+    noun = m["noun"]
+    etype = _etype(m["etype"], noun)
+    if which is None and m["etype"] is None and not noun.startswith(("hospitali", "admission", "stay")):
+        return None  # "in visits" alone says nothing
+    data: dict[str, Any] = {"type": etype}
+    if which is None:
+        data["which"] = "all"
+    elif m["nth"] or which in {"second", "third", "fourth", "fifth"}:
+        data["which"] = "nth"
+        data["n"] = int(m["nth"]) if m["nth"] else {"second": 2, "third": 3, "fourth": 4, "fifth": 5}[which]
+    elif which in {"first", "index", "initial"}:
+        data["which"] = "first"
+    else:
+        data["which"] = "last"
+    return Slot("scope", data)
+
+
+def _window(kind: str, m: re.Match[str]) -> Slot | None:
+    spec = _time.match_to_spec(kind, m)
+    if spec is None:
+        return None
+    return Slot("window", {"spec": spec})
+
+
+def _encounter(m: re.Match[str]) -> Slot:
+    return Slot("encounter", {"type": _etype(m["etype"], m["noun"]), "plural": m["noun"].endswith("s")})
+
+
+def _age_prep(m: re.Match[str]) -> Slot:
+    op_word = " ".join(m["op"].split())
+    more = m["more"] or ""
+    if op_word == "at":
+        op = ">=" if any(w in more for w in ("older", "more", "above", "over", "later")) else (
+            "<=" if more else "=")
+    elif op_word in {"before", "under", "below", "prior to", "younger than"}:
+        op = "<"
+    else:
+        op = ">"
+    at_event = op_word in {"before", "after", "at", "prior to"}
+    return Slot("age", {"op": op, "value": int(m["n"]), "at_event": at_event})
+
+
+def _count(m: re.Match[str]) -> Slot:
+    op = " ".join(m["op"].split())
+    n = int(m["n"])
+    if op in {"more than", "over", "greater than", ">"}:
+        n += 1
+    return Slot("count", {"min": n, "exact": op == "exactly"})
+
+
+def _value(m: re.Match[str]) -> Slot | None:
+    op = _OPS.get(" ".join(m["op"].split()))
+    if op is None:
+        return None
+    unit = m["unit"]
+    if unit in {"percent"}:
+        unit = "%"
+    return Slot("value", {"op": op, "value": _num(m["n"]), "unit": unit})

@@ -1,0 +1,177 @@
+"""Time expressions: calendar ranges, windows relative to now, to the observation period, and
+to another event ("within 30 days after the first X", "in the year before X", "before the first
+Y"). Anchored expressions return the anchor phrase, which the parser grounds like any other.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "MONTHS",
+    "TimeSpec",
+    "days_of",
+    "parse_date",
+]
+
+MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
+    m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
+}
+
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+
+
+def days_of(n: float, unit: str) -> int:
+    """Days in ``n`` units (a month is 30 days, a year 365)."""
+    u = unit.lower().rstrip("s")
+    if u not in _UNIT_DAYS:
+        raise ValueError(f"unknown time unit {unit!r}")
+    return round(float(n) * _UNIT_DAYS[u])
+
+
+@dataclass(frozen=True)
+class TimeSpec:
+    """A parsed time expression, not yet tied to a plan.
+
+    kind: ``calendar`` (start/end dates), ``now`` (start_days/end_days relative to now),
+    ``patient`` (relative to a patient point such as observation_start) or ``event``
+    (relative to the first/last event named by ``anchor_text``).
+    """
+
+    kind: str
+    start: dt.date | None = None
+    end: dt.date | None = None
+    start_days: int | None = None
+    end_days: int | None = None
+    point: str | None = None
+    anchor_text: str | None = None
+    which: str = "first"
+    relative_year: int | None = None
+    """For 'last year'/'this year': offset in calendar years from now's year."""
+
+
+def parse_date(text: str, *, end: bool = False) -> dt.date | None:
+    """'2019', '2019-03', '2019-03-04', 'march 2019' → a date (first or last day when ``end``)."""
+    t = text.strip().lower()
+    m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", t)
+    if m:
+        return dt.date(int(m[1]), int(m[2]), int(m[3]))
+    m = re.fullmatch(r"(\d{4})-(\d{1,2})", t)
+    if m:
+        y, mo = int(m[1]), int(m[2])
+        return dt.date(y, mo, calendar.monthrange(y, mo)[1] if end else 1)
+    m = re.fullmatch(r"([a-z]+)\.?\s+(\d{4})", t)
+    if m and m[1] in MONTHS:
+        y, mo = int(m[2]), MONTHS[m[1]]
+        return dt.date(y, mo, calendar.monthrange(y, mo)[1] if end else 1)
+    m = re.fullmatch(r"(\d{4})", t)
+    if m and 1800 <= int(m[1]) <= 2200:
+        return dt.date(int(m[1]), 12, 31) if end else dt.date(int(m[1]), 1, 1)
+    return None
+
+
+_MONTH_NAMES = "|".join(sorted((k for k in MONTHS if len(k) >= 3), key=len, reverse=True))
+DATE = rf"(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{4}}-\d{{1,2}}|(?:{_MONTH_NAMES})\.?\s+\d{{4}}|(?<![\d.])(?:18|19|20|21)\d{{2}}(?![\d.]))"
+UNIT = r"(?P<u>day|week|month|year)s?"
+NUM = r"(?P<n>\d+(?:\.\d+)?)"
+_ANCHOR_END = (
+    r"(?=\s*(?:,|;|\band\b|\bbut\b|\bwho\b|\bwhich\b|\bamong\b|\bby\s+(?:sex|gender|year|age)|\bper\b"
+    r"|\bin\s+(?:18|19|20)\d\d|\bduring\b|\bwithin\b|\bbetween\b|\bsince\b|⟦|$))"
+)
+_WHICH = r"(?:(?:the|their|his|her|its|a|an|this\s+patient\s+'s|the\s+patient\s+'s)\s+)?(?P<which>first|initial|earliest|index|last|latest|final|most\s+recent)?\s*"
+
+PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    # first N units of observation / follow-up
+    ("observation", re.compile(
+        rf"\b(?:in|during|within|over)\s+(?:the\s+|their\s+|his\s+|her\s+)?(?P<pos>first|last)\s+(?:{NUM}\s+)?{UNIT}\s+"
+        r"(?:of|after\s+the\s+start\s+of|since\s+the\s+start\s+of)\s+(?:their\s+|the\s+|his\s+|her\s+)?"
+        r"(?:observation(?:\s+period)?|follow[- ]?up|enrol?ment|records?|data|history)\b")),
+    # within N units after/before <anchor>
+    ("event_n", re.compile(
+        rf"\b(?:within|in|during|over)\s+(?:the\s+)?(?:{NUM}\s+)?{UNIT}\s+(?P<dir>after|following|of|from|since|before|prior\s+to|preceding|leading\s+up\s+to)\s+"
+        rf"{_WHICH}(?P<anchor>.+?){_ANCHOR_END}")),
+    ("event_n2", re.compile(
+        rf"\b{NUM}\s+{UNIT}\s+or\s+(?:less|fewer)\s+(?P<dir>after|before)\s+{_WHICH}(?P<anchor>.+?){_ANCHOR_END}")),
+    # relative to now
+    ("now", re.compile(
+        rf"\b(?:in|during|within|over|for)\s+the\s+(?:last|past|previous|preceding|prior)\s+(?:{NUM}\s+)?{UNIT}\b")),
+    ("now2", re.compile(rf"\b(?:in|during|within)\s+(?:the\s+)?(?:last|past)\s+{NUM}\s+{UNIT}\b")),
+    ("relyear", re.compile(r"\b(?:in\s+|during\s+)?(?P<rel>last|this|previous|current|past)\s+(?:calendar\s+)?year\b")),
+    # calendar
+    ("between", re.compile(rf"\b(?:between|from)\s+(?P<a>{DATE})\s+(?:and|to|through|until|till|-)\s+(?P<b>{DATE})\b")),
+    ("range", re.compile(rf"\b(?:in|during)?\s*(?P<a>(?:18|19|20)\d{{2}})\s*-\s*(?P<b>(?:18|19|20)\d{{2}})\b")),
+    ("since", re.compile(rf"\b(?P<dir>since|from|after|starting(?:\s+in)?|beginning(?:\s+in)?|on\s+or\s+after)\s+(?P<a>{DATE})\b")),
+    ("until", re.compile(rf"\b(?P<dir>before|prior\s+to|until|till|up\s+to|by|on\s+or\s+before)\s+(?P<a>{DATE})\b")),
+    ("in", re.compile(rf"\b(?:in|during|within|for|throughout)\s+(?:the\s+(?:year|calendar\s+year)\s+)?(?P<a>{DATE})\b")),
+    # open-ended relative to an anchor (no length)
+    ("event_open", re.compile(
+        rf"\b(?P<dir>before|after|following|prior\s+to|preceding|since)\s+(?!(?:the\s+)?age\b|\d)"
+        rf"{_WHICH}(?P<anchor>.+?){_ANCHOR_END}")),
+]
+
+
+def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
+    """Turn one regex match from :data:`PATTERNS` into a :class:`TimeSpec`."""
+    g = m.groupdict()
+    n = float(g["n"]) if g.get("n") else 1.0
+    if kind == "observation":
+        length = days_of(n, g["u"])
+        if g["pos"] == "first":
+            return TimeSpec("patient", point="observation_start", start_days=0, end_days=length)
+        return TimeSpec("patient", point="observation_end", start_days=-length, end_days=0)
+    if kind in {"event_n", "event_n2"}:
+        length = days_of(n, g["u"])
+        which = _which(g.get("which"))
+        anchor = g["anchor"].strip()
+        if g["dir"] in {"before", "prior to", "preceding", "leading up to"} or g["dir"].startswith("prior"):
+            return TimeSpec("event", start_days=-length, end_days=-1, anchor_text=anchor, which=which)
+        return TimeSpec("event", start_days=0, end_days=length, anchor_text=anchor, which=which)
+    if kind in {"now", "now2"}:
+        return TimeSpec("now", start_days=-days_of(n, g["u"]), end_days=0)
+    if kind == "relyear":
+        return TimeSpec("calendar", relative_year=-1 if g["rel"] in {"last", "previous", "past"} else 0)
+    if kind in {"between", "range"}:
+        a, b = parse_date(g["a"]), parse_date(g["b"], end=True)
+        if a is None or b is None or a > b:
+            return None
+        return TimeSpec("calendar", start=a, end=b)
+    if kind == "since":
+        a = parse_date(g["a"])
+        if a is None:
+            return None
+        if g["dir"] == "after":
+            after = parse_date(g["a"], end=True)
+            a = after + dt.timedelta(days=1) if after else a
+        return TimeSpec("calendar", start=a)
+    if kind == "until":
+        if g["dir"] in {"until", "till", "up to", "by", "on or before"}:
+            return TimeSpec("calendar", end=parse_date(g["a"], end=True))
+        a = parse_date(g["a"])
+        return None if a is None else TimeSpec("calendar", end=a - dt.timedelta(days=1))
+    if kind == "in":
+        a, b = parse_date(g["a"]), parse_date(g["a"], end=True)
+        return None if a is None else TimeSpec("calendar", start=a, end=b)
+    if kind == "event_open":
+        which = _which(g.get("which"))
+        anchor = g["anchor"].strip()
+        if g["dir"] in {"before", "preceding"} or g["dir"].startswith("prior"):
+            return TimeSpec("event", start_days=None, end_days=-1, anchor_text=anchor, which=which)
+        return TimeSpec("event", start_days=1, end_days=None, anchor_text=anchor, which=which)
+    return None
+
+
+def _which(word: str | None) -> str:
+    if word and word.split()[0] in {"last", "latest", "final", "most"}:
+        return "last"
+    return "first"
+
+
+def resolve_relative_year(spec: TimeSpec, now: dt.date) -> TimeSpec:
+    """'last year' with ``now`` in 2019 → 2018-01-01 .. 2018-12-31."""
+    if spec.relative_year is None:
+        return spec
+    year = now.year + spec.relative_year
+    return TimeSpec("calendar", start=dt.date(year, 1, 1), end=dt.date(year, 12, 31))

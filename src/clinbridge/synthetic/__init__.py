@@ -1,0 +1,1 @@
+"""Synthetic data generators (OMOP CDM, FHIR, ...) for demos, tests and benchmarks."""

@@ -1,0 +1,140 @@
+"""Bad input: clear errors naming file, record and field; quarantine; reconciliation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fhir_testlib import BACKENDS, BROKEN, make_url
+
+from clinbridge.adapters.fhir import FhirLoader, load_fhir
+from clinbridge.db import Database
+from clinbridge.errors import LoadError
+
+# file → [(record, resource type, field or None, words in the reason)]
+EXPECTED: dict[str, list[tuple[str, str, str | None, str]]] = {
+    "wrong_types.ndjson": [
+        ("line 3", "Observation", "valueQuantity.value", "expected a number"),
+        ("line 4", "Patient", "birthDate", "dateTime"),
+        ("line 5", "Encounter", "period.start", "not a FHIR dateTime"),
+    ],
+    "invalid_json.ndjson": [("line 2", "(unreadable)", None, "invalid JSON")],
+    "unknown_type.ndjson": [
+        ("line 2", "Spaceship", "resourceType", "unknown FHIR R4 resource type"),
+        ("line 3", "Patient", "id", "missing or invalid resource id"),
+        ("line 4", "(no resourceType)", "resourceType", "missing"),
+        ("line 5", "(unreadable)", None, "expected a JSON object"),
+    ],
+    "dangling.ndjson": [
+        ("line 3", "Condition", "subject", "dangling reference: Patient/nobody"),
+        ("line 4", "Observation", "encounter", "dangling reference: Encounter/nowhere"),
+    ],
+    "duplicate_ids.ndjson": [("line 2", "Patient", "id", "duplicate Patient id 'p1'")],
+    "bad_base64.ndjson": [("line 2", "DocumentReference", "content[0].attachment.data", "invalid base64")],
+    "truncated_bundle.json": [("entry 3", "(unreadable)", None, "invalid JSON at line 65")],
+    "bad_entries_bundle.json": [
+        ("entry 1", "(unreadable)", "resource", "no resource object (DELETE Patient/p0)"),
+        ("entry 2", "(unreadable)", None, "expected a Bundle entry object"),
+        ("entry 3", "Observation", "subject.reference", "expected a reference to Patient"),
+    ],
+    "not_json.json": [("document", "(unreadable)", None, "invalid JSON at line 1 column 1")],
+    "truncated.ndjson.gz": [("line 3", "(unreadable)", None, "cannot read the rest of the file")],
+}
+LOADED = {"wrong_types.ndjson": 3, "invalid_json.ndjson": 2, "unknown_type.ndjson": 1, "dangling.ndjson": 3,
+          "duplicate_ids.ndjson": 2, "bad_base64.ndjson": 1, "truncated_bundle.json": 3,
+          "bad_entries_bundle.json": 1, "not_json.json": 0, "truncated.ndjson.gz": 2}
+
+
+def _load(path: Path, **kw: Any) -> tuple[Any, list[tuple[Any, ...]]]:
+    db = Database.open("duckdb:///:memory:", read_only=False)
+    try:
+        report = FhirLoader(db, **kw).load([path])
+        rows = db.execute("SELECT file, record, resource_type, id, field, reason, json FROM fhir_quarantine "
+                          "ORDER BY record", max_rows=None).rows
+        return report, rows
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("stream_threshold", [1 << 30, 0], ids=["whole", "streamed"])
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_broken_file_is_quarantined_with_file_record_field(name: str, stream_threshold: int) -> None:
+    report, rows = _load(BROKEN / name, stream_threshold=stream_threshold)
+    assert report.reconciled and report.read == report.loaded + report.quarantined
+    assert report.loaded == LOADED[name]
+    assert report.quarantined == len(EXPECTED[name]) == report.error_count == len(rows)
+    got = sorted((e["record"], e["resource_type"], e["field"], e["reason"]) for e in report.errors)
+    for (record, rtype, fld, words), (g_record, g_type, g_field, g_reason) in zip(
+        sorted(EXPECTED[name]), got, strict=True
+    ):
+        assert (g_record, g_type, g_field) == (record, rtype, fld)
+        assert words in g_reason
+    for file, *_ in rows:
+        assert file == str(BROKEN / name)
+    # the rejected record itself is kept (except where nothing could be read)
+    for _, record, rtype, _, _, _, text in rows:
+        if rtype not in ("(unreadable)",):
+            assert text and json.loads(text)
+
+
+def test_fail_fast_raises_load_error_naming_file_record_field() -> None:
+    db = Database.open("duckdb:///:memory:", read_only=False)
+    with pytest.raises(LoadError) as info:
+        FhirLoader(db, fail_fast=True).load([BROKEN / "wrong_types.ndjson"])
+    err = info.value
+    assert err.file == str(BROKEN / "wrong_types.ndjson") and err.record == "line 3"
+    assert err.field == "valueQuantity.value"
+    assert "wrong_types.ndjson" in str(err) and "line 3" in str(err) and "valueQuantity.value" in str(err)
+    db.close()
+
+
+def test_missing_path_is_a_load_error(tmp_path: Path) -> None:
+    with pytest.raises(LoadError, match="no such file"):
+        load_fhir([tmp_path / "nope.ndjson"], f"duckdb:///{tmp_path / 'x.duckdb'}")
+
+
+def test_validate_mode_rejects_what_the_r4b_model_rejects() -> None:
+    report, _ = _load(BROKEN / "wrong_types.ndjson", validate=True)
+    assert report.validated and report.quarantined == 3
+    fields = {e["field"] for e in report.errors}
+    assert "valueQuantity.value" in fields or any(f and f.startswith("valueQuantity") for f in fields)
+
+
+def test_validate_catches_an_unflattened_field(tmp_path: Path) -> None:
+    f = tmp_path / "org.ndjson"
+    f.write_text(json.dumps({"resourceType": "Organization", "id": "o1", "active": "maybe"}) + "\n")
+    fast, _ = _load(f)
+    assert fast.loaded == 1  # the fast path keeps unflattened resources whole without checking them
+    strict, rows = _load(f, validate=True)
+    assert strict.quarantined == 1 and rows[0][4] == "active"
+    assert "R4B model" in rows[0][5]
+
+
+def test_reloading_a_broken_file_does_not_duplicate_quarantine(tmp_path: Path) -> None:
+    gen = make_url("duckdb", tmp_path)
+    url = next(gen)
+    load_fhir([BROKEN / "wrong_types.ndjson"], url)
+    load_fhir([BROKEN / "wrong_types.ndjson"], url)
+    with Database.open(url) as db:
+        assert db.execute("SELECT COUNT(*) FROM fhir_quarantine").rows[0][0] == 3
+        assert db.execute("SELECT COUNT(*) FROM fhir_patient").rows[0][0] == 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_broken_corpus_on_every_backend(backend: str, tmp_path: Path) -> None:
+    gen = make_url(backend, tmp_path)
+    url = next(gen)
+    try:
+        # one load of the whole corpus: p1/e1 repeat across files, so later copies are duplicates
+        report = load_fhir([BROKEN], url)
+        assert report.reconciled
+        with Database.open(url) as db:
+            quarantined = db.execute("SELECT COUNT(*) FROM fhir_quarantine").rows[0][0]
+            assert quarantined == report.quarantined > 0
+            stored = db.execute("SELECT COUNT(*) FROM fhir_resource").rows[0][0]
+            assert stored == report.loaded
+            assert db.execute("SELECT COUNT(*) FROM fhir_patient").rows[0][0] == 1
+    finally:
+        next(gen, None)
