@@ -767,6 +767,28 @@ def _check_values(
 
 
 def _check_proportion(ctx: _Ctx) -> list[Check]:
+    details = getattr(ctx.draft, "details", None) or {}
+    num, den = details.get("numerator"), details.get("denominator")
+    if isinstance(num, int | float) and isinstance(den, int | float):  # the engine's Answer.details
+        if num > den or num < 0:
+            return [
+                Check(
+                    name="numerator_le_denominator",
+                    passed=False,
+                    code="numerator_gt_denominator",
+                    detail=f"numerator {num} > denominator {den}",
+                )
+            ]
+        if den == 0:
+            return [
+                Check(
+                    name="numerator_le_denominator",
+                    passed=False,
+                    code="no_data",
+                    detail="the denominator (the cohort) is empty",
+                )
+            ]
+        return [Check(name="numerator_le_denominator", passed=True, detail=f"{num} ≤ {den}")]
     cols = [c.lower() for c in ctx.columns]
     if "numerator" in cols and "denominator" in cols and ctx.rows:
         i, j = cols.index("numerator"), cols.index("denominator")
