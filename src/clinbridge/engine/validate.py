@@ -552,8 +552,9 @@ def _execute_and_check(
     except ClinbridgeError as exc:
         return None, [Check(name="executed", passed=False, code=exc.code, detail=str(exc))]
     own = [_as_check(c) for c in getattr(draft, "checks", None) or []]
-    if getattr(draft, "decision", "accept") == "abstain" and any(not c.passed for c in own):
-        # The engine could not run it (unknown concept, unsafe SQL, no data): nothing to validate.
+    executed = bool(getattr(draft, "columns", None))
+    if getattr(draft, "decision", "accept") == "abstain" and not executed:
+        # The engine could not run it (unknown concept, unsafe SQL): nothing to validate.
         return draft, own
     q = question or (proposal.question if isinstance(proposal, QueryPlan) else None)
     checks = validate(
