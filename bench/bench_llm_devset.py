@@ -76,6 +76,9 @@ def main() -> None:
     ap.add_argument("--model", default="")
     ap.add_argument("--repairs", type=int, default=1)
     args = ap.parse_args()
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so the server child is stopped too
     rows = sorted(load_devset("eunomia"), key=lambda r: (r.get("split") != "dev", r["id"]))[
         : args.n
     ]

@@ -38,12 +38,13 @@ def _find_names(db: Database, d: Dictionary, question: str) -> list[tuple[Any, s
     """(code, name) of dictionary entries whose name or synonym occurs in the question."""
     q = exp.Literal.string(question.lower())
 
-    def contains(col: str) -> exp.Expression:
+    def contains(col: str) -> Any:
         name = exp.func("lower", exp.column(col))
-        return exp.and_(
+        cond: Any = exp.and_(
             exp.StrPosition(this=q, substr=name) > 0,
             exp.func("length", exp.column(col)) >= _MIN_LEN,
         )
+        return cond
 
     out: list[tuple[Any, str]] = []
     names = (

@@ -70,7 +70,6 @@ from clinbridge.engine._checks import (
     Check,
     CheckCode,
     PlanConceptSet,
-    Shape,
     _check_concepts,
     _check_patient,
     _check_shape,
@@ -80,11 +79,9 @@ from clinbridge.engine._checks import (
     _Ctx,
     _guard,
     concept_sets_of,
-    expected_shape,
-    plausible_range,
-    question_shape,
     resolve_concept_ids,
 )
+from clinbridge.engine._shapes import Shape, expected_shape, plausible_range, question_shape
 from clinbridge.engine.answer import Answer, Provenance, Timings, jsonable
 from clinbridge.engine.plan import QueryPlan
 from clinbridge.errors import ClinbridgeError, ErrorCode
