@@ -143,13 +143,15 @@ class Compiler:
         select, shape = self._measure_and_aggregate(plan, ctes)
         scope_check: exp.Expression | None = None
         if plan.scope is not None:
-            scope_check = exp.select(exp.Count(this=exp.Star()).as_("n")).from_("scope_enc")
+            scope_check = exp.select(exp.Count(this=exp.Star()).as_("n")).from_(
+                "scope_enc", copy=False
+            )
             for name, query in ctes[:2]:
-                scope_check = scope_check.with_(name, as_=query.copy())
+                scope_check = scope_check.with_(name, as_=query.copy(), copy=False)
         for name, query in ctes:
-            select = select.with_(name, as_=query)
+            select = select.with_(name, as_=query, copy=False)
         if plan.limit and shape in {"list", "rows"}:
-            select = select.limit(plan.limit)
+            select = select.limit(plan.limit, copy=False)
         return CompiledPlan(
             select, self.dialect, shape, tuple(dict.fromkeys(self._used)), self._now, scope_check
         )
@@ -197,7 +199,7 @@ class Compiler:
                 c(unit).as_("unit"),
                 c(s.days_supply_column).as_("days_supply"),
                 c(s.quantity_column).as_("quantity"),
-            ).from_(exp.alias_(exp.to_table(s.table), a))
+            ).from_(exp.alias_(exp.to_table(s.table), a), copy=False)
             conds: list[exp.Expression] = []
             if concepts is not None:
                 if s.code_column is None:
@@ -211,8 +213,10 @@ class Compiler:
                 if s.value_column is None:
                     raise SchemaMismatchError(f"stream {s.name!r} stores no numeric values")
                 conds.append(self._value_condition(_col(s.value_column, a), value))
-            conds.append(exp.not_(exp.column(s.patient_column, table=a).is_(exp.null())))
-            parts.append(q.where(exp.and_(*conds)))
+            conds.append(
+                exp.not_(exp.column(s.patient_column, table=a).is_(exp.null()), copy=False)
+            )
+            parts.append(q.where(exp.and_(*conds, copy=False), copy=False))
         rel: exp.Expression = parts[0]
         for p in parts[1:]:
             rel = exp.union(rel, p, distinct=False)
@@ -231,10 +235,11 @@ class Compiler:
                     if system is not None
                     else exp.true(),
                     code.isin(*[_lit(v, ctype) for v in values]),
+                    copy=False,
                 )
                 for system, values in resolved.by_system().items()
             ]
-            return exp.or_(*ors) if len(ors) > 1 else ors[0]
+            return exp.or_(*ors, copy=False) if len(ors) > 1 else ors[0]
         return code.isin(*[_lit(v, ctype) for v in resolved.values])
 
     def _value_condition(self, column: exp.Expression, v: ValueFilter) -> exp.Expression:
@@ -261,9 +266,9 @@ class Compiler:
             _col(enc.start_column, a).as_("t"),
             (_col(enc.end_column, a) if enc.end_column else _col(enc.start_column, a)).as_("t_end"),
             etype_expr.as_("etype"),
-        ).from_(exp.alias_(exp.to_table(enc.table), a))
+        ).from_(exp.alias_(exp.to_table(enc.table), a), copy=False)
         if etype is not None:
-            q = q.where(self._type_condition(etype, a))
+            q = q.where(self._type_condition(etype, a), copy=False)
         return q
 
     def _canonical_type(self, type_column: str, a: str) -> exp.Expression:
@@ -286,7 +291,9 @@ class Compiler:
         if etype == "other":
             mapped = [_lit(code, ctype) for code, canon in enc.type_map.items() if canon != "other"]
             cond: exp.Expression = (
-                exp.or_(column.is_(exp.null()), exp.not_(column.isin(*mapped)))
+                exp.or_(
+                    column.is_(exp.null()), exp.not_(column.isin(*mapped), copy=False), copy=False
+                )
                 if mapped
                 else exp.true()
             )
@@ -359,8 +366,8 @@ class Compiler:
                 _col(pid_col, a).as_("pid"),
                 agg(this=f.as_date(_col(date_col, a), self._d)).as_("d"),
             )
-            .from_(_as_source(rel, a))
-            .group_by(_col(pid_col, a))
+            .from_(_as_source(rel, a), copy=False)
+            .group_by(_col(pid_col, a), copy=False)
         )
 
     def _anchor_date(
@@ -441,14 +448,14 @@ class Compiler:
         else:
             anchor = self._anchor_date(window.anchor, pid, joins)
             if window.start_days is None and window.end_days is None:
-                conds.append(exp.not_(anchor.is_(exp.null())))
+                conds.append(exp.not_(anchor.is_(exp.null()), copy=False))
             if window.start_days is not None:
                 conds.append(exp.GTE(this=day, expression=f.add_days(anchor, window.start_days, d)))
             if window.end_days is not None:
                 conds.append(
                     exp.LTE(this=day, expression=f.add_days(anchor.copy(), window.end_days, d))
                 )
-        return exp.and_(*conds) if conds else None
+        return exp.and_(*conds, copy=False) if conds else None
 
     # -- cohort ----------------------------------------------------------------------------
     # Every filter compiles to ``pid IN (SELECT pid ...)`` (or NOT IN): a self-contained
@@ -464,8 +471,8 @@ class Compiler:
                 _col(column, "p").eq(_lit(plan.patient_id, self._column_type(p.table, column)))
             )
         conds.extend(self._filter(flt, pid) for flt in plan.filters)
-        q = exp.select(pid.as_("pid")).from_(exp.alias_(exp.to_table(p.table), "p"))
-        return q.where(exp.and_(*conds)) if conds else q
+        q = exp.select(pid.as_("pid")).from_(exp.alias_(exp.to_table(p.table), "p"), copy=False)
+        return q.where(exp.and_(*conds, copy=False), copy=False) if conds else q
 
     def _filter(self, flt: Any, pid: exp.Expression) -> exp.Expression:
         visit = getattr(self, f"_visit_{type(flt).__name__}", None)
@@ -473,7 +480,7 @@ class Compiler:
             raise UnsupportedOperationError(f"No translation rule for {type(flt).__name__}")
         members, negate = visit(flt)
         cond: exp.Expression = pid.isin(query=members)
-        return exp.not_(cond) if negate else cond
+        return exp.not_(cond, copy=False) if negate else cond
 
     def _patients_where(
         self, build: Callable[[exp.Expression, _Joins], exp.Expression]
@@ -484,7 +491,9 @@ class Compiler:
         pid = _col(p.id_column, a)
         joins = _Joins()
         cond = build(pid, joins)
-        return joins.apply(exp.select(pid).from_(exp.alias_(exp.to_table(p.table), a))).where(cond)
+        return joins.apply(
+            exp.select(pid).from_(exp.alias_(exp.to_table(p.table), a), copy=False)
+        ).where(cond, copy=False)
 
     def _visit_SexFilter(self, flt: SexFilter) -> tuple[exp.Select, bool]:
         p = self.catalog.patients
@@ -555,12 +564,13 @@ class Compiler:
         conds: list[exp.Expression],
         min_count: int,
     ) -> exp.Select:
-        q = joins.apply(exp.select(_col("pid", a)).from_(_as_source(rel, a)))
+        q = joins.apply(exp.select(_col("pid", a)).from_(_as_source(rel, a), copy=False))
         if conds:
-            q = q.where(exp.and_(*conds))
+            q = q.where(exp.and_(*conds, copy=False), copy=False)
         if min_count > 1:
-            q = q.group_by(_col("pid", a)).having(
-                exp.GTE(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(min_count))
+            q = q.group_by(_col("pid", a), copy=False).having(
+                exp.GTE(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(min_count)),
+                copy=False,
             )
         return q
 
@@ -570,8 +580,10 @@ class Compiler:
         a = self._alias("v")
         inner = (
             exp.select(_col("eid", a), _col("pid", a), _col("t", a), _col("t_end", a))
-            .from_(_as_source(rel, a))
-            .where(_col("pid", a).isin(query=exp.select("pid").from_("cohort")))
+            .from_(_as_source(rel, a), copy=False)
+            .where(
+                _col("pid", a).isin(query=exp.select("pid").from_("cohort", copy=False)), copy=False
+            )
         )
         if scope.which == "all":
             return inner
@@ -588,8 +600,8 @@ class Compiler:
         b = self._alias("w")
         return (
             exp.select(_col("eid", b), _col("pid", b), _col("t", b), _col("t_end", b))
-            .from_(exp.alias_(exp.Subquery(this=inner), b))
-            .where(_col("rn", b).eq(exp.Literal.number(n)))
+            .from_(exp.alias_(exp.Subquery(this=inner), b), copy=False)
+            .where(_col("rn", b).eq(exp.Literal.number(n)), copy=False)
         )
 
     def _scope_condition(self, a: str, by_encounter: bool) -> exp.Expression:
@@ -598,7 +610,7 @@ class Compiler:
         s = self._alias("sc")
         in_time = exp.Exists(
             this=exp.select(exp.Literal.number(1))
-            .from_(exp.alias_(exp.to_table("scope_enc"), s))
+            .from_(exp.alias_(exp.to_table("scope_enc"), s), copy=False)
             .where(
                 exp.and_(
                     _col("pid", s).eq(_col("pid", a)),
@@ -609,13 +621,17 @@ class Compiler:
                             exp.Coalesce(this=_col("t_end", s), expressions=[_col("t", s)]), d
                         ),
                     ),
-                )
+                    copy=False,
+                ),
+                copy=False,
             )
         )
         if not by_encounter:
             return in_time
-        by_id = _col("eid", a).isin(query=exp.select("eid").from_("scope_enc"))
-        return exp.or_(by_id, exp.and_(_col("eid", a).is_(exp.null()), in_time))
+        by_id = _col("eid", a).isin(query=exp.select("eid").from_("scope_enc", copy=False))
+        return exp.or_(
+            by_id, exp.and_(_col("eid", a).is_(exp.null()), in_time, copy=False), copy=False
+        )
 
     # -- measure and aggregate -------------------------------------------------------------
     def _events(self, plan: QueryPlan) -> tuple[exp.Select, bool]:
@@ -637,15 +653,17 @@ class Compiler:
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit")]
             cols.append(_col(value_col, a).as_("val"))
-        conds: list[exp.Expression] = [_col("pid", a).isin(query=exp.select("pid").from_("cohort"))]
+        conds: list[exp.Expression] = [
+            _col("pid", a).isin(query=exp.select("pid").from_("cohort", copy=False))
+        ]
         joins = _Joins()
         window = self._window_condition(plan.window, _col("t", a), _col("pid", a), joins)
         if window is not None:
             conds.append(window)
         if plan.scope is not None:
             conds.append(self._scope_condition(a, by_encounter=True))
-        q = joins.apply(exp.select(*cols).from_(_as_source(rel, a)))
-        return q.where(exp.and_(*conds)), encounter_level
+        q = joins.apply(exp.select(*cols).from_(_as_source(rel, a), copy=False))
+        return q.where(exp.and_(*conds, copy=False), copy=False), encounter_level
 
     def _measure_and_aggregate(
         self, plan: QueryPlan, ctes: list[tuple[str, exp.Expression]]
@@ -655,11 +673,13 @@ class Compiler:
         if op == "proportion":
             num = [self._filter(flt, _col("pid", "c")) for flt in plan.aggregate.numerator]
             hit = (
-                exp.Case().when(exp.and_(*num), exp.Literal.number(1)).else_(exp.Literal.number(0))
+                exp.Case()
+                .when(exp.and_(*num, copy=False), exp.Literal.number(1))
+                .else_(exp.Literal.number(0))
             )
             q = exp.select(
                 exp.Sum(this=hit).as_("numerator"), exp.Count(this=exp.Star()).as_("denominator")
-            ).from_(exp.alias_(exp.to_table("cohort"), "c"))
+            ).from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
             return q, "proportion"
         if m.of in {"patients", "age"} and m.stream is None:
             return self._patient_level(plan)
@@ -677,7 +697,7 @@ class Compiler:
                 q = exp.select(
                     exp.Case()
                     .when(
-                        exp.Exists(this=exp.select(exp.Literal.number(1)).from_(src)),
+                        exp.Exists(this=exp.select(exp.Literal.number(1)).from_(src, copy=False)),
                         exp.Literal.number(1),
                     )
                     .else_(exp.Literal.number(0))
@@ -695,22 +715,26 @@ class Compiler:
                 target = exp.Count(this=exp.Distinct(expressions=[val]))
             else:
                 target = exp.Count(this=exp.Star())
-            return exp.select(target.as_("value")).from_(src), "scalar"
+            return exp.select(target.as_("value")).from_(src, copy=False), "scalar"
         if m.of == "events_per_patient":
             per = (
                 exp.select(_col("pid", "c"), exp.Count(this=_col("pid", e)).as_("val"))
-                .from_(exp.alias_(exp.to_table("cohort"), "c"))
-                .join(src, on=_col("pid", e).eq(_col("pid", "c")), join_type="left")
-                .group_by(_col("pid", "c"))
+                .from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
+                .join(src, on=_col("pid", e).eq(_col("pid", "c")), join_type="left", copy=False)
+                .group_by(_col("pid", "c"), copy=False)
             )
             ctes.append(("per_patient", per))
             return self._numeric_aggregate(op, exp.to_table("per_patient"), "val")
         if op in _AGGS or op == "median":
             if m.of == "date" and op in {"min", "max"}:
-                return exp.select(_AGGS[op](val).as_("value")).from_(src), "date"
+                return exp.select(_AGGS[op](val).as_("value")).from_(src, copy=False), "date"
             if m.of in {"concept", "date", "events", "encounters"} and op not in {"min", "max"}:
                 raise UnsupportedOperationError(f"cannot take the {op} of {m.of!r}")
-            base = exp.select(val.as_("val")).from_(src).where(exp.not_(val.is_(exp.null())))
+            base = (
+                exp.select(val.as_("val"))
+                .from_(src, copy=False)
+                .where(exp.not_(val.is_(exp.null()), copy=False), copy=False)
+            )
             ctes.append(("vals", base))
             return self._numeric_aggregate(op, exp.to_table("vals"), "val")
         if op in {"first", "last"}:
@@ -721,43 +745,43 @@ class Compiler:
                 b = self._alias("x")
                 edge = exp.Subquery(
                     this=exp.select(extreme(this=f.as_date(_col("t", b), d))).from_(
-                        exp.alias_(exp.to_table("ev"), b)
+                        exp.alias_(exp.to_table("ev"), b), copy=False
                     )
                 )
                 label = self._label(e, m.stream)
                 q = (
                     exp.select(label.as_("value"), day.as_("date"))
-                    .distinct()
-                    .from_(src)
-                    .where(day.eq(edge))
+                    .distinct(copy=False)
+                    .from_(src, copy=False)
+                    .where(day.eq(edge), copy=False)
                 )
-                return q.order_by(exp.Ordered(this=exp.column("value"))), "value_at"
+                return q.order_by(exp.Ordered(this=exp.column("value")), copy=False), "value_at"
             order = [
                 exp.Ordered(this=_col("t", e), desc=op == "last"),
                 exp.Ordered(this=_col("val", e), desc=op == "last"),
             ]
             if m.of == "date":
-                q = exp.select(val.as_("value")).from_(src)
-                return q.order_by(*order).limit(1), "date"
+                q = exp.select(val.as_("value")).from_(src, copy=False)
+                return q.order_by(*order, copy=False).limit(1, copy=False), "date"
             q = (
                 exp.select(
                     val.as_("value"),
                     f.as_date(_col("t", e), d).as_("date"),
                     _col("unit", e).as_("unit"),
                 )
-                .from_(src)
-                .where(exp.not_(val.is_(exp.null())))
+                .from_(src, copy=False)
+                .where(exp.not_(val.is_(exp.null()), copy=False), copy=False)
             )
-            return q.order_by(*order).limit(1), "value_at"
+            return q.order_by(*order, copy=False).limit(1, copy=False), "value_at"
         if op == "list":
             item = self._label(e, m.stream) if m.of in {"concept", "events"} else val
             q = (
                 exp.select(item.as_("value"))
-                .distinct()
-                .from_(src)
-                .where(exp.not_(item.is_(exp.null())))
+                .distinct(copy=False)
+                .from_(src, copy=False)
+                .where(exp.not_(item.is_(exp.null()), copy=False), copy=False)
             )
-            return q.order_by(exp.Ordered(this=exp.column("value"))), "list"
+            return q.order_by(exp.Ordered(this=exp.column("value")), copy=False), "list"
         if op == "series":
             q = (
                 exp.select(
@@ -765,10 +789,10 @@ class Compiler:
                     val.as_("value"),
                     _col("unit", e).as_("unit"),
                 )
-                .from_(src)
-                .where(exp.not_(val.is_(exp.null())))
+                .from_(src, copy=False)
+                .where(exp.not_(val.is_(exp.null()), copy=False), copy=False)
             )
-            return q.order_by(exp.column("date"), exp.column("value")), "rows"
+            return q.order_by(exp.column("date"), exp.column("value"), copy=False), "rows"
         raise UnsupportedOperationError(f"No translation rule for aggregate {op!r} of {m.of!r}")
 
     def _patient_level(self, plan: QueryPlan) -> tuple[exp.Select, Shape]:
@@ -780,7 +804,9 @@ class Compiler:
                 return exp.select(
                     exp.Case()
                     .when(
-                        exp.Exists(this=exp.select(exp.Literal.number(1)).from_("cohort")),
+                        exp.Exists(
+                            this=exp.select(exp.Literal.number(1)).from_("cohort", copy=False)
+                        ),
                         exp.Literal.number(1),
                     )
                     .else_(exp.Literal.number(0))
@@ -788,15 +814,19 @@ class Compiler:
                 ), "boolean"
             if op not in {"count", "count_distinct"}:
                 raise UnsupportedOperationError(f"cannot take the {op} of patients")
-            return exp.select(exp.Count(this=exp.Star()).as_("value")).from_("cohort"), "scalar"
+            return exp.select(exp.Count(this=exp.Star()).as_("value")).from_(
+                "cohort", copy=False
+            ), "scalar"
         # age of the cohort members at 'now'
         joins = _Joins()
         age = self._age(_col("pid", "c"), f.date_literal(self._now, self._d), joins)
         base = joins.apply(
-            exp.select(age.as_("val")).from_(exp.alias_(exp.to_table("cohort"), "c"))
+            exp.select(age.as_("val")).from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
         )
         if op in {"first", "last"} and plan.patient_id is not None:
-            return base.select(exp.column("val").as_("value"), append=False).limit(1), "scalar"
+            return base.select(exp.column("val").as_("value"), append=False).limit(
+                1, copy=False
+            ), "scalar"
         if op not in _AGGS and op not in {"median", "count"}:
             raise UnsupportedOperationError(f"cannot take the {op} of ages")
         return self._numeric_aggregate(op, exp.Subquery(this=base), "val")
@@ -810,11 +840,11 @@ class Compiler:
         if op == "median":
             return self._median(source, column), "scalar"
         if op == "count":
-            return exp.select(exp.Count(this=v).as_("value")).from_(src), "scalar"
+            return exp.select(exp.Count(this=v).as_("value")).from_(src, copy=False), "scalar"
         if op not in _AGGS:
             raise UnsupportedOperationError(f"No translation rule for numeric aggregate {op!r}")
         agg = _AGGS[op](exp.cast(v, "DOUBLE") if op in {"mean", "stddev"} else v)
-        return exp.select(agg.as_("value")).from_(src), "scalar"
+        return exp.select(agg.as_("value")).from_(src, copy=False), "scalar"
 
     def _median(self, source: exp.Expression, column: str) -> exp.Select:
         """Median with window functions only, so every dialect computes it the same way."""
@@ -828,19 +858,20 @@ class Compiler:
                 ).as_("rn"),
                 exp.Window(this=exp.Count(this=exp.Star())).as_("cnt"),
             )
-            .from_(_as_source(source, a))
-            .where(exp.not_(v.is_(exp.null())))
+            .from_(_as_source(source, a), copy=False)
+            .where(exp.not_(v.is_(exp.null()), copy=False), copy=False)
         )
         rn, cnt = _col("rn", b), _col("cnt", b)
         two_rn = exp.Mul(this=rn, expression=exp.Literal.number(2))
         middle = exp.and_(
             exp.GTE(this=two_rn, expression=cnt),
             exp.LTE(this=two_rn, expression=exp.Add(this=cnt, expression=exp.Literal.number(2))),
+            copy=False,
         )
         return (
             exp.select(exp.Avg(this=exp.cast(_col("v", b), "DOUBLE")).as_("value"))
-            .from_(exp.alias_(exp.Subquery(this=ranked), b))
-            .where(middle)
+            .from_(exp.alias_(exp.Subquery(this=ranked), b), copy=False)
+            .where(middle, copy=False)
         )
 
     def _label(self, e: str, stream: str | None) -> exp.Expression:
@@ -856,11 +887,11 @@ class Compiler:
         # Match on the system only when the stream stores one per row (FHIR); OMOP concept ids
         # are unique across vocabularies.
         if d.system_column and all(s.system_column for s in streams):
-            cond = exp.and_(cond, _col(d.system_column, a).eq(_col("sys", e)))
+            cond = exp.and_(cond, _col(d.system_column, a).eq(_col("sys", e)), copy=False)
         sub = exp.Subquery(
             this=exp.select(exp.Max(this=_col(d.label_column, a)))
-            .from_(exp.alias_(exp.to_table(d.table), a))
-            .where(cond)
+            .from_(exp.alias_(exp.to_table(d.table), a), copy=False)
+            .where(cond, copy=False)
         )
         return exp.Coalesce(this=sub, expressions=[exp.cast(code, "TEXT")])
 
@@ -935,10 +966,10 @@ class Compiler:
         else:
             raise UnsupportedOperationError(f"cannot group the aggregate {op!r}")
         names = [k.alias for k in keys]
-        q = joins.apply(exp.select(*keys, target.as_("value")).from_(src)).group_by(
-            *[exp.column(n) for n in names]
+        q = joins.apply(exp.select(*keys, target.as_("value")).from_(src, copy=False)).group_by(
+            *[exp.column(n) for n in names], copy=False
         )
-        return q.order_by(*[exp.Ordered(this=exp.column(n)) for n in names]), "rows"
+        return q.order_by(*[exp.Ordered(this=exp.column(n)) for n in names], copy=False), "rows"
 
 
 class _Joins:
@@ -958,7 +989,7 @@ class _Joins:
 
     def apply(self, query: exp.Select) -> exp.Select:
         for source, alias, on in self._items:
-            query = query.join(exp.alias_(source, alias), on=on, join_type="left")
+            query = query.join(exp.alias_(source, alias), on=on, join_type="left", copy=False)
         return query
 
 
