@@ -38,7 +38,8 @@ STROKE_PATIENT = "563"  # male, born 1964-04-12, cerebrovascular accident 2005-0
 MEASUREMENTS = [  # (id, person, concept, date, value, unit); Eunomia's own measurements have no values
     (900000001, 563, 3025315, "2018-01-10", 80.0, "kg"),  # body weight
     (900000002, 563, 3025315, "2019-05-01", 90.0, "kg"),  # later weight
-    (900000003, 563, 3036277, "2017-06-01", 70.0, "[in_i]"),  # body height in inches (UCUM)
+    (900000003, 563, 3036277, "2018-03-01", 70.0, "[in_i]"),  # body height in inches (UCUM)
+    (900000006, 563, 3036277, "2019-06-01", 70.0, "[in_i]"),  # measured again
     (900000004, 563, 3016723, "2019-05-01", 1.2, "mg/dL"),  # serum creatinine
     (900000005, 209, 3025315, "2019-05-01", 60.0, "kg"),  # weight only: height missing
 ]
@@ -117,6 +118,17 @@ def test_reference_date_excludes_later_values(cdm: str) -> None:
     assert out.answer == pytest.approx(80 / (70 * 0.0254) ** 2, abs=1e-3)
 
 
+def test_stale_values_count_as_not_recorded(cdm: str) -> None:
+    calc = calculators.get("bmi")
+    stale = compute_from_records(calc, cdm, STROKE_PATIENT, at="2021-06-01")
+    assert stale.decision == "abstain" and set(stale.missing) == {"weight", "height"}
+    assert "within 365 days" in next(e.source for e in stale.evidence if e.input == "weight")
+    anyage = compute_from_records(
+        calc, cdm, STROKE_PATIENT, at="2021-06-01", max_value_age_days=None
+    )
+    assert anyage.decision == "accept"
+
+
 def test_missing_measurement_abstains_and_is_reported(cdm: str) -> None:
     out = compute_from_records(calculators.get("bmi"), cdm, "209", at="2019-12-31")
     assert out.decision == "abstain"
@@ -170,3 +182,40 @@ def test_cli_from_records(cdm: str) -> None:
     ibw = 50 + 2.3 * (70 - 60)
     abw = ibw + 0.4 * (90 - ibw)
     assert data["answer"] == pytest.approx((140 - 55) * abw / (72 * 1.2), abs=1e-3)
+
+
+# -- a FHIR (Synthea) source: codes are LOINC/SNOMED strings, not OMOP concept ids ----------
+FHIR_BUNDLES = Path(__file__).parents[1] / "data" / "fhir" / "bundles"
+
+
+@pytest.fixture(scope="module")
+def fhir_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    from clinbridge.adapters.fhir.loader import load_fhir
+
+    url = f"duckdb:///{tmp_path_factory.mktemp('fhir') / 'fhir.duckdb'}"
+    load_fhir([FHIR_BUNDLES], url)
+    return url
+
+
+def _fhir_patient_with(url: str, loinc: str) -> tuple[str, str]:
+    from clinbridge.db import Database
+
+    with Database.open(url) as db:
+        row = db.execute(
+            "SELECT patient_id, CAST(MAX(CAST(effective_time AS DATE)) AS VARCHAR) "
+            f"FROM fhir_measurement WHERE code = '{loinc}' GROUP BY patient_id ORDER BY 1 LIMIT 1"
+        ).rows[0]
+    return str(row[0]), str(row[1])
+
+
+def test_fhir_source_labs_by_loinc_and_conditions_by_snomed(fhir_db: str) -> None:
+    patient, day = _fhir_patient_with(fhir_db, "38483-4")  # creatinine
+    out = compute_from_records(calculators.get(2), fhir_db, patient, at=day)
+    assert out.decision == "accept", out.report()
+    creat = next(e for e in out.evidence if e.input == "creatinine")
+    assert "[38483-4]" in creat.source and creat.unit == "mg/dL"
+    cha = compute_from_records(calculators.get(4), fhir_db, patient, at=day, missing="absent")
+    assert cha.decision == "accept"
+    for e in cha.evidence:
+        if e.found and e.input not in ("age", "sex"):
+            assert "condition:" in e.source

@@ -669,7 +669,9 @@ def generate_fhir(
     suffix = ".gz" if gzip_output else ""
 
     def opener(path: Path) -> IO[bytes]:
-        return gzip.open(path, "wb", compresslevel=3) if gzip_output else open(path, "wb")
+        if gzip_output:
+            return gzip.open(path, "wb", compresslevel=3)  # type: ignore[return-value]
+        return open(path, "wb")
 
     if fmt == "ndjson":
         handles: dict[str, IO[bytes]] = {}
