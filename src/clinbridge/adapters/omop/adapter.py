@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from sqlglot import exp
 
 from clinbridge.adapters.base import SourceAdapter
-from clinbridge.adapters.omop._bulk import REJECTED_TABLE
-from clinbridge.adapters.omop.ddl import cdm_spec, normalise_version
+from clinbridge.adapters.omop.ddl import REJECTED_TABLE, cdm_spec, normalise_version
 from clinbridge.catalog import (
     Catalog,
     ColumnInfo,
