@@ -62,7 +62,7 @@ _OPS: dict[str, type[exp.Binary]] = {
     "=": exp.EQ,
     "!=": exp.NEQ,
 }
-_AGGS: dict[str, Callable[[exp.Expression], exp.Expression]] = {
+_AGGS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "mean": lambda e: exp.Avg(this=e),
     "min": lambda e: exp.Min(this=e),
     "max": lambda e: exp.Max(this=e),
@@ -75,12 +75,12 @@ EXECUTED_DIALECTS = {"duckdb", "sqlite", "postgres"}
 
 @dataclass(frozen=True)
 class CompiledPlan:
-    expression: exp.Expression
+    expression: exp.Expr
     dialect: str
     shape: Shape
     concept_sets: tuple[ResolvedConceptSet, ...]
     now: dt.date
-    scope_check: exp.Expression | None = None
+    scope_check: exp.Expr | None = None
     """``SELECT COUNT(*)`` of the scoped encounters, for plans with an encounter scope."""
 
     @property
@@ -107,7 +107,7 @@ def _col(name: str, table: str) -> exp.Column:
     return exp.column(name, table=table)
 
 
-def _lit(value: Any, column_type: str | None = None) -> exp.Expression:
+def _lit(value: Any, column_type: str | None = None) -> exp.Expr:
     if column_type == "integer":
         try:
             return exp.Literal.number(int(value))
@@ -137,11 +137,11 @@ class Compiler:
         if patients is None:
             raise SchemaMismatchError(f"source {self.catalog.source!r} has no patient table")
         cohort = self._cohort(plan)
-        ctes: list[tuple[str, exp.Expression]] = [("cohort", cohort)]
+        ctes: list[tuple[str, exp.Expr]] = [("cohort", cohort)]
         if plan.scope is not None:
             ctes.append(("scope_enc", self._scope(plan.scope)))
         select, shape = self._measure_and_aggregate(plan, ctes)
-        scope_check: exp.Expression | None = None
+        scope_check: exp.Expr | None = None
         if plan.scope is not None:
             scope_check = exp.select(exp.Count(this=exp.Star()).as_("n")).from_(
                 "scope_enc", copy=False
@@ -174,13 +174,13 @@ class Compiler:
     # -- relations -------------------------------------------------------------------------
     def _stream_relation(
         self, stream_name: str, concepts: ConceptSet | None, value: ValueFilter | None = None
-    ) -> exp.Expression:
+    ) -> exp.Expr:
         """The union of a kind's streams, normalised to EVENT_COLUMNS and filtered by concept/value."""
         parts: list[exp.Select] = []
         for s in streams_for(self.catalog, stream_name):
             a = self._alias("s")
 
-            def c(name: str | None, a: str = a) -> exp.Expression:
+            def c(name: str | None, a: str = a) -> exp.Expr:
                 return _col(name, a) if name else exp.null()
 
             unit = s.unit_label_column or s.unit_column
@@ -200,7 +200,7 @@ class Compiler:
                 c(s.days_supply_column).as_("days_supply"),
                 c(s.quantity_column).as_("quantity"),
             ).from_(exp.alias_(exp.to_table(s.table), a), copy=False)
-            conds: list[exp.Expression] = []
+            conds: list[exp.Expr] = []
             if concepts is not None:
                 if s.code_column is None:
                     raise SchemaMismatchError(
@@ -217,14 +217,12 @@ class Compiler:
                 exp.not_(exp.column(s.patient_column, table=a).is_(exp.null()), copy=False)
             )
             parts.append(q.where(exp.and_(*conds, copy=False), copy=False))
-        rel: exp.Expression = parts[0]
+        rel: exp.Expr = parts[0]
         for p in parts[1:]:
             rel = exp.union(rel, p, distinct=False)
         return exp.Subquery(this=rel) if len(parts) > 1 else rel
 
-    def _concept_condition(
-        self, resolved: ResolvedConceptSet, s: EventStream, a: str
-    ) -> exp.Expression:
+    def _concept_condition(self, resolved: ResolvedConceptSet, s: EventStream, a: str) -> exp.Expr:
         assert s.code_column
         ctype = self._column_type(s.table, s.code_column)
         code = _col(s.code_column, a)
@@ -242,7 +240,7 @@ class Compiler:
             return exp.or_(*ors, copy=False) if len(ors) > 1 else ors[0]
         return code.isin(*[_lit(v, ctype) for v in resolved.values])
 
-    def _value_condition(self, column: exp.Expression, v: ValueFilter) -> exp.Expression:
+    def _value_condition(self, column: exp.Expr, v: ValueFilter) -> exp.Expr:
         if v.op == "between":
             assert v.value2 is not None
             return exp.Between(
@@ -271,7 +269,7 @@ class Compiler:
             q = q.where(self._type_condition(etype, a), copy=False)
         return q
 
-    def _canonical_type(self, type_column: str, a: str) -> exp.Expression:
+    def _canonical_type(self, type_column: str, a: str) -> exp.Expr:
         enc = self.catalog.encounters
         assert enc is not None
         ctype = self._column_type(enc.table, type_column)
@@ -280,7 +278,7 @@ class Compiler:
             case = case.when(_col(type_column, a).eq(_lit(code, ctype)), exp.Literal.string(canon))
         return case.else_(exp.Literal.string("other"))
 
-    def _type_condition(self, etype: str, a: str) -> exp.Expression:
+    def _type_condition(self, etype: str, a: str) -> exp.Expr:
         enc = self.catalog.encounters
         assert enc is not None
         if enc.type_column is None:
@@ -290,7 +288,7 @@ class Compiler:
         column = _col(enc.type_column, a)
         if etype == "other":
             mapped = [_lit(code, ctype) for code, canon in enc.type_map.items() if canon != "other"]
-            cond: exp.Expression = (
+            cond: exp.Expr = (
                 exp.or_(
                     column.is_(exp.null()), exp.not_(column.isin(*mapped), copy=False), copy=False
                 )
@@ -308,7 +306,7 @@ class Compiler:
     # -- patients, ages, anchors -----------------------------------------------------------
     # Per-patient values (birth date, sex, anchor dates) come from LEFT JOINs keyed on the
     # patient id of the query being built — set-based, so every backend plans them as hash joins.
-    def _patient_col(self, pid: exp.Expression, column: str, joins: _Joins) -> exp.Expression:
+    def _patient_col(self, pid: exp.Expr, column: str, joins: _Joins) -> exp.Expr:
         p = self.catalog.patients
         assert p is not None
         if isinstance(pid, exp.Column) and pid.table == "p" and pid.name == p.id_column:
@@ -321,7 +319,7 @@ class Compiler:
         )
         return _col(column, alias)
 
-    def _birth_date(self, pid: exp.Expression, joins: _Joins) -> tuple[exp.Expression, bool]:
+    def _birth_date(self, pid: exp.Expr, joins: _Joins) -> tuple[exp.Expr, bool]:
         """(birth date expression, exact) for the patient ``pid``."""
         p = self.catalog.patients
         assert p is not None
@@ -335,14 +333,14 @@ class Compiler:
     def _d(self) -> str:
         return self.dialect if self.dialect in EXECUTED_DIALECTS else "generic"
 
-    def _age(self, pid: exp.Expression, at: exp.Expression, joins: _Joins) -> exp.Expression:
+    def _age(self, pid: exp.Expr, at: exp.Expr, joins: _Joins) -> exp.Expr:
         """Age in whole years at ``at`` (birthday not yet reached that year counts one less)."""
         birth, exact = self._birth_date(pid, joins)
         d = self._d
         if not exact:
             return exp.Sub(this=f.year(at, d), expression=birth)
 
-        def month_day(e: exp.Expression) -> exp.Expression:
+        def month_day(e: exp.Expr) -> exp.Expr:
             return exp.Add(
                 this=exp.Mul(this=f.month(e, d), expression=exp.Literal.number(100)),
                 expression=f.day(e, d),
@@ -357,7 +355,7 @@ class Compiler:
         )
 
     def _per_patient_date(
-        self, rel: exp.Expression, pid_col: str, date_col: str, first: bool
+        self, rel: exp.Expr, pid_col: str, date_col: str, first: bool
     ) -> exp.Select:
         a = self._alias("r")
         agg = exp.Min if first else exp.Max
@@ -371,14 +369,16 @@ class Compiler:
         )
 
     def _anchor_date(
-        self, anchor: EventAnchor | PatientAnchor | FixedAnchor, pid: exp.Expression, joins: _Joins
-    ) -> exp.Expression:
+        self, anchor: EventAnchor | PatientAnchor | FixedAnchor, pid: exp.Expr, joins: _Joins
+    ) -> exp.Expr:
         d = self._d
         if isinstance(anchor, FixedAnchor):
             return f.date_literal(anchor.date or self._now, d)
         if isinstance(anchor, EventAnchor):
             rel = self._stream_relation(anchor.stream, anchor.concepts)
-            dates = self._per_patient_date(rel, "pid", "t", anchor.which == "first")
+            dates: exp.Select | None = self._per_patient_date(
+                rel, "pid", "t", anchor.which == "first"
+            )
         else:
             dates = self._patient_anchor_dates(anchor)
             if dates is None:  # birth
@@ -431,15 +431,15 @@ class Compiler:
     def _window_condition(
         self,
         window: CalendarWindow | RelativeWindow | None,
-        t: exp.Expression,
-        pid: exp.Expression,
+        t: exp.Expr,
+        pid: exp.Expr,
         joins: _Joins,
-    ) -> exp.Expression | None:
+    ) -> exp.Expr | None:
         if window is None:
             return None
         d = self._d
         day = f.as_date(t, d)
-        conds: list[exp.Expression] = []
+        conds: list[exp.Expr] = []
         if isinstance(window, CalendarWindow):
             if window.start:
                 conds.append(exp.GTE(this=day, expression=f.date_literal(window.start, d)))
@@ -464,7 +464,7 @@ class Compiler:
         p = self.catalog.patients
         assert p is not None
         pid = _col(p.id_column, "p")
-        conds: list[exp.Expression] = []
+        conds: list[exp.Expr] = []
         if plan.patient_id is not None:
             column = p.external_id_column or p.id_column
             conds.append(
@@ -474,17 +474,15 @@ class Compiler:
         q = exp.select(pid.as_("pid")).from_(exp.alias_(exp.to_table(p.table), "p"), copy=False)
         return q.where(exp.and_(*conds, copy=False), copy=False) if conds else q
 
-    def _filter(self, flt: Any, pid: exp.Expression) -> exp.Expression:
+    def _filter(self, flt: Any, pid: exp.Expr) -> exp.Expr:
         visit = getattr(self, f"_visit_{type(flt).__name__}", None)
         if visit is None:
             raise UnsupportedOperationError(f"No translation rule for {type(flt).__name__}")
         members, negate = visit(flt)
-        cond: exp.Expression = pid.isin(query=members)
+        cond: exp.Expr = pid.isin(query=members)
         return exp.not_(cond, copy=False) if negate else cond
 
-    def _patients_where(
-        self, build: Callable[[exp.Expression, _Joins], exp.Expression]
-    ) -> exp.Select:
+    def _patients_where(self, build: Callable[[exp.Expr, _Joins], exp.Expr]) -> exp.Select:
         p = self.catalog.patients
         assert p is not None
         a = self._alias("q")
@@ -514,7 +512,7 @@ class Compiler:
         ), False
 
     def _visit_AgeFilter(self, flt: AgeFilter) -> tuple[exp.Select, bool]:
-        def build(pid: exp.Expression, joins: _Joins) -> exp.Expression:
+        def build(pid: exp.Expr, joins: _Joins) -> exp.Expr:
             at = (
                 self._anchor_date(flt.at, pid, joins)
                 if flt.at is not None
@@ -524,7 +522,7 @@ class Compiler:
 
         return self._patients_where(build), False
 
-    def _age_condition(self, age: exp.Expression, flt: AgeFilter) -> exp.Expression:
+    def _age_condition(self, age: exp.Expr, flt: AgeFilter) -> exp.Expr:
         if flt.op == "between":
             if flt.value2 is None:
                 raise UnsupportedOperationError("an age range needs value2")
@@ -538,7 +536,7 @@ class Compiler:
         a = self._alias("e")
         pid = _col("pid", a)
         joins = _Joins()
-        conds: list[exp.Expression] = []
+        conds: list[exp.Expr] = []
         window = self._window_condition(flt.window, _col("t", a), pid, joins)
         if window is not None:
             conds.append(window)
@@ -558,10 +556,10 @@ class Compiler:
 
     def _members(
         self,
-        rel: exp.Expression,
+        rel: exp.Expr,
         a: str,
         joins: _Joins,
-        conds: list[exp.Expression],
+        conds: list[exp.Expr],
         min_count: int,
     ) -> exp.Select:
         q = joins.apply(exp.select(_col("pid", a)).from_(_as_source(rel, a), copy=False))
@@ -575,7 +573,7 @@ class Compiler:
         return q
 
     # -- encounter scope -------------------------------------------------------------------
-    def _scope(self, scope: EncounterScope) -> exp.Expression:
+    def _scope(self, scope: EncounterScope) -> exp.Expr:
         rel = self._encounter_relation(scope.type)
         a = self._alias("v")
         inner = (
@@ -604,7 +602,7 @@ class Compiler:
             .where(_col("rn", b).eq(exp.Literal.number(n)), copy=False)
         )
 
-    def _scope_condition(self, a: str, by_encounter: bool) -> exp.Expression:
+    def _scope_condition(self, a: str, by_encounter: bool) -> exp.Expr:
         """Events of alias ``a`` that belong to a scoped encounter (by id, else by time)."""
         d = self._d
         s = self._alias("sc")
@@ -642,8 +640,8 @@ class Compiler:
         )
         a = self._alias("m")
         if encounter_level:
-            rel: exp.Expression = self._encounter_relation(m.encounter_type)
-            cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "etype")]
+            rel: exp.Expr = self._encounter_relation(m.encounter_type)
+            cols: list[exp.Expr] = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "etype")]
             cols.append(f.days_between(_col("t_end", a), _col("t", a), self._d).as_("val"))
             cols += [exp.null().as_("code"), exp.null().as_("sys"), exp.null().as_("unit")]
         else:
@@ -653,7 +651,7 @@ class Compiler:
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit")]
             cols.append(_col(value_col, a).as_("val"))
-        conds: list[exp.Expression] = [
+        conds: list[exp.Expr] = [
             _col("pid", a).isin(query=exp.select("pid").from_("cohort", copy=False))
         ]
         joins = _Joins()
@@ -666,7 +664,7 @@ class Compiler:
         return q.where(exp.and_(*conds, copy=False), copy=False), encounter_level
 
     def _measure_and_aggregate(
-        self, plan: QueryPlan, ctes: list[tuple[str, exp.Expression]]
+        self, plan: QueryPlan, ctes: list[tuple[str, exp.Expr]]
     ) -> tuple[exp.Select, Shape]:
         m, op = plan.measure, plan.aggregate.op
         d = self._d
@@ -687,7 +685,7 @@ class Compiler:
         ctes.append(("ev", ev))
         e = "e"
         src = exp.alias_(exp.to_table("ev"), e)
-        val = _col("val", e)
+        val: exp.Expr = _col("val", e)
         if m.of == "date":
             val = f.as_date(_col("t", e), d)
         if plan.group_by:
@@ -704,7 +702,7 @@ class Compiler:
                     .as_("value")
                 )
                 return q, "boolean"
-            target: exp.Expression
+            target: exp.Expr
             if m.of == "patients":
                 target = exp.Count(this=exp.Distinct(expressions=[_col("pid", e)]))
             elif m.of == "concept" or op == "count_distinct":
@@ -832,7 +830,7 @@ class Compiler:
         return self._numeric_aggregate(op, exp.Subquery(this=base), "val")
 
     def _numeric_aggregate(
-        self, op: str, source: exp.Expression, column: str
+        self, op: str, source: exp.Expr, column: str
     ) -> tuple[exp.Select, Shape]:
         a = self._alias("n")
         src = _as_source(source, a)
@@ -846,7 +844,7 @@ class Compiler:
         agg = _AGGS[op](exp.cast(v, "DOUBLE") if op in {"mean", "stddev"} else v)
         return exp.select(agg.as_("value")).from_(src, copy=False), "scalar"
 
-    def _median(self, source: exp.Expression, column: str) -> exp.Select:
+    def _median(self, source: exp.Expr, column: str) -> exp.Select:
         """Median with window functions only, so every dialect computes it the same way."""
         a, b = self._alias("md"), self._alias("md")
         v = _col(column, a)
@@ -874,7 +872,7 @@ class Compiler:
             .where(middle, copy=False)
         )
 
-    def _label(self, e: str, stream: str | None) -> exp.Expression:
+    def _label(self, e: str, stream: str | None) -> exp.Expr:
         """The concept's name from the stream's dictionary (falls back to the code)."""
         streams = streams_for(self.catalog, stream) if stream else ()
         kinds = {s.dictionary for s in streams if s.dictionary}
@@ -883,7 +881,7 @@ class Compiler:
             return exp.cast(code, "TEXT")
         d = self.catalog.dictionary(next(iter(kinds)))
         a = self._alias("dl")
-        cond = _col(d.code_column, a).eq(code)
+        cond: exp.Expr = _col(d.code_column, a).eq(code)
         # Match on the system only when the stream stores one per row (FHIR); OMOP concept ids
         # are unique across vocabularies.
         if d.system_column and all(s.system_column for s in streams):
@@ -896,7 +894,7 @@ class Compiler:
         return exp.Coalesce(this=sub, expressions=[exp.cast(code, "TEXT")])
 
     def _grouped(
-        self, plan: QueryPlan, ctes: list[tuple[str, exp.Expression]]
+        self, plan: QueryPlan, ctes: list[tuple[str, exp.Expr]]
     ) -> tuple[exp.Select, Shape]:
         op, m = plan.aggregate.op, plan.measure
         p = self.catalog.patients
@@ -905,7 +903,7 @@ class Compiler:
         e = "e"
         src = exp.alias_(exp.to_table("cohort" if patient_level else "ev"), e)
         joins = _Joins()
-        keys: list[exp.Expression] = []
+        keys: list[exp.Expr] = []
         for g in plan.group_by:
             if g.key == "sex":
                 if not p.sex_column:
@@ -949,7 +947,7 @@ class Compiler:
                 keys.append(_col("etype", e).as_("encounter_type"))
         if op in {"count", "count_distinct"}:
             if patient_level or m.of == "patients":
-                target: exp.Expression = exp.Count(this=exp.Distinct(expressions=[_col("pid", e)]))
+                target: exp.Expr = exp.Count(this=exp.Distinct(expressions=[_col("pid", e)]))
             elif m.of == "encounters":
                 target = exp.Count(this=exp.Distinct(expressions=[_col("eid", e)]))
             elif m.of == "concept" or op == "count_distinct":
@@ -976,12 +974,10 @@ class _Joins:
     """LEFT JOINs a query needs for per-patient values, added once per key."""
 
     def __init__(self) -> None:
-        self._items: list[tuple[exp.Expression, str, exp.Expression]] = []
+        self._items: list[tuple[exp.Expr, str, exp.Expr]] = []
         self._keys: dict[Any, str] = {}
 
-    def add(
-        self, key: Any, source: exp.Expression, alias: str, on: Callable[[str], exp.Expression]
-    ) -> str:
+    def add(self, key: Any, source: exp.Expr, alias: str, on: Callable[[str], exp.Expr]) -> str:
         if key not in self._keys:
             self._keys[key] = alias
             self._items.append((source, alias, on(alias)))
@@ -993,7 +989,7 @@ class _Joins:
         return query
 
 
-def _as_source(rel: exp.Expression, alias: str) -> exp.Expression:
+def _as_source(rel: exp.Expr, alias: str) -> exp.Expr:
     if isinstance(rel, exp.Table):
         return exp.alias_(rel, alias)
     if isinstance(rel, exp.Subquery):
