@@ -198,3 +198,47 @@ def test_report_json_round_trip(loaded: Any, tmp_path: Path) -> None:
     data = json.loads(report.to_json())
     assert data["read"] == data["loaded"] + data["quarantined"]
     assert data["resource_types"]["Observation"]["read"] == Counter(r["resourceType"] for r in SOURCE)["Observation"]
+
+
+def test_engine_plans_on_every_backend(loaded: Any) -> None:
+    """The engine's plans on the FHIR catalog, against answers computed from the source files."""
+    from clinbridge.engine.plan import (
+        AgeFilter,
+        Aggregate,
+        ConceptRef,
+        ConceptSet,
+        EncounterFilter,
+        Measure,
+        PatientAnchor,
+        QueryPlan,
+        SexFilter,
+    )
+    from clinbridge.engine.run import run_plan
+
+    _, db, *_ = loaded
+    cat = get_adapter("fhir").catalog(db)
+    patients = [r for r in SOURCE if r["resourceType"] == "Patient"]
+    encounters = [r for r in SOURCE if r["resourceType"] == "Encounter"]
+    emergency = [e for e in encounters if e["class"]["code"] == "EMER"]
+    sbp = ConceptSet(concepts=(ConceptRef(code="8480-6", system="http://loinc.org"),))
+    pid = "fbeb6608-4810-453b-a3a6-b34f321410b1"
+    readings = sorted(
+        (o["effectiveDateTime"], c["valueQuantity"]["value"])
+        for o in SOURCE if o["resourceType"] == "Observation" and o["subject"]["reference"].endswith(pid)
+        for c in o.get("component", []) if c["code"]["coding"][0]["code"] == "8480-6"
+    )
+    expected = {
+        "patients": (QueryPlan(), len(patients)),
+        "women": (QueryPlan(filters=(SexFilter(sex="female"),)),
+                  sum(p["gender"] == "female" for p in patients)),
+        "emergency visits": (QueryPlan(measure=Measure(of="encounters", encounter_type="emergency")), len(emergency)),
+        "patients with an ER visit": (QueryPlan(filters=(EncounterFilter(type="emergency"),)),
+                                      len({e["subject"]["reference"][-36:] for e in emergency})),
+        "last systolic of one patient": (QueryPlan(patient_id=pid, measure=Measure(
+            of="value", stream="measurement", concepts=sbp), aggregate=Aggregate(op="last")), readings[-1][1]),
+        "deceased patients": (QueryPlan(filters=(AgeFilter(op=">=", value=0, at=PatientAnchor(point="death")),)),
+                              sum("deceasedDateTime" in p for p in patients)),
+    }
+    for name, (plan, want) in expected.items():
+        got = run_plan(db, cat, plan)
+        assert got.value == pytest.approx(want), (name, got)

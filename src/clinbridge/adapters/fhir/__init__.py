@@ -90,6 +90,9 @@ def _table_info(name: str, columns: tuple[tuple[str, str], ...], description: st
 def _view_columns(view: str) -> tuple[tuple[str, str], ...]:
     if view in ("fhir_measurement", "fhir_observation_value"):
         return TABLES["fhir_observation"].columns
+    if view == "fhir_death":
+        return (("patient_id", "text"), ("death_date", "date"), ("deceased_time", "timestamp"),
+                ("deceased_time_text", "text"))
     if view == "fhir_observation_period":
         return (("patient_id", "text"), ("start_time", "timestamp"), ("end_time", "timestamp"))
     return (
@@ -105,6 +108,7 @@ _VIEW_NOTES = {
     "fhir_observation_value": "Observation rows without a numeric value (coded, text, boolean, ...).",
     "fhir_drug": "MedicationRequest and MedicationAdministration together (source_type says which).",
     "fhir_observation_period": "Per patient: first encounter start to last encounter end.",
+    "fhir_death": "Deceased patients with their date of death (Patient.deceasedDateTime).",
 }
 
 
@@ -195,8 +199,8 @@ class FhirAdapter(SourceAdapter):
                 birth_date_column="birth_date",
                 sex_column="gender",
                 sex_values=_SEX,  # type: ignore[arg-type]
-                death_table="fhir_patient",
-                death_patient_column="id",
+                death_table="fhir_death",
+                death_patient_column="patient_id",
                 death_date_column="death_date",
                 observation_table="fhir_observation_period",
                 observation_patient_column="patient_id",

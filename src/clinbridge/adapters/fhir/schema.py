@@ -409,6 +409,10 @@ VIEWS: dict[str, str] = {
         "CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION) "
         "FROM fhir_medication_administration"
     ),
+    "fhir_death": (
+        "SELECT id AS patient_id, death_date, deceased_time, deceased_time_text FROM fhir_patient "
+        "WHERE death_date IS NOT NULL"
+    ),
     "fhir_observation_period": (
         "SELECT patient_id, MIN(start_time) AS start_time, "
         "MAX(COALESCE(end_time, start_time)) AS end_time "
