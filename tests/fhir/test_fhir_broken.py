@@ -138,3 +138,21 @@ def test_broken_corpus_on_every_backend(backend: str, tmp_path: Path) -> None:
             assert db.execute("SELECT COUNT(*) FROM fhir_patient").rows[0][0] == 1
     finally:
         next(gen, None)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nul_characters_load_on_every_backend(backend: str, tmp_path: Path) -> None:
+    f = tmp_path / "nul.ndjson"
+    f.write_text(json.dumps({"resourceType": "Patient", "id": "p1", "name": [{"family": "A\u0000B"}]}) + "\n")
+    gen = make_url(backend, tmp_path)
+    url = next(gen)
+    try:
+        report = load_fhir([f], url)
+        assert report.loaded == 1
+        with Database.open(url) as db:
+            name = db.execute("SELECT family_name FROM fhir_patient").rows[0][0]
+            assert name in ("A\u0000B", "A\ufffdB")  # PostgreSQL text cannot hold NUL
+            stored = db.execute("SELECT json FROM fhir_resource").rows[0][0]
+            assert json.loads(stored)["name"][0]["family"] == "A\u0000B"
+    finally:
+        next(gen, None)

@@ -40,7 +40,7 @@ from clinbridge.adapters.fhir.schema import (
 )
 from clinbridge.adapters.fhir.writer import Writer
 from clinbridge.db import Database
-from clinbridge.errors import LoadError
+from clinbridge.errors import ClinbridgeError, ExecutionError, LoadError
 
 __all__ = ["RESOURCE_TYPES", "FhirLoader", "LoadReport", "TypeCount", "load_fhir"]
 
@@ -377,10 +377,13 @@ class FhirLoader:
             return
         try:
             fut.result()
-        except Exception:
-            if raise_errors:
+        except Exception as exc:
+            if not raise_errors:
+                logger.exception("writing a FHIR batch failed while handling another error")
+                return
+            if isinstance(exc, ClinbridgeError):
                 raise
-            logger.exception("writing a FHIR batch failed while handling another error")
+            raise ExecutionError(f"writing a batch of FHIR rows to {self.db.backend} failed: {exc}") from exc
 
     def _write(self, batch_ids: dict[str, list[str]], rows: dict[str, list[tuple[Any, ...]]],
                resources: list[tuple[Any, ...]], quarantine: list[tuple[Any, ...]]) -> None:

@@ -114,6 +114,9 @@ class Writer:
         elif self.backend == "postgres":
             with self.conn.cursor() as cur, cur.copy(f'COPY "{table.name}" ({collist}) FROM STDIN') as cp:
                 for row in rows:
+                    if any(type(v) is str and "\x00" in v for v in row):
+                        # PostgreSQL text cannot hold NUL: U+FFFD marks where one was.
+                        row = tuple(v.replace("\x00", "\ufffd") if type(v) is str else v for v in row)
                     cp.write_row(row)
         else:
             marks = ", ".join("?" * len(cols))
