@@ -71,8 +71,12 @@ def _worker_ingest(paths: list[Path], url: str, trace: bool) -> dict[str, float]
         tracemalloc.start()
     w0, c0 = time.perf_counter(), time.process_time()
     report = load_fhir(paths, url)
-    out = {"wall": time.perf_counter() - w0, "cpu": time.process_time() - c0, "resources": report.read,
-           "quarantined": report.quarantined}
+    out = {
+        "wall": time.perf_counter() - w0,
+        "cpu": time.process_time() - c0,
+        "resources": report.read,
+        "quarantined": report.quarantined,
+    }
     if trace:
         out["heap_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
     out["maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -80,7 +84,9 @@ def _worker_ingest(paths: list[Path], url: str, trace: bool) -> dict[str, float]
 
 
 def _run(args: list[str]) -> dict[str, float]:
-    res = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=False)
+    res = subprocess.run(
+        [sys.executable, __file__, *args], capture_output=True, text=True, check=False
+    )
     if res.returncode != 0:
         raise SystemExit(f"worker failed: {res.stderr[-2000:]}")
     return json.loads(res.stdout.strip().splitlines()[-1])
@@ -110,7 +116,9 @@ def _drop(schema: str | None) -> None:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
-def bench(label: str, paths: list[Path], backends: list[str], tmp: Path, rows: list[list[str]]) -> None:
+def bench(
+    label: str, paths: list[Path], backends: list[str], tmp: Path, rows: list[list[str]]
+) -> None:
     size = sum(f.stat().st_size for f in _files(paths)) / 2**20
     base = _run(["--worker", "orjson", *map(str, paths)])
     for backend in backends:
@@ -123,11 +131,21 @@ def bench(label: str, paths: list[Path], backends: list[str], tmp: Path, rows: l
         if backend == "duckdb":
             url2, _ = _url(backend, tmp)
             heap = f"{_run(['--worker', 'ingest', '--trace', '--url', url2, *map(str, paths)])['heap_peak_mb']:.0f}"
-        rows.append([
-            label, backend, f"{size:.1f}", f"{ing['resources']:.0f}", f"{base['wall']:.2f}", f"{ing['wall']:.2f}",
-            f"{ing['wall'] / base['wall']:.1f}x", f"{ing['cpu'] / base['cpu']:.1f}x",
-            f"{ing['resources'] / ing['wall']:,.0f}", f"{ing['maxrss_mb']:.0f}", heap,
-        ])
+        rows.append(
+            [
+                label,
+                backend,
+                f"{size:.1f}",
+                f"{ing['resources']:.0f}",
+                f"{base['wall']:.2f}",
+                f"{ing['wall']:.2f}",
+                f"{ing['wall'] / base['wall']:.1f}x",
+                f"{ing['cpu'] / base['cpu']:.1f}x",
+                f"{ing['resources'] / ing['wall']:,.0f}",
+                f"{ing['maxrss_mb']:.0f}",
+                heap,
+            ]
+        )
         print("  ".join(rows[-1]), flush=True)
 
 
@@ -152,8 +170,19 @@ def main() -> None:
 
     backends = a.backends.split(",")
     tmp = Path(tempfile.mkdtemp(prefix="bench_fhir_"))
-    header = ["data", "backend", "MiB", "resources", "orjson_s", "ingest_s", "ratio_wall", "ratio_cpu",
-              "res/s", "peak_rss_MiB", "py_heap_MiB"]
+    header = [
+        "data",
+        "backend",
+        "MiB",
+        "resources",
+        "orjson_s",
+        "ingest_s",
+        "ratio_wall",
+        "ratio_cpu",
+        "res/s",
+        "peak_rss_MiB",
+        "py_heap_MiB",
+    ]
     print(f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f} python={sys.version.split()[0]}")
     print("  ".join(header))
     rows: list[list[str]] = []
@@ -166,12 +195,17 @@ def main() -> None:
             t0 = time.perf_counter()
             counts = generate_fhir(out, patients=n, seed=1)
             gen_s = time.perf_counter() - t0
-            print(f"# generated {n} patients: {sum(counts.values())} resources in {gen_s:.1f} s "
-                  f"({sum(counts.values()) / gen_s:,.0f} resources/s)", flush=True)
+            print(
+                f"# generated {n} patients: {sum(counts.values())} resources in {gen_s:.1f} s "
+                f"({sum(counts.values()) / gen_s:,.0f} resources/s)",
+                flush=True,
+            )
             bench(f"generated-{n}", [out], backends, tmp, rows)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("goal: ratio <= 3x; Blaze uploads 1.8k-7.7k resources/s; py_heap should not grow with input size")
+    print(
+        "goal: ratio <= 3x; Blaze uploads 1.8k-7.7k resources/s; py_heap should not grow with input size"
+    )
 
 
 if __name__ == "__main__":

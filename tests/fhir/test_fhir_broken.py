@@ -32,7 +32,9 @@ EXPECTED: dict[str, list[tuple[str, str, str | None, str]]] = {
         ("line 4", "Observation", "encounter", "dangling reference: Encounter/nowhere"),
     ],
     "duplicate_ids.ndjson": [("line 2", "Patient", "id", "duplicate Patient id 'p1'")],
-    "bad_base64.ndjson": [("line 2", "DocumentReference", "content[0].attachment.data", "invalid base64")],
+    "bad_base64.ndjson": [
+        ("line 2", "DocumentReference", "content[0].attachment.data", "invalid base64")
+    ],
     "truncated_bundle.json": [("entry 3", "(unreadable)", None, "invalid JSON at line 65")],
     "bad_entries_bundle.json": [
         ("entry 1", "(unreadable)", "resource", "no resource object (DELETE Patient/p0)"),
@@ -42,17 +44,29 @@ EXPECTED: dict[str, list[tuple[str, str, str | None, str]]] = {
     "not_json.json": [("document", "(unreadable)", None, "invalid JSON at line 1 column 1")],
     "truncated.ndjson.gz": [("line 3", "(unreadable)", None, "cannot read the rest of the file")],
 }
-LOADED = {"wrong_types.ndjson": 3, "invalid_json.ndjson": 2, "unknown_type.ndjson": 1, "dangling.ndjson": 3,
-          "duplicate_ids.ndjson": 2, "bad_base64.ndjson": 1, "truncated_bundle.json": 3,
-          "bad_entries_bundle.json": 1, "not_json.json": 0, "truncated.ndjson.gz": 2}
+LOADED = {
+    "wrong_types.ndjson": 3,
+    "invalid_json.ndjson": 2,
+    "unknown_type.ndjson": 1,
+    "dangling.ndjson": 3,
+    "duplicate_ids.ndjson": 2,
+    "bad_base64.ndjson": 1,
+    "truncated_bundle.json": 3,
+    "bad_entries_bundle.json": 1,
+    "not_json.json": 0,
+    "truncated.ndjson.gz": 2,
+}
 
 
 def _load(path: Path, **kw: Any) -> tuple[Any, list[tuple[Any, ...]]]:
     db = Database.open("duckdb:///:memory:", read_only=False)
     try:
         report = FhirLoader(db, **kw).load([path])
-        rows = db.execute("SELECT file, record, resource_type, id, field, reason, json FROM fhir_quarantine "
-                          "ORDER BY record", max_rows=None).rows
+        rows = db.execute(
+            "SELECT file, record, resource_type, id, field, reason, json FROM fhir_quarantine "
+            "ORDER BY record",
+            max_rows=None,
+        ).rows
         return report, rows
     finally:
         db.close()
@@ -60,7 +74,9 @@ def _load(path: Path, **kw: Any) -> tuple[Any, list[tuple[Any, ...]]]:
 
 @pytest.mark.parametrize("stream_threshold", [1 << 30, 0], ids=["whole", "streamed"])
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_broken_file_is_quarantined_with_file_record_field(name: str, stream_threshold: int) -> None:
+def test_broken_file_is_quarantined_with_file_record_field(
+    name: str, stream_threshold: int
+) -> None:
     report, rows = _load(BROKEN / name, stream_threshold=stream_threshold)
     assert report.reconciled and report.read == report.loaded + report.quarantined
     assert report.loaded == LOADED[name]
@@ -86,7 +102,11 @@ def test_fail_fast_raises_load_error_naming_file_record_field() -> None:
     err = info.value
     assert err.file == str(BROKEN / "wrong_types.ndjson") and err.record == "line 3"
     assert err.field == "valueQuantity.value"
-    assert "wrong_types.ndjson" in str(err) and "line 3" in str(err) and "valueQuantity.value" in str(err)
+    assert (
+        "wrong_types.ndjson" in str(err)
+        and "line 3" in str(err)
+        and "valueQuantity.value" in str(err)
+    )
     db.close()
 
 
@@ -99,7 +119,9 @@ def test_validate_mode_rejects_what_the_r4b_model_rejects() -> None:
     report, _ = _load(BROKEN / "wrong_types.ndjson", validate=True)
     assert report.validated and report.quarantined == 3
     fields = {e["field"] for e in report.errors}
-    assert "valueQuantity.value" in fields or any(f and f.startswith("valueQuantity") for f in fields)
+    assert "valueQuantity.value" in fields or any(
+        f and f.startswith("valueQuantity") for f in fields
+    )
 
 
 def test_validate_catches_an_unflattened_field(tmp_path: Path) -> None:
@@ -143,7 +165,9 @@ def test_broken_corpus_on_every_backend(backend: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_nul_characters_load_on_every_backend(backend: str, tmp_path: Path) -> None:
     f = tmp_path / "nul.ndjson"
-    f.write_text(json.dumps({"resourceType": "Patient", "id": "p1", "name": [{"family": "A\u0000B"}]}) + "\n")
+    f.write_text(
+        json.dumps({"resourceType": "Patient", "id": "p1", "name": [{"family": "A\u0000B"}]}) + "\n"
+    )
     gen = make_url(backend, tmp_path)
     url = next(gen)
     try:
