@@ -236,3 +236,32 @@ def test_same_plans_give_same_answers(exported: Any, fhir_url: str) -> None:
         a = run_plan(f, fc, last)
         b = run_plan(o, oc, last.model_copy(update={"patient_id": str(person)}))
         assert a.value is not None and a.value == pytest.approx(b.value)
+
+
+def test_export_into_the_same_duckdb_and_with_a_separate_vocabulary(tmp_path: Path) -> None:
+    url = f"duckdb:///{tmp_path / 'one.duckdb'}"
+    vocab = f"duckdb:///{tmp_path / 'vocab.duckdb'}"
+    load_omop_csv(VOCAB_CSV, vocab, only=["concept"])
+    load_fhir([BUNDLES], url)
+    first = export_omop(url, url, vocab_url=vocab)
+    again = export_omop(url, url, vocab_url=vocab)  # a full refresh: same rows, no duplicates
+    assert first.tables == again.tables and first.codes_mapped == again.codes_mapped > 0
+    with Database.open(url) as db:
+        assert (
+            rows(db, "SELECT COUNT(*) FROM person")[0][0]
+            == 5
+            == rows(db, "SELECT COUNT(*) FROM fhir_patient")[0][0]
+        )
+        fc, oc = get_adapter("fhir").catalog(db), get_adapter("omop").catalog(db)
+        assert fc.adapter == "fhir" and oc.adapter == "omop"
+        # the vocabulary subset the export uses was copied next to the CDM tables
+        used = rows(
+            db,
+            "SELECT COUNT(DISTINCT measurement_concept_id) FROM measurement WHERE measurement_concept_id <> 0",
+        )
+        have = rows(
+            db,
+            "SELECT COUNT(*) FROM concept c WHERE c.concept_id IN (SELECT measurement_concept_id FROM "
+            "measurement)",
+        )
+        assert used[0][0] == have[0][0] > 0
