@@ -61,7 +61,7 @@ def _worker_orjson(paths: list[Path]) -> dict[str, float]:
     return {"wall": time.perf_counter() - w0, "cpu": time.process_time() - c0, "resources": n}
 
 
-def _worker_ingest(paths: list[Path], url: str, trace: bool) -> dict[str, float]:
+def _worker_ingest(paths: list[Path], url: str, trace: bool, workers: int) -> dict[str, float]:
     sys.path.insert(0, str(ROOT / "src"))
     import tracemalloc
 
@@ -70,7 +70,7 @@ def _worker_ingest(paths: list[Path], url: str, trace: bool) -> dict[str, float]
     if trace:
         tracemalloc.start()
     w0, c0 = time.perf_counter(), time.process_time()
-    report = load_fhir(paths, url)
+    report = load_fhir(paths, url, workers=workers)
     out = {
         "wall": time.perf_counter() - w0,
         "cpu": time.process_time() - c0,
@@ -117,14 +117,21 @@ def _drop(schema: str | None) -> None:
 
 
 def bench(
-    label: str, paths: list[Path], backends: list[str], tmp: Path, rows: list[list[str]]
+    label: str,
+    paths: list[Path],
+    backends: list[str],
+    tmp: Path,
+    rows: list[list[str]],
+    workers: int = 1,
 ) -> None:
     size = sum(f.stat().st_size for f in _files(paths)) / 2**20
     base = _run(["--worker", "orjson", *map(str, paths)])
     for backend in backends:
         url, schema = _url(backend, tmp)
         try:
-            ing = _run(["--worker", "ingest", "--url", url, *map(str, paths)])
+            ing = _run(
+                ["--worker", "ingest", "--workers", str(workers), "--url", url, *map(str, paths)]
+            )
         finally:
             _drop(schema)
         heap = ""
@@ -157,13 +164,16 @@ def main() -> None:
     ap.add_argument("--worker", choices=["orjson", "ingest"])
     ap.add_argument("--url")
     ap.add_argument("--trace", action="store_true")
+    ap.add_argument(
+        "--workers", type=int, default=1, help="parse/flatten processes (load_fhir workers=)"
+    )
     ap.add_argument("paths", nargs="*")
     a = ap.parse_args()
     if a.worker == "orjson":
         print(json.dumps(_worker_orjson([Path(p) for p in a.paths])))
         return
     if a.worker == "ingest":
-        print(json.dumps(_worker_ingest([Path(p) for p in a.paths], a.url, a.trace)))
+        print(json.dumps(_worker_ingest([Path(p) for p in a.paths], a.url, a.trace, a.workers)))
         return
     sys.path.insert(0, str(ROOT / "src"))
     from clinbridge.synthetic.fhir import generate_fhir
@@ -183,12 +193,15 @@ def main() -> None:
         "peak_rss_MiB",
         "py_heap_MiB",
     ]
-    print(f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f} python={sys.version.split()[0]}")
+    print(
+        f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f} python={sys.version.split()[0]} "
+        f"workers={a.workers}"
+    )
     print("  ".join(header))
     rows: list[list[str]] = []
     try:
         if not a.skip_sample:
-            bench("synthea-sample", SAMPLE, backends, tmp, rows)
+            bench("synthea-sample", SAMPLE, backends, tmp, rows, a.workers)
         small = max(1, a.patients // 4)
         for n in (small, a.patients):
             out = tmp / f"gen{n}"
@@ -200,7 +213,7 @@ def main() -> None:
                 f"({sum(counts.values()) / gen_s:,.0f} resources/s)",
                 flush=True,
             )
-            bench(f"generated-{n}", [out], backends, tmp, rows)
+            bench(f"generated-{n}", [out], backends, tmp, rows, a.workers)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(

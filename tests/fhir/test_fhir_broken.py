@@ -180,3 +180,42 @@ def test_nul_characters_load_on_every_backend(backend: str, tmp_path: Path) -> N
             assert json.loads(stored)["name"][0]["family"] == "A\u0000B"
     finally:
         next(gen, None)
+
+
+def _snapshot(db: Database) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for t in (
+        "fhir_resource",
+        "fhir_quarantine",
+        "fhir_observation",
+        "fhir_patient",
+        "fhir_code",
+        "fhir_note",
+    ):
+        cols = [c for c, _ in db.columns(t) if c != "load_id"]
+        out[t] = sorted(
+            map(repr, db.execute(f"SELECT {', '.join(cols)} FROM {t}", max_rows=None).rows)
+        )
+    return out
+
+
+@pytest.mark.slow
+def test_worker_processes_give_the_same_result(tmp_path: Path) -> None:
+    from fhir_testlib import BUNDLES, NDJSON
+
+    from clinbridge.synthetic.fhir import generate_fhir
+
+    generate_fhir(tmp_path / "gen", patients=8, seed=2)
+    paths = [BUNDLES, NDJSON, BROKEN, tmp_path / "gen"]
+    snaps, reports = [], []
+    for workers in (1, 2):
+        db = Database.open("duckdb:///:memory:", read_only=False)
+        report = FhirLoader(db, workers=workers, batch_size=3000).load(paths)
+        snaps.append(_snapshot(db))
+        reports.append(report)
+        db.close()
+    assert reports[0].resource_types == reports[1].resource_types
+    assert [(e["file"], e["record"], e["field"], e["reason"]) for e in reports[0].errors] == [
+        (e["file"], e["record"], e["field"], e["reason"]) for e in reports[1].errors
+    ]
+    assert snaps[0] == snaps[1]

@@ -43,6 +43,13 @@ __all__ = ["export_omop", "load_fhir", "synth_fhir"]
     show_default=True,
     help="Rows buffered between writes.",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Processes that parse and flatten in parallel.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def load_fhir(
     paths: tuple[Path, ...],
@@ -51,6 +58,7 @@ def load_fhir(
     fail_fast: bool,
     report_json: Path | None,
     batch_size: int,
+    workers: int,
     quiet: bool,
 ) -> None:
     """Load FHIR R4 bundles (.json, .json.gz) and bulk NDJSON files or directories."""
@@ -76,6 +84,7 @@ def load_fhir(
             validate=validate,
             fail_fast=fail_fast,
             batch_size=batch_size,
+            workers=workers,
             progress=None if quiet else progress,
         )
     except ClinbridgeError as exc:

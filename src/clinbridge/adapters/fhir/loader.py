@@ -14,9 +14,9 @@ import logging
 import re
 import time
 import uuid
-from collections import defaultdict
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,8 @@ from clinbridge.adapters.fhir.reader import (
     Record,
     discover,
     file_kind,
+    line_chunks,
+    line_records,
     read_file,
 )
 from clinbridge.adapters.fhir.schema import (
@@ -143,6 +145,87 @@ _REF_INDEX: dict[str, tuple[int | None, int | None]] = {
 _MAIN_ROW = {"fhir_observation": '"component" = 0', "fhir_note": '"seq" = 0'}
 
 
+Outcome = tuple[
+    bool,
+    str,
+    str,
+    "str | None",
+    bool,
+    "str | None",
+    "str | None",
+    list[tuple[str, tuple[Any, ...]]],
+    "str | None",
+]
+"""(ok, type counted as read, resource type, id, id usable, field, reason, rows, JSON text)."""
+
+
+def examine(rec: Record, ctx: Context, validate: bool) -> Outcome:
+    """Check and flatten one record; no loader state (runs in worker processes too).
+
+    Duplicates are decided by the caller, which knows what was read before.
+    """
+    if rec.error is not None or rec.resource is None:
+        t = "(unreadable)"
+        return False, t, t, None, False, rec.field, rec.error or "no resource", [], rec.raw
+    res = rec.resource
+
+    def text() -> str:
+        return rec.raw if rec.raw is not None else orjson.dumps(res).decode()
+
+    rtype = res.get("resourceType")
+    if not isinstance(rtype, str):
+        t = "(no resourceType)"
+        return (
+            False,
+            t,
+            t,
+            None,
+            False,
+            "resourceType",
+            "missing or non-string resourceType",
+            [],
+            text(),
+        )
+    if rtype not in RESOURCE_TYPES:
+        reason = f"unknown FHIR R4 resource type {rtype!r}"
+        return False, rtype, rtype, None, False, "resourceType", reason, [], text()
+    rid = res.get("id")
+    if rid is None and rec.full_url and rec.full_url.startswith("urn:uuid:"):
+        rid = res["id"] = rec.full_url[9:]
+    if not isinstance(rid, str) or not _ID_RE.match(rid):
+        bad = rid if isinstance(rid, str) else None
+        return (
+            False,
+            rtype,
+            rtype,
+            bad,
+            False,
+            "id",
+            f"missing or invalid resource id {rid!r}",
+            [],
+            text(),
+        )
+    if rec.full_url:
+        ctx.refmap[rec.full_url] = f"{rtype}/{rid}"
+    if validate:
+        cls = _resource_class(rtype)
+        if cls is None:
+            reason = f"{rtype} has no R4B model to validate against"
+            return False, rtype, rtype, rid, True, "resourceType", reason, [], text()
+        if cls is not True:
+            try:
+                cls.model_validate(res)
+            except Exception as exc:  # pydantic.ValidationError, or fhir.resources' own errors
+                fld, msg = _validation_detail(exc)
+                reason = f"invalid {rtype} (R4B model): {msg}"
+                return False, rtype, rtype, rid, True, fld, reason, [], text()
+    try:
+        rows = flatten(res, ctx)
+    except FieldError as exc:
+        return False, rtype, rtype, rid, True, exc.field, exc.message, [], text()
+    return True, rtype, rtype, rid, True, None, None, rows, text()
+
+
 class FhirLoader:
     """Streams FHIR files into a database opened with ``read_only=False``."""
 
@@ -155,8 +238,10 @@ class FhirLoader:
         batch_size: int = 50_000,
         progress: ProgressFn | None = None,
         stream_threshold: int = DEFAULT_STREAM_THRESHOLD,
+        workers: int = 1,
     ) -> None:
         self.db = db
+        self.workers = max(1, workers)
         self.writer = Writer(db)
         self.validate = validate
         self.fail_fast = fail_fast
@@ -200,7 +285,17 @@ class FhirLoader:
         self._inflight: Future[None] | None = None
         ok = False
         try:
-            for f in files:
+            if self.workers > 1:
+                files = self._skip_logs(files, skipped)
+                for file, record, outcome, size in self._parallel_outcomes(files):
+                    self._accept(file, record, outcome)
+                    n_read += 1
+                    if self._pending >= self.batch_size:
+                        self._flush()
+                    done += size
+                    if self.progress is not None and (size or not n_read & 2047):
+                        self.progress(done, total, n_read)
+            for f in files if self.workers <= 1 else ():
                 if file_kind(f) == "log":
                     skipped.append(
                         {"file": str(f), "reason": "bulk-data export log (not FHIR resources)"}
@@ -265,6 +360,87 @@ class FhirLoader:
         return report
 
     # -- per record --------------------------------------------------------------------------
+    @staticmethod
+    def _skip_logs(files: list[Path], skipped: list[dict[str, str]]) -> list[Path]:
+        keep = []
+        for f in files:
+            if file_kind(f) == "log":
+                skipped.append(
+                    {"file": str(f), "reason": "bulk-data export log (not FHIR resources)"}
+                )
+            else:
+                keep.append(f)
+        return keep
+
+    def _parallel_outcomes(self, files: list[Path]) -> Iterator[tuple[str, str, Outcome, int]]:
+        """(file, record, outcome, bytes done) in input order, examined by worker processes.
+
+        Bundles go whole to a worker (big ones are streamed here); NDJSON goes as chunks of raw
+        lines. At most 2 x workers chunks are in flight, so memory stays bounded.
+        """
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        pending: deque[tuple[Future[Any], int]] = deque()
+        limit = 2 * self.workers
+
+        def ready(value: Any) -> Future[Any]:
+            fut: Future[Any] = Future()
+            fut.set_result(value)
+            return fut
+
+        def take() -> Iterator[tuple[str, str, Outcome, int]]:
+            fut, size = pending.popleft()
+            results, codes = fut.result()
+            for key, display in codes.items():
+                if display or key not in self.ctx.codes:
+                    self.ctx.codes[key] = display
+            for i, (file, record, outcome) in enumerate(results):
+                yield file, record, outcome, size if i == len(results) - 1 else 0
+            if not results:
+                yield from ()
+
+        with ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx) as pool:
+            for f in files:
+                size = f.stat().st_size
+                kind = file_kind(f)
+                big = (
+                    kind == "bundle"
+                    and size * (8 if f.suffix == ".gz" else 1) >= self.stream_threshold
+                )
+                if big:  # streamed entry by entry here, in order
+                    while pending:
+                        yield from take()
+                    self.ctx.refmap = {}
+                    for r in read_file(f, stream_threshold=self.stream_threshold):
+                        yield r.file, r.record, examine(r, self.ctx, self.validate), 0
+                elif kind == "bundle":
+                    pending.append(
+                        (
+                            pool.submit(_work_file, str(f), self.stream_threshold, self.validate),
+                            size,
+                        )
+                    )
+                else:
+                    parts = list(_chunk_tasks(f))
+                    for i, part in enumerate(parts):
+                        weight = size if i == len(parts) - 1 else 0
+                        if isinstance(part, Record):
+                            out = [
+                                (part.file, part.record, examine(part, Context(), self.validate))
+                            ]
+                            pending.append((ready((out, {})), weight))
+                        else:
+                            first, lines = part
+                            task = pool.submit(_work_lines, str(f), first, lines, self.validate)
+                            pending.append((task, weight))
+                        while len(pending) > limit:
+                            yield from take()
+                while len(pending) > limit:
+                    yield from take()
+            while pending:
+                yield from take()
+
     def _reset_batch(self) -> None:
         self._rows: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
         self._resources: list[tuple[Any, ...]] = []
@@ -279,7 +455,6 @@ class FhirLoader:
         rid: str | None,
         fld: str | None,
         reason: str,
-        res: dict[str, Any] | None = None,
     ) -> None:
         self._counts[rtype][2] += 1
         self._error_count += 1
@@ -301,86 +476,31 @@ class FhirLoader:
                 record=rec.record,
                 field=fld,
             )
-        text = rec.raw
-        if text is None and res is not None:
-            text = orjson.dumps(res).decode()
-        self._quarantine.append((self.load_id, rec.file, rec.record, rtype, rid, fld, reason, text))
+        self._quarantine.append(
+            (self.load_id, rec.file, rec.record, rtype, rid, fld, reason, rec.raw)
+        )
         self._pending += 1
 
     def _process(self, rec: Record) -> None:
-        if rec.error is not None or rec.resource is None:
-            rtype = "(unreadable)"
-            self._counts[rtype][0] += 1
-            self._reject(rec, rtype, None, rec.field, rec.error or "no resource")
-            return
-        res = rec.resource
-        rtype_any = res.get("resourceType")
-        if not isinstance(rtype_any, str):
-            self._counts["(no resourceType)"][0] += 1
-            self._reject(
-                rec,
-                "(no resourceType)",
-                None,
-                "resourceType",
-                "missing or non-string resourceType",
-                res,
-            )
-            return
-        rtype = rtype_any
-        self._counts[rtype][0] += 1
-        if rtype not in RESOURCE_TYPES:
-            self._reject(
-                rec, rtype, None, "resourceType", f"unknown FHIR R4 resource type {rtype!r}", res
-            )
-            return
-        rid = res.get("id")
-        if rid is None and rec.full_url and rec.full_url.startswith("urn:uuid:"):
-            rid = res["id"] = rec.full_url[9:]
-        if not isinstance(rid, str) or not _ID_RE.match(rid):
-            self._reject(
-                rec,
-                rtype,
-                None if not isinstance(rid, str) else rid,
-                "id",
-                f"missing or invalid resource id {rid!r}",
-                res,
-            )
-            return
-        if rec.full_url:
-            self.ctx.refmap[rec.full_url] = f"{rtype}/{rid}"
+        self._accept(rec.file, rec.record, examine(rec, self.ctx, self.validate))
+
+    def _accept(self, file: str, record: str, outcome: Outcome) -> None:
+        """Book one examined record: duplicates, counts, rows to the batch or to quarantine."""
+        ok, ctype, rtype, rid, id_ok, fld, reason, rows, text = outcome
+        self._counts[ctype][0] += 1
+        rec = Record(file, record, raw=text)
         key = hash((rtype, rid))
-        if key in self._seen:
+        if id_ok and key in self._seen:
             self._reject(
                 rec,
                 rtype,
                 rid,
                 "id",
                 f"duplicate {rtype} id {rid!r}: an earlier record in this load has the same id",
-                res,
             )
             return
-        cls = _resource_class(rtype) if self.validate else None
-        if cls is None and self.validate:
-            self._reject(
-                rec,
-                rtype,
-                rid,
-                "resourceType",
-                f"{rtype} has no R4B model to validate against",
-                res,
-            )
-            return
-        if cls is not None and cls is not True:
-            try:
-                cls.model_validate(res)
-            except Exception as exc:  # pydantic.ValidationError, or fhir.resources' own errors
-                fld, msg = _validation_detail(exc)
-                self._reject(rec, rtype, rid, fld, f"invalid {rtype} (R4B model): {msg}", res)
-                return
-        try:
-            rows = flatten(res, self.ctx)
-        except FieldError as exc:
-            self._reject(rec, rtype, rid, exc.field, exc.message, res)
+        if not ok or rid is None:
+            self._reject(rec, rtype, rid, fld, reason or "rejected")
             return
         self._seen.add(key)
         if rtype in self._loaded_ids:
@@ -394,17 +514,7 @@ class FhirLoader:
                 self._refs["Encounter"].add(row[ei])
         for table, row in rows:
             self._rows[table].append(row)
-        self._resources.append(
-            (
-                rtype,
-                rid,
-                rtype in FLATTENERS,
-                rec.file,
-                rec.record,
-                self.load_id,
-                rec.raw if rec.raw is not None else orjson.dumps(res).decode(),
-            )
-        )
+        self._resources.append((rtype, rid, rtype in FLATTENERS, file, record, self.load_id, text))
         self._batch_ids[rtype].append(rid)
         self._counts[rtype][1] += 1
         self._pending += len(rows) + 1
@@ -562,6 +672,35 @@ def _validation_detail(exc: Exception) -> tuple[str | None, str]:
     return None, str(exc).splitlines()[0]
 
 
+def _chunk_tasks(path: Path) -> Iterator[tuple[int, list[bytes]] | Record]:
+    return line_chunks(path)
+
+
+def _work_file(
+    path: str, stream_threshold: int, validate: bool
+) -> tuple[list[Any], dict[Any, Any]]:
+    """Worker process: examine every record of one (bundle) file."""
+    ctx = Context()
+    out = [
+        (r.file, r.record, examine(r, ctx, validate))
+        for r in read_file(Path(path), stream_threshold=stream_threshold)
+    ]
+    return out, ctx.codes
+
+
+def _work_lines(
+    name: str, first: int, lines: list[bytes], validate: bool
+) -> tuple[list[Any], dict[Any, Any]]:
+    """Worker process: examine a chunk of NDJSON lines."""
+    ctx = Context()
+    out = []
+    for i, line in enumerate(lines):
+        if line.strip():
+            for r in line_records(name, first + i, line):
+                out.append((r.file, r.record, examine(r, ctx, validate)))
+    return out, ctx.codes
+
+
 def load_fhir(
     paths: Sequence[str | Path],
     url: str,
@@ -571,6 +710,7 @@ def load_fhir(
     progress: ProgressFn | None = None,
     batch_size: int = 50_000,
     stream_threshold: int = DEFAULT_STREAM_THRESHOLD,
+    workers: int = 1,
 ) -> LoadReport:
     """Load FHIR bundles / NDJSON files or directories into the database at ``url``.
 
@@ -582,6 +722,7 @@ def load_fhir(
         progress: called as progress(bytes_done, bytes_total, resources_read).
         batch_size: rows buffered between writes.
         stream_threshold: bundles bigger than this many bytes are parsed entry by entry.
+        workers: processes that parse and flatten in parallel (1: all in this process).
 
     Returns:
         The reconciliation report (also stored in ``fhir_load``).
@@ -595,6 +736,7 @@ def load_fhir(
             progress=progress,
             batch_size=batch_size,
             stream_threshold=stream_threshold,
+            workers=workers,
         )
         return loader.load(paths)
     finally:

@@ -21,7 +21,15 @@ from typing import IO, Any
 
 import orjson
 
-__all__ = ["FileKind", "Record", "discover", "file_kind", "read_file"]
+__all__ = [
+    "FileKind",
+    "Record",
+    "discover",
+    "file_kind",
+    "line_chunks",
+    "line_records",
+    "read_file",
+]
 
 DEFAULT_STREAM_THRESHOLD = 64 * 1024 * 1024
 
@@ -139,34 +147,70 @@ def _ndjson(
             lineno += 1
             if position is not None and not lineno & 1023:
                 position[0] = counter.count
-            if not line.strip():
-                continue
-            try:
-                obj = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                yield Record(
-                    name,
-                    f"line {lineno}",
-                    raw=line.decode("utf-8", "replace"),
-                    error=f"invalid JSON: {exc}",
-                )
-                continue
-            if isinstance(obj, dict) and obj.get("resourceType") == "Bundle":
-                yield from _document(obj, name, prefix=f"line {lineno} ")
-                continue
-            if not isinstance(obj, dict):
-                yield Record(
-                    name,
-                    f"line {lineno}",
-                    raw=line.decode("utf-8", "replace"),
-                    error=f"expected a JSON object, got {type(obj).__name__}",
-                )
-                continue
-            yield Record(name, f"line {lineno}", resource=obj, raw=line.decode().rstrip("\r\n"))
+            if line.strip():
+                yield from line_records(name, lineno, line)
     except (OSError, EOFError) as exc:  # e.g. a truncated gzip stream
         yield Record(name, f"line {lineno + 1}", error=f"cannot read the rest of the file: {exc}")
     if position is not None:
         position[0] = counter.count
+
+
+def line_records(name: str, lineno: int, line: bytes) -> Iterator[Record]:
+    """The record(s) of one NDJSON line (a Bundle on one line gives its entries)."""
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        yield Record(
+            name,
+            f"line {lineno}",
+            raw=line.decode("utf-8", "replace"),
+            error=f"invalid JSON: {exc}",
+        )
+        return
+    if isinstance(obj, dict) and obj.get("resourceType") == "Bundle":
+        yield from _document(obj, name, prefix=f"line {lineno} ")
+        return
+    if not isinstance(obj, dict):
+        yield Record(
+            name,
+            f"line {lineno}",
+            raw=line.decode("utf-8", "replace"),
+            error=f"expected a JSON object, got {type(obj).__name__}",
+        )
+        return
+    yield Record(name, f"line {lineno}", resource=obj, raw=line.decode().rstrip("\r\n"))
+
+
+def line_chunks(path: Path, max_bytes: int = 4 << 20) -> Iterator[tuple[int, list[bytes]] | Record]:
+    """Raw NDJSON lines in chunks of about ``max_bytes``: (first line number, lines).
+
+    A read error (a truncated gzip stream) comes as a Record with the error, after the lines read.
+    """
+    fh, counter = _open(path)
+    lineno = 0
+    chunk: list[bytes] = []
+    first = 1
+    size = 0
+    try:
+        for line in fh:
+            lineno += 1
+            chunk.append(line)
+            size += len(line)
+            if size >= max_bytes:
+                yield first, chunk
+                chunk, first, size = [], lineno + 1, 0
+    except (OSError, EOFError) as exc:
+        if chunk:
+            yield first, chunk
+            chunk = []
+        yield Record(
+            str(path), f"line {lineno + 1}", error=f"cannot read the rest of the file: {exc}"
+        )
+    finally:
+        fh.close()
+        counter.close()
+    if chunk:
+        yield first, chunk
 
 
 def _entry(entry: Any, name: str, where: str) -> Record:
