@@ -72,6 +72,35 @@ def cold_start(url: str, cache: Path) -> float:
     return elapsed
 
 
+_BREAKDOWN = """
+import time, json
+t0 = time.perf_counter()
+import clinbridge.api, clinbridge.adapters, clinbridge.engine.run
+t1 = time.perf_counter()
+conn = clinbridge.api.connect({url!r})
+t2 = time.perf_counter()
+conn.understander
+t3 = time.perf_counter()
+a = conn.ask("How many women had a GI bleed in 2015?")
+t4 = time.perf_counter()
+assert a.decision == "accept"
+print(json.dumps({{"imports": t1 - t0, "connect+describe": t2 - t1, "lexicon": t3 - t2, "first ask": t4 - t3}}))
+"""
+
+
+def _cold_breakdown(url: str, cache: Path) -> dict[str, float]:
+    import json
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), CLINBRIDGE_CACHE_DIR=str(cache))
+    out: dict[str, float] = {}
+    for attempt in ("empty cache", "warm cache"):
+        proc = subprocess.run([sys.executable, "-c", _BREAKDOWN.format(url=url)], capture_output=True,
+                              text=True, env=env, check=True)
+        for k, v in json.loads(proc.stdout.strip().splitlines()[-1]).items():
+            out[f"{k} ({attempt})"] = v
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--set", default="all", choices=["all", "eunomia", "synth"])
@@ -114,6 +143,8 @@ def main() -> None:
           f"max {max(seconds) * 1000:.0f} ms  (goal p50 ≤ 200 ms, p95 ≤ 1000 ms)")
     print(f"latency understanding only: p50 {statistics.median(understand_s) * 1000:.1f} ms, "
           f"p95 {_pct(understand_s, 0.95) * 1000:.1f} ms")
+    breakdown = _cold_breakdown(urls["eunomia"], work / "cold-cache-2")
+    print("cold start breakdown (fresh process): " + ", ".join(f"{k} {v:.2f} s" for k, v in breakdown.items()))
     cache = work / "cold-cache"
     first = cold_start(urls["eunomia"], cache)
     warm = cold_start(urls["eunomia"], cache)

@@ -208,7 +208,7 @@ def extract(text: str) -> list[Piece]:
     pieces = _pass(pieces, r"\b(?:maximum|max|highest|largest|longest|greatest|peak|biggest|oldest)\b", lambda m: Slot("intent", {"op": "max", "word": m[0]}))
     pieces = _pass(pieces, r"\b(?:sum\s+of|cumulative|combined)\b|\btotal\b(?!\s+number)(?=\s+(?:days|quantity|supply|length|⟦))",
                    lambda m: Slot("intent", {"op": "sum"}))
-    pieces = _pass(pieces, r"\b(?:trend|over\s+time|time\s+series|all\s+(?:the\s+|of\s+the\s+)?(?:values|readings|results|measurements))\b",
+    pieces = _pass(pieces, r"\b(?:trend|over\s+time|time\s+series|all\s+(?:the\s+|of\s+the\s+)?(?:values|readings|results|measurements))\b|\b(?:all|every)\b(?=\s+(?:(?:the|of|his|her|their|this|patient|'s)\s+){0,3}(?:[a-z0-9]+\s+){1,3}(?:values|readings|results|measurements)\b)",
                    lambda m: Slot("intent", {"op": "series"}))
     pieces = _pass(pieces, r"^(?:when)\b|\b(?:what|which)\s+(?:was|is|were)\s+the\s+dates?\s+(?:of|when)\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+(?:date|day|year)\b|\b(?:the\s+)?dates?\s+of\b|\bwhen\b",
                    lambda m: Slot("intent", {"op": "date"}))

@@ -59,7 +59,7 @@ STREAM_HINTS: dict[str, str] = {
 SOFT_WORDS = frozenset(
     set(STREAM_HINTS)
     | set(
-        ["history", "recorded", "documented", "record", "known", "confirmed", "new", "any", "prior", "previous", "previously", "patient", "patients", "person", "people", "had", "has", "have", "got", "get", "gets", "experienced", "experience", "time", "times", "occasion", "occurrence", "instance", "event", "events", "entry", "entries", "ever", "total", "overall", "mentioned", "noted", "registered", "coded", "listed", "database", "data", "dataset"]
+        ["history", "recorded", "documented", "record", "known", "confirmed", "new", "any", "prior", "previous", "previously", "patient", "patients", "person", "people", "had", "has", "have", "got", "get", "gets", "experienced", "experience", "time", "times", "occasion", "occurrence", "instance", "event", "events", "entry", "entries", "ever", "total", "overall", "mentioned", "noted", "registered", "coded", "listed", "database", "data", "dataset", "taken", "obtained", "drawn", "done", "collected", "made", "conducted", "carried", "checked", "ordered"]
     )
 )
 
