@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from clinbridge.engine.understand._text import content_tokens, normalize
+from clinbridge.engine.understand._text import content_tokens, normalize, stem, tokens
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog, Dictionary, EventStream
@@ -31,7 +31,7 @@ __all__ = ["ConceptEntry", "Lexicon", "Match", "StreamStats"]
 
 logger = logging.getLogger(__name__)
 
-_CACHE_VERSION = 4
+_CACHE_VERSION = 5
 _BRACKETS = re.compile(r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
                        r"observable entity|regime/therapy|morphologic abnormality)\)")
 _MODEL_LOCK = threading.Lock()
@@ -286,7 +286,7 @@ class Lexicon:
         for i, (text, toks, _entries, _how) in enumerate(self.labels):
             self._exact[_squash(text)].append(i)
             self._tokset[toks].append(i)
-            for t in toks:
+            for t in toks | frozenset(content_tokens(text)):
                 self._postings[t].add(i)
 
     @property
@@ -312,9 +312,9 @@ class Lexicon:
         if all(postings):
             common = set.intersection(*[p for p in postings if p is not None])
             for i in common:
-                if i in out:
+                if i in out or _only_an_argument(self.labels[i][0], toks):
                     continue
-                extra = len(self.labels[i][1]) - len(toks)
+                extra = max(0, len(self.labels[i][1]) - len(toks))
                 score = 0.9 * len(toks) / (len(toks) + 0.35 * extra)
                 out[i] = Match(self.labels[i][0], list(self.labels[i][2]), round(score, 4), "contains")
         return sorted(out.values(), key=lambda m: (-m.score, -self._events(m), m.label))
@@ -378,6 +378,22 @@ class Lexicon:
             except OSError:
                 logger.info("cannot write embedding cache %s", path)
         return arr
+
+
+_PREPOSITIONS = frozenset("of for to by due with without in on at from against after during".split())
+
+
+def _only_an_argument(label: str, toks: frozenset[str]) -> bool:
+    """True when every word of the phrase sits after a preposition of the label, i.e. the label
+    is about something else *of/for/to* the phrase: 'Urine screening test for diabetes' is not
+    diabetes, 'History of myocardial infarction' is not an infarction, 'Closed fracture of hip'
+    is not the hip."""
+    words = [stem(w) for w in tokens(_BRACKETS.sub(" ", label))]
+    cut = next((k for k, w in enumerate(words) if w in _PREPOSITIONS and k > 0), None)
+    if cut is None:
+        return False
+    head = set(words[:cut])
+    return not (head & toks)
 
 
 def _model() -> Any:
