@@ -14,6 +14,7 @@ from clinbridge.engine.plan import (
     EventFilter,
     Measure,
     QueryPlan,
+    SexFilter,
 )
 from clinbridge.engine.validate import Feedback, SqlProposal, answer_with_validation
 from clinbridge.errors import ConceptNotFoundError, UnderstandingError
@@ -166,7 +167,9 @@ def test_free_sql_goes_through_the_guard(tiny):
 
 
 def test_engine_run_plan_accepts_and_abstains(tiny):
-    out = answer_with_validation("How many patients have type 2 diabetes?", [T2DM], catalog=tiny.catalog, db=tiny.db)
+    out = answer_with_validation(
+        "How many patients have type 2 diabetes?", [T2DM], catalog=tiny.catalog, db=tiny.db
+    )
     assert out.decision == "accept", out.to_dict()
     assert out.value == 3
     answer = out.to_answer()
@@ -174,15 +177,48 @@ def test_engine_run_plan_accepts_and_abstains(tiny):
     assert any(c.name == "concepts_in_data[filters[0]]" and c.passed for c in answer.checks)
     assert answer.provenance.question == "How many patients have type 2 diabetes?"
 
-    hr = answer_with_validation("What is the mean heart rate?", [HR], catalog=tiny.catalog, db=tiny.db)
+    hr = answer_with_validation(
+        "What is the mean heart rate?", [HR], catalog=tiny.catalog, db=tiny.db
+    )
     assert hr.decision == "abstain" and hr.value is None
     assert hr.reason in {"not_stored", "no_data"}
     abst = hr.to_answer()
     assert abst.decision == "abstain" and abst.value is None and abst.rows == []
     assert abst.reason_code == hr.reason
 
-    unknown = QueryPlan(filters=(EventFilter(stream="condition", concepts=cs("Unobtainium syndrome")),))
-    out = answer_with_validation("How many patients have unobtainium syndrome?", [unknown, T2DM],
-                                 catalog=tiny.catalog, db=tiny.db)
+    unknown = QueryPlan(
+        filters=(EventFilter(stream="condition", concepts=cs("Unobtainium syndrome")),)
+    )
+    out = answer_with_validation(
+        "How many patients have unobtainium syndrome?",
+        [unknown, T2DM],
+        catalog=tiny.catalog,
+        db=tiny.db,
+    )
     assert out.decision == "accept" and out.repaired  # the repair (next reading) was accepted
     assert out.attempts[0].checks[0].code == "concept_not_found"
+
+
+def test_engine_proportion_is_checked_against_its_denominator(tiny):
+    plan = QueryPlan(
+        filters=(EventFilter(stream="drug", concepts=cs("celecoxib")),),
+        aggregate=Aggregate(op="proportion", numerator=(SexFilter(sex="female"),)),
+    )
+    out = answer_with_validation(
+        "What proportion of celecoxib users are female?", [plan], catalog=tiny.catalog, db=tiny.db
+    )
+    assert out.decision == "accept" and out.value == pytest.approx(0.5), out.to_dict()
+    check = next(c for c in out.checks if c.name == "numerator_le_denominator")
+    assert check.passed and check.detail == "1 ≤ 2"
+    bad = SimpleNamespace(
+        value=1.5,
+        rows=[],
+        columns=[],
+        sql="",
+        concept_sets=[],
+        details={"numerator": 3, "denominator": 2},
+    )
+    from clinbridge.engine.validate import validate
+
+    checks = validate(bad, plan=plan, catalog=tiny.catalog, db=tiny.db)
+    assert any(c.code == "numerator_gt_denominator" and not c.passed for c in checks)

@@ -14,20 +14,48 @@ __all__ = ["feedback_approve", "feedback_edit"]
 def _options(fn: Any) -> Any:
     opts = [
         click.option("--question", "-q", required=True, help="The question in plain language."),
-        click.option("--plan", "plan_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                     help="The QueryPlan JSON that answers it."),
+        click.option(
+            "--plan",
+            "plan_file",
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            help="The QueryPlan JSON that answers it.",
+        ),
         click.option("--sql", default=None, help="SQL that answers it (text, or @file)."),
-        click.option("--db", "url", default=None,
-                     help="Check the pair on this database first (it must run and pass the validator)."),
-        click.option("--adapter", default=None, help="Adapter to describe the database with (default: detect)."),
-        click.option("--schema", default=None, help="Database schema holding the source (PostgreSQL)."),
+        click.option(
+            "--db",
+            "url",
+            default=None,
+            help="Check the pair on this database first (it must run and pass the validator).",
+        ),
+        click.option(
+            "--adapter",
+            default=None,
+            help="Adapter to describe the database with (default: detect).",
+        ),
+        click.option(
+            "--schema", default=None, help="Database schema holding the source (PostgreSQL)."
+        ),
         click.option("--source", default=None, help="Source name to record with the pair."),
-        click.option("--bank", "bank_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help="Example bank file (default: $CLINBRIDGE_EXAMPLES or ~/.clinbridge/examples.jsonl)."),
-        click.option("--augment", type=int, default=0, show_default=True,
-                     help="Also add up to N one-change variants that run and return a result (needs --db)."),
-        click.option("--force", is_flag=True, help="Store the pair even if it fails its checks on --db."),
-        click.option("--json", "as_json", is_flag=True, help="Print the stored examples as JSON lines."),
+        click.option(
+            "--bank",
+            "bank_path",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help="Example bank file (default: $CLINBRIDGE_EXAMPLES or ~/.clinbridge/examples.jsonl).",
+        ),
+        click.option(
+            "--augment",
+            type=int,
+            default=0,
+            show_default=True,
+            help="Also add up to N one-change variants that run and return a result (needs --db).",
+        ),
+        click.option(
+            "--force", is_flag=True, help="Store the pair even if it fails its checks on --db."
+        ),
+        click.option(
+            "--json", "as_json", is_flag=True, help="Print the stored examples as JSON lines."
+        ),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
@@ -40,9 +68,21 @@ def _read_sql(sql: str | None) -> str | None:
     return sql
 
 
-def _run(kind: str, question: str, plan_file: Path | None, sql: str | None, url: str | None, adapter: str | None,
-         schema: str | None, source: str | None, bank_path: Path | None, augment_n: int, force: bool,
-         as_json: bool, replaces: str | None = None) -> None:
+def _run(
+    kind: str,
+    question: str,
+    plan_file: Path | None,
+    sql: str | None,
+    url: str | None,
+    adapter: str | None,
+    schema: str | None,
+    source: str | None,
+    bank_path: Path | None,
+    augment_n: int,
+    force: bool,
+    as_json: bool,
+    replaces: str | None = None,
+) -> None:
     from clinbridge.engine.examples import ExampleBank, augment
     from clinbridge.engine.plan import QueryPlan
     from clinbridge.errors import ClinbridgeError
@@ -72,24 +112,53 @@ def _run(kind: str, question: str, plan_file: Path | None, sql: str | None, url:
             with Database.open(url, schema=schema) as db:
                 catalog = describe(db, adapter=adapter, source=source)
                 proposal: Any = plan if plan is not None else SqlProposal(sql=sql or "")
-                out = answer_with_validation(question, [proposal], catalog=catalog, db=db, settings=settings,
-                                             max_repairs=0, understanding="feedback")
+                out = answer_with_validation(
+                    question,
+                    [proposal],
+                    catalog=catalog,
+                    db=db,
+                    settings=settings,
+                    max_repairs=0,
+                    understanding="feedback",
+                )
                 if out.decision == "accept":
-                    click.echo(f"checked on {catalog.source}: {out.to_answer().summary()}", err=True)
+                    click.echo(
+                        f"checked on {catalog.source}: {out.to_answer().summary()}", err=True
+                    )
                 elif force:
-                    click.echo(f"warning: stored although it fails on {catalog.source}: {out.reason}: "
-                               f"{out.detail}", err=True)
+                    click.echo(
+                        f"warning: stored although it fails on {catalog.source}: {out.reason}: "
+                        f"{out.detail}",
+                        err=True,
+                    )
                 else:
-                    click.echo(f"error: not stored — on {catalog.source} it abstains ({out.reason}): {out.detail}"
-                               " (use --force to store it anyway)", err=True)
+                    click.echo(
+                        f"error: not stored — on {catalog.source} it abstains ({out.reason}): {out.detail}"
+                        " (use --force to store it anyway)",
+                        err=True,
+                    )
                     sys.exit(1)
-                ex = _store(bank, kind, question, plan, sql or (out.sql if plan is None else None),
-                            source or catalog.source, replaces)
+                ex = _store(
+                    bank,
+                    kind,
+                    question,
+                    plan,
+                    sql or (out.sql if plan is None else None),
+                    source or catalog.source,
+                    replaces,
+                )
                 stored.append(ex)
                 if augment_n:
-                    back = _back_translator(settings)
-                    stored += augment(ex, catalog=catalog, db=db, bank=bank, settings=settings,
-                                      back_translate=back, limit=augment_n)
+                    back = _back_translator(settings, catalog, db)
+                    stored += augment(
+                        ex,
+                        catalog=catalog,
+                        db=db,
+                        bank=bank,
+                        settings=settings,
+                        back_translate=back,
+                        limit=augment_n,
+                    )
     except (ClinbridgeError, KeyError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
@@ -102,38 +171,98 @@ def _run(kind: str, question: str, plan_file: Path | None, sql: str | None, url:
     click.echo(f"{len(stored)} example(s) stored in {bank.path} ({len(bank)} in all)", err=True)
 
 
-def _store(bank: Any, kind: str, question: str, plan: Any, sql: str | None, source: str | None,
-           replaces: str | None) -> Any:
+def _store(
+    bank: Any,
+    kind: str,
+    question: str,
+    plan: Any,
+    sql: str | None,
+    source: str | None,
+    replaces: str | None,
+) -> Any:
     if kind == "edit":
         return bank.edit(question, plan, sql, source=source, replaces=replaces)
     return bank.approve(question, plan, sql, source=source)
 
 
-def _back_translator(settings: Any) -> Any:
+def _back_translator(settings: Any, catalog: Any, db: Any) -> Any:
     """The configured LLM's back-translation, or None for the templates."""
-    if settings.llm in ("", "none"):
-        return None
-    from clinbridge.engine.llm import get_backend
+    from clinbridge.engine.llm import LLMUnderstanding, get_backend, llm_enabled
 
-    backend = get_backend(settings)
-    return backend.back_translate
+    if not llm_enabled(settings):
+        return None
+    return LLMUnderstanding(
+        get_backend(settings), catalog=catalog, db=db, settings=settings
+    ).back_translate
 
 
 @click.command("approve")
 @_options
-def feedback_approve(question: str, plan_file: Path | None, sql: str | None, url: str | None, adapter: str | None,
-                     schema: str | None, source: str | None, bank_path: Path | None, augment: int, force: bool,
-                     as_json: bool) -> None:
+def feedback_approve(
+    question: str,
+    plan_file: Path | None,
+    sql: str | None,
+    url: str | None,
+    adapter: str | None,
+    schema: str | None,
+    source: str | None,
+    bank_path: Path | None,
+    augment: int,
+    force: bool,
+    as_json: bool,
+) -> None:
     """Add an approved question → plan (or SQL) pair to the example bank."""
-    _run("approve", question, plan_file, sql, url, adapter, schema, source, bank_path, augment, force, as_json)
+    _run(
+        "approve",
+        question,
+        plan_file,
+        sql,
+        url,
+        adapter,
+        schema,
+        source,
+        bank_path,
+        augment,
+        force,
+        as_json,
+    )
 
 
 @click.command("edit")
 @_options
-@click.option("--id", "example_id", default=None, help="Id of the example to correct (default: same question).")
-def feedback_edit(question: str, plan_file: Path | None, sql: str | None, url: str | None, adapter: str | None,
-                  schema: str | None, source: str | None, bank_path: Path | None, augment: int, force: bool,
-                  as_json: bool, example_id: str | None) -> None:
+@click.option(
+    "--id",
+    "example_id",
+    default=None,
+    help="Id of the example to correct (default: same question).",
+)
+def feedback_edit(
+    question: str,
+    plan_file: Path | None,
+    sql: str | None,
+    url: str | None,
+    adapter: str | None,
+    schema: str | None,
+    source: str | None,
+    bank_path: Path | None,
+    augment: int,
+    force: bool,
+    as_json: bool,
+    example_id: str | None,
+) -> None:
     """Correct a stored pair (by --id, or the pair with the same question); the old one is superseded."""
-    _run("edit", question, plan_file, sql, url, adapter, schema, source, bank_path, augment, force, as_json,
-         replaces=example_id)
+    _run(
+        "edit",
+        question,
+        plan_file,
+        sql,
+        url,
+        adapter,
+        schema,
+        source,
+        bank_path,
+        augment,
+        force,
+        as_json,
+        replaces=example_id,
+    )

@@ -6,18 +6,26 @@ common labs and vitals, and one function per check family. Each returns :class:`
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import decimal
 import logging
 import math
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal
 
+from clinbridge.engine._shapes import (
+    _COMPATIBLE,
+    _GENERIC_RANGES,
+    _MEASURE_COLUMN,
+    Shape,
+    _actual_shape,
+    _norm_unit,
+    _units_convertible,
+    expected_shape,
+    plausible_range,
+    question_shape,
+)
 from clinbridge.engine.answer import Check as _AnswerCheck
 from clinbridge.engine.plan import (
     CalendarWindow,
@@ -50,99 +58,13 @@ CheckCode = Literal[
     "no_data",
     "not_stored",
     "no_proposal",
+    "question_not_covered",
 ]
 AbstainReason = CheckCode | ErrorCode
-Shape = Literal["number", "list", "date", "boolean", "rows", "text"]
 
 
 Check = _AnswerCheck
 """One deterministic check: name, passed, detail, code (the reason code if it failed)."""
-
-
-# -- shapes ---------------------------------------------------------------------------------------
-
-
-def expected_shape(plan: QueryPlan) -> Shape:
-    """The shape of answer a plan produces (one number, a date, a list, yes/no, rows)."""
-    op, of = plan.aggregate.op, plan.measure.of
-    if plan.group_by:
-        return "rows"
-    if op == "exists":
-        return "boolean"
-    if op == "list":
-        return "list"
-    if op == "series":
-        return "rows"
-    if op in {"first", "last", "min", "max"}:
-        if of == "date":
-            return "date"
-        if of == "concept":
-            return "text"
-    return "number"
-
-
-_Q_NUMBER = re.compile(
-    r"^\s*(how\s+(many|much|long|old)|what\s+(is|was|were|are)\s+(the\s+)?"
-    r"(number|count|average|mean|median|total|sum|proportion|percentage|fraction|rate|share|"
-    r"highest|lowest|maximum|minimum|max|min|first|last|latest|most\s+recent)\b(?!.*\b(date|day|drug|"
-    r"medication|condition|diagnosis|procedure)s?\b)|what\s+(percentage|proportion|fraction|share)|"
-    r"(average|mean|median|count)\b)",
-    re.I,
-)
-_Q_DATE = re.compile(
-    r"^\s*(when\b|on\s+what\s+date|what\s+(is|was)\s+the\s+(\w+\s+){0,3}date\b|what\s+date)", re.I
-)
-_Q_BOOL = re.compile(r"^\s*(is|was|were|are|does|did|do|has|have|had|can|could)\b", re.I)
-_Q_LIST = re.compile(
-    r"^\s*(which|list|name\s+(the|all)|show|what\s+(\w+\s+){0,2}(drugs|medications|conditions|diagnoses|"
-    r"procedures|measurements|tests|labs)\b)",
-    re.I,
-)
-
-
-def question_shape(question: str | None) -> Shape | None:
-    """The shape a question asks for, from its wording; None when it does not say."""
-    if not question:
-        return None
-    if _Q_DATE.search(question):
-        return "date"
-    if _Q_NUMBER.search(question):
-        return "number"
-    if _Q_LIST.search(question):
-        return "list"
-    if _Q_BOOL.search(question):
-        return "boolean"
-    return None
-
-
-def _actual_shape(value: Any) -> Shape | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float | decimal.Decimal):
-        return "number"
-    if isinstance(value, dt.date | dt.datetime):
-        return "date"
-    if isinstance(value, str):
-        return "date" if re.fullmatch(r"\d{4}-\d{2}-\d{2}([ T].*)?", value) else "text"
-    if isinstance(value, Mapping):
-        return "rows"
-    if isinstance(value, list | tuple):
-        if value and all(isinstance(v, list | tuple | Mapping) for v in value):
-            return "rows"
-        return "list"
-    return "text"
-
-
-_COMPATIBLE: dict[Shape, set[Shape]] = {
-    "number": {"number"},
-    "date": {"date"},
-    "boolean": {"boolean"},
-    "list": {"list", "text", "rows"},
-    "text": {"text", "list"},
-    "rows": {"rows", "list"},
-}
 
 
 # -- concept sets ---------------------------------------------------------------------------------
@@ -250,81 +172,6 @@ def _draft_ids(draft: Any, cs: ConceptSet) -> list[Any] | None:
         values = getattr(item, "values", None)
         return None if values is None else list(values)
     return None
-
-
-# -- plausible ranges -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Range:
-    keywords: tuple[str, ...]
-    unit: str
-    low: float
-    high: float
-
-
-@lru_cache(maxsize=1)
-def _ranges() -> tuple[_Range, ...]:
-    text = (
-        resources.files("clinbridge.engine")
-        .joinpath("data/plausible_ranges.csv")
-        .read_text("utf-8")
-    )
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
-    out = []
-    for row in csv.DictReader(lines):
-        out.append(
-            _Range(
-                tuple(row["keywords"].split("|")),
-                row["unit"].lower(),
-                float(row["low"]),
-                float(row["high"]),
-            )
-        )
-    return tuple(out)
-
-
-def _norm_unit(unit: str | None) -> str:
-    u = (unit or "").strip().lower().replace(" ", "")
-    return {
-        "mmhg": "mm[hg]",
-        "bpm": "/min",
-        "beats/min": "/min",
-        "c": "cel",
-        "°c": "cel",
-        "degc": "cel",
-        "f": "[degf]",
-        "°f": "[degf]",
-        "lb": "[lb_av]",
-        "lbs": "[lb_av]",
-        "in": "[in_i]",
-        "kg/m^2": "kg/m2",
-        "µmol/l": "umol/l",
-        "μmol/l": "umol/l",
-        "percent": "%",
-    }.get(u, u)
-
-
-def plausible_range(label: str, unit: str | None) -> tuple[float, float] | None:
-    """The possible range of a measurement by name (and unit, when known)."""
-    text = label.lower()
-
-    def matches(r: _Range) -> bool:
-        return any(re.search(rf"\b{re.escape(k)}\b", text) for k in r.keywords)
-
-    # Most specific keyword first: 'hemoglobin a1c' before 'hemoglobin'.
-    hits = sorted(
-        (r for r in _ranges() if matches(r)),
-        key=lambda r: -max(len(k) for k in r.keywords if k in text),
-    )
-    if not hits:
-        return None
-    best_kw = max(len(k) for k in hits[0].keywords if k in text)
-    hits = [r for r in hits if max(len(k) for k in r.keywords if k in text) == best_kw]
-    u = _norm_unit(unit)
-    same = [r for r in hits if r.unit == u or r.unit == ""]
-    chosen = same or hits
-    return min(r.low for r in chosen), max(r.high for r in chosen)
 
 
 # -- the checks -------------------------------------------------------------------------------------
@@ -571,61 +418,6 @@ def _unit_labels(ctx: _Ctx, s: EventStream, units: dict[str, int]) -> dict[str, 
     return out
 
 
-_PINT_NAMES = {
-    "[lb_av]": "lb",
-    "[in_i]": "inch",
-    "[degf]": "degF",
-    "cel": "degC",
-    "mm[hg]": "mmHg",
-    "%": "percent",
-    "/min": "1/min",
-    "kg/m2": "kg/m**2",
-}
-
-
-def _pint_name(unit: str) -> str:
-    u = _norm_unit(unit)
-    return _PINT_NAMES.get(u, u.replace("[", "").replace("]", ""))
-
-
-def _units_convertible(units: Iterable[str], target: str) -> bool:
-    units = list(units)
-    if all(_norm_unit(u) == _norm_unit(target) for u in units):
-        return True
-    try:
-        ureg = _ureg()
-        t = ureg.parse_units(_pint_name(target))
-        return all(
-            ureg.parse_units(_pint_name(u)).dimensionality == t.dimensionality for u in units
-        )
-    except Exception:  # pint cannot parse many clinical units; then only equality counts
-        return False
-
-
-@lru_cache(maxsize=1)
-def _ureg() -> Any:
-    import pint
-
-    return pint.UnitRegistry()
-
-
-_MEASURE_COLUMN: dict[str, Callable[[EventStream], str | None]] = {
-    "value": lambda s: s.value_column,
-    "days_supply": lambda s: s.days_supply_column,
-    "quantity": lambda s: s.quantity_column,
-}
-_GENERIC_RANGES: dict[str, tuple[float, float]] = {
-    "age": (0, 130),
-    "length_of_stay": (0, 3650),
-    "days_supply": (0, 3650),
-    "quantity": (0, 1e7),
-    "events_per_patient": (0, 1e6),
-    "patients": (0, 1e10),
-    "events": (0, 1e12),
-    "encounters": (0, 1e12),
-}
-
-
 def _check_values(
     ctx: _Ctx, resolved: dict[str, tuple[list[EventStream], list[Any]]]
 ) -> list[Check]:
@@ -766,6 +558,28 @@ def _check_values(
 
 
 def _check_proportion(ctx: _Ctx) -> list[Check]:
+    details = getattr(ctx.draft, "details", None) or {}
+    num, den = details.get("numerator"), details.get("denominator")
+    if isinstance(num, int | float) and isinstance(den, int | float):  # the engine's Answer.details
+        if num > den or num < 0:
+            return [
+                Check(
+                    name="numerator_le_denominator",
+                    passed=False,
+                    code="numerator_gt_denominator",
+                    detail=f"numerator {num} > denominator {den}",
+                )
+            ]
+        if den == 0:
+            return [
+                Check(
+                    name="numerator_le_denominator",
+                    passed=False,
+                    code="no_data",
+                    detail="the denominator (the cohort) is empty",
+                )
+            ]
+        return [Check(name="numerator_le_denominator", passed=True, detail=f"{num} ≤ {den}")]
     cols = [c.lower() for c in ctx.columns]
     if "numerator" in cols and "denominator" in cols and ctx.rows:
         i, j = cols.index("numerator"), cols.index("denominator")
@@ -859,6 +673,18 @@ def _check_shape(ctx: _Ctx, shape: Shape | None) -> list[Check]:
                 passed=ok,
                 code="shape_mismatch",
                 detail=f"the question asks for a {asked}; the plan gives a {planned}",
+            )
+        )
+    elif asked is not None and plan is None:
+        # Free SQL: what the SQL returned must be what the question asks for, whatever the
+        # proposer claimed its shape was.
+        ok = actual in _COMPATIBLE[asked] or (asked == "boolean" and actual == "number")
+        checks.append(
+            Check(
+                name="shape_matches_question",
+                passed=ok,
+                code="shape_mismatch",
+                detail=f"the question asks for a {asked}; the SQL returned a {actual}",
             )
         )
     return checks

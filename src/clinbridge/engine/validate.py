@@ -70,7 +70,6 @@ from clinbridge.engine._checks import (
     Check,
     CheckCode,
     PlanConceptSet,
-    Shape,
     _check_concepts,
     _check_patient,
     _check_shape,
@@ -80,11 +79,9 @@ from clinbridge.engine._checks import (
     _Ctx,
     _guard,
     concept_sets_of,
-    expected_shape,
-    plausible_range,
-    question_shape,
     resolve_concept_ids,
 )
+from clinbridge.engine._shapes import Shape, expected_shape, plausible_range, question_shape
 from clinbridge.engine.answer import Answer, Provenance, Timings, jsonable
 from clinbridge.engine.plan import QueryPlan
 from clinbridge.errors import ClinbridgeError, ErrorCode
@@ -268,6 +265,7 @@ def validate(
     db: Database,
     question: str | None = None,
     expected: Shape | None = None,
+    coverage: bool = False,
 ) -> list[Check]:
     """Run every deterministic check on a draft answer.
 
@@ -278,6 +276,8 @@ def validate(
         db: the (read-only) database, for checks that look at the data.
         question: the question, for the shape it asks for.
         expected: force the expected shape (free-SQL proposals say theirs).
+        coverage: also check that the plan/SQL uses every concept and number the question
+            names (on for LLM proposals: a model may silently drop part of a question).
 
     Returns:
         The checks, passed and failed.
@@ -292,6 +292,25 @@ def validate(
     checks += concept_checks
     checks += _check_windows(ctx)
     checks += _check_shape(ctx, expected)
+    if coverage:
+        from clinbridge.engine._coverage import check_coverage
+
+        codes = {c for _, ids in resolved.values() for c in ids}
+        try:
+            checks += check_coverage(
+                question=question,
+                plan=plan,
+                sql=getattr(draft, "sql", None),
+                plan_codes=codes,
+                catalog=catalog,
+                db=db,
+            )
+        except ClinbridgeError as exc:
+            checks.append(
+                Check(
+                    name="coverage", passed=False, code=exc.code, detail=f"could not check: {exc}"
+                )
+            )
     try:
         checks += _check_values(ctx, resolved)
     except ClinbridgeError as exc:
@@ -306,6 +325,7 @@ def validate(
 _PRIORITY = (
     "patient_not_found",
     "concept_not_found",
+    "question_not_covered",
     "concept_not_in_data",
     "schema_mismatch",
     "window_empty",
@@ -392,6 +412,10 @@ def run_sql_proposal(
     )
 
 
+_TRUSTED_READERS = frozenset({"parser", "plan", "mutation", "feedback"})
+"""Proposers whose plans ground every phrase themselves; LLM proposals get the coverage checks."""
+
+
 def answer_with_validation(
     question: str | None,
     proposer: Proposer | Sequence[Proposal],
@@ -404,6 +428,7 @@ def answer_with_validation(
     expected_shape: Shape | None = None,
     max_repairs: int | None = None,
     understanding: str = "parser",
+    coverage: bool | None = None,
 ) -> Validated:
     """Propose, execute, validate; accept, repair once, or abstain.
 
@@ -418,6 +443,8 @@ def answer_with_validation(
         expected_shape: the shape of answer wanted, when the caller knows it.
         max_repairs: overrides ``settings.max_repair_attempts`` (default 1).
         understanding: who proposed ('parser', 'openai', ...), recorded in the provenance.
+        coverage: run the question-coverage checks (default: for LLM proposals and free SQL,
+            i.e. when ``understanding`` is not 'parser', 'plan', 'mutation' or 'feedback').
 
     Returns:
         A :class:`Validated` outcome; its ``answer`` is None unless every check passed.
@@ -458,8 +485,13 @@ def answer_with_validation(
             break
         if proposal is None:
             break
+        cover = (
+            coverage
+            if coverage is not None
+            else (isinstance(proposal, SqlProposal) or understanding not in _TRUSTED_READERS)
+        )
         draft, checks = _execute_and_check(
-            proposal, question, run_plan, run_sql, catalog, db, expected_shape
+            proposal, question, run_plan, run_sql, catalog, db, expected_shape, cover
         )
         attempts.append(Attempt(proposal, tuple(checks)))
         decision, _, _ = decide(checks)
@@ -505,6 +537,7 @@ def _execute_and_check(
     catalog: Catalog,
     db: Database,
     expected_shape: Shape | None,
+    coverage: bool = False,
 ) -> tuple[Any, list[Check]]:
     try:
         if isinstance(proposal, SqlProposal):
@@ -516,11 +549,14 @@ def _execute_and_check(
     except ClinbridgeError as exc:
         return None, [Check(name="executed", passed=False, code=exc.code, detail=str(exc))]
     own = [_as_check(c) for c in getattr(draft, "checks", None) or []]
-    if getattr(draft, "decision", "accept") == "abstain" and any(not c.passed for c in own):
-        # The engine could not run it (unknown concept, unsafe SQL, no data): nothing to validate.
+    executed = bool(getattr(draft, "columns", None))
+    if getattr(draft, "decision", "accept") == "abstain" and not executed:
+        # The engine could not run it (unknown concept, unsafe SQL): nothing to validate.
         return draft, own
     q = question or (proposal.question if isinstance(proposal, QueryPlan) else None)
-    checks = validate(draft, plan=plan, catalog=catalog, db=db, question=q, expected=expected)
+    checks = validate(
+        draft, plan=plan, catalog=catalog, db=db, question=q, expected=expected, coverage=coverage
+    )
     return draft, own + checks
 
 

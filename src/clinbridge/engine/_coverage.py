@@ -1,0 +1,239 @@
+"""Does the proposal use everything the question says? (checks for LLM-written plans and SQL)
+
+A model can drop part of a question and still produce a plan that runs and looks plausible:
+"How many patients have type 2 diabetes?" answered with the count of all patients. These checks
+catch that, deterministically and for any source:
+
+* ``concepts_covered``: every concept the question names verbatim (a dictionary name or synonym
+  that appears as whole words in the question, and that occurs in some event stream of the data)
+  must be used by the plan — one of its concept sets resolves to that concept or a descendant —
+  or, for free SQL, appear in the SQL (its id or its name);
+* ``numbers_covered``: every number in the question (not the patient id, not part of a named
+  concept) must appear in the plan or SQL, directly or as days/weeks/months/years, or a percent.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from clinbridge.engine.answer import Check
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog, Dictionary
+    from clinbridge.db import Database
+    from clinbridge.engine.plan import QueryPlan
+
+__all__ = ["check_coverage", "mentioned_concepts"]
+
+logger = logging.getLogger(__name__)
+
+_MIN_LEN = 4
+
+
+def _find_names(db: Database, d: Dictionary, question: str) -> list[tuple[Any, str]]:
+    """(code, name) of dictionary entries whose name or synonym occurs in the question."""
+    q = exp.Literal.string(question.lower())
+
+    def contains(col: str) -> Any:
+        name = exp.func("lower", exp.column(col))
+        cond: Any = exp.and_(
+            exp.StrPosition(this=q, substr=name) > 0,
+            exp.func("length", exp.column(col)) >= _MIN_LEN,
+        )
+        return cond
+
+    out: list[tuple[Any, str]] = []
+    names = (
+        exp.select(exp.column(d.code_column), exp.column(d.label_column))
+        .from_(d.table)
+        .where(contains(d.label_column))
+        .limit(500)
+    )
+    out += [(r[0], str(r[1])) for r in db.execute(names.sql(db.dialect), max_rows=500).rows]
+    if d.synonym_table and d.synonym_code_column and d.synonym_label_column:
+        syn = (
+            exp.select(exp.column(d.synonym_code_column), exp.column(d.synonym_label_column))
+            .from_(d.synonym_table)
+            .where(contains(d.synonym_label_column))
+            .limit(500)
+        )
+        out += [(r[0], str(r[1])) for r in db.execute(syn.sql(db.dialect), max_rows=500).rows]
+    return out
+
+
+def mentioned_concepts(
+    catalog: Catalog, db: Database, question: str
+) -> list[tuple[str, set[Any], tuple[int, int]]]:
+    """Concepts the question names: (text, codes, span), maximal mentions only, present in the data."""
+    found: dict[str, tuple[set[Any], tuple[int, int]]] = {}
+    for d in catalog.dictionaries:
+        streams = [s for s in catalog.streams if s.dictionary == d.name and s.code_column]
+        if not streams:
+            continue
+        try:
+            hits = _find_names(db, d, question)
+        except Exception as exc:  # a dictionary this backend cannot scan: no mentions from it
+            logger.debug("cannot scan %s for mentions: %s", d.name, exc)
+            continue
+        for code, name in hits:
+            m = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question, re.I)
+            if m is None:
+                continue
+            key = name.lower()
+            codes, _ = found.setdefault(key, (set(), m.span()))
+            codes.add(code)
+    # keep maximal mentions: drop one whose span lies inside a longer one
+    spans = {k: v[1] for k, v in found.items()}
+    out = []
+    for k, (codes, span) in found.items():
+        inside = any(
+            o != k
+            and spans[o][0] <= span[0]
+            and span[1] <= spans[o][1]
+            and (spans[o][1] - spans[o][0]) > (span[1] - span[0])
+            for o in spans
+        )
+        if inside:
+            continue
+        present = [c for c in codes if _in_data(catalog, db, c)]
+        if present:
+            out.append((k, set(present), span))
+    return out
+
+
+def _in_data(catalog: Catalog, db: Database, code: Any) -> bool:
+    for s in catalog.streams:
+        if not s.code_column:
+            continue
+        q = (
+            exp.select(exp.Literal.number(1))
+            .from_(s.table)
+            .where(exp.column(s.code_column).eq(exp.convert(code)))
+            .limit(1)
+        )
+        try:
+            if db.execute(q.sql(db.dialect), max_rows=1).rows:
+                return True
+        except Exception:  # a code of another type than this stream's column
+            continue
+    return False
+
+
+def _descendants(catalog: Catalog, db: Database, codes: set[Any]) -> set[Any]:
+    out = set(codes)
+    for d in catalog.dictionaries:
+        if not (d.ancestor_table and d.ancestor_column and d.descendant_column):
+            continue
+        q = (
+            exp.select(exp.column(d.descendant_column))
+            .from_(d.ancestor_table)
+            .where(
+                exp.column(d.ancestor_column).isin(
+                    *[exp.convert(c) for c in sorted(codes, key=str)]
+                )
+            )
+        )
+        try:
+            out |= {r[0] for r in db.execute(q.sql(db.dialect), max_rows=100_000).rows}
+        except Exception as exc:
+            logger.debug("no descendants from %s: %s", d.name, exc)
+    return out
+
+
+_NUM = re.compile(
+    r"(?<![\w.\-])(\d+(?:\.\d+)?)(?![\w\-]*\d)\s*(%|percent|days?|weeks?|months?|years?|yrs?)?",
+    re.I,
+)
+# A number that names a kind of thing rather than a quantity: "type 2 diabetes", "stage 3 CKD".
+_NAMING = re.compile(
+    r"\b(type|stage|grade|class|phase|level|category|tier|factor|schedule|part)\s*$", re.I
+)
+
+
+def _plan_numbers(text: str) -> set[float]:
+    return {float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", text)} | {
+        abs(float(x)) for x in re.findall(r"-?\d+(?:\.\d+)?", text)
+    }
+
+
+def check_coverage(
+    *,
+    question: str | None,
+    plan: QueryPlan | None,
+    sql: str | None,
+    plan_codes: set[Any],
+    catalog: Catalog,
+    db: Database,
+) -> list[Check]:
+    """The coverage checks for one proposal (plan with its resolved codes, or free SQL)."""
+    if not question:
+        return []
+    checks: list[Check] = []
+    mentions = mentioned_concepts(catalog, db, question)
+    missing = []
+    text = (
+        plan.model_copy(update={"question": None}).to_json() if plan is not None else sql or ""
+    ).lower()
+    for name, codes, _ in mentions:
+        if plan is not None:
+            ok = bool(plan_codes & _descendants(catalog, db, codes)) or f'"{name}"' in text
+        else:
+            ok = name in text or any(
+                re.search(rf"(?<![\w.]){re.escape(str(c))}(?![\w.])", text) for c in codes
+            )
+        if not ok:
+            missing.append(name)
+    if mentions:
+        checks.append(
+            Check(
+                name="concepts_covered",
+                passed=not missing,
+                code="question_not_covered",
+                detail=(
+                    f"the question names {missing[0]!r} but the {'plan' if plan is not None else 'SQL'} does not use it"
+                    if missing
+                    else f"uses every concept the question names ({len(mentions)})"
+                ),
+            )
+        )
+    spans = [s for _, _, s in mentions]
+    pid = plan.patient_id if plan is not None else None
+    have = _plan_numbers(text)
+    dropped = []
+    for m in _NUM.finditer(question):
+        if any(a <= m.start() < b for a, b in spans) or (
+            pid is not None and m.group(1) == str(pid)
+        ):
+            continue
+        if _NAMING.search(question[: m.start()]):
+            continue
+        n, unit = float(m.group(1)), (m.group(2) or "").lower()
+        options = {n}
+        if unit.startswith(("week",)):
+            options |= {n * 7}
+        elif unit.startswith("month"):
+            options |= {n * 30, n * 31, round(n * 30.4)}
+        elif unit.startswith(("year", "yr")):
+            options |= {n * 365, n * 366, round(n * 365.25)}
+        elif unit in {"%", "percent"}:
+            options |= {n / 100}
+        if not options & have:
+            dropped.append(m.group(0).strip())
+    if dropped or _NUM.search(question):
+        checks.append(
+            Check(
+                name="numbers_covered",
+                passed=not dropped,
+                code="question_not_covered",
+                detail=(
+                    f"the question says {dropped[0]!r} but the proposal does not use it"
+                    if dropped
+                    else "uses every number the question gives"
+                ),
+            )
+        )
+    return checks

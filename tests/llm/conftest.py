@@ -1,0 +1,1 @@
+from tests.validate.tiny_omop import tiny  # noqa: F401  (session fixture)
