@@ -148,6 +148,9 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         ctx.groundings.append(Grounding(phrase=s.text, kind="patient", target=str(s.data["id"])))
 
     op, intent_pos, intent = _intent(items, patient_id)
+    if op not in {"first", "last"} and _slots(items, "order"):
+        o = _slots(items, "order")[0]
+        raise Abstain(f"could not tell what {o.text!r} refers to in this question", o.text)
     if patient_id and op in {"count", "proportion"} and not ctx.patient_id_from_question:
         nxt = _next_significant(items[intent_pos + 1 :])
         if op == "proportion" or (nxt is not None and _is_person(nxt)):
@@ -211,9 +214,14 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
     def pos(op: str) -> tuple[int, Slot]:
         return next((k, i) for k, i in intents if i.data["op"] == op)
 
-    for op in ("proportion", "count_distinct"):
-        if op in ops:
-            return (op, *pos(op))
+    if "proportion" in ops:
+        return ("proportion", *pos("proportion"))
+    if "count_distinct" in ops:
+        k, slot = pos("count_distinct")
+        nxt = _next_significant(items[k + 1 :])
+        if nxt is not None and _is_person(nxt):  # "how many distinct patients"
+            return "count", k, slot
+        return "count_distinct", k, slot
     numeric = [o for o in ops if o in NUMERIC_OPS]
     if numeric:
         k, s = pos(numeric[0])
@@ -234,6 +242,10 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
         return ("exists", *pos("exists"))
     if _slots(items, "group"):
         return "count", -1, None
+    ms = _slots(items, "measure")
+    if ms and patient_id:  # "how old is the patient", "the patient's age"
+        k = next(k for k, i in enumerate(items) if i is ms[0])
+        return "max", k, ms[0]
     wh = _slots(items, "wh")
     if wh and any(isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} for i in items):
         k = next(k for k, i in enumerate(items) if i is wh[0])
@@ -381,7 +393,8 @@ def _measure(
             return Measure(of="concept", stream=nxt.value), None, 0.8
         found = first_concept()
         event_noun = any(isinstance(i, Word) and i.role == "event_noun" for i in after[:6])
-        if found is not None and (target == "events" or event_noun or patient_id):
+        concept_first = isinstance(nxt, Concept) and not _followed_by_person(after, nxt)
+        if found is not None and (target == "events" or event_noun or patient_id or concept_first):
             k, c, st = found
             return Measure(of="events", stream=st, concepts=_concept_set(c, st, lex, ctx)), k, c.score
         if patient_id and enc:
@@ -398,6 +411,17 @@ def _next_significant(items: Sequence[Item]) -> Item | None:
             continue
         return i
     return None
+
+
+def _followed_by_person(items: Sequence[Item], concept: Concept) -> bool:
+    """'atrial fibrillation patients', 'celecoxib users': the concept qualifies people."""
+    k = next(k for k, i in enumerate(items) if i is concept)
+    nxt = _next_significant(items[k + 1 :])
+    if nxt is None:
+        return False
+    if isinstance(nxt, Word) and nxt.role == "hint" and nxt.value == "drug" and nxt.text.startswith("user"):
+        return True
+    return isinstance(nxt, Word) and nxt.role == "subject"
 
 
 def _is_person(i: Item) -> bool:
@@ -630,6 +654,9 @@ def _split_proportion(items: list[Item], preds: list[Pred], intent_pos: int) -> 
     after = [p for p in preds if p.pos > intent_pos]
     if before:
         return before, after
+    among = next((k for k, i in enumerate(items) if k > intent_pos and isinstance(i, Word) and i.role == "among"), None)
+    if among is not None:  # "proportion of women among celecoxib users"
+        return [p for p in after if p.pos > among], [p for p in after if p.pos < among]
     boundaries = [k for k, i in enumerate(items) if k > intent_pos and isinstance(i, Word) and i.role == "boundary"]
     for b in boundaries:
         den = [p for p in after if p.pos < b]

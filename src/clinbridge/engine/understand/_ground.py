@@ -52,7 +52,7 @@ EVENT_NOUNS = frozenset(
     ["exposure", "exposures", "prescription", "prescriptions", "diagnosis", "diagnoses", "record", "records", "occurrence", "occurrences", "episode", "episodes", "dispensing", "dispensings", "fill", "fills", "event", "events", "measurement", "measurements", "test", "tests", "procedure", "procedures", "administration", "administrations", "order", "orders", "result", "results", "reading", "readings", "time", "times", "entry", "entries"]
 )
 GLUE = frozenset(
-    ["what", "which", "how", "when", "where", "why", "please", "show", "tell", "give", "me", "list", "find", "get", "return", "there", "here", "so", "far", "currently", "now", "today", "yet", "overall", "total", "recorded", "documented", "database", "data", "dataset", "sample", "source", "whole", "entire", "been", "being", "ever", "anyone", "somebody", "someone", "number", "count", "many", "much", "value", "values", "level", "levels", "amount", "figure", "days", "day", "year", "years", "month", "months", "week", "weeks", "in", "units", "unit", "respectively", "altogether", "each", "every", "all", "both", "per", "group", "among", "amongst", "within", "across", "everyone", "anybody", "distinct", "different", "unique", "separate", "separately", "individually", "performed", "recorded"]
+    ["what", "which", "how", "when", "where", "why", "please", "show", "tell", "give", "me", "list", "find", "get", "return", "there", "here", "so", "far", "currently", "now", "today", "yet", "overall", "total", "recorded", "documented", "database", "data", "dataset", "sample", "source", "whole", "entire", "been", "being", "ever", "anyone", "somebody", "someone", "number", "count", "many", "much", "value", "values", "level", "levels", "amount", "figure", "days", "day", "year", "years", "month", "months", "week", "weeks", "in", "units", "unit", "respectively", "altogether", "each", "every", "all", "both", "per", "group", "among", "amongst", "within", "across", "everyone", "anybody", "distinct", "different", "unique", "separate", "separately", "individually", "performed", "recorded", "occurred", "occur", "occurs", "happened", "happen", "seen", "reported"]
 )
 _MAX_SPAN = 9
 
@@ -140,7 +140,11 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 n_labels = sum(1 for m in matches if m.how == "contains")
                 if _spread(matches, lex) > 40 or (best.score < 0.3 and n_labels > 12):
                     continue
-            chosen = [m for m in matches if m.score >= best.score - 0.03 and (best.score < 1.0 or m.score >= 1.0)]
+            if best.how == "contains":
+                # a general word ('fracture', 'bronchitis'): every concept it names
+                chosen = [m for m in matches if m.how == "contains" and m.score >= best.score * 0.45]
+            else:
+                chosen = [m for m in matches if m.score >= best.score - 0.03 and (best.score < 1.0 or m.score >= 1.0)]
             entries = sorted({e for m in chosen for e in m.entries})
             concept = Concept(phrase, best.label, entries, best.score, best.how,
                               alternatives=[m for m in matches if m not in chosen][:5])
@@ -243,6 +247,8 @@ def _role(word: str) -> tuple[str, str] | None:
 
 
 def _role_of(word: str) -> tuple[str, str] | None:
+    if word in {"among", "amongst"}:
+        return "among", ""
     if word in CONNECTORS:
         return "connector", CONNECTORS[word]
     if word in SUBJECT:
