@@ -99,7 +99,9 @@ class Connection:
             from clinbridge.engine.understand import Understander
 
             self._understander = Understander(
-                self.db, self.catalog, cache_dir=self._cache_dir,
+                self.db,
+                self.catalog,
+                cache_dir=self._cache_dir,
                 embeddings=self.settings.embeddings != "off",
             )
         return self._understander
@@ -132,9 +134,15 @@ class Connection:
         plans = [r.plan for r in readings if r.plan is not None]
         if not plans:
             reason = readings[0].abstain_reason if readings else "could not read the question"
-            return self._abstain(question, reason or "could not read the question", understand_ms, readings)
+            return self._abstain(
+                question, reason or "could not read the question", understand_ms, readings
+            )
         result = answer_with_validation(
-            question, plans, catalog=self.catalog, db=self.db, settings=self.settings,
+            question,
+            plans,
+            catalog=self.catalog,
+            db=self.db,
+            settings=self.settings,
             understanding="parser",
         )
         answer = result.to_answer()
@@ -148,7 +156,11 @@ class Connection:
         from clinbridge.engine.validate import answer_with_validation
 
         result = answer_with_validation(
-            plan.question or "", [plan], catalog=self.catalog, db=self.db, settings=self.settings,
+            plan.question or "",
+            [plan],
+            catalog=self.catalog,
+            db=self.db,
+            settings=self.settings,
             understanding="plan",
         )
         return result.to_answer()
@@ -164,7 +176,9 @@ class Connection:
             return None
         return dt.datetime.fromisoformat(str(text))
 
-    def _abstain(self, question: str, reason: str, understand_ms: float, readings: list[Any]) -> Answer:
+    def _abstain(
+        self, question: str, reason: str, understand_ms: float, readings: list[Any]
+    ) -> Answer:
         timings = Timings()
         timings.steps_ms["understand"] = round(understand_ms, 3)
         unresolved = list(readings[0].unresolved) if readings else []
@@ -172,9 +186,16 @@ class Connection:
             decision="abstain",
             reason=reason,
             reason_code="understanding",
-            checks=[Check(name="question_understood", passed=False, detail=reason, code="understanding")],
+            checks=[
+                Check(name="question_understood", passed=False, detail=reason, code="understanding")
+            ],
             details={"unresolved": unresolved} if unresolved else {},
             timings=timings,
-            provenance=Provenance(question=question, source=self.catalog.source, adapter=self.catalog.adapter,
-                                  dialect=self.db.dialect, understanding="parser"),
+            provenance=Provenance(
+                question=question,
+                source=self.catalog.source,
+                adapter=self.catalog.adapter,
+                dialect=self.db.dialect,
+                understanding="parser",
+            ),
         )

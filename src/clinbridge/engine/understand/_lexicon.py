@@ -32,8 +32,10 @@ __all__ = ["ConceptEntry", "Lexicon", "Match", "StreamStats"]
 logger = logging.getLogger(__name__)
 
 _CACHE_VERSION = 5
-_BRACKETS = re.compile(r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
-                       r"observable entity|regime/therapy|morphologic abnormality)\)")
+_BRACKETS = re.compile(
+    r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
+    r"observable entity|regime/therapy|morphologic abnormality)\)"
+)
 _MODEL_LOCK = threading.Lock()
 _MODEL: Any = None
 
@@ -98,7 +100,9 @@ class Lexicon:
 
     # -- building ----------------------------------------------------------------------------
     @classmethod
-    def load(cls, db: Database, catalog: Catalog, *, cache_dir: str | Path | None = None) -> Lexicon:
+    def load(
+        cls, db: Database, catalog: Catalog, *, cache_dir: str | Path | None = None
+    ) -> Lexicon:
         """Build (or read from the cache) the lexicon of one catalogued database."""
         key = _cache_key(db, catalog)
         folder = Path(cache_dir) if cache_dir else _default_cache_dir()
@@ -128,10 +132,17 @@ class Lexicon:
 
     def _state(self) -> Lexicon:
         return Lexicon(
-            source=self.source, entries=self.entries, labels=self.labels, streams=self.streams,
-            encounter_types=self.encounter_types, has_encounter_end=self.has_encounter_end,
-            patients=self.patients, deaths=self.deaths, has_sex=self.has_sex,
-            has_birth=self.has_birth, has_observation_period=self.has_observation_period,
+            source=self.source,
+            entries=self.entries,
+            labels=self.labels,
+            streams=self.streams,
+            encounter_types=self.encounter_types,
+            has_encounter_end=self.has_encounter_end,
+            patients=self.patients,
+            deaths=self.deaths,
+            has_sex=self.has_sex,
+            has_birth=self.has_birth,
+            has_observation_period=self.has_observation_period,
             cache_key=self.cache_key,
         )
 
@@ -143,13 +154,19 @@ class Lexicon:
         for stream in catalog.streams:
             lex._add_stream(q, catalog, stream, labels)
         lex.labels = [
-            (text, frozenset(content_tokens(_BRACKETS.sub(" ", text)) or content_tokens(text)),
-             tuple(sorted(idx)), how)
+            (
+                text,
+                frozenset(content_tokens(_BRACKETS.sub(" ", text)) or content_tokens(text)),
+                tuple(sorted(idx)),
+                how,
+            )
             for (text, how), idx in labels.items()
         ]
         pt = catalog.patients
         if pt is not None:
-            lex.patients = q.scalar(exp.select(exp.func("count", exp.Star())).from_(q.table(pt.table)))
+            lex.patients = q.scalar(
+                exp.select(exp.func("count", exp.Star())).from_(q.table(pt.table))
+            )
             lex.has_sex = pt.sex_column is not None
             lex.has_birth = pt.birth_date_column is not None or pt.birth_year_column is not None
             lex.has_observation_period = bool(pt.observation_table and pt.observation_start_column)
@@ -197,7 +214,9 @@ class Lexicon:
         if not s.code_column:
             return
         code = q.col(s.code_column)
-        value = exp.func("count", q.col(s.value_column)) if s.value_column else exp.Literal.number(0)
+        value = (
+            exp.func("count", q.col(s.value_column)) if s.value_column else exp.Literal.number(0)
+        )
         per_code = {
             _norm(c): (int(n), int(v or 0))
             for c, n, v in q.rows(
@@ -247,7 +266,9 @@ class Lexicon:
             label_col = s.title_column or s.source_value_column
             if label_col:
                 for c, lbl in q.rows(
-                    exp.select(code, exp.func("min", q.col(label_col))).from_(q.table(s.table)).group_by(code)
+                    exp.select(code, exp.func("min", q.col(label_col)))
+                    .from_(q.table(s.table))
+                    .group_by(code)
                 ):
                     if lbl:
                         names[_norm(c)] = str(lbl)
@@ -274,7 +295,9 @@ class Lexicon:
     @staticmethod
     def _dictionary_names(q: _Q, d: Dictionary, wanted: exp.Expression) -> dict[Any, str]:
         rows = q.rows(
-            exp.select(q.col(d.code_column), q.col(d.label_column)).from_(q.table(d.table)).where(wanted)
+            exp.select(q.col(d.code_column), q.col(d.label_column))
+            .from_(q.table(d.table))
+            .where(wanted)
         )
         return {_norm(c): str(lbl) for c, lbl in rows if lbl is not None}
 
@@ -302,7 +325,12 @@ class Lexicon:
         squashed = _squash(normalize(phrase))
         out: dict[int, Match] = {}
         for i in self._exact.get(squashed, ()):
-            out[i] = Match(self.labels[i][0], list(self.labels[i][2]), 1.0, "exact" if self.labels[i][3] == "name" else "synonym")
+            out[i] = Match(
+                self.labels[i][0],
+                list(self.labels[i][2]),
+                1.0,
+                "exact" if self.labels[i][3] == "name" else "synonym",
+            )
         toks = frozenset(content_tokens(phrase))
         if not toks:
             return list(out.values())
@@ -316,7 +344,9 @@ class Lexicon:
                     continue
                 extra = max(0, len(self.labels[i][1]) - len(toks))
                 score = 0.9 * len(toks) / (len(toks) + 0.35 * extra)
-                out[i] = Match(self.labels[i][0], list(self.labels[i][2]), round(score, 4), "contains")
+                out[i] = Match(
+                    self.labels[i][0], list(self.labels[i][2]), round(score, 4), "contains"
+                )
         return sorted(out.values(), key=lambda m: (-m.score, -self._events(m), m.label))
 
     def _events(self, m: Match) -> int:
@@ -330,7 +360,9 @@ class Lexicon:
 
         # Same first letter and nearly the same length: a typo, not another word ('refilled' is
         # not 'prefilled').
-        candidates = [w for w in self._postings if w[:1] == token[:1] and abs(len(w) - len(token)) <= 2]
+        candidates = [
+            w for w in self._postings if w[:1] == token[:1] and abs(len(w) - len(token)) <= 2
+        ]
         best = process.extractOne(token, candidates, scorer=fuzz.ratio, score_cutoff=min_ratio)
         return None if best is None else str(best[0])
 
@@ -352,7 +384,11 @@ class Lexicon:
             return self._embeddings
         import numpy as np
 
-        path = Path(self.cache_dir) / f"{self.cache_key}.emb.npy" if self.cache_dir and self.cache_key else None
+        path = (
+            Path(self.cache_dir) / f"{self.cache_key}.emb.npy"
+            if self.cache_dir and self.cache_key
+            else None
+        )
         if path is not None and path.exists():
             try:
                 arr = np.load(path)
@@ -368,7 +404,9 @@ class Lexicon:
         arr = np.zeros((len(self.labels), _dimension(model)), dtype="float32")
         if texts:
             arr[wanted] = np.asarray(
-                model.encode(texts, normalize_embeddings=True, batch_size=256, show_progress_bar=False),
+                model.encode(
+                    texts, normalize_embeddings=True, batch_size=256, show_progress_bar=False
+                ),
                 dtype="float32",
             )
         self._embeddings = arr
@@ -380,7 +418,24 @@ class Lexicon:
         return arr
 
 
-_PREPOSITIONS = frozenset("of for to by due with without in on at from against after during".split())
+_PREPOSITIONS = frozenset(
+    {
+        "of",
+        "for",
+        "to",
+        "by",
+        "due",
+        "with",
+        "without",
+        "in",
+        "on",
+        "at",
+        "from",
+        "against",
+        "after",
+        "during",
+    }
+)
 
 
 def _only_an_argument(label: str, toks: frozenset[str]) -> bool:
@@ -433,7 +488,9 @@ def _code_text(value: Any) -> str:
 
 def _default_cache_dir() -> Path:
     base = os.environ.get("CLINBRIDGE_CACHE_DIR")
-    return Path(base) / "understand" if base else Path.home() / ".cache" / "clinbridge" / "understand"
+    return (
+        Path(base) / "understand" if base else Path.home() / ".cache" / "clinbridge" / "understand"
+    )
 
 
 def _cache_key(db: Database, catalog: Catalog) -> str:
@@ -457,7 +514,11 @@ class _Q:
         self.schema = catalog.schema_name if db.backend != "sqlite" else None
 
     def table(self, name: str) -> exp.Table:
-        return exp.table_(name, db=self.schema, quoted=True) if self.schema else exp.table_(name, quoted=True)
+        return (
+            exp.table_(name, db=self.schema, quoted=True)
+            if self.schema
+            else exp.table_(name, quoted=True)
+        )
 
     @staticmethod
     def col(name: str) -> exp.Column:
