@@ -92,6 +92,7 @@ class Pred:
     sex: str | None = None
     age: dict[str, Any] | None = None
     enc_type: str | None = None
+    plan_stream: str | None = None
 
     def build(self) -> Any:
         if self.kind == "sex":
@@ -108,7 +109,7 @@ class Pred:
             )
         assert self.stream is not None
         return EventFilter(
-            stream=self.stream,
+            stream=self.plan_stream or self.stream,
             concepts=self.concept_set,
             value=self.value,
             window=self.window,
@@ -400,7 +401,11 @@ def _measure(
                 raise Abstain("could not tell which events to count per patient")
             k, c, st = found
             return (
-                Measure(of="events_per_patient", stream=st, concepts=_concept_set(c, st, lex, ctx)),
+                Measure(
+                    of="events_per_patient",
+                    stream=_ps(c, st, lex),
+                    concepts=_concept_set(c, st, lex, ctx),
+                ),
                 None,
                 1.0,
             )
@@ -416,7 +421,7 @@ def _measure(
             (s.data.get("unit") for s in _slots(items, "value") if s.data.get("unit")), None
         )
         return (
-            Measure(of="value", stream=st, concepts=cs),
+            Measure(of="value", stream=_ps(c, st, lex), concepts=cs),
             k,
             c.score * (1.0 if unit is None else 0.95),
         )
@@ -429,12 +434,20 @@ def _measure(
             if found is None:
                 raise Abstain("could not tell which event's date is asked for")
             k, c, st = found
-            return Measure(of="date", stream=st, concepts=_concept_set(c, st, lex, ctx)), k, c.score
+            return (
+                Measure(of="date", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)),
+                k,
+                c.score,
+            )
         found = first_concept(VALUE_STREAMS, with_values=True)
         if found is not None:
             k, c, st = found
             return (
-                Measure(of="value", stream=st, concepts=_concept_set(c, st, lex, ctx, values=True)),
+                Measure(
+                    of="value",
+                    stream=_ps(c, st, lex),
+                    concepts=_concept_set(c, st, lex, ctx, values=True),
+                ),
                 k,
                 c.score,
             )
@@ -448,7 +461,7 @@ def _measure(
         if st in VALUE_STREAMS and not vals and op == "series":
             raise Abstain(f"no numeric values are stored for {c.label!r}", c.phrase)
         return (
-            Measure(of="date", stream=st, concepts=_concept_set(c, st, lex, ctx)),
+            Measure(of="date", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)),
             k,
             c.score * 0.9,
         )
@@ -478,7 +491,11 @@ def _measure(
                 return Measure(of="encounters", encounter_type=enc[0].data.get("type")), None, 0.9
             raise Abstain("could not tell what to look for")
         k, c, st = found
-        return Measure(of="events", stream=st, concepts=_concept_set(c, st, lex, ctx)), k, c.score
+        return (
+            Measure(of="events", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)),
+            k,
+            c.score,
+        )
 
     if op in {"count", "proportion"}:
         if op == "proportion":
@@ -489,6 +506,14 @@ def _measure(
             return Measure(of="patients"), None, 1.0
         if target != "events" and isinstance(nxt, Slot) and nxt.kind == "encounter":
             return Measure(of="encounters", encounter_type=nxt.data.get("type")), None, 1.0
+        if (
+            not patient_id
+            and not concepts
+            and isinstance(nxt, Word)
+            and nxt.role in {"stream_noun", "event_noun"}
+            and nxt.value
+        ):  # "how many procedures were performed in 2019"
+            return Measure(of="events", stream=nxt.value), None, 0.85
         if (
             target != "events"
             and isinstance(nxt, Word)
@@ -502,6 +527,8 @@ def _measure(
             and patient_id
         ):
             assert isinstance(nxt, Word)
+            if not patient_id and not concepts:  # "how many procedures were performed in 2019"
+                return Measure(of="events", stream=nxt.value), None, 0.85
             return Measure(of="concept", stream=nxt.value), None, 0.8
         found = first_concept()
         event_noun = any(isinstance(i, Word) and i.role == "event_noun" for i in after[:6])
@@ -509,7 +536,9 @@ def _measure(
         if found is not None and (target == "events" or event_noun or patient_id or concept_first):
             k, c, st = found
             return (
-                Measure(of="events", stream=st, concepts=_concept_set(c, st, lex, ctx)),
+                Measure(
+                    of="events", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)
+                ),
                 k,
                 c.score,
             )
@@ -549,6 +578,15 @@ def _is_person(i: Item) -> bool:
     if isinstance(i, Word) and i.role == "subject":
         return True
     return isinstance(i, Slot) and i.kind in {"sex", "age"}
+
+
+def _ps(c: Concept, kind: str, lex: Lexicon) -> str:
+    """The stream a plan names: the kind, or the one catalog stream of that kind holding the
+    concept when several streams share the kind (FHIR allergies vs observations)."""
+    if len(lex.kind_streams.get(kind, ())) <= 1:
+        return kind
+    names = {lex.entries[e].stream_name for e in c.entries if lex.entries[e].stream == kind}
+    return names.pop() if len(names) == 1 and "" not in names else kind
 
 
 def _stream_for(
@@ -752,6 +790,7 @@ def _predicates(
             "event",
             concept=item,
             stream=st,
+            plan_stream=_ps(item, st, lex),
             concept_set=_concept_set(item, st, lex, ctx),
             negate=neg,
             min_count=count or 1,
@@ -760,6 +799,17 @@ def _predicates(
         preds.append(p)
         last_event, neg, count = p, False, None
 
+    if measure.of == "patients" and not any(isinstance(i, Concept) for i in items):
+        # "patients who had a procedure in 2019": any event of a stream named in the catalog
+        for k, item in enumerate(items):
+            if isinstance(item, Word) and item.role in {"stream_noun", "event_noun"} and item.value:
+                if item.value not in lex.streams and item.value not in lex.stream_words.values():
+                    raise Abstain(f"this source stores no {item.value} events", item.text)
+                p = Pred(k, "event", stream=item.value, negate=neg)
+                preds.append(p)
+                ctx.groundings.append(Grounding(phrase=item.text, kind="stream", target=item.value))
+                neg = False
+                break
     if neg and not any(p.negate for p in preds):
         negatable = [p for p in preds if p.kind in {"event", "encounter"}]
         if negatable and not patient_id:
@@ -856,7 +906,9 @@ def _anchor(spec: TimeSpec, ctx: Ctx, preds: list[Pred]) -> Any:
             if "birth" in text:
                 return PatientAnchor(point="birth")
             raise Abstain(f"could not tell what {text!r} refers to", text)
-        return EventAnchor(stream=ref.stream or "", concepts=ref.concept_set, which=spec.which)  # type: ignore[arg-type]
+        return EventAnchor(
+            stream=ref.plan_stream or ref.stream or "", concepts=ref.concept_set, which=spec.which
+        )  # type: ignore[arg-type]
     c = concepts[0]
     st = _stream_for(c, ctx.lex)
     if st is None:
@@ -868,7 +920,7 @@ def _anchor(spec: TimeSpec, ctx: Ctx, preds: list[Pred]) -> Any:
                 concepts=cs.concepts + _concept_set(other, st, ctx.lex, ctx).concepts,
                 label=f"{cs.label} or {other.phrase}",
             )
-    return EventAnchor(stream=st, concepts=cs, which=spec.which)  # type: ignore[arg-type]
+    return EventAnchor(stream=_ps(c, st, ctx.lex), concepts=cs, which=spec.which)  # type: ignore[arg-type]
 
 
 def _split_proportion(

@@ -407,6 +407,8 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             continue
         w = words[i]
         role = _role(w)
+        if role is None and stem(w) in lex.stream_words:
+            role = ("stream_noun", lex.stream_words[stem(w)])
         if role is None:
             if _ignorable(w):
                 i += 1

@@ -31,7 +31,7 @@ __all__ = ["ConceptEntry", "Lexicon", "Match", "StreamStats"]
 
 logger = logging.getLogger(__name__)
 
-_CACHE_VERSION = 5
+_CACHE_VERSION = 7
 _BRACKETS = re.compile(
     r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
     r"observable entity|regime/therapy|morphologic abnormality)\)"
@@ -52,6 +52,8 @@ class ConceptEntry:
     """Events with a numeric value."""
     direct: bool
     """True when events carry this code itself (not only its descendants)."""
+    stream_name: str = ""
+    """The catalog stream the events are in (several streams may share a kind)."""
 
 
 @dataclass
@@ -90,6 +92,9 @@ class Lexicon:
     has_sex: bool = False
     has_birth: bool = False
     has_observation_period: bool = False
+    stream_words: dict[str, str] = field(default_factory=dict)
+    kind_streams: dict[str, list[str]] = field(default_factory=dict)
+    """Words of the catalog's stream names and descriptions → stream name (table retrieval)."""
     cache_key: str = ""
     cache_dir: str | None = None
     # indexes (rebuilt after load)
@@ -143,6 +148,8 @@ class Lexicon:
             has_sex=self.has_sex,
             has_birth=self.has_birth,
             has_observation_period=self.has_observation_period,
+            stream_words=self.stream_words,
+            kind_streams=self.kind_streams,
             cache_key=self.cache_key,
         )
 
@@ -153,6 +160,11 @@ class Lexicon:
         labels: dict[tuple[str, str], set[int]] = defaultdict(set)
         for stream in catalog.streams:
             lex._add_stream(q, catalog, stream, labels)
+            lex.kind_streams.setdefault(stream.kind, []).append(stream.name)
+            if lex.streams.get(stream.kind) and lex.streams[stream.kind].rows:
+                for word in content_tokens(f"{stream.name.replace('_', ' ')} {stream.description}"):
+                    if len(word) > 3 and word not in _GENERIC_TABLE_WORDS:
+                        lex.stream_words.setdefault(word, stream.name)
         lex.labels = [
             (
                 text,
@@ -275,7 +287,7 @@ class Lexicon:
         index: dict[Any, int] = {}
         for c, (n, v) in per_code.items():
             index[c] = len(self.entries)
-            self.entries.append(ConceptEntry(c, names.get(c, str(c)), s.kind, n, v, True))
+            self.entries.append(ConceptEntry(c, names.get(c, str(c)), s.kind, n, v, True, s.name))
         for anc, descs in ancestors.items():
             n = sum(per_code.get(x, (0, 0))[0] for x in descs)
             v = sum(per_code.get(x, (0, 0))[1] for x in descs)
@@ -284,7 +296,7 @@ class Lexicon:
                 e.events, e.values = e.events + n, e.values + v
             elif anc in names and n:
                 index[anc] = len(self.entries)
-                self.entries.append(ConceptEntry(anc, names[anc], s.kind, n, v, False))
+                self.entries.append(ConceptEntry(anc, names[anc], s.kind, n, v, False, s.name))
         for c, i in index.items():
             labels[(normalize(self.entries[i].name), "name")].add(i)
             del c
@@ -418,6 +430,21 @@ class Lexicon:
         return arr
 
 
+_GENERIC_TABLE_WORDS = frozenset(
+    {
+        "fhir",
+        "omop",
+        "table",
+        "data",
+        "record",
+        "event",
+        "stream",
+        "occurrence",
+        "value",
+        "code",
+        "detail",
+    }
+)
 _PREPOSITIONS = frozenset(
     {
         "of",
