@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
 
 from clinbridge.errors import ClinbridgeError, ConfigError, ExecutionError, QueryTimeoutError
 
@@ -83,7 +83,7 @@ def parse_url(url: str) -> ParsedURL:
         options = qs.get("options", [""])[0]
         if schema is None and "search_path" in options:
             schema = options.split("search_path", 1)[1].lstrip("=").split()[0].split(",")[0]
-        kept = "&".join(f"{k}={v[0]}" for k, v in qs.items())
+        kept = urlencode({k: v[0] for k, v in qs.items()})
         dsn = parsed._replace(query=kept).geturl()
         return ParsedURL("postgres", None, dsn, schema)
     raise ConfigError(

@@ -16,7 +16,6 @@ from clinbridge.adapters.omop import (
 )
 from clinbridge.catalog import Catalog
 from clinbridge.db import Database
-from clinbridge.errors import ExecutionError
 
 
 @pytest.fixture(scope="module")
@@ -119,11 +118,6 @@ def test_postgres_schema_catalog(eunomia_pg_url):
 
 
 @pytest.mark.postgres
-@pytest.mark.xfail(
-    raises=ExecutionError,
-    strict=True,
-    reason="clinbridge.db.parse_url re-joins the 'options' value unencoded, which psycopg rejects",
-)
 def test_postgres_search_path_url(eunomia_pg_url):
     base, _, schema = eunomia_pg_url.partition("?schema=")
     with Database.open(f"{base}?options=-csearch_path%3D{schema}") as db:

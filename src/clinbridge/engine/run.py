@@ -15,9 +15,11 @@ from clinbridge.catalog import Catalog
 from clinbridge.db import Database, QueryResult
 from clinbridge.engine.answer import Answer, Check, Provenance, Timings
 from clinbridge.engine.compile import CompiledPlan, Shape, compile_plan
+from clinbridge.engine.execute import execute
+from clinbridge.engine.guard import GuardedSQL, guard
 from clinbridge.engine.plan import QueryPlan
 from clinbridge.engine.resolve import Resolver
-from clinbridge.errors import ClinbridgeError
+from clinbridge.errors import ClinbridgeError, SQLSafetyError
 from clinbridge.settings import Settings
 
 __all__ = ["plan_now", "run_plan", "shape_value"]
@@ -50,8 +52,6 @@ def run_plan(
     Errors of the plan (unknown concepts, a stream the source lacks, an unsafe statement, a
     timeout) become abstentions with the error's code as ``reason_code``.
     """
-    from clinbridge.engine.guard import guard
-
     settings = settings or Settings()
     resolver = resolver or Resolver(db, catalog)
     timings = Timings()
@@ -78,16 +78,9 @@ def run_plan(
         with timings.trace("compile"):
             compiled = compile_plan(plan, catalog, resolver.resolve, dialect=db.dialect, now=now)
         with timings.trace("guard"):
-            guarded = guard(
-                compiled.expression,
-                dialect=db.dialect,
-                allowed_tables=catalog.table_names() or None,
-                max_rows=settings.max_rows,
-            )
+            guarded = _guard(compiled.expression, catalog, db, settings)
         with timings.trace("execute"):
-            result = db.execute(
-                guarded.sql, timeout_ms=settings.sql_timeout_ms, max_rows=settings.max_rows
-            )
+            result = execute(db, guarded, settings=settings)
     except ClinbridgeError as exc:
         return Answer(
             decision="abstain",
@@ -125,9 +118,19 @@ def run_plan(
         ),
     ]
     if compiled.scope_check is not None and plan.scope is not None:
-        scoped = db.execute(
-            compiled.scope_check.sql(dialect=db.dialect), timeout_ms=settings.sql_timeout_ms
-        )
+        try:
+            scoped = execute(
+                db, _guard(compiled.scope_check, catalog, db, settings), settings=settings
+            )
+        except ClinbridgeError as exc:
+            return Answer(
+                decision="abstain",
+                reason=str(exc),
+                reason_code=exc.code,
+                sql=guarded.sql,
+                checks=[Check(name="scope_exists", passed=False, detail=str(exc), code=exc.code)],
+                **base,
+            )
         n = int(scoped.rows[0][0]) if scoped.rows else 0
         what = f"{plan.scope.which} {plan.scope.type or ''} encounter".replace("  ", " ")
         checks.append(
@@ -152,6 +155,22 @@ def run_plan(
         reason=failed[0].detail if failed else None,
         reason_code=failed[0].code if failed else None,
         **base,
+    )
+
+
+def _guard(expression: Any, catalog: Catalog, db: Database, settings: Settings) -> GuardedSQL:
+    """The guard with the catalog's tables; a catalog that lists none is refused, not unchecked."""
+    tables = catalog.table_names()
+    if not tables:
+        raise SQLSafetyError(
+            f"catalog {catalog.source!r} lists no tables to read", reason="unknown_table"
+        )
+    return guard(
+        expression,
+        dialect=db.dialect,
+        allowed_tables=tables,
+        max_rows=settings.max_rows,
+        allowed_schemas={catalog.schema_name} if catalog.schema_name else None,
     )
 
 
