@@ -82,6 +82,7 @@ class Connection:
         self.settings = settings or Settings()
         self._cache_dir = cache_dir
         self._understander: Understander | None = None
+        self._llm: Any = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     def close(self) -> None:
@@ -128,6 +129,8 @@ class Connection:
         """
         from clinbridge.engine.validate import answer_with_validation
 
+        if self.settings.llm not in {"", "none"}:
+            return self._ask_llm(question, patient_id=patient_id, now=now)
         start = time.perf_counter()
         readings = self.readings(question, patient_id=patient_id, now=now)
         understand_ms = (time.perf_counter() - start) * 1000
@@ -150,6 +153,19 @@ class Connection:
         answer.details.setdefault("groundings", [g.model_dump() for g in readings[0].groundings])
         answer.details.setdefault("confidence", readings[0].confidence)
         return answer
+
+    def _ask_llm(
+        self, question: str, *, patient_id: str | None, now: str | dt.datetime | None
+    ) -> Answer:
+        """A configured LLM backend proposes the plan (settings.llm); same validator."""
+        from clinbridge.engine.llm.backends import get_backend
+        from clinbridge.engine.llm.propose import LLMUnderstanding
+
+        if self._llm is None:
+            self._llm = LLMUnderstanding(
+                get_backend(self.settings), catalog=self.catalog, db=self.db, settings=self.settings
+            )
+        return self._llm.answer(question, patient_id=patient_id, now=self._now(now)).to_answer()
 
     def ask_plan(self, plan: QueryPlan) -> Answer:
         """Execute a QueryPlan through the validator (no understanding involved)."""
