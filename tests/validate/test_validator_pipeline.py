@@ -222,3 +222,16 @@ def test_engine_proportion_is_checked_against_its_denominator(tiny):
 
     checks = validate(bad, plan=plan, catalog=tiny.catalog, db=tiny.db)
     assert any(c.code == "numerator_gt_denominator" and not c.passed for c in checks)
+
+
+def test_abstention_keeps_the_audit_trail_but_no_value(tiny):
+    out = answer_with_validation(
+        "What is the mean heart rate?", [HR], catalog=tiny.catalog, db=tiny.db
+    )
+    answer = out.to_answer()
+    assert answer.decision == "abstain" and answer.value is None and answer.rows == []
+    assert answer.sql and "measurement" in answer.sql  # the SQL that ran, for the audit
+    assert answer.provenance.source == "tiny" and answer.provenance.dialect == "duckdb"
+    assert answer.provenance.understanding == "parser"
+    assert "validate" in answer.timings.steps_ms
+    assert out.to_dict()["attempts"][0]["sql"] == answer.sql
