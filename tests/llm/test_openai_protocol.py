@@ -326,3 +326,27 @@ def test_coverage_is_for_llm_proposals_only(tiny):
         coverage=True,
     )
     assert out.decision == "abstain" and out.reason == "question_not_covered"
+
+
+def test_the_parser_is_the_second_reader_of_the_question(tiny):
+    # "women" and "celecoxib" are grounded by the built-in parser; an LLM plan must honour both.
+    celecoxib = {
+        "kind": "event",
+        "stream": "drug",
+        "concepts": {"concepts": [{"name": "celecoxib"}]},
+    }
+    no_sex = json.dumps({"plan": {"filters": [celecoxib], "aggregate": {"op": "count"}}})
+    out = llm(Server(no_sex, no_sex), tiny).answer("How many women took celecoxib?")
+    assert out.decision == "abstain" and out.reason == "question_not_covered"
+    assert "women" in out.detail
+    good = json.dumps(
+        {
+            "plan": {
+                "filters": [{"kind": "sex", "sex": "female"}, celecoxib],
+                "aggregate": {"op": "count"},
+            }
+        }
+    )
+    out = llm(Server(good), tiny).answer("How many women took celecoxib?")
+    assert out.decision == "accept" and out.value == 1
+    assert any(c.name == "slots_covered" and c.passed for c in out.checks)
