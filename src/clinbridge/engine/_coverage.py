@@ -14,6 +14,7 @@ catch that, deterministically and for any source:
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 from typing import TYPE_CHECKING, Any
@@ -155,9 +156,25 @@ _NAMING = re.compile(
 
 
 def _plan_numbers(text: str) -> set[float]:
-    return {float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", text)} | {
-        abs(float(x)) for x in re.findall(r"-?\d+(?:\.\d+)?", text)
-    }
+    """Numbers a proposal uses, including the lengths of the date ranges it spells out."""
+    out = {abs(float(x)) for x in re.findall(r"-?\d+(?:\.\d+)?", text)}
+    dates = []
+    for y, m, d in re.findall(r"(\d{4})-(\d{2})-(\d{2})", text):
+        try:
+            dates.append(dt.date(int(y), int(m), int(d)))
+        except ValueError:
+            continue
+    for i, a in enumerate(dates):
+        for b in dates[i + 1 :]:
+            days = abs((b - a).days) + 1  # inclusive ranges: 2019-01-01..2019-12-31 is a year
+            for n in (days, days - 1):
+                out |= {
+                    float(n),
+                    float(round(n / 365.25)),
+                    float(round(n / 30.44)),
+                    float(round(n / 7)),
+                }
+    return out
 
 
 _READERS: dict[tuple[int, str], Any] = {}
