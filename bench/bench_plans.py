@@ -32,7 +32,7 @@ PG = "postgresql://postgres@127.0.0.1:5432/test"
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def bench(url: str, label: str, repeats: int) -> None:

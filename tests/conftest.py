@@ -122,7 +122,7 @@ def pg_server() -> str:
     try:
         with _pg_admin() as conn:
             conn.execute("SELECT 1")
-    except Exception as exc:  # noqa: BLE001 - any failure means: no server for this run
+    except Exception as exc:
         pytest.skip(f"PostgreSQL at 127.0.0.1:5432 (database test) is not reachable: {exc}")
     return PG_BASE
 

@@ -192,7 +192,11 @@ class Database:
             "WHERE table_schema = %s AND table_name = %s ORDER BY ordinal_position"
         )
         if self.backend == "duckdb":
-            sql = sql.replace("%s", "?")
+            # duckdb_columns() answers about twice as fast as information_schema.columns
+            sql = (
+                "SELECT column_name, data_type FROM duckdb_columns() "
+                "WHERE schema_name = ? AND table_name = ? ORDER BY column_index"
+            )
         with self.cursor() as cur:
             cur.execute(sql, (schema, table))
             return [(r[0], r[1]) for r in cur.fetchall()]
@@ -285,6 +289,9 @@ class Database:
                     cur.execute("ROLLBACK")
             else:
                 self._rollback()
+                # the session's later statements (a loader's COPY) must not inherit the limit
+                with contextlib.suppress(Exception):
+                    cur.execute("SET statement_timeout = DEFAULT")
             cur.close()
 
     @contextlib.contextmanager
@@ -462,7 +469,17 @@ def _connect(parsed: ParsedURL, *, read_only: bool) -> Any:
                 ident = parsed.schema.replace('"', '""')
                 conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{ident}"')
             quoted = parsed.schema.replace("'", "''")
-            conn.execute(f"SET search_path = '{quoted},main'")
+            try:
+                conn.execute(f"SET search_path = '{quoted},main'")
+            except duckdb.CatalogException as exc:
+                if read_only:
+                    conn.close()
+                    raise ConfigError(
+                        f"DuckDB file {path!r} has no schema {parsed.schema!r}",
+                        schema=parsed.schema,
+                    ) from exc
+                # a loader opens the file to create the schema: qualified names only until then
+                logger.debug("schema %s does not exist yet in %s", parsed.schema, path)
         if read_only:
             # No file or network access, no extension loading, no reading Python variables as
             # tables from queries; then lock the settings: defence in depth behind the guard.

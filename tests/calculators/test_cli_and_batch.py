@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from click.testing import CliRunner
@@ -173,3 +173,44 @@ def test_answer_matching_rules() -> None:
 def test_ambiguous_names_are_refused() -> None:
     with pytest.raises(CalculatorError, match="ambiguous"):
         calculators.get("wells")
+
+
+class GoldLookupExtractor:
+    """Loaded by module:attr in the CLI test; reads parameters from a tiny table by note text."""
+
+    name = "gold-lookup"
+    TABLE: ClassVar[dict[str, dict[str, Any]]] = {}
+
+    def extract(self, note: str, calculator: Calculator) -> Mapping[str, Any]:
+        return self.TABLE.get(note[:40], {})
+
+
+def test_cli_note_mode_with_a_pluggable_extractor(tmp_path: Path) -> None:
+    rows = [r for r in read_medcalc_csv(ONE_SHOT) if r.calculator_id in (6, 10)]
+    for r in rows:
+        calc = calculators.get(r.calculator_id)
+        GoldLookupExtractor.TABLE[r.note[:40]] = gold_parameters(calc, parse_entities(r.entities))
+    out = tmp_path / "out.jsonl"
+    res = CliRunner().invoke(
+        main,
+        [
+            "calc",
+            "--medcalc",
+            str(ONE_SHOT),
+            "--mode",
+            "note",
+            "--out",
+            str(out),
+            "--extractor",
+            f"{__name__}:GoldLookupExtractor",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    by_id = {x["calculator_id"]: x for x in map(json.loads, out.read_text().splitlines())}
+    assert by_id[6]["decision"] == by_id[10]["decision"] == "accept"
+    assert by_id[6]["match"] is by_id[10]["match"] is True
+    assert by_id[4]["decision"] == "abstain"  # nothing extracted: required inputs missing
+    bad = CliRunner().invoke(
+        main, ["calc", "--medcalc", str(ONE_SHOT), "--mode", "note", "--extractor", "nope"]
+    )
+    assert bad.exit_code != 0 and "unknown extractor" in bad.output

@@ -117,3 +117,11 @@ def _close(got: Any, want: Any) -> bool:
     if isinstance(want, list):
         return list(got) == want
     return str(got) == str(want)
+
+
+@pytest.mark.parametrize("cid", sorted(GOLDEN))
+def test_label_errors_are_documented_in_the_spec(cid: int) -> None:
+    """Each label error in the golden file is also in the spec's notes, and vice versa."""
+    in_golden = {e["row"] for e in GOLDEN[cid].get("label_errors", []) or []}
+    in_spec = {r for n in calculators.get(cid).spec.notes for r in n.rows}
+    assert in_golden == in_spec

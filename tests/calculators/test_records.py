@@ -3,10 +3,18 @@ plus a few measurement rows with values (Eunomia's measurements carry none)."""
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import json
+import shutil
+import sqlite3
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import duckdb
+import psycopg
 import pytest
 from click.testing import CliRunner
 
@@ -16,7 +24,7 @@ from clinbridge.calculators.records import compute_from_records
 from clinbridge.cli import main
 
 EUNOMIA = Path(__file__).parents[2] / "synthetic_data" / "eunomia-gibleed-5.3"
-TABLES = [
+PG_TABLES = [
     "person",
     "condition_occurrence",
     "concept",
@@ -24,33 +32,74 @@ TABLES = [
     "observation_period",
     "visit_occurrence",
     "cdm_source",
+    "measurement",
 ]
 STROKE_PATIENT = "563"  # male, born 1964-04-12, cerebrovascular accident 2005-03-13
+MEASUREMENTS = [  # (id, person, concept, date, value, unit); Eunomia's own measurements have no values
+    (900000001, 563, 3025315, "2018-01-10", 80.0, "kg"),  # body weight
+    (900000002, 563, 3025315, "2019-05-01", 90.0, "kg"),  # later weight
+    (900000003, 563, 3036277, "2018-03-01", 70.0, "[in_i]"),  # body height in inches (UCUM)
+    (900000006, 563, 3036277, "2019-06-01", 70.0, "[in_i]"),  # measured again
+    (900000004, 563, 3016723, "2019-05-01", 1.2, "mg/dL"),  # serum creatinine
+    (900000005, 209, 3025315, "2019-05-01", 60.0, "kg"),  # weight only: height missing
+]
+INSERT = (
+    "INSERT INTO measurement (measurement_id, person_id, measurement_concept_id, measurement_date, "
+    "measurement_type_concept_id, value_as_number, unit_source_value) VALUES ({})"
+)
 
 
-@pytest.fixture(scope="module")
-def cdm(tmp_path_factory: pytest.TempPathFactory) -> str:
-    path = tmp_path_factory.mktemp("cdm") / "eunomia.duckdb"
-    url = f"duckdb:///{path}"
-    report = load_omop_csv(EUNOMIA, url, only=TABLES)
-    assert report.reconciles
-    con = duckdb.connect(str(path))
-    rows = [  # (id, person, concept, date, value, unit)
-        (1, 563, 3025315, "2018-01-10", 80.0, "kg"),  # body weight
-        (2, 563, 3025315, "2019-05-01", 90.0, "kg"),  # later weight
-        (3, 563, 3036277, "2017-06-01", 70.0, "[in_i]"),  # body height in inches (UCUM)
-        (4, 563, 3016723, "2019-05-01", 1.2, "mg/dL"),  # serum creatinine
-        (5, 209, 3025315, "2019-05-01", 60.0, "kg"),  # weight only: height missing
-    ]
-    for mid, pid, concept, day, value, unit in rows:
-        con.execute(
-            "INSERT INTO measurement (measurement_id, person_id, measurement_concept_id, "
-            "measurement_date, measurement_type_concept_id, value_as_number, unit_source_value) "
-            "VALUES (?, ?, ?, ?, 44818702, ?, ?)",
-            [mid, pid, concept, day, value, unit],
+def _insert(execute: Any, placeholder: str) -> None:
+    for mid, pid, concept, day, value, unit in MEASUREMENTS:
+        execute(
+            INSERT.format(", ".join([placeholder] * 4 + ["44818702"] + [placeholder] * 2)),
+            [mid, pid, concept, dt.date.fromisoformat(day), value, unit],
         )
-    con.close()
-    return url
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        "duckdb",
+        "sqlite",
+        pytest.param("postgres", marks=[pytest.mark.postgres, pytest.mark.slow]),
+    ],
+)
+def cdm(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A copy of Eunomia (the shared session build) plus a few measurements with values."""
+    if request.param == "postgres":
+        base = request.getfixturevalue("pg_server")
+        schema = f"cb_calc_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        url = f"{base}?schema={schema}"
+        try:
+            assert load_omop_csv(EUNOMIA, url, only=PG_TABLES).reconciles
+            with psycopg.connect(base, autocommit=True) as conn:
+                conn.execute(f'SET search_path TO "{schema}"')
+                _insert(conn.execute, "%s")
+            yield url
+        finally:
+            with psycopg.connect(base, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        return
+    shared: Path = request.getfixturevalue(f"eunomia_{request.param}")
+    path = tmp_path_factory.mktemp("calc_cdm") / shared.name
+    shutil.copy(shared, path)
+    if request.param == "duckdb":
+        con = duckdb.connect(str(path))
+        _insert(con.execute, "?")
+        con.close()
+    else:
+        with contextlib.closing(sqlite3.connect(path)) as con:
+            _insert(
+                lambda sql, args: con.execute(
+                    sql, [a.isoformat() if isinstance(a, dt.date) else a for a in args]
+                ),
+                "?",
+            )
+            con.commit()
+    yield f"{request.param}:///{path}"
 
 
 def test_bmi_takes_latest_values_before_the_date(cdm: str) -> None:
@@ -67,6 +116,17 @@ def test_bmi_takes_latest_values_before_the_date(cdm: str) -> None:
 def test_reference_date_excludes_later_values(cdm: str) -> None:
     out = compute_from_records(calculators.get("bmi"), cdm, STROKE_PATIENT, at="2018-12-31")
     assert out.answer == pytest.approx(80 / (70 * 0.0254) ** 2, abs=1e-3)
+
+
+def test_stale_values_count_as_not_recorded(cdm: str) -> None:
+    calc = calculators.get("bmi")
+    stale = compute_from_records(calc, cdm, STROKE_PATIENT, at="2021-06-01")
+    assert stale.decision == "abstain" and set(stale.missing) == {"weight", "height"}
+    assert "within 365 days" in next(e.source for e in stale.evidence if e.input == "weight")
+    anyage = compute_from_records(
+        calc, cdm, STROKE_PATIENT, at="2021-06-01", max_value_age_days=None
+    )
+    assert anyage.decision == "accept"
 
 
 def test_missing_measurement_abstains_and_is_reported(cdm: str) -> None:
@@ -122,3 +182,40 @@ def test_cli_from_records(cdm: str) -> None:
     ibw = 50 + 2.3 * (70 - 60)
     abw = ibw + 0.4 * (90 - ibw)
     assert data["answer"] == pytest.approx((140 - 55) * abw / (72 * 1.2), abs=1e-3)
+
+
+# -- a FHIR (Synthea) source: codes are LOINC/SNOMED strings, not OMOP concept ids ----------
+FHIR_BUNDLES = Path(__file__).parents[1] / "data" / "fhir" / "bundles"
+
+
+@pytest.fixture(scope="module")
+def fhir_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    from clinbridge.adapters.fhir.loader import load_fhir
+
+    url = f"duckdb:///{tmp_path_factory.mktemp('fhir') / 'fhir.duckdb'}"
+    load_fhir([FHIR_BUNDLES], url)
+    return url
+
+
+def _fhir_patient_with(url: str, loinc: str) -> tuple[str, str]:
+    from clinbridge.db import Database
+
+    with Database.open(url) as db:
+        row = db.execute(
+            "SELECT patient_id, CAST(MAX(CAST(effective_time AS DATE)) AS VARCHAR) "
+            f"FROM fhir_measurement WHERE code = '{loinc}' GROUP BY patient_id ORDER BY 1 LIMIT 1"
+        ).rows[0]
+    return str(row[0]), str(row[1])
+
+
+def test_fhir_source_labs_by_loinc_and_conditions_by_snomed(fhir_db: str) -> None:
+    patient, day = _fhir_patient_with(fhir_db, "38483-4")  # creatinine
+    out = compute_from_records(calculators.get(2), fhir_db, patient, at=day)
+    assert out.decision == "accept", out.report()
+    creat = next(e for e in out.evidence if e.input == "creatinine")
+    assert "[38483-4]" in creat.source and creat.unit == "mg/dL"
+    cha = compute_from_records(calculators.get(4), fhir_db, patient, at=day, missing="absent")
+    assert cha.decision == "accept"
+    for e in cha.evidence:
+        if e.found and e.input not in ("age", "sex"):
+            assert "condition:" in e.source

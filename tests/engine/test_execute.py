@@ -310,3 +310,25 @@ def test_open_missing_file_is_a_config_error(tmp_path):
         with pytest.raises(ConfigError):
             Database.open(url)
     assert not list(Path(tmp_path).iterdir())
+
+
+def test_timeouts_on_writable_connections_too(guard_db_url):
+    """Loaders' connections get the same timeout, and it does not outlive the statement."""
+    with Database.open(guard_db_url, read_only=False) as db:
+        with pytest.raises(QueryTimeoutError):
+            db.execute(SLOW, timeout_ms=200)
+        assert db.execute("SELECT count(*) FROM person").rows[0][0] == 20
+        if db.backend == "postgres":
+            with db.cursor() as cur:
+                cur.execute("SHOW statement_timeout")
+                assert cur.fetchone()[0] == "0"
+
+
+def test_duckdb_missing_schema_is_a_config_error(guard_duckdb_url):
+    with pytest.raises(ConfigError, match="no schema 'nope'"):
+        Database.open(guard_duckdb_url + "?schema=nope")
+
+
+def test_percent_signs_are_not_placeholders(guard_db_url):
+    r = run(guard_db_url, "SELECT count(*) AS n FROM person WHERE gender LIKE '%F%'")
+    assert r.rows[0][0] == 10

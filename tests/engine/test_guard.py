@@ -145,6 +145,14 @@ def test_table_names_are_case_insensitive_and_schema_qualified():
         assert g.tables == ("person",)
 
 
+def test_allowed_schemas_pin_qualified_names_to_the_source_schema():
+    kw = {"dialect": "postgres", "allowed_tables": ALLOWED, "max_rows": 5}
+    assert guard("SELECT * FROM CDM.person", allowed_schemas={"cdm"}, **kw).tables == ("person",)
+    assert guard("SELECT * FROM person", allowed_schemas={"cdm"}, **kw).tables == ("person",)
+    e = _refusal("SELECT * FROM hr.person", "postgres", allowed_schemas={"cdm"})
+    assert e.details["reason"] == "unknown_table" and "outside the source's schema" in str(e)
+
+
 def test_cte_names_shadow_catalog_checks_only_in_scope():
     ok = "WITH secret AS (SELECT 1 AS x) SELECT * FROM secret"
     assert guard(ok, dialect="duckdb", allowed_tables=ALLOWED, max_rows=5).tables == ()
@@ -183,12 +191,22 @@ def test_too_long_is_refused_before_parsing():
     assert e.details["reason"] == "too_long"
 
 
-def test_deep_nesting_is_a_parse_error_or_accepted_never_a_crash():
-    sql = "SELECT " + "(" * 3000 + "1" + ")" * 3000
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT " + "(" * 3000 + "1" + ")" * 3000,
+        "SELECT " + "-" * 20000 + "1",
+        "SELECT * FROM " + "(SELECT * FROM " * 2000 + "person" + ") t" * 2000,
+        "SELECT 1" + " + 1" * 20000,
+    ],
+    ids=["parens", "unary", "subqueries", "long-chain"],
+)
+def test_deep_nesting_is_refused_or_accepted_never_a_crash(sql):
     try:
         guard(sql, dialect="duckdb", allowed_tables=ALLOWED, max_rows=5)
     except SQLSafetyError as e:
         assert e.details["reason"] == "parse_error"
+        assert "\n" not in str(e)
 
 
 def test_non_text_input_is_refused():
@@ -343,3 +361,9 @@ def test_guard_sql_refuses_when_the_catalog_lists_no_tables():
 
     with pytest.raises(SQLSafetyError, match="lists no tables"):
         guard_sql("SELECT 1", catalog=Catalog(source="e", adapter="x", dialect="duckdb"))
+
+
+def test_every_refusal_reason_is_documented():
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "guard.md").read_text(encoding="utf-8")
+    for reason in refusal_reasons():
+        assert f"| `{reason}` |" in doc, reason

@@ -20,7 +20,9 @@ from clinbridge.errors import ConceptNotFoundError
 from clinbridge.settings import Settings
 
 HERE = Path(__file__).parent
-PLANS = {p.stem: QueryPlan.from_json(p.read_bytes()) for p in sorted((HERE / "plans").glob("*.json"))}
+PLANS = {
+    p.stem: QueryPlan.from_json(p.read_bytes()) for p in sorted((HERE / "plans").glob("*.json"))
+}
 GOLDEN = HERE / "golden"
 UPDATE = os.environ.get("CLINBRIDGE_UPDATE_GOLDEN") == "1"
 TRANSPILE_TO = ("spark", "bigquery", "snowflake", "trino", "redshift")
@@ -59,8 +61,12 @@ def _answer_key(answer):
     if isinstance(value, float):
         return round(value, 6)
     if isinstance(value, list):
-        return [tuple(sorted((k, round(v, 6) if isinstance(v, float) else v) for k, v in x.items()))
-                if isinstance(x, dict) else x for x in value]
+        return [
+            tuple(sorted((k, round(v, 6) if isinstance(v, float) else v) for k, v in x.items()))
+            if isinstance(x, dict)
+            else x
+            for x in value
+        ]
     return value
 
 
@@ -69,7 +75,9 @@ def _golden(name: str, dialect: str, sql: str) -> None:
     if UPDATE or not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(sql + "\n")
-    assert sql + "\n" == path.read_text(), f"golden SQL changed for {name}/{dialect} (CLINBRIDGE_UPDATE_GOLDEN=1)"
+    assert sql + "\n" == path.read_text(), (
+        f"golden SQL changed for {name}/{dialect} (CLINBRIDGE_UPDATE_GOLDEN=1)"
+    )
 
 
 def test_plan_corpus_size():
@@ -90,7 +98,12 @@ def test_duckdb_and_sqlite_agree_and_golden_sql(name, duck, lite):
     for db, catalog in (duck, lite):
         answer = run_plan(db, catalog, plan, settings=Settings(now="2019-07-01"))
         assert answer.decision == "accept", (db.dialect, answer.reason)
-        compiled = compile_plan(plan, catalog, Resolver(db, catalog).resolve, now=plan_now(plan, catalog, Settings(now="2019-07-01")))
+        compiled = compile_plan(
+            plan,
+            catalog,
+            Resolver(db, catalog).resolve,
+            now=plan_now(plan, catalog, Settings(now="2019-07-01")),
+        )
         _golden(name, db.dialect, compiled.pretty())
         answers[db.dialect] = _answer_key(answer)
     assert answers["duckdb"] == answers["sqlite"]
@@ -109,7 +122,13 @@ def test_plans_transpile_and_parse_back(dialect, duck):
     db, catalog = duck
     resolver = Resolver(db, catalog)
     for name, plan in PLANS.items():
-        compiled = compile_plan(plan, catalog, resolver.resolve, dialect=dialect, now=plan_now(plan, catalog, Settings()))
+        compiled = compile_plan(
+            plan,
+            catalog,
+            resolver.resolve,
+            dialect=dialect,
+            now=plan_now(plan, catalog, Settings()),
+        )
         sql = compiled.sql
         parsed = sqlglot.parse(sql, read=dialect)
         assert len(parsed) == 1, name
@@ -118,14 +137,27 @@ def test_plans_transpile_and_parse_back(dialect, duck):
 
 def test_unknown_concept_is_rejected_not_run_as_empty_filter(duck):
     db, catalog = duck
-    plan = QueryPlan(filters=(EventFilter(stream="condition", concepts=ConceptSet(concepts=(ConceptRef(name="Dragon pox"),))),))
+    plan = QueryPlan(
+        filters=(
+            EventFilter(
+                stream="condition", concepts=ConceptSet(concepts=(ConceptRef(name="Dragon pox"),))
+            ),
+        )
+    )
     with pytest.raises(ConceptNotFoundError):
         compile_plan(plan, catalog, Resolver(db, catalog).resolve)
     answer = run_plan(db, catalog, plan)
     assert answer.decision == "abstain"
     assert answer.reason_code == "concept_not_found"
     assert "Dragon pox" in (answer.reason or "")
-    plan_id = QueryPlan(filters=(EventFilter(stream="condition", concepts=ConceptSet(concepts=(ConceptRef(concept_id=999999999),))),))
+    plan_id = QueryPlan(
+        filters=(
+            EventFilter(
+                stream="condition",
+                concepts=ConceptSet(concepts=(ConceptRef(concept_id=999999999),)),
+            ),
+        )
+    )
     assert run_plan(db, catalog, plan_id).decision == "abstain"
 
 
@@ -138,7 +170,9 @@ def test_stream_the_source_lacks_abstains(duck):
 
 def test_answer_carries_provenance(duck):
     db, catalog = duck
-    answer = run_plan(db, catalog, PLANS["count_gi_30d_after_celecoxib"], settings=Settings(now="2019-07-01"))
+    answer = run_plan(
+        db, catalog, PLANS["count_gi_30d_after_celecoxib"], settings=Settings(now="2019-07-01")
+    )
     data = answer.to_dict()
     assert data["sql"].upper().startswith("WITH")
     assert data["dialect"] == "duckdb"
@@ -164,15 +198,26 @@ def test_postgres_agrees_with_duckdb_and_golden_sql(name, pg, duck):
     b = run_plan(*duck, PLANS[name], settings=settings)
     assert a.decision == "accept", a.reason
     assert _answer_key(a) == _answer_key(b)
-    compiled = compile_plan(PLANS[name], catalog, Resolver(db, catalog).resolve, now=plan_now(PLANS[name], catalog, settings))
+    compiled = compile_plan(
+        PLANS[name],
+        catalog,
+        Resolver(db, catalog).resolve,
+        now=plan_now(PLANS[name], catalog, settings),
+    )
     _golden(name, "postgres", compiled.pretty())
 
 
 def test_scope_without_encounters_abstains(duck):
     db, catalog = duck
     # patient 6 has no emergency visit: an empty list would be a made-up answer
-    plan = QueryPlan.model_validate({"patient_id": "6", "measure": {"of": "concept", "stream": "condition"},
-                                     "aggregate": {"op": "list"}, "scope": {"which": "last", "type": "emergency"}})
+    plan = QueryPlan.model_validate(
+        {
+            "patient_id": "6",
+            "measure": {"of": "concept", "stream": "condition"},
+            "aggregate": {"op": "list"},
+            "scope": {"which": "last", "type": "emergency"},
+        }
+    )
     answer = run_plan(db, catalog, plan)
     assert answer.decision == "abstain" and answer.reason_code == "scope_empty"
 

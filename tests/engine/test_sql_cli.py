@@ -128,6 +128,8 @@ def test_schema_option_on_postgres(guard_postgres_url):
     assert json.loads(r.stdout)["rows"] == [[20]]
     r = invoke(f"SELECT count(*) FROM {schema}.person", "--db", base, "--schema", schema)
     assert r.exit_code == 0, r.output
+    r = invoke("SELECT count(*) FROM public.person", "--db", base, "--schema", schema)
+    assert r.exit_code == 2 and "outside the source's schema" in r.stderr
 
 
 def test_allowed_tables_come_from_the_database_without_an_adapter(guard_db_url):
@@ -178,3 +180,50 @@ def test_schema_option_on_duckdb(tmp_path):
         r = invoke("SELECT person_id FROM person", *args, "--json")
         assert r.exit_code == 0, r.output
         assert json.loads(r.stdout)["rows"] == [[7]]
+
+
+def test_catalog_of_a_recognising_adapter_decides_the_tables(guard_duckdb_url):
+    """When an adapter recognises the database, only its catalogued tables may be read."""
+    from clinbridge.adapters import base
+    from clinbridge.catalog import Catalog, ColumnInfo, TableInfo
+
+    base._load_all()
+
+    class _GuardTestAdapter(base.SourceAdapter):
+        name = "guard_test"
+        PRIORITY = -1
+
+        @classmethod
+        def detect(cls, db):
+            return db.url == guard_duckdb_url
+
+        def catalog(self, db, *, source=None):
+            cols = tuple(ColumnInfo(name=c) for c in ("person_id", "gender", "year_of_birth"))
+            return Catalog(
+                source="t", adapter="guard_test", dialect="duckdb",
+                tables=(TableInfo(name="person", columns=cols),),
+            )  # fmt: skip
+
+    try:
+        ok = invoke("SELECT count(*) FROM person", "--db", guard_duckdb_url, "--json")
+        assert ok.exit_code == 0, ok.output
+        assert json.loads(ok.stdout)["tables_from"] == "catalog of adapter 'guard_test'"
+        refused = invoke("SELECT count(*) FROM measurement", "--db", guard_duckdb_url)
+        assert refused.exit_code == 2 and "unknown_table" in refused.stderr
+    finally:
+        base._REGISTRY.pop("guard_test", None)
+
+
+def test_hostile_corpus_through_the_cli(guard_sqlite_url):
+    from test_guard import CORPUS
+
+    for url in (guard_sqlite_url,):
+        before = fingerprint(url)
+        for case in CORPUS:
+            if "secret" in case["sql"] or not case["sql"].strip() or len(case["sql"]) > 10_000:
+                continue  # secret is an ordinary table without an adapter; argv limits
+            r = invoke("--db", url, "--", case["sql"])  # "--": statements may start with --
+            assert r.exit_code == 2, (case["id"], r.output)
+            dialect = "duckdb" if url.startswith("duckdb") else "sqlite"
+            assert f"refused ({case.get(dialect, case['reason'])})" in r.stderr, case["id"]
+        assert fingerprint(url) == before

@@ -74,7 +74,7 @@ def test_broken_file_is_quarantined_with_file_record_field(name: str, stream_thr
     for file, *_ in rows:
         assert file == str(BROKEN / name)
     # the rejected record itself is kept (except where nothing could be read)
-    for _, record, rtype, _, _, _, text in rows:
+    for _, _, rtype, _, _, _, text in rows:
         if rtype not in ("(unreadable)",):
             assert text and json.loads(text)
 

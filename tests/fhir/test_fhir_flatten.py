@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from clinbridge.adapters.fhir.flatten import Context, FieldError, clean_display, flatten, parse_datetime
+from clinbridge.adapters.fhir.flatten import (
+    Context,
+    FieldError,
+    clean_display,
+    flatten,
+    parse_datetime,
+)
 from clinbridge.adapters.fhir.schema import TABLES
 
 OBS_COLS = TABLES["fhir_observation"].column_names

@@ -163,7 +163,7 @@ def test_unflattened_resources_are_kept_whole(loaded: Any) -> None:
 
 
 def test_catalog_describes_the_tables(loaded: Any) -> None:
-    url, db, *_ = loaded
+    _url, db, *_ = loaded
     assert FhirAdapter.detect(db)
     cat = get_adapter("fhir").catalog(db)
     assert Catalog.from_json(cat.to_json()) == cat

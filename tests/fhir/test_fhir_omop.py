@@ -44,8 +44,8 @@ def rows(db: Database, sql: str) -> list[tuple[Any, ...]]:
 
 def test_vocabulary_links_fhir_codes_to_omop_concepts(fhir_url: str) -> None:
     with Database.open(fhir_url) as db:
-        linked = dict(((s, c), (cid, std)) for s, c, cid, std in rows(
-            db, "SELECT system, code, concept_id, standard_concept_id FROM fhir_code WHERE concept_id IS NOT NULL"))
+        linked = {(s, c): (cid, std) for s, c, cid, std in rows(
+            db, "SELECT system, code, concept_id, standard_concept_id FROM fhir_code WHERE concept_id IS NOT NULL")}
         concept = {(v, c): (cid, s) for cid, v, c, s in rows(
             db, "SELECT concept_id, vocabulary_id, concept_code, standard_concept FROM concept")}
         assert {s for s, _ in linked} >= {"http://loinc.org", "http://snomed.info/sct"}

@@ -35,7 +35,9 @@ def test_eunomia_postgres_row_counts(eunomia_pg_url, eunomia_counts):
 def test_float_ids_and_dates_are_typed(eunomia_duckdb_url):
     with Database.open(eunomia_duckdb_url) as db:
         # MEASUREMENT_ID is written "10204.0" in the CSV
-        row = db.execute("SELECT measurement_id, measurement_date FROM measurement WHERE measurement_id = 10204").rows
+        row = db.execute(
+            "SELECT measurement_id, measurement_date FROM measurement WHERE measurement_id = 10204"
+        ).rows
         assert row and row[0][0] == 10204 and str(row[0][1]) == "1998-10-03"
         types = dict(db.columns("measurement"))
         assert types["measurement_id"].upper() == "INTEGER"
@@ -44,12 +46,16 @@ def test_float_ids_and_dates_are_typed(eunomia_duckdb_url):
 
 def test_sqlite_dates_are_iso_text(eunomia_sqlite_url):
     with Database.open(eunomia_sqlite_url) as db:
-        lo, hi = db.execute("SELECT min(condition_start_date), max(condition_start_date) FROM condition_occurrence").rows[0]
+        lo, hi = db.execute(
+            "SELECT min(condition_start_date), max(condition_start_date) FROM condition_occurrence"
+        ).rows[0]
         assert len(lo) == 10 and lo < hi and lo[4] == "-"
 
 
 def test_report_reconciles_and_mentions_quirks(tmp_path, eunomia_csv_dir):
-    report = load_omop_csv(eunomia_csv_dir, f"duckdb:///{tmp_path / 'e.duckdb'}", only=["person", "observation_period"])
+    report = load_omop_csv(
+        eunomia_csv_dir, f"duckdb:///{tmp_path / 'e.duckdb'}", only=["person", "observation_period"]
+    )
     assert report.reconciles and report.read == 2694 + 5343 == report.loaded
     assert any("observation_period but not in person" in n for n in report.notes)
 
@@ -94,7 +100,9 @@ def _bad_folder(tmp_path: Path) -> Path:
 def test_bad_values_raise_with_file_record_field(tmp_path):
     folder = _bad_folder(tmp_path)
     with pytest.raises(LoadError) as info:
-        load_omop_csv(folder, f"duckdb:///{tmp_path / 'x.duckdb'}", on_error="raise", cdm_version="5.4")
+        load_omop_csv(
+            folder, f"duckdb:///{tmp_path / 'x.duckdb'}", on_error="raise", cdm_version="5.4"
+        )
     err = info.value
     assert err.file.endswith("PERSON.csv") and err.record == 2 and err.field == "year_of_birth"
     assert "not an integer: 'nineteen-sixty'" in str(err) and "PERSON.csv" in str(err)
@@ -161,10 +169,20 @@ def test_cdm54_loads(tmp_path, synthea27nj_csv_dir):
 
 
 def test_duckdb_schema(tmp_path, eunomia_csv_dir):
+    from clinbridge.adapters import describe
+    from clinbridge.vocab import ConceptIndex
+
     url = f"duckdb:///{tmp_path / 's.duckdb'}?schema=cdm"
-    load_omop_csv(eunomia_csv_dir, url, only=["person"])
+    tables = ["person", "observation_period", "visit_occurrence", "concept", "concept_ancestor"]
+    load_omop_csv(eunomia_csv_dir, url, only=tables)
     with Database.open(url) as db:
         assert db.execute("SELECT count(*) FROM cdm.person").rows == [(2694,)]
+        catalog = describe(db)
+        assert catalog.schema_name == "cdm" and catalog.table("person").row_count == 2694
+        index = ConceptIndex(db, catalog)
+        assert [m.concept_id for m in index.by_name("Gastrointestinal hemorrhage")] == [192671]
+    with Database.open(f"duckdb:///{tmp_path / 's.duckdb'}") as db:
+        assert "person" not in db.table_names()  # nothing written to main
 
 
 def test_copy_of_eunomia_is_untouched(tmp_path, eunomia_csv_dir):

@@ -16,7 +16,7 @@ from clinbridge.errors import CalculatorError
 if TYPE_CHECKING:
     from clinbridge.calculators.compile import Calculator
 
-__all__ = ["ExtractionError", "Extractor", "NoExtractor"]
+__all__ = ["EXTRACTOR_GROUP", "ExtractionError", "Extractor", "NoExtractor", "get_extractor"]
 
 
 class ExtractionError(CalculatorError):
@@ -45,3 +45,42 @@ class NoExtractor:
             "(pass one to run_rows/--extractor); use --mode gold for gold parameters",
             reason="no_extractor",
         )
+
+
+EXTRACTOR_GROUP = "clinbridge.extractors"
+"""Entry-point group through which packages register note extractors (name -> factory)."""
+
+
+def get_extractor(name: str | None) -> Extractor:
+    """An extractor by name: ``none``, an entry point of :data:`EXTRACTOR_GROUP`, or
+    ``module:attribute`` (a class or factory called without arguments).
+
+    Raises:
+        ConfigError: no extractor of that name.
+    """
+    import importlib
+    from importlib.metadata import entry_points
+
+    from clinbridge.errors import ConfigError
+
+    if not name or name == "none":
+        return NoExtractor()
+    for ep in entry_points(group=EXTRACTOR_GROUP):
+        if ep.name == name:
+            return ep.load()()  # type: ignore[no-any-return]
+    module, _, attr = name.partition(":")
+    if attr:
+        try:
+            factory = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ConfigError(f"cannot load extractor {name!r}: {exc}", extractor=name) from exc
+        extractor = factory()
+        if not isinstance(extractor, Extractor):
+            raise ConfigError(
+                f"{name!r} is not an extractor (needs name and extract())", extractor=name
+            )
+        return extractor
+    raise ConfigError(
+        f"unknown extractor {name!r}: use 'none', an entry point of {EXTRACTOR_GROUP!r} or module:attr",
+        extractor=name,
+    )

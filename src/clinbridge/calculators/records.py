@@ -32,6 +32,8 @@ __all__ = ["Evidence", "RecordsOutcome", "compute_from_records", "gather_inputs"
 logger = logging.getLogger(__name__)
 
 _VALUE_KINDS = ("measurement", "vital", "observation")
+DEFAULT_MAX_VALUE_AGE_DAYS = 365
+"""A lab or vital older than this (before the reference date) counts as not recorded."""
 
 
 class Evidence(BaseModel):
@@ -105,7 +107,7 @@ class _Gatherer:
         self.catalog = catalog
         self.patient = patient
         self.at = at
-        self._concepts: dict[tuple[Any, ...], dict[int, str]] = {}
+        self._concepts: dict[tuple[Any, ...], dict[Any, str]] = {}
 
     def run(self, select: exp.Select) -> list[tuple[Any, ...]]:
         sql = select.sql(dialect=self.db.dialect)
@@ -187,11 +189,21 @@ class _Gatherer:
         codes: Iterable[str],
         names: Iterable[str],
         descendants: bool,
-    ) -> dict[int, str]:
-        key = (stream.dictionary, tuple(concept_ids), tuple(codes), tuple(names), descendants)
+    ) -> dict[Any, str]:
+        """Values of the stream's code column that mean the concept (value -> label).
+
+        OMOP streams store integer concept ids: ``concept_ids`` are used as they are and
+        ``codes`` (LOINC, SNOMED, ...) are resolved through the dictionary's source code.
+        Other sources (FHIR) store the codes themselves, so ``codes`` are matched directly.
+        Names are matched on the dictionary's labels; descendants come from its ancestor table.
+        """
+        key = (stream.name, tuple(concept_ids), tuple(codes), tuple(names), descendants)
         if key in self._concepts:
             return self._concepts[key]
-        ids: dict[int, str] = {int(c): "" for c in concept_ids}
+        integer_codes = (stream.code_system or "").lower() == "omop"
+        ids: dict[Any, str] = (
+            {int(c): "" for c in concept_ids} if integer_codes else {str(c): "" for c in codes}
+        )
         d = self._dictionary(stream)
         if d is not None:
             conds: list[exp.Expression] = []
@@ -210,7 +222,7 @@ class _Gatherer:
                     .where(exp.or_(*conds))
                 )
                 for code, label in self.run(sel):
-                    ids[int(code)] = str(label)
+                    ids[int(code) if integer_codes else str(code)] = str(label or "")
             if (
                 descendants
                 and ids
@@ -234,7 +246,7 @@ class _Gatherer:
                     .where(exp.column(d.ancestor_column, table="a").isin(*[_lit(i) for i in ids]))
                 )
                 for code, label in self.run(sel):
-                    ids.setdefault(int(code), str(label or ""))
+                    ids.setdefault(int(code) if integer_codes else str(code), str(label or ""))
         self._concepts[key] = ids
         return ids
 
@@ -249,9 +261,9 @@ class _Gatherer:
     # -- events --------------------------------------------------------------------------
     def _time_filter(self, stream: EventStream, lookback_days: int | None) -> exp.Expression:
         col = exp.column(stream.time_column)
-        cond: exp.Expression = exp.LTE(
-            this=col, expression=exp.cast(_lit(self.at.isoformat()), "date")
-        )
+        # Everything on the reference day counts, whether the column holds dates or timestamps.
+        day_after = (self.at + dt.timedelta(days=1)).isoformat()
+        cond: exp.Expression = exp.LT(this=col, expression=exp.cast(_lit(day_after), "date"))
         if lookback_days is not None:
             start = self.at - dt.timedelta(days=lookback_days)
             cond = exp.and_(  # type: ignore[assignment]
@@ -260,12 +272,12 @@ class _Gatherer:
         return cond
 
     def latest_value(
-        self, stream: EventStream, ids: dict[int, str], lookback_days: int | None
+        self, stream: EventStream, ids: dict[Any, str], lookback_days: int | None
     ) -> tuple[Any, ...] | None:
         if not stream.code_column or not stream.value_column or not ids:
             return None
         unit_col: exp.Expression = (
-            exp.column(stream.unit_label_column) if stream.unit_label_column else exp.null()
+            exp.column(unit) if (unit := _unit_column(stream)) else exp.null()
         )
         sel = (
             exp.select(
@@ -286,7 +298,7 @@ class _Gatherer:
         return rows[0] if rows else None
 
     def first_event(
-        self, stream: EventStream, ids: dict[int, str], lookback_days: int | None
+        self, stream: EventStream, ids: dict[Any, str], lookback_days: int | None
     ) -> tuple[Any, ...] | None:
         if not stream.code_column or not ids:
             return None
@@ -303,6 +315,13 @@ class _Gatherer:
         return rows[0] if rows else None
 
 
+def _unit_column(stream: EventStream) -> str | None:
+    """The column with a unit as text: OMOP keeps a concept id in unit_column (use the label)."""
+    if (stream.code_system or "").lower() == "omop":
+        return stream.unit_label_column
+    return stream.unit_column or stream.unit_label_column
+
+
 def _default_at(db: Database, catalog: Catalog) -> dt.date:
     if catalog.data_end:
         return dt.date.fromisoformat(catalog.data_end[:10])
@@ -316,8 +335,13 @@ def gather_inputs(
     patient: str,
     *,
     at: dt.date,
+    max_value_age_days: int | None = DEFAULT_MAX_VALUE_AGE_DAYS,
 ) -> tuple[dict[str, Any], list[Evidence]]:
-    """Find each input of ``calc`` for one patient; returns (parameters, evidence per input)."""
+    """Find each input of ``calc`` for one patient; returns (parameters, evidence per input).
+
+    Labs and vitals older than ``max_value_age_days`` before ``at`` are not used (unless the
+    spec's record query sets its own ``lookback_days``); ``None`` accepts any age.
+    """
     g = _Gatherer(db, catalog, patient, at)
     params: dict[str, Any] = {}
     evidence: list[Evidence] = []
@@ -334,9 +358,13 @@ def gather_inputs(
                 kinds = _VALUE_KINDS if q.kind in ("measurement", "vital") else (q.kind,)
                 for stream in (s for s in catalog.streams if s.kind in kinds):
                     ids = g.concept_ids(stream, q.concept_ids, q.codes, q.names, q.descendants)
-                    looked.append(f"{stream.name} ({len(ids)} concepts)")
                     if inp.type in ("number", "integer"):
-                        row = g.latest_value(stream, ids, q.lookback_days)
+                        lookback = (
+                            q.lookback_days if q.lookback_days is not None else max_value_age_days
+                        )
+                        window = f" within {lookback} days" if lookback is not None else ""
+                        looked.append(f"{stream.name} ({len(ids)} concepts{window})")
+                        row = g.latest_value(stream, ids, lookback)
                         if row is not None:
                             when, code, value, unit = row
                             unit = unit or q.unit or inp.unit
@@ -345,10 +373,11 @@ def gather_inputs(
                                 found=True,
                                 value=float(value),
                                 unit=unit,
-                                source=f"{stream.name}: {ids.get(int(code)) or code} [{code}] on "
+                                source=f"{stream.name}: {ids.get(code) or ids.get(str(code)) or code} [{code}] on "
                                 f"{_iso(when)} = {value} {unit or ''}".rstrip(),
                             )
                     elif inp.type == "boolean":
+                        looked.append(f"{stream.name} ({len(ids)} concepts)")
                         row = g.first_event(stream, ids, q.lookback_days)
                         if row is not None:
                             when, code = row
@@ -356,7 +385,7 @@ def gather_inputs(
                                 input=inp.name,
                                 found=True,
                                 value=True,
-                                source=f"{stream.name}: {ids.get(int(code)) or code} [{code}] first on {_iso(when)}",
+                                source=f"{stream.name}: {ids.get(code) or ids.get(str(code)) or code} [{code}] first on {_iso(when)}",
                             )
                     if found:
                         break
@@ -385,6 +414,7 @@ def compute_from_records(
     at: str | dt.date | None = None,
     catalog: Catalog | None = None,
     missing: MissingPolicy = "spec",
+    max_value_age_days: int | None = DEFAULT_MAX_VALUE_AGE_DAYS,
 ) -> RecordsOutcome:
     """Compute ``calc`` for one patient of a catalogued source.
 
@@ -396,6 +426,7 @@ def compute_from_records(
         catalog: the source's catalog; default: described by the first adapter that recognises it.
         missing: ``"absent"`` treats findings not recorded as absent (said in the explanation);
             the default abstains when a required input is not recorded.
+        max_value_age_days: labs and vitals older than this before ``at`` are not used.
 
     Returns:
         A :class:`RecordsOutcome` (accept with the answer, or abstain with what is missing).
@@ -412,7 +443,9 @@ def compute_from_records(
             if isinstance(at, dt.date)
             else (dt.date.fromisoformat(at) if at else _default_at(database, catalog))
         )
-        params, evidence = gather_inputs(calc, database, catalog, patient, at=when)
+        params, evidence = gather_inputs(
+            calc, database, catalog, patient, at=when, max_value_age_days=max_value_age_days
+        )
     finally:
         if own:
             database.close()

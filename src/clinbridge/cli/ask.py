@@ -54,6 +54,18 @@ def print_answer(answer: Answer, *, as_json: bool) -> None:
 )
 @click.option("--now", default=None, help="What 'today' means (ISO timestamp).")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole Answer as JSON.")
+@click.option(
+    "--batch",
+    "batch_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Answer every line of this JSONL file ({id, question, patient_id, now}).",
+)
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where --batch writes one JSON answer per line (default: stdout).",
+)
 def ask_cmd(
     question: str | None,
     url: str,
@@ -64,8 +76,17 @@ def ask_cmd(
     patient_id: str | None,
     now: str | None,
     as_json: bool,
+    batch_file: Path | None = None,
+    out_file: Path | None = None,
 ) -> None:
-    """Answer QUESTION, or execute --plan, against --db; print the answer with its provenance."""
+    """Answer QUESTION (or every question of --batch), or execute --plan, against --db."""
+    if batch_file is not None:
+        if question or plan_file:
+            raise click.UsageError(
+                "--batch answers the questions of a file; do not also give QUESTION or --plan"
+            )
+        _batch(url, batch_file, out_file, source=source, adapter=adapter, schema=schema, now=now)
+        return
     from clinbridge.adapters import describe
     from clinbridge.db import Database
     from clinbridge.engine.plan import QueryPlan
@@ -102,3 +123,84 @@ def ask_cmd(
     print_answer(answer, as_json=as_json)
     if answer.decision == "abstain":
         sys.exit(0)  # abstaining is a normal result, not a failure
+
+
+def _batch_records(path: Path) -> list[dict[str, object]]:
+    """Read and check the batch file; a bad line is an error naming the file, line and field."""
+    import orjson
+
+    from clinbridge.errors import LoadError
+
+    records: list[dict[str, object]] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise LoadError(f"{path}: line {number} is not JSON ({exc})", file=str(path), record=number) from exc
+        if not isinstance(rec, dict):
+            raise LoadError(f"{path}: line {number} is not a JSON object", file=str(path), record=number)
+        q = rec.get("question")
+        if not isinstance(q, str) or not q.strip():
+            raise LoadError(f"{path}: line {number} has no 'question' text", file=str(path), record=number,
+                            field="question")
+        pid = rec.get("patient_id")
+        if pid is not None and not isinstance(pid, str | int):
+            raise LoadError(f"{path}: line {number}: 'patient_id' must be a string, a number or null",
+                            file=str(path), record=number, field="patient_id")
+        rec.setdefault("id", number)
+        records.append(rec)
+    return records
+
+
+def batch_line(rec: dict[str, object], answer: Answer) -> dict[str, object]:
+    """One output line of ``ask --batch``."""
+    data = answer.to_dict()
+    return {
+        "id": rec.get("id"),
+        "decision": answer.decision,
+        "value": data.get("value"),
+        "rows": data.get("rows"),
+        "sql": answer.sql,
+        "plan": data.get("plan"),
+        "reason": answer.reason,
+        "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in answer.checks],
+    }
+
+
+def _batch(url: str, batch_file: Path, out_file: Path | None, *, source: str | None, adapter: str | None,
+           schema: str | None, now: str | None) -> None:
+    import orjson
+
+    from clinbridge.api import connect
+    from clinbridge.errors import ClinbridgeError
+    from clinbridge.settings import Settings
+
+    try:
+        records = _batch_records(batch_file)
+        conn = connect(url, schema=schema, adapter=adapter, source=source, settings=Settings.from_env(now=now))
+    except ClinbridgeError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    accepted = 0
+    sink = out_file.open("w", encoding="utf-8") if out_file else None
+    try:
+        with conn:
+            for rec in records:
+                pid = rec.get("patient_id")
+                when = rec.get("now")
+                answer = conn.ask(str(rec["question"]), patient_id=None if pid is None else str(pid),
+                                  now=when if isinstance(when, str) else None)
+                accepted += answer.decision == "accept"
+                line = orjson.dumps(batch_line(rec, answer)).decode()
+                if sink:
+                    sink.write(line + "\n")
+                else:
+                    click.echo(line)
+    finally:
+        if sink:
+            sink.close()
+    if out_file:
+        click.echo(f"{len(records)} question(s): {accepted} answered, {len(records) - accepted} abstained → {out_file}",
+                   err=True)

@@ -50,10 +50,23 @@ def _dump(obj: Any) -> str:
     show_default=True,
     help="Batch mode: gold parameters (Relevant Entities) or the patient note.",
 )
+@click.option(
+    "--extractor",
+    default="none",
+    show_default=True,
+    help="Note extractor for --mode note: an entry point name or module:attr.",
+)
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Batch output (JSONL).")
 @click.option("--db", "db_url", help="Database URL of a catalogued source (with --patient).")
 @click.option("--patient", help="Patient id in that source.")
 @click.option("--at", "at_date", help="Reference date (YYYY-MM-DD); default: the latest data.")
+@click.option(
+    "--max-age-days",
+    type=int,
+    default=365,
+    show_default=True,
+    help="With --db: labs and vitals older than this before --at are not used.",
+)
 def calc_cmd(
     name: str | None,
     params_json: str | None,
@@ -63,9 +76,11 @@ def calc_cmd(
     medcalc_file: str | None,
     mode: str,
     out_file: str | None,
+    extractor: str,
     db_url: str | None,
     patient: str | None,
     at_date: str | None,
+    max_age_days: int,
 ) -> None:
     """Compute a medical score (MedCalc-Bench calculators) with a step-by-step explanation."""
     from clinbridge import calculators
@@ -75,7 +90,7 @@ def calc_cmd(
             _list(calculators.list_calculators(), as_json)
             return
         if medcalc_file:
-            _batch(medcalc_file, mode, out_file)
+            _batch(medcalc_file, mode, out_file, extractor)
             return
         if not name:
             raise click.UsageError("give a calculator NAME, --list or --medcalc FILE")
@@ -83,7 +98,7 @@ def calc_cmd(
         if db_url:
             if not patient:
                 raise click.UsageError("--db needs --patient")
-            _from_records(calc, db_url, patient, at_date, as_json)
+            _from_records(calc, db_url, patient, at_date, as_json, missing, max_age_days)
             return
         if params_json is None:
             raise click.UsageError("give --params '{...}' (or --db URL --patient ID)")
@@ -132,14 +147,18 @@ def _list(calcs: list[Any], as_json: bool) -> None:
         click.echo(f"{c.id:>3}  {c.name}  [{c.spec.slug}]\n       inputs: {inputs}")
 
 
-def _batch(path: str, mode: str, out_file: str | None) -> None:
+def _batch(path: str, mode: str, out_file: str | None, extractor_name: str) -> None:
+    from clinbridge.calculators.extract import get_extractor
     from clinbridge.calculators.medcalc import read_medcalc_csv, run_rows
+
+    extractor = get_extractor(extractor_name) if mode == "note" else None
 
     start = time.perf_counter()
     counts: Counter[str] = Counter()
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(Path(out_file).open("wb")) if out_file else sys.stdout.buffer
-        for outcome in run_rows(read_medcalc_csv(path), mode=mode):  # type: ignore[arg-type]
+        rows = read_medcalc_csv(path)
+        for outcome in run_rows(rows, mode=mode, extractor=extractor):  # type: ignore[arg-type]
             counts[outcome.decision] += 1
             if outcome.match is not None:
                 counts["match" if outcome.match else "mismatch"] += 1
@@ -154,10 +173,25 @@ def _batch(path: str, mode: str, out_file: str | None) -> None:
     )
 
 
-def _from_records(calc: Any, db_url: str, patient: str, at_date: str | None, as_json: bool) -> None:
+def _from_records(
+    calc: Any,
+    db_url: str,
+    patient: str,
+    at_date: str | None,
+    as_json: bool,
+    missing: str,
+    max_age_days: int,
+) -> None:
     from clinbridge.calculators.records import compute_from_records
 
-    outcome = compute_from_records(calc, db_url, patient, at=at_date)
+    outcome = compute_from_records(
+        calc,
+        db_url,
+        patient,
+        at=at_date,
+        missing=missing,  # type: ignore[arg-type]
+        max_value_age_days=max_age_days,
+    )
     if as_json:
         click.echo(_dump(outcome.to_json_dict()))
         return

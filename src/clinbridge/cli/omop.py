@@ -84,25 +84,63 @@ _ON_ERROR = click.Choice(["quarantine", "raise"])
 
 
 @click.command(name="omop")
-@click.option("--csv", "csv_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Folder with one CSV (.csv, .csv.gz, Athena .tsv) per CDM table.")
-@click.option("--db", "url", required=True, help="Target database URL (duckdb:///f.duckdb, sqlite:///f.db, postgresql://...).")
+@click.option(
+    "--csv",
+    "csv_dir",
+    required=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Folder with one CSV (.csv, .csv.gz, Athena .tsv) per CDM table.",
+)
+@click.option(
+    "--db",
+    "url",
+    required=True,
+    help="Target database URL (duckdb:///f.duckdb, sqlite:///f.db, postgresql://...).",
+)
 @click.option("--schema", default=None, help="Target schema (DuckDB, PostgreSQL).")
-@click.option("--cdm-version", type=click.Choice(["5.3", "5.4"]), default=None, help="Detected from the files if omitted.")
-@click.option("--on-error", type=_ON_ERROR, default="quarantine", show_default=True,
-              help="Stop at the first bad value, or keep bad rows in clinbridge_rejected.")
-@click.option("--replace", "mode", flag_value="replace", help="Replace tables that already have rows.")
-@click.option("--append", "mode", flag_value="append", help="Append to tables that already have rows.")
+@click.option(
+    "--cdm-version",
+    type=click.Choice(["5.3", "5.4"]),
+    default=None,
+    help="Detected from the files if omitted.",
+)
+@click.option(
+    "--on-error",
+    type=_ON_ERROR,
+    default="quarantine",
+    show_default=True,
+    help="Stop at the first bad value, or keep bad rows in clinbridge_rejected.",
+)
+@click.option(
+    "--replace", "mode", flag_value="replace", help="Replace tables that already have rows."
+)
+@click.option(
+    "--append", "mode", flag_value="append", help="Append to tables that already have rows."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the load report as JSON.")
-def load_omop(csv_dir: Path, url: str, schema: str | None, cdm_version: str | None, on_error: str,
-              mode: str | None, as_json: bool) -> None:
+def load_omop(
+    csv_dir: Path,
+    url: str,
+    schema: str | None,
+    cdm_version: str | None,
+    on_error: str,
+    mode: str | None,
+    as_json: bool,
+) -> None:
     """Create an OMOP CDM from CSV files (official OHDSI table definitions)."""
     from clinbridge.adapters.omop import load_omop_csv
 
     try:
         with _progress("loading", not as_json) as progress:
-            report = load_omop_csv(csv_dir, url, schema=schema, cdm_version=cdm_version,
-                                   on_error=on_error, if_exists=mode or "fail", progress=progress)  # type: ignore[arg-type]
+            report = load_omop_csv(
+                csv_dir,
+                url,
+                schema=schema,
+                cdm_version=cdm_version,
+                on_error=on_error,  # type: ignore[arg-type]
+                if_exists=(mode or "fail"),  # type: ignore[arg-type]
+                progress=progress,
+            )
     except ClinbridgeError as exc:
         _fail(exc)
     _print_report(report, as_json)
@@ -113,17 +151,27 @@ def load_omop(csv_dir: Path, url: str, schema: str | None, cdm_version: str | No
 @click.option("--db", "url", required=True, help="Target database URL.")
 @click.option("--schema", default=None, help="Target schema (DuckDB, PostgreSQL).")
 @click.option("--on-error", type=_ON_ERROR, default="quarantine", show_default=True)
-@click.option("--replace", "mode", flag_value="replace", help="Replace vocabulary tables that have rows.")
+@click.option(
+    "--replace", "mode", flag_value="replace", help="Replace vocabulary tables that have rows."
+)
 @click.option("--append", "mode", flag_value="append", help="Append to vocabulary tables.")
 @click.option("--json", "as_json", is_flag=True)
-def load_vocab(folder: Path, url: str, schema: str | None, on_error: str, mode: str | None, as_json: bool) -> None:
+def load_vocab(
+    folder: Path, url: str, schema: str | None, on_error: str, mode: str | None, as_json: bool
+) -> None:
     """Load OHDSI Athena vocabulary files (tab-separated) or comma CSVs into a database."""
     from clinbridge.vocab import load_vocabulary
 
     try:
         with _progress("vocabulary", not as_json) as progress:
-            report = load_vocabulary(folder, url, schema=schema, on_error=on_error,  # type: ignore[arg-type]
-                                     if_exists=mode or "fail", progress=progress)  # type: ignore[arg-type]
+            report = load_vocabulary(
+                folder,
+                url,
+                schema=schema,
+                on_error=on_error,  # type: ignore[arg-type]
+                if_exists=(mode or "fail"),  # type: ignore[arg-type]
+                progress=progress,
+            )
     except ClinbridgeError as exc:
         _fail(exc)
     _print_report(report, as_json)
@@ -144,16 +192,27 @@ def synth_omop(patients: int, url: str, seed: int, schema: str | None, as_json: 
     except ClinbridgeError as exc:
         _fail(exc)
     if as_json:
-        click.echo(json.dumps({"patients": patients, "seed": seed, "rows": report.rows,
-                               "seconds_generate": round(report.seconds_generate, 3),
-                               "seconds_write": round(report.seconds_write, 3),
-                               "rows_per_second": round(report.rows_per_second)}, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "patients": patients,
+                    "seed": seed,
+                    "rows": report.rows,
+                    "seconds_generate": round(report.seconds_generate, 3),
+                    "seconds_write": round(report.seconds_write, 3),
+                    "rows_per_second": round(report.rows_per_second),
+                },
+                indent=2,
+            )
+        )
         return
     for table, n in report.rows.items():
         click.echo(f"{table:<22} {n:>12,}")
-    click.echo(f"{report.total_rows:,} rows for {patients:,} patients (seed {seed}) in "
-               f"{report.seconds_generate + report.seconds_write:.1f} s "
-               f"({report.rows_per_second:,.0f} rows/s)")
+    click.echo(
+        f"{report.total_rows:,} rows for {patients:,} patients (seed {seed}) in "
+        f"{report.seconds_generate + report.seconds_write:.1f} s "
+        f"({report.rows_per_second:,.0f} rows/s)"
+    )
 
 
 @click.command(name="catalog")
@@ -162,7 +221,9 @@ def synth_omop(patients: int, url: str, seed: int, schema: str | None, as_json: 
 @click.option("--adapter", default=None, help="Adapter to use (default: detect).")
 @click.option("--schema", default=None, help="Schema holding the source (PostgreSQL, DuckDB).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full catalog as JSON.")
-def catalog_cmd(url: str, source: str | None, adapter: str | None, schema: str | None, as_json: bool) -> None:
+def catalog_cmd(
+    url: str, source: str | None, adapter: str | None, schema: str | None, as_json: bool
+) -> None:
     """Print a source's catalog (the common metadata layer)."""
     from clinbridge.adapters import describe
     from clinbridge.db import Database
@@ -176,8 +237,15 @@ def catalog_cmd(url: str, source: str | None, adapter: str | None, schema: str |
         click.echo(catalog.to_json())
         return
     click.echo(catalog.summary())
-    meta = [f"{k} {v}" for k, v in (("CDM", catalog.cdm_version), ("vocabulary", catalog.vocabulary_version),
-                                      ("data", f"{catalog.data_start} .. {catalog.data_end}")) if v]
+    meta = [
+        f"{k} {v}"
+        for k, v in (
+            ("CDM", catalog.cdm_version),
+            ("vocabulary", catalog.vocabulary_version),
+            ("data", f"{catalog.data_start} .. {catalog.data_end}"),
+        )
+        if v
+    ]
     if meta:
         click.echo("; ".join(meta))
 
@@ -201,8 +269,10 @@ def _print_matches(matches: list[Any], as_json: bool) -> None:
         flag = "S" if m.standard else " "
         extra = f" via {m.via}" if m.via is not None else ""
         score = f" {m.score:.2f}" if m.how in {"fuzzy", "embedding"} else ""
-        click.echo(f"{m.concept_id!s:>10}  {flag} {m.vocabulary or '':<10} {m.code or '':<12} "
-                   f"{m.domain or '':<12} {m.name}  [{m.how}{score}{extra}]")
+        click.echo(
+            f"{m.concept_id!s:>10}  {flag} {m.vocabulary or '':<10} {m.code or '':<12} "
+            f"{m.domain or '':<12} {m.name}  [{m.how}{score}{extra}]"
+        )
 
 
 _DB = click.option("--db", "url", required=True, help="Database holding the vocabulary.")
@@ -214,12 +284,25 @@ _JSON = click.option("--json", "as_json", is_flag=True)
 @click.argument("text")
 @_DB
 @_SCHEMA
-@click.option("--domain", default=None, help="Only concepts of this domain (Condition, Drug, Measurement...).")
+@click.option(
+    "--domain", default=None, help="Only concepts of this domain (Condition, Drug, Measurement...)."
+)
 @click.option("--limit", type=int, default=10, show_default=True, help="Fuzzy matches to show.")
-@click.option("--fuzzy/--exact", default=True, help="Fall back to fuzzy matching when nothing matches exactly.")
+@click.option(
+    "--fuzzy/--exact",
+    default=True,
+    help="Fall back to fuzzy matching when nothing matches exactly.",
+)
 @_JSON
-def vocab_lookup(text: str, url: str, schema: str | None, domain: str | None, limit: int, fuzzy: bool,
-                 as_json: bool) -> None:
+def vocab_lookup(
+    text: str,
+    url: str,
+    schema: str | None,
+    domain: str | None,
+    limit: int,
+    fuzzy: bool,
+    as_json: bool,
+) -> None:
     """Find concepts by id, name or synonym (then fuzzily); says how each matched."""
     try:
         db, index = _index(url, schema)
@@ -259,7 +342,9 @@ def vocab_descendants(concept_id: str, url: str, schema: str | None, as_json: bo
 @_SCHEMA
 @click.option("--vocabulary", default=None, help="Vocabulary of the code (ICD10CM, SNOMED, ...).")
 @_JSON
-def vocab_map(code: str, url: str, schema: str | None, vocabulary: str | None, as_json: bool) -> None:
+def vocab_map(
+    code: str, url: str, schema: str | None, vocabulary: str | None, as_json: bool
+) -> None:
     """Map a source code to standard concepts through 'Maps to'."""
     try:
         db, index = _index(url, schema)
@@ -268,5 +353,7 @@ def vocab_map(code: str, url: str, schema: str | None, vocabulary: str | None, a
     except ClinbridgeError as exc:
         _fail(exc)
     if not matches:
-        raise click.ClickException(f"no concept with code {code!r}" + (f" in {vocabulary}" if vocabulary else ""))
+        raise click.ClickException(
+            f"no concept with code {code!r}" + (f" in {vocabulary}" if vocabulary else "")
+        )
     _print_matches(matches, as_json)

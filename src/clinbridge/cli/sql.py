@@ -173,6 +173,7 @@ def sql_cmd(
                 allowed_tables=tables,
                 max_rows=settings.max_rows,
                 allowed_columns=_columns_for(columns, tables),
+                allowed_schemas=_schemas_for(db),
             )
         except SQLSafetyError as exc:
             _fail(exc, as_json=as_json, exit_code=EXIT_REFUSED)
@@ -196,6 +197,13 @@ def sql_cmd(
     )
     for warning in guarded.warnings:
         click.echo(f"warning: {warning}", err=True)
+
+
+def _schemas_for(db: Database) -> set[str]:
+    """The schema qualifiers a statement may use: the source's own schema."""
+    if db.schema:
+        return {db.schema}
+    return {"public"} if db.backend == "postgres" else {"main"}
 
 
 def _columns_for(

@@ -220,6 +220,7 @@ def guard(
     allowed_tables: Collection[str] | None,
     max_rows: int,
     allowed_columns: Mapping[str, Collection[str]] | None = None,
+    allowed_schemas: Collection[str] | None = None,
 ) -> GuardedSQL:
     """Check a statement and return it re-rendered with a row limit, or refuse it.
 
@@ -231,6 +232,9 @@ def guard(
         max_rows: Most rows the caller wants back (must be ≥ 1).
         allowed_columns: Optional ``{table: columns}``; when given, every column reference must
             resolve against it.
+        allowed_schemas: Optional schemas a qualified table name may name (case-insensitive);
+            when given, ``cdm.person`` is accepted only if ``cdm`` is one of them, so that a
+            same-named table in another schema cannot be read. ``None`` accepts any schema.
 
     Returns:
         The accepted statement (:class:`GuardedSQL`).
@@ -249,6 +253,20 @@ def guard(
         raise _refuse(
             "bad_limit", f"max_rows must be at least 1, got {max_rows}", max_rows=max_rows
         )
+    try:
+        return _guard(sql, dialect, allowed_tables, max_rows, allowed_columns, allowed_schemas)
+    except RecursionError as exc:  # a deep tree in a later step (walk, render)
+        raise _refuse("parse_error", "the statement is nested too deeply to check") from exc
+
+
+def _guard(
+    sql: str | exp.Expr,
+    dialect: str,
+    allowed_tables: Collection[str] | None,
+    max_rows: int,
+    allowed_columns: Mapping[str, Collection[str]] | None,
+    allowed_schemas: Collection[str] | None,
+) -> GuardedSQL:
     warnings: list[str] = []
     if isinstance(sql, exp.Expr):
         root: exp.Expr = sql.copy()
@@ -258,10 +276,11 @@ def guard(
         root = root.this  # "(SELECT ...)" is the query inside
     _check_root(root)
     _check_nodes(root)
-    tables = _check_tables(root, allowed_tables)
+    tables = _check_tables(root, allowed_tables, allowed_schemas)
     if allowed_columns is not None:
         _check_columns(root, dialect, allowed_columns, warnings)
-    assert isinstance(root, exp.Query)
+    if not isinstance(root, exp.Query):  # pragma: no cover - _check_root refused it
+        raise _refuse("not_a_query", "only a single SELECT may run")
     root, limit = _apply_limit(root, max_rows, warnings)
     try:
         rendered = root.sql(dialect=dialect, comments=False, unsupported_level=ErrorLevel.RAISE)
@@ -272,7 +291,7 @@ def guard(
             f"{dialect} cannot express part of this statement: {_plain(str(exc))}",
             dialect=dialect,
         ) from exc
-    _check_rendered(rendered, dialect, allowed_tables)
+    _check_rendered(rendered, dialect, allowed_tables, allowed_schemas)
     return GuardedSQL(
         sql=rendered,
         expression=root,
@@ -336,6 +355,7 @@ def guard_sql(
         allowed_tables=tables,
         max_rows=max_rows,
         allowed_columns=columns if complete else None,
+        allowed_schemas={catalog.schema_name} if catalog.schema_name else None,
     )
 
 
@@ -353,7 +373,9 @@ def _parse(text: str, dialect: str) -> exp.Expr:
         raise _refuse("empty", "the statement is empty")
     try:
         statements = [s for s in sqlglot.parse(text, read=dialect) if s is not None]
-    except (SqlglotError, RecursionError, ValueError) as exc:
+    except RecursionError as exc:
+        raise _refuse("parse_error", "the statement is nested too deeply to check") from exc
+    except (SqlglotError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise _refuse(
             "parse_error", f"not valid {dialect} SQL: {_plain(first)}", dialect=dialect
@@ -399,6 +421,8 @@ def _check_root(root: exp.Expr) -> None:
 
 def _check_nodes(root: exp.Expr) -> None:
     for node in root.walk():
+        if isinstance(node, exp.Select) and not node.expressions:
+            raise _refuse("parse_error", "a SELECT without anything to select")
         if isinstance(node, _WRITE_NODES):
             where = "SELECT ... INTO" if isinstance(node, exp.Into) else _kind(node)
             raise _refuse(
@@ -476,8 +500,11 @@ def _visible_ctes(table: exp.Table) -> set[str]:
     return names
 
 
-def _check_tables(root: exp.Expr, allowed: Collection[str] | None) -> set[str]:
+def _check_tables(
+    root: exp.Expr, allowed: Collection[str] | None, schemas: Collection[str] | None = None
+) -> set[str]:
     allowed_lc = {t.lower() for t in allowed} if allowed is not None else None
+    schemas_lc = {s.lower() for s in schemas} if schemas is not None else None
     read: set[str] = set()
     for table in root.find_all(exp.Table):
         if not isinstance(table.this, exp.Identifier):
@@ -517,6 +544,13 @@ def _check_tables(root: exp.Expr, allowed: Collection[str] | None) -> set[str]:
                 f"table {name!r} is not in the catalog (known: {known or 'none'})",
                 table=name,
                 known=sorted(allowed_lc),
+            )
+        if schemas_lc is not None and schema and schema not in schemas_lc:
+            raise _refuse(
+                "unknown_table",
+                f"table {schema}.{lname} is outside the source's schema "
+                f"({', '.join(sorted(schemas_lc)) or 'none'})",
+                table=f"{schema}.{lname}",
             )
         read.add(lname)
     return read
@@ -606,15 +640,21 @@ def _apply_limit(root: exp.Query, max_rows: int, warnings: list[str]) -> tuple[e
 
 
 # -- final re-check ----------------------------------------------------------------------------
-def _check_rendered(text: str, dialect: str, allowed: Collection[str] | None) -> None:
+def _check_rendered(
+    text: str,
+    dialect: str,
+    allowed: Collection[str] | None,
+    schemas: Collection[str] | None,
+) -> None:
     """What runs is what was checked: the rendered SQL is parsed and checked again, so a
     generator quirk cannot open a hole."""
     try:
         statements = [s for s in sqlglot.parse(text, read=dialect) if s is not None]
     except SqlglotError as exc:
-        raise _refuse("parse_error", f"the re-rendered statement does not parse: {exc}") from exc
+        first = _plain(str(exc).strip().splitlines()[0]) if str(exc).strip() else "?"
+        raise _refuse("parse_error", f"the re-rendered statement does not parse: {first}") from exc
     if len(statements) != 1:
         raise _refuse("not_a_query", "the re-rendered statement is not a single query")
     _check_root(statements[0])
     _check_nodes(statements[0])
-    _check_tables(statements[0], allowed)
+    _check_tables(statements[0], allowed, schemas)

@@ -79,7 +79,7 @@ def run_plan(
             compiled = compile_plan(plan, catalog, resolver.resolve, dialect=db.dialect, now=now)
         with timings.trace("guard"):
             guarded = guard(
-                compiled.sql,
+                compiled.expression,
                 dialect=db.dialect,
                 allowed_tables=catalog.table_names() or None,
                 max_rows=settings.max_rows,

@@ -45,21 +45,63 @@ _CLASSES: list[tuple[str, float, tuple[str, str], tuple[int, int]]] = [
 
 # (code, display, chronic, [(rxnorm, display, dose)], careplan)
 _CONDITIONS: list[tuple[str, str, bool, list[tuple[str, str]], tuple[str, str] | None]] = [
-    ("59621000", "Essential hypertension (disorder)", True,
-     [("314076", "lisinopril 10 MG Oral Tablet"), ("197361", "Amlodipine 5 MG Oral Tablet")],
-     ("443402002", "Lifestyle education regarding hypertension (procedure)")),
-    ("44054006", "Diabetes mellitus type 2 (disorder)", True,
-     [("860975", "24 HR Metformin hydrochloride 500 MG Extended Release Oral Tablet")],
-     ("698360004", "Diabetes self management plan (record artifact)")),
-    ("55822004", "Hyperlipidemia (disorder)", True, [("316672", "Simvastatin 10 MG Oral Tablet")], None),
-    ("195967001", "Asthma (disorder)", True,
-     [("895994", "120 ACTUAT Fluticasone propionate 0.044 MG/ACTUAT Metered Dose Inhaler")],
-     ("699728000", "Asthma self management (record artifact)")),
-    ("49436004", "Atrial fibrillation (disorder)", True, [("855332", "Warfarin Sodium 5 MG Oral Tablet")], None),
+    (
+        "59621000",
+        "Essential hypertension (disorder)",
+        True,
+        [("314076", "lisinopril 10 MG Oral Tablet"), ("197361", "Amlodipine 5 MG Oral Tablet")],
+        ("443402002", "Lifestyle education regarding hypertension (procedure)"),
+    ),
+    (
+        "44054006",
+        "Diabetes mellitus type 2 (disorder)",
+        True,
+        [("860975", "24 HR Metformin hydrochloride 500 MG Extended Release Oral Tablet")],
+        ("698360004", "Diabetes self management plan (record artifact)"),
+    ),
+    (
+        "55822004",
+        "Hyperlipidemia (disorder)",
+        True,
+        [("316672", "Simvastatin 10 MG Oral Tablet")],
+        None,
+    ),
+    (
+        "195967001",
+        "Asthma (disorder)",
+        True,
+        [("895994", "120 ACTUAT Fluticasone propionate 0.044 MG/ACTUAT Metered Dose Inhaler")],
+        ("699728000", "Asthma self management (record artifact)"),
+    ),
+    (
+        "49436004",
+        "Atrial fibrillation (disorder)",
+        True,
+        [("855332", "Warfarin Sodium 5 MG Oral Tablet")],
+        None,
+    ),
     ("431855005", "Chronic kidney disease stage 1 (disorder)", True, [], None),
-    ("10509002", "Acute bronchitis (disorder)", False, [("313782", "Acetaminophen 325 MG Oral Tablet")], None),
-    ("444814009", "Viral sinusitis (disorder)", False, [("308182", "Amoxicillin 250 MG Oral Capsule")], None),
-    ("233604007", "Pneumonia (disorder)", False, [("308182", "Amoxicillin 250 MG Oral Capsule")], None),
+    (
+        "10509002",
+        "Acute bronchitis (disorder)",
+        False,
+        [("313782", "Acetaminophen 325 MG Oral Tablet")],
+        None,
+    ),
+    (
+        "444814009",
+        "Viral sinusitis (disorder)",
+        False,
+        [("308182", "Amoxicillin 250 MG Oral Capsule")],
+        None,
+    ),
+    (
+        "233604007",
+        "Pneumonia (disorder)",
+        False,
+        [("308182", "Amoxicillin 250 MG Oral Capsule")],
+        None,
+    ),
     ("68496003", "Polyp of colon (disorder)", False, [], None),
 ]
 
@@ -92,9 +134,14 @@ _LABS = [
 ]
 
 _SMOKING = [("266919005", "Never smoker"), ("8517006", "Ex-smoker"), ("77176002", "Smoker")]
-_CITIES = [("Boston", "MA", "02108", "-05:00"), ("Chicago", "IL", "60601", "-06:00"),
-           ("Denver", "CO", "80202", "-07:00"), ("Seattle", "WA", "98101", "-08:00"),
-           ("London", "ENG", "EC1A", "+00:00"), ("Paris", "IDF", "75001", "+01:00")]
+_CITIES = [
+    ("Boston", "MA", "02108", "-05:00"),
+    ("Chicago", "IL", "60601", "-06:00"),
+    ("Denver", "CO", "80202", "-07:00"),
+    ("Seattle", "WA", "98101", "-08:00"),
+    ("London", "ENG", "EC1A", "+00:00"),
+    ("Paris", "IDF", "75001", "+01:00"),
+]
 _GIVEN_F = ["Anna", "Maria", "Sofia", "Emma", "Olivia", "Grace", "Ruth", "Chloe"]
 _GIVEN_M = ["James", "John", "Noah", "Liam", "Oliver", "Lucas", "Henry", "Omar"]
 _FAMILY = ["Smith", "Garcia", "Nguyen", "Okafor", "Kowalski", "Rossi", "Dubois", "Tanaka", "Brown"]
@@ -111,7 +158,9 @@ def _qty(value: float, unit: str) -> dict[str, Any]:
 class _Patient:
     """Generates one patient's resources with a private RNG (order-independent)."""
 
-    def __init__(self, seed: int, index: int, end: dt.datetime, orgs: list[str], practitioners: list[str]) -> None:
+    def __init__(
+        self, seed: int, index: int, end: dt.datetime, orgs: list[str], practitioners: list[str]
+    ) -> None:
         self.rng = random.Random(f"{seed}:{index}")
         self.end = end
         self.orgs = orgs
@@ -131,7 +180,9 @@ class _Patient:
         female = rng.random() < 0.51
         birth = dt.datetime(1930, 1, 1) + dt.timedelta(days=rng.randrange(0, 365 * 88))
         deceased = rng.random() < 0.08
-        death = birth + dt.timedelta(days=rng.randrange(365 * 30, max(365 * 31, (self.end - birth).days)))
+        death = birth + dt.timedelta(
+            days=rng.randrange(365 * 30, max(365 * 31, (self.end - birth).days))
+        )
         last = min(death, self.end) if deceased else self.end
         pid = self.id
         ref = f"Patient/{pid}"
@@ -139,21 +190,55 @@ class _Patient:
             "resourceType": "Patient",
             "id": pid,
             "extension": [
-                {"url": "http://hl7.org/fhir/us/core/StructureDefinition/us-core-race", "extension": [
-                    {"url": "ombCategory", "valueCoding": {"system": "urn:oid:2.16.840.1.113883.6.238",
-                                                           "code": "2106-3", "display": "White"}}]},
-                {"url": "http://hl7.org/fhir/us/core/StructureDefinition/us-core-birthsex",
-                 "valueCode": "F" if female else "M"},
+                {
+                    "url": "http://hl7.org/fhir/us/core/StructureDefinition/us-core-race",
+                    "extension": [
+                        {
+                            "url": "ombCategory",
+                            "valueCoding": {
+                                "system": "urn:oid:2.16.840.1.113883.6.238",
+                                "code": "2106-3",
+                                "display": "White",
+                            },
+                        }
+                    ],
+                },
+                {
+                    "url": "http://hl7.org/fhir/us/core/StructureDefinition/us-core-birthsex",
+                    "valueCode": "F" if female else "M",
+                },
             ],
-            "identifier": [{"type": {"coding": [{"system": "http://terminology.hl7.org/CodeSystem/v2-0203",
-                                                 "code": "MR"}]},
-                            "system": "http://hospital.example.org", "value": pid}],
-            "name": [{"use": "official", "family": rng.choice(_FAMILY),
-                      "given": [rng.choice(_GIVEN_F if female else _GIVEN_M)]}],
+            "identifier": [
+                {
+                    "type": {
+                        "coding": [
+                            {
+                                "system": "http://terminology.hl7.org/CodeSystem/v2-0203",
+                                "code": "MR",
+                            }
+                        ]
+                    },
+                    "system": "http://hospital.example.org",
+                    "value": pid,
+                }
+            ],
+            "name": [
+                {
+                    "use": "official",
+                    "family": rng.choice(_FAMILY),
+                    "given": [rng.choice(_GIVEN_F if female else _GIVEN_M)],
+                }
+            ],
             "gender": "female" if female else "male",
             "birthDate": birth.date().isoformat(),
-            "address": [{"city": self.city[0], "state": self.city[1], "postalCode": self.city[2],
-                         "country": "US" if self.city[1] not in ("ENG", "IDF") else "GB"}],
+            "address": [
+                {
+                    "city": self.city[0],
+                    "state": self.city[1],
+                    "postalCode": self.city[2],
+                    "country": "US" if self.city[1] not in ("ENG", "IDF") else "GB",
+                }
+            ],
         }
         if deceased and death < self.end:
             patient["deceasedDateTime"] = self.ts(death)
@@ -161,12 +246,25 @@ class _Patient:
             last = self.end
         yield patient
         if rng.random() < 0.12:
-            yield {"resourceType": "AllergyIntolerance", "id": self.uuid(),
-                   "clinicalStatus": {"coding": [{"system": "http://terminology.hl7.org/CodeSystem/"
-                                                  "allergyintolerance-clinical", "code": "active"}]},
-                   "type": "allergy", "category": ["food"], "criticality": "low",
-                   "code": _cc(SNOMED, "91935009", "Allergy to peanuts"), "patient": {"reference": ref},
-                   "recordedDate": self.ts(birth + dt.timedelta(days=365 * 5))}
+            yield {
+                "resourceType": "AllergyIntolerance",
+                "id": self.uuid(),
+                "clinicalStatus": {
+                    "coding": [
+                        {
+                            "system": "http://terminology.hl7.org/CodeSystem/"
+                            "allergyintolerance-clinical",
+                            "code": "active",
+                        }
+                    ]
+                },
+                "type": "allergy",
+                "category": ["food"],
+                "criticality": "low",
+                "code": _cc(SNOMED, "91935009", "Allergy to peanuts"),
+                "patient": {"reference": ref},
+                "recordedDate": self.ts(birth + dt.timedelta(days=365 * 5)),
+            }
         smoking = rng.choice(_SMOKING)
         active: list[tuple[str, str, list[tuple[str, str]]]] = []
         start = max(birth + dt.timedelta(days=365), last - dt.timedelta(days=365 * 15))
@@ -180,9 +278,18 @@ class _Patient:
             klass, _, etype, dur = rng.choices(_CLASSES, weights)[0]
             yield from self._encounter(t, klass, etype, dur, ref, height, weight, smoking, active)
 
-    def _encounter(self, t: dt.datetime, klass: str, etype: tuple[str, str], dur: tuple[int, int], ref: str,
-                   height: float, weight: float, smoking: tuple[str, str],
-                   active: list[tuple[str, str, list[tuple[str, str]]]]) -> Iterator[dict[str, Any]]:
+    def _encounter(
+        self,
+        t: dt.datetime,
+        klass: str,
+        etype: tuple[str, str],
+        dur: tuple[int, int],
+        ref: str,
+        height: float,
+        weight: float,
+        smoking: tuple[str, str],
+        active: list[tuple[str, str, list[tuple[str, str]]]],
+    ) -> Iterator[dict[str, Any]]:
         rng = self.rng
         eid = self.uuid()
         eref = {"reference": f"Encounter/{eid}"}
@@ -190,9 +297,12 @@ class _Patient:
         end = t + dt.timedelta(minutes=rng.randint(*dur))
         doctor = rng.choice(self.practitioners)
         enc: dict[str, Any] = {
-            "resourceType": "Encounter", "id": eid, "status": "finished",
+            "resourceType": "Encounter",
+            "id": eid,
+            "status": "finished",
             "class": {"system": ACT, "code": klass},
-            "type": [_cc(SNOMED, *etype)], "subject": pref,
+            "type": [_cc(SNOMED, *etype)],
+            "subject": pref,
             "participant": [{"individual": {"reference": f"Practitioner/{doctor}"}}],
             "period": {"start": self.ts(t), "end": self.ts(end)},
             "serviceProvider": {"reference": f"Organization/{rng.choice(self.orgs)}"},
@@ -214,43 +324,103 @@ class _Patient:
                 ("9279-1", "Respiratory rate", rng.gauss(15, 2), "/min"),
                 ("8310-5", "Body temperature", rng.gauss(36.9, 0.4), "Cel"),
             ):
-                yield self._obs("vital-signs", code, display, eref, pref, ts, valueQuantity=_qty(value, unit))
+                yield self._obs(
+                    "vital-signs", code, display, eref, pref, ts, valueQuantity=_qty(value, unit)
+                )
             sys_bp = rng.gauss(128, 15)
-            yield self._obs("vital-signs", "85354-9", "Blood pressure panel with all children optional", eref, pref, ts,
-                            component=[
-                                {"code": _cc(LOINC, "8462-4", "Diastolic Blood Pressure"),
-                                 "valueQuantity": _qty(sys_bp * 0.62 + rng.gauss(0, 5), "mm[Hg]")},
-                                {"code": _cc(LOINC, "8480-6", "Systolic Blood Pressure"),
-                                 "valueQuantity": _qty(sys_bp, "mm[Hg]")},
-                            ])
-            yield self._obs("social-history", "72166-2", "Tobacco smoking status", eref, pref, ts,
-                            valueCodeableConcept=_cc(SNOMED, *smoking))
+            yield self._obs(
+                "vital-signs",
+                "85354-9",
+                "Blood pressure panel with all children optional",
+                eref,
+                pref,
+                ts,
+                component=[
+                    {
+                        "code": _cc(LOINC, "8462-4", "Diastolic Blood Pressure"),
+                        "valueQuantity": _qty(sys_bp * 0.62 + rng.gauss(0, 5), "mm[Hg]"),
+                    },
+                    {
+                        "code": _cc(LOINC, "8480-6", "Systolic Blood Pressure"),
+                        "valueQuantity": _qty(sys_bp, "mm[Hg]"),
+                    },
+                ],
+            )
+            yield self._obs(
+                "social-history",
+                "72166-2",
+                "Tobacco smoking status",
+                eref,
+                pref,
+                ts,
+                valueCodeableConcept=_cc(SNOMED, *smoking),
+            )
         # labs with a report
         if klass in ("AMB", "IMP", "ACUTE", "EMER") and rng.random() < 0.4:
             results = []
             for code, display, unit, mean, sd in rng.sample(_LABS, 4):
-                obs = self._obs("laboratory", code, display, eref, pref, ts,
-                                valueQuantity=_qty(max(0.1, rng.gauss(mean, sd)), unit))
+                obs = self._obs(
+                    "laboratory",
+                    code,
+                    display,
+                    eref,
+                    pref,
+                    ts,
+                    valueQuantity=_qty(max(0.1, rng.gauss(mean, sd)), unit),
+                )
                 results.append({"reference": f"Observation/{obs['id']}", "display": display})
                 yield obs
-            yield {"resourceType": "DiagnosticReport", "id": self.uuid(), "status": "final",
-                   "category": [{"coding": [{"system": "http://terminology.hl7.org/CodeSystem/v2-0074",
-                                             "code": "LAB", "display": "Laboratory"}]}],
-                   "code": _cc(LOINC, "51990-0", "Basic metabolic panel - Blood"), "subject": pref,
-                   "encounter": eref, "effectiveDateTime": ts, "issued": ts, "result": results}
+            yield {
+                "resourceType": "DiagnosticReport",
+                "id": self.uuid(),
+                "status": "final",
+                "category": [
+                    {
+                        "coding": [
+                            {
+                                "system": "http://terminology.hl7.org/CodeSystem/v2-0074",
+                                "code": "LAB",
+                                "display": "Laboratory",
+                            }
+                        ]
+                    }
+                ],
+                "code": _cc(LOINC, "51990-0", "Basic metabolic panel - Blood"),
+                "subject": pref,
+                "encounter": eref,
+                "effectiveDateTime": ts,
+                "issued": ts,
+                "result": results,
+            }
         # conditions and their drugs
         notes_conditions = []
         if new_condition is not None:
             code, display, chronic, drugs, plan = new_condition
             cid = self.uuid()
             cond: dict[str, Any] = {
-                "resourceType": "Condition", "id": cid,
-                "clinicalStatus": {"coding": [{"system": "http://terminology.hl7.org/CodeSystem/condition-clinical",
-                                               "code": "active" if chronic else "resolved"}]},
-                "verificationStatus": {"coding": [{"system": "http://terminology.hl7.org/CodeSystem/"
-                                                   "condition-ver-status", "code": "confirmed"}]},
-                "code": _cc(SNOMED, code, display), "subject": pref, "encounter": eref,
-                "onsetDateTime": self.ts(t), "recordedDate": self.ts(t),
+                "resourceType": "Condition",
+                "id": cid,
+                "clinicalStatus": {
+                    "coding": [
+                        {
+                            "system": "http://terminology.hl7.org/CodeSystem/condition-clinical",
+                            "code": "active" if chronic else "resolved",
+                        }
+                    ]
+                },
+                "verificationStatus": {
+                    "coding": [
+                        {
+                            "system": "http://terminology.hl7.org/CodeSystem/condition-ver-status",
+                            "code": "confirmed",
+                        }
+                    ]
+                },
+                "code": _cc(SNOMED, code, display),
+                "subject": pref,
+                "encounter": eref,
+                "onsetDateTime": self.ts(t),
+                "recordedDate": self.ts(t),
             }
             if not chronic:
                 cond["abatementDateTime"] = self.ts(t + dt.timedelta(days=rng.randint(7, 30)))
@@ -261,65 +431,166 @@ class _Patient:
             for rx, rx_display in drugs:
                 yield self._med_request(rx, rx_display, eref, pref, self.ts(end), cid, display)
             if plan is not None:
-                yield {"resourceType": "CarePlan", "id": self.uuid(), "status": "active", "intent": "order",
-                       "category": [_cc(SNOMED, *plan)], "subject": pref, "encounter": eref,
-                       "period": {"start": self.ts(t)}, "addresses": [{"reference": f"Condition/{cid}"}],
-                       "activity": [{"detail": {"code": _cc(SNOMED, "409002", "Food allergy diet"),
-                                                "status": "in-progress"}}]}
+                yield {
+                    "resourceType": "CarePlan",
+                    "id": self.uuid(),
+                    "status": "active",
+                    "intent": "order",
+                    "category": [_cc(SNOMED, *plan)],
+                    "subject": pref,
+                    "encounter": eref,
+                    "period": {"start": self.ts(t)},
+                    "addresses": [{"reference": f"Condition/{cid}"}],
+                    "activity": [
+                        {
+                            "detail": {
+                                "code": _cc(SNOMED, "409002", "Food allergy diet"),
+                                "status": "in-progress",
+                            }
+                        }
+                    ],
+                }
         elif active and klass == "AMB" and rng.random() < 0.5:  # renewals of chronic medication
             _, display, drugs = rng.choice(active)
             for rx, rx_display in drugs:
                 yield self._med_request(rx, rx_display, eref, pref, self.ts(end), None, display)
         if klass in ("IMP", "ACUTE"):
-            yield {"resourceType": "MedicationAdministration", "id": self.uuid(), "status": "completed",
-                   "medicationCodeableConcept": _cc(RXNORM, "313002", "Sodium Chloride 9 MG/ML Injectable Solution"),
-                   "subject": pref, "context": eref,
-                   "effectivePeriod": {"start": self.ts(t + dt.timedelta(hours=1)),
-                                       "end": self.ts(t + dt.timedelta(hours=3))},
-                   "dosage": {"dose": {"value": 1000, "unit": "mL", "system": UCUM, "code": "mL"}}}
+            yield {
+                "resourceType": "MedicationAdministration",
+                "id": self.uuid(),
+                "status": "completed",
+                "medicationCodeableConcept": _cc(
+                    RXNORM, "313002", "Sodium Chloride 9 MG/ML Injectable Solution"
+                ),
+                "subject": pref,
+                "context": eref,
+                "effectivePeriod": {
+                    "start": self.ts(t + dt.timedelta(hours=1)),
+                    "end": self.ts(t + dt.timedelta(hours=3)),
+                },
+                "dosage": {"dose": {"value": 1000, "unit": "mL", "system": UCUM, "code": "mL"}},
+            }
         if klass != "VR" and rng.random() < 0.5:
             pcode, pdisplay = rng.choice(_PROCEDURES)
-            yield {"resourceType": "Procedure", "id": self.uuid(), "status": "completed",
-                   "code": _cc(SNOMED, pcode, pdisplay), "subject": pref, "encounter": eref,
-                   "performedPeriod": {"start": self.ts(t + dt.timedelta(minutes=10)),
-                                       "end": self.ts(t + dt.timedelta(minutes=25))}}
+            yield {
+                "resourceType": "Procedure",
+                "id": self.uuid(),
+                "status": "completed",
+                "code": _cc(SNOMED, pcode, pdisplay),
+                "subject": pref,
+                "encounter": eref,
+                "performedPeriod": {
+                    "start": self.ts(t + dt.timedelta(minutes=10)),
+                    "end": self.ts(t + dt.timedelta(minutes=25)),
+                },
+            }
         if klass == "AMB" and rng.random() < 0.3:
             vcode, vdisplay = rng.choice(_VACCINES)
-            yield {"resourceType": "Immunization", "id": self.uuid(), "status": "completed",
-                   "vaccineCode": _cc(CVX, vcode, vdisplay), "patient": pref, "encounter": eref,
-                   "occurrenceDateTime": ts, "primarySource": True}
-        text = (f"{t.date().isoformat()}\n\n# Chief Complaint\n{etype[1]}\n\n# Assessment and Plan\n"
-                + ("".join(f"- {c}\n" for c in notes_conditions) or "No new problems.\n")
-                + f"Smoking status: {smoking[1]}.\n")
-        yield {"resourceType": "DocumentReference", "id": self.uuid(), "status": "current",
-               "type": _cc(LOINC, "34117-2", "History and physical note"),
-               "category": [{"coding": [{"system": "http://hl7.org/fhir/us/core/CodeSystem/"
-                                         "us-core-documentreference-category", "code": "clinical-note"}]}],
-               "subject": pref, "date": self.ts(end),
-               "author": [{"reference": f"Practitioner/{doctor}"}],
-               "content": [{"attachment": {"contentType": "text/plain; charset=utf-8",
-                                           "data": base64.b64encode(text.encode()).decode()}}],
-               "context": {"encounter": [eref], "period": {"start": self.ts(t), "end": self.ts(end)}}}
+            yield {
+                "resourceType": "Immunization",
+                "id": self.uuid(),
+                "status": "completed",
+                "vaccineCode": _cc(CVX, vcode, vdisplay),
+                "patient": pref,
+                "encounter": eref,
+                "occurrenceDateTime": ts,
+                "primarySource": True,
+            }
+        text = (
+            f"{t.date().isoformat()}\n\n# Chief Complaint\n{etype[1]}\n\n# Assessment and Plan\n"
+            + ("".join(f"- {c}\n" for c in notes_conditions) or "No new problems.\n")
+            + f"Smoking status: {smoking[1]}.\n"
+        )
+        yield {
+            "resourceType": "DocumentReference",
+            "id": self.uuid(),
+            "status": "current",
+            "type": _cc(LOINC, "34117-2", "History and physical note"),
+            "category": [
+                {
+                    "coding": [
+                        {
+                            "system": "http://hl7.org/fhir/us/core/CodeSystem/"
+                            "us-core-documentreference-category",
+                            "code": "clinical-note",
+                        }
+                    ]
+                }
+            ],
+            "subject": pref,
+            "date": self.ts(end),
+            "author": [{"reference": f"Practitioner/{doctor}"}],
+            "content": [
+                {
+                    "attachment": {
+                        "contentType": "text/plain; charset=utf-8",
+                        "data": base64.b64encode(text.encode()).decode(),
+                    }
+                }
+            ],
+            "context": {"encounter": [eref], "period": {"start": self.ts(t), "end": self.ts(end)}},
+        }
 
-    def _obs(self, category: str, code: str, display: str, eref: dict[str, str], pref: dict[str, str], ts: str,
-             **value: Any) -> dict[str, Any]:
-        return {"resourceType": "Observation", "id": self.uuid(), "status": "final",
-                "category": [{"coding": [{"system": OBS_CAT, "code": category, "display": category}]}],
-                "code": _cc(LOINC, code, display), "subject": pref, "encounter": eref,
-                "effectiveDateTime": ts, "issued": ts, **value}
+    def _obs(
+        self,
+        category: str,
+        code: str,
+        display: str,
+        eref: dict[str, str],
+        pref: dict[str, str],
+        ts: str,
+        **value: Any,
+    ) -> dict[str, Any]:
+        return {
+            "resourceType": "Observation",
+            "id": self.uuid(),
+            "status": "final",
+            "category": [{"coding": [{"system": OBS_CAT, "code": category, "display": category}]}],
+            "code": _cc(LOINC, code, display),
+            "subject": pref,
+            "encounter": eref,
+            "effectiveDateTime": ts,
+            "issued": ts,
+            **value,
+        }
 
-    def _med_request(self, rx: str, display: str, eref: dict[str, str], pref: dict[str, str], ts: str,
-                     cid: str | None, reason: str) -> dict[str, Any]:
+    def _med_request(
+        self,
+        rx: str,
+        display: str,
+        eref: dict[str, str],
+        pref: dict[str, str],
+        ts: str,
+        cid: str | None,
+        reason: str,
+    ) -> dict[str, Any]:
         mr: dict[str, Any] = {
-            "resourceType": "MedicationRequest", "id": self.uuid(), "status": "active", "intent": "order",
-            "medicationCodeableConcept": _cc(RXNORM, rx, display), "subject": pref, "encounter": eref,
+            "resourceType": "MedicationRequest",
+            "id": self.uuid(),
+            "status": "active",
+            "intent": "order",
+            "medicationCodeableConcept": _cc(RXNORM, rx, display),
+            "subject": pref,
+            "encounter": eref,
             "authoredOn": ts,
-            "dosageInstruction": [{"sequence": 1, "text": "1 tablet daily",
-                                   "timing": {"repeat": {"frequency": 1, "period": 1.0, "periodUnit": "d"}},
-                                   "asNeededBoolean": False,
-                                   "doseAndRate": [{"doseQuantity": {"value": 1.0}}]}],
-            "dispenseRequest": {"quantity": {"value": 30}, "expectedSupplyDuration":
-                                {"value": 30, "unit": "days", "system": UCUM, "code": "d"}},
+            "dosageInstruction": [
+                {
+                    "sequence": 1,
+                    "text": "1 tablet daily",
+                    "timing": {"repeat": {"frequency": 1, "period": 1.0, "periodUnit": "d"}},
+                    "asNeededBoolean": False,
+                    "doseAndRate": [{"doseQuantity": {"value": 1.0}}],
+                }
+            ],
+            "dispenseRequest": {
+                "quantity": {"value": 30},
+                "expectedSupplyDuration": {
+                    "value": 30,
+                    "unit": "days",
+                    "system": UCUM,
+                    "code": "d",
+                },
+            },
         }
         if cid:
             mr["reasonReference"] = [{"reference": f"Condition/{cid}", "display": reason}]
@@ -332,18 +603,46 @@ def _shared(seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     def uid() -> str:
         return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
-    orgs = [{"resourceType": "Organization", "id": uid(), "active": True, "name": f"{city} GENERAL HOSPITAL",
-             "address": [{"city": city, "state": state}]} for city, state, _, _ in _CITIES]
-    pracs = [{"resourceType": "Practitioner", "id": uid(), "active": True,
-              "name": [{"family": rng.choice(_FAMILY), "given": [rng.choice(_GIVEN_F + _GIVEN_M)],
-                        "prefix": ["Dr."]}]} for _ in range(12)]
+    orgs = [
+        {
+            "resourceType": "Organization",
+            "id": uid(),
+            "active": True,
+            "name": f"{city} GENERAL HOSPITAL",
+            "address": [{"city": city, "state": state}],
+        }
+        for city, state, _, _ in _CITIES
+    ]
+    pracs = [
+        {
+            "resourceType": "Practitioner",
+            "id": uid(),
+            "active": True,
+            "name": [
+                {
+                    "family": rng.choice(_FAMILY),
+                    "given": [rng.choice(_GIVEN_F + _GIVEN_M)],
+                    "prefix": ["Dr."],
+                }
+            ],
+        }
+        for _ in range(12)
+    ]
     return orgs, pracs
 
 
-def patient_resources(seed: int, index: int, *, end: dt.datetime | None = None) -> list[dict[str, Any]]:
+def patient_resources(
+    seed: int, index: int, *, end: dt.datetime | None = None
+) -> list[dict[str, Any]]:
     """All resources of patient number ``index`` (0-based) for ``seed``."""
     orgs, pracs = _shared(seed)
-    p = _Patient(seed, index, end or dt.datetime(2024, 6, 30), [o["id"] for o in orgs], [p["id"] for p in pracs])
+    p = _Patient(
+        seed,
+        index,
+        end or dt.datetime(2024, 6, 30),
+        [o["id"] for o in orgs],
+        [p["id"] for p in pracs],
+    )
     return list(p.resources())
 
 
@@ -370,7 +669,9 @@ def generate_fhir(
     suffix = ".gz" if gzip_output else ""
 
     def opener(path: Path) -> IO[bytes]:
-        return gzip.open(path, "wb", compresslevel=3) if gzip_output else open(path, "wb")  # noqa: SIM115
+        if gzip_output:
+            return gzip.open(path, "wb", compresslevel=3)  # type: ignore[return-value]
+        return open(path, "wb")
 
     if fmt == "ndjson":
         handles: dict[str, IO[bytes]] = {}
@@ -399,8 +700,13 @@ def generate_fhir(
         entries = []
         for res in resources:
             counts[res["resourceType"]] = counts.get(res["resourceType"], 0) + 1
-            entries.append({"fullUrl": f"urn:uuid:{res['id']}", "resource": res,
-                            "request": {"method": "POST", "url": res["resourceType"]}})
+            entries.append(
+                {
+                    "fullUrl": f"urn:uuid:{res['id']}",
+                    "resource": res,
+                    "request": {"method": "POST", "url": res["resourceType"]},
+                }
+            )
         if urn:
             _to_urn(entries)
         return {"resourceType": "Bundle", "type": "transaction", "entry": entries}

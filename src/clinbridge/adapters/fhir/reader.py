@@ -88,7 +88,7 @@ def _open(path: Path) -> tuple[IO[bytes], _Counting]:
     counter = _Counting(open(path, "rb"))  # noqa: SIM115 - closed by the caller
     buffered = io.BufferedReader(counter, 1 << 20)
     if path.name.lower().endswith(".gz"):
-        return gzip.GzipFile(fileobj=buffered, mode="rb"), counter
+        return gzip.GzipFile(fileobj=buffered, mode="rb"), counter  # type: ignore[return-value]
     return buffered, counter
 
 
@@ -142,8 +142,7 @@ def _ndjson(fh: IO[bytes], name: str, counter: _Counting, position: list[int] | 
                              error=f"invalid JSON: {exc}")
                 continue
             if isinstance(obj, dict) and obj.get("resourceType") == "Bundle":
-                for rec in _document(obj, name, prefix=f"line {lineno} "):
-                    yield rec
+                yield from _document(obj, name, prefix=f"line {lineno} ")
                 continue
             if not isinstance(obj, dict):
                 yield Record(name, f"line {lineno}", raw=line.decode("utf-8", "replace"),

@@ -39,6 +39,8 @@ class Writer:
 
     # -- schema -------------------------------------------------------------------------------
     def ensure_schema(self) -> None:
+        if self.backend == "duckdb":
+            self.conn.execute("SET enable_progress_bar = false")
         with self.transaction():
             if self.backend == "postgres" and self.db.schema:
                 self._exec(f'CREATE SCHEMA IF NOT EXISTS "{self.db.schema}"')

@@ -37,6 +37,7 @@ __all__ = [
     "convert_chunk",
     "ensure_schema",
     "open_text",
+    "open_writable",
     "quote_table",
     "read_chunks",
 ]
@@ -94,7 +95,9 @@ def sniff_separator(path: Path) -> str:
     return "\t" if first.count("\t") > first.count(",") else ","
 
 
-def read_chunks(path: Path, *, chunksize: int, sep: str | None = None) -> Iterator[tuple[pd.DataFrame, int]]:
+def read_chunks(
+    path: Path, *, chunksize: int, sep: str | None = None
+) -> Iterator[tuple[pd.DataFrame, int]]:
     """Yield (all-text chunk with lower-case headers, compressed bytes consumed so far)."""
     sep = sep or sniff_separator(path)
     raw, stream = open_text(path)
@@ -152,7 +155,11 @@ def convert_chunk(
             bad = present & (np.isnan(vals) | (np.mod(vals, 1) != 0) | (np.abs(vals) > 2**63 - 1))
             problems.add(bad, name, "not an integer")
             vals = np.where(bad, np.nan, vals)
-            col = pd.array(vals, dtype="Float64").astype("Int64") if n else pd.array([], dtype="Int64")
+            col = (
+                pd.array(vals, dtype="Float64").astype("Int64")
+                if n
+                else pd.array([], dtype="Int64")
+            )
             out[name] = pd.Series(col, index=chunk.index)
         elif typ == "float":
             num = _to_float(raw)
@@ -195,8 +202,31 @@ def _to_float(raw: pd.Series) -> pd.Series:
 
 
 def quote_table(name: str, schema: str | None, dialect: str) -> str:
-    table = exp.table_(name, db=schema, quoted=True) if schema and dialect != "sqlite" else exp.table_(name, quoted=True)
+    table = (
+        exp.table_(name, db=schema, quoted=True)
+        if schema and dialect != "sqlite"
+        else exp.table_(name, quoted=True)
+    )
     return table.sql(dialect=dialect)
+
+
+def open_writable(url: str, schema: str | None = None) -> Database:
+    """Open a database for loading, creating a DuckDB file's target schema first if needed."""
+    from clinbridge.db import Database, parse_url
+
+    parsed = parse_url(url)
+    wanted = schema or parsed.schema
+    if parsed.backend == "duckdb" and wanted and parsed.path and parsed.path != ":memory:":
+        import duckdb
+
+        Path(parsed.path).parent.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect(parsed.path)
+        try:
+            ident = exp.to_identifier(wanted, quoted=True).sql(dialect="duckdb")
+            con.execute(f"CREATE SCHEMA IF NOT EXISTS {ident}").fetchall()
+        finally:
+            con.close()
+    return Database.open(url, read_only=False, schema=schema)
 
 
 def ensure_schema(db: Database, schema: str | None) -> None:
@@ -235,11 +265,18 @@ class BulkWriter:
         return int(row[0]) if row else 0
 
     def write(
-        self, name: str, df: pd.DataFrame, types: dict[str, ColumnType], *, not_null: Sequence[str] = ()
+        self,
+        name: str,
+        df: pd.DataFrame,
+        types: dict[str, ColumnType],
+        *,
+        not_null: Sequence[str] = (),
     ) -> int:
         if df.empty:
             return 0
-        cols = ", ".join(exp.to_identifier(c, quoted=True).sql(dialect=self.db.dialect) for c in df.columns)
+        cols = ", ".join(
+            exp.to_identifier(c, quoted=True).sql(dialect=self.db.dialect) for c in df.columns
+        )
         target = self.table(name)
         try:
             if self.db.backend == "duckdb":
@@ -265,7 +302,12 @@ class BulkWriter:
             conn.unregister(view)
 
     def _postgres(
-        self, target: str, cols: str, df: pd.DataFrame, types: dict[str, ColumnType], not_null: Sequence[str]
+        self,
+        target: str,
+        cols: str,
+        df: pd.DataFrame,
+        types: dict[str, ColumnType],
+        not_null: Sequence[str],
     ) -> None:
         buf = io.StringIO()
         _as_text(df, types).to_csv(buf, index=False, header=False)
@@ -274,13 +316,17 @@ class BulkWriter:
         keep = [c for c in not_null if types.get(c) == "string" and c in df.columns]
         force = ""
         if keep:
-            idents = ", ".join(exp.to_identifier(c, quoted=True).sql(dialect="postgres") for c in keep)
+            idents = ", ".join(
+                exp.to_identifier(c, quoted=True).sql(dialect="postgres") for c in keep
+            )
             force = f", FORCE_NOT_NULL ({idents})"
         copy_sql = f"COPY {target} ({cols}) FROM STDIN WITH (FORMAT csv{force})"
         with self.db.conn.cursor() as cur, cur.copy(copy_sql) as cp:
             cp.write(data)
 
-    def _sqlite(self, target: str, cols: str, df: pd.DataFrame, types: dict[str, ColumnType]) -> None:
+    def _sqlite(
+        self, target: str, cols: str, df: pd.DataFrame, types: dict[str, ColumnType]
+    ) -> None:
         text = _as_text(df, types)
         obj = text.astype(object).where(text.notna(), None)
         marks = ", ".join("?" for _ in df.columns)
@@ -304,7 +350,9 @@ class BulkWriter:
                 "raw": [json.dumps(r["raw"], default=str) for r in records],
             }
         )
-        self.write(REJECTED_TABLE, df, dict.fromkeys(df.columns, "string") | {"record": "integer"})
+        types: dict[str, ColumnType] = {str(c): "string" for c in df.columns}
+        types["record"] = "integer"
+        self.write(REJECTED_TABLE, df, types)
 
     def ensure_rejected_table(self) -> None:
         big = "BIGINT" if self.db.backend != "sqlite" else "INTEGER"
@@ -327,7 +375,9 @@ def _as_text(df: pd.DataFrame, types: dict[str, ColumnType]) -> pd.DataFrame:
         text = np.datetime_as_string(values, unit="D" if typ == "date" else "s")
         if typ == "timestamp":
             text = np.char.replace(text, "T", " ")
-        out[name] = pd.Series(text, index=col.index, dtype=object).where(col.notna().to_numpy(), None)
+        out[name] = pd.Series(text, index=col.index, dtype=object).where(
+            col.notna().to_numpy(), None
+        )
     return out
 
 

@@ -45,7 +45,12 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-OMOP_SEX_VALUES: dict[str, Any] = {"8507": "male", "8532": "female", "8521": "other", "8551": "unknown"}
+OMOP_SEX_VALUES: dict[str, Any] = {
+    "8507": "male",
+    "8532": "female",
+    "8521": "other",
+    "8551": "unknown",
+}
 
 VISIT_TYPES: dict[int, EncounterType] = {
     9201: "inpatient",  # Inpatient Visit
@@ -93,28 +98,97 @@ def classify_visit(concept_id: int, name: str | None = None) -> EncounterType:
 
 # (stream name, kind, table, time, end time, code, extra column roles)
 _STREAMS: tuple[tuple[str, StreamKind, str, str, str | None, str, dict[str, str]], ...] = (
-    ("measurement", "measurement", "measurement", "measurement_date", None, "measurement_concept_id",
-     {"value_column": "value_as_number", "unit_column": "unit_concept_id",
-      "unit_label_column": "unit_source_value", "source_value_column": "measurement_source_value"}),
-    ("drug_exposure", "drug", "drug_exposure", "drug_exposure_start_date", "drug_exposure_end_date",
-     "drug_concept_id",
-     {"days_supply_column": "days_supply", "quantity_column": "quantity",
-      "source_value_column": "drug_source_value"}),
-    ("condition_occurrence", "condition", "condition_occurrence", "condition_start_date",
-     "condition_end_date", "condition_concept_id", {"source_value_column": "condition_source_value"}),
-    ("procedure_occurrence", "procedure", "procedure_occurrence", "procedure_date", None,
-     "procedure_concept_id", {"quantity_column": "quantity", "source_value_column": "procedure_source_value"}),
-    ("observation", "observation", "observation", "observation_date", None, "observation_concept_id",
-     {"value_column": "value_as_number", "value_text_column": "value_as_string",
-      "unit_column": "unit_concept_id", "unit_label_column": "unit_source_value",
-      "source_value_column": "observation_source_value"}),
-    ("note", "note", "note", "note_date", None, "note_class_concept_id",
-     {"text_column": "note_text", "title_column": "note_title", "source_value_column": "note_source_value"}),
-    ("visit_detail", "visit_detail", "visit_detail", "visit_detail_start_date", "visit_detail_end_date",
-     "visit_detail_concept_id", {"source_value_column": "visit_detail_source_value"}),
-    ("device_exposure", "device", "device_exposure", "device_exposure_start_date",
-     "device_exposure_end_date", "device_concept_id",
-     {"quantity_column": "quantity", "source_value_column": "device_source_value"}),
+    (
+        "measurement",
+        "measurement",
+        "measurement",
+        "measurement_date",
+        None,
+        "measurement_concept_id",
+        {
+            "value_column": "value_as_number",
+            "unit_column": "unit_concept_id",
+            "unit_label_column": "unit_source_value",
+            "source_value_column": "measurement_source_value",
+        },
+    ),
+    (
+        "drug_exposure",
+        "drug",
+        "drug_exposure",
+        "drug_exposure_start_date",
+        "drug_exposure_end_date",
+        "drug_concept_id",
+        {
+            "days_supply_column": "days_supply",
+            "quantity_column": "quantity",
+            "source_value_column": "drug_source_value",
+        },
+    ),
+    (
+        "condition_occurrence",
+        "condition",
+        "condition_occurrence",
+        "condition_start_date",
+        "condition_end_date",
+        "condition_concept_id",
+        {"source_value_column": "condition_source_value"},
+    ),
+    (
+        "procedure_occurrence",
+        "procedure",
+        "procedure_occurrence",
+        "procedure_date",
+        None,
+        "procedure_concept_id",
+        {"quantity_column": "quantity", "source_value_column": "procedure_source_value"},
+    ),
+    (
+        "observation",
+        "observation",
+        "observation",
+        "observation_date",
+        None,
+        "observation_concept_id",
+        {
+            "value_column": "value_as_number",
+            "value_text_column": "value_as_string",
+            "unit_column": "unit_concept_id",
+            "unit_label_column": "unit_source_value",
+            "source_value_column": "observation_source_value",
+        },
+    ),
+    (
+        "note",
+        "note",
+        "note",
+        "note_date",
+        None,
+        "note_class_concept_id",
+        {
+            "text_column": "note_text",
+            "title_column": "note_title",
+            "source_value_column": "note_source_value",
+        },
+    ),
+    (
+        "visit_detail",
+        "visit_detail",
+        "visit_detail",
+        "visit_detail_start_date",
+        "visit_detail_end_date",
+        "visit_detail_concept_id",
+        {"source_value_column": "visit_detail_source_value"},
+    ),
+    (
+        "device_exposure",
+        "device",
+        "device_exposure",
+        "device_exposure_start_date",
+        "device_exposure_end_date",
+        "device_concept_id",
+        {"quantity_column": "quantity", "source_value_column": "device_source_value"},
+    ),
 )
 
 _EVENT_DATES = (
@@ -172,16 +246,22 @@ class _Schema:
     def sql_table(self, table: str) -> str:
         actual = self.table(table) or table
         schema = self.db.schema if self.db.backend == "duckdb" else None
-        node = exp.table_(actual, db=schema, quoted=True) if schema else exp.table_(actual, quoted=True)
+        node = (
+            exp.table_(actual, db=schema, quoted=True)
+            if schema
+            else exp.table_(actual, quoted=True)
+        )
         return node.sql(dialect=self.db.dialect)
 
     def sql_col(self, table: str, column: str) -> str:
-        return exp.to_identifier(self.column(table, column) or column, quoted=True).sql(dialect=self.db.dialect)
+        return exp.to_identifier(self.column(table, column) or column, quoted=True).sql(
+            dialect=self.db.dialect
+        )
 
     def scalar(self, sql: str) -> Any:
         try:
             rows = self.db.execute(sql, max_rows=1).rows
-        except Exception as exc:  # noqa: BLE001 - optional metadata: absence is not an error
+        except Exception as exc:
             logger.debug("metadata query failed (%s): %s", exc, sql)
             return None
         return rows[0][0] if rows else None
@@ -200,7 +280,7 @@ def _detect_version(s: _Schema) -> str | None:
         if value:
             try:
                 return normalise_version(str(value))
-            except Exception:  # noqa: BLE001 - free text such as 'CDM v5'; fall back to columns
+            except Exception:
                 logger.debug("unreadable cdm_version %r", value)
     if s.table("visit_occurrence"):
         if s.column("visit_occurrence", "admitted_from_concept_id"):
@@ -228,7 +308,9 @@ class OmopAdapter(SourceAdapter):
             tables & {"visit_occurrence", "condition_occurrence", "measurement", "drug_exposure"}
         )
 
-    def catalog(self, db: Database, *, source: str | None = None, row_counts: bool = True) -> Catalog:
+    def catalog(
+        self, db: Database, *, source: str | None = None, row_counts: bool = True
+    ) -> Catalog:
         s = _Schema(db)
         version = _detect_version(s)
         spec = cdm_spec(version or "5.4")
@@ -258,7 +340,9 @@ class OmopAdapter(SourceAdapter):
         )
 
     # -- parts ---------------------------------------------------------------------------------
-    def _tables(self, s: _Schema, spec: dict[str, Any], *, row_counts: bool) -> tuple[TableInfo, ...]:
+    def _tables(
+        self, s: _Schema, spec: dict[str, Any], *, row_counts: bool
+    ) -> tuple[TableInfo, ...]:
         counts = _row_counts(s) if row_counts else {}
         out = []
         for lname, actual in sorted(s.tables.items()):
@@ -269,7 +353,11 @@ class OmopAdapter(SourceAdapter):
             for cname, declared in s.columns(actual):
                 cspec = tspec.column(cname) if tspec else None
                 cols.append(
-                    ColumnInfo(name=cname, type=_portable(declared), description=cspec.description if cspec else "")
+                    ColumnInfo(
+                        name=cname,
+                        type=_portable(declared),
+                        description=cspec.description if cspec else "",
+                    )
                 )
             out.append(
                 TableInfo(
@@ -299,8 +387,12 @@ class OmopAdapter(SourceAdapter):
             death_date_column=c("death", "death_date") if has_death else None,
             observation_table=has_op,
             observation_patient_column=c("observation_period", "person_id") if has_op else None,
-            observation_start_column=c("observation_period", "observation_period_start_date") if has_op else None,
-            observation_end_column=c("observation_period", "observation_period_end_date") if has_op else None,
+            observation_start_column=c("observation_period", "observation_period_start_date")
+            if has_op
+            else None,
+            observation_end_column=c("observation_period", "observation_period_end_date")
+            if has_op
+            else None,
             external_id_column=None,
         )
 
@@ -331,7 +423,7 @@ class OmopAdapter(SourceAdapter):
             )
             try:
                 names.update({int(r[0]): r[1] for r in s.db.execute(sql, max_rows=None).rows})
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 logger.debug("visit concepts not readable: %s", exc)
         sql = (
             f"SELECT DISTINCT {s.sql_col('visit_occurrence', 'visit_concept_id')} "
@@ -341,7 +433,7 @@ class OmopAdapter(SourceAdapter):
             for (cid,) in s.db.execute(sql, max_rows=None).rows:
                 if cid is not None:
                     names.setdefault(int(cid), None)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             logger.debug("visit concepts in data not readable: %s", exc)
         for cid, name in names.items():
             mapping.setdefault(str(cid), classify_visit(cid, name))
@@ -430,7 +522,7 @@ class OmopAdapter(SourceAdapter):
         sql = f"SELECT min(lo), max(hi) FROM ({' UNION ALL '.join(parts)}) AS spans"
         try:
             rows = s.db.execute(sql, max_rows=1).rows
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             logger.debug("data span not readable: %s", exc)
             return None, None
         lo, hi = rows[0] if rows else (None, None)
@@ -441,9 +533,18 @@ def vocabulary_catalog(db: Database, *, source: str | None = None) -> Catalog:
     """A catalog holding only the OMOP concept dictionary (a vocabulary-only database)."""
     s = _Schema(db)
     adapter = OmopAdapter()
-    wanted = {"concept", "concept_synonym", "concept_ancestor", "concept_relationship", "vocabulary"}
+    wanted = {
+        "concept",
+        "concept_synonym",
+        "concept_ancestor",
+        "concept_relationship",
+        "vocabulary",
+    }
     tables = tuple(
-        TableInfo(name=actual, columns=tuple(ColumnInfo(name=c, type=_portable(t)) for c, t in s.columns(actual)))
+        TableInfo(
+            name=actual,
+            columns=tuple(ColumnInfo(name=c, type=_portable(t)) for c, t in s.columns(actual)),
+        )
         for lname, actual in sorted(s.tables.items())
         if lname in wanted
     )
@@ -481,7 +582,7 @@ def _row_counts(s: _Schema) -> dict[str, int]:
             for name, n in db.execute(sql, max_rows=None).rows:
                 if n is not None and int(n) >= 0:
                     counts[name] = int(n)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             logger.debug("pg statistics not readable: %s", exc)
         return counts
     parts = [
@@ -494,6 +595,6 @@ def _row_counts(s: _Schema) -> dict[str, int]:
     try:
         for name, n in db.execute(" UNION ALL ".join(parts), max_rows=None).rows:
             counts[name] = int(n)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         logger.debug("row counts not readable: %s", exc)
     return counts

@@ -98,7 +98,11 @@ class TableSpec:
 def cdm_spec(version: str) -> dict[str, TableSpec]:
     """All tables of a CDM version, in OHDSI's order."""
     version = normalise_version(version)
-    text = resources.files("clinbridge.adapters.omop_ddl").joinpath(f"cdm_{version}.csv").read_text("utf-8")
+    text = (
+        resources.files("clinbridge.adapters.omop_ddl")
+        .joinpath(f"cdm_{version}.csv")
+        .read_text("utf-8")
+    )
     rows = csv.DictReader(line for line in text.splitlines() if not line.startswith("#"))
     tables: dict[str, dict[str, object]] = {}
     for r in rows:
@@ -164,12 +168,15 @@ def qualified_table(name: str, schema: str | None = None) -> exp.Table:
     return exp.table_(name, db=schema, quoted=True) if schema else exp.table_(name, quoted=True)
 
 
-def create_table(spec: TableSpec, dialect: str, *, schema: str | None = None,
-                 if_not_exists: bool = True) -> exp.Create:
+def create_table(
+    spec: TableSpec, dialect: str, *, schema: str | None = None, if_not_exists: bool = True
+) -> exp.Create:
     """A sqlglot CREATE TABLE expression for one CDM table."""
     cols = []
     for c in spec.columns:
-        constraints = [exp.ColumnConstraint(kind=exp.NotNullColumnConstraint())] if c.required else []
+        constraints = (
+            [exp.ColumnConstraint(kind=exp.NotNullColumnConstraint())] if c.required else []
+        )
         cols.append(
             exp.ColumnDef(
                 this=exp.to_identifier(c.name, quoted=True),
@@ -181,8 +188,9 @@ def create_table(spec: TableSpec, dialect: str, *, schema: str | None = None,
     return exp.Create(this=schema_expr, kind="TABLE", exists=if_not_exists)
 
 
-def create_table_sql(spec: TableSpec, dialect: str, *, schema: str | None = None,
-                     if_not_exists: bool = True) -> str:
+def create_table_sql(
+    spec: TableSpec, dialect: str, *, schema: str | None = None, if_not_exists: bool = True
+) -> str:
     sqlglot_dialect = "postgres" if dialect in {"postgres", "postgresql"} else dialect
     return create_table(spec, sqlglot_dialect, schema=schema, if_not_exists=if_not_exists).sql(
         dialect=sqlglot_dialect

@@ -30,6 +30,7 @@ from clinbridge.adapters.omop._bulk import (
     TableLoad,
     convert_chunk,
     ensure_schema,
+    open_writable,
     read_chunks,
     transaction,
 )
@@ -44,7 +45,14 @@ from clinbridge.adapters.omop.ddl import (
 from clinbridge.db import Database
 from clinbridge.errors import LoadError
 
-__all__ = ["LoadReport", "create_cdm_tables", "create_indexes", "detect_csv_version", "load_omop_csv", "load_table_file"]
+__all__ = [
+    "LoadReport",
+    "create_cdm_tables",
+    "create_indexes",
+    "detect_csv_version",
+    "load_omop_csv",
+    "load_table_file",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -97,8 +105,15 @@ class LoadReport:
             "loaded": self.loaded,
             "rejected": self.rejected,
             "tables": [
-                {"table": t.table, "file": t.file, "read": t.read, "loaded": t.loaded,
-                 "rejected": t.rejected, "seconds": round(t.seconds, 3), "notes": t.notes}
+                {
+                    "table": t.table,
+                    "file": t.file,
+                    "read": t.read,
+                    "loaded": t.loaded,
+                    "rejected": t.rejected,
+                    "seconds": round(t.seconds, 3),
+                    "notes": t.notes,
+                }
                 for t in self.tables
             ],
             "notes": self.notes,
@@ -123,7 +138,7 @@ def detect_csv_version(folder: Path) -> str:
             if "cdm_version" in chunk.columns and chunk["cdm_version"].notna().any():
                 try:
                     return normalise_version(str(chunk["cdm_version"].dropna().iloc[0]))
-                except Exception:  # noqa: BLE001 - a free-text version falls through to the columns
+                except Exception:
                     pass
             break
     if "episode" in files:
@@ -137,7 +152,11 @@ def detect_csv_version(folder: Path) -> str:
 
 
 def create_cdm_tables(
-    db: Database, version: str, *, schema: str | None = None, replace: bool = False,
+    db: Database,
+    version: str,
+    *,
+    schema: str | None = None,
+    replace: bool = False,
     tables: Iterable[TableSpec] | None = None,
 ) -> list[str]:
     """Create every CDM table (``IF NOT EXISTS``); drop them first when ``replace``."""
@@ -194,7 +213,7 @@ def load_omop_csv(
     if not folder.is_dir():
         raise LoadError(f"{folder} is not a folder of OMOP CSV files", file=str(folder))
     own = isinstance(db, str)
-    database = Database.open(db, read_only=False) if isinstance(db, str) else db
+    database = open_writable(db, schema) if isinstance(db, str) else db
     try:
         schema = schema or database.schema
         version = normalise_version(cdm_version) if cdm_version else detect_csv_version(folder)
@@ -216,13 +235,15 @@ def load_omop_csv(
             spec = table_spec(table, version)
             if spec is None:
                 report.notes.append(f"{path.name}: not an OMOP CDM {version} table, skipped")
-                logger.warning("skipping %s: not a CDM table", path.name)
+                logger.info("skipping %s: not a CDM table", path.name)
                 done += path.stat().st_size
                 continue
             if spec.name not in cdm_spec(version):
                 other = next(v for v in CDM_VERSIONS if spec.name in cdm_spec(v))
                 create_cdm_tables(database, version, schema=schema, tables=[spec])
-                report.notes.append(f"{path.name}: table {spec.name} defined by CDM {other}, created from it")
+                report.notes.append(
+                    f"{path.name}: table {spec.name} defined by CDM {other}, created from it"
+                )
 
             def file_progress(pos: int, _total: int = 0, base: int = done) -> None:
                 if progress:
@@ -230,8 +251,13 @@ def load_omop_csv(
 
             with transaction(database):
                 load = load_table_file(
-                    path, spec, writer, on_error=on_error, if_exists=if_exists,
-                    chunksize=chunksize, progress=file_progress,
+                    path,
+                    spec,
+                    writer,
+                    on_error=on_error,
+                    if_exists=if_exists,
+                    chunksize=chunksize,
+                    progress=file_progress,
                 )
             report.tables.append(load)
             done += path.stat().st_size
@@ -284,13 +310,15 @@ def load_table_file(
         if extra and not warned_extra:
             warned_extra = True
             load.notes.append(f"columns not in CDM table {spec.name} ignored: {', '.join(extra)}")
-            logger.warning("%s: ignoring non-CDM columns %s", path.name, extra)
+            logger.info("%s: ignoring non-CDM columns %s", path.name, extra)
         typed, problems = convert_chunk(chunk, types, required=required, max_lengths=lengths)  # type: ignore[arg-type]
         load.read += len(chunk)
         if problems.rows:
             first_row, first_field, first_reason = min(problems.rows)
             if on_error == "raise":
-                value = chunk.iloc[first_row].get(first_field) if first_field in chunk.columns else None
+                value = (
+                    chunk.iloc[first_row].get(first_field) if first_field in chunk.columns else None
+                )
                 raise LoadError(
                     f"{first_reason}: {value!r}",
                     file=str(path),
@@ -318,8 +346,14 @@ def load_table_file(
             keep.iloc[bad_idx] = False
             typed = typed[keep.to_numpy()]
             load.rejected += len(bad_idx)
-            logger.warning("%s: %d rows rejected (first: record %d, %s: %s)", path.name, len(bad_idx),
-                           row_base + bad_idx[0] + 1, by_row[bad_idx[0]][0], by_row[bad_idx[0]][1])
+            logger.warning(
+                "%s: %d rows rejected (first: record %d, %s: %s)",
+                path.name,
+                len(bad_idx),
+                row_base + bad_idx[0] + 1,
+                by_row[bad_idx[0]][0],
+                by_row[bad_idx[0]][1],
+            )
         load.loaded += writer.write(name, typed, types, not_null=required)
         row_base += len(chunk)
         if progress:
@@ -357,11 +391,20 @@ def create_indexes(db: Database, schema: str | None, tables: Iterable[str]) -> i
     if db.backend not in {"sqlite", "postgres"}:
         return 0
     writer = BulkWriter(db, schema)
+    tables = list(tables)
     n = 0
     for table in tables:
         for column in _INDEXED.get(table, ()):
             writer.execute(
                 f'CREATE INDEX IF NOT EXISTS "idx_{table}_{column}" ON {writer.table(table)} ("{column}")'
+            )
+            n += 1
+    # name lookups compare lower(name): index the expression (ConceptIndex.by_name)
+    for table, column in (("concept", "concept_name"), ("concept_synonym", "concept_synonym_name")):
+        if table in set(tables):
+            writer.execute(
+                f'CREATE INDEX IF NOT EXISTS "idx_{table}_lower_name" ON {writer.table(table)} '
+                f'(lower("{column}"))'
             )
             n += 1
     if db.backend == "sqlite":

@@ -27,10 +27,14 @@ def _first_sentence(text: str, limit: int = 160) -> str:
 
 def regenerate(src: Path) -> None:
     for version in ("5.3", "5.4"):
-        fields = list(csv.DictReader((src / f"OMOP_CDMv{version}_Field_Level.csv").open(encoding="utf-8")))
+        fields = list(
+            csv.DictReader((src / f"OMOP_CDMv{version}_Field_Level.csv").open(encoding="utf-8"))
+        )
         tables = {
             r["cdmTableName"].lower(): r
-            for r in csv.DictReader((src / f"OMOP_CDMv{version}_Table_Level.csv").open(encoding="utf-8"))
+            for r in csv.DictReader(
+                (src / f"OMOP_CDMv{version}_Table_Level.csv").open(encoding="utf-8")
+            )
         }
         out = HERE / f"cdm_{version}.csv"
         with out.open("w", encoding="utf-8", newline="") as fh:
@@ -41,24 +45,45 @@ def regenerate(src: Path) -> None:
                 "# Regenerate: python -m clinbridge.adapters.omop_ddl.regenerate <CommonDataModel>/inst/csv\n"
             )
             w = csv.writer(fh, lineterminator="\n")
-            w.writerow(["table", "column", "position", "required", "datatype", "primary_key", "description"])
+            w.writerow(
+                [
+                    "table",
+                    "column",
+                    "position",
+                    "required",
+                    "datatype",
+                    "primary_key",
+                    "description",
+                ]
+            )
             position: dict[str, int] = {}
             for r in fields:
                 table = r["cdmTableName"].strip().lower()
                 if table not in position:
                     position[table] = 0
-                    w.writerow([table, "", 0, tables.get(table, {}).get("isRequired", "No") == "Yes",
-                                "table", False, _first_sentence(tables.get(table, {}).get("tableDescription", ""), 200)])
+                    w.writerow(
+                        [
+                            table,
+                            "",
+                            0,
+                            tables.get(table, {}).get("isRequired", "No") == "Yes",
+                            "table",
+                            False,
+                            _first_sentence(tables.get(table, {}).get("tableDescription", ""), 200),
+                        ]
+                    )
                 position[table] += 1
-                w.writerow([
-                    table,
-                    r["cdmFieldName"].strip().strip('"').lower(),
-                    position[table],
-                    r["isRequired"].strip().lower() == "yes",
-                    r["cdmDatatype"].strip().lower(),
-                    r["isPrimaryKey"].strip().lower() == "yes",
-                    _first_sentence(r["userGuidance"]),
-                ])
+                w.writerow(
+                    [
+                        table,
+                        r["cdmFieldName"].strip().strip('"').lower(),
+                        position[table],
+                        r["isRequired"].strip().lower() == "yes",
+                        r["cdmDatatype"].strip().lower(),
+                        r["isPrimaryKey"].strip().lower() == "yes",
+                        _first_sentence(r["userGuidance"]),
+                    ]
+                )
 
 
 if __name__ == "__main__":

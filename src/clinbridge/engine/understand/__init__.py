@@ -20,7 +20,7 @@ import datetime as dt
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._lexicon import Lexicon
@@ -75,7 +75,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     return readings
 
 
-def _alternatives(items: list[object], c: Ctx, first: Reading) -> list[Reading]:
+def _alternatives(items: list[Any], c: Ctx, first: Reading) -> list[Reading]:
     """Next readings: each ambiguous concept swapped for its next-best grounding."""
     from clinbridge.engine.understand._ground import Concept
 
@@ -91,7 +91,7 @@ def _alternatives(items: list[object], c: Ctx, first: Reading) -> list[Reading]:
         new_items[k] = swapped
         ctx = Ctx(question=c.question, lex=c.lex, patient_id=c.patient_id, now=c.now, today=c.today,
                   embeddings=c.embeddings)
-        reading = assemble(new_items, ctx)  # type: ignore[arg-type]
+        reading = assemble(new_items, ctx)
         if reading.plan is not None and reading.plan != first.plan:
             out.append(reading.model_copy(update={"confidence": round(min(reading.confidence, first.confidence) * 0.8, 4)}))
         if len(out) >= 2:

@@ -46,7 +46,7 @@ VALUE_STREAMS = ("measurement", "observation", "vital")
 ENCOUNTER_WORDS = {"inpatient": "inpatient", "emergency": "emergency", "icu": "ICU", "outpatient": "outpatient", "other": "other"}
 
 
-class Abstain(Exception):  # noqa: N818 - control flow inside this module only
+class Abstain(Exception):
     def __init__(self, reason: str, *unresolved: str) -> None:
         super().__init__(reason)
         self.reason = reason
@@ -64,6 +64,8 @@ class Ctx:
     groundings: list[Grounding] = field(default_factory=list)
     choice: dict[int, int] = field(default_factory=dict)
     measure_value: ValueFilter | None = None
+    located_scope: Slot | None = None
+    patient_id_from_question: bool = False
     """Alternative label chosen per concept position (for ranked readings)."""
 
 
@@ -141,10 +143,17 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
             raise Abstain(f"this source records no encounters ({s.text!r})", s.text)
     patient_id = ctx.patient_id
     for s in _slots(items, "patient_ref"):
+        ctx.patient_id_from_question = True
         patient_id = patient_id or s.data["id"]
         ctx.groundings.append(Grounding(phrase=s.text, kind="patient", target=str(s.data["id"])))
 
     op, intent_pos, intent = _intent(items, patient_id)
+    if patient_id and op in {"count", "proportion"} and not ctx.patient_id_from_question:
+        nxt = _next_significant(items[intent_pos + 1 :])
+        if op == "proportion" or (nxt is not None and _is_person(nxt)):
+            # "how many patients ..." asks about the cohort even when a patient is selected
+            ctx.groundings.append(Grounding(phrase="patients", kind="patient", target="cohort (patient ignored)"))
+            patient_id = None
     measure, measure_concept_pos, confidence = _measure(items, ctx, op, intent_pos, intent, patient_id)
     used = {measure_concept_pos} if measure_concept_pos is not None else set()
     preds, plan_window, conf2 = _predicates(items, ctx, used, measure, patient_id)
@@ -153,9 +162,17 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         raise Abstain("a patient-level question needs something to count")
 
     scope = None
-    for s in _slots(items, "scope"):
+    scope_slots = _slots(items, "scope") + ([ctx.located_scope] if ctx.located_scope else [])
+    for s in scope_slots:
+        if s.kind == "encounter":
+            scope = EncounterScope(which="all", type=s.data.get("type"))
+            ctx.groundings.append(Grounding(phrase=s.text, kind="scope", target=f"all {scope.type or 'any'} encounters"))
+            continue
         scope = EncounterScope(which=s.data["which"], type=s.data.get("type"), n=s.data.get("n"))
         ctx.groundings.append(Grounding(phrase=s.text, kind="scope", target=f"{scope.which} {scope.type or 'any'} encounter"))
+    if scope is not None and measure.of in {"patients", "age"}:
+        raise Abstain("the plan cannot restrict a cohort's events to those inside one kind of encounter; "
+                      "ask for the events (how many ... during ...) or for one patient")
     group_by = tuple(GroupBy(key=s.data["key"]) for s in _slots(items, "group"))
     if any(g.key == "concept" for g in group_by) and measure.stream is None:
         noun = next((s.data.get("noun") for s in _slots(items, "group") if s.data["key"] == "concept"), None)
@@ -164,7 +181,7 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
     if ctx.measure_value is not None:
         measure = measure.model_copy(update={"value": ctx.measure_value})
     numerator: tuple[Any, ...] = ()
-    filters = [p for p in preds]
+    filters = list(preds)
     if op == "proportion":
         denominator, numer = _split_proportion(items, filters, intent_pos)
         if not numer:
@@ -215,6 +232,8 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
         return order[0].data["which"], k, order[0]
     if "exists" in ops:
         return ("exists", *pos("exists"))
+    if _slots(items, "group"):
+        return "count", -1, None
     wh = _slots(items, "wh")
     if wh and any(isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} for i in items):
         k = next(k for k, i in enumerate(items) if i is wh[0])
@@ -259,7 +278,8 @@ def _measure(
         if of == "length_of_stay":
             if not lex.has_encounter_end:
                 raise Abstain("this source does not record when encounters end, so lengths of stay are unknown")
-            etype = next((s.data.get("type") for s in enc if s.data.get("type")), None)
+            etype = mslot.data.get("type") if mslot else None
+            etype = etype or next((s.data.get("type") for s in enc if s.data.get("type")), None)
             etype = etype or next((s.data.get("type") for s in _slots(items, "scope") if s.data.get("type")), None)
             ctx.groundings.append(Grounding(phrase=mslot.text if mslot else "", kind="aggregate", target="length_of_stay"))
             return Measure(of="length_of_stay", encounter_type=etype), None, 1.0  # type: ignore[arg-type]
@@ -355,7 +375,7 @@ def _measure(
             return Measure(of="patients"), None, 1.0
         if target != "events" and isinstance(nxt, Slot) and nxt.kind == "encounter":
             return Measure(of="encounters", encounter_type=nxt.data.get("type")), None, 1.0
-        if target != "events" and isinstance(nxt, Word) and nxt.role == "stream_noun" and nxt.value and nxt.value != "condition" or (
+        if (target != "events" and isinstance(nxt, Word) and nxt.role == "stream_noun" and nxt.value and nxt.value != "condition") or (
             target != "events" and isinstance(nxt, Word) and nxt.role == "stream_noun" and patient_id):
             assert isinstance(nxt, Word)
             return Measure(of="concept", stream=nxt.value), None, 0.8
@@ -483,6 +503,10 @@ def _predicates(
                 windows.append((k, item))
             elif kind == "encounter":
                 if measure.of in {"encounters", "length_of_stay"} and k == _first_pos(items, "encounter"):
+                    continue
+                if item.data.get("located") and (last_event is not None or measure_pos is not None):
+                    # "hemoglobin in the ER": events inside encounters of a type, an encounter scope
+                    ctx.located_scope = item
                     continue
                 p = Pred(k, "encounter", enc_type=item.data.get("type"), negate=neg, min_count=count or 1)
                 ctx.groundings.append(Grounding(phrase=item.text, kind="encounter_type", target=item.data.get("type") or "any"))

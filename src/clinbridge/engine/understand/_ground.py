@@ -29,12 +29,11 @@ if TYPE_CHECKING:
 __all__ = ["Concept", "Word", "ground_text"]
 
 BOUNDARY = frozenset(
-    """who whom that which had have has were was is are developed develop received got took
-    underwent experienced went did does do become became later subsequently then""".split()
+    ["who", "whom", "that", "which", "had", "have", "has", "were", "was", "is", "are", "developed", "develop", "received", "got", "took", "underwent", "experienced", "went", "did", "does", "do", "become", "became", "later", "subsequently", "then"]
 )
 CONNECTORS = {"and": "and", "or": "or", "with": "with", "but": "and", "plus": "and", "nor": "or", "&": "and"}
 SUBJECT = frozenset(
-    "patient patients people person persons individual individuals subject subjects case cases population cohort".split()
+    ["patient", "patients", "people", "person", "persons", "individual", "individuals", "subject", "subjects", "case", "cases", "population", "cohort"]
 )
 STREAM_NOUNS: dict[str, str] = {
     "drug": "drug", "drugs": "drug", "medication": "drug", "medications": "drug", "medicine": "drug",
@@ -50,18 +49,10 @@ STREAM_NOUNS: dict[str, str] = {
     "device": "device", "devices": "device", "note": "note", "notes": "note",
 }
 EVENT_NOUNS = frozenset(
-    """exposure exposures prescription prescriptions diagnosis diagnoses record records occurrence
-    occurrences episode episodes dispensing dispensings fill fills event events measurement
-    measurements test tests procedure procedures administration administrations order orders
-    result results reading readings time times entry entries""".split()
+    ["exposure", "exposures", "prescription", "prescriptions", "diagnosis", "diagnoses", "record", "records", "occurrence", "occurrences", "episode", "episodes", "dispensing", "dispensings", "fill", "fills", "event", "events", "measurement", "measurements", "test", "tests", "procedure", "procedures", "administration", "administrations", "order", "orders", "result", "results", "reading", "readings", "time", "times", "entry", "entries"]
 )
 GLUE = frozenset(
-    """what which how when where why please show tell give me list find get return there here so far
-    currently now today yet overall total recorded documented database data dataset sample source
-    whole entire been being ever anyone somebody someone number count many much value values
-    level levels amount figure days day year years month months week weeks in units unit
-    respectively altogether each every all both per group among amongst within across
-    everyone anybody""".split()
+    ["what", "which", "how", "when", "where", "why", "please", "show", "tell", "give", "me", "list", "find", "get", "return", "there", "here", "so", "far", "currently", "now", "today", "yet", "overall", "total", "recorded", "documented", "database", "data", "dataset", "sample", "source", "whole", "entire", "been", "being", "ever", "anyone", "somebody", "someone", "number", "count", "many", "much", "value", "values", "level", "levels", "amount", "figure", "days", "day", "year", "years", "month", "months", "week", "weeks", "in", "units", "unit", "respectively", "altogether", "each", "every", "all", "both", "per", "group", "among", "amongst", "within", "across", "everyone", "anybody", "distinct", "different", "unique", "separate", "separately", "individually", "performed", "recorded"]
 )
 _MAX_SPAN = 9
 
@@ -145,8 +136,10 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 continue
             if length == 1 and (first in SOFT_WORDS or first in STREAM_NOUNS or first in SUBJECT):
                 continue
-            if best.how == "contains" and (best.score < 0.3 or _spread(matches, lex) > 40):
-                continue
+            if best.how == "contains":
+                n_labels = sum(1 for m in matches if m.how == "contains")
+                if _spread(matches, lex) > 40 or (best.score < 0.3 and n_labels > 12):
+                    continue
             chosen = [m for m in matches if m.score >= best.score - 0.03 and (best.score < 1.0 or m.score >= 1.0)]
             entries = sorted({e for m in chosen for e in m.entries})
             concept = Concept(phrase, best.label, entries, best.score, best.how,
@@ -162,12 +155,13 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             items.append(Word(" ".join(run), "unresolved"))
             run.clear()
 
+    _relational(spans, words)
     i = 0
     while i < n:
         if i in spans:
             flush()
             length, concept = spans[i]
-            items.append(concept)
+            items.append(Word(concept.phrase, "unresolved") if concept.how == "relational" else concept)
             i += length
             continue
         w = words[i]
@@ -182,10 +176,55 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             items.append(Word(w, role[0], role[1]))
         i += 1
     flush()
+    items = _merge_adjacent(items, lex)
     if embeddings:
         items = [_embed(item, lex) if isinstance(item, Word) and item.role == "unresolved" else item for item in items]
     _attach_hints(items)
     return items
+
+
+RELATIONAL = frozenset({"to", "of", "from", "against", "for"})
+
+
+def _relational(spans: dict[int, tuple[int, Concept]], words: list[str]) -> None:
+    """'allergic to penicillin', 'celecoxib for osteoarthritis': two concepts tied by a preposition
+    mean something neither names alone; the pair becomes one unresolved phrase."""
+    starts = sorted(spans)
+    for a, b in zip(starts, starts[1:], strict=False):
+        la, ca = spans[a]
+        between = words[a + la : b]
+        if not between or not all(w in RELATIONAL or w in {"the", "a", "an", "their", "his", "her"} for w in between):
+            continue
+        if not any(w in RELATIONAL for w in between):
+            continue
+        lb, cb = spans[b]
+        phrase = " ".join(words[a : b + lb])
+        spans[a] = (b + lb - a, Concept(phrase, "", [], 0.0, "relational"))
+        del spans[b]
+
+
+def _merge_adjacent(items: list[GroundItem], lex: Lexicon) -> list[GroundItem]:
+    """'blood glucose', 'serum creatinine': two adjacent groundings of one noun phrase become the
+    concepts they share."""
+    out: list[GroundItem] = []
+    for item in items:
+        prev = out[-1] if out else None
+        if isinstance(item, Concept) and isinstance(prev, Concept):
+            shared = sorted(set(prev.entries) & set(item.entries))
+            single_weak = [c for c in (prev, item) if c.how == "contains" and " " not in c.phrase]
+            if not shared and single_weak:
+                # 'acute GI bleed' with no such concept: a modifier the source cannot express
+                out[-1] = Word(f"{prev.phrase} {item.phrase}", "unresolved")
+                continue
+            if shared:
+                strong, weak = (item, prev) if item.score >= prev.score else (prev, item)
+                out[-1] = Concept(f"{prev.phrase} {item.phrase}", strong.label, shared,
+                                  round(min(strong.score, 0.95), 4), strong.how,
+                                  alternatives=strong.alternatives)
+                del weak
+                continue
+        out.append(item)
+    return out
 
 
 def _edge_bad(word: str) -> bool:
@@ -224,7 +263,7 @@ def _role_of(word: str) -> tuple[str, str] | None:
 
 def _embed(item: Word, lex: Lexicon) -> GroundItem:
     content = [w for w in item.text.split() if not _ignorable(w)]
-    if not content:
+    if not content or len(content) > 5:
         return item
     try:
         found = lex.embed_search(" ".join(content), limit=8)

@@ -178,7 +178,7 @@ class Lexicon:
         self, q: _Q, catalog: Catalog, s: EventStream, labels: dict[tuple[str, str], set[int]]
     ) -> None:
         stats = self.streams.setdefault(s.kind, StreamStats(kind=s.kind))
-        cols: list[exp.Expression] = [exp.func("count", exp.Star())]
+        cols: list[Any] = [exp.func("count", exp.Star())]
         for column, flag in (
             (s.value_column, "has_value_column"),
             (s.days_supply_column, "has_days_supply"),
@@ -213,7 +213,7 @@ class Lexicon:
         if s.dictionary:
             d = catalog.dictionary(s.dictionary)
             in_data = exp.select(code).from_(q.table(s.table)).distinct()
-            wanted: exp.Expression = exp.column(d.code_column, quoted=True).isin(query=in_data)
+            wanted: Any = exp.column(d.code_column, quoted=True).isin(query=in_data)
             if d.ancestor_table and d.ancestor_column and d.descendant_column:
                 pairs = q.rows(
                     exp.select(q.col(d.ancestor_column), q.col(d.descendant_column))
@@ -328,7 +328,10 @@ class Lexicon:
             return None
         from rapidfuzz import fuzz, process
 
-        best = process.extractOne(token, list(self._postings), scorer=fuzz.ratio, score_cutoff=min_ratio)
+        # Same first letter and nearly the same length: a typo, not another word ('refilled' is
+        # not 'prefilled').
+        candidates = [w for w in self._postings if w[:1] == token[:1] and abs(len(w) - len(token)) <= 2]
+        best = process.extractOne(token, candidates, scorer=fuzz.ratio, score_cutoff=min_ratio)
         return None if best is None else str(best[0])
 
     def embed_search(self, phrase: str, *, limit: int = 5) -> list[tuple[int, float]]:
@@ -359,11 +362,15 @@ class Lexicon:
             except (OSError, ValueError):
                 pass
         model = _model()
-        texts = [text for text, _t, _e, _h in self.labels]
-        arr = np.asarray(
-            model.encode(texts, normalize_embeddings=True, batch_size=128, show_progress_bar=False),
-            dtype="float32",
-        )
+        # Concept names only (synonyms are matched lexically); others get a zero row.
+        wanted = [i for i, (_t, _k, _e, how) in enumerate(self.labels) if how == "name"]
+        texts = [self.labels[i][0][:200] for i in wanted]
+        arr = np.zeros((len(self.labels), _dimension(model)), dtype="float32")
+        if texts:
+            arr[wanted] = np.asarray(
+                model.encode(texts, normalize_embeddings=True, batch_size=256, show_progress_bar=False),
+                dtype="float32",
+            )
         self._embeddings = arr
         if path is not None:
             try:
@@ -443,3 +450,11 @@ class _Q:
     def scalar(self, query: exp.Expression) -> int:
         rows = self.rows(query)
         return int(rows[0][0] or 0) if rows else 0
+
+
+def _dimension(model: Any) -> int:
+    for name in ("get_embedding_dimension", "get_sentence_embedding_dimension"):
+        fn = getattr(model, name, None)
+        if fn is not None:
+            return int(fn() or 384)
+    return 384

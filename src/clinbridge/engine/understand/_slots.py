@@ -8,6 +8,7 @@ Order is kept, so a window or a value can be attached to the phrase next to it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -123,13 +124,22 @@ def extract(text: str) -> list[Piece]:
         r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?)\b",
         _group,
     )
+    pieces = _pass(pieces, r"\b(?:for\s+|between\s+|comparing\s+)?(?:men|males|women|females)\s+(?:and|vs\.?|versus)\s+(?:women|females|men|males)(?:\s+separately)?\b|\bfor\s+each\s+sex\b",
+                   lambda m: Slot("group", {"key": "sex"}))
     pieces = _pass(pieces, r"\b(?:each|every|per)\s+(?:calendar\s+)?year\b|\b(?:annually|yearly|year\s+by\s+year)\b",
                    lambda m: Slot("group", {"key": "year"}))
     pieces = _pass(pieces, r"\b(?:per|each|every|for\s+each|by)\s+(?:patient|person|subject|individual)\b",
                    lambda m: Slot("per_patient"))
+    # -- counts: "at least 3 times", "2 or more prescriptions"
+    pieces = _pass(pieces, rf"\b(?P<op>at\s+least|more\s+than|over|greater\s+than|>=|>|exactly|no\s+less\s+than)\s+(?P<n>\d+)\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
+                   _count)
+    pieces = _pass(pieces, rf"\b(?P<n>\d+)\s+or\s+more\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
+                   lambda m: Slot("count", {"min": int(m["n"])}))
+    pieces = _pass(pieces, r"\b(?:multiple|several|repeated|repeat)\s+(?=(?:\w+\s+){0,3}?(?:times|episodes|prescriptions|visits|admissions|diagnoses|fills|exposures|measurements)\b)",
+                   lambda m: Slot("count", {"min": 2}))
     # -- length of stay, days supply, quantity: numeric measures with their own words
-    pieces = _pass(pieces, r"\b(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
-                   lambda m: Slot("measure", {"of": "length_of_stay"}))
+    pieces = _pass(pieces, rf"\b(?:{ENC_TYPE}\s+)?(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
+                   lambda m: Slot("measure", {"of": "length_of_stay", "type": _etype(m["etype"])}))
     pieces = _pass(pieces, r"\b(?:days?\s*'?\s*s?\s*supply|days\s+supplied|supply\s+days|supply)\b",
                    lambda m: Slot("measure", {"of": "days_supply"}))
     pieces = _pass(pieces, r"\b(?:(?:dispensed|prescribed)\s+)?quantit(?:y|ies)(?:\s+dispensed)?\b",
@@ -144,11 +154,16 @@ def extract(text: str) -> list[Piece]:
     )
     # -- time windows (anchored ones carry their anchor phrase)
     for kind, pattern in _time.PATTERNS:
-        pieces = _apply(pieces, pattern, lambda m, k=kind: _window(k, m))
+        pieces = _apply(pieces, pattern, functools.partial(_window, kind))
     # -- encounters mentioned as things (counted or required)
     pieces = _pass(pieces, rf"\b(?:(?:{ENC_TYPE})\s+)?{ENC_NOUN}\b", _encounter)
-    pieces = _pass(pieces, r"\b(?:admitted|hospitali[sz]ed)(?:\s+to\s+(?:the\s+)?(?:hospital|icu|intensive\s+care(?:\s+unit)?))?\b",
-                   lambda m: Slot("encounter", {"type": "icu" if "icu" in m[0] or "intensive" in m[0] else "inpatient", "verb": True}))
+    pieces = _pass(pieces, r"\b(?:admitted|hospitali[sz]ed|transferred)(?:\s+(?:to|into|in)\s+(?:the\s+|an?\s+)?(?:hospital|icu|intensive\s+care(?:\s+unit)?|critical\s+care))?\b",
+                   lambda m: Slot("encounter", {"type": "icu" if any(w in m[0] for w in ("icu", "intensive", "critical")) else "inpatient", "verb": True}))
+    pieces = _pass(pieces, r"\b(?:visited|went\s+to|seen\s+(?:in|at)|presented\s+to|attended|came\s+to)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|er|ed|a&e|emergency\s+(?:room|department)|hospital|clinic)\b",
+                   lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False}))
+    pieces = _pass(pieces, r"\b(?P<prep>in|to|into|at|from|through)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|critical\s+care|er|ed|a&e|emergency\s+(?:room|department)|hospital)\b",
+                   lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False,
+                                                "located": m["prep"] in {"in", "at"}}))
     # -- ages (before values: "over 65" after a person word is an age)
     pieces = _pass(pieces, r"\b(?P<op>before|under|below|prior\s+to|younger\s+than|after|over|above|older\s+than|at)\s+(?:the\s+)?age\s+(?:of\s+)?(?P<n>\d+)(?:\s+(?P<more>or\s+(?:older|more|above|over|later|younger|less|below|under|earlier)))?",
                    _age_prep)
@@ -172,20 +187,13 @@ def extract(text: str) -> list[Piece]:
     # -- sex
     pieces = _pass(pieces, r"\b(?:women|woman|females?|girls?|ladies|lady)\b", lambda m: Slot("sex", {"sex": "female"}))
     pieces = _pass(pieces, r"\b(?:men|man|males?|boys?|gentlemen)\b", lambda m: Slot("sex", {"sex": "male"}))
-    # -- counts: "at least 3 times", "2 or more prescriptions"
-    pieces = _pass(pieces, rf"\b(?P<op>at\s+least|more\s+than|over|greater\s+than|>=|>|exactly|no\s+less\s+than)\s+(?P<n>\d+)\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
-                   _count)
-    pieces = _pass(pieces, rf"\b(?P<n>\d+)\s+or\s+more\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
-                   lambda m: Slot("count", {"min": int(m["n"])}))
-    pieces = _pass(pieces, r"\b(?:multiple|several|repeated|repeat)\s+(?=(?:\w+\s+){0,3}?(?:times|episodes|prescriptions|visits|admissions|diagnoses|fills|exposures|measurements)\b)",
-                   lambda m: Slot("count", {"min": 2}))
     # -- values with units: "hemoglobin below 10 g/dl", "between 7 and 9 %"
     pieces = _pass(pieces, rf"\bbetween\s+(?P<a>-?\d+(?:\.\d+)?)\s*(?:{UNITS})?\s+and\s+(?P<b>-?\d+(?:\.\d+)?)\s*(?P<unit2>{UNITS[8:]}?",
                    lambda m: Slot("value", {"op": "between", "value": _num(m["a"]), "value2": _num(m["b"]), "unit": m["unit2"] or m["unit"]}))
     pieces = _pass(pieces, rf"(?:\b|(?<=\s)|^){_OP_RE}\s*(?P<n>-?\d+(?:\.\d+)?)\s*{UNITS}?(?!\s*(?:days?|weeks?|months?|years?|times|visits|patients)\b)",
                    _value)
     # -- the aggregate
-    pieces = _pass(pieces, r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:percentage|percent|proportion|fraction|share|ratio|prevalence|rate|%)\b(?:\s+of)?",
+    pieces = _pass(pieces, r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:percentage|percent|proportion|fraction|share|prevalence|%)\b(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
                    lambda m: Slot("intent", {"op": "proportion"}))
     pieces = _pass(pieces, r"\bhow\s+many\s+(?:different|distinct|unique|separate)\b|\b(?:number|count)\s+of\s+(?:different|distinct|unique|separate)\b",
                    lambda m: Slot("intent", {"op": "count_distinct"}))

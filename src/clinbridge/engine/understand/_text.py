@@ -29,10 +29,7 @@ NUMBER_WORDS: dict[str, int] = {
 
 # Words that never name a concept and never carry meaning for grounding.
 STOP_WORDS = frozenset(
-    """a an the of in on at to for by with from into within during and or but as than that which who
-    whom whose this these those there their his her its it they them he she we our you your my is are
-    was were be been being has have had having do does did done any all some each every ever
-    also only just still yet both either neither such same other another one ones s""".split()
+    ["a", "an", "the", "of", "in", "on", "at", "to", "for", "by", "with", "from", "into", "within", "during", "and", "or", "but", "as", "than", "that", "which", "who", "whom", "whose", "this", "these", "those", "there", "their", "his", "her", "its", "it", "they", "them", "he", "she", "we", "our", "you", "your", "my", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "having", "do", "does", "did", "done", "any", "all", "some", "each", "every", "ever", "also", "only", "just", "still", "yet", "both", "either", "neither", "such", "same", "other", "another", "one", "ones", "s"]
 )
 
 # Words that may be part of a concept's name ("History of myocardial infarction", "Glucose
@@ -62,10 +59,7 @@ STREAM_HINTS: dict[str, str] = {
 SOFT_WORDS = frozenset(
     set(STREAM_HINTS)
     | set(
-        """history recorded documented record known confirmed new any prior previous previously
-        patient patients person people had has have got get gets experienced experience
-        time times occasion occurrence instance event events entry entries ever total overall
-        mentioned noted registered coded listed database data dataset""".split()
+        ["history", "recorded", "documented", "record", "known", "confirmed", "new", "any", "prior", "previous", "previously", "patient", "patients", "person", "people", "had", "has", "have", "got", "get", "gets", "experienced", "experience", "time", "times", "occasion", "occurrence", "instance", "event", "events", "entry", "entries", "ever", "total", "overall", "mentioned", "noted", "registered", "coded", "listed", "database", "data", "dataset"]
     )
 )
 
@@ -96,7 +90,11 @@ ABBREVIATIONS: dict[str, str] = {
     "voltaren": "diclofenac", "coumadin": "warfarin", "plavix": "clopidogrel",
     "lipitor": "atorvastatin", "zocor": "simvastatin", "temp": "temperature",
     "oesophagitis": "esophagitis", "anaemia": "anemia", "appendicectomy": "appendectomy",
-    "ulcers": "ulcer", "sats": "oxygen saturation", "spo2": "oxygen saturation",
+    "ulcers": "ulcer", "diabetic": "diabetes", "diabetics": "diabetes", "asthmatic": "asthma",
+    "asthmatics": "asthma", "hypertensive": "hypertension", "hypertensives": "hypertension",
+    "obese": "obesity", "epileptic": "epilepsy", "epileptics": "epilepsy", "anemic": "anemia",
+    "anaemic": "anemia", "septic": "sepsis", "pregnant": "pregnancy", "depressed": "depression",
+    "osteoporotic": "osteoporosis", "arthritic": "arthritis", "cirrhotic": "cirrhosis", "sats": "oxygen saturation", "spo2": "oxygen saturation",
     "o2 sat": "oxygen saturation", "potassium level": "potassium", "sodium level": "sodium",
 }
 

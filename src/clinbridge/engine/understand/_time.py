@@ -102,7 +102,7 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("relyear", re.compile(r"\b(?:in\s+|during\s+)?(?P<rel>last|this|previous|current|past)\s+(?:calendar\s+)?year\b")),
     # calendar
     ("between", re.compile(rf"\b(?:between|from)\s+(?P<a>{DATE})\s+(?:and|to|through|until|till|-)\s+(?P<b>{DATE})\b")),
-    ("range", re.compile(rf"\b(?:in|during)?\s*(?P<a>(?:18|19|20)\d{{2}})\s*-\s*(?P<b>(?:18|19|20)\d{{2}})\b")),
+    ("range", re.compile(r"\b(?:in|during)?\s*(?P<a>(?:18|19|20)\d{2})\s*-\s*(?P<b>(?:18|19|20)\d{2})\b")),
     ("since", re.compile(rf"\b(?P<dir>since|from|after|starting(?:\s+in)?|beginning(?:\s+in)?|on\s+or\s+after)\s+(?P<a>{DATE})\b")),
     ("until", re.compile(rf"\b(?P<dir>before|prior\s+to|until|till|up\s+to|by|on\s+or\s+before)\s+(?P<a>{DATE})\b")),
     ("in", re.compile(rf"\b(?:in|during|within|for|throughout)\s+(?:the\s+(?:year|calendar\s+year)\s+)?(?P<a>{DATE})\b")),
