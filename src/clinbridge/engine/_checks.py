@@ -540,6 +540,11 @@ def _check_values(
         "count",
     }:
         lo, hi = _GENERIC_RANGES[m.of]
+        if op in {"min", "max", "first", "last"}:
+            # One stored value, reported as recorded (an extreme is data, not a computing error).
+            lo, hi = -math.inf, math.inf
+        elif op in {"sum", "count"}:
+            hi = math.inf  # totals over a cohort exceed any one item's range
         nums = _numbers(ctx.value, ctx.rows)
         bad = [x for x in nums if not (math.isfinite(x) and lo <= x <= hi)]
         checks.append(
