@@ -83,7 +83,7 @@ def llm_proposer(
     """A validator proposer backed by the configured LLM and the default example bank."""
     from clinbridge.engine.examples import ExampleBank, default_bank_path
 
-    path = default_bank_path()
+    path = default_bank_path(settings)
     bank = ExampleBank(path, embeddings=settings.embeddings) if path.exists() else None
     llm = LLMUnderstanding(
         _backend(settings),
