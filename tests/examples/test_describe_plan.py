@@ -48,7 +48,12 @@ def test_every_corpus_plan_reads_as_a_question(path):
 )
 def test_phrasing(name, expected):
     plan = QueryPlan.from_json((PLANS[0].parent / name).read_bytes())
-    label = lambda cs: (
-        "GI bleed" if "192671" in cs.describe() or "hemorrhage" in cs.describe().lower() else None
-    )  # noqa: E731
+
+    def label(cs):
+        return (
+            "GI bleed"
+            if "192671" in cs.describe() or "hemorrhage" in cs.describe().lower()
+            else None
+        )
+
     assert describe_plan(plan, label=label) == expected
