@@ -197,6 +197,9 @@ def test_engine_run_plan_accepts_and_abstains(tiny):
     )
     assert out.decision == "accept" and out.repaired  # the repair (next reading) was accepted
     assert out.attempts[0].checks[0].code == "concept_not_found"
+    validation = out.to_answer().details["validation"]
+    assert validation["attempts"] == 2 and validation["repaired"]
+    assert validation["rejected"][0]["reason"] == "concept_not_found"
 
 
 def test_engine_proportion_is_checked_against_its_denominator(tiny):

@@ -520,6 +520,14 @@ def answer_with_validation(
             elapsed = (time.perf_counter() - started) * 1000
             answer = _with_checks(draft, checks, question, provenance)
             answer.timings.steps_ms["validate_total"] = round(elapsed, 3)
+            answer.details["validation"] = {
+                "attempts": len(attempts),
+                "repaired": i > 0,
+                "rejected": [
+                    {"reason": decide(a.checks)[1], "detail": decide(a.checks)[2]}
+                    for a in attempts[:-1]
+                ],
+            }
             return Validated(
                 "accept",
                 answer,
