@@ -350,3 +350,24 @@ def test_the_parser_is_the_second_reader_of_the_question(tiny):
     out = llm(Server(good), tiny).answer("How many women took celecoxib?")
     assert out.decision == "accept" and out.value == 1
     assert any(c.name == "slots_covered" and c.passed for c in out.checks)
+
+
+def test_a_patient_named_in_the_question_is_kept(tiny):
+    reply = {
+        "plan": {
+            "patient_id": "2",
+            "measure": {
+                "of": "value",
+                "stream": "measurement",
+                "concepts": {"concepts": [{"name": "Hemoglobin [Mass/volume] in Blood"}]},
+            },
+            "aggregate": {"op": "last"},
+        }
+    }
+    out = llm(Server(json.dumps(reply)), tiny).answer("What was the last hemoglobin of patient 2?")
+    assert out.decision == "accept" and out.value == 13.4 and out.plan.patient_id == "2"
+    wrong = {**reply, "plan": {**reply["plan"], "patient_id": "1"}}
+    out = llm(Server(json.dumps(wrong), json.dumps(wrong)), tiny).answer(
+        "What was the last hemoglobin of patient 2?"
+    )
+    assert out.decision == "abstain" and out.reason == "question_not_covered"  # '2' was dropped
