@@ -80,9 +80,7 @@ def main() -> None:
     import signal
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so the server child is stopped too
-    rows = sorted(load_devset("eunomia"), key=lambda r: (r.get("split") != "dev", r["id"]))[
-        : args.n
-    ]
+    rows = sorted(load_devset("eunomia"), key=lambda r: r["id"])[:: args.every][: args.n]
     proc = None
     url = args.url
     if url is None:
