@@ -371,3 +371,26 @@ def test_a_patient_named_in_the_question_is_kept(tiny):
         "What was the last hemoglobin of patient 2?"
     )
     assert out.decision == "abstain" and out.reason == "question_not_covered"  # '2' was dropped
+
+
+def test_answer_with_llm_uses_the_configured_server(tiny, tmp_path, monkeypatch):
+    import clinbridge.engine.llm as llm_pkg
+
+    server = Server(json.dumps(plan_json("Type 2 diabetes mellitus")))
+    settings = Settings(
+        llm="openai",
+        llm_url="http://llm.test/v1",
+        embeddings="off",
+        examples=str(tmp_path / "none.jsonl"),
+    )
+    monkeypatch.setattr(
+        llm_pkg, "_BACKENDS", {("openai", "http://llm.test/v1", ""): server.backend()}
+    )
+    out = llm_pkg.answer_with_llm(
+        "How many patients have type 2 diabetes mellitus?",
+        catalog=tiny.catalog,
+        db=tiny.db,
+        settings=settings,
+    )
+    assert out.decision == "accept" and out.value == 3
+    assert out.to_answer().provenance.understanding == "openai"
