@@ -394,3 +394,10 @@ def test_answer_with_llm_uses_the_configured_server(tiny, tmp_path, monkeypatch)
     )
     assert out.decision == "accept" and out.value == 3
     assert out.to_answer().provenance.understanding == "openai"
+
+
+def test_the_prompt_synopsis_example_is_a_valid_plan():
+    from clinbridge.engine.llm.prompt import PLAN_SYNOPSIS
+
+    plan = parse_reply(PLAN_SYNOPSIS.split("→ ", 1)[1])
+    assert isinstance(plan, QueryPlan) and plan.filters[1].window is not None
