@@ -135,7 +135,7 @@ def main() -> None:
                     )
                     print(
                         f"{r['id']} {out.decision:7s} {out.reason or '':22s} value={out.value!r} gold={r.get('gold')!r} "
-                        f"{secs:.1f}s",
+                        f"{secs:.1f}s  {out.detail[:120]}",
                         flush=True,
                     )
         print(
