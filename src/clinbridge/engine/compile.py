@@ -62,7 +62,7 @@ _OPS: dict[str, type[exp.Binary]] = {
     "=": exp.EQ,
     "!=": exp.NEQ,
 }
-_AGGS: dict[str, Callable[[exp.Expression], exp.Expression]] = {
+_AGGS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "mean": lambda e: exp.Avg(this=e),
     "min": lambda e: exp.Min(this=e),
     "max": lambda e: exp.Max(this=e),
@@ -75,12 +75,12 @@ EXECUTED_DIALECTS = {"duckdb", "sqlite", "postgres"}
 
 @dataclass(frozen=True)
 class CompiledPlan:
-    expression: exp.Expression
+    expression: exp.Expr
     dialect: str
     shape: Shape
     concept_sets: tuple[ResolvedConceptSet, ...]
     now: dt.date
-    scope_check: exp.Expression | None = None
+    scope_check: exp.Expr | None = None
     """``SELECT COUNT(*)`` of the scoped encounters, for plans with an encounter scope."""
 
     @property
@@ -107,7 +107,7 @@ def _col(name: str, table: str) -> exp.Column:
     return exp.column(name, table=table)
 
 
-def _lit(value: Any, column_type: str | None = None) -> exp.Expression:
+def _lit(value: Any, column_type: str | None = None) -> exp.Expr:
     if column_type == "integer":
         try:
             return exp.Literal.number(int(value))
@@ -137,19 +137,21 @@ class Compiler:
         if patients is None:
             raise SchemaMismatchError(f"source {self.catalog.source!r} has no patient table")
         cohort = self._cohort(plan)
-        ctes: list[tuple[str, exp.Expression]] = [("cohort", cohort)]
+        ctes: list[tuple[str, exp.Expr]] = [("cohort", cohort)]
         if plan.scope is not None:
             ctes.append(("scope_enc", self._scope(plan.scope)))
         select, shape = self._measure_and_aggregate(plan, ctes)
-        scope_check: exp.Expression | None = None
+        scope_check: exp.Expr | None = None
         if plan.scope is not None:
-            scope_check = exp.select(exp.Count(this=exp.Star()).as_("n")).from_("scope_enc")
+            scope_check = exp.select(exp.Count(this=exp.Star()).as_("n")).from_(
+                "scope_enc", copy=False
+            )
             for name, query in ctes[:2]:
-                scope_check = scope_check.with_(name, as_=query.copy())
+                scope_check = scope_check.with_(name, as_=query.copy(), copy=False)
         for name, query in ctes:
-            select = select.with_(name, as_=query)
+            select = select.with_(name, as_=query, copy=False)
         if plan.limit and shape in {"list", "rows"}:
-            select = select.limit(plan.limit)
+            select = select.limit(plan.limit, copy=False)
         return CompiledPlan(
             select, self.dialect, shape, tuple(dict.fromkeys(self._used)), self._now, scope_check
         )
@@ -172,13 +174,13 @@ class Compiler:
     # -- relations -------------------------------------------------------------------------
     def _stream_relation(
         self, stream_name: str, concepts: ConceptSet | None, value: ValueFilter | None = None
-    ) -> exp.Expression:
+    ) -> exp.Expr:
         """The union of a kind's streams, normalised to EVENT_COLUMNS and filtered by concept/value."""
         parts: list[exp.Select] = []
         for s in streams_for(self.catalog, stream_name):
             a = self._alias("s")
 
-            def c(name: str | None, a: str = a) -> exp.Expression:
+            def c(name: str | None, a: str = a) -> exp.Expr:
                 return _col(name, a) if name else exp.null()
 
             unit = s.unit_label_column or s.unit_column
@@ -197,8 +199,8 @@ class Compiler:
                 c(unit).as_("unit"),
                 c(s.days_supply_column).as_("days_supply"),
                 c(s.quantity_column).as_("quantity"),
-            ).from_(exp.alias_(exp.to_table(s.table), a))
-            conds: list[exp.Expression] = []
+            ).from_(exp.alias_(exp.to_table(s.table), a), copy=False)
+            conds: list[exp.Expr] = []
             if concepts is not None:
                 if s.code_column is None:
                     raise SchemaMismatchError(
@@ -211,16 +213,16 @@ class Compiler:
                 if s.value_column is None:
                     raise SchemaMismatchError(f"stream {s.name!r} stores no numeric values")
                 conds.append(self._value_condition(_col(s.value_column, a), value))
-            conds.append(exp.not_(exp.column(s.patient_column, table=a).is_(exp.null())))
-            parts.append(q.where(exp.and_(*conds)))
-        rel: exp.Expression = parts[0]
+            conds.append(
+                exp.not_(exp.column(s.patient_column, table=a).is_(exp.null()), copy=False)
+            )
+            parts.append(q.where(exp.and_(*conds, copy=False), copy=False))
+        rel: exp.Expr = parts[0]
         for p in parts[1:]:
             rel = exp.union(rel, p, distinct=False)
         return exp.Subquery(this=rel) if len(parts) > 1 else rel
 
-    def _concept_condition(
-        self, resolved: ResolvedConceptSet, s: EventStream, a: str
-    ) -> exp.Expression:
+    def _concept_condition(self, resolved: ResolvedConceptSet, s: EventStream, a: str) -> exp.Expr:
         assert s.code_column
         ctype = self._column_type(s.table, s.code_column)
         code = _col(s.code_column, a)
@@ -231,13 +233,14 @@ class Compiler:
                     if system is not None
                     else exp.true(),
                     code.isin(*[_lit(v, ctype) for v in values]),
+                    copy=False,
                 )
                 for system, values in resolved.by_system().items()
             ]
-            return exp.or_(*ors) if len(ors) > 1 else ors[0]
+            return exp.or_(*ors, copy=False) if len(ors) > 1 else ors[0]
         return code.isin(*[_lit(v, ctype) for v in resolved.values])
 
-    def _value_condition(self, column: exp.Expression, v: ValueFilter) -> exp.Expression:
+    def _value_condition(self, column: exp.Expr, v: ValueFilter) -> exp.Expr:
         if v.op == "between":
             assert v.value2 is not None
             return exp.Between(
@@ -261,12 +264,12 @@ class Compiler:
             _col(enc.start_column, a).as_("t"),
             (_col(enc.end_column, a) if enc.end_column else _col(enc.start_column, a)).as_("t_end"),
             etype_expr.as_("etype"),
-        ).from_(exp.alias_(exp.to_table(enc.table), a))
+        ).from_(exp.alias_(exp.to_table(enc.table), a), copy=False)
         if etype is not None:
-            q = q.where(self._type_condition(etype, a))
+            q = q.where(self._type_condition(etype, a), copy=False)
         return q
 
-    def _canonical_type(self, type_column: str, a: str) -> exp.Expression:
+    def _canonical_type(self, type_column: str, a: str) -> exp.Expr:
         enc = self.catalog.encounters
         assert enc is not None
         ctype = self._column_type(enc.table, type_column)
@@ -275,7 +278,7 @@ class Compiler:
             case = case.when(_col(type_column, a).eq(_lit(code, ctype)), exp.Literal.string(canon))
         return case.else_(exp.Literal.string("other"))
 
-    def _type_condition(self, etype: str, a: str) -> exp.Expression:
+    def _type_condition(self, etype: str, a: str) -> exp.Expr:
         enc = self.catalog.encounters
         assert enc is not None
         if enc.type_column is None:
@@ -285,8 +288,10 @@ class Compiler:
         column = _col(enc.type_column, a)
         if etype == "other":
             mapped = [_lit(code, ctype) for code, canon in enc.type_map.items() if canon != "other"]
-            cond: exp.Expression = (
-                exp.or_(column.is_(exp.null()), exp.not_(column.isin(*mapped)))
+            cond: exp.Expr = (
+                exp.or_(
+                    column.is_(exp.null()), exp.not_(column.isin(*mapped), copy=False), copy=False
+                )
                 if mapped
                 else exp.true()
             )
@@ -301,7 +306,7 @@ class Compiler:
     # -- patients, ages, anchors -----------------------------------------------------------
     # Per-patient values (birth date, sex, anchor dates) come from LEFT JOINs keyed on the
     # patient id of the query being built — set-based, so every backend plans them as hash joins.
-    def _patient_col(self, pid: exp.Expression, column: str, joins: _Joins) -> exp.Expression:
+    def _patient_col(self, pid: exp.Expr, column: str, joins: _Joins) -> exp.Expr:
         p = self.catalog.patients
         assert p is not None
         if isinstance(pid, exp.Column) and pid.table == "p" and pid.name == p.id_column:
@@ -314,7 +319,7 @@ class Compiler:
         )
         return _col(column, alias)
 
-    def _birth_date(self, pid: exp.Expression, joins: _Joins) -> tuple[exp.Expression, bool]:
+    def _birth_date(self, pid: exp.Expr, joins: _Joins) -> tuple[exp.Expr, bool]:
         """(birth date expression, exact) for the patient ``pid``."""
         p = self.catalog.patients
         assert p is not None
@@ -328,14 +333,14 @@ class Compiler:
     def _d(self) -> str:
         return self.dialect if self.dialect in EXECUTED_DIALECTS else "generic"
 
-    def _age(self, pid: exp.Expression, at: exp.Expression, joins: _Joins) -> exp.Expression:
+    def _age(self, pid: exp.Expr, at: exp.Expr, joins: _Joins) -> exp.Expr:
         """Age in whole years at ``at`` (birthday not yet reached that year counts one less)."""
         birth, exact = self._birth_date(pid, joins)
         d = self._d
         if not exact:
             return exp.Sub(this=f.year(at, d), expression=birth)
 
-        def month_day(e: exp.Expression) -> exp.Expression:
+        def month_day(e: exp.Expr) -> exp.Expr:
             return exp.Add(
                 this=exp.Mul(this=f.month(e, d), expression=exp.Literal.number(100)),
                 expression=f.day(e, d),
@@ -350,7 +355,7 @@ class Compiler:
         )
 
     def _per_patient_date(
-        self, rel: exp.Expression, pid_col: str, date_col: str, first: bool
+        self, rel: exp.Expr, pid_col: str, date_col: str, first: bool
     ) -> exp.Select:
         a = self._alias("r")
         agg = exp.Min if first else exp.Max
@@ -359,19 +364,21 @@ class Compiler:
                 _col(pid_col, a).as_("pid"),
                 agg(this=f.as_date(_col(date_col, a), self._d)).as_("d"),
             )
-            .from_(_as_source(rel, a))
-            .group_by(_col(pid_col, a))
+            .from_(_as_source(rel, a), copy=False)
+            .group_by(_col(pid_col, a), copy=False)
         )
 
     def _anchor_date(
-        self, anchor: EventAnchor | PatientAnchor | FixedAnchor, pid: exp.Expression, joins: _Joins
-    ) -> exp.Expression:
+        self, anchor: EventAnchor | PatientAnchor | FixedAnchor, pid: exp.Expr, joins: _Joins
+    ) -> exp.Expr:
         d = self._d
         if isinstance(anchor, FixedAnchor):
             return f.date_literal(anchor.date or self._now, d)
         if isinstance(anchor, EventAnchor):
             rel = self._stream_relation(anchor.stream, anchor.concepts)
-            dates = self._per_patient_date(rel, "pid", "t", anchor.which == "first")
+            dates: exp.Select | None = self._per_patient_date(
+                rel, "pid", "t", anchor.which == "first"
+            )
         else:
             dates = self._patient_anchor_dates(anchor)
             if dates is None:  # birth
@@ -424,15 +431,15 @@ class Compiler:
     def _window_condition(
         self,
         window: CalendarWindow | RelativeWindow | None,
-        t: exp.Expression,
-        pid: exp.Expression,
+        t: exp.Expr,
+        pid: exp.Expr,
         joins: _Joins,
-    ) -> exp.Expression | None:
+    ) -> exp.Expr | None:
         if window is None:
             return None
         d = self._d
         day = f.as_date(t, d)
-        conds: list[exp.Expression] = []
+        conds: list[exp.Expr] = []
         if isinstance(window, CalendarWindow):
             if window.start:
                 conds.append(exp.GTE(this=day, expression=f.date_literal(window.start, d)))
@@ -441,14 +448,14 @@ class Compiler:
         else:
             anchor = self._anchor_date(window.anchor, pid, joins)
             if window.start_days is None and window.end_days is None:
-                conds.append(exp.not_(anchor.is_(exp.null())))
+                conds.append(exp.not_(anchor.is_(exp.null()), copy=False))
             if window.start_days is not None:
                 conds.append(exp.GTE(this=day, expression=f.add_days(anchor, window.start_days, d)))
             if window.end_days is not None:
                 conds.append(
                     exp.LTE(this=day, expression=f.add_days(anchor.copy(), window.end_days, d))
                 )
-        return exp.and_(*conds) if conds else None
+        return exp.and_(*conds, copy=False) if conds else None
 
     # -- cohort ----------------------------------------------------------------------------
     # Every filter compiles to ``pid IN (SELECT pid ...)`` (or NOT IN): a self-contained
@@ -457,34 +464,34 @@ class Compiler:
         p = self.catalog.patients
         assert p is not None
         pid = _col(p.id_column, "p")
-        conds: list[exp.Expression] = []
+        conds: list[exp.Expr] = []
         if plan.patient_id is not None:
             column = p.external_id_column or p.id_column
             conds.append(
                 _col(column, "p").eq(_lit(plan.patient_id, self._column_type(p.table, column)))
             )
         conds.extend(self._filter(flt, pid) for flt in plan.filters)
-        q = exp.select(pid.as_("pid")).from_(exp.alias_(exp.to_table(p.table), "p"))
-        return q.where(exp.and_(*conds)) if conds else q
+        q = exp.select(pid.as_("pid")).from_(exp.alias_(exp.to_table(p.table), "p"), copy=False)
+        return q.where(exp.and_(*conds, copy=False), copy=False) if conds else q
 
-    def _filter(self, flt: Any, pid: exp.Expression) -> exp.Expression:
+    def _filter(self, flt: Any, pid: exp.Expr) -> exp.Expr:
         visit = getattr(self, f"_visit_{type(flt).__name__}", None)
         if visit is None:
             raise UnsupportedOperationError(f"No translation rule for {type(flt).__name__}")
         members, negate = visit(flt)
-        cond: exp.Expression = pid.isin(query=members)
-        return exp.not_(cond) if negate else cond
+        cond: exp.Expr = pid.isin(query=members)
+        return exp.not_(cond, copy=False) if negate else cond
 
-    def _patients_where(
-        self, build: Callable[[exp.Expression, _Joins], exp.Expression]
-    ) -> exp.Select:
+    def _patients_where(self, build: Callable[[exp.Expr, _Joins], exp.Expr]) -> exp.Select:
         p = self.catalog.patients
         assert p is not None
         a = self._alias("q")
         pid = _col(p.id_column, a)
         joins = _Joins()
         cond = build(pid, joins)
-        return joins.apply(exp.select(pid).from_(exp.alias_(exp.to_table(p.table), a))).where(cond)
+        return joins.apply(
+            exp.select(pid).from_(exp.alias_(exp.to_table(p.table), a), copy=False)
+        ).where(cond, copy=False)
 
     def _visit_SexFilter(self, flt: SexFilter) -> tuple[exp.Select, bool]:
         p = self.catalog.patients
@@ -505,7 +512,7 @@ class Compiler:
         ), False
 
     def _visit_AgeFilter(self, flt: AgeFilter) -> tuple[exp.Select, bool]:
-        def build(pid: exp.Expression, joins: _Joins) -> exp.Expression:
+        def build(pid: exp.Expr, joins: _Joins) -> exp.Expr:
             at = (
                 self._anchor_date(flt.at, pid, joins)
                 if flt.at is not None
@@ -515,7 +522,7 @@ class Compiler:
 
         return self._patients_where(build), False
 
-    def _age_condition(self, age: exp.Expression, flt: AgeFilter) -> exp.Expression:
+    def _age_condition(self, age: exp.Expr, flt: AgeFilter) -> exp.Expr:
         if flt.op == "between":
             if flt.value2 is None:
                 raise UnsupportedOperationError("an age range needs value2")
@@ -529,7 +536,7 @@ class Compiler:
         a = self._alias("e")
         pid = _col("pid", a)
         joins = _Joins()
-        conds: list[exp.Expression] = []
+        conds: list[exp.Expr] = []
         window = self._window_condition(flt.window, _col("t", a), pid, joins)
         if window is not None:
             conds.append(window)
@@ -549,29 +556,32 @@ class Compiler:
 
     def _members(
         self,
-        rel: exp.Expression,
+        rel: exp.Expr,
         a: str,
         joins: _Joins,
-        conds: list[exp.Expression],
+        conds: list[exp.Expr],
         min_count: int,
     ) -> exp.Select:
-        q = joins.apply(exp.select(_col("pid", a)).from_(_as_source(rel, a)))
+        q = joins.apply(exp.select(_col("pid", a)).from_(_as_source(rel, a), copy=False))
         if conds:
-            q = q.where(exp.and_(*conds))
+            q = q.where(exp.and_(*conds, copy=False), copy=False)
         if min_count > 1:
-            q = q.group_by(_col("pid", a)).having(
-                exp.GTE(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(min_count))
+            q = q.group_by(_col("pid", a), copy=False).having(
+                exp.GTE(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(min_count)),
+                copy=False,
             )
         return q
 
     # -- encounter scope -------------------------------------------------------------------
-    def _scope(self, scope: EncounterScope) -> exp.Expression:
+    def _scope(self, scope: EncounterScope) -> exp.Expr:
         rel = self._encounter_relation(scope.type)
         a = self._alias("v")
         inner = (
             exp.select(_col("eid", a), _col("pid", a), _col("t", a), _col("t_end", a))
-            .from_(_as_source(rel, a))
-            .where(_col("pid", a).isin(query=exp.select("pid").from_("cohort")))
+            .from_(_as_source(rel, a), copy=False)
+            .where(
+                _col("pid", a).isin(query=exp.select("pid").from_("cohort", copy=False)), copy=False
+            )
         )
         if scope.which == "all":
             return inner
@@ -588,17 +598,17 @@ class Compiler:
         b = self._alias("w")
         return (
             exp.select(_col("eid", b), _col("pid", b), _col("t", b), _col("t_end", b))
-            .from_(exp.alias_(exp.Subquery(this=inner), b))
-            .where(_col("rn", b).eq(exp.Literal.number(n)))
+            .from_(exp.alias_(exp.Subquery(this=inner), b), copy=False)
+            .where(_col("rn", b).eq(exp.Literal.number(n)), copy=False)
         )
 
-    def _scope_condition(self, a: str, by_encounter: bool) -> exp.Expression:
+    def _scope_condition(self, a: str, by_encounter: bool) -> exp.Expr:
         """Events of alias ``a`` that belong to a scoped encounter (by id, else by time)."""
         d = self._d
         s = self._alias("sc")
         in_time = exp.Exists(
             this=exp.select(exp.Literal.number(1))
-            .from_(exp.alias_(exp.to_table("scope_enc"), s))
+            .from_(exp.alias_(exp.to_table("scope_enc"), s), copy=False)
             .where(
                 exp.and_(
                     _col("pid", s).eq(_col("pid", a)),
@@ -609,13 +619,17 @@ class Compiler:
                             exp.Coalesce(this=_col("t_end", s), expressions=[_col("t", s)]), d
                         ),
                     ),
-                )
+                    copy=False,
+                ),
+                copy=False,
             )
         )
         if not by_encounter:
             return in_time
-        by_id = _col("eid", a).isin(query=exp.select("eid").from_("scope_enc"))
-        return exp.or_(by_id, exp.and_(_col("eid", a).is_(exp.null()), in_time))
+        by_id = _col("eid", a).isin(query=exp.select("eid").from_("scope_enc", copy=False))
+        return exp.or_(
+            by_id, exp.and_(_col("eid", a).is_(exp.null()), in_time, copy=False), copy=False
+        )
 
     # -- measure and aggregate -------------------------------------------------------------
     def _events(self, plan: QueryPlan) -> tuple[exp.Select, bool]:
@@ -626,8 +640,8 @@ class Compiler:
         )
         a = self._alias("m")
         if encounter_level:
-            rel: exp.Expression = self._encounter_relation(m.encounter_type)
-            cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "etype")]
+            rel: exp.Expr = self._encounter_relation(m.encounter_type)
+            cols: list[exp.Expr] = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "etype")]
             cols.append(f.days_between(_col("t_end", a), _col("t", a), self._d).as_("val"))
             cols += [exp.null().as_("code"), exp.null().as_("sys"), exp.null().as_("unit")]
         else:
@@ -637,29 +651,33 @@ class Compiler:
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit")]
             cols.append(_col(value_col, a).as_("val"))
-        conds: list[exp.Expression] = [_col("pid", a).isin(query=exp.select("pid").from_("cohort"))]
+        conds: list[exp.Expr] = [
+            _col("pid", a).isin(query=exp.select("pid").from_("cohort", copy=False))
+        ]
         joins = _Joins()
         window = self._window_condition(plan.window, _col("t", a), _col("pid", a), joins)
         if window is not None:
             conds.append(window)
         if plan.scope is not None:
             conds.append(self._scope_condition(a, by_encounter=True))
-        q = joins.apply(exp.select(*cols).from_(_as_source(rel, a)))
-        return q.where(exp.and_(*conds)), encounter_level
+        q = joins.apply(exp.select(*cols).from_(_as_source(rel, a), copy=False))
+        return q.where(exp.and_(*conds, copy=False), copy=False), encounter_level
 
     def _measure_and_aggregate(
-        self, plan: QueryPlan, ctes: list[tuple[str, exp.Expression]]
+        self, plan: QueryPlan, ctes: list[tuple[str, exp.Expr]]
     ) -> tuple[exp.Select, Shape]:
         m, op = plan.measure, plan.aggregate.op
         d = self._d
         if op == "proportion":
             num = [self._filter(flt, _col("pid", "c")) for flt in plan.aggregate.numerator]
             hit = (
-                exp.Case().when(exp.and_(*num), exp.Literal.number(1)).else_(exp.Literal.number(0))
+                exp.Case()
+                .when(exp.and_(*num, copy=False), exp.Literal.number(1))
+                .else_(exp.Literal.number(0))
             )
             q = exp.select(
                 exp.Sum(this=hit).as_("numerator"), exp.Count(this=exp.Star()).as_("denominator")
-            ).from_(exp.alias_(exp.to_table("cohort"), "c"))
+            ).from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
             return q, "proportion"
         if m.of in {"patients", "age"} and m.stream is None:
             return self._patient_level(plan)
@@ -667,7 +685,7 @@ class Compiler:
         ctes.append(("ev", ev))
         e = "e"
         src = exp.alias_(exp.to_table("ev"), e)
-        val = _col("val", e)
+        val: exp.Expr = _col("val", e)
         if m.of == "date":
             val = f.as_date(_col("t", e), d)
         if plan.group_by:
@@ -677,14 +695,14 @@ class Compiler:
                 q = exp.select(
                     exp.Case()
                     .when(
-                        exp.Exists(this=exp.select(exp.Literal.number(1)).from_(src)),
+                        exp.Exists(this=exp.select(exp.Literal.number(1)).from_(src, copy=False)),
                         exp.Literal.number(1),
                     )
                     .else_(exp.Literal.number(0))
                     .as_("value")
                 )
                 return q, "boolean"
-            target: exp.Expression
+            target: exp.Expr
             if m.of == "patients":
                 target = exp.Count(this=exp.Distinct(expressions=[_col("pid", e)]))
             elif m.of == "concept" or op == "count_distinct":
@@ -695,22 +713,26 @@ class Compiler:
                 target = exp.Count(this=exp.Distinct(expressions=[val]))
             else:
                 target = exp.Count(this=exp.Star())
-            return exp.select(target.as_("value")).from_(src), "scalar"
+            return exp.select(target.as_("value")).from_(src, copy=False), "scalar"
         if m.of == "events_per_patient":
             per = (
                 exp.select(_col("pid", "c"), exp.Count(this=_col("pid", e)).as_("val"))
-                .from_(exp.alias_(exp.to_table("cohort"), "c"))
-                .join(src, on=_col("pid", e).eq(_col("pid", "c")), join_type="left")
-                .group_by(_col("pid", "c"))
+                .from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
+                .join(src, on=_col("pid", e).eq(_col("pid", "c")), join_type="left", copy=False)
+                .group_by(_col("pid", "c"), copy=False)
             )
             ctes.append(("per_patient", per))
             return self._numeric_aggregate(op, exp.to_table("per_patient"), "val")
         if op in _AGGS or op == "median":
             if m.of == "date" and op in {"min", "max"}:
-                return exp.select(_AGGS[op](val).as_("value")).from_(src), "date"
+                return exp.select(_AGGS[op](val).as_("value")).from_(src, copy=False), "date"
             if m.of in {"concept", "date", "events", "encounters"} and op not in {"min", "max"}:
                 raise UnsupportedOperationError(f"cannot take the {op} of {m.of!r}")
-            base = exp.select(val.as_("val")).from_(src).where(exp.not_(val.is_(exp.null())))
+            base = (
+                exp.select(val.as_("val"))
+                .from_(src, copy=False)
+                .where(exp.not_(val.is_(exp.null()), copy=False), copy=False)
+            )
             ctes.append(("vals", base))
             return self._numeric_aggregate(op, exp.to_table("vals"), "val")
         if op in {"first", "last"}:
@@ -721,43 +743,43 @@ class Compiler:
                 b = self._alias("x")
                 edge = exp.Subquery(
                     this=exp.select(extreme(this=f.as_date(_col("t", b), d))).from_(
-                        exp.alias_(exp.to_table("ev"), b)
+                        exp.alias_(exp.to_table("ev"), b), copy=False
                     )
                 )
                 label = self._label(e, m.stream)
                 q = (
                     exp.select(label.as_("value"), day.as_("date"))
-                    .distinct()
-                    .from_(src)
-                    .where(day.eq(edge))
+                    .distinct(copy=False)
+                    .from_(src, copy=False)
+                    .where(day.eq(edge), copy=False)
                 )
-                return q.order_by(exp.Ordered(this=exp.column("value"))), "value_at"
+                return q.order_by(exp.Ordered(this=exp.column("value")), copy=False), "value_at"
             order = [
                 exp.Ordered(this=_col("t", e), desc=op == "last"),
                 exp.Ordered(this=_col("val", e), desc=op == "last"),
             ]
             if m.of == "date":
-                q = exp.select(val.as_("value")).from_(src)
-                return q.order_by(*order).limit(1), "date"
+                q = exp.select(val.as_("value")).from_(src, copy=False)
+                return q.order_by(*order, copy=False).limit(1, copy=False), "date"
             q = (
                 exp.select(
                     val.as_("value"),
                     f.as_date(_col("t", e), d).as_("date"),
                     _col("unit", e).as_("unit"),
                 )
-                .from_(src)
-                .where(exp.not_(val.is_(exp.null())))
+                .from_(src, copy=False)
+                .where(exp.not_(val.is_(exp.null()), copy=False), copy=False)
             )
-            return q.order_by(*order).limit(1), "value_at"
+            return q.order_by(*order, copy=False).limit(1, copy=False), "value_at"
         if op == "list":
             item = self._label(e, m.stream) if m.of in {"concept", "events"} else val
             q = (
                 exp.select(item.as_("value"))
-                .distinct()
-                .from_(src)
-                .where(exp.not_(item.is_(exp.null())))
+                .distinct(copy=False)
+                .from_(src, copy=False)
+                .where(exp.not_(item.is_(exp.null()), copy=False), copy=False)
             )
-            return q.order_by(exp.Ordered(this=exp.column("value"))), "list"
+            return q.order_by(exp.Ordered(this=exp.column("value")), copy=False), "list"
         if op == "series":
             q = (
                 exp.select(
@@ -765,10 +787,10 @@ class Compiler:
                     val.as_("value"),
                     _col("unit", e).as_("unit"),
                 )
-                .from_(src)
-                .where(exp.not_(val.is_(exp.null())))
+                .from_(src, copy=False)
+                .where(exp.not_(val.is_(exp.null()), copy=False), copy=False)
             )
-            return q.order_by(exp.column("date"), exp.column("value")), "rows"
+            return q.order_by(exp.column("date"), exp.column("value"), copy=False), "rows"
         raise UnsupportedOperationError(f"No translation rule for aggregate {op!r} of {m.of!r}")
 
     def _patient_level(self, plan: QueryPlan) -> tuple[exp.Select, Shape]:
@@ -780,7 +802,9 @@ class Compiler:
                 return exp.select(
                     exp.Case()
                     .when(
-                        exp.Exists(this=exp.select(exp.Literal.number(1)).from_("cohort")),
+                        exp.Exists(
+                            this=exp.select(exp.Literal.number(1)).from_("cohort", copy=False)
+                        ),
                         exp.Literal.number(1),
                     )
                     .else_(exp.Literal.number(0))
@@ -788,21 +812,25 @@ class Compiler:
                 ), "boolean"
             if op not in {"count", "count_distinct"}:
                 raise UnsupportedOperationError(f"cannot take the {op} of patients")
-            return exp.select(exp.Count(this=exp.Star()).as_("value")).from_("cohort"), "scalar"
+            return exp.select(exp.Count(this=exp.Star()).as_("value")).from_(
+                "cohort", copy=False
+            ), "scalar"
         # age of the cohort members at 'now'
         joins = _Joins()
         age = self._age(_col("pid", "c"), f.date_literal(self._now, self._d), joins)
         base = joins.apply(
-            exp.select(age.as_("val")).from_(exp.alias_(exp.to_table("cohort"), "c"))
+            exp.select(age.as_("val")).from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
         )
         if op in {"first", "last"} and plan.patient_id is not None:
-            return base.select(exp.column("val").as_("value"), append=False).limit(1), "scalar"
+            return base.select(exp.column("val").as_("value"), append=False).limit(
+                1, copy=False
+            ), "scalar"
         if op not in _AGGS and op not in {"median", "count"}:
             raise UnsupportedOperationError(f"cannot take the {op} of ages")
         return self._numeric_aggregate(op, exp.Subquery(this=base), "val")
 
     def _numeric_aggregate(
-        self, op: str, source: exp.Expression, column: str
+        self, op: str, source: exp.Expr, column: str
     ) -> tuple[exp.Select, Shape]:
         a = self._alias("n")
         src = _as_source(source, a)
@@ -810,13 +838,13 @@ class Compiler:
         if op == "median":
             return self._median(source, column), "scalar"
         if op == "count":
-            return exp.select(exp.Count(this=v).as_("value")).from_(src), "scalar"
+            return exp.select(exp.Count(this=v).as_("value")).from_(src, copy=False), "scalar"
         if op not in _AGGS:
             raise UnsupportedOperationError(f"No translation rule for numeric aggregate {op!r}")
         agg = _AGGS[op](exp.cast(v, "DOUBLE") if op in {"mean", "stddev"} else v)
-        return exp.select(agg.as_("value")).from_(src), "scalar"
+        return exp.select(agg.as_("value")).from_(src, copy=False), "scalar"
 
-    def _median(self, source: exp.Expression, column: str) -> exp.Select:
+    def _median(self, source: exp.Expr, column: str) -> exp.Select:
         """Median with window functions only, so every dialect computes it the same way."""
         a, b = self._alias("md"), self._alias("md")
         v = _col(column, a)
@@ -828,22 +856,23 @@ class Compiler:
                 ).as_("rn"),
                 exp.Window(this=exp.Count(this=exp.Star())).as_("cnt"),
             )
-            .from_(_as_source(source, a))
-            .where(exp.not_(v.is_(exp.null())))
+            .from_(_as_source(source, a), copy=False)
+            .where(exp.not_(v.is_(exp.null()), copy=False), copy=False)
         )
         rn, cnt = _col("rn", b), _col("cnt", b)
         two_rn = exp.Mul(this=rn, expression=exp.Literal.number(2))
         middle = exp.and_(
             exp.GTE(this=two_rn, expression=cnt),
             exp.LTE(this=two_rn, expression=exp.Add(this=cnt, expression=exp.Literal.number(2))),
+            copy=False,
         )
         return (
             exp.select(exp.Avg(this=exp.cast(_col("v", b), "DOUBLE")).as_("value"))
-            .from_(exp.alias_(exp.Subquery(this=ranked), b))
-            .where(middle)
+            .from_(exp.alias_(exp.Subquery(this=ranked), b), copy=False)
+            .where(middle, copy=False)
         )
 
-    def _label(self, e: str, stream: str | None) -> exp.Expression:
+    def _label(self, e: str, stream: str | None) -> exp.Expr:
         """The concept's name from the stream's dictionary (falls back to the code)."""
         streams = streams_for(self.catalog, stream) if stream else ()
         kinds = {s.dictionary for s in streams if s.dictionary}
@@ -852,20 +881,20 @@ class Compiler:
             return exp.cast(code, "TEXT")
         d = self.catalog.dictionary(next(iter(kinds)))
         a = self._alias("dl")
-        cond = _col(d.code_column, a).eq(code)
+        cond: exp.Expr = _col(d.code_column, a).eq(code)
         # Match on the system only when the stream stores one per row (FHIR); OMOP concept ids
         # are unique across vocabularies.
         if d.system_column and all(s.system_column for s in streams):
-            cond = exp.and_(cond, _col(d.system_column, a).eq(_col("sys", e)))
+            cond = exp.and_(cond, _col(d.system_column, a).eq(_col("sys", e)), copy=False)
         sub = exp.Subquery(
             this=exp.select(exp.Max(this=_col(d.label_column, a)))
-            .from_(exp.alias_(exp.to_table(d.table), a))
-            .where(cond)
+            .from_(exp.alias_(exp.to_table(d.table), a), copy=False)
+            .where(cond, copy=False)
         )
         return exp.Coalesce(this=sub, expressions=[exp.cast(code, "TEXT")])
 
     def _grouped(
-        self, plan: QueryPlan, ctes: list[tuple[str, exp.Expression]]
+        self, plan: QueryPlan, ctes: list[tuple[str, exp.Expr]]
     ) -> tuple[exp.Select, Shape]:
         op, m = plan.aggregate.op, plan.measure
         p = self.catalog.patients
@@ -874,7 +903,7 @@ class Compiler:
         e = "e"
         src = exp.alias_(exp.to_table("cohort" if patient_level else "ev"), e)
         joins = _Joins()
-        keys: list[exp.Expression] = []
+        keys: list[exp.Expr] = []
         for g in plan.group_by:
             if g.key == "sex":
                 if not p.sex_column:
@@ -918,7 +947,7 @@ class Compiler:
                 keys.append(_col("etype", e).as_("encounter_type"))
         if op in {"count", "count_distinct"}:
             if patient_level or m.of == "patients":
-                target: exp.Expression = exp.Count(this=exp.Distinct(expressions=[_col("pid", e)]))
+                target: exp.Expr = exp.Count(this=exp.Distinct(expressions=[_col("pid", e)]))
             elif m.of == "encounters":
                 target = exp.Count(this=exp.Distinct(expressions=[_col("eid", e)]))
             elif m.of == "concept" or op == "count_distinct":
@@ -935,22 +964,20 @@ class Compiler:
         else:
             raise UnsupportedOperationError(f"cannot group the aggregate {op!r}")
         names = [k.alias for k in keys]
-        q = joins.apply(exp.select(*keys, target.as_("value")).from_(src)).group_by(
-            *[exp.column(n) for n in names]
+        q = joins.apply(exp.select(*keys, target.as_("value")).from_(src, copy=False)).group_by(
+            *[exp.column(n) for n in names], copy=False
         )
-        return q.order_by(*[exp.Ordered(this=exp.column(n)) for n in names]), "rows"
+        return q.order_by(*[exp.Ordered(this=exp.column(n)) for n in names], copy=False), "rows"
 
 
 class _Joins:
     """LEFT JOINs a query needs for per-patient values, added once per key."""
 
     def __init__(self) -> None:
-        self._items: list[tuple[exp.Expression, str, exp.Expression]] = []
+        self._items: list[tuple[exp.Expr, str, exp.Expr]] = []
         self._keys: dict[Any, str] = {}
 
-    def add(
-        self, key: Any, source: exp.Expression, alias: str, on: Callable[[str], exp.Expression]
-    ) -> str:
+    def add(self, key: Any, source: exp.Expr, alias: str, on: Callable[[str], exp.Expr]) -> str:
         if key not in self._keys:
             self._keys[key] = alias
             self._items.append((source, alias, on(alias)))
@@ -958,11 +985,11 @@ class _Joins:
 
     def apply(self, query: exp.Select) -> exp.Select:
         for source, alias, on in self._items:
-            query = query.join(exp.alias_(source, alias), on=on, join_type="left")
+            query = query.join(exp.alias_(source, alias), on=on, join_type="left", copy=False)
         return query
 
 
-def _as_source(rel: exp.Expression, alias: str) -> exp.Expression:
+def _as_source(rel: exp.Expr, alias: str) -> exp.Expr:
     if isinstance(rel, exp.Table):
         return exp.alias_(rel, alias)
     if isinstance(rel, exp.Subquery):
