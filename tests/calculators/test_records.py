@@ -96,9 +96,9 @@ def cdm(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     path = tmp_path_factory.mktemp("calc_cdm") / shared.name
     shutil.copy(shared, path)
     if request.param == "duckdb":
-        con = duckdb.connect(str(path))
-        _insert(con.execute, "?")
-        con.close()
+        duck = duckdb.connect(str(path))
+        _insert(duck.execute, "?")
+        duck.close()
     else:
         with contextlib.closing(sqlite3.connect(path)) as con:
             _insert(
