@@ -402,3 +402,17 @@ def test_the_prompt_synopsis_example_is_a_valid_plan():
 
     plan = parse_reply(PLAN_SYNOPSIS.split("→ ", 1)[1])
     assert isinstance(plan, QueryPlan) and plan.filters[1].window is not None
+
+
+def test_the_llm_plan_must_agree_with_the_parsers_reading(tiny):
+    # What SmolLM2 answered to "How many visits did the patient have?": a count of the patient.
+    count_patient = '{"plan": {"aggregate": {"op": "count"}}}'
+    out = llm(Server(count_patient, count_patient), tiny).answer(
+        "How many visits did the patient have?", patient_id="1"
+    )
+    assert out.decision == "abstain" and out.value is None
+    assert out.reason in {"readings_disagree", "shape_mismatch"}
+    visits = '{"plan": {"measure": {"of": "encounters"}, "aggregate": {"op": "count"}}}'
+    out = llm(Server(visits), tiny).answer("How many visits did the patient have?", patient_id="1")
+    assert out.decision == "accept" and out.value == 2, out.to_dict()
+    assert any(c.name == "readings_agree" and c.passed for c in out.checks)

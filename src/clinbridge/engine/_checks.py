@@ -59,6 +59,7 @@ CheckCode = Literal[
     "not_stored",
     "no_proposal",
     "question_not_covered",
+    "readings_disagree",
 ]
 AbstainReason = CheckCode | ErrorCode
 
@@ -657,6 +658,22 @@ def _check_shape(ctx: _Ctx, shape: Shape | None) -> list[Check]:
         )
         return checks
     checks.append(Check(name="result_present", passed=True, detail=f"a {actual} value"))
+    if (
+        plan is not None
+        and plan.patient_id
+        and plan.measure.of == "patients"
+        and plan.aggregate.op in {"count", "count_distinct"}
+        and not plan.group_by
+    ):
+        checks.append(
+            Check(
+                name="plan_meaningful",
+                passed=False,
+                code="shape_mismatch",
+                detail="counting patients within one patient always gives 0 or 1; "
+                "the question asks for something else (a yes/no, or a count of events or visits)",
+            )
+        )
     wanted = shape or (expected_shape(plan) if plan is not None else None)
     if wanted is not None:
         ok = actual in _COMPATIBLE[wanted]

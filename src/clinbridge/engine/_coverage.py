@@ -8,6 +8,9 @@ catch that, deterministically and for any source:
   that appears as whole words in the question, and that occurs in some event stream of the data)
   must be used by the plan — one of its concept sets resolves to that concept or a descendant —
   or, for free SQL, appear in the SQL (its id or its name);
+* ``slots_covered`` / ``readings_agree``: the built-in parser reads the question too; a sex or
+  encounter type it finds must be in the plan, and when it reads the whole question, both plans
+  must compute the same aggregate of the same measure;
 * ``numbers_covered``: every number in the question (not the patient id, not part of a named
   concept) must appear in the plan or SQL, directly or as days/weeks/months/years, or a percent.
 """
@@ -180,11 +183,14 @@ def _plan_numbers(text: str) -> set[float]:
 _READERS: dict[tuple[int, str], Any] = {}
 
 
-def second_reading(catalog: Catalog, db: Database, question: str) -> tuple[Any, ...]:
-    """The built-in parser's groundings of the question (phrase → concept, sex, encounter type).
+def second_reading(
+    catalog: Catalog, db: Database, question: str, *, patient_id: str | None = None
+) -> Any | None:
+    """The built-in parser's top reading of the question (its plan and groundings), or None.
 
     The parser is the second, independent reader of the question (CLEAR-Med's dual reading): a
-    phrase it grounds must be honoured by an LLM's plan. Empty when the parser is unavailable.
+    phrase it grounds must be honoured by an LLM's plan, and when it reads the whole question,
+    the LLM's plan must measure and aggregate the same thing. None without a parser.
     """
     try:
         from clinbridge.engine.understand import Understander
@@ -193,11 +199,25 @@ def second_reading(catalog: Catalog, db: Database, question: str) -> tuple[Any, 
         if key not in _READERS:
             _READERS.clear()  # one source at a time; the lexicon is cached on disk anyway
             _READERS[key] = Understander(db, catalog, embeddings=False)
-        readings = _READERS[key].understand(question)
+        readings = _READERS[key].understand(question, patient_id=patient_id)
     except Exception as exc:  # no parser, or it failed: only the verbatim checks apply
         logger.debug("no second reading of %r: %s", question, exc)
-        return ()
-    return tuple(readings[0].groundings) if readings else ()
+        return None
+    return readings[0] if readings else None
+
+
+def _agreement(plan: QueryPlan, other: QueryPlan) -> str | None:
+    """Why two readings of a question answer different things (None when they agree)."""
+    mine = (plan.measure.of, plan.aggregate.op)
+    theirs = (other.measure.of, other.aggregate.op)
+    if mine != theirs:
+        return (
+            f"the plan computes {mine[1]} of {mine[0]} but the question reads as "
+            f"{theirs[1]} of {theirs[0]}"
+        )
+    if bool(plan.patient_id) != bool(other.patient_id):
+        return "the plan and the question disagree on whether it is about one patient"
+    return None
 
 
 def _slot_used(kind: str, target: str, plan: QueryPlan | None, text: str) -> bool:
@@ -237,7 +257,8 @@ def check_coverage(
     checks: list[Check] = []
     mentions = mentioned_concepts(catalog, db, question)
     slots: list[tuple[str, str, str]] = []
-    for g in second_reading(catalog, db, question):
+    reading = second_reading(catalog, db, question, patient_id=plan.patient_id if plan else None)
+    for g in reading.groundings if reading is not None else ():
         if g.kind == "concept" and g.codes:
             codes = {int(c) if str(c).isdigit() else c for c in g.codes}
             at = question.lower().find(g.phrase.lower())
@@ -288,6 +309,16 @@ def check_coverage(
                     if lost
                     else "keeps every sex and encounter type the question names"
                 ),
+            )
+        )
+    if plan is not None and reading is not None and reading.plan is not None:
+        why = _agreement(plan, reading.plan)
+        checks.append(
+            Check(
+                name="readings_agree",
+                passed=why is None,
+                code="readings_disagree",
+                detail=why or "the built-in parser reads the question the same way",
             )
         )
     spans = [s for _, _, s in mentions]

@@ -348,6 +348,7 @@ _PRIORITY = (
     "patient_not_found",
     "concept_not_found",
     "question_not_covered",
+    "readings_disagree",
     "concept_not_in_data",
     "schema_mismatch",
     "window_empty",
