@@ -416,3 +416,14 @@ def test_the_llm_plan_must_agree_with_the_parsers_reading(tiny):
     out = llm(Server(visits), tiny).answer("How many visits did the patient have?", patient_id="1")
     assert out.decision == "accept" and out.value == 2, out.to_dict()
     assert any(c.name == "readings_agree" and c.passed for c in out.checks)
+
+
+def test_a_phrase_nobody_can_ground_must_be_stood_for_by_the_plan(tiny):
+    # SmolLM2 answered "What is the average cost of a hospital stay?" with a mean length of stay.
+    los = '{"plan": {"measure": {"of": "length_of_stay", "encounter_type": "inpatient"}, "aggregate": {"op": "mean"}}}'
+    out = llm(Server(los, los), tiny).answer("What is the average cost of a hospital stay?")
+    assert (
+        out.decision == "abstain" and out.reason == "question_not_covered" and "cost" in out.detail
+    )
+    out = llm(Server(los), tiny).answer("What is the average length of an inpatient stay?")
+    assert out.decision == "accept" and out.value == pytest.approx(7.0)  # (4 + 10) / 2 days

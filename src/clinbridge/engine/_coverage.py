@@ -206,6 +206,101 @@ def second_reading(
     return readings[0] if readings else None
 
 
+_MEASURE_WORDS = {
+    "patients": "patients people",
+    "events": "events records",
+    "encounters": "visits encounters admissions stays",
+    "value": "value result level measurement",
+    "days_supply": "days supply of drug",
+    "quantity": "quantity dispensed",
+    "length_of_stay": "length of stay duration of hospital stay",
+    "events_per_patient": "events per patient",
+    "age": "age",
+    "date": "date",
+    "concept": "which kinds",
+}
+
+
+def _facets(plan: QueryPlan | None, sql: str | None, names: set[str]) -> list[str]:
+    """The things a proposal talks about, as short texts (for semantic coverage)."""
+    from clinbridge.engine._describe import describe_plan
+
+    facets = set(names)
+    if plan is not None:
+        facets.add(describe_plan(plan))
+        facets.add(_MEASURE_WORDS.get(plan.measure.of, plan.measure.of))
+        blob = plan.model_dump(mode="json", exclude_none=True)
+        for key in ("stream", "type", "encounter_type"):
+            facets |= {str(v) for v in _values_of(blob, key)}
+    elif sql:  # free SQL: its tables, columns and literals (SQL keywords stand for nothing)
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", sql)) - _SQL_WORDS
+        facets |= {w.replace("_", " ").lower() for w in words if not w.isupper()}
+        facets |= set(re.findall(r"'([^']{3,})'", sql))
+    return sorted(f for f in facets if f)
+
+
+_SQL_WORDS = {
+    "select",
+    "from",
+    "where",
+    "group",
+    "order",
+    "by",
+    "limit",
+    "and",
+    "not",
+    "null",
+    "case",
+    "when",
+    "then",
+    "else",
+    "end",
+    "with",
+    "cast",
+    "count",
+    "avg",
+    "sum",
+    "min",
+    "max",
+    "distinct",
+    "join",
+    "left",
+    "inner",
+    "on",
+    "as",
+    "in",
+    "is",
+    "between",
+    "like",
+    "having",
+    "union",
+}
+
+
+def _values_of(node: Any, key: str) -> list[Any]:
+    if isinstance(node, dict):
+        out = [node[key]] if key in node and isinstance(node[key], str) else []
+        for v in node.values():
+            out += _values_of(v, key)
+        return out
+    if isinstance(node, list):
+        return [x for v in node for x in _values_of(v, key)]
+    return []
+
+
+def _semantically_in(phrase: str, facets: list[str]) -> bool:
+    """Whether some facet means the phrase (embedding similarity; lexical without a model)."""
+    if not facets:
+        return False
+    if _named_in(phrase, set(facets)):
+        return True
+    from clinbridge.engine.llm.embed import get_embedder
+
+    embedder = get_embedder("auto")
+    threshold = 0.35 if embedder.semantic else 0.6
+    return max(embedder.scores(phrase, facets)) >= threshold
+
+
 def _agreement(plan: QueryPlan, other: QueryPlan) -> str | None:
     """Why two readings of a question answer different things (None when they agree)."""
     mine = (plan.measure.of, plan.aggregate.op)
@@ -308,6 +403,23 @@ def check_coverage(
                     f"the question says {lost[0][1]!r} ({lost[0][0]} {lost[0][2]}) but the proposal ignores it"
                     if lost
                     else "keeps every sex and encounter type the question names"
+                ),
+            )
+        )
+    unresolved = tuple(reading.unresolved) if reading is not None else ()
+    if unresolved:
+        facets = _facets(plan, sql, plan_names or set())
+        lost_phrases = [p for p in unresolved if not _semantically_in(p, facets)]
+        checks.append(
+            Check(
+                name="phrases_covered",
+                passed=not lost_phrases,
+                code="question_not_covered",
+                detail=(
+                    f"nothing in the {'plan' if plan is not None else 'SQL'} stands for {lost_phrases[0]!r}, "
+                    "which the source's vocabulary does not know either"
+                    if lost_phrases
+                    else "the proposal accounts for the phrases the parser could not ground"
                 ),
             )
         )
