@@ -429,7 +429,7 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
     return items
 
 
-RELATIONAL = frozenset({"to", "of", "from", "against", "for"})
+RELATIONAL = frozenset({"to", "against", "for"})
 
 
 def _relational(spans: dict[int, tuple[int, Concept]], words: list[str]) -> None:
