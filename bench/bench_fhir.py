@@ -61,7 +61,7 @@ def _worker_orjson(paths: list[Path]) -> dict[str, float]:
     return {"wall": time.perf_counter() - w0, "cpu": time.process_time() - c0, "resources": n}
 
 
-def _worker_ingest(paths: list[Path], url: str, trace: bool) -> dict[str, float]:
+def _worker_ingest(paths: list[Path], url: str, trace: bool, workers: int) -> dict[str, float]:
     sys.path.insert(0, str(ROOT / "src"))
     import tracemalloc
 
@@ -70,9 +70,13 @@ def _worker_ingest(paths: list[Path], url: str, trace: bool) -> dict[str, float]
     if trace:
         tracemalloc.start()
     w0, c0 = time.perf_counter(), time.process_time()
-    report = load_fhir(paths, url)
-    out = {"wall": time.perf_counter() - w0, "cpu": time.process_time() - c0, "resources": report.read,
-           "quarantined": report.quarantined}
+    report = load_fhir(paths, url, workers=workers)
+    out = {
+        "wall": time.perf_counter() - w0,
+        "cpu": time.process_time() - c0,
+        "resources": report.read,
+        "quarantined": report.quarantined,
+    }
     if trace:
         out["heap_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
     out["maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -80,7 +84,9 @@ def _worker_ingest(paths: list[Path], url: str, trace: bool) -> dict[str, float]
 
 
 def _run(args: list[str]) -> dict[str, float]:
-    res = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=False)
+    res = subprocess.run(
+        [sys.executable, __file__, *args], capture_output=True, text=True, check=False
+    )
     if res.returncode != 0:
         raise SystemExit(f"worker failed: {res.stderr[-2000:]}")
     return json.loads(res.stdout.strip().splitlines()[-1])
@@ -110,24 +116,43 @@ def _drop(schema: str | None) -> None:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
-def bench(label: str, paths: list[Path], backends: list[str], tmp: Path, rows: list[list[str]]) -> None:
+def bench(
+    label: str,
+    paths: list[Path],
+    backends: list[str],
+    tmp: Path,
+    rows: list[list[str]],
+    workers: int = 1,
+) -> None:
     size = sum(f.stat().st_size for f in _files(paths)) / 2**20
     base = _run(["--worker", "orjson", *map(str, paths)])
     for backend in backends:
         url, schema = _url(backend, tmp)
         try:
-            ing = _run(["--worker", "ingest", "--url", url, *map(str, paths)])
+            ing = _run(
+                ["--worker", "ingest", "--workers", str(workers), "--url", url, *map(str, paths)]
+            )
         finally:
             _drop(schema)
         heap = ""
         if backend == "duckdb":
             url2, _ = _url(backend, tmp)
             heap = f"{_run(['--worker', 'ingest', '--trace', '--url', url2, *map(str, paths)])['heap_peak_mb']:.0f}"
-        rows.append([
-            label, backend, f"{size:.1f}", f"{ing['resources']:.0f}", f"{base['wall']:.2f}", f"{ing['wall']:.2f}",
-            f"{ing['wall'] / base['wall']:.1f}x", f"{ing['cpu'] / base['cpu']:.1f}x",
-            f"{ing['resources'] / ing['wall']:,.0f}", f"{ing['maxrss_mb']:.0f}", heap,
-        ])
+        rows.append(
+            [
+                label,
+                backend,
+                f"{size:.1f}",
+                f"{ing['resources']:.0f}",
+                f"{base['wall']:.2f}",
+                f"{ing['wall']:.2f}",
+                f"{ing['wall'] / base['wall']:.1f}x",
+                f"{ing['cpu'] / base['cpu']:.1f}x",
+                f"{ing['resources'] / ing['wall']:,.0f}",
+                f"{ing['maxrss_mb']:.0f}",
+                heap,
+            ]
+        )
         print("  ".join(rows[-1]), flush=True)
 
 
@@ -139,39 +164,61 @@ def main() -> None:
     ap.add_argument("--worker", choices=["orjson", "ingest"])
     ap.add_argument("--url")
     ap.add_argument("--trace", action="store_true")
+    ap.add_argument(
+        "--workers", type=int, default=1, help="parse/flatten processes (load_fhir workers=)"
+    )
     ap.add_argument("paths", nargs="*")
     a = ap.parse_args()
     if a.worker == "orjson":
         print(json.dumps(_worker_orjson([Path(p) for p in a.paths])))
         return
     if a.worker == "ingest":
-        print(json.dumps(_worker_ingest([Path(p) for p in a.paths], a.url, a.trace)))
+        print(json.dumps(_worker_ingest([Path(p) for p in a.paths], a.url, a.trace, a.workers)))
         return
     sys.path.insert(0, str(ROOT / "src"))
     from clinbridge.synthetic.fhir import generate_fhir
 
     backends = a.backends.split(",")
     tmp = Path(tempfile.mkdtemp(prefix="bench_fhir_"))
-    header = ["data", "backend", "MiB", "resources", "orjson_s", "ingest_s", "ratio_wall", "ratio_cpu",
-              "res/s", "peak_rss_MiB", "py_heap_MiB"]
-    print(f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f} python={sys.version.split()[0]}")
+    header = [
+        "data",
+        "backend",
+        "MiB",
+        "resources",
+        "orjson_s",
+        "ingest_s",
+        "ratio_wall",
+        "ratio_cpu",
+        "res/s",
+        "peak_rss_MiB",
+        "py_heap_MiB",
+    ]
+    print(
+        f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f} python={sys.version.split()[0]} "
+        f"workers={a.workers}"
+    )
     print("  ".join(header))
     rows: list[list[str]] = []
     try:
         if not a.skip_sample:
-            bench("synthea-sample", SAMPLE, backends, tmp, rows)
+            bench("synthea-sample", SAMPLE, backends, tmp, rows, a.workers)
         small = max(1, a.patients // 4)
         for n in (small, a.patients):
             out = tmp / f"gen{n}"
             t0 = time.perf_counter()
             counts = generate_fhir(out, patients=n, seed=1)
             gen_s = time.perf_counter() - t0
-            print(f"# generated {n} patients: {sum(counts.values())} resources in {gen_s:.1f} s "
-                  f"({sum(counts.values()) / gen_s:,.0f} resources/s)", flush=True)
-            bench(f"generated-{n}", [out], backends, tmp, rows)
+            print(
+                f"# generated {n} patients: {sum(counts.values())} resources in {gen_s:.1f} s "
+                f"({sum(counts.values()) / gen_s:,.0f} resources/s)",
+                flush=True,
+            )
+            bench(f"generated-{n}", [out], backends, tmp, rows, a.workers)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("goal: ratio <= 3x; Blaze uploads 1.8k-7.7k resources/s; py_heap should not grow with input size")
+    print(
+        "goal: ratio <= 3x; Blaze uploads 1.8k-7.7k resources/s; py_heap should not grow with input size"
+    )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,9 @@ EXPECTED: dict[str, list[tuple[str, str, str | None, str]]] = {
         ("line 4", "Observation", "encounter", "dangling reference: Encounter/nowhere"),
     ],
     "duplicate_ids.ndjson": [("line 2", "Patient", "id", "duplicate Patient id 'p1'")],
-    "bad_base64.ndjson": [("line 2", "DocumentReference", "content[0].attachment.data", "invalid base64")],
+    "bad_base64.ndjson": [
+        ("line 2", "DocumentReference", "content[0].attachment.data", "invalid base64")
+    ],
     "truncated_bundle.json": [("entry 3", "(unreadable)", None, "invalid JSON at line 65")],
     "bad_entries_bundle.json": [
         ("entry 1", "(unreadable)", "resource", "no resource object (DELETE Patient/p0)"),
@@ -42,17 +44,29 @@ EXPECTED: dict[str, list[tuple[str, str, str | None, str]]] = {
     "not_json.json": [("document", "(unreadable)", None, "invalid JSON at line 1 column 1")],
     "truncated.ndjson.gz": [("line 3", "(unreadable)", None, "cannot read the rest of the file")],
 }
-LOADED = {"wrong_types.ndjson": 3, "invalid_json.ndjson": 2, "unknown_type.ndjson": 1, "dangling.ndjson": 3,
-          "duplicate_ids.ndjson": 2, "bad_base64.ndjson": 1, "truncated_bundle.json": 3,
-          "bad_entries_bundle.json": 1, "not_json.json": 0, "truncated.ndjson.gz": 2}
+LOADED = {
+    "wrong_types.ndjson": 3,
+    "invalid_json.ndjson": 2,
+    "unknown_type.ndjson": 1,
+    "dangling.ndjson": 3,
+    "duplicate_ids.ndjson": 2,
+    "bad_base64.ndjson": 1,
+    "truncated_bundle.json": 3,
+    "bad_entries_bundle.json": 1,
+    "not_json.json": 0,
+    "truncated.ndjson.gz": 2,
+}
 
 
 def _load(path: Path, **kw: Any) -> tuple[Any, list[tuple[Any, ...]]]:
     db = Database.open("duckdb:///:memory:", read_only=False)
     try:
         report = FhirLoader(db, **kw).load([path])
-        rows = db.execute("SELECT file, record, resource_type, id, field, reason, json FROM fhir_quarantine "
-                          "ORDER BY record", max_rows=None).rows
+        rows = db.execute(
+            "SELECT file, record, resource_type, id, field, reason, json FROM fhir_quarantine "
+            "ORDER BY record",
+            max_rows=None,
+        ).rows
         return report, rows
     finally:
         db.close()
@@ -60,7 +74,9 @@ def _load(path: Path, **kw: Any) -> tuple[Any, list[tuple[Any, ...]]]:
 
 @pytest.mark.parametrize("stream_threshold", [1 << 30, 0], ids=["whole", "streamed"])
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_broken_file_is_quarantined_with_file_record_field(name: str, stream_threshold: int) -> None:
+def test_broken_file_is_quarantined_with_file_record_field(
+    name: str, stream_threshold: int
+) -> None:
     report, rows = _load(BROKEN / name, stream_threshold=stream_threshold)
     assert report.reconciled and report.read == report.loaded + report.quarantined
     assert report.loaded == LOADED[name]
@@ -86,7 +102,11 @@ def test_fail_fast_raises_load_error_naming_file_record_field() -> None:
     err = info.value
     assert err.file == str(BROKEN / "wrong_types.ndjson") and err.record == "line 3"
     assert err.field == "valueQuantity.value"
-    assert "wrong_types.ndjson" in str(err) and "line 3" in str(err) and "valueQuantity.value" in str(err)
+    assert (
+        "wrong_types.ndjson" in str(err)
+        and "line 3" in str(err)
+        and "valueQuantity.value" in str(err)
+    )
     db.close()
 
 
@@ -99,7 +119,9 @@ def test_validate_mode_rejects_what_the_r4b_model_rejects() -> None:
     report, _ = _load(BROKEN / "wrong_types.ndjson", validate=True)
     assert report.validated and report.quarantined == 3
     fields = {e["field"] for e in report.errors}
-    assert "valueQuantity.value" in fields or any(f and f.startswith("valueQuantity") for f in fields)
+    assert "valueQuantity.value" in fields or any(
+        f and f.startswith("valueQuantity") for f in fields
+    )
 
 
 def test_validate_catches_an_unflattened_field(tmp_path: Path) -> None:
@@ -138,3 +160,62 @@ def test_broken_corpus_on_every_backend(backend: str, tmp_path: Path) -> None:
             assert db.execute("SELECT COUNT(*) FROM fhir_patient").rows[0][0] == 1
     finally:
         next(gen, None)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nul_characters_load_on_every_backend(backend: str, tmp_path: Path) -> None:
+    f = tmp_path / "nul.ndjson"
+    f.write_text(
+        json.dumps({"resourceType": "Patient", "id": "p1", "name": [{"family": "A\u0000B"}]}) + "\n"
+    )
+    gen = make_url(backend, tmp_path)
+    url = next(gen)
+    try:
+        report = load_fhir([f], url)
+        assert report.loaded == 1
+        with Database.open(url) as db:
+            name = db.execute("SELECT family_name FROM fhir_patient").rows[0][0]
+            assert name in ("A\u0000B", "A\ufffdB")  # PostgreSQL text cannot hold NUL
+            stored = db.execute("SELECT json FROM fhir_resource").rows[0][0]
+            assert json.loads(stored)["name"][0]["family"] == "A\u0000B"
+    finally:
+        next(gen, None)
+
+
+def _snapshot(db: Database) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for t in (
+        "fhir_resource",
+        "fhir_quarantine",
+        "fhir_observation",
+        "fhir_patient",
+        "fhir_code",
+        "fhir_note",
+    ):
+        cols = [c for c, _ in db.columns(t) if c != "load_id"]
+        out[t] = sorted(
+            map(repr, db.execute(f"SELECT {', '.join(cols)} FROM {t}", max_rows=None).rows)
+        )
+    return out
+
+
+@pytest.mark.slow
+def test_worker_processes_give_the_same_result(tmp_path: Path) -> None:
+    from fhir_testlib import BUNDLES, NDJSON
+
+    from clinbridge.synthetic.fhir import generate_fhir
+
+    generate_fhir(tmp_path / "gen", patients=8, seed=2)
+    paths = [BUNDLES, NDJSON, BROKEN, tmp_path / "gen"]
+    snaps, reports = [], []
+    for workers in (1, 2):
+        db = Database.open("duckdb:///:memory:", read_only=False)
+        report = FhirLoader(db, workers=workers, batch_size=3000).load(paths)
+        snaps.append(_snapshot(db))
+        reports.append(report)
+        db.close()
+    assert reports[0].resource_types == reports[1].resource_types
+    assert [(e["file"], e["record"], e["field"], e["reason"]) for e in reports[0].errors] == [
+        (e["file"], e["record"], e["field"], e["reason"]) for e in reports[1].errors
+    ]
+    assert snaps[0] == snaps[1]

@@ -15,16 +15,52 @@ __all__ = ["export_omop", "load_fhir", "synth_fhir"]
 
 @click.command("fhir")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-@click.option("--db", "url", required=True, help="Target database URL (duckdb:///f.duckdb, sqlite:///f.db, "
-              "postgresql://user@host/db?schema=s).")
-@click.option("--validate", is_flag=True, help="Strict mode: check every resource with the fhir.resources R4B models.")
-@click.option("--fail-fast", is_flag=True, help="Stop at the first bad record instead of quarantining it.")
-@click.option("--report-json", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the reconciliation report as JSON to this file ('-' for stdout).")
-@click.option("--batch-size", type=int, default=50_000, show_default=True, help="Rows buffered between writes.")
+@click.option(
+    "--db",
+    "url",
+    required=True,
+    help="Target database URL (duckdb:///f.duckdb, sqlite:///f.db, "
+    "postgresql://user@host/db?schema=s).",
+)
+@click.option(
+    "--validate",
+    is_flag=True,
+    help="Strict mode: check every resource with the fhir.resources R4B models.",
+)
+@click.option(
+    "--fail-fast", is_flag=True, help="Stop at the first bad record instead of quarantining it."
+)
+@click.option(
+    "--report-json",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the reconciliation report as JSON to this file ('-' for stdout).",
+)
+@click.option(
+    "--batch-size",
+    type=int,
+    default=50_000,
+    show_default=True,
+    help="Rows buffered between writes.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Processes that parse and flatten in parallel.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def load_fhir(paths: tuple[Path, ...], url: str, validate: bool, fail_fast: bool, report_json: Path | None,
-              batch_size: int, quiet: bool) -> None:
+def load_fhir(
+    paths: tuple[Path, ...],
+    url: str,
+    validate: bool,
+    fail_fast: bool,
+    report_json: Path | None,
+    batch_size: int,
+    workers: int,
+    quiet: bool,
+) -> None:
     """Load FHIR R4 bundles (.json, .json.gz) and bulk NDJSON files or directories."""
     from clinbridge.adapters.fhir import load_fhir as _load
 
@@ -34,14 +70,23 @@ def load_fhir(paths: tuple[Path, ...], url: str, validate: bool, fail_fast: bool
     def progress(done: int, total: int, n: int) -> None:
         nonlocal bar
         if bar is None:
-            bar = click.progressbar(length=total, label="loading FHIR", file=sys.stderr, show_pos=False)
+            bar = click.progressbar(
+                length=total, label="loading FHIR", file=sys.stderr, show_pos=False
+            )
             bar.__enter__()
         bar.update(max(0, done - state["last"]))
         state["last"] = done
 
     try:
-        report = _load(list(paths), url, validate=validate, fail_fast=fail_fast, batch_size=batch_size,
-                       progress=None if quiet else progress)
+        report = _load(
+            list(paths),
+            url,
+            validate=validate,
+            fail_fast=fail_fast,
+            batch_size=batch_size,
+            workers=workers,
+            progress=None if quiet else progress,
+        )
     except ClinbridgeError as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
@@ -68,8 +113,15 @@ def load_fhir(paths: tuple[Path, ...], url: str, validate: bool, fail_fast: bool
 
 @click.command("fhir")
 @click.option("--patients", type=click.IntRange(1), required=True, help="Number of patients.")
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Output directory.")
-@click.option("--format", "fmt", type=click.Choice(["ndjson", "bundle"]), default="ndjson", show_default=True)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output directory.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["ndjson", "bundle"]), default="ndjson", show_default=True
+)
 @click.option("--seed", type=int, default=42, show_default=True)
 @click.option("--gzip", "gzip_output", is_flag=True, help="Write .gz files.")
 def synth_fhir(patients: int, out: Path, fmt: str, seed: int, gzip_output: bool) -> None:
@@ -84,11 +136,20 @@ def synth_fhir(patients: int, out: Path, fmt: str, seed: int, gzip_output: bool)
 
 
 @click.command("omop")
-@click.option("--from", "source", required=True, help="Database holding the FHIR tables (clinbridge load fhir).")
+@click.option(
+    "--from",
+    "source",
+    required=True,
+    help="Database holding the FHIR tables (clinbridge load fhir).",
+)
 @click.option("--db", "url", required=True, help="Target database for the OMOP CDM 5.4 tables.")
-@click.option("--vocab", "vocab_url", default=None,
-              help="Database holding an OMOP vocabulary (concept, concept_relationship); default: the target, "
-                   "else the source.")
+@click.option(
+    "--vocab",
+    "vocab_url",
+    default=None,
+    help="Database holding an OMOP vocabulary (concept, concept_relationship); default: the target, "
+    "else the source.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the row counts as JSON.")
 def export_omop(source: str, url: str, vocab_url: str | None, as_json: bool) -> None:
     """Export FHIR tables to OMOP CDM 5.4 (person, visit_occurrence, measurement, ...)."""
@@ -101,7 +162,9 @@ def export_omop(source: str, url: str, vocab_url: str | None, as_json: bool) -> 
     except ClinbridgeError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
-        click.echo(orjson.dumps(result.model_dump(mode="json"), option=orjson.OPT_INDENT_2).decode())
+        click.echo(
+            orjson.dumps(result.model_dump(mode="json"), option=orjson.OPT_INDENT_2).decode()
+        )
         return
     for line in result.summary_lines():
         click.echo(line)

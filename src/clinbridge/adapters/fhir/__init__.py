@@ -35,7 +35,14 @@ from clinbridge.catalog import (
 if TYPE_CHECKING:
     from clinbridge.db import Database
 
-__all__ = ["ENCOUNTER_CLASS_MAP", "FhirAdapter", "FhirLoader", "LoadReport", "load_fhir", "vocabulary_id"]
+__all__ = [
+    "ENCOUNTER_CLASS_MAP",
+    "FhirAdapter",
+    "FhirLoader",
+    "LoadReport",
+    "load_fhir",
+    "vocabulary_id",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -66,8 +73,14 @@ ENCOUNTER_CLASS_MAP: dict[str, EncounterType] = {
 }
 
 _SEX = {"male": "male", "female": "female", "other": "other", "unknown": "unknown"}
-_PORTABLE = {"text": "string", "float": "float", "integer": "integer", "boolean": "boolean",
-             "timestamp": "timestamp", "date": "date"}
+_PORTABLE = {
+    "text": "string",
+    "float": "float",
+    "integer": "integer",
+    "boolean": "boolean",
+    "timestamp": "timestamp",
+    "date": "date",
+}
 
 _COLUMN_NOTES = {
     "patient_id": "FHIR Patient.id",
@@ -77,7 +90,9 @@ _COLUMN_NOTES = {
 }
 
 
-def _table_info(name: str, columns: tuple[tuple[str, str], ...], description: str, rows: int | None) -> TableInfo:
+def _table_info(
+    name: str, columns: tuple[tuple[str, str], ...], description: str, rows: int | None
+) -> TableInfo:
     cols = []
     for col, typ in columns:
         note = _COLUMN_NOTES.get(col, "")
@@ -90,13 +105,31 @@ def _table_info(name: str, columns: tuple[tuple[str, str], ...], description: st
 def _view_columns(view: str) -> tuple[tuple[str, str], ...]:
     if view in ("fhir_measurement", "fhir_observation_value"):
         return TABLES["fhir_observation"].columns
+    if view == "fhir_death":
+        return (
+            ("patient_id", "text"),
+            ("death_date", "date"),
+            ("deceased_time", "timestamp"),
+            ("deceased_time_text", "text"),
+        )
     if view == "fhir_observation_period":
         return (("patient_id", "text"), ("start_time", "timestamp"), ("end_time", "timestamp"))
     return (
-        ("id", "text"), ("source_type", "text"), ("patient_id", "text"), ("encounter_id", "text"),
-        ("status", "text"), ("code_system", "text"), ("code", "text"), ("display", "text"),
-        ("start_time", "timestamp"), ("start_time_text", "text"), ("end_time", "timestamp"),
-        ("dose_value", "float"), ("dose_unit", "text"), ("days_supply", "float"), ("quantity", "float"),
+        ("id", "text"),
+        ("source_type", "text"),
+        ("patient_id", "text"),
+        ("encounter_id", "text"),
+        ("status", "text"),
+        ("code_system", "text"),
+        ("code", "text"),
+        ("display", "text"),
+        ("start_time", "timestamp"),
+        ("start_time_text", "text"),
+        ("end_time", "timestamp"),
+        ("dose_value", "float"),
+        ("dose_unit", "text"),
+        ("days_supply", "float"),
+        ("quantity", "float"),
     )
 
 
@@ -105,42 +138,110 @@ _VIEW_NOTES = {
     "fhir_observation_value": "Observation rows without a numeric value (coded, text, boolean, ...).",
     "fhir_drug": "MedicationRequest and MedicationAdministration together (source_type says which).",
     "fhir_observation_period": "Per patient: first encounter start to last encounter end.",
+    "fhir_death": "Deceased patients with their date of death (Patient.deceasedDateTime).",
 }
 
 
-def _stream(name: str, kind: str, table: str, time: str, description: str, **kw: str | None) -> EventStream:
+def _stream(
+    name: str, kind: str, table: str, time: str, description: str, **kw: str | None
+) -> EventStream:
     return EventStream(
-        name=name, kind=kind, table=table, patient_column="patient_id", time_column=time,  # type: ignore[arg-type]
-        code_column="code", system_column="code_system", encounter_column="encounter_id",
-        source_value_column="code", dictionary="fhir_code", description=description, **kw,  # type: ignore[arg-type]
+        name=name,
+        kind=kind,
+        table=table,
+        patient_column="patient_id",
+        time_column=time,  # type: ignore[arg-type]
+        code_column="code",
+        system_column="code_system",
+        encounter_column="encounter_id",
+        source_value_column="code",
+        dictionary="fhir_code",
+        description=description,
+        **kw,  # type: ignore[arg-type]
     )
 
 
 STREAMS: tuple[EventStream, ...] = (
-    _stream("measurement", "measurement", "fhir_measurement", "effective_time",
-            "Observations with numeric values (vital signs, labs; BP components as their own rows), "
-            "LOINC codes, UCUM units", value_column="value_num", value_text_column="value_text",
-            unit_column="unit_code", unit_label_column="unit"),
-    _stream("observation", "observation", "fhir_observation_value", "effective_time",
-            "Observations with coded / text / boolean values (surveys, social history)",
-            value_text_column="value_text"),
-    _stream("condition", "condition", "fhir_condition", "onset_time",
-            "Conditions (SNOMED), onset to abatement", end_time_column="abatement_time"),
-    _stream("drug", "drug", "fhir_drug", "start_time",
-            "Medication requests (authoredOn) and administrations (RxNorm)", end_time_column="end_time",
-            days_supply_column="days_supply", quantity_column="quantity", value_column="dose_value",
-            unit_label_column="dose_unit"),
-    _stream("procedure", "procedure", "fhir_procedure", "start_time", "Procedures (SNOMED)",
-            end_time_column="end_time"),
-    _stream("immunization", "observation", "fhir_immunization", "occurrence_time",
-            "Immunizations (CVX vaccine codes)"),
-    _stream("allergy", "observation", "fhir_allergy", "recorded_time", "Allergies and intolerances",
-            value_text_column="reaction"),
-    _stream("diagnostic_report", "observation", "fhir_diagnostic_report", "effective_time",
-            "Diagnostic reports (LOINC panel codes); results in fhir_diagnostic_report_result",
-            text_column="conclusion"),
-    _stream("note", "note", "fhir_note", "note_time", "Clinical notes (DocumentReference, base64 decoded)",
-            text_column="text", title_column="title"),
+    _stream(
+        "measurement",
+        "measurement",
+        "fhir_measurement",
+        "effective_time",
+        "Observations with numeric values (vital signs, labs; BP components as their own rows), "
+        "LOINC codes, UCUM units",
+        value_column="value_num",
+        value_text_column="value_text",
+        unit_column="unit_code",
+        unit_label_column="unit",
+    ),
+    _stream(
+        "observation",
+        "observation",
+        "fhir_observation_value",
+        "effective_time",
+        "Observations with coded / text / boolean values (surveys, social history)",
+        value_text_column="value_text",
+    ),
+    _stream(
+        "condition",
+        "condition",
+        "fhir_condition",
+        "onset_time",
+        "Conditions (SNOMED), onset to abatement",
+        end_time_column="abatement_time",
+    ),
+    _stream(
+        "drug",
+        "drug",
+        "fhir_drug",
+        "start_time",
+        "Medication requests (authoredOn) and administrations (RxNorm)",
+        end_time_column="end_time",
+        days_supply_column="days_supply",
+        quantity_column="quantity",
+        value_column="dose_value",
+        unit_label_column="dose_unit",
+    ),
+    _stream(
+        "procedure",
+        "procedure",
+        "fhir_procedure",
+        "start_time",
+        "Procedures (SNOMED)",
+        end_time_column="end_time",
+    ),
+    _stream(
+        "immunization",
+        "observation",
+        "fhir_immunization",
+        "occurrence_time",
+        "Immunizations (CVX vaccine codes)",
+    ),
+    _stream(
+        "allergy",
+        "observation",
+        "fhir_allergy",
+        "recorded_time",
+        "Allergies and intolerances",
+        value_text_column="reaction",
+    ),
+    _stream(
+        "diagnostic_report",
+        "observation",
+        "fhir_diagnostic_report",
+        "effective_time",
+        "Diagnostic reports (LOINC panel codes); results in fhir_diagnostic_report_result",
+        text_column="conclusion",
+    ),
+    _stream(
+        "note",
+        "note",
+        "fhir_note",
+        "note_time",
+        "Clinical notes (DocumentReference, base64 decoded)",
+        text_column="text",
+        title_column="title",
+    ),
 )
 
 
@@ -175,13 +276,18 @@ class FhirAdapter(SourceAdapter):
                 tables.append(_table_info(v, _view_columns(v), _VIEW_NOTES[v], None))
         data_start = data_end = None
         if "fhir_encounter" in present:
-            lo, hi = db.execute('SELECT MIN("start_time"), MAX("start_time") FROM "fhir_encounter"', max_rows=1).rows[0]
+            lo, hi = db.execute(
+                'SELECT MIN("start_time"), MAX("start_time") FROM "fhir_encounter"', max_rows=1
+            ).rows[0]
             data_start = str(lo)[:10] if lo is not None else None
             data_end = str(hi)[:10] if hi is not None else None
         linked = 0
         if "fhir_code" in present:
-            linked = int(db.execute('SELECT COUNT(*) FROM "fhir_code" WHERE "concept_id" IS NOT NULL',
-                                    max_rows=1).rows[0][0])
+            linked = int(
+                db.execute(
+                    'SELECT COUNT(*) FROM "fhir_code" WHERE "concept_id" IS NOT NULL', max_rows=1
+                ).rows[0][0]
+            )
         streams = tuple(s for s in STREAMS if s.table in present)
         return Catalog(
             source=source or "fhir",
@@ -195,8 +301,8 @@ class FhirAdapter(SourceAdapter):
                 birth_date_column="birth_date",
                 sex_column="gender",
                 sex_values=_SEX,  # type: ignore[arg-type]
-                death_table="fhir_patient",
-                death_patient_column="id",
+                death_table="fhir_death",
+                death_patient_column="patient_id",
                 death_date_column="death_date",
                 observation_table="fhir_observation_period",
                 observation_patient_column="patient_id",
@@ -231,8 +337,11 @@ class FhirAdapter(SourceAdapter):
             description=(
                 "FHIR R4 resources flattened by clinbridge (SQL-on-FHIR style). Codes are matched by "
                 "(system, code); fhir_code explains them"
-                + (f" and links {linked} of them to OMOP concepts (concept_id, standard_concept_id)"
-                   if linked else "")
+                + (
+                    f" and links {linked} of them to OMOP concepts (concept_id, standard_concept_id)"
+                    if linked
+                    else ""
+                )
                 + ". Timestamps are local wall-clock times; *_text columns keep the FHIR value with "
                 "its offset. fhir_resource keeps every resource whole; fhir_quarantine the rejected ones."
             ),

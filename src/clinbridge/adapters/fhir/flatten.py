@@ -1,252 +1,45 @@
 """Flatten FHIR R4 resources (parsed JSON dicts) into rows of the tables in :mod:`.schema`.
 
 The fast path does not build pydantic models; instead every value that is flattened is
-type-checked here (strings are strings, quantities are numbers, dateTimes match the FHIR
-grammar, references resolve), and a violation raises :class:`FieldError` naming the field.
+type-checked (see :mod:`.values`: strings are strings, quantities are numbers, dateTimes match the
+FHIR grammar, references resolve), and a violation raises :class:`FieldError` naming the field.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import datetime as _dt
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from clinbridge.adapters.fhir.schema import TABLES
-
-__all__ = ["FLATTENERS", "Context", "FieldError", "clean_display", "flatten", "parse_datetime"]
-
-Row = tuple[Any, ...]
-Rows = list[tuple[str, Row]]
-
-
-class FieldError(ValueError):
-    """A flattened value has the wrong type or form."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
-
-
-@dataclass
-class Context:
-    """What flattening needs besides the resource: reference map and the code dictionary."""
-
-    refmap: dict[str, str] = field(default_factory=dict)
-    """fullUrl (urn:uuid:..., absolute URL) → 'Type/id' for the current bundle."""
-    codes: dict[tuple[str, str], str | None] = field(default_factory=dict)
-    """(system, code) → cleaned display, every code seen."""
-
-
-_ZW = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
-_WS = re.compile(r"\s+")
-
-
-_CLEAN: dict[str, str] = {}
-
-
-def clean_display(text: str | None) -> str | None:
-    """Remove zero-width characters (Synthea has some) and collapse whitespace."""
-    if text is None:
-        return None
-    done = _CLEAN.get(text)
-    if done is not None:
-        return done
-    out = text
-    if _ZW.search(out):
-        out = _ZW.sub("", out)
-    if "  " in out or "\n" in out or "\t" in out:
-        out = _WS.sub(" ", out)
-    out = out.strip()
-    if len(_CLEAN) < 200_000 and len(text) < 300:
-        _CLEAN[text] = out
-    return out
-
-
-_DT_RE = re.compile(
-    r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?)?)?$"
+from clinbridge.adapters.fhir.values import (
+    Context,
+    FieldError,
+    Rows,
+    _bool,
+    _cc,
+    _cc_code,
+    _coding,
+    _date,
+    _encounter,
+    _ext,
+    _first,
+    _list,
+    _num,
+    _obj,
+    _patient,
+    _period,
+    _quantity,
+    _ref,
+    _ref_text,
+    _s,
+    _value,
+    clean_display,
+    parse_datetime,
 )
 
-
-def parse_datetime(value: Any, fld: str) -> tuple[str | None, str | None]:
-    """FHIR date/dateTime/instant → (local wall-clock 'YYYY-MM-DD HH:MM:SS', verbatim text).
-
-    Partial dates ('1987', '1987-11') map to their first day; the text keeps the precision
-    and the offset, so nothing is lost.
-    """
-    if value is None:
-        return None, None
-    if not isinstance(value, str):
-        raise FieldError(fld, f"expected a FHIR dateTime string, got {type(value).__name__} {value!r}")
-    if _DT_RE.match(value) is None:
-        raise FieldError(fld, f"not a FHIR dateTime: {value!r}")
-    n = len(value)
-    if n >= 19 and value[16] == ":":
-        local = f"{value[:10]} {value[11:19]}"
-    elif n == 10:
-        local = value + " 00:00:00"
-    elif n == 7:
-        local = value + "-01 00:00:00"
-    elif n == 4:
-        local = value + "-01-01 00:00:00"
-    else:  # hh:mm without seconds
-        local = f"{value[:10]} {value[11:16]}:00"
-    try:
-        _dt.datetime.fromisoformat(local)
-    except ValueError:
-        raise FieldError(fld, f"date/time out of range: {value!r}") from None
-    return local, value
-
-
-def _date(value: Any, fld: str) -> tuple[str | None, str | None]:
-    ts, text = parse_datetime(value, fld)
-    return (ts[:10] if ts else None), text
-
-
-def _s(obj: Any, fld: str) -> str | None:
-    if obj is None or isinstance(obj, str):
-        return obj
-    raise FieldError(fld, f"expected a string, got {type(obj).__name__} {obj!r}")
-
-
-def _num(obj: Any, fld: str) -> float | None:
-    if obj is None:
-        return None
-    if isinstance(obj, bool) or not isinstance(obj, int | float):
-        raise FieldError(fld, f"expected a number, got {type(obj).__name__} {obj!r}")
-    return float(obj)
-
-
-def _bool(obj: Any, fld: str) -> bool | None:
-    if obj is None or isinstance(obj, bool):
-        return obj
-    raise FieldError(fld, f"expected a boolean, got {type(obj).__name__} {obj!r}")
-
-
-def _obj(obj: Any, fld: str) -> dict[str, Any]:
-    if obj is None:
-        return {}
-    if isinstance(obj, dict):
-        return obj
-    raise FieldError(fld, f"expected an object, got {type(obj).__name__} {obj!r}")
-
-
-def _list(obj: Any, fld: str) -> list[Any]:
-    if obj is None:
-        return []
-    if isinstance(obj, list):
-        return obj
-    raise FieldError(fld, f"expected an array, got {type(obj).__name__}")
-
-
-def _first(obj: Any, fld: str) -> dict[str, Any]:
-    items = _list(obj, fld)
-    return _obj(items[0], f"{fld}[0]") if items else {}
-
-
-def _coding(c: Any, fld: str, ctx: Context) -> tuple[str | None, str | None, str | None]:
-    if type(c) is not dict:
-        c = _obj(c, fld)
-    system, code, display = c.get("system"), c.get("code"), c.get("display")
-    if type(system) is not str and system is not None:
-        _s(system, f"{fld}.system")
-    if type(code) is not str and code is not None:
-        _s(code, f"{fld}.code")
-    if display is not None:
-        display = clean_display(_s(display, f"{fld}.display"))
-    if code is not None:
-        key = (system or "", code)
-        if display or key not in ctx.codes:
-            ctx.codes[key] = display
-    return system, code, display
-
-
-def _cc(obj: Any, fld: str, ctx: Context, prefer: str | None = None) -> tuple[str | None, str | None, str | None]:
-    """CodeableConcept → (system, code, display) of its first coding (or the preferred system).
-
-    Every coding is registered in the code dictionary; the display falls back to ``text``.
-    """
-    cc = _obj(obj, fld)
-    if not cc:
-        return None, None, None
-    best: tuple[str | None, str | None, str | None] = (None, None, None)
-    for i, c in enumerate(_list(cc.get("coding"), f"{fld}.coding")):
-        got = _coding(c, f"{fld}.coding[{i}]", ctx)
-        if best[1] is None or (prefer is not None and got[0] == prefer and best[0] != prefer):
-            best = got
-    text = clean_display(_s(cc.get("text"), f"{fld}.text"))
-    return best[0], best[1], best[2] or text
-
-
-def _cc_code(obj: Any, fld: str, ctx: Context) -> str | None:
-    return _cc(obj, fld, ctx)[1]
-
-
-def _ref(obj: Any, fld: str, ctx: Context, expected: str | None = None) -> str | None:
-    """Reference → target id (``urn:uuid:`` through the bundle's fullUrls, or ``Type/id``)."""
-    if obj is None:
-        return None
-    r = _obj(obj, fld).get("reference")
-    if r is None:
-        return None
-    if not isinstance(r, str):
-        raise FieldError(f"{fld}.reference", f"expected a string, got {type(r).__name__}")
-    target = ctx.refmap.get(r)
-    rtype: str | None
-    if target is not None:
-        rtype, _, rid = target.partition("/")
-    elif r.startswith("urn:uuid:"):
-        rtype, rid = expected, r[9:]
-    elif r.startswith("#"):
-        return r
-    elif "?" in r:
-        if expected is None:
-            return r
-        raise FieldError(f"{fld}.reference", f"conditional reference {r!r} cannot be resolved to an id")
-    else:
-        parts = r.rstrip("/").split("/")
-        if "_history" in parts:
-            parts = parts[: parts.index("_history")]
-        if len(parts) < 2:
-            raise FieldError(f"{fld}.reference", f"not a FHIR reference: {r!r}")
-        rtype, rid = parts[-2], parts[-1]
-    if expected is not None and rtype is not None and rtype != expected:
-        raise FieldError(f"{fld}.reference", f"expected a reference to {expected}, got {r!r}")
-    return rid
-
-
-def _ref_text(obj: Any, fld: str) -> str | None:
-    o = _obj(obj, fld)
-    return _s(o.get("reference"), f"{fld}.reference") or _s(o.get("display"), f"{fld}.display")
-
-
-def _patient(r: dict[str, Any], ctx: Context, key: str = "subject") -> str:
-    pid = _ref(r.get(key), key, ctx, "Patient")
-    if pid is None:
-        raise FieldError(key, "missing patient reference")
-    return pid
-
-
-def _encounter(r: dict[str, Any], ctx: Context, key: str = "encounter") -> str | None:
-    return _ref(r.get(key), key, ctx, "Encounter")
-
-
-def _period(obj: Any, fld: str) -> tuple[str | None, str | None, str | None, str | None]:
-    p = _obj(obj, fld)
-    s = parse_datetime(p.get("start"), f"{fld}.start")
-    e = parse_datetime(p.get("end"), f"{fld}.end")
-    return s[0], s[1], e[0], e[1]
-
-
-def _ext(r: dict[str, Any], url_suffix: str) -> dict[str, Any] | None:
-    for e in _list(r.get("extension"), "extension"):
-        if isinstance(e, dict) and isinstance(e.get("url"), str) and e["url"].endswith(url_suffix):
-            return e
-    return None
+__all__ = ["FLATTENERS", "Context", "FieldError", "clean_display", "flatten", "parse_datetime"]
 
 
 # -- resources ---------------------------------------------------------------------------
@@ -270,7 +63,11 @@ def _patient_rows(r: dict[str, Any], ctx: Context) -> Rows:
     mrn = None
     for i, ident in enumerate(_list(r.get("identifier"), "identifier")):
         ident = _obj(ident, f"identifier[{i}]")
-        codes = [c.get("code") for c in _obj(ident.get("type"), "type").get("coding", []) if isinstance(c, dict)]
+        codes = [
+            c.get("code")
+            for c in _obj(ident.get("type"), "type").get("coding", [])
+            if isinstance(c, dict)
+        ]
         if "MR" in codes:
             mrn = _s(ident.get("value"), f"identifier[{i}].value")
     race: tuple[str | None, str | None, str | None] = (None, None, None)
@@ -294,11 +91,25 @@ def _patient_rows(r: dict[str, Any], ctx: Context) -> Rows:
         (
             "fhir_patient",
             (
-                r["id"], gender, birth, birth_text, deceased, dts, dtext, dts[:10] if dts else None,
+                r["id"],
+                gender,
+                birth,
+                birth_text,
+                deceased,
+                dts,
+                dtext,
+                dts[:10] if dts else None,
                 _s(name.get("family"), "name.family"),
                 " ".join(g for g in given if isinstance(g, str)) or None,
-                mrn, race[1], race[2], eth[1], eth[2], birth_sex, marital,
-                _s(address.get("city"), "address.city"), _s(address.get("state"), "address.state"),
+                mrn,
+                race[1],
+                race[2],
+                eth[1],
+                eth[2],
+                birth_sex,
+                marital,
+                _s(address.get("city"), "address.city"),
+                _s(address.get("state"), "address.state"),
                 _s(address.get("postalCode"), "address.postalCode"),
                 _s(address.get("country"), "address.country"),
             ),
@@ -322,86 +133,27 @@ def _encounter_rows(r: dict[str, Any], ctx: Context) -> Rows:
         (
             "fhir_encounter",
             (
-                r["id"], _patient(r, ctx), _s(r.get("status"), "status"), ks, kc, ts, tc, td,
-                start, start_t, end, end_t, rs, rc, rd, dd,
+                r["id"],
+                _patient(r, ctx),
+                _s(r.get("status"), "status"),
+                ks,
+                kc,
+                ts,
+                tc,
+                td,
+                start,
+                start_t,
+                end,
+                end_t,
+                rs,
+                rc,
+                rd,
+                dd,
                 _ref_text(r.get("serviceProvider"), "serviceProvider"),
                 _ref_text(part.get("individual"), "participant[0].individual"),
             ),
         )
     ]
-
-
-_VALUE_KINDS = (
-    "valueQuantity", "valueCodeableConcept", "valueString", "valueBoolean", "valueInteger",
-    "valueRange", "valueRatio", "valueSampledData", "valueTime", "valueDateTime", "valuePeriod",
-)
-
-# value_type, value_num, comparator, unit, unit_code, unit_system, vsys, vcode, value_text, high
-_NO_VALUE: tuple[Any, ...] = (None,) * 10
-
-
-def _quantity(q: Any, fld: str) -> tuple[float | None, str | None, str | None, str | None, str | None]:
-    q = _obj(q, fld)
-    return (
-        _num(q.get("value"), f"{fld}.value"),
-        _s(q.get("comparator"), f"{fld}.comparator"),
-        _s(q.get("unit"), f"{fld}.unit"),
-        _s(q.get("code"), f"{fld}.code"),
-        _s(q.get("system"), f"{fld}.system"),
-    )
-
-
-def _numtext(v: float | None) -> str:
-    if v is None:
-        return ""
-    text = repr(v)
-    return text[:-2] if text.endswith(".0") else text
-
-
-def _value(r: dict[str, Any], prefix: str, ctx: Context) -> tuple[Any, ...]:
-    """value[x] of every kind → the value columns (see _NO_VALUE)."""
-    for kind in _VALUE_KINDS:
-        if kind not in r:
-            continue
-        v = r[kind]
-        fld = f"{prefix}{kind}"
-        if kind == "valueQuantity":
-            num, comp, unit, ucode, usys = _quantity(v, fld)
-            return ("Quantity", num, comp, unit or ucode, ucode, usys, None, None, None, None)
-        if kind == "valueCodeableConcept":
-            s, c, d = _cc(v, fld, ctx)
-            return ("CodeableConcept", None, None, None, None, None, s, c, d or c, None)
-        if kind == "valueInteger":
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise FieldError(fld, f"expected an integer, got {type(v).__name__} {v!r}")
-            return ("integer", float(v), None, None, None, None, None, None, str(v), None)
-        if kind == "valueBoolean":
-            b = _bool(v, fld)
-            return ("boolean", None, None, None, None, None, None, None, "true" if b else "false", None)
-        if kind in ("valueString", "valueTime"):
-            return (kind[5:].lower(), None, None, None, None, None, None, None, _s(v, fld), None)
-        if kind == "valueDateTime":
-            parse_datetime(v, fld)
-            return ("dateTime", None, None, None, None, None, None, None, v, None)
-        if kind == "valuePeriod":
-            _, st, _, et = _period(v, fld)
-            return ("Period", None, None, None, None, None, None, None, f"{st or ''}/{et or ''}", None)
-        if kind == "valueRange":
-            rng = _obj(v, fld)
-            lo = _quantity(rng.get("low"), f"{fld}.low")
-            hi = _quantity(rng.get("high"), f"{fld}.high")
-            unit = lo[2] or lo[3] or hi[2] or hi[3]
-            text = f"{_numtext(lo[0])}-{_numtext(hi[0])}"
-            return ("Range", lo[0], None, unit, lo[3] or hi[3], lo[4] or hi[4], None, None, text, hi[0])
-        if kind == "valueRatio":
-            rat = _obj(v, fld)
-            nu = _quantity(rat.get("numerator"), f"{fld}.numerator")[0]
-            de = _quantity(rat.get("denominator"), f"{fld}.denominator")[0]
-            num = nu / de if nu is not None and de else None
-            return ("Ratio", num, None, None, None, None, None, None, f"{_numtext(nu)}/{_numtext(de)}", None)
-        sd = _obj(v, fld)
-        return ("SampledData", None, None, None, None, None, None, None, _s(sd.get("data"), f"{fld}.data"), None)
-    return _NO_VALUE
 
 
 def _observation_rows(r: dict[str, Any], ctx: Context) -> Rows:
@@ -412,7 +164,9 @@ def _observation_rows(r: dict[str, Any], ctx: Context) -> Rows:
     s, c, d = _cc(r.get("code"), "code", ctx)
     if c is None and d is None:
         raise FieldError("code", "Observation has no code")
-    eff, eff_t = parse_datetime(r.get("effectiveDateTime") or r.get("effectiveInstant"), "effectiveDateTime")
+    eff, eff_t = parse_datetime(
+        r.get("effectiveDateTime") or r.get("effectiveInstant"), "effectiveDateTime"
+    )
     if eff is None and "effectivePeriod" in r:
         eff, eff_t, _, _ = _period(r.get("effectivePeriod"), "effectivePeriod")
     issued = _s(r.get("issued"), "issued")
@@ -423,8 +177,28 @@ def _observation_rows(r: dict[str, Any], ctx: Context) -> Rows:
     kind = "panel" if comps and value[0] is None else "value"
     rid = r["id"]
     rows: Rows = [
-        ("fhir_observation", (rid, 0, kind, pid, eid, status, category, s, c, d, None, eff, eff_t,
-                              issued, *value, interp, dar))
+        (
+            "fhir_observation",
+            (
+                rid,
+                0,
+                kind,
+                pid,
+                eid,
+                status,
+                category,
+                s,
+                c,
+                d,
+                None,
+                eff,
+                eff_t,
+                issued,
+                *value,
+                interp,
+                dar,
+            ),
+        )
     ]
     for i, comp in enumerate(comps, start=1):
         comp = _obj(comp, f"component[{i - 1}]")
@@ -432,8 +206,28 @@ def _observation_rows(r: dict[str, Any], ctx: Context) -> Rows:
         cv = _value(comp, f"component[{i - 1}].", ctx)
         cdar = _cc_code(comp.get("dataAbsentReason"), f"component[{i - 1}].dataAbsentReason", ctx)
         rows.append(
-            ("fhir_observation", (rid, i, "component", pid, eid, status, category, cs, cc, cd, c, eff,
-                                  eff_t, issued, *cv, None, cdar))
+            (
+                "fhir_observation",
+                (
+                    rid,
+                    i,
+                    "component",
+                    pid,
+                    eid,
+                    status,
+                    category,
+                    cs,
+                    cc,
+                    cd,
+                    c,
+                    eff,
+                    eff_t,
+                    issued,
+                    *cv,
+                    None,
+                    cdar,
+                ),
+            )
         )
     return rows
 
@@ -451,11 +245,21 @@ def _condition_rows(r: dict[str, Any], ctx: Context) -> Rows:
         (
             "fhir_condition",
             (
-                r["id"], _patient(r, ctx), _encounter(r, ctx),
+                r["id"],
+                _patient(r, ctx),
+                _encounter(r, ctx),
                 _cc_code(r.get("clinicalStatus"), "clinicalStatus", ctx),
                 _cc_code(r.get("verificationStatus"), "verificationStatus", ctx),
                 _cc_code(_first(r.get("category"), "category"), "category[0]", ctx),
-                s, c, d, onset or rec, onset_t or rec_t, ab, ab_t, rec, rec_t,
+                s,
+                c,
+                d,
+                onset or rec,
+                onset_t or rec_t,
+                ab,
+                ab_t,
+                rec,
+                rec_t,
             ),
         )
     ]
@@ -470,7 +274,9 @@ def _med(r: dict[str, Any], ctx: Context) -> tuple[str | None, str | None, str |
     s, c, d = _cc(r.get("medicationCodeableConcept"), "medicationCodeableConcept", ctx)
     mref = _ref(r.get("medicationReference"), "medicationReference", ctx, "Medication")
     if c is None and mref is None:
-        raise FieldError("medication[x]", "neither medicationCodeableConcept nor medicationReference")
+        raise FieldError(
+            "medication[x]", "neither medicationCodeableConcept nor medicationReference"
+        )
     return s, c, d, mref
 
 
@@ -478,7 +284,9 @@ def _medication_request_rows(r: dict[str, Any], ctx: Context) -> Rows:
     s, c, d, mref = _med(r, ctx)
     auth, auth_t = parse_datetime(r.get("authoredOn"), "authoredOn")
     dose = _first(r.get("dosageInstruction"), "dosageInstruction")
-    rep = _obj(_obj(dose.get("timing"), "dosageInstruction[0].timing").get("repeat"), "timing.repeat")
+    rep = _obj(
+        _obj(dose.get("timing"), "dosageInstruction[0].timing").get("repeat"), "timing.repeat"
+    )
     dr = _first(dose.get("doseAndRate"), "dosageInstruction[0].doseAndRate")
     dq = _quantity(dr.get("doseQuantity"), "dosageInstruction[0].doseAndRate[0].doseQuantity")
     disp = _obj(r.get("dispenseRequest"), "dispenseRequest")
@@ -488,17 +296,32 @@ def _medication_request_rows(r: dict[str, Any], ctx: Context) -> Rows:
         (
             "fhir_medication_request",
             (
-                r["id"], _patient(r, ctx), _encounter(r, ctx), _s(r.get("status"), "status"),
-                _s(r.get("intent"), "intent"), s, c, d, mref, auth, auth_t,
-                _s(dose.get("text"), "dosageInstruction[0].text"), dq[0], dq[2] or dq[3],
+                r["id"],
+                _patient(r, ctx),
+                _encounter(r, ctx),
+                _s(r.get("status"), "status"),
+                _s(r.get("intent"), "intent"),
+                s,
+                c,
+                d,
+                mref,
+                auth,
+                auth_t,
+                _s(dose.get("text"), "dosageInstruction[0].text"),
+                dq[0],
+                dq[2] or dq[3],
                 _num(rep.get("frequency"), "timing.repeat.frequency"),
                 _num(rep.get("period"), "timing.repeat.period"),
                 _s(rep.get("periodUnit"), "timing.repeat.periodUnit"),
                 _bool(dose.get("asNeededBoolean"), "dosageInstruction[0].asNeededBoolean"),
                 _cc(dose.get("route"), "dosageInstruction[0].route", ctx)[2],
                 _cc_code(_first(r.get("reasonCode"), "reasonCode"), "reasonCode[0]", ctx),
-                _ref_text(_first(r.get("reasonReference"), "reasonReference"), "reasonReference[0]"),
-                _ref_text(r.get("requester"), "requester"), supply[0], qty[0],
+                _ref_text(
+                    _first(r.get("reasonReference"), "reasonReference"), "reasonReference[0]"
+                ),
+                _ref_text(r.get("requester"), "requester"),
+                supply[0],
+                qty[0],
             ),
         )
     ]
@@ -517,8 +340,21 @@ def _medication_administration_rows(r: dict[str, Any], ctx: Context) -> Rows:
         (
             "fhir_medication_administration",
             (
-                r["id"], _patient(r, ctx), enc, _s(r.get("status"), "status"), s, c, d, mref,
-                st, st_t, en, en_t, dq[0], dq[2] or dq[3], _cc(dosage.get("route"), "dosage.route", ctx)[2],
+                r["id"],
+                _patient(r, ctx),
+                enc,
+                _s(r.get("status"), "status"),
+                s,
+                c,
+                d,
+                mref,
+                st,
+                st_t,
+                en,
+                en_t,
+                dq[0],
+                dq[2] or dq[3],
+                _cc(dosage.get("route"), "dosage.route", ctx)[2],
                 _cc_code(_first(r.get("reasonCode"), "reasonCode"), "reasonCode[0]", ctx),
             ),
         )
@@ -535,10 +371,21 @@ def _procedure_rows(r: dict[str, Any], ctx: Context) -> Rows:
         (
             "fhir_procedure",
             (
-                r["id"], _patient(r, ctx), _encounter(r, ctx), _s(r.get("status"), "status"), s, c, d,
-                st, st_t, en, en_t,
+                r["id"],
+                _patient(r, ctx),
+                _encounter(r, ctx),
+                _s(r.get("status"), "status"),
+                s,
+                c,
+                d,
+                st,
+                st_t,
+                en,
+                en_t,
                 _cc_code(_first(r.get("reasonCode"), "reasonCode"), "reasonCode[0]", ctx),
-                _ref_text(_first(r.get("reasonReference"), "reasonReference"), "reasonReference[0]"),
+                _ref_text(
+                    _first(r.get("reasonReference"), "reasonReference"), "reasonReference[0]"
+                ),
                 _cc_code(_first(r.get("bodySite"), "bodySite"), "bodySite[0]", ctx),
             ),
         )
@@ -552,8 +399,16 @@ def _immunization_rows(r: dict[str, Any], ctx: Context) -> Rows:
         (
             "fhir_immunization",
             (
-                r["id"], _patient(r, ctx, "patient"), _encounter(r, ctx), _s(r.get("status"), "status"),
-                s, c, d, occ, occ_t, _bool(r.get("primarySource"), "primarySource"),
+                r["id"],
+                _patient(r, ctx, "patient"),
+                _encounter(r, ctx),
+                _s(r.get("status"), "status"),
+                s,
+                c,
+                d,
+                occ,
+                occ_t,
+                _bool(r.get("primarySource"), "primarySource"),
                 _s(r.get("lotNumber"), "lotNumber"),
             ),
         )
@@ -566,17 +421,32 @@ def _allergy_rows(r: dict[str, Any], ctx: Context) -> Rows:
     s, c, d = _cc(r.get("code"), "code", ctx)
     cats = [x for x in _list(r.get("category"), "category") if isinstance(x, str)]
     reaction = _first(r.get("reaction"), "reaction")
-    manif = _cc(_first(reaction.get("manifestation"), "reaction[0].manifestation"),
-                "reaction[0].manifestation[0]", ctx)
+    manif = _cc(
+        _first(reaction.get("manifestation"), "reaction[0].manifestation"),
+        "reaction[0].manifestation[0]",
+        ctx,
+    )
     return [
         (
             "fhir_allergy",
             (
-                r["id"], _patient(r, ctx, "patient"), _encounter(r, ctx),
+                r["id"],
+                _patient(r, ctx, "patient"),
+                _encounter(r, ctx),
                 _cc_code(r.get("clinicalStatus"), "clinicalStatus", ctx),
                 _cc_code(r.get("verificationStatus"), "verificationStatus", ctx),
-                _s(r.get("type"), "type"), ",".join(cats) or None, _s(r.get("criticality"), "criticality"),
-                s, c, d, onset, onset_t, rec, rec_t, manif[2], _s(reaction.get("severity"), "reaction[0].severity"),
+                _s(r.get("type"), "type"),
+                ",".join(cats) or None,
+                _s(r.get("criticality"), "criticality"),
+                s,
+                c,
+                d,
+                onset,
+                onset_t,
+                rec,
+                rec_t,
+                manif[2],
+                _s(reaction.get("severity"), "reaction[0].severity"),
             ),
         )
     ]
@@ -593,16 +463,35 @@ def _diagnostic_report_rows(r: dict[str, Any], ctx: Context) -> Rows:
         (
             "fhir_diagnostic_report",
             (
-                rid, _patient(r, ctx), _encounter(r, ctx), _s(r.get("status"), "status"),
-                _cc_code(_first(r.get("category"), "category"), "category[0]", ctx), s, c, d, eff, eff_t,
-                _s(r.get("issued"), "issued"), _s(r.get("conclusion"), "conclusion"), len(results),
+                rid,
+                _patient(r, ctx),
+                _encounter(r, ctx),
+                _s(r.get("status"), "status"),
+                _cc_code(_first(r.get("category"), "category"), "category[0]", ctx),
+                s,
+                c,
+                d,
+                eff,
+                eff_t,
+                _s(r.get("issued"), "issued"),
+                _s(r.get("conclusion"), "conclusion"),
+                len(results),
             ),
         )
     ]
     for i, res in enumerate(results):
         oid = _ref(res, f"result[{i}]", ctx, "Observation")
-        rows.append(("fhir_diagnostic_report_result",
-                     (rid, i, oid, clean_display(_s(_obj(res, "result").get("display"), f"result[{i}].display")))))
+        rows.append(
+            (
+                "fhir_diagnostic_report_result",
+                (
+                    rid,
+                    i,
+                    oid,
+                    clean_display(_s(_obj(res, "result").get("display"), f"result[{i}].display")),
+                ),
+            )
+        )
     return rows
 
 
@@ -618,25 +507,52 @@ def _care_plan_rows(r: dict[str, Any], ctx: Context) -> Rows:
             s, c, d = got
     st, st_t, en, en_t = _period(r.get("period"), "period")
     addresses = ",".join(
-        x for i, a in enumerate(_list(r.get("addresses"), "addresses"))
+        x
+        for i, a in enumerate(_list(r.get("addresses"), "addresses"))
         if (x := _ref(a, f"addresses[{i}]", ctx, "Condition"))
     )
     rid = r["id"]
     rows: Rows = [
-        ("fhir_care_plan", (rid, _patient(r, ctx), _encounter(r, ctx), _s(r.get("status"), "status"),
-                            _s(r.get("intent"), "intent"), s, c, d, st, st_t, en, en_t, addresses or None))
+        (
+            "fhir_care_plan",
+            (
+                rid,
+                _patient(r, ctx),
+                _encounter(r, ctx),
+                _s(r.get("status"), "status"),
+                _s(r.get("intent"), "intent"),
+                s,
+                c,
+                d,
+                st,
+                st_t,
+                en,
+                en_t,
+                addresses or None,
+            ),
+        )
     ]
     for i, act in enumerate(_list(r.get("activity"), "activity")):
         det = _obj(_obj(act, f"activity[{i}]").get("detail"), f"activity[{i}].detail")
         a = _cc(det.get("code"), f"activity[{i}].detail.code", ctx)
-        rows.append(("fhir_care_plan_activity", (rid, i, _s(det.get("status"), f"activity[{i}].detail.status"), *a)))
+        rows.append(
+            (
+                "fhir_care_plan_activity",
+                (rid, i, _s(det.get("status"), f"activity[{i}].detail.status"), *a),
+            )
+        )
     return rows
 
 
 def _document_rows(r: dict[str, Any], ctx: Context) -> Rows:
     pid = _patient(r, ctx)
     context = _obj(r.get("context"), "context")
-    eid = _ref(_first(context.get("encounter"), "context.encounter"), "context.encounter[0]", ctx, "Encounter")
+    eid = _ref(
+        _first(context.get("encounter"), "context.encounter"),
+        "context.encounter[0]",
+        ctx,
+        "Encounter",
+    )
     ts, ts_t = parse_datetime(r.get("date"), "date")
     if ts is None:
         ts, ts_t, _, _ = _period(context.get("period"), "context.period")
@@ -644,7 +560,10 @@ def _document_rows(r: dict[str, Any], ctx: Context) -> Rows:
     category = _cc_code(_first(r.get("category"), "category"), "category[0]", ctx)
     author = _ref_text(_first(r.get("author"), "author"), "author[0]")
     if author and "?" in author:
-        author = clean_display(_s(_first(r.get("author"), "author").get("display"), "author[0].display")) or author
+        author = (
+            clean_display(_s(_first(r.get("author"), "author").get("display"), "author[0].display"))
+            or author
+        )
     rows: Rows = []
     for i, content in enumerate(_list(r.get("content"), "content")):
         att = _obj(_obj(content, f"content[{i}]").get("attachment"), f"content[{i}].attachment")
@@ -663,13 +582,57 @@ def _document_rows(r: dict[str, Any], ctx: Context) -> Rows:
                 try:
                     text = raw.decode(charset)
                 except (LookupError, UnicodeDecodeError):
-                    raise FieldError(f"content[{i}].attachment.data", f"not {charset} text") from None
-        title = _s(att.get("title"), f"content[{i}].attachment.title") or _s(r.get("description"), "description")
-        rows.append(("fhir_note", (r["id"], i, pid, eid, _s(r.get("status"), "status"), category, s, c, d,
-                                   ts, ts_t, title or d, author, ctype, text)))
+                    raise FieldError(
+                        f"content[{i}].attachment.data", f"not {charset} text"
+                    ) from None
+        title = _s(att.get("title"), f"content[{i}].attachment.title") or _s(
+            r.get("description"), "description"
+        )
+        rows.append(
+            (
+                "fhir_note",
+                (
+                    r["id"],
+                    i,
+                    pid,
+                    eid,
+                    _s(r.get("status"), "status"),
+                    category,
+                    s,
+                    c,
+                    d,
+                    ts,
+                    ts_t,
+                    title or d,
+                    author,
+                    ctype,
+                    text,
+                ),
+            )
+        )
     if not rows:
-        rows.append(("fhir_note", (r["id"], 0, pid, eid, _s(r.get("status"), "status"), category, s, c, d,
-                                   ts, ts_t, d, author, None, None)))
+        rows.append(
+            (
+                "fhir_note",
+                (
+                    r["id"],
+                    0,
+                    pid,
+                    eid,
+                    _s(r.get("status"), "status"),
+                    category,
+                    s,
+                    c,
+                    d,
+                    ts,
+                    ts_t,
+                    d,
+                    author,
+                    None,
+                    None,
+                ),
+            )
+        )
     return rows
 
 

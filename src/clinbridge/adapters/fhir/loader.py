@@ -14,21 +14,29 @@ import logging
 import re
 import time
 import uuid
-from collections import defaultdict
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import orjson
 from pydantic import BaseModel, ConfigDict
 
+from clinbridge.adapters.fhir.codes import (
+    RESOURCE_TYPES,
+    SYSTEM_VOCABULARY,
+    link_concepts,
+    vocabulary_id,
+)
 from clinbridge.adapters.fhir.flatten import FLATTENERS, Context, FieldError, flatten
 from clinbridge.adapters.fhir.reader import (
     DEFAULT_STREAM_THRESHOLD,
     Record,
     discover,
     file_kind,
+    line_chunks,
+    line_records,
     read_file,
 )
 from clinbridge.adapters.fhir.schema import (
@@ -40,9 +48,18 @@ from clinbridge.adapters.fhir.schema import (
 )
 from clinbridge.adapters.fhir.writer import Writer
 from clinbridge.db import Database
-from clinbridge.errors import LoadError
+from clinbridge.errors import ClinbridgeError, ExecutionError, LoadError
 
-__all__ = ["RESOURCE_TYPES", "FhirLoader", "LoadReport", "TypeCount", "load_fhir"]
+__all__ = [
+    "RESOURCE_TYPES",
+    "SYSTEM_VOCABULARY",
+    "FhirLoader",
+    "LoadReport",
+    "TypeCount",
+    "link_concepts",
+    "load_fhir",
+    "vocabulary_id",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -89,52 +106,14 @@ class LoadReport(BaseModel):
         lines = [f"{'resource type':<{width}}  {'read':>8}  {'loaded':>8}  {'quarantined':>11}"]
         for rtype, c in sorted(self.resource_types.items()):
             lines.append(f"{rtype:<{width}}  {c.read:>8}  {c.loaded:>8}  {c.quarantined:>11}")
-        lines.append(f"{'TOTAL':<{width}}  {self.read:>8}  {self.loaded:>8}  {self.quarantined:>11}")
+        lines.append(
+            f"{'TOTAL':<{width}}  {self.read:>8}  {self.loaded:>8}  {self.quarantined:>11}"
+        )
         ok = "reconciled: read = loaded + quarantined" if self.reconciled else "NOT RECONCILED"
         lines.append(f"{ok}; {self.resources_per_s:,.0f} resources/s in {self.elapsed_s:.2f} s")
         for s in self.skipped_files:
             lines.append(f"skipped {s['file']}: {s['reason']}")
         return lines
-
-
-RESOURCE_TYPES: frozenset[str] = frozenset({
-    "Account", "ActivityDefinition", "AdministrableProductDefinition", "AdverseEvent",
-    "AllergyIntolerance", "Appointment", "AppointmentResponse", "AuditEvent", "Basic", "Binary",
-    "BiologicallyDerivedProduct", "BodyStructure", "Bundle", "CapabilityStatement", "CarePlan",
-    "CareTeam", "CatalogEntry", "ChargeItem", "ChargeItemDefinition", "Citation", "Claim",
-    "ClaimResponse", "ClinicalImpression", "ClinicalUseDefinition", "CodeSystem", "Communication",
-    "CommunicationRequest", "CompartmentDefinition", "Composition", "ConceptMap", "Condition",
-    "Consent", "Contract", "Coverage", "CoverageEligibilityRequest", "CoverageEligibilityResponse",
-    "DetectedIssue", "Device", "DeviceDefinition", "DeviceMetric", "DeviceRequest",
-    "DeviceUseStatement", "DiagnosticReport", "DocumentManifest", "DocumentReference",
-    "EffectEvidenceSynthesis", "Encounter", "Endpoint", "EnrollmentRequest", "EnrollmentResponse",
-    "EpisodeOfCare", "EventDefinition", "Evidence", "EvidenceReport", "EvidenceVariable",
-    "ExampleScenario", "ExplanationOfBenefit", "FamilyMemberHistory", "Flag", "Goal",
-    "GraphDefinition", "Group", "GuidanceResponse", "HealthcareService", "ImagingStudy",
-    "Immunization", "ImmunizationEvaluation", "ImmunizationRecommendation", "ImplementationGuide",
-    "Ingredient", "InsurancePlan", "Invoice", "Library", "Linkage", "List", "Location",
-    "ManufacturedItemDefinition", "Measure", "MeasureReport", "Media", "Medication",
-    "MedicationAdministration", "MedicationDispense", "MedicationKnowledge", "MedicationRequest",
-    "MedicationStatement", "MedicinalProduct", "MedicinalProductAuthorization",
-    "MedicinalProductContraindication", "MedicinalProductDefinition", "MedicinalProductIndication",
-    "MedicinalProductIngredient", "MedicinalProductInteraction", "MedicinalProductManufactured",
-    "MedicinalProductPackaged", "MedicinalProductPharmaceutical",
-    "MedicinalProductUndesirableEffect", "MessageDefinition", "MessageHeader", "MolecularSequence",
-    "NamingSystem", "NutritionOrder", "NutritionProduct", "Observation", "ObservationDefinition",
-    "OperationDefinition", "OperationOutcome", "Organization", "OrganizationAffiliation",
-    "PackagedProductDefinition", "Parameters", "Patient", "PaymentNotice", "PaymentReconciliation",
-    "Person", "PlanDefinition", "Practitioner", "PractitionerRole", "Procedure", "Provenance",
-    "Questionnaire", "QuestionnaireResponse", "RegulatedAuthorization", "RelatedPerson",
-    "RequestGroup", "ResearchDefinition", "ResearchElementDefinition", "ResearchStudy",
-    "ResearchSubject", "RiskAssessment", "RiskEvidenceSynthesis", "Schedule", "SearchParameter",
-    "ServiceRequest", "Slot", "Specimen", "SpecimenDefinition", "StructureDefinition",
-    "StructureMap", "Subscription", "SubscriptionStatus", "SubscriptionTopic", "Substance",
-    "SubstanceNucleicAcid", "SubstancePolymer", "SubstanceProtein",
-    "SubstanceReferenceInformation", "SubstanceSourceMaterial", "SubstanceSpecification",
-    "SupplyDelivery", "SupplyRequest", "Task", "TerminologyCapabilities", "TestReport",
-    "TestScript", "ValueSet", "VerificationResult", "VisionPrescription",
-})
-"""FHIR R4 (4.0.1) and R4B resource type names."""
 
 
 @functools.cache
@@ -166,6 +145,87 @@ _REF_INDEX: dict[str, tuple[int | None, int | None]] = {
 _MAIN_ROW = {"fhir_observation": '"component" = 0', "fhir_note": '"seq" = 0'}
 
 
+Outcome = tuple[
+    bool,
+    str,
+    str,
+    "str | None",
+    bool,
+    "str | None",
+    "str | None",
+    list[tuple[str, tuple[Any, ...]]],
+    "str | None",
+]
+"""(ok, type counted as read, resource type, id, id usable, field, reason, rows, JSON text)."""
+
+
+def examine(rec: Record, ctx: Context, validate: bool) -> Outcome:
+    """Check and flatten one record; no loader state (runs in worker processes too).
+
+    Duplicates are decided by the caller, which knows what was read before.
+    """
+    if rec.error is not None or rec.resource is None:
+        t = "(unreadable)"
+        return False, t, t, None, False, rec.field, rec.error or "no resource", [], rec.raw
+    res = rec.resource
+
+    def text() -> str:
+        return rec.raw if rec.raw is not None else orjson.dumps(res).decode()
+
+    rtype = res.get("resourceType")
+    if not isinstance(rtype, str):
+        t = "(no resourceType)"
+        return (
+            False,
+            t,
+            t,
+            None,
+            False,
+            "resourceType",
+            "missing or non-string resourceType",
+            [],
+            text(),
+        )
+    if rtype not in RESOURCE_TYPES:
+        reason = f"unknown FHIR R4 resource type {rtype!r}"
+        return False, rtype, rtype, None, False, "resourceType", reason, [], text()
+    rid = res.get("id")
+    if rid is None and rec.full_url and rec.full_url.startswith("urn:uuid:"):
+        rid = res["id"] = rec.full_url[9:]
+    if not isinstance(rid, str) or not _ID_RE.match(rid):
+        bad = rid if isinstance(rid, str) else None
+        return (
+            False,
+            rtype,
+            rtype,
+            bad,
+            False,
+            "id",
+            f"missing or invalid resource id {rid!r}",
+            [],
+            text(),
+        )
+    if rec.full_url:
+        ctx.refmap[rec.full_url] = f"{rtype}/{rid}"
+    if validate:
+        cls = _resource_class(rtype)
+        if cls is None:
+            reason = f"{rtype} has no R4B model to validate against"
+            return False, rtype, rtype, rid, True, "resourceType", reason, [], text()
+        if cls is not True:
+            try:
+                cls.model_validate(res)
+            except Exception as exc:  # pydantic.ValidationError, or fhir.resources' own errors
+                fld, msg = _validation_detail(exc)
+                reason = f"invalid {rtype} (R4B model): {msg}"
+                return False, rtype, rtype, rid, True, fld, reason, [], text()
+    try:
+        rows = flatten(res, ctx)
+    except FieldError as exc:
+        return False, rtype, rtype, rid, True, exc.field, exc.message, [], text()
+    return True, rtype, rtype, rid, True, None, None, rows, text()
+
+
 class FhirLoader:
     """Streams FHIR files into a database opened with ``read_only=False``."""
 
@@ -178,8 +238,10 @@ class FhirLoader:
         batch_size: int = 50_000,
         progress: ProgressFn | None = None,
         stream_threshold: int = DEFAULT_STREAM_THRESHOLD,
+        workers: int = 1,
     ) -> None:
         self.db = db
+        self.workers = max(1, workers)
         self.writer = Writer(db)
         self.validate = validate
         self.fail_fast = fail_fast
@@ -197,8 +259,11 @@ class FhirLoader:
             if not f.exists():
                 raise LoadError("no such file or directory", file=str(f))
         self.writer.ensure_schema()
-        existing = dict(self.writer.query(
-            'SELECT "resource_type", COUNT(*) FROM "fhir_resource" GROUP BY "resource_type"'))
+        existing = dict(
+            self.writer.query(
+                'SELECT "resource_type", COUNT(*) FROM "fhir_resource" GROUP BY "resource_type"'
+            )
+        )
         self._existing_types = set(existing)
         self._reset_batch()
         self._seen: set[int] = set()
@@ -220,9 +285,21 @@ class FhirLoader:
         self._inflight: Future[None] | None = None
         ok = False
         try:
-            for f in files:
+            if self.workers > 1:
+                files = self._skip_logs(files, skipped)
+                for file, record, outcome, size in self._parallel_outcomes(files):
+                    self._accept(file, record, outcome)
+                    n_read += 1
+                    if self._pending >= self.batch_size:
+                        self._flush()
+                    done += size
+                    if self.progress is not None and (size or not n_read & 2047):
+                        self.progress(done, total, n_read)
+            for f in files if self.workers <= 1 else ():
                 if file_kind(f) == "log":
-                    skipped.append({"file": str(f), "reason": "bulk-data export log (not FHIR resources)"})
+                    skipped.append(
+                        {"file": str(f), "reason": "bulk-data export log (not FHIR resources)"}
+                    )
                     done += f.stat().st_size
                     continue
                 self.ctx.refmap = {}
@@ -247,7 +324,9 @@ class FhirLoader:
         n_codes = self._write_codes()
         linked = link_concepts(self.writer)
         elapsed = time.perf_counter() - start
-        counts = {t: TypeCount(read=c[0], loaded=c[1], quarantined=c[2]) for t, c in self._counts.items()}
+        counts = {
+            t: TypeCount(read=c[0], loaded=c[1], quarantined=c[2]) for t, c in self._counts.items()
+        }
         read = sum(c.read for c in counts.values())
         report = LoadReport(
             load_id=self.load_id,
@@ -267,11 +346,101 @@ class FhirLoader:
             concepts_linked=linked,
         )
         with self.writer.transaction():
-            self.writer.insert(LOAD_TABLE, [(self.load_id, started_at, _dt.datetime.now(_dt.UTC).isoformat(),
-                                             report.model_dump_json())])
+            self.writer.insert(
+                LOAD_TABLE,
+                [
+                    (
+                        self.load_id,
+                        started_at,
+                        _dt.datetime.now(_dt.UTC).isoformat(),
+                        report.model_dump_json(),
+                    )
+                ],
+            )
         return report
 
     # -- per record --------------------------------------------------------------------------
+    @staticmethod
+    def _skip_logs(files: list[Path], skipped: list[dict[str, str]]) -> list[Path]:
+        keep = []
+        for f in files:
+            if file_kind(f) == "log":
+                skipped.append(
+                    {"file": str(f), "reason": "bulk-data export log (not FHIR resources)"}
+                )
+            else:
+                keep.append(f)
+        return keep
+
+    def _parallel_outcomes(self, files: list[Path]) -> Iterator[tuple[str, str, Outcome, int]]:
+        """(file, record, outcome, bytes done) in input order, examined by worker processes.
+
+        Bundles go whole to a worker (big ones are streamed here); NDJSON goes as chunks of raw
+        lines. At most 2 x workers chunks are in flight, so memory stays bounded.
+        """
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        pending: deque[tuple[Future[Any], int]] = deque()
+        limit = 2 * self.workers
+
+        def ready(value: Any) -> Future[Any]:
+            fut: Future[Any] = Future()
+            fut.set_result(value)
+            return fut
+
+        def take() -> Iterator[tuple[str, str, Outcome, int]]:
+            fut, size = pending.popleft()
+            results, codes = fut.result()
+            for key, display in codes.items():
+                if display or key not in self.ctx.codes:
+                    self.ctx.codes[key] = display
+            for i, (file, record, outcome) in enumerate(results):
+                yield file, record, outcome, size if i == len(results) - 1 else 0
+            if not results:
+                yield from ()
+
+        with ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx) as pool:
+            for f in files:
+                size = f.stat().st_size
+                kind = file_kind(f)
+                big = (
+                    kind == "bundle"
+                    and size * (8 if f.suffix == ".gz" else 1) >= self.stream_threshold
+                )
+                if big:  # streamed entry by entry here, in order
+                    while pending:
+                        yield from take()
+                    self.ctx.refmap = {}
+                    for r in read_file(f, stream_threshold=self.stream_threshold):
+                        yield r.file, r.record, examine(r, self.ctx, self.validate), 0
+                elif kind == "bundle":
+                    pending.append(
+                        (
+                            pool.submit(_work_file, str(f), self.stream_threshold, self.validate),
+                            size,
+                        )
+                    )
+                else:
+                    parts = list(_chunk_tasks(f))
+                    for i, part in enumerate(parts):
+                        weight = size if i == len(parts) - 1 else 0
+                        if isinstance(part, Record):
+                            out = [
+                                (part.file, part.record, examine(part, Context(), self.validate))
+                            ]
+                            pending.append((ready((out, {})), weight))
+                        else:
+                            first, lines = part
+                            task = pool.submit(_work_lines, str(f), first, lines, self.validate)
+                            pending.append((task, weight))
+                        while len(pending) > limit:
+                            yield from take()
+                while len(pending) > limit:
+                    yield from take()
+            while pending:
+                yield from take()
+
     def _reset_batch(self) -> None:
         self._rows: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
         self._resources: list[tuple[Any, ...]] = []
@@ -279,70 +448,59 @@ class FhirLoader:
         self._batch_ids: dict[str, list[str]] = defaultdict(list)
         self._pending = 0
 
-    def _reject(self, rec: Record, rtype: str, rid: str | None, fld: str | None, reason: str,
-                res: dict[str, Any] | None = None) -> None:
+    def _reject(
+        self,
+        rec: Record,
+        rtype: str,
+        rid: str | None,
+        fld: str | None,
+        reason: str,
+    ) -> None:
         self._counts[rtype][2] += 1
         self._error_count += 1
-        err = {"file": rec.file, "record": rec.record, "resource_type": rtype, "id": rid, "field": fld,
-               "reason": reason}
+        err = {
+            "file": rec.file,
+            "record": rec.record,
+            "resource_type": rtype,
+            "id": rid,
+            "field": fld,
+            "reason": reason,
+        }
         if len(self._errors) < MAX_REPORTED_ERRORS:
             self._errors.append(err)
         logger.debug("quarantined %s %s: %s", rec.file, rec.record, reason)
         if self.fail_fast:
-            raise LoadError(f"{rtype} {rid or ''}: {reason}".replace("  ", " "), file=rec.file, record=rec.record,
-                            field=fld)
-        text = rec.raw
-        if text is None and res is not None:
-            text = orjson.dumps(res).decode()
-        self._quarantine.append((self.load_id, rec.file, rec.record, rtype, rid, fld, reason, text))
+            raise LoadError(
+                f"{rtype} {rid or ''}: {reason}".replace("  ", " "),
+                file=rec.file,
+                record=rec.record,
+                field=fld,
+            )
+        self._quarantine.append(
+            (self.load_id, rec.file, rec.record, rtype, rid, fld, reason, rec.raw)
+        )
         self._pending += 1
 
     def _process(self, rec: Record) -> None:
-        if rec.error is not None or rec.resource is None:
-            rtype = "(unreadable)"
-            self._counts[rtype][0] += 1
-            self._reject(rec, rtype, None, rec.field, rec.error or "no resource")
-            return
-        res = rec.resource
-        rtype_any = res.get("resourceType")
-        if not isinstance(rtype_any, str):
-            self._counts["(no resourceType)"][0] += 1
-            self._reject(rec, "(no resourceType)", None, "resourceType", "missing or non-string resourceType", res)
-            return
-        rtype = rtype_any
-        self._counts[rtype][0] += 1
-        if rtype not in RESOURCE_TYPES:
-            self._reject(rec, rtype, None, "resourceType", f"unknown FHIR R4 resource type {rtype!r}", res)
-            return
-        rid = res.get("id")
-        if rid is None and rec.full_url and rec.full_url.startswith("urn:uuid:"):
-            rid = res["id"] = rec.full_url[9:]
-        if not isinstance(rid, str) or not _ID_RE.match(rid):
-            self._reject(rec, rtype, None if not isinstance(rid, str) else rid, "id",
-                         f"missing or invalid resource id {rid!r}", res)
-            return
-        if rec.full_url:
-            self.ctx.refmap[rec.full_url] = f"{rtype}/{rid}"
+        self._accept(rec.file, rec.record, examine(rec, self.ctx, self.validate))
+
+    def _accept(self, file: str, record: str, outcome: Outcome) -> None:
+        """Book one examined record: duplicates, counts, rows to the batch or to quarantine."""
+        ok, ctype, rtype, rid, id_ok, fld, reason, rows, text = outcome
+        self._counts[ctype][0] += 1
+        rec = Record(file, record, raw=text)
         key = hash((rtype, rid))
-        if key in self._seen:
-            self._reject(rec, rtype, rid, "id", f"duplicate {rtype} id {rid!r}: an earlier record in this load "
-                         "has the same id", res)
+        if id_ok and key in self._seen:
+            self._reject(
+                rec,
+                rtype,
+                rid,
+                "id",
+                f"duplicate {rtype} id {rid!r}: an earlier record in this load has the same id",
+            )
             return
-        cls = _resource_class(rtype) if self.validate else None
-        if cls is None and self.validate:
-            self._reject(rec, rtype, rid, "resourceType", f"{rtype} has no R4B model to validate against", res)
-            return
-        if cls is not None and cls is not True:
-            try:
-                cls.model_validate(res)
-            except Exception as exc:  # pydantic.ValidationError, or fhir.resources' own errors
-                fld, msg = _validation_detail(exc)
-                self._reject(rec, rtype, rid, fld, f"invalid {rtype} (R4B model): {msg}", res)
-                return
-        try:
-            rows = flatten(res, self.ctx)
-        except FieldError as exc:
-            self._reject(rec, rtype, rid, exc.field, exc.message, res)
+        if not ok or rid is None:
+            self._reject(rec, rtype, rid, fld, reason or "rejected")
             return
         self._seen.add(key)
         if rtype in self._loaded_ids:
@@ -356,8 +514,7 @@ class FhirLoader:
                 self._refs["Encounter"].add(row[ei])
         for table, row in rows:
             self._rows[table].append(row)
-        self._resources.append((rtype, rid, rtype in FLATTENERS, rec.file, rec.record, self.load_id,
-                                rec.raw if rec.raw is not None else orjson.dumps(res).decode()))
+        self._resources.append((rtype, rid, rtype in FLATTENERS, file, record, self.load_id, text))
         self._batch_ids[rtype].append(rid)
         self._counts[rtype][1] += 1
         self._pending += len(rows) + 1
@@ -377,13 +534,23 @@ class FhirLoader:
             return
         try:
             fut.result()
-        except Exception:
-            if raise_errors:
+        except Exception as exc:
+            if not raise_errors:
+                logger.exception("writing a FHIR batch failed while handling another error")
+                return
+            if isinstance(exc, ClinbridgeError):
                 raise
-            logger.exception("writing a FHIR batch failed while handling another error")
+            raise ExecutionError(
+                f"writing a batch of FHIR rows to {self.db.backend} failed: {exc}"
+            ) from exc
 
-    def _write(self, batch_ids: dict[str, list[str]], rows: dict[str, list[tuple[Any, ...]]],
-               resources: list[tuple[Any, ...]], quarantine: list[tuple[Any, ...]]) -> None:
+    def _write(
+        self,
+        batch_ids: dict[str, list[str]],
+        rows: dict[str, list[tuple[Any, ...]]],
+        resources: list[tuple[Any, ...]],
+        quarantine: list[tuple[Any, ...]],
+    ) -> None:
         w = self.writer
         with w.transaction():
             for rtype, ids in batch_ids.items():
@@ -404,8 +571,10 @@ class FhirLoader:
                     f'"{c}" = (SELECT m."{c}" FROM "fhir_medication" m WHERE m."id" = "{table}"."medication_reference")'
                     for c in ("code_system", "code", "display")
                 )
-                w.execute(f'UPDATE "{table}" SET {sets} WHERE "code" IS NULL AND "medication_reference" IS NOT NULL '
-                          f'AND EXISTS (SELECT 1 FROM "fhir_medication" m WHERE m."id" = "{table}"."medication_reference")')
+                w.execute(
+                    f'UPDATE "{table}" SET {sets} WHERE "code" IS NULL AND "medication_reference" IS NOT NULL '
+                    f'AND EXISTS (SELECT 1 FROM "fhir_medication" m WHERE m."id" = "{table}"."medication_reference")'
+                )
 
     def _dangling_possible(self) -> bool:
         """Whether some patient/encounter referenced in this load is neither loaded now nor stored."""
@@ -415,7 +584,9 @@ class FhirLoader:
             for i in range(0, len(missing), 500):
                 part = missing[i : i + 500]
                 marks = ", ".join("?" * len(part))
-                found = w.query(f'SELECT COUNT(DISTINCT "id") FROM "{table}" WHERE "id" IN ({marks})', part)
+                found = w.query(
+                    f'SELECT COUNT(DISTINCT "id") FROM "{table}" WHERE "id" IN ({marks})', part
+                )
                 if int(found[0][0]) < len(part):
                     return True
         return False
@@ -430,11 +601,19 @@ class FhirLoader:
             if table.owner_column != "id" or "patient_id" not in names:
                 continue
             rtype = table.owner
-            main = f' AND t.{_MAIN_ROW[table.name]}' if table.name in _MAIN_ROW else ""
-            checks = [("patient_id", "fhir_patient", _PATIENT_FIELD.get(rtype, "subject"), "Patient")]
+            main = f" AND t.{_MAIN_ROW[table.name]}" if table.name in _MAIN_ROW else ""
+            checks = [
+                ("patient_id", "fhir_patient", _PATIENT_FIELD.get(rtype, "subject"), "Patient")
+            ]
             if "encounter_id" in names:
-                checks.append(("encounter_id", "fhir_encounter", _ENCOUNTER_FIELD.get(rtype, "encounter"),
-                               "Encounter"))
+                checks.append(
+                    (
+                        "encounter_id",
+                        "fhir_encounter",
+                        _ENCOUNTER_FIELD.get(rtype, "encounter"),
+                        "Encounter",
+                    )
+                )
             for col, target, fld, ttype in checks:
                 rows = w.query(
                     f'SELECT r."file", r."record", r."id", r."json", t."{col}" FROM "fhir_resource" r '
@@ -448,8 +627,13 @@ class FhirLoader:
                 for file, record, rid, text, ref in rows:
                     self._counts[rtype][1] -= 1
                     rec = Record(file, record, raw=text)
-                    self._reject(rec, rtype, rid, fld, f"dangling reference: {ttype}/{ref} is not in this load "
-                                 "or the database")
+                    self._reject(
+                        rec,
+                        rtype,
+                        rid,
+                        fld,
+                        f"dangling reference: {ttype}/{ref} is not in this load or the database",
+                    )
                 with w.transaction():
                     w.delete_resources(rtype, [r[2] for r in rows])
                     w.insert(QUARANTINE_TABLE, self._quarantine)
@@ -458,8 +642,14 @@ class FhirLoader:
 
     def _write_codes(self) -> int:
         w = self.writer
-        have = {(s, c): d for s, c, d in w.query('SELECT "system", "code", "display" FROM "fhir_code"')}
-        new = [(s, c, d) for (s, c), d in self.ctx.codes.items() if (s, c) not in have or (d and have[(s, c)] != d)]
+        have = {
+            (s, c): d for s, c, d in w.query('SELECT "system", "code", "display" FROM "fhir_code"')
+        }
+        new = [
+            (s, c, d)
+            for (s, c), d in self.ctx.codes.items()
+            if (s, c) not in have or (d and have[(s, c)] != d)
+        ]
         if new:
             vocab = [(s, c, d, vocabulary_id(s), None, None) for s, c, d in new]
             with w.transaction():
@@ -482,54 +672,33 @@ def _validation_detail(exc: Exception) -> tuple[str | None, str]:
     return None, str(exc).splitlines()[0]
 
 
-# -- OMOP vocabulary link ---------------------------------------------------------------------
-
-SYSTEM_VOCABULARY: dict[str, str] = {
-    "http://loinc.org": "LOINC",
-    "http://snomed.info/sct": "SNOMED",
-    "http://www.nlm.nih.gov/research/umls/rxnorm": "RxNorm",
-    "http://hl7.org/fhir/sid/cvx": "CVX",
-    "http://unitsofmeasure.org": "UCUM",
-    "http://hl7.org/fhir/sid/icd-10-cm": "ICD10CM",
-    "http://hl7.org/fhir/sid/icd-10": "ICD10",
-    "http://hl7.org/fhir/sid/icd-9-cm": "ICD9CM",
-    "http://www.ama-assn.org/go/cpt": "CPT4",
-    "http://hl7.org/fhir/sid/ndc": "NDC",
-}
+def _chunk_tasks(path: Path) -> Iterator[tuple[int, list[bytes]] | Record]:
+    return line_chunks(path)
 
 
-def vocabulary_id(system: str | None) -> str | None:
-    """OMOP vocabulary_id of a FHIR code system URI (None when unknown)."""
-    return SYSTEM_VOCABULARY.get(system or "")
+def _work_file(
+    path: str, stream_threshold: int, validate: bool
+) -> tuple[list[Any], dict[Any, Any]]:
+    """Worker process: examine every record of one (bundle) file."""
+    ctx = Context()
+    out = [
+        (r.file, r.record, examine(r, ctx, validate))
+        for r in read_file(Path(path), stream_threshold=stream_threshold)
+    ]
+    return out, ctx.codes
 
 
-def link_concepts(writer: Writer) -> int:
-    """Fill fhir_code.concept_id / standard_concept_id from an OMOP vocabulary in the same database.
-
-    concept_id is the concept with the same vocabulary and code; standard_concept_id is that
-    concept when it is standard, else its 'Maps to' target. Returns how many codes are linked.
-    """
-    tables = {t.lower() for t in writer.db.table_names()}
-    if "concept" not in tables:
-        return 0
-    has_rel = "concept_relationship" in tables
-    std = (
-        'COALESCE((SELECT c2."concept_id" FROM "concept" c2 WHERE c2."concept_id" = "fhir_code"."concept_id" '
-        "AND c2.\"standard_concept\" = 'S'), "
-        + (
-            '(SELECT MIN(cr."concept_id_2") FROM "concept_relationship" cr WHERE cr."concept_id_1" = '
-            "\"fhir_code\".\"concept_id\" AND cr.\"relationship_id\" = 'Maps to'))"
-            if has_rel else "NULL)"
-        )
-    )
-    with writer.transaction():
-        writer.execute(
-            'UPDATE "fhir_code" SET "concept_id" = (SELECT MIN(c."concept_id") FROM "concept" c WHERE '
-            'c."vocabulary_id" = "fhir_code"."vocabulary_id" AND c."concept_code" = "fhir_code"."code") '
-            'WHERE "vocabulary_id" IS NOT NULL AND "concept_id" IS NULL'
-        )
-        writer.execute(f'UPDATE "fhir_code" SET "standard_concept_id" = {std} WHERE "concept_id" IS NOT NULL')
-    return int(writer.query('SELECT COUNT(*) FROM "fhir_code" WHERE "concept_id" IS NOT NULL')[0][0])
+def _work_lines(
+    name: str, first: int, lines: list[bytes], validate: bool
+) -> tuple[list[Any], dict[Any, Any]]:
+    """Worker process: examine a chunk of NDJSON lines."""
+    ctx = Context()
+    out = []
+    for i, line in enumerate(lines):
+        if line.strip():
+            for r in line_records(name, first + i, line):
+                out.append((r.file, r.record, examine(r, ctx, validate)))
+    return out, ctx.codes
 
 
 def load_fhir(
@@ -541,6 +710,7 @@ def load_fhir(
     progress: ProgressFn | None = None,
     batch_size: int = 50_000,
     stream_threshold: int = DEFAULT_STREAM_THRESHOLD,
+    workers: int = 1,
 ) -> LoadReport:
     """Load FHIR bundles / NDJSON files or directories into the database at ``url``.
 
@@ -552,14 +722,22 @@ def load_fhir(
         progress: called as progress(bytes_done, bytes_total, resources_read).
         batch_size: rows buffered between writes.
         stream_threshold: bundles bigger than this many bytes are parsed entry by entry.
+        workers: processes that parse and flatten in parallel (1: all in this process).
 
     Returns:
         The reconciliation report (also stored in ``fhir_load``).
     """
     db = Database.open(url, read_only=False)
     try:
-        loader = FhirLoader(db, validate=validate, fail_fast=fail_fast, progress=progress,
-                            batch_size=batch_size, stream_threshold=stream_threshold)
+        loader = FhirLoader(
+            db,
+            validate=validate,
+            fail_fast=fail_fast,
+            progress=progress,
+            batch_size=batch_size,
+            stream_threshold=stream_threshold,
+            workers=workers,
+        )
         return loader.load(paths)
     finally:
         db.close()

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from clinbridge.adapters.fhir.loader import SYSTEM_VOCABULARY
+from clinbridge.adapters.fhir.codes import SYSTEM_VOCABULARY
 from clinbridge.adapters.fhir.schema import Table
 from clinbridge.adapters.fhir.writer import Writer
 from clinbridge.db import Database, parse_url
@@ -31,15 +31,39 @@ __all__ = ["OMOP_TABLES", "VISIT_CONCEPTS", "ExportResult", "export_omop", "expo
 logger = logging.getLogger(__name__)
 
 OMOP_TABLES = (
-    "person", "observation_period", "visit_occurrence", "condition_occurrence", "drug_exposure",
-    "measurement", "observation", "procedure_occurrence", "death", "note",
+    "person",
+    "observation_period",
+    "visit_occurrence",
+    "condition_occurrence",
+    "drug_exposure",
+    "measurement",
+    "observation",
+    "procedure_occurrence",
+    "death",
+    "note",
 )
 
 VISIT_CONCEPTS: dict[str, int] = {
-    "AMB": 9202, "EMER": 9203, "IMP": 9201, "ACUTE": 9201, "NONAC": 9201, "SS": 9201,
-    "OBSENC": 9202, "PRENC": 9202, "VR": 5083, "HH": 581476, "ICU": 32037,
-    "ambulatory": 9202, "outpatient": 9202, "wellness": 9202, "emergency": 9203, "urgentcare": 9203,
-    "inpatient": 9201, "icu": 32037, "home": 581476, "virtual": 5083,
+    "AMB": 9202,
+    "EMER": 9203,
+    "IMP": 9201,
+    "ACUTE": 9201,
+    "NONAC": 9201,
+    "SS": 9201,
+    "OBSENC": 9202,
+    "PRENC": 9202,
+    "VR": 5083,
+    "HH": 581476,
+    "ICU": 32037,
+    "ambulatory": 9202,
+    "outpatient": 9202,
+    "wellness": 9202,
+    "emergency": 9203,
+    "urgentcare": 9203,
+    "inpatient": 9201,
+    "icu": 32037,
+    "home": 581476,
+    "virtual": 5083,
 }
 GENDER = {"male": 8507, "female": 8532}
 RACE = {"2106-3": 8527, "2054-5": 8516, "2028-9": 8515, "1002-5": 8657, "2076-8": 8557}
@@ -65,10 +89,14 @@ class ExportResult(BaseModel):
         lines = [f"OMOP CDM 5.4 export {self.source} → {self.target}"]
         lines += [f"  {t:<22} {n:>9}" for t, n in self.tables.items()]
         if self.vocabulary:
-            lines.append(f"concepts: {self.codes_mapped} of {self.codes} codes mapped through the vocabulary "
-                         f"in {self.vocabulary}")
+            lines.append(
+                f"concepts: {self.codes_mapped} of {self.codes} codes mapped through the vocabulary "
+                f"in {self.vocabulary}"
+            )
         else:
-            lines.append("no OMOP vocabulary found: concept ids are 0; *_source_value keeps every code")
+            lines.append(
+                "no OMOP vocabulary found: concept ids are 0; *_source_value keeps every code"
+            )
         lines.append(f"done in {self.elapsed_s:.2f} s")
         return lines
 
@@ -117,8 +145,10 @@ class _Vocab:
             for i in range(0, len(cs), 500):
                 part = cs[i : i + 500]
                 marks = ", ".join("'" + c.replace("'", "''") + "'" for c in part)
-                sql = (f"SELECT concept_id, concept_code, standard_concept FROM concept WHERE vocabulary_id = "
-                       f"'{vocab}' AND concept_code IN ({marks})")
+                sql = (
+                    f"SELECT concept_id, concept_code, standard_concept FROM concept WHERE vocabulary_id = "
+                    f"'{vocab}' AND concept_code IN ({marks})"
+                )
                 for cid, code, std in _rows(db, sql):
                     concept[(vocab, str(code))] = (int(cid), std)
         maps: dict[int, int] = {}
@@ -127,8 +157,10 @@ class _Vocab:
         if ids and "concept_relationship" in tables:
             for i in range(0, len(ids), 500):
                 id_list = ", ".join(str(x) for x in ids[i : i + 500])
-                sql = (f"SELECT concept_id_1, MIN(concept_id_2) FROM concept_relationship WHERE relationship_id = "
-                       f"'Maps to' AND concept_id_1 IN ({id_list}) GROUP BY concept_id_1")
+                sql = (
+                    f"SELECT concept_id_1, MIN(concept_id_2) FROM concept_relationship WHERE relationship_id = "
+                    f"'Maps to' AND concept_id_1 IN ({id_list}) GROUP BY concept_id_1"
+                )
                 maps.update({int(a): int(b) for a, b in _rows(db, sql)})
         for system, code in codes:
             v = SYSTEM_VOCABULARY.get(system)
@@ -137,7 +169,11 @@ class _Vocab:
                 continue
             cid, std = got
             self.map[(system, code)] = (cid, cid if std == "S" else maps.get(cid, 0))
-        self.units = {code: cid for (system, code), (cid, _) in self.map.items() if system == "http://unitsofmeasure.org"}
+        self.units = {
+            code: cid
+            for (system, code), (cid, _) in self.map.items()
+            if system == "http://unitsofmeasure.org"
+        }
 
     def get(self, system: Any, code: Any) -> tuple[int, int]:
         if code is None:
@@ -163,7 +199,9 @@ def export_omop(source_url: str, target_url: str, *, vocab_url: str | None = Non
     try:
         if vocab_url:
             vocab = Database.open(vocab_url, read_only=True)
-        return export_to_db(source, target, vocab=vocab, source_label=source_url, target_label=target_url)
+        return export_to_db(
+            source, target, vocab=vocab, source_label=source_url, target_label=target_url
+        )
     finally:
         if vocab is not None:
             vocab.close()
@@ -181,8 +219,14 @@ def _same_database(a: str, b: str) -> bool:
     return pa.path is not None and pa.path == pb.path and pa.path != ":memory:"
 
 
-def export_to_db(source: Database, target: Database, *, vocab: Database | None = None,
-                 source_label: str = "", target_label: str = "") -> ExportResult:
+def export_to_db(
+    source: Database,
+    target: Database,
+    *,
+    vocab: Database | None = None,
+    source_label: str = "",
+    target_label: str = "",
+) -> ExportResult:
     """The export between two open databases (they may be the same one)."""
     from clinbridge.adapters.omop.ddl import table_spec
     from clinbridge.adapters.omop.loader import create_cdm_tables
@@ -190,7 +234,9 @@ def export_to_db(source: Database, target: Database, *, vocab: Database | None =
     start = time.perf_counter()
     names = {t.lower() for t in source.table_names()}
     if "fhir_patient" not in names:
-        raise ConfigError(f"{source_label or source.url} holds no FHIR tables (run 'clinbridge load fhir' first)")
+        raise ConfigError(
+            f"{source_label or source.url} holds no FHIR tables (run 'clinbridge load fhir' first)"
+        )
     if vocab is None:
         for cand in (target, source):
             if _has_vocab(cand):
@@ -225,8 +271,13 @@ def export_to_db(source: Database, target: Database, *, vocab: Database | None =
 
     # -- person, death, observation_period ---------------------------------------------------
     person: dict[str, int] = {}
-    people = list(_rows(source, "SELECT id, gender, birth_date, race_code, ethnicity_code, death_date, "
-                                "deceased_time, race, ethnicity FROM fhir_patient ORDER BY id"))
+    people = list(
+        _rows(
+            source,
+            "SELECT id, gender, birth_date, race_code, ethnicity_code, death_date, "
+            "deceased_time, race, ethnicity FROM fhir_patient ORDER BY id",
+        )
+    )
     for i, row in enumerate(people, start=1):
         person[row[0]] = i
 
@@ -234,26 +285,63 @@ def export_to_db(source: Database, target: Database, *, vocab: Database | None =
         for pid, gender, birth, race, eth, _, _, race_label, eth_label in people:
             b = _date(birth)
             yield {
-                "person_id": person[pid], "gender_concept_id": GENDER.get(gender or "", 0),
-                "year_of_birth": int(b[:4]) if b else 0, "month_of_birth": int(b[5:7]) if b else None,
-                "day_of_birth": int(b[8:10]) if b else None, "birth_datetime": f"{b} 00:00:00" if b else None,
-                "race_concept_id": RACE.get(race or "", 0), "ethnicity_concept_id": ETHNICITY.get(eth or "", 0),
-                "person_source_value": pid, "gender_source_value": gender, "gender_source_concept_id": 0,
-                "race_source_value": race_label or race, "race_source_concept_id": 0,
-                "ethnicity_source_value": eth_label or eth, "ethnicity_source_concept_id": 0,
+                "person_id": person[pid],
+                "gender_concept_id": GENDER.get(gender or "", 0),
+                "year_of_birth": int(b[:4]) if b else 0,
+                "month_of_birth": int(b[5:7]) if b else None,
+                "day_of_birth": int(b[8:10]) if b else None,
+                "birth_datetime": f"{b} 00:00:00" if b else None,
+                "race_concept_id": RACE.get(race or "", 0),
+                "ethnicity_concept_id": ETHNICITY.get(eth or "", 0),
+                "person_source_value": pid,
+                "gender_source_value": gender,
+                "gender_source_concept_id": 0,
+                "race_source_value": race_label or race,
+                "race_source_concept_id": 0,
+                "ethnicity_source_value": eth_label or eth,
+                "ethnicity_source_concept_id": 0,
             }
 
     put("person", persons())
-    put("death", ({"person_id": person[pid], "death_date": _date(dd), "death_datetime": _ts(dt_),
-                   "death_type_concept_id": EHR, "cause_concept_id": 0, "cause_source_concept_id": 0}
-                  for pid, _, _, _, _, dd, dt_, _, _ in people if dd is not None))
-    put("observation_period", (
-        {"observation_period_id": i, "person_id": person[pid], "observation_period_start_date": _date(s),
-         "observation_period_end_date": _date(e), "period_type_concept_id": EHR}
-        for i, (pid, s, e) in enumerate(
-            (r for r in _rows(source, "SELECT patient_id, start_time, end_time FROM fhir_observation_period "
-                                      "ORDER BY patient_id") if r[0] in person), start=1)
-    ))
+    put(
+        "death",
+        (
+            {
+                "person_id": person[pid],
+                "death_date": _date(dd),
+                "death_datetime": _ts(dt_),
+                "death_type_concept_id": EHR,
+                "cause_concept_id": 0,
+                "cause_source_concept_id": 0,
+            }
+            for pid, _, _, _, _, dd, dt_, _, _ in people
+            if dd is not None
+        ),
+    )
+    put(
+        "observation_period",
+        (
+            {
+                "observation_period_id": i,
+                "person_id": person[pid],
+                "observation_period_start_date": _date(s),
+                "observation_period_end_date": _date(e),
+                "period_type_concept_id": EHR,
+            }
+            for i, (pid, s, e) in enumerate(
+                (
+                    r
+                    for r in _rows(
+                        source,
+                        "SELECT patient_id, start_time, end_time FROM fhir_observation_period "
+                        "ORDER BY patient_id",
+                    )
+                    if r[0] in person
+                ),
+                start=1,
+            )
+        ),
+    )
 
     # -- visits ------------------------------------------------------------------------------
     visit: dict[str, int] = {}
@@ -265,12 +353,18 @@ def export_to_db(source: Database, target: Database, *, vocab: Database | None =
                 continue
             visit[eid] = i
             yield {
-                "visit_occurrence_id": i, "person_id": person[pid],
+                "visit_occurrence_id": i,
+                "person_id": person[pid],
                 "visit_concept_id": VISIT_CONCEPTS.get(klass or "", 0),
-                "visit_start_date": _date(st), "visit_start_datetime": _ts(st),
-                "visit_end_date": _date(en or st), "visit_end_datetime": _ts(en or st),
-                "visit_type_concept_id": EHR_ENCOUNTER, "visit_source_value": eid,
-                "visit_source_concept_id": 0, "admitted_from_concept_id": 0, "discharged_to_concept_id": 0,
+                "visit_start_date": _date(st),
+                "visit_start_datetime": _ts(st),
+                "visit_end_date": _date(en or st),
+                "visit_end_datetime": _ts(en or st),
+                "visit_type_concept_id": EHR_ENCOUNTER,
+                "visit_source_value": eid,
+                "visit_source_concept_id": 0,
+                "admitted_from_concept_id": 0,
+                "discharged_to_concept_id": 0,
             }
 
     put("visit_occurrence", visits())
@@ -280,8 +374,10 @@ def export_to_db(source: Database, target: Database, *, vocab: Database | None =
 
     # -- conditions --------------------------------------------------------------------------
     def conditions() -> Iterator[dict[str, Any]]:
-        sql = ("SELECT patient_id, encounter_id, code_system, code, onset_time, abatement_time, clinical_status "
-               "FROM fhir_condition ORDER BY id")
+        sql = (
+            "SELECT patient_id, encounter_id, code_system, code, onset_time, abatement_time, clinical_status "
+            "FROM fhir_condition ORDER BY id"
+        )
         n = 0
         for pid, eid, system, code, onset, ab, status in _rows(source, sql):
             p, v = ids(pid, eid)
@@ -290,12 +386,19 @@ def export_to_db(source: Database, target: Database, *, vocab: Database | None =
             n += 1
             src, std = voc.get(system, code)
             yield {
-                "condition_occurrence_id": n, "person_id": p, "condition_concept_id": std,
-                "condition_start_date": _date(onset), "condition_start_datetime": _ts(onset),
-                "condition_end_date": _date(ab), "condition_end_datetime": _ts(ab),
-                "condition_type_concept_id": EHR, "condition_status_concept_id": 0,
-                "visit_occurrence_id": v, "condition_source_value": code,
-                "condition_source_concept_id": src, "condition_status_source_value": status,
+                "condition_occurrence_id": n,
+                "person_id": p,
+                "condition_concept_id": std,
+                "condition_start_date": _date(onset),
+                "condition_start_datetime": _ts(onset),
+                "condition_end_date": _date(ab),
+                "condition_end_datetime": _ts(ab),
+                "condition_type_concept_id": EHR,
+                "condition_status_concept_id": 0,
+                "visit_occurrence_id": v,
+                "condition_source_value": code,
+                "condition_source_concept_id": src,
+                "condition_status_source_value": status,
             }
 
     put("condition_occurrence", conditions())
@@ -304,12 +407,21 @@ def export_to_db(source: Database, target: Database, *, vocab: Database | None =
     def drugs() -> Iterator[dict[str, Any]]:
         n = 0
         queries = (
-            ("SELECT patient_id, encounter_id, code_system, code, authored_on, NULL, days_supply, quantity, "
-             "dose_unit, route FROM fhir_medication_request ORDER BY id", EHR_PRESCRIPTION),
-            ("SELECT patient_id, encounter_id, code_system, code, start_time, end_time, NULL, dose_value, "
-             "dose_unit, route FROM fhir_medication_administration ORDER BY id", EHR_ADMINISTRATION),
-            ("SELECT patient_id, encounter_id, code_system, code, occurrence_time, NULL, NULL, NULL, NULL, NULL "
-             "FROM fhir_immunization ORDER BY id", EHR_ENCOUNTER),
+            (
+                "SELECT patient_id, encounter_id, code_system, code, authored_on, NULL, days_supply, quantity, "
+                "dose_unit, route FROM fhir_medication_request ORDER BY id",
+                EHR_PRESCRIPTION,
+            ),
+            (
+                "SELECT patient_id, encounter_id, code_system, code, start_time, end_time, NULL, dose_value, "
+                "dose_unit, route FROM fhir_medication_administration ORDER BY id",
+                EHR_ADMINISTRATION,
+            ),
+            (
+                "SELECT patient_id, encounter_id, code_system, code, occurrence_time, NULL, NULL, NULL, NULL, NULL "
+                "FROM fhir_immunization ORDER BY id",
+                EHR_ENCOUNTER,
+            ),
         )
         for sql, type_id in queries:
             for pid, eid, system, code, st, en, supply, qty, unit, route in _rows(source, sql):
@@ -320,62 +432,97 @@ def export_to_db(source: Database, target: Database, *, vocab: Database | None =
                 src, std = voc.get(system, code)
                 end = en
                 if end is None and supply:
-                    end = _dt.datetime.fromisoformat(_ts(st) or "") + _dt.timedelta(days=float(supply))
+                    end = _dt.datetime.fromisoformat(_ts(st) or "") + _dt.timedelta(
+                        days=float(supply)
+                    )
                 yield {
-                    "drug_exposure_id": n, "person_id": p, "drug_concept_id": std,
-                    "drug_exposure_start_date": _date(st), "drug_exposure_start_datetime": _ts(st),
-                    "drug_exposure_end_date": _date(end or st), "drug_exposure_end_datetime": _ts(end or st),
-                    "drug_type_concept_id": type_id, "quantity": qty,
+                    "drug_exposure_id": n,
+                    "person_id": p,
+                    "drug_concept_id": std,
+                    "drug_exposure_start_date": _date(st),
+                    "drug_exposure_start_datetime": _ts(st),
+                    "drug_exposure_end_date": _date(end or st),
+                    "drug_exposure_end_datetime": _ts(end or st),
+                    "drug_type_concept_id": type_id,
+                    "quantity": qty,
                     "days_supply": int(supply) if supply is not None else None,
-                    "route_concept_id": 0, "visit_occurrence_id": v, "drug_source_value": code,
-                    "drug_source_concept_id": src, "route_source_value": route, "dose_unit_source_value": unit,
+                    "route_concept_id": 0,
+                    "visit_occurrence_id": v,
+                    "drug_source_value": code,
+                    "drug_source_concept_id": src,
+                    "route_source_value": route,
+                    "dose_unit_source_value": unit,
                 }
 
     put("drug_exposure", drugs())
 
     # -- measurement / observation -----------------------------------------------------------
-    obs_sql = ("SELECT patient_id, encounter_id, code_system, code, effective_time, value_num, value_comparator, "
-               "unit_code, unit, value_code_system, value_code, value_text, value_type FROM fhir_observation "
-               "WHERE row_kind <> 'panel' ORDER BY id, component")
+    obs_sql = (
+        "SELECT patient_id, encounter_id, code_system, code, effective_time, value_num, value_comparator, "
+        "unit_code, unit, value_code_system, value_code, value_text, value_type FROM fhir_observation "
+        "WHERE row_kind <> 'panel' ORDER BY id, component"
+    )
 
     def measurements() -> Iterator[dict[str, Any]]:
         n = 0
-        for pid, eid, system, code, eff, num, comp, ucode, unit, vsys, vcode, _, _ in _rows(source, obs_sql):
+        for pid, eid, system, code, eff, num, comp, ucode, unit, vsys, vcode, _, _ in _rows(
+            source, obs_sql
+        ):
             p, v = ids(pid, eid)
             if p is None or eff is None or num is None:
                 continue
             n += 1
             src, std = voc.get(system, code)
             yield {
-                "measurement_id": n, "person_id": p, "measurement_concept_id": std,
-                "measurement_date": _date(eff), "measurement_datetime": _ts(eff),
-                "measurement_type_concept_id": EHR, "operator_concept_id": 0, "value_as_number": num,
-                "value_as_concept_id": voc.get(vsys, vcode)[1], "unit_concept_id": voc.units.get(ucode or "", 0),
-                "visit_occurrence_id": v, "measurement_source_value": code, "measurement_source_concept_id": src,
-                "unit_source_value": ucode or unit, "value_source_value": str(num) if comp is None else f"{comp}{num}",
+                "measurement_id": n,
+                "person_id": p,
+                "measurement_concept_id": std,
+                "measurement_date": _date(eff),
+                "measurement_datetime": _ts(eff),
+                "measurement_type_concept_id": EHR,
+                "operator_concept_id": 0,
+                "value_as_number": num,
+                "value_as_concept_id": voc.get(vsys, vcode)[1],
+                "unit_concept_id": voc.units.get(ucode or "", 0),
+                "visit_occurrence_id": v,
+                "measurement_source_value": code,
+                "measurement_source_concept_id": src,
+                "unit_source_value": ucode or unit,
+                "value_source_value": str(num) if comp is None else f"{comp}{num}",
             }
 
     put("measurement", measurements())
 
     def observations() -> Iterator[dict[str, Any]]:
         n = 0
-        for pid, eid, system, code, eff, num, _, ucode, unit, vsys, vcode, text, _ in _rows(source, obs_sql):
+        for pid, eid, system, code, eff, num, _, ucode, unit, vsys, vcode, text, _ in _rows(
+            source, obs_sql
+        ):
             p, v = ids(pid, eid)
             if p is None or eff is None or num is not None:
                 continue
             n += 1
             src, std = voc.get(system, code)
             yield {
-                "observation_id": n, "person_id": p, "observation_concept_id": std,
-                "observation_date": _date(eff), "observation_datetime": _ts(eff),
-                "observation_type_concept_id": EHR, "value_as_string": text,
-                "value_as_concept_id": voc.get(vsys, vcode)[1], "unit_concept_id": 0,
-                "visit_occurrence_id": v, "observation_source_value": code,
-                "observation_source_concept_id": src, "unit_source_value": ucode or unit,
+                "observation_id": n,
+                "person_id": p,
+                "observation_concept_id": std,
+                "observation_date": _date(eff),
+                "observation_datetime": _ts(eff),
+                "observation_type_concept_id": EHR,
+                "value_as_string": text,
+                "value_as_concept_id": voc.get(vsys, vcode)[1],
+                "unit_concept_id": 0,
+                "visit_occurrence_id": v,
+                "observation_source_value": code,
+                "observation_source_concept_id": src,
+                "unit_source_value": ucode or unit,
                 "value_source_value": vcode or text,
             }
-        sql = ("SELECT patient_id, encounter_id, code_system, code, COALESCE(onset_time, recorded_time), reaction "
-               "FROM fhir_allergy ORDER BY id")
+        sql = (
+            "SELECT patient_id, encounter_id, code_system, code, COALESCE(onset_time, recorded_time), reaction "
+            "FROM fhir_allergy ORDER BY id"
+        )
         for pid, eid, system, code, when, reaction in _rows(source, sql):
             p, v = ids(pid, eid)
             if p is None or when is None:
@@ -383,10 +530,17 @@ def export_to_db(source: Database, target: Database, *, vocab: Database | None =
             n += 1
             src, std = voc.get(system, code)
             yield {
-                "observation_id": n, "person_id": p, "observation_concept_id": std,
-                "observation_date": _date(when), "observation_datetime": _ts(when),
-                "observation_type_concept_id": EHR, "value_as_string": reaction, "unit_concept_id": 0,
-                "visit_occurrence_id": v, "observation_source_value": code, "observation_source_concept_id": src,
+                "observation_id": n,
+                "person_id": p,
+                "observation_concept_id": std,
+                "observation_date": _date(when),
+                "observation_datetime": _ts(when),
+                "observation_type_concept_id": EHR,
+                "value_as_string": reaction,
+                "unit_concept_id": 0,
+                "visit_occurrence_id": v,
+                "observation_source_value": code,
+                "observation_source_concept_id": src,
             }
 
     put("observation", observations())
@@ -401,17 +555,27 @@ def export_to_db(source: Database, target: Database, *, vocab: Database | None =
             n += 1
             src, std = voc.get(system, code)
             yield {
-                "procedure_occurrence_id": n, "person_id": p, "procedure_concept_id": std,
-                "procedure_date": _date(st), "procedure_datetime": _ts(st), "procedure_end_date": _date(en),
-                "procedure_end_datetime": _ts(en), "procedure_type_concept_id": EHR, "modifier_concept_id": 0,
-                "visit_occurrence_id": v, "procedure_source_value": code, "procedure_source_concept_id": src,
+                "procedure_occurrence_id": n,
+                "person_id": p,
+                "procedure_concept_id": std,
+                "procedure_date": _date(st),
+                "procedure_datetime": _ts(st),
+                "procedure_end_date": _date(en),
+                "procedure_end_datetime": _ts(en),
+                "procedure_type_concept_id": EHR,
+                "modifier_concept_id": 0,
+                "visit_occurrence_id": v,
+                "procedure_source_value": code,
+                "procedure_source_concept_id": src,
             }
 
     put("procedure_occurrence", procedures())
 
     def notes() -> Iterator[dict[str, Any]]:
-        sql = ("SELECT patient_id, encounter_id, code_system, code, note_time, title, text, id, display "
-               "FROM fhir_note ORDER BY id, seq")
+        sql = (
+            "SELECT patient_id, encounter_id, code_system, code, note_time, title, text, id, display "
+            "FROM fhir_note ORDER BY id, seq"
+        )
         n = 0
         for pid, eid, system, code, when, title, text, nid, display in _rows(source, sql):
             p, v = ids(pid, eid)
@@ -419,10 +583,18 @@ def export_to_db(source: Database, target: Database, *, vocab: Database | None =
                 continue
             n += 1
             yield {
-                "note_id": n, "person_id": p, "note_date": _date(when), "note_datetime": _ts(when),
-                "note_type_concept_id": EHR, "note_class_concept_id": voc.get(system, code)[1],
-                "note_title": title or display, "note_text": text or "", "encoding_concept_id": UTF8,
-                "language_concept_id": ENGLISH, "visit_occurrence_id": v, "note_source_value": nid,
+                "note_id": n,
+                "person_id": p,
+                "note_date": _date(when),
+                "note_datetime": _ts(when),
+                "note_type_concept_id": EHR,
+                "note_class_concept_id": voc.get(system, code)[1],
+                "note_title": title or display,
+                "note_text": text or "",
+                "encoding_concept_id": UTF8,
+                "language_concept_id": ENGLISH,
+                "visit_occurrence_id": v,
+                "note_source_value": nid,
             }
 
     put("note", notes())
@@ -430,8 +602,12 @@ def export_to_db(source: Database, target: Database, *, vocab: Database | None =
         _copy_vocabulary(vocab, target, writer, voc)
     mapped = sum(1 for v in voc.map.values() if v[1])
     return ExportResult(
-        source=source_label or source.url, target=target_label or target.url, tables=out,
-        vocabulary=(vocab.url if vocab is not None else None), codes=len(codes), codes_mapped=mapped,
+        source=source_label or source.url,
+        target=target_label or target.url,
+        tables=out,
+        vocabulary=(vocab.url if vocab is not None else None),
+        codes=len(codes),
+        codes_mapped=mapped,
         elapsed_s=round(time.perf_counter() - start, 3),
     )
 
@@ -446,8 +622,18 @@ def _copy_vocabulary(vocab: Database, target: Database, writer: Writer, voc: _Vo
     if _has_vocab(target):
         return
     used = {i for pair in voc.map.values() for i in pair if i}
-    used |= {*VISIT_CONCEPTS.values(), *GENDER.values(), *RACE.values(), *ETHNICITY.values(), EHR,
-             EHR_PRESCRIPTION, EHR_ADMINISTRATION, EHR_ENCOUNTER, UTF8, ENGLISH}
+    used |= {
+        *VISIT_CONCEPTS.values(),
+        *GENDER.values(),
+        *RACE.values(),
+        *ETHNICITY.values(),
+        EHR,
+        EHR_PRESCRIPTION,
+        EHR_ADMINISTRATION,
+        EHR_ENCOUNTER,
+        UTF8,
+        ENGLISH,
+    }
     ids = ", ".join(str(i) for i in sorted(used))
     present = {t.lower() for t in vocab.table_names()}
     wheres = {

@@ -21,7 +21,15 @@ from typing import IO, Any
 
 import orjson
 
-__all__ = ["FileKind", "Record", "discover", "file_kind", "read_file"]
+__all__ = [
+    "FileKind",
+    "Record",
+    "discover",
+    "file_kind",
+    "line_chunks",
+    "line_records",
+    "read_file",
+]
 
 DEFAULT_STREAM_THRESHOLD = 64 * 1024 * 1024
 
@@ -92,8 +100,12 @@ def _open(path: Path) -> tuple[IO[bytes], _Counting]:
     return buffered, counter
 
 
-def read_file(path: Path, *, stream_threshold: int = DEFAULT_STREAM_THRESHOLD,
-              position: list[int] | None = None) -> Iterator[Record]:
+def read_file(
+    path: Path,
+    *,
+    stream_threshold: int = DEFAULT_STREAM_THRESHOLD,
+    position: list[int] | None = None,
+) -> Iterator[Record]:
     """Records of one file; ``position[0]`` is kept at the compressed bytes read so far."""
     kind = file_kind(path) or "bundle"
     fh, counter = _open(path)
@@ -126,58 +138,121 @@ def read_file(path: Path, *, stream_threshold: int = DEFAULT_STREAM_THRESHOLD,
         counter.close()
 
 
-def _ndjson(fh: IO[bytes], name: str, counter: _Counting, position: list[int] | None) -> Iterator[Record]:
+def _ndjson(
+    fh: IO[bytes], name: str, counter: _Counting, position: list[int] | None
+) -> Iterator[Record]:
     lineno = 0
     try:
         for line in fh:
             lineno += 1
             if position is not None and not lineno & 1023:
                 position[0] = counter.count
-            if not line.strip():
-                continue
-            try:
-                obj = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                yield Record(name, f"line {lineno}", raw=line.decode("utf-8", "replace"),
-                             error=f"invalid JSON: {exc}")
-                continue
-            if isinstance(obj, dict) and obj.get("resourceType") == "Bundle":
-                yield from _document(obj, name, prefix=f"line {lineno} ")
-                continue
-            if not isinstance(obj, dict):
-                yield Record(name, f"line {lineno}", raw=line.decode("utf-8", "replace"),
-                             error=f"expected a JSON object, got {type(obj).__name__}")
-                continue
-            yield Record(name, f"line {lineno}", resource=obj, raw=line.decode().rstrip("\r\n"))
+            if line.strip():
+                yield from line_records(name, lineno, line)
     except (OSError, EOFError) as exc:  # e.g. a truncated gzip stream
         yield Record(name, f"line {lineno + 1}", error=f"cannot read the rest of the file: {exc}")
     if position is not None:
         position[0] = counter.count
 
 
+def line_records(name: str, lineno: int, line: bytes) -> Iterator[Record]:
+    """The record(s) of one NDJSON line (a Bundle on one line gives its entries)."""
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        yield Record(
+            name,
+            f"line {lineno}",
+            raw=line.decode("utf-8", "replace"),
+            error=f"invalid JSON: {exc}",
+        )
+        return
+    if isinstance(obj, dict) and obj.get("resourceType") == "Bundle":
+        yield from _document(obj, name, prefix=f"line {lineno} ")
+        return
+    if not isinstance(obj, dict):
+        yield Record(
+            name,
+            f"line {lineno}",
+            raw=line.decode("utf-8", "replace"),
+            error=f"expected a JSON object, got {type(obj).__name__}",
+        )
+        return
+    yield Record(name, f"line {lineno}", resource=obj, raw=line.decode().rstrip("\r\n"))
+
+
+def line_chunks(path: Path, max_bytes: int = 4 << 20) -> Iterator[tuple[int, list[bytes]] | Record]:
+    """Raw NDJSON lines in chunks of about ``max_bytes``: (first line number, lines).
+
+    A read error (a truncated gzip stream) comes as a Record with the error, after the lines read.
+    """
+    fh, counter = _open(path)
+    lineno = 0
+    chunk: list[bytes] = []
+    first = 1
+    size = 0
+    try:
+        for line in fh:
+            lineno += 1
+            chunk.append(line)
+            size += len(line)
+            if size >= max_bytes:
+                yield first, chunk
+                chunk, first, size = [], lineno + 1, 0
+    except (OSError, EOFError) as exc:
+        if chunk:
+            yield first, chunk
+            chunk = []
+        yield Record(
+            str(path), f"line {lineno + 1}", error=f"cannot read the rest of the file: {exc}"
+        )
+    finally:
+        fh.close()
+        counter.close()
+    if chunk:
+        yield first, chunk
+
+
 def _entry(entry: Any, name: str, where: str) -> Record:
     if not isinstance(entry, dict):
-        return Record(name, where, error=f"expected a Bundle entry object, got {type(entry).__name__}")
+        return Record(
+            name, where, error=f"expected a Bundle entry object, got {type(entry).__name__}"
+        )
     res = entry.get("resource")
     full_url = entry.get("fullUrl") if isinstance(entry.get("fullUrl"), str) else None
     if not isinstance(res, dict):
         req = entry.get("request") if isinstance(entry.get("request"), dict) else {}
         what = f"{req.get('method')} {req.get('url')}" if req else "no resource"
-        return Record(name, where, raw=orjson.dumps(entry).decode(), full_url=full_url, field="resource",
-                      error=f"entry has no resource object ({what})")
+        return Record(
+            name,
+            where,
+            raw=orjson.dumps(entry).decode(),
+            full_url=full_url,
+            field="resource",
+            error=f"entry has no resource object ({what})",
+        )
     return Record(name, where, resource=res, full_url=full_url)
 
 
 def _document(doc: Any, name: str, prefix: str = "") -> Iterator[Record]:
     if not isinstance(doc, dict):
-        yield Record(name, f"{prefix}document".strip(), error=f"expected a JSON object, got {type(doc).__name__}")
+        yield Record(
+            name,
+            f"{prefix}document".strip(),
+            error=f"expected a JSON object, got {type(doc).__name__}",
+        )
         return
     if doc.get("resourceType") != "Bundle":
         yield Record(name, f"{prefix}resource".strip(), resource=doc)
         return
     entries = doc.get("entry", [])
     if not isinstance(entries, list):
-        yield Record(name, f"{prefix}Bundle.entry".strip(), field="entry", error="Bundle.entry is not an array")
+        yield Record(
+            name,
+            f"{prefix}Bundle.entry".strip(),
+            field="entry",
+            error="Bundle.entry is not an array",
+        )
         return
     for i, entry in enumerate(entries):
         yield _entry(entry, name, f"{prefix}entry {i}")
@@ -187,7 +262,9 @@ _ENTRY_RE = re.compile(r'"entry"\s*:\s*\[')
 _CHUNK = 1 << 20
 
 
-def _stream_bundle(fh: IO[bytes], name: str, counter: _Counting, position: list[int] | None) -> Iterator[Record]:
+def _stream_bundle(
+    fh: IO[bytes], name: str, counter: _Counting, position: list[int] | None
+) -> Iterator[Record]:
     """Entry-by-entry decoding of a (large or broken) bundle."""
     text = io.TextIOWrapper(fh, encoding="utf-8", errors="strict")
     decoder = json.JSONDecoder()
@@ -221,14 +298,20 @@ def _stream_bundle(fh: IO[bytes], name: str, counter: _Counting, position: list[
                 try:
                     doc = json.loads(buf)
                 except json.JSONDecodeError as exc:
-                    yield Record(name, "document", raw=buf[:10000] or None,
-                                 error=f"invalid JSON at {where(exc.pos)}: {exc.msg}")
+                    yield Record(
+                        name,
+                        "document",
+                        raw=buf[:10000] or None,
+                        error=f"invalid JSON at {where(exc.pos)}: {exc.msg}",
+                    )
                     return
                 yield from _document(doc, name)
                 return
         header = buf[: m.start()]
         if '"Bundle"' not in header:
-            yield Record(name, "document", error="not a FHIR Bundle (no resourceType Bundle before entry)")
+            yield Record(
+                name, "document", error="not a FHIR Bundle (no resourceType Bundle before entry)"
+            )
             return
         pos = m.end()
         index = 0
@@ -240,7 +323,11 @@ def _stream_bundle(fh: IO[bytes], name: str, counter: _Counting, position: list[
                 if pos < len(buf) or not more():
                     break
             if pos >= len(buf):
-                yield Record(name, f"entry {index}", error=f"file ends inside Bundle.entry (truncated) at {where(pos)}")
+                yield Record(
+                    name,
+                    f"entry {index}",
+                    error=f"file ends inside Bundle.entry (truncated) at {where(pos)}",
+                )
                 return
             if buf[pos] == "]":
                 return
@@ -250,9 +337,13 @@ def _stream_bundle(fh: IO[bytes], name: str, counter: _Counting, position: list[
                 unterminated = exc.msg.startswith("Unterminated")
                 if not eof and (unterminated or len(buf) - exc.pos < _CHUNK) and more():
                     continue
-                yield Record(name, f"entry {index}", raw=buf[pos : pos + 10000],
-                             error=f"invalid JSON at {where(exc.pos)}: {exc.msg}"
-                             + (" (file truncated?)" if eof else ""))
+                yield Record(
+                    name,
+                    f"entry {index}",
+                    raw=buf[pos : pos + 10000],
+                    error=f"invalid JSON at {where(exc.pos)}: {exc.msg}"
+                    + (" (file truncated?)" if eof else ""),
+                )
                 return
             yield _entry(obj, name, f"entry {index}")
             index += 1

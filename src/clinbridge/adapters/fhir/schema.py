@@ -280,7 +280,12 @@ TABLES: dict[str, Table] = {
             "fhir_diagnostic_report_result",
             "DiagnosticReport",
             "report_id",
-            (("report_id", "text"), ("seq", "integer"), ("observation_id", "text"), ("display", "text")),
+            (
+                ("report_id", "text"),
+                ("seq", "integer"),
+                ("observation_id", "text"),
+                ("display", "text"),
+            ),
             "DiagnosticReport.result references, resolved to Observation ids.",
         ),
         Table(
@@ -393,9 +398,7 @@ LOAD_TABLE = Table(
 )
 
 VIEWS: dict[str, str] = {
-    "fhir_measurement": (
-        "SELECT * FROM fhir_observation WHERE value_num IS NOT NULL"
-    ),
+    "fhir_measurement": ("SELECT * FROM fhir_observation WHERE value_num IS NOT NULL"),
     "fhir_observation_value": (
         "SELECT * FROM fhir_observation WHERE value_num IS NULL AND row_kind <> 'panel'"
     ),
@@ -409,6 +412,10 @@ VIEWS: dict[str, str] = {
         "CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION) "
         "FROM fhir_medication_administration"
     ),
+    "fhir_death": (
+        "SELECT id AS patient_id, death_date, deceased_time, deceased_time_text FROM fhir_patient "
+        "WHERE death_date IS NOT NULL"
+    ),
     "fhir_observation_period": (
         "SELECT patient_id, MIN(start_time) AS start_time, "
         "MAX(COALESCE(end_time, start_time)) AS end_time "
@@ -418,12 +425,30 @@ VIEWS: dict[str, str] = {
 
 
 _TYPES = {
-    "duckdb": {"text": "VARCHAR", "float": "DOUBLE", "integer": "BIGINT", "boolean": "BOOLEAN",
-               "timestamp": "TIMESTAMP", "date": "DATE"},
-    "postgres": {"text": "TEXT", "float": "DOUBLE PRECISION", "integer": "BIGINT",
-                 "boolean": "BOOLEAN", "timestamp": "TIMESTAMP", "date": "DATE"},
-    "sqlite": {"text": "TEXT", "float": "REAL", "integer": "INTEGER", "boolean": "INTEGER",
-               "timestamp": "TIMESTAMP", "date": "DATE"},
+    "duckdb": {
+        "text": "VARCHAR",
+        "float": "DOUBLE",
+        "integer": "BIGINT",
+        "boolean": "BOOLEAN",
+        "timestamp": "TIMESTAMP",
+        "date": "DATE",
+    },
+    "postgres": {
+        "text": "TEXT",
+        "float": "DOUBLE PRECISION",
+        "integer": "BIGINT",
+        "boolean": "BOOLEAN",
+        "timestamp": "TIMESTAMP",
+        "date": "DATE",
+    },
+    "sqlite": {
+        "text": "TEXT",
+        "float": "REAL",
+        "integer": "INTEGER",
+        "boolean": "INTEGER",
+        "timestamp": "TIMESTAMP",
+        "date": "DATE",
+    },
 }
 
 

@@ -22,7 +22,13 @@ from clinbridge.db import Database
 
 __all__ = ["ALL_TABLES", "Writer"]
 
-ALL_TABLES: tuple[Table, ...] = (*TABLES.values(), RESOURCE_TABLE, QUARANTINE_TABLE, CODE_TABLE, LOAD_TABLE)
+ALL_TABLES: tuple[Table, ...] = (
+    *TABLES.values(),
+    RESOURCE_TABLE,
+    QUARANTINE_TABLE,
+    CODE_TABLE,
+    LOAD_TABLE,
+)
 
 _counter = itertools.count()
 
@@ -49,8 +55,12 @@ class Writer:
                 for stmt in ddl(table, self.backend):
                     self._exec(stmt)
             if self.backend != "duckdb":
-                self._exec('CREATE INDEX IF NOT EXISTS "ix_fhir_code_key" ON "fhir_code" ("system", "code")')
-                self._exec('CREATE INDEX IF NOT EXISTS "ix_fhir_resource_load" ON "fhir_resource" ("load_id")')
+                self._exec(
+                    'CREATE INDEX IF NOT EXISTS "ix_fhir_code_key" ON "fhir_code" ("system", "code")'
+                )
+                self._exec(
+                    'CREATE INDEX IF NOT EXISTS "ix_fhir_resource_load" ON "fhir_resource" ("load_id")'
+                )
             for name in VIEWS:
                 self._exec(view_ddl(name, self.backend))
 
@@ -108,19 +118,35 @@ class Writer:
             name = f"_cb_batch_{next(_counter)}"
             self.conn.register(name, df)
             try:
-                self.conn.execute(f'INSERT INTO "{table.name}" ({collist}) SELECT {collist} FROM {name}')
+                self.conn.execute(
+                    f'INSERT INTO "{table.name}" ({collist}) SELECT {collist} FROM {name}'
+                )
             finally:
                 self.conn.unregister(name)
         elif self.backend == "postgres":
-            with self.conn.cursor() as cur, cur.copy(f'COPY "{table.name}" ({collist}) FROM STDIN') as cp:
+            with (
+                self.conn.cursor() as cur,
+                cur.copy(f'COPY "{table.name}" ({collist}) FROM STDIN') as cp,
+            ):
                 for row in rows:
+                    if any(type(v) is str and "\x00" in v for v in row):
+                        # PostgreSQL text cannot hold NUL: U+FFFD marks where one was.
+                        row = tuple(
+                            v.replace("\x00", "\ufffd") if type(v) is str else v for v in row
+                        )
                     cp.write_row(row)
         else:
             marks = ", ".join("?" * len(cols))
             self.conn.executemany(f'INSERT INTO "{table.name}" ({collist}) VALUES ({marks})', rows)
 
-    def delete_where_in(self, table: str, column: str, values: Iterable[Any], extra: str = "",
-                        extra_params: Sequence[Any] = ()) -> None:
+    def delete_where_in(
+        self,
+        table: str,
+        column: str,
+        values: Iterable[Any],
+        extra: str = "",
+        extra_params: Sequence[Any] = (),
+    ) -> None:
         """DELETE FROM table WHERE column IN values [AND extra]."""
         vals = list(values)
         if not vals:
@@ -133,7 +159,8 @@ class Writer:
             self.conn.register(name, pd.DataFrame({"k": vals}))
             try:
                 self.conn.execute(
-                    f'DELETE FROM "{table}" WHERE "{column}" IN (SELECT k FROM {name}){cond}', list(extra_params)
+                    f'DELETE FROM "{table}" WHERE "{column}" IN (SELECT k FROM {name}){cond}',
+                    list(extra_params),
                 )
             finally:
                 self.conn.unregister(name)
@@ -147,7 +174,8 @@ class Writer:
                 part = vals[i : i + 500]
                 marks = ", ".join("?" * len(part))
                 self.conn.execute(
-                    f'DELETE FROM "{table}" WHERE "{column}" IN ({marks}){cond}', (*part, *extra_params)
+                    f'DELETE FROM "{table}" WHERE "{column}" IN ({marks}){cond}',
+                    (*part, *extra_params),
                 )
 
     def delete_resources(self, resource_type: str, ids: Iterable[str]) -> None:
@@ -156,4 +184,6 @@ class Writer:
         for table in TABLES.values():
             if table.owner == resource_type:
                 self.delete_where_in(table.name, table.owner_column, ids)
-        self.delete_where_in(RESOURCE_TABLE.name, "id", ids, '"resource_type" = ?', (resource_type,))
+        self.delete_where_in(
+            RESOURCE_TABLE.name, "id", ids, '"resource_type" = ?', (resource_type,)
+        )

@@ -1,0 +1,387 @@
+"""Type-checked readers of FHIR JSON values: strings, numbers, dateTimes, codes, references, value[x].
+
+Each reader raises :class:`FieldError` naming the field when a value has the wrong type or form.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Context", "FieldError", "Row", "Rows", "clean_display", "parse_datetime"]
+
+Row = tuple[Any, ...]
+Rows = list[tuple[str, Row]]
+
+
+class FieldError(ValueError):
+    """A flattened value has the wrong type or form."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass
+class Context:
+    """What flattening needs besides the resource: reference map and the code dictionary."""
+
+    refmap: dict[str, str] = field(default_factory=dict)
+    """fullUrl (urn:uuid:..., absolute URL) → 'Type/id' for the current bundle."""
+    codes: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    """(system, code) → cleaned display, every code seen."""
+
+
+_ZW = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
+_WS = re.compile(r"\s+")
+
+
+_CLEAN: dict[str, str] = {}
+
+
+def clean_display(text: str | None) -> str | None:
+    """Remove zero-width characters (Synthea has some) and collapse whitespace."""
+    if text is None:
+        return None
+    done = _CLEAN.get(text)
+    if done is not None:
+        return done
+    out = text
+    if _ZW.search(out):
+        out = _ZW.sub("", out)
+    if "  " in out or "\n" in out or "\t" in out:
+        out = _WS.sub(" ", out)
+    out = out.strip()
+    if len(_CLEAN) < 200_000 and len(text) < 300:
+        _CLEAN[text] = out
+    return out
+
+
+_DT_RE = re.compile(
+    r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?)?)?$"
+)
+
+
+def parse_datetime(value: Any, fld: str) -> tuple[str | None, str | None]:
+    """FHIR date/dateTime/instant → (local wall-clock 'YYYY-MM-DD HH:MM:SS', verbatim text).
+
+    Partial dates ('1987', '1987-11') map to their first day; the text keeps the precision
+    and the offset, so nothing is lost.
+    """
+    if value is None:
+        return None, None
+    if not isinstance(value, str):
+        raise FieldError(
+            fld, f"expected a FHIR dateTime string, got {type(value).__name__} {value!r}"
+        )
+    if _DT_RE.match(value) is None:
+        raise FieldError(fld, f"not a FHIR dateTime: {value!r}")
+    n = len(value)
+    if n >= 19 and value[16] == ":":
+        local = f"{value[:10]} {value[11:19]}"
+    elif n == 10:
+        local = value + " 00:00:00"
+    elif n == 7:
+        local = value + "-01 00:00:00"
+    elif n == 4:
+        local = value + "-01-01 00:00:00"
+    else:  # hh:mm without seconds
+        local = f"{value[:10]} {value[11:16]}:00"
+    try:
+        _dt.datetime.fromisoformat(local)
+    except ValueError:
+        raise FieldError(fld, f"date/time out of range: {value!r}") from None
+    return local, value
+
+
+def _date(value: Any, fld: str) -> tuple[str | None, str | None]:
+    ts, text = parse_datetime(value, fld)
+    return (ts[:10] if ts else None), text
+
+
+def _s(obj: Any, fld: str) -> str | None:
+    if obj is None or isinstance(obj, str):
+        return obj
+    raise FieldError(fld, f"expected a string, got {type(obj).__name__} {obj!r}")
+
+
+def _num(obj: Any, fld: str) -> float | None:
+    if obj is None:
+        return None
+    if isinstance(obj, bool) or not isinstance(obj, int | float):
+        raise FieldError(fld, f"expected a number, got {type(obj).__name__} {obj!r}")
+    return float(obj)
+
+
+def _bool(obj: Any, fld: str) -> bool | None:
+    if obj is None or isinstance(obj, bool):
+        return obj
+    raise FieldError(fld, f"expected a boolean, got {type(obj).__name__} {obj!r}")
+
+
+def _obj(obj: Any, fld: str) -> dict[str, Any]:
+    if obj is None:
+        return {}
+    if isinstance(obj, dict):
+        return obj
+    raise FieldError(fld, f"expected an object, got {type(obj).__name__} {obj!r}")
+
+
+def _list(obj: Any, fld: str) -> list[Any]:
+    if obj is None:
+        return []
+    if isinstance(obj, list):
+        return obj
+    raise FieldError(fld, f"expected an array, got {type(obj).__name__}")
+
+
+def _first(obj: Any, fld: str) -> dict[str, Any]:
+    items = _list(obj, fld)
+    return _obj(items[0], f"{fld}[0]") if items else {}
+
+
+def _coding(c: Any, fld: str, ctx: Context) -> tuple[str | None, str | None, str | None]:
+    if type(c) is not dict:
+        c = _obj(c, fld)
+    system, code, display = c.get("system"), c.get("code"), c.get("display")
+    if type(system) is not str and system is not None:
+        _s(system, f"{fld}.system")
+    if type(code) is not str and code is not None:
+        _s(code, f"{fld}.code")
+    if display is not None:
+        display = clean_display(_s(display, f"{fld}.display"))
+    if code is not None:
+        key = (system or "", code)
+        if display or key not in ctx.codes:
+            ctx.codes[key] = display
+    return system, code, display
+
+
+def _cc(
+    obj: Any, fld: str, ctx: Context, prefer: str | None = None
+) -> tuple[str | None, str | None, str | None]:
+    """CodeableConcept → (system, code, display) of its first coding (or the preferred system).
+
+    Every coding is registered in the code dictionary; the display falls back to ``text``.
+    """
+    cc = _obj(obj, fld)
+    if not cc:
+        return None, None, None
+    best: tuple[str | None, str | None, str | None] = (None, None, None)
+    for i, c in enumerate(_list(cc.get("coding"), f"{fld}.coding")):
+        got = _coding(c, f"{fld}.coding[{i}]", ctx)
+        if best[1] is None or (prefer is not None and got[0] == prefer and best[0] != prefer):
+            best = got
+    text = clean_display(_s(cc.get("text"), f"{fld}.text"))
+    return best[0], best[1], best[2] or text
+
+
+def _cc_code(obj: Any, fld: str, ctx: Context) -> str | None:
+    return _cc(obj, fld, ctx)[1]
+
+
+def _ref(obj: Any, fld: str, ctx: Context, expected: str | None = None) -> str | None:
+    """Reference → target id (``urn:uuid:`` through the bundle's fullUrls, or ``Type/id``)."""
+    if obj is None:
+        return None
+    r = _obj(obj, fld).get("reference")
+    if r is None:
+        return None
+    if not isinstance(r, str):
+        raise FieldError(f"{fld}.reference", f"expected a string, got {type(r).__name__}")
+    target = ctx.refmap.get(r)
+    rtype: str | None
+    if target is not None:
+        rtype, _, rid = target.partition("/")
+    elif r.startswith("urn:uuid:"):
+        rtype, rid = expected, r[9:]
+    elif r.startswith("#"):
+        return r
+    elif "?" in r:
+        if expected is None:
+            return r
+        raise FieldError(
+            f"{fld}.reference", f"conditional reference {r!r} cannot be resolved to an id"
+        )
+    else:
+        parts = r.rstrip("/").split("/")
+        if "_history" in parts:
+            parts = parts[: parts.index("_history")]
+        if len(parts) < 2:
+            raise FieldError(f"{fld}.reference", f"not a FHIR reference: {r!r}")
+        rtype, rid = parts[-2], parts[-1]
+    if expected is not None and rtype is not None and rtype != expected:
+        raise FieldError(f"{fld}.reference", f"expected a reference to {expected}, got {r!r}")
+    return rid
+
+
+def _ref_text(obj: Any, fld: str) -> str | None:
+    o = _obj(obj, fld)
+    return _s(o.get("reference"), f"{fld}.reference") or _s(o.get("display"), f"{fld}.display")
+
+
+def _patient(r: dict[str, Any], ctx: Context, key: str = "subject") -> str:
+    pid = _ref(r.get(key), key, ctx, "Patient")
+    if pid is None:
+        raise FieldError(key, "missing patient reference")
+    return pid
+
+
+def _encounter(r: dict[str, Any], ctx: Context, key: str = "encounter") -> str | None:
+    return _ref(r.get(key), key, ctx, "Encounter")
+
+
+def _period(obj: Any, fld: str) -> tuple[str | None, str | None, str | None, str | None]:
+    p = _obj(obj, fld)
+    s = parse_datetime(p.get("start"), f"{fld}.start")
+    e = parse_datetime(p.get("end"), f"{fld}.end")
+    return s[0], s[1], e[0], e[1]
+
+
+def _ext(r: dict[str, Any], url_suffix: str) -> dict[str, Any] | None:
+    for e in _list(r.get("extension"), "extension"):
+        if isinstance(e, dict) and isinstance(e.get("url"), str) and e["url"].endswith(url_suffix):
+            return e
+    return None
+
+
+_VALUE_KINDS = (
+    "valueQuantity",
+    "valueCodeableConcept",
+    "valueString",
+    "valueBoolean",
+    "valueInteger",
+    "valueRange",
+    "valueRatio",
+    "valueSampledData",
+    "valueTime",
+    "valueDateTime",
+    "valuePeriod",
+)
+
+# value_type, value_num, comparator, unit, unit_code, unit_system, vsys, vcode, value_text, high
+_NO_VALUE: tuple[Any, ...] = (None,) * 10
+
+
+def _quantity(
+    q: Any, fld: str
+) -> tuple[float | None, str | None, str | None, str | None, str | None]:
+    q = _obj(q, fld)
+    return (
+        _num(q.get("value"), f"{fld}.value"),
+        _s(q.get("comparator"), f"{fld}.comparator"),
+        _s(q.get("unit"), f"{fld}.unit"),
+        _s(q.get("code"), f"{fld}.code"),
+        _s(q.get("system"), f"{fld}.system"),
+    )
+
+
+def _numtext(v: float | None) -> str:
+    if v is None:
+        return ""
+    text = repr(v)
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _value(r: dict[str, Any], prefix: str, ctx: Context) -> tuple[Any, ...]:
+    """value[x] of every kind → the value columns (see _NO_VALUE)."""
+    for kind in _VALUE_KINDS:
+        if kind not in r:
+            continue
+        v = r[kind]
+        fld = f"{prefix}{kind}"
+        if kind == "valueQuantity":
+            num, comp, unit, ucode, usys = _quantity(v, fld)
+            return ("Quantity", num, comp, unit or ucode, ucode, usys, None, None, None, None)
+        if kind == "valueCodeableConcept":
+            s, c, d = _cc(v, fld, ctx)
+            return ("CodeableConcept", None, None, None, None, None, s, c, d or c, None)
+        if kind == "valueInteger":
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise FieldError(fld, f"expected an integer, got {type(v).__name__} {v!r}")
+            return ("integer", float(v), None, None, None, None, None, None, str(v), None)
+        if kind == "valueBoolean":
+            b = _bool(v, fld)
+            return (
+                "boolean",
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                "true" if b else "false",
+                None,
+            )
+        if kind in ("valueString", "valueTime"):
+            return (kind[5:].lower(), None, None, None, None, None, None, None, _s(v, fld), None)
+        if kind == "valueDateTime":
+            parse_datetime(v, fld)
+            return ("dateTime", None, None, None, None, None, None, None, v, None)
+        if kind == "valuePeriod":
+            _, st, _, et = _period(v, fld)
+            return (
+                "Period",
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                f"{st or ''}/{et or ''}",
+                None,
+            )
+        if kind == "valueRange":
+            rng = _obj(v, fld)
+            lo = _quantity(rng.get("low"), f"{fld}.low")
+            hi = _quantity(rng.get("high"), f"{fld}.high")
+            unit = lo[2] or lo[3] or hi[2] or hi[3]
+            text = f"{_numtext(lo[0])}-{_numtext(hi[0])}"
+            return (
+                "Range",
+                lo[0],
+                None,
+                unit,
+                lo[3] or hi[3],
+                lo[4] or hi[4],
+                None,
+                None,
+                text,
+                hi[0],
+            )
+        if kind == "valueRatio":
+            rat = _obj(v, fld)
+            nu = _quantity(rat.get("numerator"), f"{fld}.numerator")[0]
+            de = _quantity(rat.get("denominator"), f"{fld}.denominator")[0]
+            num = nu / de if nu is not None and de else None
+            return (
+                "Ratio",
+                num,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                f"{_numtext(nu)}/{_numtext(de)}",
+                None,
+            )
+        sd = _obj(v, fld)
+        return (
+            "SampledData",
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            _s(sd.get("data"), f"{fld}.data"),
+            None,
+        )
+    return _NO_VALUE
