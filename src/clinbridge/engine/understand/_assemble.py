@@ -719,7 +719,11 @@ def _predicates(
                     unit=item.data.get("unit"),
                 )
                 if target is None:
-                    if measure.of == "value" and ctx.measure_value is None:
+                    if (
+                        measure.of in {"value", "events", "date"}
+                        and measure.stream in VALUE_STREAMS
+                        and ctx.measure_value is None
+                    ):
                         ctx.measure_value = vf
                         continue
                     raise Abstain(

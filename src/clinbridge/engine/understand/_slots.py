@@ -145,6 +145,11 @@ def extract(text: str) -> list[Piece]:
         r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|mortality|survival|survived|surviving)\b",
         lambda m: Slot("unsupported", {"what": "death or survival"}),
     )
+    pieces = _pass(
+        pieces,
+        r"\b(?:currently|at\s+present|presently|right\s+now|still|active(?:ly)?|ongoing)\b",
+        lambda m: Slot("unsupported", {"what": "what is true now (current status)"}),
+    )
     # -- grouping
     pieces = _pass(
         pieces,
