@@ -58,6 +58,7 @@ def main() -> None:
     known = _documented()
     stats: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     lines: list[str] = []
+    adjusted: list[str] = []
     for tag, name in FILES:
         for row in read_medcalc_csv(DATA / name):
             if row.calculator_id not in calcs:
@@ -67,6 +68,15 @@ def main() -> None:
             s[f"{tag}_rows"] += 1
             out = run_row(row)
             key = f"{row.calculator_id}:{tag}:{row.row}"
+            for i in out.ignored:
+                adjusted.append(
+                    f"  [{row.calculator_id:>2}] {tag}:{row.row}: ignored foreign entity {i['key'][:60]!r}"
+                )
+            for r in out.reinterpreted:
+                adjusted.append(
+                    f"  [{row.calculator_id:>2}] {tag}:{row.row}: {r['input']} unit {r['given']!r} "
+                    f"read as {r['read_as']!r}"
+                )
             if out.match:
                 s[f"{tag}_agree"] += 1
                 continue
@@ -121,6 +131,11 @@ def main() -> None:
         print(f"rows of calculators without a spec: {no_spec} (ids {missing})")
     print("\nDisagreements:")
     print("\n".join(lines) if lines else "  none")
+    print(
+        f"\nGold-parameter adjustments declared in the specs (medcalc_foreign, medcalc_units), "
+        f"each reported in the row's output: {len(adjusted)}"
+    )
+    print("\n".join(adjusted) if adjusted else "  none")
 
     rows = list(read_medcalc_csv(DATA / "train_subset_v1.0.csv"))
     best = 0.0

@@ -75,13 +75,12 @@ def main() -> None:
     ap.add_argument("--url", default=None)
     ap.add_argument("--model", default="")
     ap.add_argument("--repairs", type=int, default=1)
+    ap.add_argument("--every", type=int, default=1, help="take every k-th question (a spread of categories)")
     args = ap.parse_args()
     import signal
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so the server child is stopped too
-    rows = sorted(load_devset("eunomia"), key=lambda r: (r.get("split") != "dev", r["id"]))[
-        : args.n
-    ]
+    rows = sorted(load_devset("eunomia"), key=lambda r: r["id"])[:: args.every][: args.n]
     proc = None
     url = args.url
     if url is None:
@@ -136,7 +135,7 @@ def main() -> None:
                     )
                     print(
                         f"{r['id']} {out.decision:7s} {out.reason or '':22s} value={out.value!r} gold={r.get('gold')!r} "
-                        f"{secs:.1f}s",
+                        f"{secs:.1f}s  {out.detail[:120]}",
                         flush=True,
                     )
         print(

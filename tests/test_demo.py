@@ -16,3 +16,10 @@ def test_demo_runs_and_shows_answers_with_provenance(tmp_path):
     # a second run reuses the databases
     again = CliRunner().invoke(main, ["demo", "--dir", str(tmp_path / "demo"), "--only", "omop"])
     assert again.exit_code == 0 and "using" in again.output
+
+
+def test_demo_questions_section(tmp_path):
+    result = CliRunner().invoke(main, ["demo", "--dir", str(tmp_path / "demo"), "--only", "ask"])
+    assert result.exit_code == 0, result.output
+    assert "answer: 479" in result.output  # GI bleed patients (hand SQL in tests/engine)
+    assert "cannot answer: could not ground 'copay'" in result.output

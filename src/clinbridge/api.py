@@ -82,6 +82,7 @@ class Connection:
         self.settings = settings or Settings()
         self._cache_dir = cache_dir
         self._understander: Understander | None = None
+        self._llm: Any = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     def close(self) -> None:
@@ -99,7 +100,9 @@ class Connection:
             from clinbridge.engine.understand import Understander
 
             self._understander = Understander(
-                self.db, self.catalog, cache_dir=self._cache_dir,
+                self.db,
+                self.catalog,
+                cache_dir=self._cache_dir,
                 embeddings=self.settings.embeddings != "off",
             )
         return self._understander
@@ -126,15 +129,23 @@ class Connection:
         """
         from clinbridge.engine.validate import answer_with_validation
 
+        if self.settings.llm not in {"", "none"}:
+            return self._ask_llm(question, patient_id=patient_id, now=now)
         start = time.perf_counter()
         readings = self.readings(question, patient_id=patient_id, now=now)
         understand_ms = (time.perf_counter() - start) * 1000
         plans = [r.plan for r in readings if r.plan is not None]
         if not plans:
             reason = readings[0].abstain_reason if readings else "could not read the question"
-            return self._abstain(question, reason or "could not read the question", understand_ms, readings)
+            return self._abstain(
+                question, reason or "could not read the question", understand_ms, readings
+            )
         result = answer_with_validation(
-            question, plans, catalog=self.catalog, db=self.db, settings=self.settings,
+            question,
+            plans,
+            catalog=self.catalog,
+            db=self.db,
+            settings=self.settings,
             understanding="parser",
         )
         answer = result.to_answer()
@@ -143,12 +154,29 @@ class Connection:
         answer.details.setdefault("confidence", readings[0].confidence)
         return answer
 
+    def _ask_llm(
+        self, question: str, *, patient_id: str | None, now: str | dt.datetime | None
+    ) -> Answer:
+        """A configured LLM backend proposes the plan (settings.llm); same validator."""
+        from clinbridge.engine.llm.backends import get_backend
+        from clinbridge.engine.llm.propose import LLMUnderstanding
+
+        if self._llm is None:
+            self._llm = LLMUnderstanding(
+                get_backend(self.settings), catalog=self.catalog, db=self.db, settings=self.settings
+            )
+        return self._llm.answer(question, patient_id=patient_id, now=self._now(now)).to_answer()
+
     def ask_plan(self, plan: QueryPlan) -> Answer:
         """Execute a QueryPlan through the validator (no understanding involved)."""
         from clinbridge.engine.validate import answer_with_validation
 
         result = answer_with_validation(
-            plan.question or "", [plan], catalog=self.catalog, db=self.db, settings=self.settings,
+            plan.question or "",
+            [plan],
+            catalog=self.catalog,
+            db=self.db,
+            settings=self.settings,
             understanding="plan",
         )
         return result.to_answer()
@@ -164,7 +192,9 @@ class Connection:
             return None
         return dt.datetime.fromisoformat(str(text))
 
-    def _abstain(self, question: str, reason: str, understand_ms: float, readings: list[Any]) -> Answer:
+    def _abstain(
+        self, question: str, reason: str, understand_ms: float, readings: list[Any]
+    ) -> Answer:
         timings = Timings()
         timings.steps_ms["understand"] = round(understand_ms, 3)
         unresolved = list(readings[0].unresolved) if readings else []
@@ -172,9 +202,16 @@ class Connection:
             decision="abstain",
             reason=reason,
             reason_code="understanding",
-            checks=[Check(name="question_understood", passed=False, detail=reason, code="understanding")],
+            checks=[
+                Check(name="question_understood", passed=False, detail=reason, code="understanding")
+            ],
             details={"unresolved": unresolved} if unresolved else {},
             timings=timings,
-            provenance=Provenance(question=question, source=self.catalog.source, adapter=self.catalog.adapter,
-                                  dialect=self.db.dialect, understanding="parser"),
+            provenance=Provenance(
+                question=question,
+                source=self.catalog.source,
+                adapter=self.catalog.adapter,
+                dialect=self.db.dialect,
+                understanding="parser",
+            ),
         )

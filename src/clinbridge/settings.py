@@ -30,6 +30,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("llm_timeout_s", 120.0, "Timeout for one LLM call, in seconds."),
     Setting("embeddings", "auto", "Embedding similarity for grounding: auto, on, off."),
     Setting("now", "", "What 'today' means (ISO timestamp); empty means the clock or the data."),
+    Setting("examples", "", "Example bank file (JSON lines); empty means ~/.clinbridge/examples.jsonl."),
 )
 
 
@@ -54,6 +55,7 @@ class Settings:
     llm_timeout_s: float = 120.0
     embeddings: str = "auto"
     now: str = ""
+    examples: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod

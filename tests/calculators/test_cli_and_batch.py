@@ -157,6 +157,49 @@ def test_unknown_gold_entity_abstains_with_the_key() -> None:
     assert out.decision == "abstain" and "shoe size" in (out.reason or "")
 
 
+def test_declared_foreign_entities_are_ignored_and_reported() -> None:
+    entities = (
+        "{'Purulent tonsils': True, 'Altered mental status for PECARN head injury criteria': True}"
+    )
+    out = run_row(MedCalcRow(row="f", calculator_id=33, entities=entities, answer="1"))
+    assert out.decision == "accept" and out.answer == 1 and out.match is True
+    assert [i["key"] for i in out.ignored] == [
+        "Altered mental status for PECARN head injury criteria"
+    ]
+    assert out.ignored[0]["value"] is True and "PECARN" in out.ignored[0]["why"]
+    assert "ignored (belongs to another calculator)" in out.explanation
+    assert "Altered mental status" not in json.dumps(out.parameters)
+    # an entity that is neither an input nor declared foreign is still refused
+    bad = run_row(MedCalcRow(row="g", calculator_id=33, entities="{'PECARN age < 2': True}"))
+    assert bad.decision == "abstain" and "PECARN age < 2" in (bad.reason or "")
+
+
+def test_declared_unit_shorthands_apply_in_gold_mode_only_and_are_reported() -> None:
+    entities = (
+        "{'Temperature': [36.8, 'degrees celsius'], 'Heart Rate or Pulse': [133.0, 'beats per "
+        "minute'], 'respiratory rate': [22.0, 'breaths per minute'], "
+        "'White blood cell count': [12970.0, 'm^3']}"
+    )
+    out = run_row(MedCalcRow(row="s", calculator_id=51, entities=entities, answer="3"))
+    assert out.decision == "accept" and out.answer == 3 and out.match is True
+    assert out.reinterpreted == [
+        {
+            "input": "wbc",
+            "given": "m^3",
+            "read_as": "1/mm^3",
+            "why": out.reinterpreted[0]["why"],
+        }
+    ]
+    assert "read as '1/mm^3'" in out.explanation
+    assert out.to_json_dict()["reinterpreted"][0]["input"] == "wbc"
+    # the general API reads the unit literally and refuses it
+    with pytest.raises(CalculatorError):
+        calculators.compute(
+            "sirs",
+            {"temperature": 36.8, "heart_rate": 133, "respiratory_rate": 22, "wbc": [12970, "m^3"]},
+        )
+
+
 def test_answer_matching_rules() -> None:
     dec = MedCalcRow(row="1", calculator_id=6, answer="22.857", lower="21.714", upper="24.0")
     assert answer_matches(22.0, dec) and not answer_matches(25.0, dec)

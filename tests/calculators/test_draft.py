@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -35,7 +35,7 @@ class Replay:
         self.replies = list(replies)
         self.calls: list[list[dict[str, str]]] = []
 
-    def complete(self, messages: Sequence[dict[str, str]]) -> str:
+    def complete(self, messages: Sequence[Mapping[str, str]]) -> str:
         self.calls.append([dict(m) for m in messages])
         if not self.replies:
             raise RuntimeError("no more recorded replies")

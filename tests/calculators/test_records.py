@@ -33,6 +33,7 @@ PG_TABLES = [
     "visit_occurrence",
     "cdm_source",
     "measurement",
+    "death",
 ]
 STROKE_PATIENT = "563"  # male, born 1964-04-12, cerebrovascular accident 2005-03-13
 MEASUREMENTS = [  # (id, person, concept, date, value, unit); Eunomia's own measurements have no values
@@ -42,7 +43,11 @@ MEASUREMENTS = [  # (id, person, concept, date, value, unit); Eunomia's own meas
     (900000006, 563, 3036277, "2019-06-01", 70.0, "[in_i]"),  # measured again
     (900000004, 563, 3016723, "2019-05-01", 1.2, "mg/dL"),  # serum creatinine
     (900000005, 209, 3025315, "2019-05-01", 60.0, "kg"),  # weight only: height missing
+    (900000007, 6, 3025315, "2019-01-10", 60.0, "kg"),  # patient 6 (died 2019-03-01)
+    (900000008, 6, 3036277, "2019-01-10", 160.0, "cm"),
 ]
+DECEASED_PATIENT, DEATH_DATE = "6", "2019-03-01"
+INSERT_DEATH = "INSERT INTO death (person_id, death_date, death_type_concept_id) VALUES ({})"
 INSERT = (
     "INSERT INTO measurement (measurement_id, person_id, measurement_concept_id, measurement_date, "
     "measurement_type_concept_id, value_as_number, unit_source_value) VALUES ({})"
@@ -55,6 +60,10 @@ def _insert(execute: Any, placeholder: str) -> None:
             INSERT.format(", ".join([placeholder] * 4 + ["44818702"] + [placeholder] * 2)),
             [mid, pid, concept, dt.date.fromisoformat(day), value, unit],
         )
+    execute(
+        INSERT_DEATH.format(", ".join([placeholder] * 2 + ["32817"])),
+        [int(DECEASED_PATIENT), dt.date.fromisoformat(DEATH_DATE)],
+    )
 
 
 @pytest.fixture(
@@ -87,9 +96,9 @@ def cdm(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     path = tmp_path_factory.mktemp("calc_cdm") / shared.name
     shutil.copy(shared, path)
     if request.param == "duckdb":
-        con = duckdb.connect(str(path))
-        _insert(con.execute, "?")
-        con.close()
+        duck = duckdb.connect(str(path))
+        _insert(duck.execute, "?")
+        duck.close()
     else:
         with contextlib.closing(sqlite3.connect(path)) as con:
             _insert(
@@ -127,6 +136,23 @@ def test_stale_values_count_as_not_recorded(cdm: str) -> None:
         calc, cdm, STROKE_PATIENT, at="2021-06-01", max_value_age_days=None
     )
     assert anyage.decision == "accept"
+
+
+def test_a_date_after_death_abstains_and_the_default_date_is_the_date_of_death(
+    cdm: str,
+) -> None:
+    calc = calculators.get("bmi")
+    after = compute_from_records(calc, cdm, DECEASED_PATIENT, at="2019-12-31")
+    assert after.decision == "abstain" and after.death_date == DEATH_DATE
+    assert (after.reason or "").startswith("deceased") and DEATH_DATE in (after.reason or "")
+    default = compute_from_records(calc, cdm, DECEASED_PATIENT)
+    assert default.decision == "accept", default.report()
+    assert default.at == DEATH_DATE and default.answer == pytest.approx(60 / 1.6**2, abs=1e-3)
+    assert any("died on 2019-03-01" in n for n in default.notes)
+    assert "died on 2019-03-01" in default.explanation and "died on" in default.report()
+    before = compute_from_records(calc, cdm, DECEASED_PATIENT, at="2019-02-01")
+    assert before.decision == "accept" and not before.notes
+    assert before.death_date == DEATH_DATE
 
 
 def test_missing_measurement_abstains_and_is_reported(cdm: str) -> None:

@@ -87,12 +87,12 @@ def test_bad_file_names_file_record_and_field(tmp_path):
         ExampleBank(path)
 
 
-def test_default_path_from_environment(tmp_path):
-    assert (
-        default_bank_path({"CLINBRIDGE_EXAMPLES": str(tmp_path / "x.jsonl")})
-        == tmp_path / "x.jsonl"
-    )
-    assert default_bank_path({}).name == "examples.jsonl"
+def test_default_path_from_settings_and_environment(tmp_path):
+    from clinbridge.settings import Settings
+
+    env = Settings.from_env({"CLINBRIDGE_EXAMPLES": str(tmp_path / "x.jsonl")})
+    assert default_bank_path(env) == tmp_path / "x.jsonl"
+    assert default_bank_path(Settings()).name == "examples.jsonl"
 
 
 def test_lexical_search(tmp_path):

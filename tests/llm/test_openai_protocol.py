@@ -326,3 +326,78 @@ def test_coverage_is_for_llm_proposals_only(tiny):
         coverage=True,
     )
     assert out.decision == "abstain" and out.reason == "question_not_covered"
+
+
+def test_the_parser_is_the_second_reader_of_the_question(tiny):
+    # "women" and "celecoxib" are grounded by the built-in parser; an LLM plan must honour both.
+    celecoxib = {
+        "kind": "event",
+        "stream": "drug",
+        "concepts": {"concepts": [{"name": "celecoxib"}]},
+    }
+    no_sex = json.dumps({"plan": {"filters": [celecoxib], "aggregate": {"op": "count"}}})
+    out = llm(Server(no_sex, no_sex), tiny).answer("How many women took celecoxib?")
+    assert out.decision == "abstain" and out.reason == "question_not_covered"
+    assert "women" in out.detail
+    good = json.dumps(
+        {
+            "plan": {
+                "filters": [{"kind": "sex", "sex": "female"}, celecoxib],
+                "aggregate": {"op": "count"},
+            }
+        }
+    )
+    out = llm(Server(good), tiny).answer("How many women took celecoxib?")
+    assert out.decision == "accept" and out.value == 1
+    assert any(c.name == "slots_covered" and c.passed for c in out.checks)
+
+
+def test_a_patient_named_in_the_question_is_kept(tiny):
+    reply = {
+        "plan": {
+            "patient_id": "2",
+            "measure": {
+                "of": "value",
+                "stream": "measurement",
+                "concepts": {"concepts": [{"name": "Hemoglobin [Mass/volume] in Blood"}]},
+            },
+            "aggregate": {"op": "last"},
+        }
+    }
+    out = llm(Server(json.dumps(reply)), tiny).answer("What was the last hemoglobin of patient 2?")
+    assert out.decision == "accept" and out.value == 13.4 and out.plan.patient_id == "2"
+    wrong = {**reply, "plan": {**reply["plan"], "patient_id": "1"}}
+    out = llm(Server(json.dumps(wrong), json.dumps(wrong)), tiny).answer(
+        "What was the last hemoglobin of patient 2?"
+    )
+    assert out.decision == "abstain" and out.reason == "question_not_covered"  # '2' was dropped
+
+
+def test_answer_with_llm_uses_the_configured_server(tiny, tmp_path, monkeypatch):
+    import clinbridge.engine.llm as llm_pkg
+
+    server = Server(json.dumps(plan_json("Type 2 diabetes mellitus")))
+    settings = Settings(
+        llm="openai",
+        llm_url="http://llm.test/v1",
+        embeddings="off",
+        examples=str(tmp_path / "none.jsonl"),
+    )
+    monkeypatch.setattr(
+        llm_pkg, "_BACKENDS", {("openai", "http://llm.test/v1", ""): server.backend()}
+    )
+    out = llm_pkg.answer_with_llm(
+        "How many patients have type 2 diabetes mellitus?",
+        catalog=tiny.catalog,
+        db=tiny.db,
+        settings=settings,
+    )
+    assert out.decision == "accept" and out.value == 3
+    assert out.to_answer().provenance.understanding == "openai"
+
+
+def test_the_prompt_synopsis_example_is_a_valid_plan():
+    from clinbridge.engine.llm.prompt import PLAN_SYNOPSIS
+
+    plan = parse_reply(PLAN_SYNOPSIS.split("→ ", 1)[1])
+    assert isinstance(plan, QueryPlan) and plan.filters[1].window is not None

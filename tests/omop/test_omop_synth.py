@@ -210,3 +210,39 @@ def test_generates_into_postgres(pg_url):
             float(np.round(frames["measurement"]["value_as_number"].mean(), 6))
         )
         assert db.execute("SELECT count(*) FROM person").rows == [(report.rows["person"],)]
+
+
+def test_blocks_continue_ids(tmp_path, monkeypatch):
+    import clinbridge.synthetic.omop as synth_mod
+
+    monkeypatch.setattr(synth_mod, "BLOCK_PATIENTS", 100)
+    url = f"duckdb:///{tmp_path / 'blocks.duckdb'}"
+    report = generate_omop(url, patients=250, seed=9)
+    first = build_omop_frames(100, seed=9)  # block 0 is independent of the block size
+    with Database.open(url) as db:
+        for table, key in [
+            ("person", "person_id"),
+            ("visit_occurrence", "visit_occurrence_id"),
+            ("measurement", "measurement_id"),
+            ("drug_exposure", "drug_exposure_id"),
+            ("condition_occurrence", "condition_occurrence_id"),
+            ("note", "note_id"),
+            ("drug_era", "drug_era_id"),
+            ("observation_period", "observation_period_id"),
+        ]:
+            n, lo, hi, distinct = q(
+                db, f"SELECT count(*), min({key}), max({key}), count(DISTINCT {key}) FROM {table}"
+            )[0]
+            assert (lo, hi, distinct) == (1, n, n), table
+            assert n == report.rows[table]
+        assert q(db, "SELECT count(*) FROM person") == [(250,)]
+        assert q(db, "SELECT count(*) FROM concept") == [(len(first["concept"]),)]
+        orphans = q(
+            db,
+            "SELECT count(*) FROM measurement m LEFT JOIN visit_occurrence v USING (visit_occurrence_id) "
+            "WHERE v.person_id IS NULL OR v.person_id <> m.person_id",
+        )
+        assert orphans == [(0,)]
+        assert q(db, "SELECT count(*) FROM measurement WHERE person_id <= 100") == [
+            (len(first["measurement"]),)
+        ]

@@ -48,7 +48,12 @@ def _group_map(value: Any) -> dict[str, float] | None:
         return None
     out: dict[str, float] = {}
     for row in value:
-        keys = [k for k, v in row.items() if not (isinstance(v, int | float) and not isinstance(v, bool)) or k in {"year", "group", "sex", "key"}]
+        keys = [
+            k
+            for k, v in row.items()
+            if not (isinstance(v, int | float) and not isinstance(v, bool))
+            or k in {"year", "group", "sex", "key"}
+        ]
         nums = [k for k, v in row.items() if k not in keys and _num(v) is not None]
         if not keys or not nums:
             return None
@@ -121,7 +126,9 @@ class Score:
                 "accuracy": sum(o.correct for o in os_) / n if n else 0.0,
                 "coverage": sum(o.decision == "accept" for o in os_) / n if n else 0.0,
                 "wrong_accepted": sum(o.wrong for o in os_),
-                "unanswerable_accepted": sum(o.decision == "accept" and not o.answerable for o in os_),
+                "unanswerable_accepted": sum(
+                    o.decision == "accept" and not o.answerable for o in os_
+                ),
             }
         return out
 
@@ -140,16 +147,33 @@ def evaluate(conn: Any, rows: Iterable[dict[str, Any]]) -> Score:
         else:
             correct = not accepted
             wrong = accepted
-        score.outcomes.append(Outcome(
-            r["id"], r["category"], r.get("split", "dev"), r["answerable"], answer.decision, correct,
-            wrong, seconds, answer.value, r.get("gold"), answer.reason))
+        score.outcomes.append(
+            Outcome(
+                r["id"],
+                r["category"],
+                r.get("split", "dev"),
+                r["answerable"],
+                answer.decision,
+                correct,
+                wrong,
+                seconds,
+                answer.value,
+                r.get("gold"),
+                answer.reason,
+            )
+        )
     return score
 
 
 def format_table(table: dict[str, dict[str, float]], title: str) -> str:
-    lines = [title, f"{'group':18s} {'n':>4s} {'accuracy':>9s} {'coverage':>9s} {'wrong':>6s} {'unans.acc':>9s}"]
+    lines = [
+        title,
+        f"{'group':18s} {'n':>4s} {'accuracy':>9s} {'coverage':>9s} {'wrong':>6s} {'unans.acc':>9s}",
+    ]
     for name in sorted(table, key=lambda k: (k == "ALL", k)):
         t = table[name]
-        lines.append(f"{name:18s} {int(t['n']):4d} {t['accuracy']:9.1%} {t['coverage']:9.1%} "
-                     f"{int(t['wrong_accepted']):6d} {int(t['unanswerable_accepted']):9d}")
+        lines.append(
+            f"{name:18s} {int(t['n']):4d} {t['accuracy']:9.1%} {t['coverage']:9.1%} "
+            f"{int(t['wrong_accepted']):6d} {int(t['unanswerable_accepted']):9d}"
+        )
     return "\n".join(lines)

@@ -12,7 +12,9 @@ from clinbridge.cli.ask import ask_cmd
 
 
 def test_connect_ask_accepts_with_provenance(eunomia_conn: Any) -> None:
-    answer = eunomia_conn.ask("How many patients have been diagnosed with gastrointestinal hemorrhage?")
+    answer = eunomia_conn.ask(
+        "How many patients have been diagnosed with gastrointestinal hemorrhage?"
+    )
     assert answer.decision == "accept" and answer.value == 479
     assert answer.sql and answer.plan and answer.provenance.understanding == "parser"
     assert "understand" in answer.timings.steps_ms
@@ -26,7 +28,9 @@ def test_ask_plan(eunomia_conn: Any) -> None:
 def test_cli_question(eunomia_duckdb_url: str, tmp_path: Path, monkeypatch: Any) -> None:
     monkeypatch.setenv("CLINBRIDGE_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("CLINBRIDGE_EMBEDDINGS", "off")
-    result = CliRunner().invoke(ask_cmd, ["How many women had a GI bleed?", "--db", eunomia_duckdb_url, "--json"])
+    result = CliRunner().invoke(
+        ask_cmd, ["How many women had a GI bleed?", "--db", eunomia_duckdb_url, "--json"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["decision"] == "accept" and data["value"] == 242
@@ -42,7 +46,9 @@ def test_cli_batch(eunomia_duckdb_url: str, tmp_path: Path, monkeypatch: Any) ->
         '{"id": "q3", "question": "How many patients carry a BRCA1 mutation?"}\n'
     )
     out = tmp_path / "out.jsonl"
-    result = CliRunner().invoke(ask_cmd, ["--batch", str(src), "--db", eunomia_duckdb_url, "--out", str(out)])
+    result = CliRunner().invoke(
+        ask_cmd, ["--batch", str(src), "--db", eunomia_duckdb_url, "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert [x["id"] for x in lines] == ["q1", "q2", "q3"]
@@ -52,9 +58,13 @@ def test_cli_batch(eunomia_duckdb_url: str, tmp_path: Path, monkeypatch: Any) ->
     assert "brca1" in lines[2]["reason"].lower()
 
 
-def test_cli_batch_bad_line_names_file_line_and_field(eunomia_duckdb_url: str, tmp_path: Path) -> None:
+def test_cli_batch_bad_line_names_file_line_and_field(
+    eunomia_duckdb_url: str, tmp_path: Path
+) -> None:
     src = tmp_path / "bad.jsonl"
     src.write_text('{"id": "q1", "question": "How many patients?"}\n{"id": "q2"}\n')
     result = CliRunner().invoke(ask_cmd, ["--batch", str(src), "--db", eunomia_duckdb_url])
     assert result.exit_code == 1
-    assert "bad.jsonl" in result.output and "line 2" in result.output and "question" in result.output
+    assert (
+        "bad.jsonl" in result.output and "line 2" in result.output and "question" in result.output
+    )

@@ -18,7 +18,9 @@ def _check(conn: Any, name: str) -> None:
     score = evaluate(conn, rows)
     table = score.table()
     report = format_table(table, f"{name} dev set")
-    wrong_unanswerable = [o.id for o in score.outcomes if not o.answerable and o.decision == "accept"]
+    wrong_unanswerable = [
+        o.id for o in score.outcomes if not o.answerable and o.decision == "accept"
+    ]
     assert not wrong_unanswerable, f"answered unanswerable questions {wrong_unanswerable}\n{report}"
     assert table["ALL"]["accuracy"] >= FLOORS[name], report
     assert len([r for r in rows if not r["answerable"]]) >= 4

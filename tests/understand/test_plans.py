@@ -48,7 +48,10 @@ def test_or_merges_concepts(eunomia_conn: Any) -> None:
 
 
 def test_anchored_window(eunomia_conn: Any) -> None:
-    p = plan(eunomia_conn, "How many patients had a GI bleed within 30 days after their first celecoxib exposure?")
+    p = plan(
+        eunomia_conn,
+        "How many patients had a GI bleed within 30 days after their first celecoxib exposure?",
+    )
     (ev,) = p.filters
     assert isinstance(ev.window, RelativeWindow)
     assert isinstance(ev.window.anchor, EventAnchor) and ev.window.anchor.stream == "drug"
@@ -56,14 +59,19 @@ def test_anchored_window(eunomia_conn: Any) -> None:
 
 
 def test_observation_window_and_calendar(eunomia_conn: Any) -> None:
-    p = plan(eunomia_conn, "How many patients received acetaminophen in their first year of observation?")
+    p = plan(
+        eunomia_conn, "How many patients received acetaminophen in their first year of observation?"
+    )
     assert isinstance(p.filters[0].window.anchor, PatientAnchor)
     p = plan(eunomia_conn, "How many patients were diagnosed with GI hemorrhage in 2015?")
     assert isinstance(p.filters[0].window, CalendarWindow)
 
 
 def test_age_at_event_and_now(eunomia_conn: Any) -> None:
-    p = plan(eunomia_conn, "How many patients were diagnosed with atrial fibrillation before the age of 50?")
+    p = plan(
+        eunomia_conn,
+        "How many patients were diagnosed with atrial fibrillation before the age of 50?",
+    )
     (ev,) = p.filters
     assert ev.age_at_event is not None and (ev.age_at_event.op, ev.age_at_event.value) == ("<", 50)
     p = plan(eunomia_conn, "How many patients older than 60 have osteoporosis?")
@@ -71,7 +79,10 @@ def test_age_at_event_and_now(eunomia_conn: Any) -> None:
 
 
 def test_proportion_split(eunomia_conn: Any) -> None:
-    p = plan(eunomia_conn, "What percentage of patients exposed to celecoxib developed gastrointestinal hemorrhage?")
+    p = plan(
+        eunomia_conn,
+        "What percentage of patients exposed to celecoxib developed gastrointestinal hemorrhage?",
+    )
     assert p.aggregate.op == "proportion"
     assert p.filters[0].stream == "drug" and p.aggregate.numerator[0].stream == "condition"
     p = plan(eunomia_conn, "Among patients with osteoarthritis, what fraction received diclofenac?")
@@ -79,8 +90,17 @@ def test_proportion_split(eunomia_conn: Any) -> None:
 
 
 def test_patient_level_lookups(eunomia_conn: Any) -> None:
-    p = plan(eunomia_conn, "When was this patient first diagnosed with osteoarthritis?", patient_id="3048")
-    assert (p.patient_id, p.aggregate.op, p.measure.of, p.measure.stream) == ("3048", "first", "date", "condition")
+    p = plan(
+        eunomia_conn,
+        "When was this patient first diagnosed with osteoarthritis?",
+        patient_id="3048",
+    )
+    assert (p.patient_id, p.aggregate.op, p.measure.of, p.measure.stream) == (
+        "3048",
+        "first",
+        "date",
+        "condition",
+    )
     p = plan(eunomia_conn, "List all the conditions this patient has had.", patient_id="3048")
     assert (p.aggregate.op, p.measure.of, p.measure.stream) == ("list", "concept", "condition")
     p = plan(eunomia_conn, "Has this patient ever had a GI hemorrhage?", patient_id="3048")
@@ -90,11 +110,17 @@ def test_patient_level_lookups(eunomia_conn: Any) -> None:
 
 
 def test_encounter_scope_and_grouping(eunomia_conn: Any) -> None:
-    p = plan(eunomia_conn, "What conditions were recorded during this patient's last inpatient visit?", patient_id="3516")
+    p = plan(
+        eunomia_conn,
+        "What conditions were recorded during this patient's last inpatient visit?",
+        patient_id="3516",
+    )
     assert p.scope is not None and (p.scope.which, p.scope.type) == ("last", "inpatient")
     p = plan(eunomia_conn, "Number of inpatient visits per year since 2015")
     assert [g.key for g in p.group_by] == ["year"] and p.measure.of == "encounters"
-    p = plan(eunomia_conn, "How many patients with at least 2 inpatient admissions had a peptic ulcer?")
+    p = plan(
+        eunomia_conn, "How many patients with at least 2 inpatient admissions had a peptic ulcer?"
+    )
     assert any(isinstance(f, EncounterFilter) and f.min_count == 2 for f in p.filters)
 
 

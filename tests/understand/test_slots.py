@@ -116,7 +116,12 @@ def test_values_with_units(question: str, op: str, value: float, unit: str | Non
 
 def test_value_between() -> None:
     (s,) = slots("glucose between 70 and 100 mg/dL", "value")
-    assert (s.data["op"], s.data["value"], s.data["value2"], s.data["unit"]) == ("between", 70.0, 100.0, "mg/dl")
+    assert (s.data["op"], s.data["value"], s.data["value2"], s.data["unit"]) == (
+        "between",
+        70.0,
+        100.0,
+        "mg/dl",
+    )
 
 
 @pytest.mark.parametrize(
@@ -143,7 +148,10 @@ def test_age_between() -> None:
 
 
 def test_sexes_and_counts() -> None:
-    assert [s.data["sex"] for s in slots("How many women and how many men", "sex")] == ["female", "male"]
+    assert [s.data["sex"] for s in slots("How many women and how many men", "sex")] == [
+        "female",
+        "male",
+    ]
     (c,) = slots("at least 3 episodes of acute bronchitis", "count")
     assert c.data["min"] == 3
     (c,) = slots("more than 2 prescriptions of warfarin", "count")
@@ -186,5 +194,6 @@ def test_heart_rate_is_not_a_rate_question() -> None:
 
 
 def test_stemmer_is_light() -> None:
-    assert [stem(w) for w in ("fractures", "allergies", "patients", "diabetes", "analysis", "glass")] == [
-        "fracture", "allergy", "patient", "diabete", "analysis", "glass"]
+    assert [
+        stem(w) for w in ("fractures", "allergies", "patients", "diabetes", "analysis", "glass")
+    ] == ["fracture", "allergy", "patient", "diabete", "analysis", "glass"]

@@ -124,3 +124,20 @@ def test_coverage_checks_run_on_every_backend(eunomia):
         coverage=True,
     )
     assert out.decision == "accept" and out.value == 479
+
+
+def test_values_of_a_whole_stream_that_are_never_stored(eunomia_duckdb_url):
+    with Database.open(eunomia_duckdb_url) as db:
+        catalog = describe(db)
+        plan = QueryPlan(
+            patient_id="6",
+            measure=Measure(of="value", stream="measurement"),
+            aggregate=Aggregate(op="series"),
+        )
+        out = answer_with_validation(
+            "What were the measurement values of patient 6 over time?",
+            [plan],
+            catalog=catalog,
+            db=db,
+        )
+        assert out.decision == "abstain" and out.reason == "not_stored"

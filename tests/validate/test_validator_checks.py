@@ -411,3 +411,30 @@ def test_expected_shape_and_ranges():
     assert plausible_range("Hemoglobin [Mass/volume] in Blood", "g/L") == (10, 260)
     assert plausible_range("Body temperature", "[degF]") == (68, 115)
     assert plausible_range("Some unknown assay", "mg/dL") is None
+
+
+def test_generic_ranges_judge_computed_values_not_stored_extremes(tiny):
+    def plan(op: str) -> QueryPlan:
+        return QueryPlan(
+            measure=Measure(of="days_supply", stream="drug", concepts=cs("celecoxib")),
+            aggregate=Aggregate(op=op),
+        )
+
+    def draft(value: float) -> SimpleNamespace:
+        return SimpleNamespace(value=value, rows=[(value,)], columns=["v"], sql="", concept_sets={})
+
+    # Eunomia really records a 7,917-day supply: the longest one is that stored value.
+    assert (
+        failed(validate(draft(7917), plan=plan("max"), catalog=tiny.catalog, db=tiny.db)) == set()
+    )
+    assert (
+        failed(validate(draft(250_000), plan=plan("sum"), catalog=tiny.catalog, db=tiny.db))
+        == set()
+    )
+    # A mean of supplies cannot exceed the possible range of one supply.
+    assert failed(validate(draft(7917), plan=plan("mean"), catalog=tiny.catalog, db=tiny.db)) == {
+        "value_implausible"
+    }
+    assert failed(validate(draft(-3), plan=plan("sum"), catalog=tiny.catalog, db=tiny.db)) == {
+        "value_implausible"
+    }

@@ -197,6 +197,9 @@ def test_engine_run_plan_accepts_and_abstains(tiny):
     )
     assert out.decision == "accept" and out.repaired  # the repair (next reading) was accepted
     assert out.attempts[0].checks[0].code == "concept_not_found"
+    validation = out.to_answer().details["validation"]
+    assert validation["attempts"] == 2 and validation["repaired"]
+    assert validation["rejected"][0]["reason"] == "concept_not_found"
 
 
 def test_engine_proportion_is_checked_against_its_denominator(tiny):
@@ -222,3 +225,16 @@ def test_engine_proportion_is_checked_against_its_denominator(tiny):
 
     checks = validate(bad, plan=plan, catalog=tiny.catalog, db=tiny.db)
     assert any(c.code == "numerator_gt_denominator" and not c.passed for c in checks)
+
+
+def test_abstention_keeps_the_audit_trail_but_no_value(tiny):
+    out = answer_with_validation(
+        "What is the mean heart rate?", [HR], catalog=tiny.catalog, db=tiny.db
+    )
+    answer = out.to_answer()
+    assert answer.decision == "abstain" and answer.value is None and answer.rows == []
+    assert answer.sql and "measurement" in answer.sql  # the SQL that ran, for the audit
+    assert answer.provenance.source == "tiny" and answer.provenance.dialect == "duckdb"
+    assert answer.provenance.understanding == "parser"
+    assert "validate" in answer.timings.steps_ms
+    assert out.to_dict()["attempts"][0]["sql"] == answer.sql

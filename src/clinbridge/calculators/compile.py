@@ -190,6 +190,10 @@ class Calculator:
             self._items.append(_CompiledItem(item, names))
             if item.name:
                 names.add(item.name)
+        input_names = {i.name for i in spec.inputs}
+        self._constraints = [
+            (compile_expr(c.expr, names=input_names), c.message) for c in spec.constraints
+        ]
         names.add("total")
         self._result = compile_expr(spec.result, names=names) if spec.result else None
         self._aliases: dict[str, str] = {}
@@ -340,7 +344,22 @@ class Calculator:
                 missing=lacking,
                 calculator_id=self.spec.id,
             )
+        self._check_constraints(out)
         return out
+
+    def _check_constraints(self, inputs: Mapping[str, InputValue]) -> None:
+        env = {k: v.value for k, v in inputs.items()}
+        for expr, message in self._constraints:
+            if any(env.get(n) is None for n in expr.names):
+                continue  # an optional input not given: the constraint does not apply
+            if not expr(env):
+                shown = {n: describe(_show(env[n]), inputs[n].unit) for n in sorted(expr.names)}
+                raise CalculatorInputError(
+                    f"{self.spec.name}: {message} ({', '.join(f'{k} = {v}' for k, v in shown.items())})",
+                    field=",".join(sorted(expr.names)),
+                    constraint=expr.source,
+                    values=shown,
+                )
 
     def _coerce(self, i: InputSpec, raw: Any) -> tuple[Any, str | None, str]:
         field = i.name
@@ -353,7 +372,13 @@ class Calculator:
                 )
             if i.unit is not None and unit is not None:
                 value = convert(
-                    value, unit, i.unit, molar_mass=i.molar_mass, valence=i.valence, field=field
+                    value,
+                    unit,
+                    i.unit,
+                    molar_mass=i.molar_mass,
+                    valence=i.valence,
+                    iu_amount=i.iu_amount,
+                    field=field,
                 )
             if math.isnan(value) or math.isinf(value):
                 raise CalculatorInputError(

@@ -32,11 +32,13 @@ from clinbridge.calculators.registry import Registry, default_registry
 from clinbridge.errors import CalculatorError, ClinbridgeError, LoadError
 
 __all__ = [
+    "GoldReading",
     "MedCalcRow",
     "RowOutcome",
     "answer_matches",
     "gold_parameters",
     "parse_entities",
+    "read_gold_parameters",
     "read_medcalc_csv",
     "run_row",
     "run_rows",
@@ -79,6 +81,10 @@ class RowOutcome(BaseModel):
     explanation: str = ""
     reason: str | None = None
     """Abstention reason: an error code and message."""
+    ignored: list[dict[str, Any]] = []
+    """Gold entities of another calculator that the spec declares foreign: dropped, with why."""
+    reinterpreted: list[dict[str, Any]] = []
+    """Gold units read through the spec's declared MedCalc-Bench shorthands, with why."""
     expected: str | None = None
     match: bool | None = None
     """Whether the answer is within the label's limits (``None``: abstained or no label)."""
@@ -150,31 +156,94 @@ def parse_entities(
     return {str(k): v for k, v in value.items()}
 
 
-def gold_parameters(calc: Calculator, entities: Mapping[str, Any]) -> dict[str, Any]:
+class GoldReading(BaseModel):
+    """Gold parameters mapped to a calculator's inputs, with what was adjusted and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    params: dict[str, Any]
+    ignored: list[dict[str, Any]] = []
+    """``{"key", "value", "why"}`` for each entity the spec declares foreign (``medcalc_foreign``)."""
+    reinterpreted: list[dict[str, Any]] = []
+    """``{"input", "given", "read_as", "why"}`` for each unit read as a declared shorthand."""
+
+    def notes(self) -> list[str]:
+        """One line per adjustment, for the explanation."""
+        out = [
+            f"gold entity {i['key']!r} = {i['value']!r} ignored (belongs to another calculator): "
+            f"{i['why']}"
+            for i in self.ignored
+        ]
+        out += [
+            f"{r['input']}: gold unit {r['given']!r} read as {r['read_as']!r} (MedCalc-Bench "
+            f"shorthand): {r['why']}"
+            for r in self.reinterpreted
+        ]
+        return out
+
+
+def read_gold_parameters(calc: Calculator, entities: Mapping[str, Any]) -> GoldReading:
     """Map MedCalc-Bench gold entities to the calculator's inputs.
 
     A key matches an input by name, label or alias. A ``[name, dose, unit]`` list (steroid and
-    opioid doses) fills the inputs aliased ``<key>#name`` and ``<key>#dose``.
+    opioid doses) fills the inputs aliased ``<key>#name`` and ``<key>#dose``. Two declared,
+    benchmark-only adjustments are applied and reported (never silently): keys the spec lists in
+    ``medcalc_foreign`` (entities of another calculator) are dropped, and a unit an input lists
+    in ``medcalc_units`` is read as the unit it stands for in the benchmark.
 
     Raises:
-        CalculatorError: a key matches no input (``details['field']``).
+        CalculatorError: a key matches no input and is not declared foreign
+            (``details['field']``).
     """
+    foreign = {f.key.strip(): f.why for f in calc.spec.medcalc_foreign}
     params: dict[str, Any] = {}
+    ignored: list[dict[str, Any]] = []
+    reinterpreted: list[dict[str, Any]] = []
+
+    def put(name: str, value: Any) -> None:
+        value, note = _read_shorthand(calc, name, value)
+        if note is not None:
+            reinterpreted.append(note)
+        params[name] = value
+
     for key, value in entities.items():
         if isinstance(value, list | tuple) and len(value) == 3 and isinstance(value[0], str):
             n_in, d_in = calc.resolve_name(f"{key}#name"), calc.resolve_name(f"{key}#dose")
             if n_in and d_in:
                 params[n_in] = value[0]
-                params[d_in] = [value[1], value[2]]
+                put(d_in, [value[1], value[2]])
                 continue
         name = calc.resolve_name(key)
         if name is not None:
-            params[name] = _plain(value)
+            put(name, _plain(value))
+            continue
+        if key.strip() in foreign:
+            ignored.append({"key": key, "value": _jsonable(value), "why": foreign[key.strip()]})
             continue
         raise CalculatorError(
             f"{calc.name}: gold entity {key!r} matches no input", field=key, calculator_id=calc.id
         )
-    return params
+    return GoldReading(params=params, ignored=ignored, reinterpreted=reinterpreted)
+
+
+def gold_parameters(calc: Calculator, entities: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters of :func:`read_gold_parameters` (adjustments applied, not reported)."""
+    return read_gold_parameters(calc, entities).params
+
+
+def _read_shorthand(calc: Calculator, name: str, value: Any) -> tuple[Any, dict[str, Any] | None]:
+    """Apply the input's declared MedCalc-Bench unit shorthand to a ``[value, unit]`` pair."""
+    inp = calc.spec.input(name)
+    if not inp.medcalc_units or not (isinstance(value, list | tuple) and len(value) == 2):
+        return value, None
+    number, unit = value
+    if not isinstance(unit, str):
+        return value, None
+    for sh in inp.medcalc_units:
+        if unit.strip() == sh.unit.strip():
+            note = {"input": name, "given": unit, "read_as": sh.means, "why": sh.why}
+            return [number, sh.means], note
+    return value, None
 
 
 def _plain(value: Any) -> Any:
@@ -232,6 +301,12 @@ def run_row(
     """Compute one row; never raises for a bad row (it abstains with the reason)."""
     reg = registry or default_registry()
     params: dict[str, Any] = {}
+    gold: GoldReading | None = None
+
+    def adjustments() -> dict[str, Any]:
+        if gold is None:
+            return {}
+        return {"ignored": gold.ignored, "reinterpreted": gold.reinterpreted}
 
     def abstain(reason: str) -> RowOutcome:
         return RowOutcome(
@@ -241,6 +316,7 @@ def run_row(
             parameters=_jsonable(params),
             reason=reason,
             expected=row.answer,
+            **adjustments(),
         )
 
     calc = reg.find(row.calculator_id)
@@ -249,7 +325,8 @@ def run_row(
     try:
         if mode == "gold":
             entities = parse_entities(row.entities, file=row.file, record=row.row)
-            params = gold_parameters(calc, entities)
+            gold = read_gold_parameters(calc, entities)
+            params = gold.params
             missing: Literal["spec", "absent"] = "absent"
         else:
             params = dict((extractor or NoExtractor()).extract(row.note, calc))
@@ -258,8 +335,12 @@ def run_row(
     except ClinbridgeError as exc:
         return abstain(f"{exc.code}: {exc}")
     explanation = result.explanation()
-    if mode == "gold":
-        explanation += "\nNote: findings not listed in the gold parameters are taken as absent (MedCalc-Bench convention)."
+    if gold is not None:
+        explanation += (
+            "\nNote: findings not listed in the gold parameters are taken as absent "
+            "(MedCalc-Bench convention)."
+        )
+        explanation += "".join(f"\nNote: {n}" for n in gold.notes())
     return RowOutcome(
         row=row.row,
         calculator_id=row.calculator_id,
@@ -269,6 +350,7 @@ def run_row(
         explanation=explanation,
         expected=row.answer,
         match=answer_matches(result.value, row),
+        **adjustments(),
     )
 
 

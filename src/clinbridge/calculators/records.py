@@ -65,12 +65,17 @@ class RecordsOutcome(BaseModel):
     missing: tuple[str, ...] = ()
     reason: str | None = None
     explanation: str = ""
+    death_date: str | None = None
+    """The patient's recorded date of death, if any (ISO)."""
+    notes: tuple[str, ...] = ()
+    """What the caller should know (e.g. the reference date was moved to the date of death)."""
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
     def report(self) -> str:
         lines = [f"{self.calculator} for patient {self.patient} as of {self.at}"]
+        lines.extend(f"Note: {n}" for n in self.notes)
         for e in self.evidence:
             mark = "found" if e.found else "MISSING"
             lines.append(f"  [{mark}] {e.input}: {e.source}")
@@ -180,6 +185,42 @@ class _Gatherer:
                 source=f"{pt.table}.{pt.birth_year_column} = {int(year)} (age from birth year)",
             )
         return None
+
+    def death_date(self) -> dt.date | None:
+        """The patient's earliest recorded date of death, or ``None``."""
+        pt = self.catalog.patients
+        if pt is None or not (pt.death_table and pt.death_patient_column and pt.death_date_column):
+            return None
+        key = _patient_literal(self.patient)
+        cond: exp.Expression
+        if pt.external_id_column and pt.death_table == pt.table:
+            cond = exp.column(pt.external_id_column).eq(key)
+        elif pt.external_id_column:
+            ids = (
+                exp.select(exp.column(pt.id_column))
+                .from_(_table(self.catalog, pt.table))
+                .where(exp.column(pt.external_id_column).eq(key))
+            )
+            cond = exp.column(pt.death_patient_column).isin(query=ids)
+        else:
+            cond = exp.column(pt.death_patient_column).eq(key)
+        col = exp.column(pt.death_date_column)
+        rows = self.run(
+            exp.select(col)
+            .from_(_table(self.catalog, pt.death_table))
+            .where(cond)
+            .where(col.is_(exp.null()).not_())
+            .order_by(col)
+            .limit(1)
+        )
+        if not rows:
+            return None
+        value = rows[0][0]
+        if isinstance(value, dt.datetime):
+            return value.date()
+        if isinstance(value, dt.date):
+            return value
+        return dt.date.fromisoformat(str(value)[:10])
 
     # -- concept sets --------------------------------------------------------------------
     def concept_ids(
@@ -422,7 +463,9 @@ def compute_from_records(
         calc: the calculator.
         db: an open :class:`Database` or a URL (opened read-only).
         patient: the patient id as the source stores it.
-        at: reference date (ISO); default: the source's last data date, else today.
+        at: reference date (ISO); default: the source's last data date, else today, or the
+            date of death when the patient died before it (said in ``notes``). An explicit
+            date after the patient's recorded death makes it abstain (reason ``deceased``).
         catalog: the source's catalog; default: described by the first adapter that recognises it.
         missing: ``"absent"`` treats findings not recorded as absent (said in the explanation);
             the default abstains when a required input is not recorded.
@@ -433,6 +476,7 @@ def compute_from_records(
     """
     own = isinstance(db, str)
     database = Database.open(db) if isinstance(db, str) else db
+    notes: list[str] = []
     try:
         if catalog is None:
             from clinbridge.adapters.base import describe
@@ -443,6 +487,27 @@ def compute_from_records(
             if isinstance(at, dt.date)
             else (dt.date.fromisoformat(at) if at else _default_at(database, catalog))
         )
+        death = _Gatherer(database, catalog, patient, when).death_date()
+        if death is not None and when > death:
+            if at is not None:
+                return RecordsOutcome(
+                    calculator_id=calc.id,
+                    calculator=calc.name,
+                    patient=patient,
+                    at=when.isoformat(),
+                    decision="abstain",
+                    reason=(
+                        f"deceased: the patient died on {death.isoformat()}, before the reference "
+                        f"date {when.isoformat()}; a score as of that date does not apply (give a "
+                        f"date on or before {death.isoformat()})"
+                    ),
+                    death_date=death.isoformat(),
+                )
+            notes.append(
+                f"the patient died on {death.isoformat()}: the reference date is the date of "
+                f"death, not the source's last data date ({when.isoformat()})"
+            )
+            when = death
         params, evidence = gather_inputs(
             calc, database, catalog, patient, at=when, max_value_age_days=max_value_age_days
         )
@@ -458,12 +523,14 @@ def compute_from_records(
         "at": when.isoformat(),
         "evidence": tuple(evidence),
         "missing": lacking,
+        "death_date": death.isoformat() if death else None,
+        "notes": tuple(notes),
     }
     try:
         result = calc.compute(params, missing=missing, sources=sources)
     except CalculatorError as exc:
         return RecordsOutcome(decision="abstain", reason=f"{exc.code}: {exc}", **base)
-    text = result.explanation()
+    text = result.explanation() + "".join(f"\nNote: {n}" for n in notes)
     if missing == "absent" and lacking:
         text += (
             "\nNote: findings not recorded in the source were taken as absent (caller's choice)."

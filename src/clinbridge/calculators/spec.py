@@ -20,6 +20,8 @@ from clinbridge.errors import CalculatorSpecError
 __all__ = [
     "Case",
     "CategoricalValue",
+    "Constraint",
+    "ForeignEntity",
     "InputSpec",
     "NoteText",
     "OutputSpec",
@@ -27,6 +29,7 @@ __all__ = [
     "RecordQuery",
     "Spec",
     "Step",
+    "UnitShorthand",
     "load_spec",
     "parse_spec",
 ]
@@ -74,6 +77,23 @@ class RecordQuery(_Model):
     """Unit assumed when a measurement row carries none."""
 
 
+class UnitShorthand(_Model):
+    """A unit spelling that MedCalc-Bench gold parameters use with another meaning.
+
+    Applied ONLY when reading the benchmark's ``Relevant Entities`` (gold mode), where the
+    spelling is known to be a shorthand (e.g. ``'m^3'`` for a count per mm³, copied from notes
+    that write '/mm3'); the general API still reads the unit literally and refuses what cannot
+    be right. Each use is reported in the row's output.
+    """
+
+    unit: str
+    """The spelling as it appears in the gold parameters (compared exactly, after stripping)."""
+    means: str
+    """The unit it stands for (any unit the input accepts)."""
+    why: str
+    """The evidence (what the notes of the affected rows say)."""
+
+
 class InputSpec(_Model):
     """One input of a calculator."""
 
@@ -89,6 +109,9 @@ class InputSpec(_Model):
     """g/mol, to convert between mass and substance concentrations (e.g. creatinine 113.12)."""
     valence: int | None = None
     """Charge, to convert mEq to mmol (e.g. calcium 2)."""
+    iu_amount: str | None = None
+    """Amount of substance in one international unit of this analyte (e.g. insulin ``6 nmol``):
+    bridges IU-based units (µIU/mL, mU/L, [iU]/L) and molar ones (pmol/L)."""
     values: tuple[CategoricalValue, ...] = ()
     """Allowed values of a categorical input."""
     range: tuple[float, float] | None = None
@@ -104,6 +127,8 @@ class InputSpec(_Model):
     """Other names of this input, e.g. the keys of MedCalc-Bench ``Relevant Entities``
     (``key#name``/``key#dose`` pick parts of a ``[name, dose, unit]`` list)."""
     records: tuple[RecordQuery, ...] = ()
+    medcalc_units: tuple[UnitShorthand, ...] = ()
+    """MedCalc-Bench gold-parameter unit shorthands of this input (gold mode only)."""
     description: str = ""
 
     @model_validator(mode="after")
@@ -118,6 +143,8 @@ class InputSpec(_Model):
             raise ValueError(f"input {self.name!r}: missing 'absent' needs 'absent_value'")
         if self.range is not None and self.range[0] > self.range[1]:
             raise ValueError(f"input {self.name!r}: range low > high")
+        if self.medcalc_units and not self.unit:
+            raise ValueError(f"input {self.name!r}: 'medcalc_units' needs a canonical 'unit'")
         return self
 
     def absent(self) -> Any:
@@ -199,6 +226,30 @@ class OutputSpec(_Model):
     """Rounding of decimal outputs (half away from zero); ``None`` keeps full precision."""
 
 
+class Constraint(_Model):
+    """A check across inputs, evaluated after each input is validated and before any step.
+
+    ``expr`` is an expression over the inputs (same whitelist as formulas); when it is false the
+    calculator refuses the inputs with ``message``. Inputs that are ``None`` (optional, not
+    given) make the constraint not apply.
+    """
+
+    expr: str
+    message: str
+
+
+class ForeignEntity(_Model):
+    """A MedCalc-Bench gold-parameter key that belongs to another calculator.
+
+    Gold mode refuses any key that matches no input, except these: they are dropped and reported
+    as ignored in the row's output (never silently). Other callers still get an error.
+    """
+
+    key: str
+    """The key exactly as it appears in ``Relevant Entities``."""
+    why: str
+
+
 class NoteText(_Model):
     """A documented disagreement or caveat (e.g. a known label error in a benchmark row)."""
 
@@ -227,6 +278,10 @@ class Spec(_Model):
     result: str | None = None
     """Expression for the output (may use inputs, steps, items' names and ``total``)."""
     output: OutputSpec
+    constraints: tuple[Constraint, ...] = ()
+    """Cross-input checks (e.g. ``current_date >= lmp``), evaluated before the rules."""
+    medcalc_foreign: tuple[ForeignEntity, ...] = ()
+    """Gold-parameter keys of other calculators that gold mode ignores (and reports)."""
     notes: tuple[NoteText, ...] = ()
 
     @model_validator(mode="after")

@@ -127,6 +127,27 @@ def same_unit(a: str, b: str) -> bool:
     return normalize_unit(a).lower() == normalize_unit(b).lower()
 
 
+_IU = re.compile(r"(?<![A-Za-z])([munp]?)(?:IU|iU|U)(?![A-Za-z])")
+"""An international unit with an optional prefix ('uIU', 'mIU', 'mU', 'IU', 'U')."""
+
+
+def _iu_to_mol(unit: str, iu_mol: float | None) -> tuple[str, float]:
+    """Rewrite IU-based units to mol with ``iu_mol`` mol per IU (analyte-specific, e.g. insulin).
+
+    Returns the new unit and the factor to apply to the value; unchanged without ``iu_mol``
+    (enzyme activities keep pint's ``U``).
+    """
+    if iu_mol is None or _IU.search(unit) is None:
+        return unit, 1.0
+    return _IU.sub(lambda m: m.group(1) + "mol", unit), iu_mol
+
+
+@functools.lru_cache(maxsize=64)
+def iu_in_mol(amount: str) -> float:
+    """'6 nmol' → 6e-9 (mol per international unit)."""
+    return float(registry().Quantity(amount).to("mol").magnitude)
+
+
 def _eq_to_mol(unit: str, valence: int | None) -> tuple[str, float]:
     """Rewrite mEq/Eq to mmol/mol; returns the new unit and the factor to apply to the value."""
     if re.search(r"(?i)eq\b", unit) is None:
@@ -138,12 +159,19 @@ def _eq_to_mol(unit: str, valence: int | None) -> tuple[str, float]:
 
 @functools.lru_cache(maxsize=4096)
 def _factor(
-    src: str, dst: str, molar_mass: float | None, valence: int | None
+    src: str,
+    dst: str,
+    molar_mass: float | None,
+    valence: int | None,
+    iu_mol: float | None = None,
 ) -> tuple[float, float]:
     """(scale, offset) such that value_dst = value_src * scale + offset."""
     ureg = registry()
     s, ks = _eq_to_mol(src, valence)
     d, kd = _eq_to_mol(dst, valence)
+    s, ks_iu = _iu_to_mol(s, iu_mol)
+    d, kd_iu = _iu_to_mol(d, iu_mol)
+    ks, kd = ks * ks_iu, kd * kd_iu
     q0 = ureg.Quantity(0.0, s)
     q1 = ureg.Quantity(1.0, s)
     try:
@@ -175,9 +203,13 @@ def convert(
     *,
     molar_mass: float | None = None,
     valence: int | None = None,
+    iu_amount: str | None = None,
     field: str | None = None,
 ) -> float:
     """Convert ``value`` from ``unit`` to ``to``.
+
+    ``molar_mass`` (g/mol) bridges mass and substance; ``valence`` equivalents and moles;
+    ``iu_amount`` (e.g. '6 nmol' for insulin) international units and moles.
 
     Raises:
         CalculatorInputError: the unit is unknown or cannot be converted (names the field).
@@ -186,7 +218,8 @@ def convert(
         return float(value)
     src, dst = normalize_unit(unit), normalize_unit(to)
     try:
-        scale, offset = _factor(src, dst, molar_mass, valence)
+        iu_mol = iu_in_mol(iu_amount) if iu_amount else None
+        scale, offset = _factor(src, dst, molar_mass, valence, iu_mol)
     except (pint.errors.PintError, ValueError, AttributeError, TypeError, AssertionError) as exc:
         raise CalculatorInputError(
             f"cannot convert {field or 'value'} from {unit!r} to {to!r}: {exc}",

@@ -138,17 +138,29 @@ def _batch_records(path: Path) -> list[dict[str, object]]:
         try:
             rec = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
-            raise LoadError(f"{path}: line {number} is not JSON ({exc})", file=str(path), record=number) from exc
+            raise LoadError(
+                f"{path}: line {number} is not JSON ({exc})", file=str(path), record=number
+            ) from exc
         if not isinstance(rec, dict):
-            raise LoadError(f"{path}: line {number} is not a JSON object", file=str(path), record=number)
+            raise LoadError(
+                f"{path}: line {number} is not a JSON object", file=str(path), record=number
+            )
         q = rec.get("question")
         if not isinstance(q, str) or not q.strip():
-            raise LoadError(f"{path}: line {number} has no 'question' text", file=str(path), record=number,
-                            field="question")
+            raise LoadError(
+                f"{path}: line {number} has no 'question' text",
+                file=str(path),
+                record=number,
+                field="question",
+            )
         pid = rec.get("patient_id")
         if pid is not None and not isinstance(pid, str | int):
-            raise LoadError(f"{path}: line {number}: 'patient_id' must be a string, a number or null",
-                            file=str(path), record=number, field="patient_id")
+            raise LoadError(
+                f"{path}: line {number}: 'patient_id' must be a string, a number or null",
+                file=str(path),
+                record=number,
+                field="patient_id",
+            )
         rec.setdefault("id", number)
         records.append(rec)
     return records
@@ -169,8 +181,16 @@ def batch_line(rec: dict[str, object], answer: Answer) -> dict[str, object]:
     }
 
 
-def _batch(url: str, batch_file: Path, out_file: Path | None, *, source: str | None, adapter: str | None,
-           schema: str | None, now: str | None) -> None:
+def _batch(
+    url: str,
+    batch_file: Path,
+    out_file: Path | None,
+    *,
+    source: str | None,
+    adapter: str | None,
+    schema: str | None,
+    now: str | None,
+) -> None:
     import orjson
 
     from clinbridge.api import connect
@@ -179,7 +199,9 @@ def _batch(url: str, batch_file: Path, out_file: Path | None, *, source: str | N
 
     try:
         records = _batch_records(batch_file)
-        conn = connect(url, schema=schema, adapter=adapter, source=source, settings=Settings.from_env(now=now))
+        conn = connect(
+            url, schema=schema, adapter=adapter, source=source, settings=Settings.from_env(now=now)
+        )
     except ClinbridgeError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
@@ -190,8 +212,11 @@ def _batch(url: str, batch_file: Path, out_file: Path | None, *, source: str | N
             for rec in records:
                 pid = rec.get("patient_id")
                 when = rec.get("now")
-                answer = conn.ask(str(rec["question"]), patient_id=None if pid is None else str(pid),
-                                  now=when if isinstance(when, str) else None)
+                answer = conn.ask(
+                    str(rec["question"]),
+                    patient_id=None if pid is None else str(pid),
+                    now=when if isinstance(when, str) else None,
+                )
                 accepted += answer.decision == "accept"
                 line = orjson.dumps(batch_line(rec, answer)).decode()
                 if sink:
@@ -202,5 +227,7 @@ def _batch(url: str, batch_file: Path, out_file: Path | None, *, source: str | N
         if sink:
             sink.close()
     if out_file:
-        click.echo(f"{len(records)} question(s): {accepted} answered, {len(records) - accepted} abstained → {out_file}",
-                   err=True)
+        click.echo(
+            f"{len(records)} question(s): {accepted} answered, {len(records) - accepted} abstained → {out_file}",
+            err=True,
+        )

@@ -99,7 +99,9 @@ def _run(
         sys.exit(1)
     sql = _read_sql(sql)
     settings = Settings.from_env()
-    bank = ExampleBank(bank_path, embeddings=settings.embeddings)
+    from clinbridge.engine.examples import default_bank_path
+
+    bank = ExampleBank(bank_path or default_bank_path(settings), embeddings=settings.embeddings)
     stored = []
     try:
         if url is None:

@@ -104,7 +104,18 @@ def _eunomia_db(workdir: Path, echo: Echo) -> str:
 
 def _show(question: str, answer: Any, echo: Echo) -> None:
     echo(f"Q: {question}")
-    echo(f"   answer: {answer.summary()}" + (f"  {answer.details}" if answer.details else ""))
+    shown = {
+        k: v
+        for k, v in answer.details.items()
+        if k not in {"groundings", "confidence", "unresolved"}
+    }
+    echo(f"   answer: {answer.summary()}" + (f"  {shown}" if shown else ""))
+    groundings = answer.details.get("groundings") or []
+    if groundings:
+        echo(
+            "   read as: "
+            + "; ".join(f"'{g['phrase']}' → {g['target'][:60]} ({g['how']})" for g in groundings)
+        )
     for cs in answer.concept_sets[:2]:
         names = ", ".join(f"{c['name']} [{c['how']}]" for c in cs["concepts"][:3])
         more = f" (+{cs['count'] - 3} more)" if cs["count"] > 3 else ""
@@ -135,6 +146,51 @@ def eunomia_plans(workdir: Path, echo: Echo) -> dict[str, Any]:
             _show(question, answer, echo)
             answers.append(answer.to_dict())
     return {"url": url, "answers": answers}
+
+
+QUESTIONS: tuple[tuple[str, str, str | None], ...] = (
+    ("eunomia", "How many patients had a gastrointestinal hemorrhage?", None),
+    ("eunomia", "What proportion of patients with a GI bleed are women?", None),
+    ("eunomia", "Has this patient ever had a gastrointestinal hemorrhage?", "4153"),
+    ("eunomia", "What is the average insurance copay?", None),
+    ("synthetic", "What is the mean hemoglobin?", None),
+    ("synthetic", "What was the patient's last creatinine?", "151"),
+    ("synthetic", "How many patients had an emergency visit in 2020?", None),
+    ("synthetic", "What is the average length of stay of ICU stays?", None),
+    ("synthetic", "How many patients aged 65 or older have atrial fibrillation?", None),
+)
+
+
+def _synthetic_db(workdir: Path, echo: Echo) -> str:
+    from clinbridge.synthetic.omop import generate_omop
+
+    path = workdir / "synthetic.duckdb"
+    if not path.exists():
+        tmp = workdir / "synthetic.building.duckdb"
+        tmp.unlink(missing_ok=True)
+        generate_omop(f"duckdb:///{tmp}", patients=300, seed=1)
+        shutil.move(tmp, path)
+        echo(
+            "   generated a synthetic OMOP CDM: 300 patients (labs with units, ER/inpatient/ICU visits)"
+        )
+    return f"duckdb:///{path}"
+
+
+def questions(workdir: Path, echo: Echo) -> dict[str, Any]:
+    from clinbridge.api import connect
+
+    urls = {"eunomia": _eunomia_db(workdir, echo), "synthetic": _synthetic_db(workdir, echo)}
+    answers = []
+    for source, url in urls.items():
+        with connect(url) as conn:
+            for where, question, patient in QUESTIONS:
+                if where != source:
+                    continue
+                answer = conn.ask(question, patient_id=patient)
+                label = f"{question}" + (f"  [patient {patient}]" if patient else "")
+                _show(f"{label}  ({source})", answer, echo)
+                answers.append(answer.to_dict())
+    return {"answers": answers}
 
 
 def fhir(workdir: Path, echo: Echo) -> dict[str, Any]:
@@ -219,6 +275,11 @@ def calculators(workdir: Path, echo: Echo) -> dict[str, Any]:
 
 SECTIONS: list[Section] = [
     Section("omop", "OMOP CDM (Eunomia GiBleed) — plans executed with provenance", eunomia_plans),
+    Section(
+        "ask",
+        "Questions in plain language — built-in understanding, no LLM, checked before answering",
+        questions,
+    ),
     Section(
         "fhir",
         "FHIR R4 (synthetic, bulk NDJSON) — loaded, reconciled and queried through the same engine",

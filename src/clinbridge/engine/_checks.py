@@ -360,7 +360,7 @@ def _check_concepts(
 def _value_stats(
     ctx: _Ctx,
     streams: list[EventStream],
-    ids: list[Any],
+    ids: list[Any] | None,
     column_of: Callable[[EventStream], str | None],
 ) -> tuple[int, int, dict[str, int]]:
     """(rows, rows with a value, {unit: n}) for the measured events (of the patient, if any)."""
@@ -369,10 +369,12 @@ def _value_stats(
     _, internal = ctx.patient()
     for s in streams:
         col = column_of(s)
-        if col is None or s.code_column is None:
+        if col is None or (ids is not None and s.code_column is None):
             continue
-        where = f"{_q(s.code_column)} IN ({_in_list(ids)})"
-        params: list[Any] = list(ids)
+        where = "1 = 1"
+        if ids is not None and s.code_column is not None:
+            where = f"{_q(s.code_column)} IN ({_in_list(ids)})"
+        params: list[Any] = list(ids or [])
         if internal is not None:
             where += f" AND {_q(s.patient_column)} = ?"
             params.append(internal)
@@ -450,10 +452,13 @@ def _check_values(
         "list",
     }
     column_of = _MEASURE_COLUMN.get(m.of)
-    if column_of is not None and numeric_op and "measure" in resolved:
-        streams, ids = resolved["measure"]
+    measured: tuple[list[EventStream], list[Any] | None] | None = resolved.get("measure")
+    if measured is None and m.concepts is None and m.stream is not None:
+        measured = (_streams_for(ctx.catalog, m.stream), None)  # every event of the stream
+    if column_of is not None and numeric_op and measured is not None and measured[0]:
+        streams, ids = measured
         total, with_value, units = _value_stats(ctx, streams, ids, column_of)
-        label = m.concepts.describe() if m.concepts else m.of
+        label = m.concepts.describe() if m.concepts else f"{m.stream} {m.of}"
         who = f" for patient {plan.patient_id}" if plan.patient_id else ""
         if total == 0 and plan.patient_id:
             checks.append(
@@ -540,6 +545,11 @@ def _check_values(
         "count",
     }:
         lo, hi = _GENERIC_RANGES[m.of]
+        if op in {"min", "max", "first", "last"}:
+            # One stored value, reported as recorded (an extreme is data, not a computing error).
+            lo, hi = -math.inf, math.inf
+        elif op in {"sum", "count"}:
+            hi = math.inf  # totals over a cohort exceed any one item's range
         nums = _numbers(ctx.value, ctx.rows)
         bad = [x for x in nums if not (math.isfinite(x) and lo <= x <= hi)]
         checks.append(

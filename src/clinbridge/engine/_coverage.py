@@ -14,6 +14,7 @@ catch that, deterministically and for any source:
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from clinbridge.db import Database
     from clinbridge.engine.plan import QueryPlan
 
-__all__ = ["check_coverage", "mentioned_concepts"]
+__all__ = ["check_coverage", "mentioned_concepts", "second_reading"]
 
 logger = logging.getLogger(__name__)
 
@@ -155,9 +156,58 @@ _NAMING = re.compile(
 
 
 def _plan_numbers(text: str) -> set[float]:
-    return {float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", text)} | {
-        abs(float(x)) for x in re.findall(r"-?\d+(?:\.\d+)?", text)
-    }
+    """Numbers a proposal uses, including the lengths of the date ranges it spells out."""
+    out = {abs(float(x)) for x in re.findall(r"-?\d+(?:\.\d+)?", text)}
+    dates = []
+    for y, m, d in re.findall(r"(\d{4})-(\d{2})-(\d{2})", text):
+        try:
+            dates.append(dt.date(int(y), int(m), int(d)))
+        except ValueError:
+            continue
+    for i, a in enumerate(dates):
+        for b in dates[i + 1 :]:
+            days = abs((b - a).days) + 1  # inclusive ranges: 2019-01-01..2019-12-31 is a year
+            for n in (days, days - 1):
+                out |= {
+                    float(n),
+                    float(round(n / 365.25)),
+                    float(round(n / 30.44)),
+                    float(round(n / 7)),
+                }
+    return out
+
+
+_READERS: dict[tuple[int, str], Any] = {}
+
+
+def second_reading(catalog: Catalog, db: Database, question: str) -> tuple[Any, ...]:
+    """The built-in parser's groundings of the question (phrase → concept, sex, encounter type).
+
+    The parser is the second, independent reader of the question (CLEAR-Med's dual reading): a
+    phrase it grounds must be honoured by an LLM's plan. Empty when the parser is unavailable.
+    """
+    try:
+        from clinbridge.engine.understand import Understander
+
+        key = (id(db), catalog.source)
+        if key not in _READERS:
+            _READERS.clear()  # one source at a time; the lexicon is cached on disk anyway
+            _READERS[key] = Understander(db, catalog, embeddings=False)
+        readings = _READERS[key].understand(question)
+    except Exception as exc:  # no parser, or it failed: only the verbatim checks apply
+        logger.debug("no second reading of %r: %s", question, exc)
+        return ()
+    return tuple(readings[0].groundings) if readings else ()
+
+
+def _slot_used(kind: str, target: str, plan: QueryPlan | None, text: str) -> bool:
+    if plan is None:  # free SQL: the value or its name must appear somewhere
+        return target.lower() in text
+    data = plan.model_dump(mode="json", exclude_none=True)
+    blob = str(data).lower()
+    if kind == "sex":
+        return f"'sex': '{target.lower()}'" in blob or "'key': 'sex'" in blob
+    return f"'{target.lower()}'" in blob
 
 
 def check_coverage(
@@ -174,6 +224,16 @@ def check_coverage(
         return []
     checks: list[Check] = []
     mentions = mentioned_concepts(catalog, db, question)
+    slots: list[tuple[str, str, str]] = []
+    for g in second_reading(catalog, db, question):
+        if g.kind == "concept" and g.codes:
+            codes = {int(c) if str(c).isdigit() else c for c in g.codes}
+            at = question.lower().find(g.phrase.lower())
+            span = (at, at + len(g.phrase)) if at >= 0 else (0, 0)
+            if not any(codes <= m[1] for m in mentions):
+                mentions.append((g.phrase.lower(), codes, span))
+        elif g.kind in {"sex", "encounter_type"}:
+            slots.append((g.kind, g.phrase, g.target))
     missing = []
     text = (
         plan.model_copy(update={"question": None}).to_json() if plan is not None else sql or ""
@@ -197,6 +257,20 @@ def check_coverage(
                     f"the question names {missing[0]!r} but the {'plan' if plan is not None else 'SQL'} does not use it"
                     if missing
                     else f"uses every concept the question names ({len(mentions)})"
+                ),
+            )
+        )
+    if slots:
+        lost = [(k, p, t) for k, p, t in slots if not _slot_used(k, t, plan, text)]
+        checks.append(
+            Check(
+                name="slots_covered",
+                passed=not lost,
+                code="question_not_covered",
+                detail=(
+                    f"the question says {lost[0][1]!r} ({lost[0][0]} {lost[0][2]}) but the proposal ignores it"
+                    if lost
+                    else "keeps every sex and encounter type the question names"
                 ),
             )
         )

@@ -2,7 +2,7 @@
 
 Experts approve answers (``clinbridge feedback approve``) or correct them (``feedback edit``); each
 approved pair is appended to a JSON-lines file (default ``~/.clinbridge/examples.jsonl``; the
-``CLINBRIDGE_EXAMPLES`` environment variable or ``path=`` chooses another). The LLM prompt gets
+``examples`` setting, env ``CLINBRIDGE_EXAMPLES``, or ``path=`` chooses another). The LLM prompt gets
 the pairs most similar to a new question (embedding similarity, lexical when embeddings are off),
 and the built-in parser may use them as hints.
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,10 +90,14 @@ def example_id(question: str, plan: QueryPlan | None, sql: str | None) -> str:
     return hashlib.sha1(payload.encode()).hexdigest()[:12]
 
 
-def default_bank_path(environ: dict[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    if env.get("CLINBRIDGE_EXAMPLES"):
-        return Path(env["CLINBRIDGE_EXAMPLES"]).expanduser()
+def default_bank_path(settings: Settings | None = None) -> Path:
+    """``settings.examples`` (env ``CLINBRIDGE_EXAMPLES``), else ``~/.clinbridge/examples.jsonl``."""
+    if settings is None:
+        from clinbridge.settings import Settings
+
+        settings = Settings.from_env()
+    if settings.examples:
+        return Path(settings.examples).expanduser()
     return Path.home() / ".clinbridge" / "examples.jsonl"
 
 

@@ -14,13 +14,13 @@ from sqlglot import exp
 __all__ = ["add_days", "as_date", "date_literal", "day", "days_between", "month", "year"]
 
 
-def as_date(e: exp.Expression, dialect: str) -> exp.Expression:
+def as_date(e: exp.Expr, dialect: str) -> exp.Expr:
     if dialect == "sqlite":
         return exp.func("DATE", e)
     return exp.cast(e, "DATE")
 
 
-def date_literal(value: dt.date | dt.datetime, dialect: str) -> exp.Expression:
+def date_literal(value: dt.date | dt.datetime, dialect: str) -> exp.Expr:
     d = value.date() if isinstance(value, dt.datetime) else value
     text = exp.Literal.string(d.isoformat())
     if dialect == "sqlite":
@@ -28,7 +28,7 @@ def date_literal(value: dt.date | dt.datetime, dialect: str) -> exp.Expression:
     return exp.cast(text, "DATE")
 
 
-def add_days(e: exp.Expression, days: int, dialect: str) -> exp.Expression:
+def add_days(e: exp.Expr, days: int, dialect: str) -> exp.Expr:
     if days == 0:
         return e
     if dialect == "sqlite":
@@ -39,7 +39,7 @@ def add_days(e: exp.Expression, days: int, dialect: str) -> exp.Expression:
     return exp.DateAdd(this=e, expression=exp.Literal.number(days), unit=exp.var("DAY"))
 
 
-def days_between(later: exp.Expression, earlier: exp.Expression, dialect: str) -> exp.Expression:
+def days_between(later: exp.Expr, earlier: exp.Expr, dialect: str) -> exp.Expr:
     """Whole days from ``earlier`` to ``later`` (both dates)."""
     if dialect == "sqlite":
         return exp.cast(
@@ -51,19 +51,19 @@ def days_between(later: exp.Expression, earlier: exp.Expression, dialect: str) -
     return exp.DateDiff(this=later, expression=earlier, unit=exp.var("DAY"))
 
 
-def _part(e: exp.Expression, fmt: str, node: type[exp.Func], dialect: str) -> exp.Expression:
+def _part(e: exp.Expr, fmt: str, node: type[exp.Func], dialect: str) -> exp.Expr:
     if dialect == "sqlite":
         return exp.cast(exp.func("STRFTIME", exp.Literal.string(fmt), e), "INTEGER")
     return exp.cast(node(this=e), "INTEGER")
 
 
-def year(e: exp.Expression, dialect: str) -> exp.Expression:
+def year(e: exp.Expr, dialect: str) -> exp.Expr:
     return _part(e, "%Y", exp.Year, dialect)
 
 
-def month(e: exp.Expression, dialect: str) -> exp.Expression:
+def month(e: exp.Expr, dialect: str) -> exp.Expr:
     return _part(e, "%m", exp.Month, dialect)
 
 
-def day(e: exp.Expression, dialect: str) -> exp.Expression:
+def day(e: exp.Expr, dialect: str) -> exp.Expr:
     return _part(e, "%d", exp.Day, dialect)

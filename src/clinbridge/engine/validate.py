@@ -60,6 +60,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
@@ -176,6 +177,8 @@ class Attempt:
 
     proposal: QueryPlan | SqlProposal | None
     checks: tuple[Check, ...]
+    sql: str | None = None
+    """The SQL that ran (for the audit trail; the value of a failed attempt is not kept)."""
 
     @property
     def passed(self) -> bool:
@@ -184,6 +187,7 @@ class Attempt:
     def to_dict(self) -> dict[str, Any]:
         return {
             "proposal": _proposal_dict(self.proposal),
+            "sql": self.sql,
             "checks": [c.model_dump() for c in self.checks],
         }
 
@@ -201,6 +205,8 @@ class Validated:
     attempts: tuple[Attempt, ...] = ()
     repaired: bool = False
     question: str | None = None
+    provenance: Provenance | None = None
+    elapsed_ms: float = 0.0
 
     @property
     def value(self) -> Any:
@@ -215,8 +221,7 @@ class Validated:
     def sql(self) -> str | None:
         if self.answer is not None:
             return self.answer.sql
-        last = self.attempts[-1].proposal if self.attempts else None
-        return last.sql if isinstance(last, SqlProposal) else None
+        return self.attempts[-1].sql if self.attempts else None
 
     def to_answer(self) -> Answer:
         """An engine Answer either way: the accepted one, or an abstention without any value."""
@@ -230,7 +235,8 @@ class Validated:
             checks=list(self.checks),
             reason=self.detail or self.reason,
             reason_code=self.reason,
-            provenance=Provenance(question=self.question),
+            provenance=self.provenance or Provenance(question=self.question),
+            timings=Timings(steps_ms={"validate": round(self.elapsed_ms, 3)}),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -450,6 +456,17 @@ def answer_with_validation(
         A :class:`Validated` outcome; its ``answer`` is None unless every check passed.
     """
     settings = settings or Settings()
+    started = time.perf_counter()
+    provenance = Provenance(
+        question=question,
+        source=catalog.source,
+        adapter=catalog.adapter,
+        adapter_version=catalog.adapter_version,
+        cdm_version=catalog.cdm_version,
+        vocabulary_version=catalog.vocabulary_version,
+        dialect=db.dialect,
+        understanding=understanding,
+    )
     propose = _as_proposer(proposer)
     if run_plan is None:
         from clinbridge.engine.resolve import Resolver
@@ -493,11 +510,24 @@ def answer_with_validation(
         draft, checks = _execute_and_check(
             proposal, question, run_plan, run_sql, catalog, db, expected_shape, cover
         )
-        attempts.append(Attempt(proposal, tuple(checks)))
+        ran_sql = getattr(draft, "sql", None) or (
+            proposal.sql if isinstance(proposal, SqlProposal) else None
+        )
+        attempts.append(Attempt(proposal, tuple(checks), ran_sql))
         decision, _, _ = decide(checks)
         if decision == "accept" and draft is not None:
             logger.info("plan:accepted after %d attempt(s)", i + 1)
-            answer = _with_checks(draft, checks, question)
+            elapsed = (time.perf_counter() - started) * 1000
+            answer = _with_checks(draft, checks, question, provenance)
+            answer.timings.steps_ms["validate_total"] = round(elapsed, 3)
+            answer.details["validation"] = {
+                "attempts": len(attempts),
+                "repaired": i > 0,
+                "rejected": [
+                    {"reason": decide(a.checks)[1], "detail": decide(a.checks)[2]}
+                    for a in attempts[:-1]
+                ],
+            }
             return Validated(
                 "accept",
                 answer,
@@ -505,6 +535,8 @@ def answer_with_validation(
                 attempts=tuple(attempts),
                 repaired=i > 0,
                 question=question,
+                provenance=answer.provenance,
+                elapsed_ms=elapsed,
             )
         feedback = Feedback(proposal, tuple(c for c in checks if not c.passed))
         logger.info("plan:rejected %s", [c.code for c in feedback.failed])
@@ -526,6 +558,8 @@ def answer_with_validation(
         detail=detail,
         attempts=tuple(attempts),
         question=question,
+        provenance=provenance,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
     )
 
 
@@ -564,7 +598,9 @@ def _as_check(c: Any) -> Check:
     return c if isinstance(c, Check) else Check.model_validate(c, from_attributes=True)
 
 
-def _with_checks(draft: Any, checks: list[Check], question: str | None) -> Answer:
+def _with_checks(
+    draft: Any, checks: list[Check], question: str | None, provenance: Provenance
+) -> Answer:
     if isinstance(draft, Answer):
         prov = draft.provenance.model_copy(
             update={"question": question or draft.provenance.question}
@@ -587,5 +623,5 @@ def _with_checks(draft: Any, checks: list[Check], question: str | None) -> Answe
         rows=rows,
         sql=getattr(draft, "sql", None),
         checks=checks,
-        provenance=Provenance(question=question),
+        provenance=provenance,
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +31,13 @@ from clinbridge.db import Database
 from clinbridge.errors import ConfigError
 from clinbridge.synthetic import _omop_vocab as V
 
-__all__ = ["SynthReport", "build_omop_frames", "generate_omop"]
+__all__ = [
+    "BLOCK_PATIENTS",
+    "SynthReport",
+    "build_omop_frames",
+    "generate_omop",
+    "iter_omop_blocks",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +146,7 @@ _LAB_CLIP = {
 
 
 class _Builder:
-    def __init__(self, patients: int, seed: int) -> None:
+    def __init__(self, patients: int, seed: int | list[int]) -> None:
         if not 1 <= patients <= 1_000_000:
             raise ConfigError(f"patients must be between 1 and 1,000,000, not {patients}")
         self.n = patients
@@ -947,8 +953,30 @@ def _eras(
     return out
 
 
-def build_omop_frames(patients: int, seed: int = 0) -> dict[str, pd.DataFrame]:
-    """Generate every table as a DataFrame (deterministic for a given ``patients`` and ``seed``)."""
+BLOCK_PATIENTS = 10_000
+"""Patients generated (and held in memory) at a time; block 0 uses ``seed`` itself, so data for
+up to this many patients do not depend on the block size."""
+
+_VOCABULARY_TABLES = (
+    "concept",
+    "concept_ancestor",
+    "concept_synonym",
+    "concept_relationship",
+    "vocabulary",
+    "cdm_source",
+)
+# primary keys that number rows of a table, shifted by the rows of earlier blocks
+_ROW_IDS = {
+    "condition_occurrence": "condition_occurrence_id",
+    "condition_era": "condition_era_id",
+    "drug_exposure": "drug_exposure_id",
+    "drug_era": "drug_era_id",
+    "measurement": "measurement_id",
+    "note": "note_id",
+}
+
+
+def _block(patients: int, seed: int | list[int], *, vocabulary: bool) -> dict[str, pd.DataFrame]:
     b = _Builder(patients, seed)
     b.persons()
     b.visits()
@@ -956,8 +984,48 @@ def build_omop_frames(patients: int, seed: int = 0) -> dict[str, pd.DataFrame]:
     b.drugs()
     b.measurements()
     b.notes()
-    b.vocabulary()
+    if vocabulary:
+        b.vocabulary()
     return b.frames
+
+
+def iter_omop_blocks(patients: int, seed: int = 0) -> Iterator[dict[str, pd.DataFrame]]:
+    """The synthetic CDM in blocks of :data:`BLOCK_PATIENTS` patients, ids continuing across
+    blocks; the vocabulary tables come with the first block."""
+    if not 1 <= patients <= 1_000_000:
+        raise ConfigError(f"patients must be between 1 and 1,000,000, not {patients}")
+    persons = visits = 0
+    rows: dict[str, int] = {}
+    for number, first in enumerate(range(0, patients, BLOCK_PATIENTS)):
+        n = min(BLOCK_PATIENTS, patients - first)
+        frames = _block(n, seed if number == 0 else [seed, number], vocabulary=number == 0)
+        if number:
+            for name, df in frames.items():
+                if "person_id" in df.columns:
+                    df["person_id"] += persons
+                for col in ("visit_occurrence_id", "visit_detail_id"):
+                    if col in df.columns:
+                        df[col] += visits
+                if name == "observation_period":
+                    df["observation_period_id"] += persons
+                if name in _ROW_IDS:
+                    df[_ROW_IDS[name]] += rows.get(name, 0)
+        persons += n
+        visits += len(frames["visit_occurrence"])
+        for name in _ROW_IDS:
+            rows[name] = rows.get(name, 0) + len(frames[name])
+        yield frames
+
+
+def build_omop_frames(patients: int, seed: int = 0) -> dict[str, pd.DataFrame]:
+    """Generate every table as a DataFrame (deterministic for a given ``patients`` and ``seed``)."""
+    blocks = list(iter_omop_blocks(patients, seed))
+    if len(blocks) == 1:
+        return blocks[0]
+    return {
+        name: pd.concat([b[name] for b in blocks if name in b], ignore_index=True)
+        for name in blocks[0]
+    }
 
 
 def generate_omop(
@@ -971,7 +1039,8 @@ def generate_omop(
 ) -> SynthReport:
     """Generate a synthetic OMOP CDM 5.4 (with its vocabulary) into a database.
 
-    Existing CDM tables in the target are replaced.
+    Existing CDM tables in the target are replaced. Patients are generated and written in blocks
+    of :data:`BLOCK_PATIENTS`, so memory stays bounded at 100,000 patients and more.
 
     Args:
         db: A writable :class:`Database` or a URL (``duckdb:///synth.duckdb``).
@@ -979,45 +1048,57 @@ def generate_omop(
         seed: Random seed; the same seed gives the same data.
         schema: Target schema (DuckDB, PostgreSQL); defaults to the URL's.
         indexes: Index person and concept columns (SQLite, PostgreSQL).
-        progress: ``progress(tables_done, tables_total)``.
+        progress: ``progress(patients_done, patients)``.
 
     Returns:
         A :class:`SynthReport` with rows per table and timings.
     """
-    t0 = time.perf_counter()
-    frames = build_omop_frames(patients, seed)
+    if not 1 <= patients <= 1_000_000:
+        raise ConfigError(f"patients must be between 1 and 1,000,000, not {patients}")
     report = SynthReport(patients=patients, seed=seed)
-    report.seconds_generate = time.perf_counter() - t0
     own = isinstance(db, str)
     database = open_writable(db, schema) if isinstance(db, str) else db
     try:
-        t1 = time.perf_counter()
         schema = schema or database.schema
+        t1 = time.perf_counter()
         create_cdm_tables(database, "5.4", schema=schema, replace=True)
         spec = cdm_spec("5.4")
         writer = BulkWriter(database, schema)
-        for i, (name, df) in enumerate(frames.items()):
-            table = spec[name]
-            types: dict[str, ColumnType] = {
-                c.name: c.portable for c in table.columns if c.name in df.columns
-            }
-            ordered = df[[c for c in table.column_names if c in df.columns]]
-            if database.backend == "postgres":
-                with database.conn.transaction():
+        report.seconds_write += time.perf_counter() - t1
+        done = 0
+        blocks = iter_omop_blocks(patients, seed)
+        while True:
+            t0 = time.perf_counter()
+            frames = next(blocks, None)
+            report.seconds_generate += time.perf_counter() - t0
+            if frames is None:
+                break
+            t1 = time.perf_counter()
+            for name, df in frames.items():
+                table = spec[name]
+                types: dict[str, ColumnType] = {
+                    c.name: c.portable for c in table.columns if c.name in df.columns
+                }
+                ordered = df[[c for c in table.column_names if c in df.columns]]
+                if database.backend == "postgres":
+                    with database.conn.transaction():
+                        writer.write(name, ordered, types)
+                else:
                     writer.write(name, ordered, types)
-            else:
-                writer.write(name, ordered, types)
-            report.rows[name] = len(df)
+                report.rows[name] = report.rows.get(name, 0) + len(df)
+            done += len(frames["person"])
+            report.seconds_write += time.perf_counter() - t1
             if progress:
-                progress(i + 1, len(frames))
+                progress(done, patients)
+        t1 = time.perf_counter()
         if indexes:
-            create_indexes(database, schema, list(frames))
+            create_indexes(database, schema, list(report.rows))
         if database.backend == "postgres":
-            for name in frames:
+            for name in report.rows:
                 writer.execute(f"ANALYZE {writer.table(name)}")
         if database.backend == "sqlite":
             database.conn.commit()
-        report.seconds_write = time.perf_counter() - t1
+        report.seconds_write += time.perf_counter() - t1
         logger.info("synthetic OMOP: %d patients, %d rows", patients, report.total_rows)
         return report
     finally:

@@ -95,7 +95,7 @@ class ConceptIndex:
         from clinbridge.adapters.omop import OmopAdapter, vocabulary_catalog
 
         if OmopAdapter.detect(db):
-            catalog = OmopAdapter().catalog(db, row_counts=False)
+            catalog = OmopAdapter().catalog(db, row_counts=False, span=False)
         else:
             catalog = vocabulary_catalog(db)
         if not catalog.dictionaries:

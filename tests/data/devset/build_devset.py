@@ -48,7 +48,9 @@ def _csv_tables(folder: Path) -> tuple[duckdb.DuckDBPyConnection, dict[str, pd.D
     return con, frames
 
 
-def _frame_tables(frames: dict[str, pd.DataFrame]) -> tuple[duckdb.DuckDBPyConnection, dict[str, pd.DataFrame]]:
+def _frame_tables(
+    frames: dict[str, pd.DataFrame],
+) -> tuple[duckdb.DuckDBPyConnection, dict[str, pd.DataFrame]]:
     con = duckdb.connect()
     out: dict[str, pd.DataFrame] = {}
     for name, df in frames.items():
@@ -153,7 +155,9 @@ def main() -> None:
             stored = [json.loads(line) for line in target.read_text().splitlines() if line.strip()]
             for a, b in zip(rows, stored, strict=True):
                 if not _same(a["gold"], b["gold"]):
-                    raise SystemExit(f"{a['id']}: stored gold {b['gold']!r} != recomputed {a['gold']!r}")
+                    raise SystemExit(
+                        f"{a['id']}: stored gold {b['gold']!r} != recomputed {a['gold']!r}"
+                    )
             print(f"{db}: {len(rows)} questions, gold agrees")
         else:
             target.write_text("".join(json.dumps(r) + "\n" for r in rows))

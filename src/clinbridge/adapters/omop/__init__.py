@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from clinbridge.adapters.omop.adapter import (
     OMOP_SEX_VALUES,
     VISIT_TYPES,
@@ -16,7 +18,21 @@ from clinbridge.adapters.omop.adapter import (
     vocabulary_catalog,
 )
 from clinbridge.adapters.omop.ddl import cdm_spec, ddl
-from clinbridge.adapters.omop.loader import LoadReport, create_cdm_tables, load_omop_csv
+
+if TYPE_CHECKING:
+    from clinbridge.adapters.omop.loader import LoadReport, create_cdm_tables, load_omop_csv
+
+_LAZY = {"LoadReport", "create_cdm_tables", "load_omop_csv"}
+
+
+def __getattr__(name: str) -> Any:
+    # The loader needs pandas; asking questions of a CDM does not, so it is imported on first use.
+    if name in _LAZY:
+        from clinbridge.adapters.omop import loader
+
+        return getattr(loader, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "OMOP_SEX_VALUES",

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from sqlglot import exp
 
+from clinbridge.adapters.omop.ddl import REJECTED_TABLE
 from clinbridge.errors import ExecutionError, LoadError
 
 if TYPE_CHECKING:
@@ -48,7 +49,6 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``; units are bytes of input for the file loaders."""
 ColumnType = Literal["integer", "float", "string", "date", "timestamp"]
 OnError = Literal["raise", "quarantine"]
-REJECTED_TABLE = "clinbridge_rejected"
 """Rows a loader refused, with the file, record, field and reason (``on_error="quarantine"``)."""
 
 

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from sqlglot import exp
 
 from clinbridge.adapters.base import SourceAdapter
-from clinbridge.adapters.omop._bulk import REJECTED_TABLE
-from clinbridge.adapters.omop.ddl import cdm_spec, normalise_version
+from clinbridge.adapters.omop.ddl import REJECTED_TABLE, cdm_spec, normalise_version
 from clinbridge.catalog import (
     Catalog,
     ColumnInfo,
@@ -309,8 +308,10 @@ class OmopAdapter(SourceAdapter):
         )
 
     def catalog(
-        self, db: Database, *, source: str | None = None, row_counts: bool = True
+        self, db: Database, *, source: str | None = None, row_counts: bool = True, span: bool = True
     ) -> Catalog:
+        """Describe the CDM; ``row_counts`` and ``span`` (min/max event dates) can be skipped
+        when only the dictionaries are needed (they scan every event table)."""
         s = _Schema(db)
         version = _detect_version(s)
         spec = cdm_spec(version or "5.4")
@@ -320,7 +321,7 @@ class OmopAdapter(SourceAdapter):
             cdm_name = s.scalar(
                 f"SELECT {s.sql_col('cdm_source', 'cdm_source_name')} FROM {s.sql_table('cdm_source')}"
             )
-        start, end = self._data_span(s)
+        start, end = self._data_span(s) if span else (None, None)
         return Catalog(
             source=source or "omop",
             adapter=self.name,

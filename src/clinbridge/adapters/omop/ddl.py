@@ -33,8 +33,12 @@ from sqlglot import exp
 
 from clinbridge.errors import ConfigError
 
+REJECTED_TABLE = "clinbridge_rejected"
+"""Where loaders keep rejected rows with their reason (never a CDM table)."""
+
 __all__ = [
     "CDM_VERSIONS",
+    "REJECTED_TABLE",
     "ColumnSpec",
     "PortableType",
     "TableSpec",

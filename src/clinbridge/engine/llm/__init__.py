@@ -17,6 +17,11 @@ How ``ask()`` uses it (the same validator path as the built-in parser)::
                                         settings=settings, understanding=settings.llm)
         answer = result.to_answer()
 
+    # or, in one call:
+    from clinbridge.engine.llm import answer_with_llm
+    answer = answer_with_llm(question, catalog=catalog, db=db, settings=settings,
+                             patient_id=patient_id, now=now).to_answer()
+
 The model sees the catalog summary, the top-k tables/streams by embedding similarity, sampled
 rows (through the guard), candidate concepts from the dictionaries and similar approved examples;
 it answers ``{"plan": QueryPlan}`` (JSON-schema constrained where the server supports it) or, for
@@ -41,7 +46,7 @@ from clinbridge.engine.llm.propose import LLMUnderstanding, parse_reply
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
-    from clinbridge.engine.validate import Proposer
+    from clinbridge.engine.validate import Proposer, Validated
     from clinbridge.settings import Settings
 
 __all__ = [
@@ -49,6 +54,7 @@ __all__ = [
     "LLMUnderstanding",
     "OpenAIBackend",
     "TransformersBackend",
+    "answer_with_llm",
     "get_backend",
     "llm_enabled",
     "llm_proposer",
@@ -83,7 +89,7 @@ def llm_proposer(
     """A validator proposer backed by the configured LLM and the default example bank."""
     from clinbridge.engine.examples import ExampleBank, default_bank_path
 
-    path = default_bank_path()
+    path = default_bank_path(settings)
     bank = ExampleBank(path, embeddings=settings.embeddings) if path.exists() else None
     llm = LLMUnderstanding(
         _backend(settings),
@@ -94,3 +100,30 @@ def llm_proposer(
         allow_sql=allow_sql,
     )
     return llm.proposer(question, patient_id=patient_id, now=now)
+
+
+def answer_with_llm(
+    question: str,
+    *,
+    catalog: Catalog,
+    db: Database,
+    settings: Settings,
+    patient_id: str | None = None,
+    now: dt.datetime | None = None,
+    allow_sql: bool = True,
+) -> Validated:
+    """Answer with the configured LLM through the validator (accept, one repair, or abstain)."""
+    from clinbridge.engine.validate import answer_with_validation
+
+    proposer = llm_proposer(
+        question,
+        catalog=catalog,
+        db=db,
+        settings=settings,
+        patient_id=patient_id,
+        now=now,
+        allow_sql=allow_sql,
+    )
+    return answer_with_validation(
+        question, proposer, catalog=catalog, db=db, settings=settings, understanding=settings.llm
+    )

@@ -36,6 +36,22 @@ and concepts that exist in this source; name concepts exactly as the source's di
 (see the candidate concepts). A plan never names tables. Answer with one JSON object and nothing \
 else: {"plan": {...}}.{sql_rule}"""
 
+PLAN_SYNOPSIS = """QueryPlan fields: "patient_id" (a patient-level question), "filters" (the cohort: \
+{"kind":"sex","sex":"female"}, {"kind":"age","op":">=","value":65}, {"kind":"event","stream":\
+"condition|drug|measurement|procedure|observation","concepts":{"concepts":[{"name":"..."}]},"value":\
+{"op":">","value":7},"window":...,"negate":false}, {"kind":"encounter","type":"inpatient"}), "measure" \
+({"of":"patients|events|encounters|value|days_supply|length_of_stay|age|date|concept","stream":...,\
+"concepts":...}), "aggregate" ({"op":"count|mean|median|min|max|sum|first|last|list|exists|proportion|\
+series","numerator":[filters]}), "window" ({"kind":"calendar","start":"2019-01-01","end":\
+"2019-12-31"} or {"kind":"relative","anchor":{"kind":"event","stream":"drug","concepts":...,\
+"which":"first"},"start_days":0,"end_days":30}), "scope" ({"which":"last","type":"emergency"}), \
+"group_by" ([{"key":"sex|year|age_group|concept|encounter_type"}]).
+Example: "How many women had a GI bleed within 30 days after their first celecoxib?" → {"plan": \
+{"filters": [{"kind": "sex", "sex": "female"}, {"kind": "event", "stream": "condition", "concepts": \
+{"concepts": [{"name": "Gastrointestinal hemorrhage"}]}, "window": {"kind": "relative", "anchor": \
+{"kind": "event", "stream": "drug", "concepts": {"concepts": [{"name": "celecoxib"}]}, "which": \
+"first"}, "start_days": 0, "end_days": 30}}], "aggregate": {"op": "count"}}}"""
+
 SQL_RULE = """ Only if no QueryPlan can express the question, answer {"sql": "SELECT ...", \
 "shape": "number|list|date|boolean|rows"} with one read-only SELECT over the tables shown."""
 
@@ -223,7 +239,13 @@ def plan_messages(
     allow_sql: bool = True,
 ) -> list[Message]:
     """The chat: system rules + context, few-shot examples, then the question."""
-    system = SYSTEM.replace("{sql_rule}", SQL_RULE if allow_sql else "") + "\n\n" + ctx.render()
+    system = (
+        SYSTEM.replace("{sql_rule}", SQL_RULE if allow_sql else "")
+        + "\n\n"
+        + PLAN_SYNOPSIS
+        + "\n\n"
+        + ctx.render()
+    )
     messages: list[Message] = [{"role": "system", "content": system}]
     for q, a in ctx.examples:
         messages.append({"role": "user", "content": q})

@@ -181,7 +181,9 @@ class LLMUnderstanding:
                 return p.model_copy(
                     update={
                         "question": question,
-                        "patient_id": patient_id,
+                        # The caller's patient wins; without one, a patient named in the
+                        # question (and read by the model) stands — the validator checks it.
+                        "patient_id": patient_id if patient_id is not None else p.patient_id,
                         "now": now if now is not None else p.now,
                     }
                 )

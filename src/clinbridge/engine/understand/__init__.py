@@ -60,8 +60,14 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     """
     text = normalize(question)
     today = (ctx.now.date() if ctx.now else None) or _data_today(ctx.catalog) or dt.date.today()
-    c = Ctx(question=question, lex=ctx.lexicon, patient_id=ctx.patient_id, now=ctx.now, today=today,
-            embeddings=ctx.embeddings)
+    c = Ctx(
+        question=question,
+        lex=ctx.lexicon,
+        patient_id=ctx.patient_id,
+        now=ctx.now,
+        today=today,
+        embeddings=ctx.embeddings,
+    )
     try:
         pieces = extract(text)
         items = expand(pieces, c)
@@ -86,14 +92,26 @@ def _alternatives(items: list[Any], c: Ctx, first: Reading) -> list[Reading]:
         alt = item.alternatives[0]
         if alt.score < 0.5 or set(alt.entries) == set(item.entries):
             continue
-        swapped = Concept(item.phrase, alt.label, list(alt.entries), alt.score, alt.how, hints=item.hints)
+        swapped = Concept(
+            item.phrase, alt.label, list(alt.entries), alt.score, alt.how, hints=item.hints
+        )
         new_items = list(items)
         new_items[k] = swapped
-        ctx = Ctx(question=c.question, lex=c.lex, patient_id=c.patient_id, now=c.now, today=c.today,
-                  embeddings=c.embeddings)
+        ctx = Ctx(
+            question=c.question,
+            lex=c.lex,
+            patient_id=c.patient_id,
+            now=c.now,
+            today=c.today,
+            embeddings=c.embeddings,
+        )
         reading = assemble(new_items, ctx)
         if reading.plan is not None and reading.plan != first.plan:
-            out.append(reading.model_copy(update={"confidence": round(min(reading.confidence, first.confidence) * 0.8, 4)}))
+            out.append(
+                reading.model_copy(
+                    update={"confidence": round(min(reading.confidence, first.confidence) * 0.8, 4)}
+                )
+            )
         if len(out) >= 2:
             break
     return out
@@ -118,14 +136,22 @@ class Understander:
         embeddings: Use embedding similarity as the last grounding resort.
     """
 
-    def __init__(self, db: Database, catalog: Catalog, *, cache_dir: str | Path | None = None,
-                 embeddings: bool = True) -> None:
+    def __init__(
+        self,
+        db: Database,
+        catalog: Catalog,
+        *,
+        cache_dir: str | Path | None = None,
+        embeddings: bool = True,
+    ) -> None:
         self.catalog = catalog
         self.lexicon = Lexicon.load(db, catalog, cache_dir=cache_dir)
         self.embeddings = embeddings
 
-    def understand(self, question: str, *, patient_id: str | None = None,
-                   now: dt.datetime | None = None) -> list[Reading]:
-        ctx = UnderstandContext(self.lexicon, self.catalog, patient_id=patient_id, now=now,
-                                embeddings=self.embeddings)
+    def understand(
+        self, question: str, *, patient_id: str | None = None, now: dt.datetime | None = None
+    ) -> list[Reading]:
+        ctx = UnderstandContext(
+            self.lexicon, self.catalog, patient_id=patient_id, now=now, embeddings=self.embeddings
+        )
         return understand(question, ctx)

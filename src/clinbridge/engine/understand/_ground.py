@@ -9,6 +9,7 @@ embedding similarity, and otherwise reported as unresolved.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,30 +30,242 @@ if TYPE_CHECKING:
 __all__ = ["Concept", "Word", "ground_text"]
 
 BOUNDARY = frozenset(
-    ["who", "whom", "that", "which", "had", "have", "has", "were", "was", "is", "are", "developed", "develop", "received", "got", "took", "underwent", "experienced", "went", "did", "does", "do", "become", "became", "later", "subsequently", "then"]
+    [
+        "who",
+        "whom",
+        "that",
+        "which",
+        "had",
+        "have",
+        "has",
+        "were",
+        "was",
+        "is",
+        "are",
+        "developed",
+        "develop",
+        "received",
+        "got",
+        "took",
+        "underwent",
+        "experienced",
+        "went",
+        "did",
+        "does",
+        "do",
+        "become",
+        "became",
+        "later",
+        "subsequently",
+        "then",
+    ]
 )
-CONNECTORS = {"and": "and", "or": "or", "with": "with", "but": "and", "plus": "and", "nor": "or", "&": "and"}
+CONNECTORS = {
+    "and": "and",
+    "or": "or",
+    "with": "with",
+    "but": "and",
+    "plus": "and",
+    "nor": "or",
+    "&": "and",
+}
 SUBJECT = frozenset(
-    ["patient", "patients", "people", "person", "persons", "individual", "individuals", "subject", "subjects", "case", "cases", "population", "cohort"]
+    [
+        "patient",
+        "patients",
+        "people",
+        "person",
+        "persons",
+        "individual",
+        "individuals",
+        "subject",
+        "subjects",
+        "case",
+        "cases",
+        "population",
+        "cohort",
+    ]
 )
 STREAM_NOUNS: dict[str, str] = {
-    "drug": "drug", "drugs": "drug", "medication": "drug", "medications": "drug", "medicine": "drug",
-    "medicines": "drug", "prescription": "drug", "prescriptions": "drug", "exposure": "drug",
-    "exposures": "drug", "ingredient": "drug", "ingredients": "drug", "treatment": "drug", "treatments": "drug",
-    "condition": "condition", "conditions": "condition", "diagnosis": "condition", "diagnoses": "condition",
-    "disease": "condition", "diseases": "condition", "problem": "condition", "problems": "condition",
-    "disorder": "condition", "disorders": "condition", "comorbidities": "condition",
-    "procedure": "procedure", "procedures": "procedure", "surgeries": "procedure", "operations": "procedure",
-    "measurement": "measurement", "measurements": "measurement", "lab": "measurement", "labs": "measurement",
-    "test": "measurement", "tests": "measurement", "result": "measurement", "results": "measurement",
-    "observation": "observation", "observations": "observation", "vital": "vital", "vitals": "vital",
-    "device": "device", "devices": "device", "note": "note", "notes": "note",
+    "drug": "drug",
+    "drugs": "drug",
+    "medication": "drug",
+    "medications": "drug",
+    "medicine": "drug",
+    "medicines": "drug",
+    "prescription": "drug",
+    "prescriptions": "drug",
+    "exposure": "drug",
+    "exposures": "drug",
+    "ingredient": "drug",
+    "ingredients": "drug",
+    "treatment": "drug",
+    "treatments": "drug",
+    "condition": "condition",
+    "conditions": "condition",
+    "diagnosis": "condition",
+    "diagnoses": "condition",
+    "disease": "condition",
+    "diseases": "condition",
+    "problem": "condition",
+    "problems": "condition",
+    "disorder": "condition",
+    "disorders": "condition",
+    "comorbidities": "condition",
+    "procedure": "procedure",
+    "procedures": "procedure",
+    "surgeries": "procedure",
+    "operations": "procedure",
+    "measurement": "measurement",
+    "measurements": "measurement",
+    "lab": "measurement",
+    "labs": "measurement",
+    "test": "measurement",
+    "tests": "measurement",
+    "result": "measurement",
+    "results": "measurement",
+    "observation": "observation",
+    "observations": "observation",
+    "vital": "vital",
+    "vitals": "vital",
+    "device": "device",
+    "devices": "device",
+    "note": "note",
+    "notes": "note",
 }
 EVENT_NOUNS = frozenset(
-    ["exposure", "exposures", "prescription", "prescriptions", "diagnosis", "diagnoses", "record", "records", "occurrence", "occurrences", "episode", "episodes", "dispensing", "dispensings", "fill", "fills", "event", "events", "measurement", "measurements", "test", "tests", "procedure", "procedures", "administration", "administrations", "order", "orders", "result", "results", "reading", "readings", "time", "times", "entry", "entries"]
+    [
+        "exposure",
+        "exposures",
+        "prescription",
+        "prescriptions",
+        "diagnosis",
+        "diagnoses",
+        "record",
+        "records",
+        "occurrence",
+        "occurrences",
+        "episode",
+        "episodes",
+        "dispensing",
+        "dispensings",
+        "fill",
+        "fills",
+        "event",
+        "events",
+        "measurement",
+        "measurements",
+        "test",
+        "tests",
+        "procedure",
+        "procedures",
+        "administration",
+        "administrations",
+        "order",
+        "orders",
+        "result",
+        "results",
+        "reading",
+        "readings",
+        "time",
+        "times",
+        "entry",
+        "entries",
+    ]
 )
 GLUE = frozenset(
-    ["what", "which", "how", "when", "where", "why", "please", "show", "tell", "give", "me", "list", "find", "get", "return", "there", "here", "so", "far", "currently", "now", "today", "yet", "overall", "total", "recorded", "documented", "database", "data", "dataset", "sample", "source", "whole", "entire", "been", "being", "ever", "anyone", "somebody", "someone", "number", "count", "many", "much", "value", "values", "level", "levels", "amount", "figure", "days", "day", "year", "years", "month", "months", "week", "weeks", "in", "units", "unit", "respectively", "altogether", "each", "every", "all", "both", "per", "group", "among", "amongst", "within", "across", "everyone", "anybody", "distinct", "different", "unique", "separate", "separately", "individually", "performed", "recorded"]
+    [
+        "what",
+        "which",
+        "how",
+        "when",
+        "where",
+        "why",
+        "please",
+        "show",
+        "tell",
+        "give",
+        "me",
+        "list",
+        "find",
+        "get",
+        "return",
+        "there",
+        "here",
+        "so",
+        "far",
+        "currently",
+        "now",
+        "today",
+        "yet",
+        "overall",
+        "total",
+        "recorded",
+        "documented",
+        "database",
+        "data",
+        "dataset",
+        "sample",
+        "source",
+        "whole",
+        "entire",
+        "been",
+        "being",
+        "ever",
+        "anyone",
+        "somebody",
+        "someone",
+        "number",
+        "count",
+        "many",
+        "much",
+        "value",
+        "values",
+        "level",
+        "levels",
+        "amount",
+        "figure",
+        "days",
+        "day",
+        "year",
+        "years",
+        "month",
+        "months",
+        "week",
+        "weeks",
+        "in",
+        "units",
+        "unit",
+        "respectively",
+        "altogether",
+        "each",
+        "every",
+        "all",
+        "both",
+        "per",
+        "group",
+        "among",
+        "amongst",
+        "within",
+        "across",
+        "everyone",
+        "anybody",
+        "distinct",
+        "different",
+        "unique",
+        "separate",
+        "separately",
+        "individually",
+        "performed",
+        "recorded",
+        "occurred",
+        "occur",
+        "occurs",
+        "happened",
+        "happen",
+        "seen",
+        "reported",
+    ]
 )
 _MAX_SPAN = 9
 
@@ -105,8 +318,13 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
     fixed: list[str] = []
     for w in words:
         if (
-            w not in STOP_WORDS and w not in SOFT_WORDS and w not in GLUE and w not in BOUNDARY
-            and w not in SUBJECT and w not in STREAM_NOUNS and stem(w) not in vocab
+            w not in STOP_WORDS
+            and w not in SOFT_WORDS
+            and w not in GLUE
+            and w not in BOUNDARY
+            and w not in SUBJECT
+            and w not in STREAM_NOUNS
+            and stem(w) not in vocab
         ):
             near = lex.nearest_token(stem(w))
             fixed.append(near if near else w)
@@ -129,7 +347,12 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             if not matches:
                 continue
             best = matches[0]
-            soft_edge = first in SOFT_WORDS or last in SOFT_WORDS or first in STREAM_NOUNS or last in STREAM_NOUNS
+            soft_edge = (
+                first in SOFT_WORDS
+                or last in SOFT_WORDS
+                or first in STREAM_NOUNS
+                or last in STREAM_NOUNS
+            )
             if soft_edge and best.score < 0.97:
                 continue
             if any(w in {"and", "or"} for w in seg[1:-1]) and best.score < 0.97:
@@ -140,10 +363,26 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 n_labels = sum(1 for m in matches if m.how == "contains")
                 if _spread(matches, lex) > 40 or (best.score < 0.3 and n_labels > 12):
                     continue
-            chosen = [m for m in matches if m.score >= best.score - 0.03 and (best.score < 1.0 or m.score >= 1.0)]
+            if best.how == "contains":
+                # a general word ('fracture', 'bronchitis'): every concept it names
+                chosen = [
+                    m for m in matches if m.how == "contains" and m.score >= best.score * 0.45
+                ]
+            else:
+                chosen = [
+                    m
+                    for m in matches
+                    if m.score >= best.score - 0.03 and (best.score < 1.0 or m.score >= 1.0)
+                ]
             entries = sorted({e for m in chosen for e in m.entries})
-            concept = Concept(phrase, best.label, entries, best.score, best.how,
-                              alternatives=[m for m in matches if m not in chosen][:5])
+            concept = Concept(
+                phrase,
+                best.label,
+                entries,
+                best.score,
+                best.how,
+                alternatives=[m for m in matches if m not in chosen][:5],
+            )
             spans[i] = (length, concept)
             for k in range(i, i + length):
                 covered[k] = True
@@ -161,11 +400,15 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
         if i in spans:
             flush()
             length, concept = spans[i]
-            items.append(Word(concept.phrase, "unresolved") if concept.how == "relational" else concept)
+            items.append(
+                Word(concept.phrase, "unresolved") if concept.how == "relational" else concept
+            )
             i += length
             continue
         w = words[i]
         role = _role(w)
+        if role is None and stem(w) in lex.stream_words:
+            role = ("stream_noun", lex.stream_words[stem(w)])
         if role is None:
             if _ignorable(w):
                 i += 1
@@ -178,7 +421,10 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
     flush()
     items = _merge_adjacent(items, lex)
     if embeddings:
-        items = [_embed(item, lex) if isinstance(item, Word) and item.role == "unresolved" else item for item in items]
+        items = [
+            _embed(item, lex) if isinstance(item, Word) and item.role == "unresolved" else item
+            for item in items
+        ]
     _attach_hints(items)
     return items
 
@@ -190,14 +436,16 @@ def _relational(spans: dict[int, tuple[int, Concept]], words: list[str]) -> None
     """'allergic to penicillin', 'celecoxib for osteoarthritis': two concepts tied by a preposition
     mean something neither names alone; the pair becomes one unresolved phrase."""
     starts = sorted(spans)
-    for a, b in zip(starts, starts[1:], strict=False):
-        la, ca = spans[a]
+    for a, b in itertools.pairwise(starts):
+        la, _ = spans[a]
         between = words[a + la : b]
-        if not between or not all(w in RELATIONAL or w in {"the", "a", "an", "their", "his", "her"} for w in between):
+        if not between or not all(
+            w in RELATIONAL or w in {"the", "a", "an", "their", "his", "her"} for w in between
+        ):
             continue
         if not any(w in RELATIONAL for w in between):
             continue
-        lb, cb = spans[b]
+        lb, _ = spans[b]
         phrase = " ".join(words[a : b + lb])
         spans[a] = (b + lb - a, Concept(phrase, "", [], 0.0, "relational"))
         del spans[b]
@@ -218,9 +466,14 @@ def _merge_adjacent(items: list[GroundItem], lex: Lexicon) -> list[GroundItem]:
                 continue
             if shared:
                 strong, weak = (item, prev) if item.score >= prev.score else (prev, item)
-                out[-1] = Concept(f"{prev.phrase} {item.phrase}", strong.label, shared,
-                                  round(min(strong.score, 0.95), 4), strong.how,
-                                  alternatives=strong.alternatives)
+                out[-1] = Concept(
+                    f"{prev.phrase} {item.phrase}",
+                    strong.label,
+                    shared,
+                    round(min(strong.score, 0.95), 4),
+                    strong.how,
+                    alternatives=strong.alternatives,
+                )
                 del weak
                 continue
         out.append(item)
@@ -228,7 +481,13 @@ def _merge_adjacent(items: list[GroundItem], lex: Lexicon) -> list[GroundItem]:
 
 
 def _edge_bad(word: str) -> bool:
-    return word in STOP_WORDS or word in GLUE or word in BOUNDARY or word in CONNECTORS or word in SUBJECT
+    return (
+        word in STOP_WORDS
+        or word in GLUE
+        or word in BOUNDARY
+        or word in CONNECTORS
+        or word in SUBJECT
+    )
 
 
 def _spread(matches: list[Match], lex: Lexicon) -> int:
@@ -243,6 +502,8 @@ def _role(word: str) -> tuple[str, str] | None:
 
 
 def _role_of(word: str) -> tuple[str, str] | None:
+    if word in {"among", "amongst"}:
+        return "among", ""
     if word in CONNECTORS:
         return "connector", CONNECTORS[word]
     if word in SUBJECT:
@@ -273,9 +534,18 @@ def _embed(item: Word, lex: Lexicon) -> GroundItem:
         return item
     best_i, best = found[0]
     label = lex.labels[best_i][0]
-    rival = next((s for i, s in found[1:] if lex.labels[i][0] != label and set(lex.labels[i][2]) != set(lex.labels[best_i][2])), 0.0)
+    rival = next(
+        (
+            s
+            for i, s in found[1:]
+            if lex.labels[i][0] != label and set(lex.labels[i][2]) != set(lex.labels[best_i][2])
+        ),
+        0.0,
+    )
     if best >= 0.78 and best - rival >= 0.08:
-        return Concept(item.text, label, list(lex.labels[best_i][2]), round(best * 0.9, 4), "embedding")
+        return Concept(
+            item.text, label, list(lex.labels[best_i][2]), round(best * 0.9, 4), "embedding"
+        )
     return item
 
 
@@ -307,4 +577,6 @@ def _attach_hints(items: list[GroundItem]) -> None:
 
 
 def stream_hint_counts(items: list[GroundItem]) -> Counter[str]:
-    return Counter(w.value for w in items if isinstance(w, Word) and w.value and w.role != "connector")
+    return Counter(
+        w.value for w in items if isinstance(w, Word) and w.value and w.role != "connector"
+    )

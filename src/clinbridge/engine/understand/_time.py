@@ -85,31 +85,79 @@ _WHICH = r"(?:(?:the|their|his|her|its|a|an|this\s+patient\s+'s|the\s+patient\s+
 
 PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # first N units of observation / follow-up
-    ("observation", re.compile(
-        rf"\b(?:in|during|within|over)\s+(?:the\s+|their\s+|his\s+|her\s+)?(?P<pos>first|last)\s+(?:{NUM}\s+)?{UNIT}\s+"
-        r"(?:of|after\s+the\s+start\s+of|since\s+the\s+start\s+of)\s+(?:their\s+|the\s+|his\s+|her\s+)?"
-        r"(?:observation(?:\s+period)?|follow[- ]?up|enrol?ment|records?|data|history)\b")),
+    (
+        "observation",
+        re.compile(
+            rf"\b(?:in|during|within|over)\s+(?:the\s+|their\s+|his\s+|her\s+)?(?P<pos>first|last)\s+(?:{NUM}\s+)?{UNIT}\s+"
+            r"(?:of|after\s+the\s+start\s+of|since\s+the\s+start\s+of)\s+(?:their\s+|the\s+|his\s+|her\s+)?"
+            r"(?:observation(?:\s+period)?|follow[- ]?up|enrol?ment|records?|data|history)\b"
+        ),
+    ),
     # within N units after/before <anchor>
-    ("event_n", re.compile(
-        rf"\b(?:within|in|during|over)\s+(?:the\s+)?(?:{NUM}\s+)?{UNIT}\s+(?P<dir>after|following|of|from|since|before|prior\s+to|preceding|leading\s+up\s+to)\s+"
-        rf"{_WHICH}(?P<anchor>.+?){_ANCHOR_END}")),
-    ("event_n2", re.compile(
-        rf"\b{NUM}\s+{UNIT}\s+or\s+(?:less|fewer)\s+(?P<dir>after|before)\s+{_WHICH}(?P<anchor>.+?){_ANCHOR_END}")),
+    (
+        "event_n",
+        re.compile(
+            rf"\b(?:within|in|during|over)\s+(?:the\s+)?(?:{NUM}\s+)?{UNIT}\s+(?P<dir>after|following|of|from|since|before|prior\s+to|preceding|leading\s+up\s+to)\s+"
+            rf"{_WHICH}(?P<anchor>.+?){_ANCHOR_END}"
+        ),
+    ),
+    (
+        "event_n2",
+        re.compile(
+            rf"\b{NUM}\s+{UNIT}\s+or\s+(?:less|fewer)\s+(?P<dir>after|before)\s+{_WHICH}(?P<anchor>.+?){_ANCHOR_END}"
+        ),
+    ),
     # relative to now
-    ("now", re.compile(
-        rf"\b(?:in|during|within|over|for)\s+the\s+(?:last|past|previous|preceding|prior)\s+(?:{NUM}\s+)?{UNIT}\b")),
+    (
+        "now",
+        re.compile(
+            rf"\b(?:in|during|within|over|for)\s+the\s+(?:last|past|previous|preceding|prior)\s+(?:{NUM}\s+)?{UNIT}\b"
+        ),
+    ),
     ("now2", re.compile(rf"\b(?:in|during|within)\s+(?:the\s+)?(?:last|past)\s+{NUM}\s+{UNIT}\b")),
-    ("relyear", re.compile(r"\b(?:in\s+|during\s+)?(?P<rel>last|this|previous|current|past)\s+(?:calendar\s+)?year\b")),
+    (
+        "relyear",
+        re.compile(
+            r"\b(?:in\s+|during\s+)?(?P<rel>last|this|previous|current|past)\s+(?:calendar\s+)?year\b"
+        ),
+    ),
     # calendar
-    ("between", re.compile(rf"\b(?:between|from)\s+(?P<a>{DATE})\s+(?:and|to|through|until|till|-)\s+(?P<b>{DATE})\b")),
-    ("range", re.compile(r"\b(?:in|during)?\s*(?P<a>(?:18|19|20)\d{2})\s*-\s*(?P<b>(?:18|19|20)\d{2})\b")),
-    ("since", re.compile(rf"\b(?P<dir>since|from|after|starting(?:\s+in)?|beginning(?:\s+in)?|on\s+or\s+after)\s+(?P<a>{DATE})\b")),
-    ("until", re.compile(rf"\b(?P<dir>before|prior\s+to|until|till|up\s+to|by|on\s+or\s+before)\s+(?P<a>{DATE})\b")),
-    ("in", re.compile(rf"\b(?:in|during|within|for|throughout)\s+(?:the\s+(?:year|calendar\s+year)\s+)?(?P<a>{DATE})\b")),
+    (
+        "between",
+        re.compile(
+            rf"\b(?:between|from)\s+(?P<a>{DATE})\s+(?:and|to|through|until|till|-)\s+(?P<b>{DATE})\b"
+        ),
+    ),
+    (
+        "range",
+        re.compile(r"\b(?:in|during)?\s*(?P<a>(?:18|19|20)\d{2})\s*-\s*(?P<b>(?:18|19|20)\d{2})\b"),
+    ),
+    (
+        "since",
+        re.compile(
+            rf"\b(?P<dir>since|from|after|starting(?:\s+in)?|beginning(?:\s+in)?|on\s+or\s+after)\s+(?P<a>{DATE})\b"
+        ),
+    ),
+    (
+        "until",
+        re.compile(
+            rf"\b(?P<dir>before|prior\s+to|until|till|up\s+to|by|on\s+or\s+before)\s+(?P<a>{DATE})\b"
+        ),
+    ),
+    (
+        "in",
+        re.compile(
+            rf"\b(?:in|during|within|for|throughout)\s+(?:the\s+(?:year|calendar\s+year)\s+)?(?P<a>{DATE})\b"
+        ),
+    ),
     # open-ended relative to an anchor (no length)
-    ("event_open", re.compile(
-        rf"\b(?P<dir>before|after|following|prior\s+to|preceding|since)\s+(?!(?:the\s+)?age\b|\d)"
-        rf"{_WHICH}(?P<anchor>.+?){_ANCHOR_END}")),
+    (
+        "event_open",
+        re.compile(
+            rf"\b(?P<dir>before|after|following|prior\s+to|preceding|since)\s+(?!(?:the\s+)?age\b|\d)"
+            rf"{_WHICH}(?P<anchor>.+?){_ANCHOR_END}"
+        ),
+    ),
 ]
 
 
@@ -126,13 +174,19 @@ def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
         length = days_of(n, g["u"])
         which = _which(g.get("which"))
         anchor = g["anchor"].strip()
-        if g["dir"] in {"before", "prior to", "preceding", "leading up to"} or g["dir"].startswith("prior"):
-            return TimeSpec("event", start_days=-length, end_days=-1, anchor_text=anchor, which=which)
+        if g["dir"] in {"before", "prior to", "preceding", "leading up to"} or g["dir"].startswith(
+            "prior"
+        ):
+            return TimeSpec(
+                "event", start_days=-length, end_days=-1, anchor_text=anchor, which=which
+            )
         return TimeSpec("event", start_days=0, end_days=length, anchor_text=anchor, which=which)
     if kind in {"now", "now2"}:
         return TimeSpec("now", start_days=-days_of(n, g["u"]), end_days=0)
     if kind == "relyear":
-        return TimeSpec("calendar", relative_year=-1 if g["rel"] in {"last", "previous", "past"} else 0)
+        return TimeSpec(
+            "calendar", relative_year=-1 if g["rel"] in {"last", "previous", "past"} else 0
+        )
     if kind in {"between", "range"}:
         a, b = parse_date(g["a"]), parse_date(g["b"], end=True)
         if a is None or b is None or a > b:
