@@ -615,7 +615,8 @@ def _concept_set(
 ) -> ConceptSet:
     entries = [lex.entries[e] for e in c.entries if lex.entries[e].stream == stream]
     if values:
-        with_values = [e for e in entries if e.values]
+        primary = [lex.entries[e] for e in c.primary if lex.entries[e].stream == stream]
+        with_values = [e for e in primary if e.values] or [e for e in entries if e.values]
         if not with_values:
             raise Abstain(f"no numeric values are stored for {c.label!r}", c.phrase)
         entries = [max(with_values, key=lambda e: e.values)]

@@ -215,6 +215,11 @@ def extract(text: str) -> list[Piece]:
     pieces = _pass(pieces, rf"\b(?:(?:{ENC_TYPE})\s+)?{ENC_NOUN}\b", _encounter)
     pieces = _pass(
         pieces,
+        r"\b(?P<etype>icu|intensive\s+care|critical\s+care|er|ed|emergency(?:\s+department|\s+room)?|inpatient|outpatient)\s+(?=patients?\b|people\b|cases\b|users\b)",
+        lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False}),
+    )
+    pieces = _pass(
+        pieces,
         r"\b(?:admitted|hospitali[sz]ed|transferred)(?:\s+(?:to|into|in)\s+(?:the\s+|an?\s+)?(?:hospital|icu|intensive\s+care(?:\s+unit)?|critical\s+care))?\b",
         lambda m: Slot(
             "encounter",
