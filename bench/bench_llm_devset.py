@@ -75,7 +75,9 @@ def main() -> None:
     ap.add_argument("--url", default=None)
     ap.add_argument("--model", default="")
     ap.add_argument("--repairs", type=int, default=1)
-    ap.add_argument("--every", type=int, default=1, help="take every k-th question (a spread of categories)")
+    ap.add_argument(
+        "--every", type=int, default=1, help="take every k-th question (a spread of categories)"
+    )
     args = ap.parse_args()
     import signal
 

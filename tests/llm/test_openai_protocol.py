@@ -85,11 +85,12 @@ def test_falls_back_to_json_object_then_plain_and_remembers():
             },
         )
 
-    server = Server(reject, reject, "{}", "{}")
+    server = Server(reject, reject, reject, "{}", "{}")
     backend = server.backend()
     assert backend.complete([{"role": "user", "content": "q"}], schema={"type": "object"}) == "{}"
-    modes = [r.get("response_format", {}).get("type") for r in server.requests]
-    assert modes == ["json_schema", "json_object", None]
+    formats = [r.get("response_format") for r in server.requests]
+    assert [f and f["type"] for f in formats] == ["json_schema", "json_object", "json_object", None]
+    assert formats[1]["schema"] == {"type": "object"} and formats[2]["value"] == {"type": "object"}
     assert backend.json_mode == "none"
     backend.complete([{"role": "user", "content": "q"}], schema={"type": "object"})
     assert "response_format" not in server.requests[-1]  # remembered: no more rejected tries

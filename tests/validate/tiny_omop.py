@@ -176,7 +176,26 @@ def build(path: Path) -> None:
     con.close()
 
 
-def catalog() -> Catalog:
+def _tables(db: Database) -> tuple[TableInfo, ...]:
+    kinds = {
+        "INTEGER": "integer",
+        "BIGINT": "integer",
+        "DOUBLE": "float",
+        "VARCHAR": "string",
+        "DATE": "date",
+    }
+    return tuple(
+        TableInfo(
+            name=t,
+            columns=tuple(
+                ColumnInfo(name=c, type=kinds.get(ty.upper(), "unknown")) for c, ty in db.columns(t)
+            ),
+        )
+        for t in db.table_names()
+    )
+
+
+def catalog(db: Database | None = None) -> Catalog:
     concept = Dictionary(
         name="concept",
         table="concept",
@@ -258,6 +277,7 @@ def catalog() -> Catalog:
         dictionaries=(concept,),
         data_start="2000-01-01",
         data_end="2020-12-31",
+        tables=_tables(db) if db is not None else (),
     )
 
 

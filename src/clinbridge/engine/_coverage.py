@@ -210,12 +210,24 @@ def _slot_used(kind: str, target: str, plan: QueryPlan | None, text: str) -> boo
     return f"'{target.lower()}'" in blob
 
 
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _named_in(phrase: str, names: set[str]) -> bool:
+    """Whether every word of the phrase is in one of the plan's concept names ('hemoglobin' is
+    covered by 'Hemoglobin [Mass/volume] in Blood' even if the parser read it as HbA1c)."""
+    words = _words(phrase)
+    return bool(words) and any(words <= _words(n) for n in names)
+
+
 def check_coverage(
     *,
     question: str | None,
     plan: QueryPlan | None,
     sql: str | None,
     plan_codes: set[Any],
+    plan_names: set[str] | None = None,
     catalog: Catalog,
     db: Database,
 ) -> list[Check]:
@@ -240,7 +252,11 @@ def check_coverage(
     ).lower()
     for name, codes, _ in mentions:
         if plan is not None:
-            ok = bool(plan_codes & _descendants(catalog, db, codes)) or f'"{name}"' in text
+            ok = (
+                bool(plan_codes & _descendants(catalog, db, codes))
+                or f'"{name}"' in text
+                or _named_in(name, plan_names or set())
+            )
         else:
             ok = name in text or any(
                 re.search(rf"(?<![\w.]){re.escape(str(c))}(?![\w.])", text) for c in codes

@@ -302,12 +302,14 @@ def validate(
         from clinbridge.engine._coverage import check_coverage
 
         codes = {c for _, ids in resolved.values() for c in ids}
+        names = _concept_names(draft, plan)
         try:
             checks += check_coverage(
                 question=question,
                 plan=plan,
                 sql=getattr(draft, "sql", None),
                 plan_codes=codes,
+                plan_names=names,
                 catalog=catalog,
                 db=db,
             )
@@ -326,6 +328,20 @@ def validate(
             )
         )
     return checks
+
+
+def _concept_names(draft: Any, plan: QueryPlan | None) -> set[str]:
+    """Names of the concepts a plan uses: its own references and what the engine resolved."""
+    names: set[str] = set()
+    if plan is not None:
+        for pcs in concept_sets_of(plan):
+            names |= {r.name for r in pcs.concepts.concepts if r.name}
+            if pcs.concepts.label:
+                names.add(pcs.concepts.label)
+    for item in getattr(draft, "concept_sets", None) or []:
+        if isinstance(item, dict):
+            names |= {str(c.get("name")) for c in item.get("concepts", [])[:50] if c.get("name")}
+    return names
 
 
 _PRIORITY = (

@@ -5,9 +5,10 @@ it. :func:`get_backend` builds the configured one from :class:`~clinbridge.setti
 (``CLINBRIDGE_LLM=openai|transformers|none``, ``CLINBRIDGE_LLM_URL``, ``CLINBRIDGE_LLM_MODEL``).
 
 ``OpenAIBackend`` posts to ``{url}/chat/completions`` (vLLM, llama.cpp's server, Ollama, TGI) and
-asks for ``response_format={"type": "json_schema", ...}``; a server that rejects it (HTTP 400/422
-naming the format) is asked again with ``{"type": "json_object", "schema": ...}`` (llama.cpp's
-and Ollama's form), then with no constraint at all; the mode that worked is remembered.
+asks for ``response_format={"type": "json_schema", ...}`` (vLLM, OpenAI); a server that rejects it
+(an HTTP error naming the format) is asked again with ``{"type": "json_object", "schema": ...}``
+(llama.cpp's and Ollama's form), then ``{"type": "json_object", "value": ...}`` (TGI's guidance),
+then with no constraint at all; the mode that worked is remembered.
 ``TransformersBackend`` loads a local model directory (GPU when available, else CPU) and
 generates greedily; its output is parsed and validated like any other.
 """
@@ -31,7 +32,7 @@ __all__ = ["LLMBackend", "Message", "OpenAIBackend", "TransformersBackend", "get
 logger = logging.getLogger(__name__)
 
 Message = dict[str, str]
-JsonMode = Literal["json_schema", "json_object", "none"]
+JsonMode = Literal["json_schema", "json_object", "json_value", "none"]
 
 
 @runtime_checkable
@@ -88,8 +89,10 @@ class OpenAIBackend:
                 "type": "json_schema",
                 "json_schema": {"name": "answer", "schema": schema, "strict": False},
             }
-        if mode == "json_object":
+        if mode == "json_object":  # llama.cpp server, Ollama
             return {"type": "json_object", "schema": schema}
+        if mode == "json_value":  # text-generation-inference (guidance)
+            return {"type": "json_object", "value": schema}
         return None
 
     def complete(
@@ -103,7 +106,7 @@ class OpenAIBackend:
 
         modes: list[JsonMode] = ["none"]
         if schema is not None:
-            order: list[JsonMode] = ["json_schema", "json_object", "none"]
+            order: list[JsonMode] = ["json_schema", "json_object", "json_value", "none"]
             modes = order[order.index(self.json_mode) :]
         last_error = ""
         for mode in modes:
