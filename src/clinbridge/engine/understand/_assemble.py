@@ -181,6 +181,17 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         patient_id = patient_id or s.data["id"]
         ctx.groundings.append(Grounding(phrase=s.text, kind="patient", target=str(s.data["id"])))
 
+    plural = {"patients", "people", "persons", "individuals", "subjects", "cases"}
+    if (
+        patient_id
+        and not ctx.patient_id_from_question
+        and any(isinstance(i, Word) and i.role == "subject" and i.text in plural for i in items)
+    ):
+        # "the average age of patients with X" asks about a cohort even when a patient is selected
+        ctx.groundings.append(
+            Grounding(phrase="patients", kind="patient", target="cohort (patient ignored)")
+        )
+        patient_id = None
     op, intent_pos, intent = _intent(items, patient_id)
     if op not in {"first", "last"} and _slots(items, "order"):
         o = _slots(items, "order")[0]

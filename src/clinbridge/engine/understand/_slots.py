@@ -310,6 +310,11 @@ def extract(text: str) -> list[Piece]:
     )
     pieces = _pass(
         pieces,
+        r"\bages?\s+(?:at|when|of\s+onset|of\s+diagnosis|on\s+admission)\b|\bhow\s+old\s+(?:was|were|is|are)\b(?=.*\b(?:when|at)\b)",
+        lambda m: Slot("unsupported", {"what": "age at an event (only age now can be measured)"}),
+    )
+    pieces = _pass(
+        pieces,
         r"\bhow\s+old\b|\bages?\b(?!\s*(?:of\s+)?\d)",
         lambda m: Slot("measure", {"of": "age", "how_old": m[0].startswith("how")}),
     )
