@@ -95,6 +95,23 @@ def _run(args: list[str]) -> dict[str, float]:
 # -- driver ---------------------------------------------------------------------------------------
 
 
+def _one_bundle(ndjson_dir: Path, target: Path) -> Path:
+    """All resources of an NDJSON folder as one collection bundle, written without holding it."""
+    with open(target, "wb") as out:
+        out.write(b'{"resourceType": "Bundle", "type": "collection", "entry": [\n')
+        first = True
+        for f in sorted(ndjson_dir.glob("*.ndjson")):
+            with open(f, "rb") as fh:
+                for line in fh:
+                    if line.strip():
+                        out.write(
+                            (b"" if first else b",\n") + b'{"resource": ' + line.rstrip() + b"}"
+                        )
+                        first = False
+        out.write(b"\n]}\n")
+    return target
+
+
 def _url(backend: str, tmp: Path) -> tuple[str, str | None]:
     if backend == "duckdb":
         return f"duckdb:///{tmp / f'b{uuid.uuid4().hex[:6]}.duckdb'}", None
@@ -161,6 +178,11 @@ def main() -> None:
     ap.add_argument("--patients", type=int, default=1000)
     ap.add_argument("--backends", default="duckdb")
     ap.add_argument("--skip-sample", action="store_true")
+    ap.add_argument(
+        "--big-bundle",
+        action="store_true",
+        help="also load everything as ONE collection bundle (the streamed, entry-by-entry path)",
+    )
     ap.add_argument("--worker", choices=["orjson", "ingest"])
     ap.add_argument("--url")
     ap.add_argument("--trace", action="store_true")
@@ -214,6 +236,9 @@ def main() -> None:
                 flush=True,
             )
             bench(f"generated-{n}", [out], backends, tmp, rows, a.workers)
+            if a.big_bundle:
+                big = _one_bundle(out, tmp / f"bundle{n}.json")
+                bench(f"one-bundle-{n}", [big], ["duckdb"], tmp, rows, 1)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(

@@ -165,7 +165,10 @@ class Connection:
             self._llm = LLMUnderstanding(
                 get_backend(self.settings), catalog=self.catalog, db=self.db, settings=self.settings
             )
-        return self._llm.answer(question, patient_id=patient_id, now=self._now(now)).to_answer()
+        answer: Answer = self._llm.answer(
+            question, patient_id=patient_id, now=self._now(now)
+        ).to_answer()
+        return answer
 
     def ask_plan(self, plan: QueryPlan) -> Answer:
         """Execute a QueryPlan through the validator (no understanding involved)."""

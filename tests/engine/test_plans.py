@@ -39,6 +39,10 @@ HAND_SQL = {
     "count_inpatient_patients": "SELECT COUNT(DISTINCT person_id) FROM visit_occurrence WHERE visit_concept_id IN (9201, 262)",
     "patient_visit_count": "SELECT COUNT(*) FROM visit_occurrence WHERE person_id = 6",
     "distinct_drugs_count": "SELECT COUNT(DISTINCT drug_concept_id) FROM drug_exposure",
+    "mean_age_at_first_gi_bleed": "WITH f AS (SELECT person_id, MIN(condition_start_date) d FROM condition_occurrence "
+    "WHERE condition_concept_id = 192671 GROUP BY 1) SELECT AVG(YEAR(f.d) - YEAR(p.birth_datetime) - CASE WHEN "
+    "MONTH(f.d) * 100 + DAY(f.d) < MONTH(p.birth_datetime) * 100 + DAY(p.birth_datetime) THEN 1 ELSE 0 END) "
+    "FROM f JOIN person p ON p.person_id = f.person_id",
     "count_two_plus_gi": "SELECT COUNT(*) FROM (SELECT person_id FROM condition_occurrence WHERE condition_concept_id = 192671 "
     "GROUP BY person_id HAVING COUNT(*) >= 2) x",
 }

@@ -219,3 +219,12 @@ def test_worker_processes_give_the_same_result(tmp_path: Path) -> None:
         (e["file"], e["record"], e["field"], e["reason"]) for e in reports[1].errors
     ]
     assert snaps[0] == snaps[1]
+
+
+def test_synthea_bundles_pass_strict_r4b_validation() -> None:
+    from fhir_testlib import BUNDLES
+
+    db = Database.open("duckdb:///:memory:", read_only=False)
+    report = FhirLoader(db, validate=True).load([BUNDLES])
+    db.close()
+    assert report.validated and report.quarantined == 0 and report.loaded == report.read > 1000

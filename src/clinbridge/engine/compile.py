@@ -292,7 +292,13 @@ class Compiler(CohortBuilder):
             ), "scalar"
         # age of the cohort members at 'now'
         joins = _Joins()
-        age = self._age(_col("pid", "c"), f.date_literal(self._now, self._d), joins)
+        pid = _col("pid", "c")
+        at = (
+            self._anchor_date(m.age_at, pid, joins)
+            if m.age_at
+            else f.date_literal(self._now, self._d)
+        )
+        age = self._age(pid, at, joins)
         base = joins.apply(
             exp.select(age.as_("val")).from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
         )

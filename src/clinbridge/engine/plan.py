@@ -263,7 +263,7 @@ class Measure(_Node):
     * ``days_supply`` / ``quantity``: drug exposure fields;
     * ``length_of_stay``: encounter length in days (end - start);
     * ``events_per_patient``: number of matching events per patient in the cohort;
-    * ``age``: patient age in years at ``age_at`` (default now);
+    * ``age``: patient age in years at ``age_at`` (default now), e.g. age at first diagnosis;
     * ``date``: the event (or encounter) date;
     * ``concept``: the event's concept (for lists of distinct drugs/conditions).
     """
@@ -287,7 +287,9 @@ class Measure(_Node):
     unit: str | None = None
     """Unit the answer should be in (values in other known units are converted or rejected)."""
     encounter_type: EncounterType | None = None
-    """For length_of_stay / encounters: restrict to a canonical encounter type."""
+    """For length_of_stay / encounters / encounter dates: restrict to a canonical encounter type."""
+    age_at: Anchor | None = None
+    """For ``age``: the date the age is taken at (e.g. the first diagnosis); default 'now'."""
 
 
 class Aggregate(_Node):
@@ -344,12 +346,12 @@ class QueryPlan(_Node):
     @model_validator(mode="after")
     def _coherent(self) -> QueryPlan:
         op, of = self.aggregate.op, self.measure.of
+        # 'date' without a stream is the date of an encounter (of ``measure.encounter_type``)
         needs_stream = of in {
             "value",
             "days_supply",
             "quantity",
             "events",
-            "date",
             "concept",
             "events_per_patient",
         }

@@ -181,6 +181,17 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         patient_id = patient_id or s.data["id"]
         ctx.groundings.append(Grounding(phrase=s.text, kind="patient", target=str(s.data["id"])))
 
+    plural = {"patients", "people", "persons", "individuals", "subjects", "cases"}
+    if (
+        patient_id
+        and not ctx.patient_id_from_question
+        and any(isinstance(i, Word) and i.role == "subject" and i.text in plural for i in items)
+    ):
+        # "the average age of patients with X" asks about a cohort even when a patient is selected
+        ctx.groundings.append(
+            Grounding(phrase="patients", kind="patient", target="cohort (patient ignored)")
+        )
+        patient_id = None
     op, intent_pos, intent = _intent(items, patient_id)
     if op not in {"first", "last"} and _slots(items, "order"):
         o = _slots(items, "order")[0]
@@ -615,7 +626,8 @@ def _concept_set(
 ) -> ConceptSet:
     entries = [lex.entries[e] for e in c.entries if lex.entries[e].stream == stream]
     if values:
-        with_values = [e for e in entries if e.values]
+        primary = [lex.entries[e] for e in c.primary if lex.entries[e].stream == stream]
+        with_values = [e for e in primary if e.values] or [e for e in entries if e.values]
         if not with_values:
             raise Abstain(f"no numeric values are stored for {c.label!r}", c.phrase)
         entries = [max(with_values, key=lambda e: e.values)]
@@ -718,7 +730,11 @@ def _predicates(
                     unit=item.data.get("unit"),
                 )
                 if target is None:
-                    if measure.of == "value" and ctx.measure_value is None:
+                    if (
+                        measure.of in {"value", "events", "date"}
+                        and measure.stream in VALUE_STREAMS
+                        and ctx.measure_value is None
+                    ):
                         ctx.measure_value = vf
                         continue
                     raise Abstain(

@@ -279,6 +279,8 @@ class Concept:
     how: str
     hints: list[str] = field(default_factory=list)
     alternatives: list[Match] = field(default_factory=list)
+    primary: list[int] = field(default_factory=list)
+    """Entries of the best-matching label (a value is read from one of these first)."""
 
 
 @dataclass
@@ -381,6 +383,7 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 entries,
                 best.score,
                 best.how,
+                primary=list(best.entries),
                 alternatives=[m for m in matches if m not in chosen][:5],
             )
             spans[i] = (length, concept)
@@ -429,7 +432,7 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
     return items
 
 
-RELATIONAL = frozenset({"to", "of", "from", "against", "for"})
+RELATIONAL = frozenset({"to", "against", "for"})
 
 
 def _relational(spans: dict[int, tuple[int, Concept]], words: list[str]) -> None:
@@ -473,6 +476,7 @@ def _merge_adjacent(items: list[GroundItem], lex: Lexicon) -> list[GroundItem]:
                     round(min(strong.score, 0.95), 4),
                     strong.how,
                     alternatives=strong.alternatives,
+                    primary=[e for e in strong.primary if e in shared] or shared,
                 )
                 del weak
                 continue

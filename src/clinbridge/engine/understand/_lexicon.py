@@ -8,6 +8,7 @@ is cached per database (pickle + embeddings) under ``~/.cache/clinbridge/underst
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -385,8 +386,7 @@ class Lexicon:
         matrix = self._label_embeddings()
         if matrix is None or not len(self.labels):
             return []
-        model = _model()
-        vec = model.encode([phrase], normalize_embeddings=True, show_progress_bar=False)[0]
+        vec = _phrase_vector(phrase)
         sims = matrix @ vec
         order = np.argsort(-sims)[:limit]
         return [(int(i), float(sims[i])) for i in order]
@@ -476,6 +476,11 @@ def _only_an_argument(label: str, toks: frozenset[str]) -> bool:
         return False
     head = set(words[:cut])
     return not (head & toks)
+
+
+@functools.lru_cache(maxsize=4096)
+def _phrase_vector(phrase: str) -> Any:
+    return _model().encode([phrase], normalize_embeddings=True, show_progress_bar=False)[0]
 
 
 def _model() -> Any:

@@ -145,6 +145,11 @@ def extract(text: str) -> list[Piece]:
         r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|mortality|survival|survived|surviving)\b",
         lambda m: Slot("unsupported", {"what": "death or survival"}),
     )
+    pieces = _pass(
+        pieces,
+        r"\b(?:currently|at\s+present|presently|right\s+now|still|active(?:ly)?|ongoing)\b",
+        lambda m: Slot("unsupported", {"what": "what is true now (current status)"}),
+    )
     # -- grouping
     pieces = _pass(
         pieces,
@@ -213,6 +218,11 @@ def extract(text: str) -> list[Piece]:
         pieces = _apply(pieces, pattern, functools.partial(_window, kind))
     # -- encounters mentioned as things (counted or required)
     pieces = _pass(pieces, rf"\b(?:(?:{ENC_TYPE})\s+)?{ENC_NOUN}\b", _encounter)
+    pieces = _pass(
+        pieces,
+        r"\b(?P<etype>icu|intensive\s+care|critical\s+care|er|ed|emergency(?:\s+department|\s+room)?|inpatient|outpatient)\s+(?=patients?\b|people\b|cases\b|users\b)",
+        lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False}),
+    )
     pieces = _pass(
         pieces,
         r"\b(?:admitted|hospitali[sz]ed|transferred)(?:\s+(?:to|into|in)\s+(?:the\s+|an?\s+)?(?:hospital|icu|intensive\s+care(?:\s+unit)?|critical\s+care))?\b",
@@ -297,6 +307,11 @@ def extract(text: str) -> list[Piece]:
         pieces,
         r"\badults\b",
         lambda m: [" patients ", Slot("age", {"op": ">=", "value": 18}, m[0])],
+    )
+    pieces = _pass(
+        pieces,
+        r"\bages?\s+(?:at|when|of\s+onset|of\s+diagnosis|on\s+admission)\b|\bhow\s+old\s+(?:was|were|is|are)\b(?=.*\b(?:when|at)\b)",
+        lambda m: Slot("unsupported", {"what": "age at an event (only age now can be measured)"}),
     )
     pieces = _pass(
         pieces,

@@ -97,7 +97,7 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "event_n",
         re.compile(
-            rf"\b(?:within|in|during|over)\s+(?:the\s+)?(?:{NUM}\s+)?{UNIT}\s+(?P<dir>after|following|of|from|since|before|prior\s+to|preceding|leading\s+up\s+to)\s+"
+            rf"\b(?:within|in|during|over)\s+(?:the\s+)?(?:first\s+|next\s+)?(?:{NUM}\s+)?{UNIT}\s+(?P<dir>after|following|of|from|since|before|prior\s+to|preceding|leading\s+up\s+to)\s+"
             rf"{_WHICH}(?P<anchor>.+?){_ANCHOR_END}"
         ),
     ),
