@@ -20,7 +20,10 @@ PG = "postgresql://postgres@127.0.0.1:5432/test"
 def main() -> None:
     print(f"{'backend':<10} {'rows':>10} {'seconds':>8} {'rows/s':>10}")
     with tempfile.TemporaryDirectory() as tmp:
-        targets = [("duckdb", f"duckdb:///{Path(tmp) / 'e.duckdb'}"), ("sqlite", f"sqlite:///{Path(tmp) / 'e.db'}")]
+        targets = [
+            ("duckdb", f"duckdb:///{Path(tmp) / 'e.duckdb'}"),
+            ("sqlite", f"sqlite:///{Path(tmp) / 'e.db'}"),
+        ]
         schema = f"bench_{uuid.uuid4().hex[:8]}"
         try:
             import psycopg
@@ -28,7 +31,7 @@ def main() -> None:
             with psycopg.connect(PG, autocommit=True, connect_timeout=3) as conn:
                 conn.execute(f'CREATE SCHEMA "{schema}"')
             targets.append(("postgres", f"{PG}?schema={schema}"))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             print(f"postgres skipped: {exc}")
         try:
             for name, url in targets:
@@ -36,7 +39,9 @@ def main() -> None:
                 report = load_omop_csv(CSV, url, if_exists="replace")
                 spent = time.perf_counter() - t0
                 assert report.reconciles
-                print(f"{name:<10} {report.loaded:>10,} {spent:>8.2f} {report.loaded / spent:>10,.0f}")
+                print(
+                    f"{name:<10} {report.loaded:>10,} {spent:>8.2f} {report.loaded / spent:>10,.0f}"
+                )
         finally:
             if any(n == "postgres" for n, _ in targets):
                 import psycopg

@@ -26,7 +26,10 @@ from clinbridge.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 EUNOMIA = ROOT / "synthetic_data" / "eunomia-gibleed-5.3"
-PLANS = {p.stem: QueryPlan.from_json(p.read_bytes()) for p in sorted((ROOT / "tests/engine/plans").glob("*.json"))}
+PLANS = {
+    p.stem: QueryPlan.from_json(p.read_bytes())
+    for p in sorted((ROOT / "tests/engine/plans").glob("*.json"))
+}
 PG = "postgresql://postgres@127.0.0.1:5432/test"
 
 
@@ -46,7 +49,9 @@ def bench(url: str, label: str, repeats: int) -> None:
         cold: list[float] = []
         for name, plan in PLANS.items():
             t0 = time.perf_counter()
-            a = run_plan(db, catalog, plan, settings=settings)  # fresh resolver: includes concept lookup
+            a = run_plan(
+                db, catalog, plan, settings=settings
+            )  # fresh resolver: includes concept lookup
             cold.append((time.perf_counter() - t0) * 1000)
             assert a.decision == "accept", (name, a.reason)
             for _ in range(repeats):
@@ -54,8 +59,10 @@ def bench(url: str, label: str, repeats: int) -> None:
                 run_plan(db, catalog, plan, settings=settings, resolver=resolver)
                 times.append((time.perf_counter() - t0) * 1000)
     p50, p95 = statistics.median(times), pct(times, 0.95)
-    print(f"{label:10s} plans={len(PLANS)} runs={len(times)}  p50={p50:7.1f} ms  p95={p95:7.1f} ms  "
-          f"(with concept lookup: p50={statistics.median(cold):.1f} ms)  p50/goal(50 ms)={p50 / 50:.2f}")
+    print(
+        f"{label:10s} plans={len(PLANS)} runs={len(times)}  p50={p50:7.1f} ms  p95={p95:7.1f} ms  "
+        f"(with concept lookup: p50={statistics.median(cold):.1f} ms)  p50/goal(50 ms)={p50 / 50:.2f}"
+    )
 
 
 def main() -> None:

@@ -17,11 +17,16 @@ from clinbridge.synthetic.omop import generate_omop
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--max", type=int, default=100_000, help="largest size to try")
-    parser.add_argument("--budget", type=float, default=60.0, help="skip a size predicted to exceed this (s)")
+    parser.add_argument(
+        "--budget", type=float, default=60.0, help="skip a size predicted to exceed this (s)"
+    )
     parser.add_argument("--backend", choices=["duckdb", "sqlite"], default="duckdb")
     args = parser.parse_args()
-    print(f"{'patients':>9} {'rows':>12} {'generate s':>11} {'write s':>8} {'total s':>8} {'rows/s':>11}")
-    last_rate = None
+    print(
+        f"{'patients':>9} {'rows':>12} {'generate s':>11} {'write s':>8} {'total s':>8} {'rows/s':>11}"
+    )
+    last_rate: float | None = None
+    last_rows_per_patient = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for n in (1_000, 10_000, 100_000):
             if n > args.max:
@@ -29,7 +34,9 @@ def main() -> None:
             if last_rate:
                 predicted = n * last_rows_per_patient / last_rate
                 if predicted > args.budget:
-                    print(f"{n:>9} skipped: predicted {predicted:.0f} s > budget {args.budget:.0f} s")
+                    print(
+                        f"{n:>9} skipped: predicted {predicted:.0f} s > budget {args.budget:.0f} s"
+                    )
                     break
             suffix = "duckdb" if args.backend == "duckdb" else "db"
             url = f"{args.backend}:///{Path(tmp) / f'synth_{n}.{suffix}'}"

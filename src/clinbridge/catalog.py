@@ -31,10 +31,24 @@ __all__ = [
 ]
 
 EncounterType = Literal["inpatient", "emergency", "icu", "outpatient", "other"]
-CANONICAL_ENCOUNTER_TYPES: tuple[EncounterType, ...] = ("inpatient", "emergency", "icu", "outpatient", "other")
+CANONICAL_ENCOUNTER_TYPES: tuple[EncounterType, ...] = (
+    "inpatient",
+    "emergency",
+    "icu",
+    "outpatient",
+    "other",
+)
 
 StreamKind = Literal[
-    "measurement", "drug", "condition", "procedure", "observation", "note", "visit_detail", "vital", "device"
+    "measurement",
+    "drug",
+    "condition",
+    "procedure",
+    "observation",
+    "note",
+    "visit_detail",
+    "vital",
+    "device",
 ]
 
 
@@ -89,7 +103,9 @@ class PatientTable(_Model):
     birth_date_column: str | None = None
     birth_year_column: str | None = None
     sex_column: str | None = None
-    sex_values: dict[str, Literal["male", "female", "other", "unknown"]] = Field(default_factory=dict)
+    sex_values: dict[str, Literal["male", "female", "other", "unknown"]] = Field(
+        default_factory=dict
+    )
     """Stored sex code (as text) → canonical sex."""
     death_table: str | None = None
     death_patient_column: str | None = None
@@ -232,7 +248,11 @@ class Catalog(_Model):
             lines.append(f"encounters: {self.encounters.table} types={types}")
         for s in self.streams:
             cols = [c for c in (s.code_column, s.value_column, s.unit_column, s.text_column) if c]
-            lines.append(f"stream {s.name} [{s.kind}]: {s.table} time={s.time_column} {cols[:max_columns]}")
+            lines.append(
+                f"stream {s.name} [{s.kind}]: {s.table} time={s.time_column} {cols[:max_columns]}"
+            )
         for v in self.variables:
-            lines.append(f"variable {v.name}: {v.description} ({v.type}{', ' + v.unit if v.unit else ''})")
+            lines.append(
+                f"variable {v.name}: {v.description} ({v.type}{', ' + v.unit if v.unit else ''})"
+            )
         return "\n".join(lines)

@@ -88,7 +88,11 @@ class ClinbridgeError(Exception):
         return self.message
 
     def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, **{k: _jsonable(v) for k, v in self.details.items()}}
+        return {
+            "code": self.code,
+            "message": self.message,
+            **{k: _jsonable(v) for k, v in self.details.items()},
+        }
 
 
 def _jsonable(value: Any) -> Any:
@@ -128,9 +132,17 @@ class LoadError(AdapterError, ValueError):
         **details: Any,
     ) -> None:
         where = ", ".join(
-            f"{k} {v}" for k, v in (("file", file), ("record", record), ("field", field)) if v is not None
+            f"{k} {v}"
+            for k, v in (("file", file), ("record", record), ("field", field))
+            if v is not None
         )
-        super().__init__(f"{message} ({where})" if where else message, file=file, record=record, field=field, **details)
+        super().__init__(
+            f"{message} ({where})" if where else message,
+            file=file,
+            record=record,
+            field=field,
+            **details,
+        )
         self.file, self.record, self.field = file, record, field
 
 

@@ -30,7 +30,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("llm_timeout_s", 120.0, "Timeout for one LLM call, in seconds."),
     Setting("embeddings", "auto", "Embedding similarity for grounding: auto, on, off."),
     Setting("now", "", "What 'today' means (ISO timestamp); empty means the clock or the data."),
-    Setting("examples", "", "Example bank file (JSON lines); empty means ~/.clinbridge/examples.jsonl."),
+    Setting(
+        "examples", "", "Example bank file (JSON lines); empty means ~/.clinbridge/examples.jsonl."
+    ),
 )
 
 

@@ -16,7 +16,10 @@ from clinbridge.settings import Settings
 from clinbridge.synthetic.omop import generate_omop
 
 HERE = Path(__file__).parent
-PLANS = {p.stem: QueryPlan.from_json(p.read_bytes()) for p in sorted((HERE / "plans_synth").glob("*.json"))}
+PLANS = {
+    p.stem: QueryPlan.from_json(p.read_bytes())
+    for p in sorted((HERE / "plans_synth").glob("*.json"))
+}
 SETTINGS = Settings(now="2025-01-01")
 PG = "postgresql://postgres@127.0.0.1:5432/test"
 
@@ -35,7 +38,8 @@ HAND_SQL = {
     "AND value_as_number BETWEEN 5.5 AND 10",
     "er_patients_2020": "SELECT COUNT(DISTINCT person_id) FROM visit_occurrence WHERE visit_concept_id IN (9203, 8870) "
     "AND visit_start_date BETWEEN '2020-01-01' AND '2020-12-31'",
-    "mean_days_supply_lisinopril": "SELECT AVG(days_supply) FROM drug_exposure WHERE drug_concept_id IN " + CONCEPT.format(1308216),
+    "mean_days_supply_lisinopril": "SELECT AVG(days_supply) FROM drug_exposure WHERE drug_concept_id IN "
+    + CONCEPT.format(1308216),
 }
 
 
@@ -73,7 +77,8 @@ def _key(answer):
     if isinstance(v, list):
         return [
             tuple(sorted((k, round(x, 6) if isinstance(x, float) else x) for k, x in item.items()))
-            if isinstance(item, dict) else item
+            if isinstance(item, dict)
+            else item
             for item in v
         ]
     return v

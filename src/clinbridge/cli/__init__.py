@@ -20,12 +20,21 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "catalog": ("clinbridge.cli.omop:catalog_cmd", "Print a source's catalog (common metadata)."),
     "sql": ("clinbridge.cli.sql:sql_cmd", "Run guarded, read-only SQL."),
     "ask": ("clinbridge.cli.ask:ask_cmd", "Answer a question or execute a plan."),
-    "load": ("clinbridge.cli.load:load_group", "Load OMOP CSVs, vocabularies or FHIR into a database."),
+    "load": (
+        "clinbridge.cli.load:load_group",
+        "Load OMOP CSVs, vocabularies or FHIR into a database.",
+    ),
     "synth": ("clinbridge.cli.synth:synth_group", "Generate synthetic OMOP or FHIR data."),
-    "export": ("clinbridge.cli.export:export_group", "Export a source to another model (FHIR → OMOP)."),
+    "export": (
+        "clinbridge.cli.export:export_group",
+        "Export a source to another model (FHIR → OMOP).",
+    ),
     "vocab": ("clinbridge.cli.vocab:vocab_group", "Look up concepts in a loaded vocabulary."),
     "calc": ("clinbridge.cli.calc:calc_cmd", "Compute medical scores (MedCalc-Bench calculators)."),
-    "feedback": ("clinbridge.cli.feedback:feedback_group", "Approve or edit answers for the example bank."),
+    "feedback": (
+        "clinbridge.cli.feedback:feedback_group",
+        "Approve or edit answers for the example bank.",
+    ),
 }
 
 

@@ -66,8 +66,6 @@ _OPS: dict[str, type[exp.Binary]] = {
 EXECUTED_DIALECTS = {"duckdb", "sqlite", "postgres"}
 
 
-
-
 def _col(name: str, table: str) -> exp.Column:
     return exp.column(name, table=table)
 
