@@ -186,6 +186,8 @@ def _cc(
 
     Every coding is registered in the code dictionary; the display falls back to ``text``.
     """
+    if obj is None:
+        return _NONE3
     cc = obj if type(obj) is dict else _obj(obj, fld)
     if not cc:
         return _NONE3
@@ -224,9 +226,12 @@ def _ref(obj: Any, fld: str, ctx: Context, expected: str | None = None) -> str |
         return None
     if type(r) is not str and not isinstance(r, str):
         raise FieldError(f"{fld}.reference", f"expected a string, got {type(r).__name__}")
-    target = ctx.refmap.get(r)
     rtype: str | None
-    if target is not None:
+    parsed = _REF_PARSED.get(r)
+    target = ctx.refmap.get(r) if ctx.refmap else None
+    if parsed is not None and target is None:  # a plain 'Type/id' seen before
+        rtype, rid = parsed
+    elif target is not None:
         rtype, _, rid = target.partition("/")
     elif r.startswith("urn:uuid:"):
         rtype, rid = expected, r[9:]
@@ -239,7 +244,6 @@ def _ref(obj: Any, fld: str, ctx: Context, expected: str | None = None) -> str |
             f"{fld}.reference", f"conditional reference {r!r} cannot be resolved to an id"
         )
     else:
-        parsed = _REF_PARSED.get(r)
         if parsed is None:
             parts = r.rstrip("/").split("/")
             if "_history" in parts:
@@ -307,6 +311,22 @@ _NO_VALUE: tuple[Any, ...] = (None,) * 10
 def _quantity(
     q: Any, fld: str
 ) -> tuple[float | None, str | None, str | None, str | None, str | None]:
+    if type(q) is dict:
+        value, comp, unit, code, system = (
+            q.get("value"),
+            q.get("comparator"),
+            q.get("unit"),
+            q.get("code"),
+            q.get("system"),
+        )
+        if (
+            (type(value) is float or type(value) is int)
+            and (comp is None or type(comp) is str)
+            and (unit is None or type(unit) is str)
+            and (code is None or type(code) is str)
+            and (system is None or type(system) is str)
+        ):
+            return float(value), comp, unit, code, system
     q = _obj(q, fld)
     return (
         _num(q.get("value"), f"{fld}.value"),
