@@ -65,6 +65,10 @@ _DT_RE = re.compile(
 )
 
 
+_DT_DONE: dict[str, str] = {}
+"""Valid dateTime text → its local wall-clock form (Synthea repeats an encounter's time often)."""
+
+
 def parse_datetime(value: Any, fld: str) -> tuple[str | None, str | None]:
     """FHIR date/dateTime/instant → (local wall-clock 'YYYY-MM-DD HH:MM:SS', verbatim text).
 
@@ -73,6 +77,10 @@ def parse_datetime(value: Any, fld: str) -> tuple[str | None, str | None]:
     """
     if value is None:
         return None, None
+    if type(value) is str:
+        done = _DT_DONE.get(value)
+        if done is not None:
+            return done, value
     if not isinstance(value, str):
         raise FieldError(
             fld, f"expected a FHIR dateTime string, got {type(value).__name__} {value!r}"
@@ -94,6 +102,10 @@ def parse_datetime(value: Any, fld: str) -> tuple[str | None, str | None]:
         _dt.datetime.fromisoformat(local)
     except ValueError:
         raise FieldError(fld, f"date/time out of range: {value!r}") from None
+    if type(value) is str:
+        if len(_DT_DONE) >= 100_000:
+            _DT_DONE.clear()
+        _DT_DONE[value] = local
     return local, value
 
 
