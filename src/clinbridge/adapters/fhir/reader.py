@@ -36,7 +36,7 @@ DEFAULT_STREAM_THRESHOLD = 8 * 1024 * 1024
 whole takes 15-20x its size in Python objects."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Record:
     file: str
     record: str
