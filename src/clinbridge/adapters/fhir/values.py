@@ -103,7 +103,7 @@ def parse_datetime(value: Any, fld: str) -> tuple[str | None, str | None]:
     except ValueError:
         raise FieldError(fld, f"date/time out of range: {value!r}") from None
     if type(value) is str:
-        if len(_DT_DONE) >= 100_000:
+        if len(_DT_DONE) >= 20_000:
             _DT_DONE.clear()
         _DT_DONE[value] = local
     return local, value
@@ -263,7 +263,7 @@ def _ref(obj: Any, fld: str, ctx: Context, expected: str | None = None) -> str |
             if len(parts) < 2:
                 raise FieldError(f"{fld}.reference", f"not a FHIR reference: {r!r}")
             parsed = parts[-2], parts[-1]
-            if len(_REF_PARSED) >= 100_000:
+            if len(_REF_PARSED) >= 50_000:
                 _REF_PARSED.clear()
             _REF_PARSED[r] = parsed
         rtype, rid = parsed
