@@ -653,6 +653,9 @@ FLATTENERS: dict[str, Callable[[dict[str, Any], Context], Rows]] = {
 }
 
 
+_WIDTH = {name: len(t.columns) for name, t in TABLES.items()}
+
+
 def flatten(resource: dict[str, Any], ctx: Context) -> Rows:
     """Rows for one resource (empty for types that are only kept whole)."""
     fn = FLATTENERS.get(resource["resourceType"])
@@ -661,5 +664,5 @@ def flatten(resource: dict[str, Any], ctx: Context) -> Rows:
     rows = fn(resource, ctx)
     if __debug__:
         for table, row in rows:
-            assert len(row) == len(TABLES[table].columns), (table, len(row))
+            assert len(row) == _WIDTH[table], (table, len(row))
     return rows

@@ -487,12 +487,12 @@ class FhirLoader:
     def _accept(self, file: str, record: str, outcome: Outcome) -> None:
         """Book one examined record: duplicates, counts, rows to the batch or to quarantine."""
         ok, ctype, rtype, rid, id_ok, fld, reason, rows, text = outcome
-        self._counts[ctype][0] += 1
-        rec = Record(file, record, raw=text)
+        counts = self._counts
+        counts[ctype][0] += 1
         key = hash((rtype, rid))
         if id_ok and key in self._seen:
             self._reject(
-                rec,
+                Record(file, record, raw=text),
                 rtype,
                 rid,
                 "id",
@@ -500,11 +500,12 @@ class FhirLoader:
             )
             return
         if not ok or rid is None:
-            self._reject(rec, rtype, rid, fld, reason or "rejected")
+            self._reject(Record(file, record, raw=text), rtype, rid, fld, reason or "rejected")
             return
         self._seen.add(key)
-        if rtype in self._loaded_ids:
-            self._loaded_ids[rtype].add(rid)
+        loaded = self._loaded_ids.get(rtype)
+        if loaded is not None:
+            loaded.add(rid)
         if rows:
             table, row = rows[0]
             pi, ei = _REF_INDEX[table]
@@ -512,11 +513,15 @@ class FhirLoader:
                 self._refs["Patient"].add(row[pi])
             if ei is not None and row[ei] is not None:
                 self._refs["Encounter"].add(row[ei])
-        for table, row in rows:
-            self._rows[table].append(row)
+            batch = self._rows
+            if len(rows) == 1:
+                batch[table].append(row)
+            else:
+                for table, row in rows:
+                    batch[table].append(row)
         self._resources.append((rtype, rid, rtype in FLATTENERS, file, record, self.load_id, text))
         self._batch_ids[rtype].append(rid)
-        self._counts[rtype][1] += 1
+        counts[rtype][1] += 1
         self._pending += len(rows) + 1
 
     def _flush(self) -> None:

@@ -36,7 +36,7 @@ DEFAULT_STREAM_THRESHOLD = 8 * 1024 * 1024
 whole takes 15-20x its size in Python objects."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Record:
     file: str
     record: str
@@ -140,6 +140,10 @@ def read_file(
         counter.close()
 
 
+_BLANK = frozenset(b" \t\r\n\f\v")
+_loads = orjson.loads
+
+
 def _ndjson(
     fh: IO[bytes], name: str, counter: _Counting, position: list[int] | None
 ) -> Iterator[Record]:
@@ -149,7 +153,16 @@ def _ndjson(
             lineno += 1
             if position is not None and not lineno & 1023:
                 position[0] = counter.count
-            if line.strip():
+            if line[0] in _BLANK and not line.strip():
+                continue
+            # Fast path: one resource on the line (anything else is re-parsed by line_records).
+            try:
+                obj = _loads(line)
+            except orjson.JSONDecodeError:
+                obj = None
+            if type(obj) is dict and obj.get("resourceType") != "Bundle":
+                yield Record(name, f"line {lineno}", obj, line.decode().rstrip("\r\n"))
+            else:
                 yield from line_records(name, lineno, line)
     except (OSError, EOFError) as exc:  # e.g. a truncated gzip stream
         yield Record(name, f"line {lineno + 1}", error=f"cannot read the rest of the file: {exc}")

@@ -65,6 +65,10 @@ _DT_RE = re.compile(
 )
 
 
+_DT_DONE: dict[str, str] = {}
+"""Valid dateTime text → its local wall-clock form (Synthea repeats an encounter's time often)."""
+
+
 def parse_datetime(value: Any, fld: str) -> tuple[str | None, str | None]:
     """FHIR date/dateTime/instant → (local wall-clock 'YYYY-MM-DD HH:MM:SS', verbatim text).
 
@@ -73,6 +77,10 @@ def parse_datetime(value: Any, fld: str) -> tuple[str | None, str | None]:
     """
     if value is None:
         return None, None
+    if type(value) is str:
+        done = _DT_DONE.get(value)
+        if done is not None:
+            return done, value
     if not isinstance(value, str):
         raise FieldError(
             fld, f"expected a FHIR dateTime string, got {type(value).__name__} {value!r}"
@@ -94,6 +102,10 @@ def parse_datetime(value: Any, fld: str) -> tuple[str | None, str | None]:
         _dt.datetime.fromisoformat(local)
     except ValueError:
         raise FieldError(fld, f"date/time out of range: {value!r}") from None
+    if type(value) is str:
+        if len(_DT_DONE) >= 20_000:
+            _DT_DONE.clear()
+        _DT_DONE[value] = local
     return local, value
 
 
@@ -143,20 +155,39 @@ def _first(obj: Any, fld: str) -> dict[str, Any]:
     return _obj(items[0], f"{fld}[0]") if items else {}
 
 
-def _coding(c: Any, fld: str, ctx: Context) -> tuple[str | None, str | None, str | None]:
+_NONE3: tuple[None, None, None] = (None, None, None)
+
+
+def _at(fld: str, i: int) -> str:
+    return fld if i < 0 else f"{fld}.coding[{i}]"
+
+
+def _coding(
+    c: Any, fld: str, ctx: Context, i: int = -1
+) -> tuple[str | None, str | None, str | None]:
+    """Coding → (system, code, display); ``i`` >= 0: the i-th coding of the concept ``fld``.
+
+    Field names are built only for an error: this runs for every code of every resource.
+    """
     if type(c) is not dict:
-        c = _obj(c, fld)
+        if c is None:
+            return _NONE3
+        c = _obj(c, _at(fld, i))
     system, code, display = c.get("system"), c.get("code"), c.get("display")
     if type(system) is not str and system is not None:
-        _s(system, f"{fld}.system")
+        _s(system, f"{_at(fld, i)}.system")
     if type(code) is not str and code is not None:
-        _s(code, f"{fld}.code")
+        _s(code, f"{_at(fld, i)}.code")
     if display is not None:
-        display = clean_display(_s(display, f"{fld}.display"))
+        if type(display) is not str:
+            _s(display, f"{_at(fld, i)}.display")
+        done = _CLEAN.get(display)
+        display = done if done is not None else clean_display(display)
     if code is not None:
         key = (system or "", code)
-        if display or key not in ctx.codes:
-            ctx.codes[key] = display
+        codes = ctx.codes
+        if display or key not in codes:
+            codes[key] = display
     return system, code, display
 
 
@@ -167,15 +198,26 @@ def _cc(
 
     Every coding is registered in the code dictionary; the display falls back to ``text``.
     """
-    cc = _obj(obj, fld)
+    if obj is None:
+        return _NONE3
+    cc = obj if type(obj) is dict else _obj(obj, fld)
     if not cc:
-        return None, None, None
-    best: tuple[str | None, str | None, str | None] = (None, None, None)
-    for i, c in enumerate(_list(cc.get("coding"), f"{fld}.coding")):
-        got = _coding(c, f"{fld}.coding[{i}]", ctx)
-        if best[1] is None or (prefer is not None and got[0] == prefer and best[0] != prefer):
-            best = got
-    text = clean_display(_s(cc.get("text"), f"{fld}.text"))
+        return _NONE3
+    best: tuple[str | None, str | None, str | None] = _NONE3
+    coding = cc.get("coding")
+    if coding is not None:
+        if type(coding) is not list:
+            coding = _list(coding, f"{fld}.coding")
+        for i, c in enumerate(coding):
+            got = _coding(c, fld, ctx, i)
+            if best[1] is None or (prefer is not None and got[0] == prefer and best[0] != prefer):
+                best = got
+    text = cc.get("text")
+    if text is not None:
+        if type(text) is not str:
+            _s(text, f"{fld}.text")
+        done = _CLEAN.get(text)
+        text = done if done is not None else clean_display(text)
     return best[0], best[1], best[2] or text
 
 
@@ -183,18 +225,25 @@ def _cc_code(obj: Any, fld: str, ctx: Context) -> str | None:
     return _cc(obj, fld, ctx)[1]
 
 
+_REF_PARSED: dict[str, tuple[str, str]] = {}
+"""'Type/id' reference text → (type, id): the same patient/encounter is referenced many times."""
+
+
 def _ref(obj: Any, fld: str, ctx: Context, expected: str | None = None) -> str | None:
     """Reference → target id (``urn:uuid:`` through the bundle's fullUrls, or ``Type/id``)."""
     if obj is None:
         return None
-    r = _obj(obj, fld).get("reference")
+    r = (obj if type(obj) is dict else _obj(obj, fld)).get("reference")
     if r is None:
         return None
-    if not isinstance(r, str):
+    if type(r) is not str and not isinstance(r, str):
         raise FieldError(f"{fld}.reference", f"expected a string, got {type(r).__name__}")
-    target = ctx.refmap.get(r)
     rtype: str | None
-    if target is not None:
+    parsed = _REF_PARSED.get(r)
+    target = ctx.refmap.get(r) if ctx.refmap else None
+    if parsed is not None and target is None:  # a plain 'Type/id' seen before
+        rtype, rid = parsed
+    elif target is not None:
         rtype, _, rid = target.partition("/")
     elif r.startswith("urn:uuid:"):
         rtype, rid = expected, r[9:]
@@ -207,12 +256,17 @@ def _ref(obj: Any, fld: str, ctx: Context, expected: str | None = None) -> str |
             f"{fld}.reference", f"conditional reference {r!r} cannot be resolved to an id"
         )
     else:
-        parts = r.rstrip("/").split("/")
-        if "_history" in parts:
-            parts = parts[: parts.index("_history")]
-        if len(parts) < 2:
-            raise FieldError(f"{fld}.reference", f"not a FHIR reference: {r!r}")
-        rtype, rid = parts[-2], parts[-1]
+        if parsed is None:
+            parts = r.rstrip("/").split("/")
+            if "_history" in parts:
+                parts = parts[: parts.index("_history")]
+            if len(parts) < 2:
+                raise FieldError(f"{fld}.reference", f"not a FHIR reference: {r!r}")
+            parsed = parts[-2], parts[-1]
+            if len(_REF_PARSED) >= 50_000:
+                _REF_PARSED.clear()
+            _REF_PARSED[r] = parsed
+        rtype, rid = parsed
     if expected is not None and rtype is not None and rtype != expected:
         raise FieldError(f"{fld}.reference", f"expected a reference to {expected}, got {r!r}")
     return rid
@@ -269,6 +323,22 @@ _NO_VALUE: tuple[Any, ...] = (None,) * 10
 def _quantity(
     q: Any, fld: str
 ) -> tuple[float | None, str | None, str | None, str | None, str | None]:
+    if type(q) is dict:
+        value, comp, unit, code, system = (
+            q.get("value"),
+            q.get("comparator"),
+            q.get("unit"),
+            q.get("code"),
+            q.get("system"),
+        )
+        if (
+            (type(value) is float or type(value) is int)
+            and (comp is None or type(comp) is str)
+            and (unit is None or type(unit) is str)
+            and (code is None or type(code) is str)
+            and (system is None or type(system) is str)
+        ):
+            return float(value), comp, unit, code, system
     q = _obj(q, fld)
     return (
         _num(q.get("value"), f"{fld}.value"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -31,6 +32,21 @@ ALL_TABLES: tuple[Table, ...] = (
 )
 
 _counter = itertools.count()
+
+
+def _may_hold_nul(table: Table, rows: list[tuple[Any, ...]]) -> bool:
+    """Whether some value of the batch may contain NUL (checked column by column, in C)."""
+    if not rows:
+        return False
+    cols = list(zip(*rows, strict=True))
+    try:
+        return any(
+            any(map(operator.contains, filter(None, cols[i]), itertools.repeat("\x00")))
+            for i, (_, kind) in enumerate(table.columns)
+            if kind not in ("float", "integer", "boolean")
+        )
+    except TypeError:  # a value that is not text in a text column: check row by row
+        return True
 
 
 class Writer:
@@ -128,6 +144,10 @@ class Writer:
                 self.conn.cursor() as cur,
                 cur.copy(f'COPY "{table.name}" ({collist}) FROM STDIN') as cp,
             ):
+                if not _may_hold_nul(table, rows):
+                    for row in rows:
+                        cp.write_row(row)
+                    return
                 for row in rows:
                     if any(type(v) is str and "\x00" in v for v in row):
                         # PostgreSQL text cannot hold NUL: U+FFFD marks where one was.
