@@ -104,11 +104,10 @@ def _eunomia_db(workdir: Path, echo: Echo) -> str:
 
 def _show(question: str, answer: Any, echo: Echo) -> None:
     echo(f"Q: {question}")
-    shown = {
-        k: v
-        for k, v in answer.details.items()
-        if k not in {"groundings", "confidence", "unresolved"}
-    }
+    hidden = {"groundings", "confidence", "unresolved", "validation"}
+    shown = {k: v for k, v in answer.details.items() if k not in hidden}
+    if (answer.details.get("validation") or {}).get("repaired"):
+        shown["repaired"] = True
     echo(f"   answer: {answer.summary()}" + (f"  {shown}" if shown else ""))
     groundings = answer.details.get("groundings") or []
     if groundings:
