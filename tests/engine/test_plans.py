@@ -43,6 +43,8 @@ HAND_SQL = {
     "WHERE condition_concept_id = 192671 GROUP BY 1) SELECT AVG(YEAR(f.d) - YEAR(p.birth_datetime) - CASE WHEN "
     "MONTH(f.d) * 100 + DAY(f.d) < MONTH(p.birth_datetime) * 100 + DAY(p.birth_datetime) THEN 1 ELSE 0 END) "
     "FROM f JOIN person p ON p.person_id = f.person_id",
+    "count_first_gi_bleed_from_2011": "SELECT COUNT(*) FROM (SELECT person_id, MIN(condition_start_date) d FROM "
+    "condition_occurrence WHERE condition_concept_id = 192671 GROUP BY 1) x WHERE d >= '2011-01-01'",
     "count_two_plus_gi": "SELECT COUNT(*) FROM (SELECT person_id FROM condition_occurrence WHERE condition_concept_id = 192671 "
     "GROUP BY person_id HAVING COUNT(*) >= 2) x",
 }

@@ -31,6 +31,14 @@ HAND_SQL = {
     "WHERE person_id = 151 AND c.concept_name = 'Creatinine [Mass/volume] in Serum or Plasma'",
     "last_icu_admission_patient_72": "SELECT MAX(visit_start_date) FROM visit_occurrence WHERE person_id = 72 "
     "AND visit_concept_id IN (32037, 581379)",
+    "count_hemoglobin_in_er": "SELECT COUNT(DISTINCT m.person_id) FROM measurement m JOIN visit_occurrence v "
+    "ON v.visit_occurrence_id = m.visit_occurrence_id WHERE m.measurement_concept_id = 3000963 "
+    "AND v.visit_concept_id IN (9203, 8870)",
+    "count_pneumonia_30d_after_first_admission": "WITH a AS (SELECT person_id, MIN(visit_start_date) d FROM "
+    "visit_occurrence WHERE visit_concept_id IN (9201, 262, 8717, 8920, 8971) GROUP BY 1) SELECT COUNT(DISTINCT "
+    "co.person_id) FROM condition_occurrence co JOIN a ON a.person_id = co.person_id JOIN concept c ON "
+    "c.concept_id = co.condition_concept_id WHERE c.concept_name = 'Pneumonia' AND co.condition_start_date "
+    "BETWEEN a.d AND a.d + 30",
     "count_icu_stays": "SELECT COUNT(*) FROM visit_occurrence WHERE visit_concept_id IN (32037, 581379)",
     "count_heart_failure_descendants": "SELECT COUNT(DISTINCT person_id) FROM condition_occurrence WHERE condition_concept_id IN "
     + CONCEPT.format(316139),

@@ -364,7 +364,7 @@ class CohortBuilder:
                 exp.to_table(p.death_table), p.death_patient_column, p.death_date_column, True
             )
         return self._per_patient_date(
-            self._encounter_relation(None), "pid", "t", point == "first_encounter"
+            self._encounter_relation(anchor.encounter_type), "pid", "t", point == "first_encounter"
         )
 
     def _window_condition(
@@ -482,6 +482,15 @@ class CohortBuilder:
         if flt.age_at_event is not None:
             age = self._age(pid, f.as_date(_col("t", a), self._d), joins)
             conds.append(self._age_condition(age, flt.age_at_event))
+        if flt.encounter_type is not None:
+            conds.append(
+                self._encounter_condition(
+                    a, exp.Subquery(this=self._encounter_relation(flt.encounter_type))
+                )
+            )
+        if flt.first_only:
+            first = EventAnchor(stream=flt.stream, concepts=flt.concepts, which="first")
+            conds.append(f.as_date(_col("t", a), self._d).eq(self._anchor_date(first, pid, joins)))
         return self._members(rel, a, joins, conds, flt.min_count), flt.negate
 
     def _visit_EncounterFilter(self, flt: EncounterFilter) -> tuple[exp.Select, bool]:
@@ -543,11 +552,17 @@ class CohortBuilder:
 
     def _scope_condition(self, a: str, by_encounter: bool) -> exp.Expr:
         """Events of alias ``a`` that belong to a scoped encounter (by id, else by time)."""
+        return self._encounter_condition(a, exp.to_table("scope_enc"), by_encounter=by_encounter)
+
+    def _encounter_condition(
+        self, a: str, encounters: exp.Expr, *, by_encounter: bool = True
+    ) -> exp.Expr:
+        """Events of alias ``a`` inside one of ``encounters`` (eid, pid, t, t_end): by id, else by time."""
         d = self._d
         s = self._alias("sc")
         in_time = exp.Exists(
             this=exp.select(exp.Literal.number(1))
-            .from_(exp.alias_(exp.to_table("scope_enc"), s), copy=False)
+            .from_(exp.alias_(encounters.copy(), s), copy=False)
             .where(
                 exp.and_(
                     _col("pid", s).eq(_col("pid", a)),
@@ -565,7 +580,10 @@ class CohortBuilder:
         )
         if not by_encounter:
             return in_time
-        by_id = _col("eid", a).isin(query=exp.select("eid").from_("scope_enc", copy=False))
+        b = self._alias("se")
+        by_id = _col("eid", a).isin(
+            query=exp.select(_col("eid", b)).from_(exp.alias_(encounters.copy(), b), copy=False)
+        )
         return exp.or_(
             by_id, exp.and_(_col("eid", a).is_(exp.null()), in_time, copy=False), copy=False
         )

@@ -146,6 +146,8 @@ class PatientAnchor(_Node):
         "first_encounter",
         "last_encounter",
     ]
+    encounter_type: EncounterType | None = None
+    """For first/last_encounter: only encounters of this canonical type ('within 7 days of admission')."""
 
 
 class FixedAnchor(_Node):
@@ -233,6 +235,10 @@ class EventFilter(_Node):
     negate: bool = False
     age_at_event: AgeFilter | None = None
     """Age of the patient at the matching event (e.g. 'diagnosed before age 50')."""
+    encounter_type: EncounterType | None = None
+    """Only events during encounters of this canonical type ('a hemoglobin test in the ER')."""
+    first_only: bool = False
+    """Only the patient's first event of these concepts counts ('their first GI bleed was after 2010')."""
 
 
 class EncounterFilter(_Node):

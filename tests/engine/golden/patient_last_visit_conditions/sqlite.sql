@@ -114,8 +114,8 @@ WITH cohort AS (
     AND (
       m3.eid IN (
         SELECT
-          eid
-        FROM scope_enc
+          se6.eid
+        FROM scope_enc AS se6
       )
       OR (
         m3.eid IS NULL
@@ -135,10 +135,10 @@ SELECT DISTINCT
   COALESCE(
     (
       SELECT
-        MAX(dl6.concept_name)
-      FROM concept AS dl6
+        MAX(dl7.concept_name)
+      FROM concept AS dl7
       WHERE
-        dl6.concept_id = e.code
+        dl7.concept_id = e.code
     ),
     CAST(e.code AS TEXT)
   ) AS value
@@ -147,10 +147,10 @@ WHERE
   NOT COALESCE(
     (
       SELECT
-        MAX(dl6.concept_name)
-      FROM concept AS dl6
+        MAX(dl7.concept_name)
+      FROM concept AS dl7
       WHERE
-        dl6.concept_id = e.code
+        dl7.concept_id = e.code
     ),
     CAST(e.code AS TEXT)
   ) IS NULL
