@@ -75,13 +75,13 @@ from clinbridge.engine._checks import (
     _check_patient,
     _check_shape,
     _check_sql,
-    _check_values,
     _check_windows,
     _Ctx,
     _guard,
     concept_sets_of,
     resolve_concept_ids,
 )
+from clinbridge.engine._checks_values import _check_values
 from clinbridge.engine._shapes import Shape, expected_shape, plausible_range, question_shape
 from clinbridge.engine.answer import Answer, Provenance, Timings, jsonable
 from clinbridge.engine.plan import QueryPlan
