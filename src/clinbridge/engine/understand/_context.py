@@ -1,0 +1,120 @@
+"""Assembly context: the pieces being assembled, the abstention, and concept resolution.
+
+Shared by the measure and the filter assembly: a grounded concept is resolved to the stream
+that records it and to the concept set a plan names, from what the source stores (the
+lexicon), never from the wording of particular questions.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from clinbridge.engine.plan import ConceptRef, ConceptSet, ValueFilter
+from clinbridge.engine.understand._ground import Concept, Word, ground_text
+from clinbridge.engine.understand._lexicon import Lexicon
+from clinbridge.engine.understand._reading import Grounding
+from clinbridge.engine.understand._slots import Slot
+
+__all__ = ["VALUE_STREAMS", "Abstain", "Ctx", "Item", "expand"]
+
+Item = Slot | Concept | Word
+VALUE_STREAMS = ("measurement", "observation", "vital")
+
+
+class Abstain(Exception):
+    def __init__(self, reason: str, *unresolved: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.unresolved = unresolved
+
+
+@dataclass
+class Ctx:
+    question: str
+    lex: Lexicon
+    patient_id: str | None
+    now: dt.datetime | None
+    today: dt.date
+    embeddings: bool = True
+    groundings: list[Grounding] = field(default_factory=list)
+    choice: dict[int, int] = field(default_factory=dict)
+    measure_value: ValueFilter | None = None
+    located_scope: Slot | None = None
+    patient_id_from_question: bool = False
+    """Alternative label chosen per concept position (for ranked readings)."""
+
+
+def expand(pieces: Sequence[str | Slot], ctx: Ctx) -> list[Item]:
+    items: list[Item] = []
+    for piece in pieces:
+        if isinstance(piece, Slot):
+            items.append(piece)
+        else:
+            items.extend(ground_text(piece, ctx.lex, embeddings=ctx.embeddings))
+    return items
+
+
+def _slots(items: Sequence[Item], *kinds: str) -> list[Slot]:
+    return [i for i in items if isinstance(i, Slot) and i.kind in kinds]
+
+
+def _ps(c: Concept, kind: str, lex: Lexicon) -> str:
+    """The stream a plan names: the kind, or the one catalog stream of that kind holding the
+    concept when several streams share the kind (FHIR allergies vs observations)."""
+    if len(lex.kind_streams.get(kind, ())) <= 1:
+        return kind
+    names = {lex.entries[e].stream_name for e in c.entries if lex.entries[e].stream == kind}
+    return names.pop() if len(names) == 1 and "" not in names else kind
+
+
+def _stream_for(
+    c: Concept, lex: Lexicon, *, prefer: Sequence[str] | None = None, with_values: bool = False
+) -> str | None:
+    by_stream: dict[str, int] = {}
+    for e in c.entries:
+        entry = lex.entries[e]
+        if with_values and not entry.values:
+            continue
+        by_stream[entry.stream] = by_stream.get(entry.stream, 0) + entry.events
+    if not by_stream:
+        return None
+    for hint in c.hints:
+        if hint in by_stream:
+            return hint
+    if prefer:
+        for p in prefer:
+            if p in by_stream:
+                return p
+    return max(by_stream, key=lambda s: by_stream[s])
+
+
+def _concept_set(
+    c: Concept, stream: str, lex: Lexicon, ctx: Ctx, *, values: bool = False
+) -> ConceptSet:
+    entries = [lex.entries[e] for e in c.entries if lex.entries[e].stream == stream]
+    if values:
+        primary = [lex.entries[e] for e in c.primary if lex.entries[e].stream == stream]
+        with_values = [e for e in primary if e.values] or [e for e in entries if e.values]
+        if not with_values:
+            raise Abstain(f"no numeric values are stored for {c.label!r}", c.phrase)
+        entries = [max(with_values, key=lambda e: e.values)]
+    if not entries:
+        raise Abstain(f"{c.label!r} has no {stream} records in this source", c.phrase)
+    seen: dict[Any, Any] = {}
+    for e in entries:
+        seen.setdefault(e.code, e)
+    refs = tuple(ConceptRef(concept_id=e.code, name=e.name) for e in seen.values())
+    ctx.groundings.append(
+        Grounding(
+            phrase=c.phrase,
+            kind="concept",
+            target=f"{stream}: {'; '.join(e.name for e in list(seen.values())[:5])}",
+            how=c.how,
+            score=c.score,
+            codes=tuple(str(e.code) for e in seen.values())[:50],
+        )
+    )
+    return ConceptSet(concepts=refs, label=c.phrase)
