@@ -12,6 +12,7 @@ The engine compiles plans against this description only; it never names a source
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Literal
 
 import orjson
@@ -225,6 +226,19 @@ class Catalog(_Model):
     def table(self, name: str) -> TableInfo | None:
         lname = name.lower()
         return next((t for t in self.tables if t.name.lower() == lname), None)
+
+    def data_end_date(self) -> dt.date | None:
+        """The last day the source has data for (``data_end``), or None when unknown or unreadable.
+
+        Used as 'now' when neither the caller nor the settings say otherwise, so that 'last year'
+        means the last year of the data rather than of the clock.
+        """
+        if not self.data_end:
+            return None
+        try:
+            return dt.date.fromisoformat(self.data_end[:10])
+        except ValueError:
+            return None
 
     def table_names(self) -> set[str]:
         return {t.name.lower() for t in self.tables}

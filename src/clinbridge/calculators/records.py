@@ -363,12 +363,6 @@ def _unit_column(stream: EventStream) -> str | None:
     return stream.unit_column or stream.unit_label_column
 
 
-def _default_at(db: Database, catalog: Catalog) -> dt.date:
-    if catalog.data_end:
-        return dt.date.fromisoformat(catalog.data_end[:10])
-    return dt.date.today()
-
-
 def gather_inputs(
     calc: Calculator,
     db: Database,
@@ -485,7 +479,7 @@ def compute_from_records(
         when = (
             at
             if isinstance(at, dt.date)
-            else (dt.date.fromisoformat(at) if at else _default_at(database, catalog))
+            else (dt.date.fromisoformat(at) if at else (catalog.data_end_date() or dt.date.today()))
         )
         death = _Gatherer(database, catalog, patient, when).death_date()
         if death is not None and when > death:

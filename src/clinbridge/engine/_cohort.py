@@ -38,22 +38,10 @@ from clinbridge.engine.plan import (
 from clinbridge.engine.resolve import ResolvedConceptSet, streams_for
 from clinbridge.errors import SchemaMismatchError, UnsupportedOperationError
 
-__all__ = ["EVENT_COLUMNS", "EXECUTED_DIALECTS", "CohortBuilder", "ResolveFn"]
+__all__ = ["EXECUTED_DIALECTS", "CohortBuilder", "ResolveFn"]
 
 ResolveFn = Callable[[ConceptSet, EventStream], ResolvedConceptSet]
 
-EVENT_COLUMNS = (
-    "pid",
-    "eid",
-    "t",
-    "t_end",
-    "code",
-    "sys",
-    "val",
-    "unit",
-    "days_supply",
-    "quantity",
-)
 _OPS: dict[str, type[exp.Binary]] = {
     ">": exp.GT,
     ">=": exp.GTE,
@@ -114,7 +102,7 @@ class CohortBuilder:
     def _stream_relation(
         self, stream_name: str, concepts: ConceptSet | None, value: ValueFilter | None = None
     ) -> exp.Expr:
-        """The union of a kind's streams, normalised to EVENT_COLUMNS and filtered by concept/value."""
+        """The union of a kind's streams, normalised to (pid, eid, t, t_end, code, sys, val, unit, days_supply, quantity) and filtered by concept/value."""
         parts: list[exp.Select] = []
         for s in streams_for(self.catalog, stream_name):
             a = self._alias("s")

@@ -304,8 +304,7 @@ class Aggregate(_Node):
     ``count`` · ``count_distinct`` (of concepts) · ``mean`` · ``median`` · ``min`` · ``max`` ·
     ``sum`` · ``stddev`` · ``first`` / ``last`` (value or date by time) · ``list`` (distinct
     values/concepts) · ``exists`` (yes/no) · ``proportion`` (cohort members meeting ``numerator``
-    over the cohort) · ``series`` (time-ordered values) · ``time_between`` (days between the first
-    events of two measures; see ``second``).
+    over the cohort) · ``series`` (time-ordered values).
     """
 
     op: Literal[

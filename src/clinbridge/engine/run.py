@@ -33,9 +33,7 @@ def plan_now(plan: QueryPlan, catalog: Catalog, settings: Settings) -> dt.date:
         return plan.now.date()
     if settings.now:
         return dt.datetime.fromisoformat(settings.now).date()
-    if catalog.data_end:
-        return dt.date.fromisoformat(catalog.data_end[:10])
-    return dt.date.today()
+    return catalog.data_end_date() or dt.date.today()
 
 
 def run_plan(

@@ -118,12 +118,7 @@ def _alternatives(items: list[Any], c: Ctx, first: Reading) -> list[Reading]:
 
 
 def _data_today(catalog: Catalog | None) -> dt.date | None:
-    if catalog is not None and catalog.data_end:
-        try:
-            return dt.date.fromisoformat(catalog.data_end[:10])
-        except ValueError:
-            return None
-    return None
+    return catalog.data_end_date() if catalog is not None else None
 
 
 class Understander:
