@@ -247,12 +247,16 @@ class Compiler(CohortBuilder):
             )
             return q.order_by(*order, copy=False).limit(1, copy=False), "value_at"
         if op == "list":
-            item = self._label(e, m.stream) if m.of in {"concept", "events"} else val
+            by_label = m.of in {"concept", "events"}
+            item = self._label(e, m.stream) if by_label else val
+            # A label is NULL only when the code is, so test the code rather than evaluating the
+            # label lookup a second time.
+            present = _col("code", e) if by_label else val
             q = (
                 exp.select(item.as_("value"))
                 .distinct(copy=False)
                 .from_(src, copy=False)
-                .where(exp.not_(item.is_(exp.null()), copy=False), copy=False)
+                .where(exp.not_(present.is_(exp.null()), copy=False), copy=False)
             )
             return q.order_by(exp.Ordered(this=exp.column("value")), copy=False), "list"
         if op == "series":

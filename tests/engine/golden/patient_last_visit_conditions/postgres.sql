@@ -144,15 +144,6 @@ SELECT DISTINCT
   ) AS value
 FROM ev AS e
 WHERE
-  NOT COALESCE(
-    (
-      SELECT
-        MAX(dl7.concept_name)
-      FROM concept AS dl7
-      WHERE
-        dl7.concept_id = e.code
-    ),
-    CAST(e.code AS TEXT)
-  ) IS NULL
+  NOT e.code IS NULL
 ORDER BY
   value

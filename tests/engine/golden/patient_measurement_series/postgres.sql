@@ -50,15 +50,6 @@ SELECT DISTINCT
   ) AS value
 FROM ev AS e
 WHERE
-  NOT COALESCE(
-    (
-      SELECT
-        MAX(dl2.concept_name)
-      FROM concept AS dl2
-      WHERE
-        dl2.concept_id = e.code
-    ),
-    CAST(e.code AS TEXT)
-  ) IS NULL
+  NOT e.code IS NULL
 ORDER BY
   value
