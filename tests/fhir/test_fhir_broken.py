@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fhir_testlib import BACKENDS, BROKEN, make_url
+from fhir_testlib import BACKENDS, BROKEN, BUNDLES, make_url
 
 from clinbridge.adapters.fhir import FhirLoader, load_fhir
 from clinbridge.db import Database
@@ -228,3 +228,95 @@ def test_synthea_bundles_pass_strict_r4b_validation() -> None:
     report = FhirLoader(db, validate=True).load([BUNDLES])
     db.close()
     assert report.validated and report.quarantined == 0 and report.loaded == report.read > 1000
+
+
+def _bundle_bytes() -> bytes:
+    import gzip
+
+    return gzip.decompress(sorted(BUNDLES.glob("*.json.gz"))[0].read_bytes())
+
+
+@pytest.mark.parametrize("stream_threshold", [1 << 30, 0], ids=["whole", "streamed"])
+def test_one_bad_byte_costs_one_entry_not_the_bundle(tmp_path: Path, stream_threshold: int) -> None:
+    data = _bundle_bytes()
+    entries = len(json.loads(data)["entry"])
+    # a Latin-1 byte inside the display text of one entry in the middle of the bundle
+    i = data.index(b'"display"', len(data) // 2)
+    bad = data[: i + 12] + b"\xe9" + data[i + 12 :]
+    f = tmp_path / "bad_byte.json"
+    f.write_bytes(bad)
+    report, rows = _load(f, stream_threshold=stream_threshold)
+    assert report.reconciled
+    assert report.read == entries and report.quarantined == 1 and report.loaded == entries - 1
+    (row,) = rows
+    assert row[1].startswith("entry ") and "invalid UTF-8 byte 0xe9" in row[5]
+
+
+@pytest.mark.parametrize("stream_threshold", [1 << 30, 0], ids=["whole", "streamed"])
+def test_a_broken_entry_mid_bundle_costs_only_itself(tmp_path: Path, stream_threshold: int) -> None:
+    data = _bundle_bytes()
+    entries = len(json.loads(data)["entry"])
+    # break the JSON structure of one entry (a value lost its quotes) in the middle of the bundle
+    i = data.index(b'"status": "', len(data) // 2)
+    bad = data[:i] + b'"status": fin ished, "x": "' + data[i + len(b'"status": "') :]
+    f = tmp_path / "broken_entry.json"
+    f.write_bytes(bad)
+    report, rows = _load(f, stream_threshold=stream_threshold)
+    assert report.reconciled
+    assert report.read == entries and report.loaded + report.quarantined == entries
+    broken = [r for r in rows if r[2] == "(unreadable)"]
+    assert len(broken) == 1 and "reading resumed at the next entry" in broken[0][5]
+    # anything else quarantined only pointed at the lost resource (a dangling reference)
+    assert all("dangling reference" in r[5] for r in rows if r[2] != "(unreadable)")
+    assert report.loaded >= entries - 10
+
+
+def test_identical_duplicates_across_bundles_are_merged_not_quarantined(tmp_path: Path) -> None:
+    # Synthea (conditional create) writes the same Organization and Practitioner into many
+    # patients' bundles: the same resource, counted as merged
+    shared = [
+        {
+            "fullUrl": "urn:uuid:org-1",
+            "resource": {"resourceType": "Organization", "id": "org-1", "name": "General Hospital"},
+            "request": {"method": "POST", "url": "Organization", "ifNoneExist": "identifier=x|1"},
+        },
+        {
+            "fullUrl": "urn:uuid:pr-1",
+            "resource": {"resourceType": "Practitioner", "id": "pr-1", "name": [{"family": "Ng"}]},
+            "request": {"method": "POST", "url": "Practitioner", "ifNoneExist": "identifier=x|2"},
+        },
+    ]
+    files = []
+    for k in range(3):
+        own = {"fullUrl": f"urn:uuid:p{k}", "resource": {"resourceType": "Patient", "id": f"p{k}"}}
+        f = tmp_path / f"bundle{k}.json"
+        f.write_text(
+            json.dumps({"resourceType": "Bundle", "type": "transaction", "entry": [*shared, own]})
+        )
+        files.append(f)
+    db = Database.open("duckdb:///:memory:", read_only=False)
+    try:
+        report = FhirLoader(db).load(files)
+        assert report.reconciled and report.quarantined == 0, report.summary_lines()
+        assert report.read == 9 and report.loaded == 5 and report.merged == 4
+        assert report.resource_types["Organization"].merged == 2
+        n = db.execute("SELECT COUNT(*) FROM fhir_resource").rows[0][0]
+        assert n == report.loaded
+        assert any("merged" in line for line in report.summary_lines())
+    finally:
+        db.close()
+
+
+def test_a_duplicate_with_different_content_is_still_quarantined(tmp_path: Path) -> None:
+    f = tmp_path / "dup.ndjson"
+    same = {"resourceType": "Organization", "id": "o1", "name": "A"}
+    f.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in (same, same, {"resourceType": "Organization", "id": "o1", "name": "B"})
+        )
+        + "\n"
+    )
+    report, rows = _load(f)
+    assert report.loaded == 1 and report.merged == 1 and report.quarantined == 1
+    assert "different content" in rows[0][5] and rows[0][1] == "line 3"

@@ -105,7 +105,7 @@ def test_cli_synth_load_export(tmp_path: Path) -> None:
         main, ["load", "fhir", str(out), str(BUNDLES), "--db", url, "--report-json", str(rj), "-q"]
     )
     assert r.exit_code == 0, r.output
-    assert "reconciled: read = loaded + quarantined" in r.output
+    assert "reconciled: read = loaded + merged + quarantined" in r.output
     report = json.loads(rj.read_text())
     assert report["read"] == report["loaded"] and report["quarantined"] == 0
     r = runner.invoke(main, ["load", "fhir", str(BROKEN / "wrong_types.ndjson"), "--db", url, "-q"])

@@ -209,7 +209,8 @@ def fhir(workdir: Path, echo: Echo) -> dict[str, Any]:
         )
         report = load_fhir([source], f"duckdb:///{path}")
         echo(
-            f"   loaded: read {report.read:,} = loaded {report.loaded:,} + quarantined {report.quarantined:,} "
+            f"   loaded: read {report.read:,} = loaded {report.loaded:,} + merged {report.merged:,}"
+            f" + quarantined {report.quarantined:,} "
             f"({report.resources_per_s:,.0f} resources/s)"
         )
     answers = []

@@ -75,6 +75,9 @@ class TypeCount(BaseModel):
     read: int = 0
     loaded: int = 0
     quarantined: int = 0
+    merged: int = 0
+    """Records identical to one already loaded under the same type and id (Synthea writes the same
+    Organization and Practitioner into many patients' bundles): the same resource, kept once."""
 
 
 class LoadReport(BaseModel):
@@ -90,6 +93,7 @@ class LoadReport(BaseModel):
     loaded: int
     quarantined: int
     reconciled: bool
+    merged: int = 0
     errors: tuple[dict[str, Any], ...] = ()
     error_count: int = 0
     validated: bool = False
@@ -103,13 +107,21 @@ class LoadReport(BaseModel):
 
     def summary_lines(self) -> list[str]:
         width = max([len(t) for t in self.resource_types] + [13])
-        lines = [f"{'resource type':<{width}}  {'read':>8}  {'loaded':>8}  {'quarantined':>11}"]
+        head = f"{'resource type':<{width}}  {'read':>8}  {'loaded':>8}  {'merged':>8}"
+        lines = [f"{head}  {'quarantined':>11}"]
         for rtype, c in sorted(self.resource_types.items()):
-            lines.append(f"{rtype:<{width}}  {c.read:>8}  {c.loaded:>8}  {c.quarantined:>11}")
+            lines.append(
+                f"{rtype:<{width}}  {c.read:>8}  {c.loaded:>8}  {c.merged:>8}  {c.quarantined:>11}"
+            )
         lines.append(
-            f"{'TOTAL':<{width}}  {self.read:>8}  {self.loaded:>8}  {self.quarantined:>11}"
+            f"{'TOTAL':<{width}}  {self.read:>8}  {self.loaded:>8}  {self.merged:>8}"
+            f"  {self.quarantined:>11}"
         )
-        ok = "reconciled: read = loaded + quarantined" if self.reconciled else "NOT RECONCILED"
+        ok = (
+            "reconciled: read = loaded + merged + quarantined"
+            if self.reconciled
+            else "NOT RECONCILED"
+        )
         lines.append(f"{ok}; {self.resources_per_s:,.0f} resources/s in {self.elapsed_s:.2f} s")
         for s in self.skipped_files:
             lines.append(f"skipped {s['file']}: {s['reason']}")
@@ -266,10 +278,11 @@ class FhirLoader:
         )
         self._existing_types = set(existing)
         self._reset_batch()
-        self._seen: set[int] = set()
+        self._seen: dict[int, int] = {}
+        """hash((type, id)) -> hash of the record's JSON text, for telling identical duplicates."""
         self._refs: dict[str, set[str]] = {"Patient": set(), "Encounter": set()}
         self._loaded_ids: dict[str, set[str]] = {"Patient": set(), "Encounter": set()}
-        self._counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        self._counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
         self._errors: list[dict[str, Any]] = []
         self._error_count = 0
         self.ctx = Context()
@@ -325,7 +338,8 @@ class FhirLoader:
         linked = link_concepts(self.writer)
         elapsed = time.perf_counter() - start
         counts = {
-            t: TypeCount(read=c[0], loaded=c[1], quarantined=c[2]) for t, c in self._counts.items()
+            t: TypeCount(read=c[0], loaded=c[1], quarantined=c[2], merged=c[3])
+            for t, c in self._counts.items()
         }
         read = sum(c.read for c in counts.values())
         report = LoadReport(
@@ -336,7 +350,8 @@ class FhirLoader:
             read=read,
             loaded=sum(c.loaded for c in counts.values()),
             quarantined=sum(c.quarantined for c in counts.values()),
-            reconciled=all(c.read == c.loaded + c.quarantined for c in counts.values()),
+            merged=sum(c.merged for c in counts.values()),
+            reconciled=all(c.read == c.loaded + c.merged + c.quarantined for c in counts.values()),
             errors=tuple(self._errors),
             error_count=self._error_count,
             validated=self.validate,
@@ -491,18 +506,22 @@ class FhirLoader:
         counts[ctype][0] += 1
         key = hash((rtype, rid))
         if id_ok and key in self._seen:
+            if ok and text is not None and self._seen[key] == hash(text):
+                counts[ctype][3] += 1  # the same resource again: merged, not a conflict
+                return
             self._reject(
                 Record(file, record, raw=text),
                 rtype,
                 rid,
                 "id",
-                f"duplicate {rtype} id {rid!r}: an earlier record in this load has the same id",
+                f"duplicate {rtype} id {rid!r}: an earlier record in this load has the same id"
+                " and different content",
             )
             return
         if not ok or rid is None:
             self._reject(Record(file, record, raw=text), rtype, rid, fld, reason or "rejected")
             return
-        self._seen.add(key)
+        self._seen[key] = hash(text)
         loaded = self._loaded_ids.get(rtype)
         if loaded is not None:
             loaded.add(rid)

@@ -274,6 +274,9 @@ def _document(doc: Any, name: str, prefix: str = "") -> Iterator[Record]:
 
 
 _ENTRY_RE = re.compile(r'"entry"\s*:\s*\[')
+_BAD_BYTE = re.compile("[\udc80-\udcff]")
+_NEXT_ENTRY = re.compile(r'\}\s*,\s*(\{\s*"(?:fullUrl|resource|request)"\s*:)')
+"""Where the next Bundle entry starts: an object opening on an entry-level key after a comma."""
 _CHUNK = 1 << 20
 
 
@@ -281,7 +284,9 @@ def _stream_bundle(
     fh: IO[bytes], name: str, counter: _Counting, position: list[int] | None
 ) -> Iterator[Record]:
     """Entry-by-entry decoding of a (large or broken) bundle."""
-    text = io.TextIOWrapper(fh, encoding="utf-8", errors="strict")
+    # Bytes that are not UTF-8 decode to lone surrogates, so one bad byte costs only the entry
+    # that holds it (checked after each entry is decoded), never the rest of the bundle.
+    text = io.TextIOWrapper(fh, encoding="utf-8", errors="surrogateescape")
     decoder = json.JSONDecoder()
     buf = ""
     eof = False
@@ -352,15 +357,34 @@ def _stream_bundle(
                 unterminated = exc.msg.startswith("Unterminated")
                 if not eof and (unterminated or len(buf) - exc.pos < _CHUNK) and more():
                     continue
+                # Resynchronise on the next entry's start so one broken entry costs only itself.
+                nxt = _NEXT_ENTRY.search(buf, exc.pos)
+                while nxt is None and more():
+                    nxt = _NEXT_ENTRY.search(buf, exc.pos)
                 yield Record(
                     name,
                     f"entry {index}",
-                    raw=buf[pos : pos + 10000],
+                    raw=buf[pos : min(pos + 10000, nxt.start() if nxt else len(buf))],
                     error=f"invalid JSON at {where(exc.pos)}: {exc.msg}"
-                    + (" (file truncated?)" if eof else ""),
+                    + (" (file truncated?)" if eof and nxt is None else "")
+                    + ("; reading resumed at the next entry" if nxt is not None else ""),
                 )
-                return
-            yield _entry(obj, name, f"entry {index}")
+                if nxt is None:
+                    return
+                index += 1
+                pos = nxt.start(1)
+                continue
+            bad = _BAD_BYTE.search(buf, pos, end)
+            if bad is not None:
+                byte = ord(bad.group()) - 0xDC00
+                yield Record(
+                    name,
+                    f"entry {index}",
+                    raw=buf[pos:end].encode("utf-8", "replace").decode("utf-8", "replace")[:10000],
+                    error=f"invalid UTF-8 byte 0x{byte:02x} at {where(bad.start())}",
+                )
+            else:
+                yield _entry(obj, name, f"entry {index}")
             index += 1
             pos = end
             if pos > _CHUNK:  # drop what is consumed
