@@ -8,6 +8,7 @@ and keyword fields with the details (file, record, field, table, ...)::
     ├── AdapterError
     │   ├── UnknownAdapterError
     │   └── LoadError                (bad input file / record / field)
+    │       └── UnreadableFileError  (a file as a whole cannot be read: its header)
     ├── VocabularyError
     │   └── ConceptNotFoundError
     ├── PlanError
@@ -69,6 +70,7 @@ __all__ = [
     "SchemaMismatchError",
     "UnderstandingError",
     "UnknownAdapterError",
+    "UnreadableFileError",
     "UnsupportedOperationError",
     "VocabularyError",
 ]
@@ -144,6 +146,10 @@ class LoadError(AdapterError, ValueError):
             **details,
         )
         self.file, self.record, self.field = file, record, field
+
+
+class UnreadableFileError(LoadError):
+    """A file that cannot be read at all (its header): a loader sets it aside and goes on."""
 
 
 class VocabularyError(ClinbridgeError):

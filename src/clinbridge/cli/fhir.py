@@ -108,7 +108,9 @@ def load_fhir(
             report_json.write_text(report.to_json())
             echo(f"report written to {report_json}")
     if not report.reconciled:  # pragma: no cover - an internal error
-        raise click.ClickException("counts do not reconcile (read != loaded + merged + quarantined)")
+        raise click.ClickException(
+            "counts do not reconcile (read != loaded + merged + quarantined)"
+        )
 
 
 @click.command("fhir")

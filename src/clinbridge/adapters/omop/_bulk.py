@@ -312,6 +312,10 @@ class BulkWriter:
         buf = io.StringIO()
         _as_text(df, types).to_csv(buf, index=False, header=False)
         data = buf.getvalue()
+        if "\x00" in data:
+            # PostgreSQL text cannot hold NUL: U+FFFD marks where one was (counted in the notes).
+            self._nul = getattr(self, "_nul", 0) + data.count("\x00")
+            data = data.replace("\x00", "\ufffd")
         # In COPY's CSV format an empty field is NULL; NOT NULL text columns hold empty strings.
         keep = [c for c in not_null if types.get(c) == "string" and c in df.columns]
         force = ""
@@ -334,6 +338,12 @@ class BulkWriter:
         conn = self.db.conn
         conn.executemany(f"INSERT INTO {target} ({cols}) VALUES ({marks})", rows)
         conn.commit()
+
+    def take_nul_count(self) -> int:
+        """NUL characters replaced (PostgreSQL) since the last call."""
+        n: int = getattr(self, "_nul", 0)
+        self._nul = 0
+        return n
 
     def write_rejected(self, records: list[dict[str, Any]]) -> None:
         """Keep refused rows (with file, record, field, reason and the raw values)."""

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 import pandas as pd
+from sqlglot import exp
 
 from clinbridge.adapters.omop._bulk import (
     REJECTED_TABLE,
@@ -34,6 +35,7 @@ from clinbridge.adapters.omop._bulk import (
     read_chunks,
     transaction,
 )
+from clinbridge.adapters.omop._csvread import read_tolerant
 from clinbridge.adapters.omop.ddl import (
     CDM_VERSIONS,
     TableSpec,
@@ -43,7 +45,7 @@ from clinbridge.adapters.omop.ddl import (
     table_spec,
 )
 from clinbridge.db import Database
-from clinbridge.errors import LoadError
+from clinbridge.errors import LoadError, UnreadableFileError
 
 __all__ = [
     "LoadReport",
@@ -249,16 +251,36 @@ def load_omop_csv(
                 if progress:
                     progress(min(base + pos, total), total)
 
-            with transaction(database):
-                load = load_table_file(
-                    path,
-                    spec,
-                    writer,
-                    on_error=on_error,
-                    if_exists=if_exists,
-                    chunksize=chunksize,
-                    progress=file_progress,
+            try:
+                with transaction(database):
+                    load = load_table_file(
+                        path,
+                        spec,
+                        writer,
+                        on_error=on_error,
+                        if_exists=if_exists,
+                        chunksize=chunksize,
+                        progress=file_progress,
+                    )
+            except UnreadableFileError as exc:
+                if on_error == "raise":
+                    raise
+                # The file as a whole cannot be read (its header): it is set aside, the rest loads.
+                load = TableLoad(table=spec.name, file=path.name)
+                load.notes.append(f"file not loaded: {exc}")
+                writer.write_rejected(
+                    [
+                        {
+                            "table": spec.name,
+                            "file": path.name,
+                            "record": None,
+                            "field": None,
+                            "reason": f"file not loaded: {exc}",
+                            "raw": None,
+                        }
+                    ]
                 )
+                logger.warning("%s: not loaded: %s", path.name, exc)
             report.tables.append(load)
             done += path.stat().st_size
         report.notes.extend(_quirk_notes(database, writer, {t.table for t in report.tables}))
@@ -301,9 +323,36 @@ def load_table_file(
     types: dict[str, ColumnType] = {c.name: c.portable for c in spec.columns}
     required = [c.name for c in spec.columns if c.required]
     lengths = {c.name: c.max_length for c in spec.columns if c.max_length}
-    row_base = 0
     warned_extra = False
-    for chunk, pos in read_chunks(path, chunksize=chunksize):
+    chunks = 0
+    for part in read_tolerant(path, chunksize=chunksize):
+        chunks += 1
+        chunk, pos, numbers = part.frame, part.pos, part.records
+        if part.bad:
+            first = part.bad[0]
+            if on_error == "raise":
+                raise LoadError(first.reason, file=str(path), record=first.record, table=spec.name)
+            writer.write_rejected(
+                [
+                    {
+                        "table": spec.name,
+                        "file": path.name,
+                        "record": b.record,
+                        "field": None,
+                        "reason": b.reason,
+                        "raw": {"line": b.line, "text": b.raw},
+                    }
+                    for b in part.bad
+                ]
+            )
+            load.read += len(part.bad)
+            load.rejected += len(part.bad)
+            logger.warning(
+                "%s: %d unreadable records set aside (first: %s)",
+                path.name,
+                len(part.bad),
+                first.reason,
+            )
         if any(c in COLUMN_ALIASES for c in chunk.columns):
             chunk = chunk.rename(columns=COLUMN_ALIASES)
         extra = [c for c in chunk.columns if c not in types]
@@ -322,7 +371,7 @@ def load_table_file(
                 raise LoadError(
                     f"{first_reason}: {value!r}",
                     file=str(path),
-                    record=row_base + first_row + 1,
+                    record=int(numbers[first_row]),
                     field=first_field,
                     table=spec.name,
                 )
@@ -334,7 +383,7 @@ def load_table_file(
                 {
                     "table": spec.name,
                     "file": path.name,
-                    "record": row_base + i + 1,
+                    "record": int(numbers[i]),
                     "field": by_row[i][0],
                     "reason": by_row[i][1],
                     "raw": {k: (None if pd.isna(v) else v) for k, v in chunk.iloc[i].items()},
@@ -350,18 +399,124 @@ def load_table_file(
                 "%s: %d rows rejected (first: record %d, %s: %s)",
                 path.name,
                 len(bad_idx),
-                row_base + bad_idx[0] + 1,
+                int(numbers[bad_idx[0]]),
                 by_row[bad_idx[0]][0],
                 by_row[bad_idx[0]][1],
             )
         load.loaded += writer.write(name, typed, types, not_null=required)
-        row_base += len(chunk)
         if progress:
             progress(pos, 0)
+    if not chunks:
+        load.notes.append("empty file (no header, no records): nothing to load")
+    key = next((c.name for c in spec.columns if c.primary_key), None)
+    if key is not None and load.loaded:
+        if _referenced(spec.name, key):
+            # Other tables join on this key: a second row with it would be a second person (or
+            # visit, concept...) behind one id, so the later copies are set aside.
+            moved = _set_aside_duplicates(writer, name, key, path.name, spec.name)
+            load.loaded -= moved
+            load.rejected += moved
+        else:
+            shared = _shared_keys(writer, name, key)
+            if shared:
+                load.notes.append(
+                    f"{shared} rows share their {key} with another row (kept: no table refers to "
+                    f"{spec.name} rows by {key}, so each row is a distinct record)"
+                )
+    replaced = writer.take_nul_count()
+    if replaced:
+        load.notes.append(
+            f"{replaced} NUL characters replaced by U+FFFD (PostgreSQL text cannot hold NUL)"
+        )
     load.seconds = time.perf_counter() - started
     if load.rejected:
         load.notes.append(f"{load.rejected} rows rejected, kept in {REJECTED_TABLE}")
     return load
+
+
+_ROW_ID = {"duckdb": "rowid", "sqlite": "rowid", "postgres": "ctid"}
+
+
+def _referenced(table: str, key: str) -> bool:
+    """Whether another CDM table carries ``key`` (person_id, visit_occurrence_id, concept_id...)."""
+    return any(
+        key in other.column_names
+        for version in CDM_VERSIONS
+        for other in cdm_spec(version).values()
+        if other.name != table
+    )
+
+
+def _shared_keys(writer: BulkWriter, name: str, key: str) -> int:
+    col = exp.to_identifier(key, quoted=True).sql(dialect=writer.db.dialect)
+    with writer.db.cursor() as cur:
+        cur.execute(f"SELECT COUNT({col}) - COUNT(DISTINCT {col}) FROM {writer.table(name)}")
+        row = cur.fetchall()[0]
+    return int(row[0] or 0)
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, int):
+        return str(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _set_aside_duplicates(
+    writer: BulkWriter, name: str, key: str, file: str, spec_name: str
+) -> int:
+    """Rows whose primary key an earlier row already has go to the rejected table; returns how many.
+
+    The row stored first is kept (lowest physical row id), the later copies are moved out, with
+    their values, so that every key is unique and read = loaded + rejected still holds.
+    """
+    db = writer.db
+    target = writer.table(name)
+    col = exp.to_identifier(key, quoted=True).sql(dialect=db.dialect)
+    rid = _ROW_ID[db.backend]
+    with db.cursor() as cur:
+        cur.execute(
+            f"SELECT {col} FROM {target} WHERE {col} IS NOT NULL GROUP BY {col} HAVING COUNT(*) > 1"
+        )
+        dup_keys = [r[0] for r in cur.fetchall()]
+    if not dup_keys:
+        return 0
+    moved = 0
+    for start in range(0, len(dup_keys), 1000):
+        keys = dup_keys[start : start + 1000]
+        marks = ", ".join(_literal(k) for k in keys)
+        with db.cursor() as cur:
+            cur.execute(
+                f"SELECT CAST({rid} AS TEXT) AS _rid, * FROM {target} WHERE {col} IN ({marks}) "
+                f"ORDER BY {col}, {rid}"
+            )
+            names = [d[0] for d in cur.description]
+            rows = cur.fetchall()
+        seen: set[object] = set()
+        extra: list[str] = []
+        records = []
+        ki = names.index(key)
+        for row in rows:
+            if row[ki] not in seen:
+                seen.add(row[ki])
+                continue
+            extra.append(row[0])
+            records.append(
+                {
+                    "table": spec_name,
+                    "file": file,
+                    "record": None,
+                    "field": key,
+                    "reason": f"duplicate {key} {row[ki]}: an earlier row has the same primary key",
+                    "raw": dict(zip(names[1:], row[1:], strict=True)),
+                }
+            )
+        writer.write_rejected(records)
+        ids = ", ".join("'" + r.replace("'", "''") + "'" for r in extra)
+        where = f"CAST({rid} AS TEXT) IN ({ids})"
+        writer.execute(f"DELETE FROM {target} WHERE {where}")
+        moved += len(extra)
+    logger.warning("%s: %d rows with a duplicate %s set aside", file, moved, key)
+    return moved
 
 
 _INDEXED = {
