@@ -13,6 +13,7 @@ import gzip
 import io
 import json
 import logging
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,7 +92,10 @@ def open_text(path: Path) -> tuple[IO[bytes], IO[bytes]]:
 def sniff_separator(path: Path) -> str:
     raw, stream = open_text(path)
     with raw:
-        first = stream.readline().decode("utf-8", "replace")
+        try:
+            first = stream.readline().decode("utf-8", "replace")
+        except (EOFError, OSError, zlib.error):
+            first = ""  # a stream cut short: the reader that follows says where
     return "\t" if first.count("\t") > first.count(",") else ","
 
 

@@ -97,7 +97,7 @@ def _fast_frames(stream: IO[bytes], sep: str, chunksize: int) -> Iterator[pd.Dat
                 na_values=[""],
                 chunksize=chunksize,
                 quoting=3 if sep == "\t" else 0,  # Athena TSVs are unquoted: quotes are data
-                encoding="utf-8",
+                encoding="utf-8-sig",  # a byte-order mark is not part of the first column's name
                 encoding_errors="strict",
                 on_bad_lines="warn",
             )
@@ -125,7 +125,7 @@ def _slow(path: Path, sep: str, chunksize: int, *, skip: int) -> Iterator[Chunk]
                         f"cannot read the header of {path.name}: {item.reason}", file=str(path)
                     )
                 continue
-            header = [c.strip().lower() for c in _split(item[1], sep, quoting)]
+            header = [c.strip().lower() for c in _split(item[1].lstrip("\ufeff"), sep, quoting)]
             break
         if header is None:
             return

@@ -32,7 +32,6 @@ from clinbridge.adapters.omop._bulk import (
     convert_chunk,
     ensure_schema,
     open_writable,
-    read_chunks,
     transaction,
 )
 from clinbridge.adapters.omop._csvread import read_tolerant
@@ -134,9 +133,17 @@ def _table_files(folder: Path) -> list[tuple[str, Path]]:
 
 def detect_csv_version(folder: Path) -> str:
     """5.4 if the files look like CDM 5.4 (an EPISODE file, 5.4-only visit columns or cdm_version)."""
+    try:
+        return _detect_csv_version(folder)
+    except UnreadableFileError:
+        return "5.3"  # the unreadable file is reported when it is loaded
+
+
+def _detect_csv_version(folder: Path) -> str:
     files = dict(_table_files(folder))
     if "cdm_source" in files:
-        for chunk, _ in read_chunks(files["cdm_source"], chunksize=10):
+        for part in read_tolerant(files["cdm_source"], chunksize=10):
+            chunk = part.frame
             if "cdm_version" in chunk.columns and chunk["cdm_version"].notna().any():
                 try:
                     return normalise_version(str(chunk["cdm_version"].dropna().iloc[0]))
@@ -146,8 +153,8 @@ def detect_csv_version(folder: Path) -> str:
     if "episode" in files:
         return "5.4"
     if "visit_occurrence" in files:
-        for chunk, _ in read_chunks(files["visit_occurrence"], chunksize=1):
-            if "admitted_from_concept_id" in chunk.columns:
+        for part in read_tolerant(files["visit_occurrence"], chunksize=1):
+            if "admitted_from_concept_id" in part.frame.columns:
                 return "5.4"
             break
     return "5.3"
