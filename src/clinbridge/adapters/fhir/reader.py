@@ -315,13 +315,23 @@ def _stream_bundle(
             if m:
                 break
             if not more():
+                bad = _BAD_BYTE.search(buf)
+                if bad is not None:
+                    yield Record(
+                        name,
+                        "document",
+                        raw=_clean(buf[:10000]) or None,
+                        error=f"invalid UTF-8 byte 0x{ord(bad.group()) - 0xDC00:02x} at "
+                        f"{where(bad.start())}",
+                    )
+                    return
                 try:
                     doc = json.loads(buf)
                 except json.JSONDecodeError as exc:
                     yield Record(
                         name,
                         "document",
-                        raw=buf[:10000] or None,
+                        raw=_clean(buf[:10000]) or None,
                         error=f"invalid JSON at {where(exc.pos)}: {exc.msg}",
                     )
                     return
@@ -364,7 +374,7 @@ def _stream_bundle(
                 yield Record(
                     name,
                     f"entry {index}",
-                    raw=buf[pos : min(pos + 10000, nxt.start() if nxt else len(buf))],
+                    raw=_clean(buf[pos : min(pos + 10000, nxt.start() if nxt else len(buf))]),
                     error=f"invalid JSON at {where(exc.pos)}: {exc.msg}"
                     + (" (file truncated?)" if eof and nxt is None else "")
                     + ("; reading resumed at the next entry" if nxt is not None else ""),
@@ -380,7 +390,7 @@ def _stream_bundle(
                 yield Record(
                     name,
                     f"entry {index}",
-                    raw=buf[pos:end].encode("utf-8", "replace").decode("utf-8", "replace")[:10000],
+                    raw=_clean(buf[pos:end])[:10000],
                     error=f"invalid UTF-8 byte 0x{byte:02x} at {where(bad.start())}",
                 )
             else:
@@ -395,6 +405,11 @@ def _stream_bundle(
                 position[0] = counter.count
     except _ReadError as exc:
         yield Record(name, "file", error=f"cannot read the file: {exc}")
+
+
+def _clean(text: str) -> str:
+    """Text for the quarantine: bytes that were not UTF-8 become U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 class _ReadError(Exception):

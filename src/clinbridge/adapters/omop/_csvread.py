@@ -125,7 +125,13 @@ def _slow(path: Path, sep: str, chunksize: int, *, skip: int) -> Iterator[Chunk]
                         f"cannot read the header of {path.name}: {item.reason}", file=str(path)
                     )
                 continue
-            header = [c.strip().lower() for c in _split(item[1].lstrip("\ufeff"), sep, quoting)]
+            try:
+                names = _split(item[1].lstrip("\ufeff"), sep, quoting)
+            except csv.Error as exc:
+                raise UnreadableFileError(
+                    f"cannot read the header of {path.name}: line {item[0]}: {exc}", file=str(path)
+                ) from exc
+            header = [c.strip().lower() for c in names]
             break
         if header is None:
             return
