@@ -48,7 +48,7 @@ class Group:
     note: str | None = None
 
 
-def G(  # noqa: N802 - reads like a table row
+def G(
     group: str,
     category: str,
     answer_type: str,

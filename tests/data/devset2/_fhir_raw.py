@@ -56,7 +56,8 @@ def _coding(cc: dict[str, Any] | None) -> tuple[str | None, str | None]:
 
 def fhir_frames(folders: list[Path]) -> dict[str, pd.DataFrame]:
     rows: dict[str, list[dict[str, Any]]] = {
-        k: [] for k in ("patient", "condition", "encounter", "observation", "medreq", "immunization")
+        k: []
+        for k in ("patient", "condition", "encounter", "observation", "medreq", "immunization")
     }
     for r in resources(folders):
         kind = r.get("resourceType")
@@ -74,7 +75,12 @@ def fhir_frames(folders: list[Path]) -> dict[str, pd.DataFrame]:
         elif kind == "Condition":
             code, disp = _coding(r.get("code"))
             rows["condition"].append(
-                {"patient": _ref(r.get("subject")), "code": code, "display": disp, "onset": _local(r.get("onsetDateTime"))}
+                {
+                    "patient": _ref(r.get("subject")),
+                    "code": code,
+                    "display": disp,
+                    "onset": _local(r.get("onsetDateTime")),
+                }
             )
         elif kind == "Encounter":
             period = r.get("period") or {}
@@ -109,7 +115,12 @@ def fhir_frames(folders: list[Path]) -> dict[str, pd.DataFrame]:
         elif kind == "MedicationRequest":
             code, disp = _coding(r.get("medicationCodeableConcept"))
             rows["medreq"].append(
-                {"patient": _ref(r.get("subject")), "code": code, "display": disp, "authored": _local(r.get("authoredOn"))}
+                {
+                    "patient": _ref(r.get("subject")),
+                    "code": code,
+                    "display": disp,
+                    "authored": _local(r.get("authoredOn")),
+                }
             )
         elif kind == "Immunization":
             code, disp = _coding(r.get("vaccineCode"))

@@ -120,8 +120,10 @@ def same(a: Any, b: Any, tol: float | None = None) -> bool:
     return bool(a == b)
 
 
-def rows_for(db: str, groups: list[Group], now_default: str | None) -> list[dict[str, Any]]:
-    con = duckdb.connect(str(database_path(db)), read_only=True)
+def rows_for(
+    db: str, groups: list[Group], now_default: str | None, folder: Path | None = None
+) -> list[dict[str, Any]]:
+    con = duckdb.connect(str(database_path(db, folder)), read_only=True)
     frames = raw_frames(db)
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -181,11 +183,11 @@ def rows_for(db: str, groups: list[Group], now_default: str | None) -> list[dict
     return out
 
 
-def build_all(only: list[str] | None = None) -> list[dict[str, Any]]:
+def build_all(only: list[str] | None = None, folder: Path | None = None) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for db in only or list(SPECS):
         groups, mod = load_groups(db)
-        rows += rows_for(db, groups, getattr(mod, "NOW", None))
+        rows += rows_for(db, groups, getattr(mod, "NOW", None), folder)
     return rows
 
 
@@ -204,7 +206,11 @@ def main() -> None:
     rows = build_all(args.only)
     if args.check:
         stored = {r["id"]: r for r in read_stored()}
-        bad = [r["id"] for r in rows if r["id"] not in stored or not same(r["gold"], stored[r["id"]]["gold"], r["tol"])]
+        bad = [
+            r["id"]
+            for r in rows
+            if r["id"] not in stored or not same(r["gold"], stored[r["id"]]["gold"], r["tol"])
+        ]
         if bad:
             raise SystemExit(f"stored gold differs for {bad[:10]}")
         print(f"{len(rows)} questions: gold agrees (SQL, second method, stored files)")
@@ -218,7 +224,9 @@ def main() -> None:
     DEV_FILE.write_text("".join(json.dumps(r) + "\n" for r in dev))
     with gzip.GzipFile(SEALED_FILE, "wb", mtime=0) as fh:
         fh.write("".join(json.dumps(r) + "\n" for r in sealed).encode())
-    print(f"wrote {len(dev)} dev questions to {DEV_FILE.name}, {len(sealed)} sealed to {SEALED_FILE.name}")
+    print(
+        f"wrote {len(dev)} dev questions to {DEV_FILE.name}, {len(sealed)} sealed to {SEALED_FILE.name}"
+    )
 
 
 if __name__ == "__main__":

@@ -26,7 +26,10 @@ ROOT = Path(__file__).resolve().parents[3]
 SOURCES: dict[str, list[Path]] = {
     "gibleed": [ROOT / "synthetic_data" / "eunomia-gibleed-5.3"],
     "synthea27nj": [ROOT / "tests" / "data" / "eunomia-synthea27nj-5.4"],
-    "fhir": [ROOT / "tests" / "data" / "fhir" / "bundles", ROOT / "tests" / "data" / "fhir" / "ndjson"],
+    "fhir": [
+        ROOT / "tests" / "data" / "fhir" / "bundles",
+        ROOT / "tests" / "data" / "fhir" / "ndjson",
+    ],
 }
 DB_NAMES = tuple(SOURCES)
 

@@ -12,7 +12,6 @@ the data, 2023-03-22.
 from __future__ import annotations
 
 import pandas as pd
-
 from _common import G, T, age_at, c, d, e, iso
 
 DB = "fhir"
@@ -219,7 +218,9 @@ GROUPS = [
         "value",
         [
             c("mean inpt LOS (days)"),
-            e("What is the mean length of stay of inpatient encounters, in days (end minus start of the encounter period)?"),
+            e(
+                "What is the mean length of stay of inpatient encounters, in days (end minus start of the encounter period)?"
+            ),
             d("average inpatient encounter duration in days"),
         ],
         unit="days",
@@ -293,7 +294,9 @@ GROUPS = [
             d("death date for patient Eddie Lakin"),
         ],
         sql="SELECT death_date FROM fhir_patient WHERE given_name = 'Eddie' AND family_name = 'Lakin'",
-        check=lambda t: iso(t["patient"].query("given == 'Eddie' and family == 'Lakin'").deceased.iloc[0]),
+        check=lambda t: iso(
+            t["patient"].query("given == 'Eddie' and family == 'Lakin'").deceased.iloc[0]
+        ),
     ),
     G(
         "fh-brendon-birth",
@@ -458,7 +461,9 @@ GROUPS = [
         "table",
         [
             c("flu shots given per yr 2016-2022"),
-            e("How many seasonal influenza vaccinations were given in each calendar year from 2016 to 2022?"),
+            e(
+                "How many seasonal influenza vaccinations were given in each calendar year from 2016 to 2022?"
+            ),
             d("table of influenza immunization counts by year, 2016 through 2022"),
         ],
         sql=(
@@ -473,7 +478,9 @@ GROUPS = [
         "count",
         [
             c("pts prescribed anything containing acetaminophen/tylenol"),
-            e("How many patients had a medication request for any product containing acetaminophen?"),
+            e(
+                "How many patients had a medication request for any product containing acetaminophen?"
+            ),
             d("count of patients with an acetaminophen-containing medication request"),
         ],
         sql="SELECT count(DISTINCT patient_id) FROM fhir_medication_request WHERE lower(display) LIKE '%acetaminophen%'",

@@ -9,7 +9,6 @@ ingredients above their products). ``now`` is fixed at the end of the data, 2019
 from __future__ import annotations
 
 import pandas as pd
-
 from _common import (
     G,
     T,
@@ -265,7 +264,9 @@ GROUPS = [
         "count",
         [
             c("how many pts had an MI"),
-            e("How many patients experienced a myocardial infarction at some point in their history?"),
+            e(
+                "How many patients experienced a myocardial infarction at some point in their history?"
+            ),
             d("count patients with myocardial infarction recorded"),
             c("number of people w hx of heart attack"),
         ],
@@ -361,7 +362,9 @@ GROUPS = [
         "count",
         [
             c("how many pts w TBI incl concussions"),
-            e("How many patients sustained a traumatic brain injury of any kind, concussions included?"),
+            e(
+                "How many patients sustained a traumatic brain injury of any kind, concussions included?"
+            ),
             d("count patients with traumatic brain injury or any of its subtypes"),
         ],
         sql=f"SELECT count(DISTINCT person_id) FROM condition_occurrence WHERE condition_concept_id IN {s_desc('Traumatic brain injury')}",
@@ -389,7 +392,9 @@ GROUPS = [
                 "How many patients received an acetaminophen-containing product other than "
                 "Acetaminophen 325 MG Oral Tablet?"
             ),
-            d("count of patients exposed to acetaminophen products, excluding Acetaminophen 325 MG Oral Tablet"),
+            d(
+                "count of patients exposed to acetaminophen products, excluding Acetaminophen 325 MG Oral Tablet"
+            ),
         ],
         sql=(
             "SELECT count(DISTINCT person_id) FROM drug_exposure WHERE drug_concept_id IN "
@@ -424,7 +429,9 @@ GROUPS = [
         "count",
         [
             c("GI bleeds in last 5 yrs, how many pts"),
-            e("How many patients were diagnosed with gastrointestinal hemorrhage in the past 5 years?"),
+            e(
+                "How many patients were diagnosed with gastrointestinal hemorrhage in the past 5 years?"
+            ),
             d("count of patients with a GI hemorrhage diagnosis dated within the last five years"),
         ],
         now=NOW,
@@ -502,7 +509,9 @@ GROUPS = [
         "value",
         [
             c("avg LOS for inpt admissions?"),
-            e("What is the mean length of stay, in days, of inpatient visits (discharge date minus admission date)?"),
+            e(
+                "What is the mean length of stay, in days, of inpatient visits (discharge date minus admission date)?"
+            ),
             d("average inpatient length of stay in days"),
         ],
         unit="days",
@@ -601,7 +610,9 @@ GROUPS = [
         ],
         sql=(
             "SELECT CASE WHEN a < 40 THEN '<40' ELSE '40+' END AS g, count(*) FROM "
-            "(SELECT " + s_age("p.birth_datetime", "f.d") + " AS a FROM person p JOIN (SELECT person_id, min(condition_start_date) AS d "
+            "(SELECT "
+            + s_age("p.birth_datetime", "f.d")
+            + " AS a FROM person p JOIN (SELECT person_id, min(condition_start_date) AS d "
             f"FROM condition_occurrence WHERE condition_concept_id IN {GI} GROUP BY 1) f USING (person_id)) GROUP BY 1 ORDER BY 1"
         ),
         check=_age_groups,
@@ -650,14 +661,18 @@ GROUPS = [
         "value",
         [
             c("mean age of alzheimers pts now"),
-            e("What is the current mean age (completed years) of patients diagnosed with Alzheimer's disease?"),
+            e(
+                "What is the current mean age (completed years) of patients diagnosed with Alzheimer's disease?"
+            ),
             d("average present-day age of patients with an Alzheimer's disease diagnosis"),
         ],
         now=NOW,
         unit="years",
         tol=0.6,
         sql=(
-            "SELECT round(avg(" + s_age("birth_datetime", repr(NOW)) + "), 4) FROM person WHERE person_id IN "
+            "SELECT round(avg("
+            + s_age("birth_datetime", repr(NOW))
+            + "), 4) FROM person WHERE person_id IN "
             f"(SELECT person_id FROM condition_occurrence WHERE condition_concept_id IN {ALZ})"
         ),
         check=lambda t: _mean_age_now(t, "Alzheimer's disease"),
@@ -674,7 +689,9 @@ GROUPS = [
             d("first osteoarthritis diagnosis date for patient 320"),
         ],
         sql=f"SELECT min(condition_start_date) FROM condition_occurrence WHERE person_id = 320 AND condition_concept_id IN {s_desc('Osteoarthritis')}",
-        check=lambda t: iso(cond(t, "Osteoarthritis").query("person_id == 320").condition_start_date.min()),
+        check=lambda t: iso(
+            cond(t, "Osteoarthritis").query("person_id == 320").condition_start_date.min()
+        ),
     ),
     G(
         "gb-p320-celecoxib",
@@ -760,7 +777,9 @@ GROUPS = [
         "list",
         [
             c("which pts have both emphysema and an MI"),
-            e("Which patients have diagnoses of both pulmonary emphysema and myocardial infarction?"),
+            e(
+                "Which patients have diagnoses of both pulmonary emphysema and myocardial infarction?"
+            ),
             d("ids of patients with pulmonary emphysema and myocardial infarction"),
         ],
         sql=(
@@ -777,7 +796,9 @@ GROUPS = [
         "abstain",
         [
             c("how many GI bleed pts died"),
-            e("What proportion of patients with gastrointestinal hemorrhage died within a year of the bleed?"),
+            e(
+                "What proportion of patients with gastrointestinal hemorrhage died within a year of the bleed?"
+            ),
             d("count of deaths among GI hemorrhage patients"),
         ],
         missing="death records (the DEATH table is empty)",
@@ -799,7 +820,9 @@ GROUPS = [
         "abstain",
         [
             c("how many pts on any NSAID"),
-            e("How many patients were exposed to a non-steroidal anti-inflammatory drug of any kind?"),
+            e(
+                "How many patients were exposed to a non-steroidal anti-inflammatory drug of any kind?"
+            ),
             d("count of patients with any NSAID exposure"),
         ],
         missing="the drug class NSAID (no ATC or class concepts in this vocabulary)",
@@ -821,7 +844,9 @@ GROUPS = [
         "abstain",
         [
             c("how many ER visits for GI bleed"),
-            e("How many emergency department visits were associated with gastrointestinal hemorrhage?"),
+            e(
+                "How many emergency department visits were associated with gastrointestinal hemorrhage?"
+            ),
             d("count of emergency room encounters with a GI bleed diagnosis"),
         ],
         missing="emergency visits (only inpatient visits are recorded)",
@@ -854,7 +879,9 @@ GROUPS = [
         "abstain",
         [
             c("which celecoxib pts will bleed next yr"),
-            e("Which patients currently on celecoxib are likely to develop a GI bleed in the coming year?"),
+            e(
+                "Which patients currently on celecoxib are likely to develop a GI bleed in the coming year?"
+            ),
             d("predict the celecoxib patients at highest risk of a future GI hemorrhage"),
         ],
         missing="prediction (the system answers from stored data only)",

@@ -10,7 +10,6 @@ no ICU. ``now`` is fixed at the end of the data, 2022-10-10.
 from __future__ import annotations
 
 import pandas as pd
-
 from _common import G, T, age_at, c, cid, cond, d, drug, e, iso, meas, persons, s_age, s_desc, s_one
 
 DB = "synthea27nj"
@@ -61,7 +60,10 @@ def _per_year(t: T) -> dict[str, int]:
 def _by_sex(t: T, name: str) -> dict[str, int]:
     p = _p(t)
     p = p[p.person_id.isin(persons(cond(t, name)))]
-    return {k: int(n) for k, n in p.gender_concept_id.map({8507: "male", 8532: "female"}).value_counts().items()}
+    return {
+        k: int(n)
+        for k, n in p.gender_concept_id.map({8507: "male", 8532: "female"}).value_counts().items()
+    }
 
 
 def _frac_ldl(t: T) -> float:
@@ -93,7 +95,12 @@ def _age_at_death(t: T, pid: int) -> int:
 
 def _conds_on(t: T, pid: int, day: str) -> list[str]:
     co = t["condition_occurrence"]
-    ids = set(co.loc[(co.person_id == pid) & (pd.to_datetime(co.condition_start_date) == day), "condition_concept_id"])
+    ids = set(
+        co.loc[
+            (co.person_id == pid) & (pd.to_datetime(co.condition_start_date) == day),
+            "condition_concept_id",
+        ]
+    )
     cc = t["concept"]
     return sorted(cc.loc[cc.concept_id.isin(ids), "concept_name"])
 
@@ -105,7 +112,12 @@ def _er_since(t: T, start: str) -> int:
 
 def _los(t: T) -> float:
     v = _visits(t, 9201)
-    return round(float((pd.to_datetime(v.visit_end_date) - pd.to_datetime(v.visit_start_date)).dt.days.mean()), 4)
+    return round(
+        float(
+            (pd.to_datetime(v.visit_end_date) - pd.to_datetime(v.visit_start_date)).dt.days.mean()
+        ),
+        4,
+    )
 
 
 def _median(t: T, name: str) -> float:
@@ -180,7 +192,9 @@ GROUPS = [
         "count",
         [
             c("how many pts had SBP 140+"),
-            e("How many patients had at least one systolic blood pressure reading of 140 mmHg or higher?"),
+            e(
+                "How many patients had at least one systolic blood pressure reading of 140 mmHg or higher?"
+            ),
             d("number of patients with any systolic BP of 140 or above"),
         ],
         sql=f"SELECT count(DISTINCT person_id) FROM measurement WHERE {_m(SBP, 'value_as_number >= 140')}",
@@ -192,7 +206,9 @@ GROUPS = [
         "count",
         [
             c("# pts w DBP of 90 or more"),
-            e("How many patients have had a diastolic blood pressure of 90 mmHg or greater at any time?"),
+            e(
+                "How many patients have had a diastolic blood pressure of 90 mmHg or greater at any time?"
+            ),
             d("count patients with diastolic blood pressure >= 90"),
         ],
         sql=f"SELECT count(DISTINCT person_id) FROM measurement WHERE {_m(DBP, 'value_as_number >= 90')}",
@@ -242,7 +258,9 @@ GROUPS = [
         "value",
         [
             c("mean BMI in F pts"),
-            e("What is the average body mass index of female patients, averaging over all their recorded measurements?"),
+            e(
+                "What is the average body mass index of female patients, averaging over all their recorded measurements?"
+            ),
             d("average BMI value for women"),
         ],
         unit="kg/m2",
@@ -259,7 +277,9 @@ GROUPS = [
         "value",
         [
             c("median HR across all pts"),
-            e("What is the median recorded heart rate, in beats per minute, over all measurements?"),
+            e(
+                "What is the median recorded heart rate, in beats per minute, over all measurements?"
+            ),
             d("median heart rate value"),
         ],
         unit="/min",
@@ -283,7 +303,10 @@ GROUPS = [
         tol=0.01,
         sql=(
             "SELECT round(avg(value_as_number), 4) FROM measurement WHERE "
-            + _m(SBP, f"person_id IN (SELECT person_id FROM condition_occurrence WHERE condition_concept_id IN {HTN})")
+            + _m(
+                SBP,
+                f"person_id IN (SELECT person_id FROM condition_occurrence WHERE condition_concept_id IN {HTN})",
+            )
         ),
         check=lambda t: _mean(t, SBP, persons(cond(t, "Essential hypertension"))),
     ),
@@ -391,7 +414,10 @@ GROUPS = [
             t["drug_exposure"]
             .query("person_id == 12")
             .drug_concept_id.isin(
-                t["concept"].loc[t["concept"].concept_name.str.lower().str.contains("hydrochlorothiazide"), "concept_id"]
+                t["concept"].loc[
+                    t["concept"].concept_name.str.lower().str.contains("hydrochlorothiazide"),
+                    "concept_id",
+                ]
             )
             .any()
         ),
@@ -435,7 +461,9 @@ GROUPS = [
         unit="years",
         tol=0.5,
         sql=(
-            "SELECT " + s_age("p.birth_datetime", "min(o.condition_start_date)") + " FROM person p JOIN condition_occurrence o "
+            "SELECT "
+            + s_age("p.birth_datetime", "min(o.condition_start_date)")
+            + " FROM person p JOIN condition_occurrence o "
             f"USING (person_id) WHERE p.person_id = 13 AND o.condition_concept_id IN {s_desc('Gout')} GROUP BY p.birth_datetime"
         ),
         check=lambda t: _age_at_first(t, "Gout", 13),
@@ -446,7 +474,9 @@ GROUPS = [
         "value",
         [
             c("days between pt 13 htn dx and gout dx"),
-            e("How many days elapsed between patient 13's first essential hypertension diagnosis and the gout diagnosis?"),
+            e(
+                "How many days elapsed between patient 13's first essential hypertension diagnosis and the gout diagnosis?"
+            ),
             d("time in days from first hypertension to first gout diagnosis, patient 13"),
         ],
         unit="days",
@@ -514,7 +544,9 @@ GROUPS = [
         ],
         unit="years",
         tol=0.5,
-        sql="SELECT " + s_age("p.birth_datetime", "d.death_date") + " FROM person p JOIN death d USING (person_id) WHERE p.person_id = 7",
+        sql="SELECT "
+        + s_age("p.birth_datetime", "d.death_date")
+        + " FROM person p JOIN death d USING (person_id) WHERE p.person_id = 7",
         check=lambda t: _age_at_death(t, 7),
     ),
     # ------------------------------------------------------------------ encounters
@@ -528,7 +560,9 @@ GROUPS = [
             d("count of emergency room encounters with a 2022 start date"),
         ],
         sql="SELECT count(*) FROM visit_occurrence WHERE visit_concept_id = 9203 AND year(visit_start_date) = 2022",
-        check=lambda t: int((pd.to_datetime(_visits(t, 9203).visit_start_date).dt.year == 2022).sum()),
+        check=lambda t: int(
+            (pd.to_datetime(_visits(t, 9203).visit_start_date).dt.year == 2022).sum()
+        ),
     ),
     G(
         "nj-inpatient-pts",
@@ -564,7 +598,9 @@ GROUPS = [
         "value",
         [
             c("avg inpt LOS in days"),
-            e("What is the mean length of an inpatient stay, in days (discharge minus admission date)?"),
+            e(
+                "What is the mean length of an inpatient stay, in days (discharge minus admission date)?"
+            ),
             d("average length of stay of inpatient visits"),
         ],
         unit="days",
@@ -663,7 +699,9 @@ GROUPS = [
         "abstain",
         [
             c("how many current smokers"),
-            e("How many patients are current tobacco smokers according to their latest smoking status?"),
+            e(
+                "How many patients are current tobacco smokers according to their latest smoking status?"
+            ),
             d("count of patients whose smoking status is 'current smoker'"),
         ],
         missing="the values of tobacco smoking status (recorded without an answer)",
