@@ -568,3 +568,111 @@ GROUPS = [
         missing="BRCA1 genetic results (not in this source)",
     ),
 ]
+
+
+# ---------------------------------------------------------------------- batch 2 (typing-fast voice)
+CKD_CODES = ("431855005", "431856006", "433144002", "431857002", "46177005")
+HTN_CODES = ("59621000", "38341003")
+DBP = "8462-4"
+WEIGHT = "29463-7"
+
+
+def _any_codes(t: T, codes: tuple[str, ...]) -> int:
+    co = t["condition"]
+    return co[co.code.isin(codes)].patient.nunique()
+
+
+GROUPS += [
+    G(
+        "fh-htn",
+        "cohort_count",
+        "count",
+        [
+            c("how many htn pts"),
+            e("How many patients have a diagnosis of hypertension (essential or unspecified)?"),
+            d("count of patients with a hypertension condition"),
+        ],
+        sql=f"SELECT count(DISTINCT patient_id) FROM fhir_condition WHERE code IN {HTN_CODES}",
+        check=lambda t: _any_codes(t, HTN_CODES),
+    ),
+    G(
+        "fh-ckd",
+        "cohort_count",
+        "count",
+        [
+            c("pts w CKD any stage"),
+            e(
+                "How many patients have chronic kidney disease of any stage, end-stage renal disease included?"
+            ),
+            d("number of patients with CKD stage 1 to 4 or ESRD"),
+        ],
+        sql=f"SELECT count(DISTINCT patient_id) FROM fhir_condition WHERE code IN {CKD_CODES}",
+        check=lambda t: _any_codes(t, CKD_CODES),
+    ),
+    G(
+        "fh-hpv",
+        "cohort_count",
+        "count",
+        [
+            c("# pts got HPV vax"),
+            e("How many patients have received an HPV vaccine?"),
+            d("count of patients with an HPV immunization"),
+        ],
+        sql="SELECT count(DISTINCT patient_id) FROM fhir_immunization WHERE code = '62'",
+        check=lambda t: t["immunization"].query("code == '62'").patient.nunique(),
+    ),
+    G(
+        "fh-jannet-last-dbp",
+        "patient_lookup",
+        "value",
+        [
+            c(f"last DBP for {JANNET}"),
+            e(f"What was the most recent diastolic blood pressure of patient {JANNET}?"),
+            d(f"latest diastolic BP value for patient {JANNET}"),
+        ],
+        unit="mmHg",
+        tol=0.01,
+        sql=f"SELECT round(arg_max(value_num, effective_time), 6) FROM {M} WHERE patient_id = '{JANNET}' AND code = '{DBP}'",
+        check=lambda t: _last(t, DBP, JANNET),
+    ),
+    G(
+        "fh-brendon-max-weight",
+        "patient_lookup",
+        "value",
+        [
+            c(f"max wt {BRENDON}"),
+            e(f"What is the highest body weight ever recorded for patient {BRENDON}, in kg?"),
+            d(f"maximum body weight value of patient {BRENDON}"),
+        ],
+        unit="kg",
+        tol=0.01,
+        sql=f"SELECT round(max(value_num), 6) FROM {M} WHERE patient_id = '{BRENDON}' AND code = '{WEIGHT}'",
+        check=lambda t: round(float(_obs(t, WEIGHT, BRENDON).value.max()), 6),
+    ),
+]
+
+
+GROUPS += [
+    G(
+        "fh-u-spo2",
+        "unanswerable",
+        "abstain",
+        [
+            c("avg O2 sat across pts"),
+            e("What is the mean oxygen saturation (SpO2) recorded across all patients?"),
+            d("average pulse oximetry value"),
+        ],
+        missing="oxygen saturation (no such observation in this source)",
+    ),
+    G(
+        "fh-u-brendon-a1c",
+        "unanswerable",
+        "abstain",
+        [
+            c(f"last a1c {BRENDON}"),
+            e(f"What was patient {BRENDON}'s most recent hemoglobin A1c?"),
+            d(f"latest HbA1c value for patient {BRENDON}"),
+        ],
+        missing="hemoglobin A1c for this patient (none recorded)",
+    ),
+]

@@ -887,3 +887,126 @@ GROUPS = [
         missing="prediction (the system answers from stored data only)",
     ),
 ]
+
+
+# ---------------------------------------------------------------------- batch 2 (typing-fast voice)
+def _women_age(t: T, name: str, lo: int) -> int:
+    p = _person(t)
+    p = p[p.person_id.isin(persons(cond(t, name))) & (p.gender_concept_id == 8532)]
+    return int(sum(age_at(b, NOW) >= lo for b in p.birth_datetime))
+
+
+def _first_before(t: T, name: str, age: int) -> int:
+    first = cond(t, name).groupby("person_id").condition_start_date.min()
+    birth = _person(t).set_index("person_id").birth_datetime
+    return sum(age_at(birth[p], w) < age for p, w in first.items())
+
+
+GROUPS += [
+    G(
+        "gb-mi-afib",
+        "cohort_count",
+        "count",
+        [
+            c("pts w hx of MI and afib"),
+            e(
+                "How many patients have both a myocardial infarction and atrial fibrillation on record?"
+            ),
+            d("count of patients with myocardial infarction AND atrial fibrillation diagnoses"),
+        ],
+        sql=(
+            "SELECT count(*) FROM (SELECT person_id FROM condition_occurrence WHERE condition_concept_id IN "
+            f"{s_desc('Myocardial infarction')} INTERSECT SELECT person_id FROM condition_occurrence WHERE "
+            f"condition_concept_id IN {s_desc('Atrial fibrillation')})"
+        ),
+        check=lambda t: len(
+            persons(cond(t, "Myocardial infarction")) & persons(cond(t, "Atrial fibrillation"))
+        ),
+    ),
+    G(
+        "gb-osteoporosis-women65",
+        "cohort_count",
+        "count",
+        [
+            c("F pts 65+ y/o w osteoporosis"),
+            e("How many women aged 65 or over today have a diagnosis of osteoporosis?"),
+            d("number of female patients at least 65 years old with osteoporosis"),
+        ],
+        now=NOW,
+        sql=(
+            "SELECT count(DISTINCT p.person_id) FROM person p JOIN condition_occurrence o USING (person_id) "
+            f"WHERE o.condition_concept_id IN {s_desc('Osteoporosis')} AND p.gender_concept_id = 8532 AND "
+            + s_age("p.birth_datetime", repr(NOW))
+            + " >= 65"
+        ),
+        check=lambda t: _women_age(t, "Osteoporosis", 65),
+        note="osteoporosis with its descendant (pathological fracture due to osteoporosis)",
+    ),
+    G(
+        "gb-uc-typo",
+        "cohort_count",
+        "count",
+        [
+            c("how many pts w ulcerative colitus"),
+            e("How many patients have been diagnosed with ulcerative colitis?"),
+            d("count of patients with an ulcerative collitis diagnosis"),
+        ],
+        sql=f"SELECT count(DISTINCT person_id) FROM condition_occurrence WHERE condition_concept_id IN {s_desc('Ulcerative colitis')}",
+        check=lambda t: len(persons(cond(t, "Ulcerative colitis"))),
+    ),
+    G(
+        "gb-appendicitis-kids",
+        "age_at_event",
+        "count",
+        [
+            c("appendicitus in kids <18 at dx how many"),
+            e("How many patients had their first appendicitis diagnosis before the age of 18?"),
+            d("count of patients whose first appendicitis was diagnosed under age 18"),
+        ],
+        sql=(
+            "SELECT count(*) FROM person p JOIN (SELECT person_id, min(condition_start_date) AS d FROM condition_occurrence "
+            f"WHERE condition_concept_id IN {s_desc('Appendicitis')} GROUP BY 1) f USING (person_id) WHERE "
+            + s_age("p.birth_datetime", "f.d")
+            + " < 18"
+        ),
+        check=lambda t: _first_before(t, "Appendicitis", 18),
+    ),
+    G(
+        "gb-ibuprofen-1y",
+        "time_window",
+        "count",
+        [
+            c("GI bleed w/in a yr of 1st ibuprofen how many pts"),
+            e(
+                "How many patients were diagnosed with gastrointestinal hemorrhage within 365 days "
+                "after their first ibuprofen exposure (day 0 = the exposure day)?"
+            ),
+            d(
+                "number of patients with a GI hemorrhage 0-365 days after first exposure to ibuprofen"
+            ),
+        ],
+        sql=(
+            "WITH f AS (SELECT person_id, min(drug_exposure_start_date) AS d0 FROM drug_exposure WHERE drug_concept_id IN "
+            f"{s_desc('Ibuprofen')} GROUP BY 1) SELECT count(DISTINCT o.person_id) FROM condition_occurrence o JOIN f USING (person_id) "
+            f"WHERE o.condition_concept_id IN {GI} AND o.condition_start_date BETWEEN f.d0 AND f.d0 + INTERVAL 365 DAY"
+        ),
+        check=lambda t: _bleed_after_first(t, "Ibuprofen", 0, 365),
+    ),
+]
+
+
+GROUPS += [
+    G(
+        "gb-u-ckd",
+        "unanswerable",
+        "abstain",
+        [
+            c("how many CKD pts had a GI bleed"),
+            e(
+                "Among patients with chronic kidney disease, how many had a gastrointestinal hemorrhage?"
+            ),
+            d("count of chronic kidney disease patients with a GI hemorrhage"),
+        ],
+        missing="chronic kidney disease (concept absent from this source)",
+    ),
+]

@@ -784,3 +784,110 @@ GROUPS = [
         missing="insurance values (primary insurance recorded without an answer; no payer plan periods)",
     ),
 ]
+
+
+# ---------------------------------------------------------------------- batch 2 (typing-fast voice)
+def _age_now_women(t: T, name: str, lo: int) -> int:
+    p = _p(t)
+    p = p[p.person_id.isin(persons(cond(t, name))) & (p.gender_concept_id == 8532)]
+    return int(sum(age_at(b, NOW) >= lo for b in p.birth_datetime))
+
+
+GROUPS += [
+    G(
+        "nj-htn-women50",
+        "cohort_count",
+        "count",
+        [
+            c("F pts 50+ y/o w hypertenshun"),
+            e("How many women aged 50 years or older today have essential hypertension?"),
+            d("number of female hypertension patients at least 50 years old"),
+        ],
+        now=NOW,
+        sql=(
+            "SELECT count(DISTINCT p.person_id) FROM person p JOIN condition_occurrence o USING (person_id) "
+            f"WHERE o.condition_concept_id IN {HTN} AND p.gender_concept_id = 8532 AND "
+            + s_age("p.birth_datetime", repr(NOW))
+            + " >= 50"
+        ),
+        check=lambda t: _age_now_women(t, "Essential hypertension", 50),
+    ),
+    G(
+        "nj-ckd",
+        "cohort_count",
+        "count",
+        [
+            c("any pts w CKD"),
+            e("How many patients have a diagnosis of chronic kidney disease?"),
+            d("count of patients with chronic kidney disease"),
+        ],
+        sql=(
+            "SELECT count(DISTINCT person_id) FROM condition_occurrence WHERE condition_concept_id IN "
+            "(SELECT concept_id FROM concept WHERE concept_name LIKE 'Chronic kidney disease%')"
+        ),
+        check=lambda t: (
+            t["condition_occurrence"]
+            .merge(t["concept"], left_on="condition_concept_id", right_on="concept_id")
+            .query("concept_name.str.startswith('Chronic kidney disease')", engine="python")
+            .person_id.nunique()
+        ),
+    ),
+    G(
+        "nj-pharyngitis-typo",
+        "cohort_count",
+        "count",
+        [
+            c("how many pts had acute viral pharyngitus"),
+            e("How many patients have had acute viral pharyngitis?"),
+            d("number of patients with an acute viral faryngitis diagnosis"),
+        ],
+        sql=f"SELECT count(DISTINCT person_id) FROM condition_occurrence WHERE condition_concept_id IN {s_desc('Acute viral pharyngitis')}",
+        check=lambda t: len(persons(cond(t, "Acute viral pharyngitis"))),
+    ),
+    G(
+        "nj-p10-mean-a1c",
+        "patient_lookup",
+        "value",
+        [
+            c("pt 10 avg a1c"),
+            e("What is the mean of patient 10's hemoglobin A1c results?"),
+            d("average HbA1c over all measurements of patient 10"),
+        ],
+        unit="%",
+        tol=0.01,
+        sql=f"SELECT round(avg(value_as_number), 4) FROM measurement WHERE person_id = 10 AND {_m(A1C)}",
+        check=lambda t: round(
+            float(meas(t, A1C).query("person_id == 10").value_as_number.mean()), 4
+        ),
+    ),
+    G(
+        "nj-p20-dbp-last",
+        "patient_lookup",
+        "value",
+        [
+            c("last DBP pt 20"),
+            e("What was patient 20's most recent diastolic blood pressure?"),
+            d("latest diastolic blood pressure value of patient 20"),
+        ],
+        unit="mmHg",
+        tol=0.05,
+        sql=f"SELECT value_as_number FROM measurement WHERE person_id = 20 AND {_m(DBP)} ORDER BY measurement_date DESC LIMIT 1",
+        check=lambda t: _last_value(t, DBP, 20),
+    ),
+]
+
+
+GROUPS += [
+    G(
+        "nj-a-p16-bp",
+        "ambiguous",
+        "ambiguous",
+        [
+            c("pt 16 avg BP"),
+            e("What is patient 16's average blood pressure across all visits?"),
+            d("mean blood pressure value of patient 16"),
+        ],
+        missing="which blood pressure: systolic or diastolic",
+        alternatives=["Systolic blood pressure", "Diastolic blood pressure"],
+    ),
+]
