@@ -41,7 +41,9 @@ def _print_split(name: str, outcomes: list[Outcome]) -> dict[str, Any]:
     print()
     print(f"=============== split: {name} ({o['n']} questions)")
     print(
-        f"accuracy {o['accuracy']:.1%}  coverage {o['coverage']:.1%}  wrong accepted "
+        f"accuracy {o['accuracy']:.1%}  (answerable: {o['answerable_accuracy']:.1%} of "
+        f"{o['answerable']}; unanswerable/ambiguous abstained: {o['unanswerable_abstained']:.1%} of "
+        f"{o['unanswerable']})  coverage {o['coverage']:.1%}  wrong accepted "
         f"{o['wrong_accepted']} (of which on unanswerable/ambiguous: {o['unanswerable_accepted']})  "
         f"correct answers {o['correct_answers']}  correct abstentions {o['correct_abstentions']} "
         f"(naming the missing thing: {o['abstentions_naming_missing']})  missed {o['missed']}"
@@ -51,6 +53,7 @@ def _print_split(name: str, outcomes: list[Outcome]) -> dict[str, Any]:
         ("by_category", "by category"),
         ("by_voice", "by voice"),
         ("by_answer_type", "by answer type"),
+        ("by_db_category", "by database and category"),
     ):
         print()
         print(format_breakdown(rep[key], f"== {name}: {title}"))

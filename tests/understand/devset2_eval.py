@@ -333,6 +333,7 @@ def figures(outcomes: list[Outcome]) -> dict[str, Any]:
     correct = sum(o.outcome in ("correct", "abstained_ok") for o in outcomes)
     answered = sum(o.answered for o in outcomes)
     unans = [o for o in outcomes if not o.answerable]
+    ans = [o for o in outcomes if o.answerable]
     return {
         "n": n,
         "accuracy": correct / n,
@@ -343,6 +344,14 @@ def figures(outcomes: list[Outcome]) -> dict[str, Any]:
         "correct_abstentions": sum(o.outcome == "abstained_ok" for o in outcomes),
         "missed": sum(o.outcome == "abstained" for o in outcomes),
         "abstentions_naming_missing": sum(bool(o.names_missing) for o in unans),
+        "answerable": len(ans),
+        "answerable_accuracy": (
+            sum(o.outcome == "correct" for o in ans) / len(ans) if ans else float("nan")
+        ),
+        "unanswerable": len(unans),
+        "unanswerable_abstained": (
+            sum(o.outcome == "abstained_ok" for o in unans) / len(unans) if unans else float("nan")
+        ),
     }
 
 
@@ -389,18 +398,30 @@ def latency(outcomes: list[Outcome]) -> dict[str, dict[str, float]]:
     return out
 
 
+def _pc(v: float) -> str:
+    return "-" if math.isnan(v) else f"{v:.1%}"
+
+
 def format_breakdown(table: dict[str, dict[str, Any]], title: str) -> str:
     lines = [
         title,
-        f"{'group':20s} {'n':>4s} {'accuracy':>9s} {'coverage':>9s} {'wrong':>6s} {'unans.acc':>9s} {'missed':>7s}",
+        f"{'group':34s} {'n':>4s} {'accuracy':>9s} {'ans.acc':>8s} {'coverage':>9s} {'wrong':>6s} "
+        f"{'unans.acc':>9s} {'missed':>7s}",
     ]
     for name in sorted(table, key=lambda k: (k == "ALL", k)):
         t = table[name]
         lines.append(
-            f"{name:20s} {t['n']:4d} {t['accuracy']:9.1%} {t['coverage']:9.1%} "
+            f"{name:34s} {t['n']:4d} {t['accuracy']:9.1%} {_pc(t['answerable_accuracy']):>8s} "
+            f"{t['coverage']:9.1%} "
             f"{t['wrong_accepted']:6d} {t['unanswerable_accepted']:9d} {t['missed']:7d}"
         )
     return "\n".join(lines)
+
+
+def _keyed(o: Outcome, key: str) -> Outcome:
+    from dataclasses import replace
+
+    return replace(o, category=key)
 
 
 @dataclass
@@ -416,6 +437,7 @@ class Run:
             "by_category": breakdown(o, "category"),
             "by_voice": breakdown(o, "voice"),
             "by_answer_type": breakdown(o, "answer_type"),
+            "by_db_category": breakdown([_keyed(x, f"{x.db}/{x.category}") for x in o], "category"),
             "paraphrase": paraphrase_consistency(o),
             "latency": latency(o),
         }

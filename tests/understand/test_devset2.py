@@ -257,6 +257,8 @@ def test_report_figures() -> None:
         1,
     )
     assert o["accuracy"] == 0.5 and o["coverage"] == 0.5 and o["unanswerable_accepted"] == 1
+    assert o["answerable_accuracy"] == 0.5 and o["unanswerable_abstained"] == 0.5
+    assert set(rep["by_db_category"]) == {"fhir/c", "ALL"}
     assert paraphrase_consistency(outs)["consistent"] == 0
     assert rep["latency"]["abstained"]["n"] == 2 and rep["latency"]["answered"][
         "p50_ms"
