@@ -9,8 +9,9 @@ with pandas over the raw sources (the OMOP CSV files; the FHIR JSON parsed by ``
 never through clinbridge. They must agree (within the group's tolerance) or the build stops.
 
 The sealed third is chosen by a hash of the group id (every phrasing of a group lands in the same
-split). Sealed questions are stored gzip-compressed in ``sealed.jsonl.gz``: parser engineers must
-not open that file; it is reported separately, at the end.
+split). Sealed questions are stored gzip-compressed in ``sealed.jsonl.gz`` and their groups in
+``spec_<db>_sealed.py.gz``: parser engineers must not open those files; they are reported
+separately, at the end.
 """
 
 from __future__ import annotations
@@ -48,7 +49,18 @@ def split_of(group: str) -> str:
 
 
 def load_groups(db: str) -> tuple[list[Group], Any]:
+    """The groups of ``spec_<db>.py`` plus its sealed ones (``spec_<db>_sealed.py.gz``).
+
+    The sealed source is kept compressed so that the sealed questions are not in plain text in
+    the repository; it runs in the open module's namespace (helpers and constants in scope).
+    """
     mod = importlib.import_module(SPECS[db])
+    if not getattr(mod, "_SEALED_LOADED", False):
+        sealed = HERE / f"{SPECS[db]}_sealed.py.gz"
+        with gzip.open(sealed, "rt", encoding="utf-8") as fh:
+            code = compile(fh.read(), str(sealed), "exec")
+        exec(code, mod.__dict__)
+        mod._SEALED_LOADED = True
     return list(mod.GROUPS), mod
 
 

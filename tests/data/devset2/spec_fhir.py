@@ -117,18 +117,6 @@ def _sq_cond(code: str) -> str:
 
 GROUPS = [
     G(
-        "fh-patients",
-        "cohort_count",
-        "count",
-        [
-            c("how many pts in here"),
-            e("How many distinct patients does this FHIR dataset contain?"),
-            d("total number of Patient records loaded"),
-        ],
-        sql="SELECT count(*) FROM fhir_patient",
-        check=lambda t: t["patient"].id.nunique(),
-    ),
-    G(
         "fh-women",
         "cohort_count",
         "count",
@@ -139,18 +127,6 @@ GROUPS = [
         ],
         sql="SELECT count(*) FROM fhir_patient WHERE gender = 'female'",
         check=lambda t: int((t["patient"].gender == "female").sum()),
-    ),
-    G(
-        "fh-prediabetes",
-        "cohort_count",
-        "count",
-        [
-            c("pts w prediabetes"),
-            e("How many patients have a diagnosis of prediabetes recorded at any time?"),
-            d("number of patients with a prediabetes condition"),
-        ],
-        sql=f"SELECT count(*) FROM {_sq_cond(PREDIAB)}",
-        check=lambda t: len(_cond_pts(t, PREDIAB)),
     ),
     G(
         "fh-anemia",
@@ -379,18 +355,6 @@ GROUPS = [
         check=lambda t: _has_covid_vax(t, ROCKY),
     ),
     G(
-        "fh-brendon-covid-vax",
-        "patient_lookup",
-        "yesno",
-        [
-            c(f"{BRENDON} covid vaccinated?"),
-            e(f"Did patient {BRENDON} ever receive a COVID-19 vaccination?"),
-            d(f"does patient {BRENDON} have a COVID-19 vaccine immunization (yes or no)"),
-        ],
-        sql=f"SELECT count(*) > 0 FROM fhir_immunization WHERE patient_id = '{BRENDON}' AND display LIKE '%COVID-19%'",
-        check=lambda t: _has_covid_vax(t, BRENDON),
-    ),
-    G(
         "fh-sumiko-flu-count",
         "patient_lookup",
         "count",
@@ -472,57 +436,7 @@ GROUPS = [
         ),
         check=_flu_per_year,
     ),
-    G(
-        "fh-apap-products",
-        "concept_class",
-        "count",
-        [
-            c("pts prescribed anything containing acetaminophen/tylenol"),
-            e(
-                "How many patients had a medication request for any product containing acetaminophen?"
-            ),
-            d("count of patients with an acetaminophen-containing medication request"),
-        ],
-        sql="SELECT count(DISTINCT patient_id) FROM fhir_medication_request WHERE lower(display) LIKE '%acetaminophen%'",
-        check=_apap,
-        note="without a vocabulary the ingredient is read from the RxNorm display text",
-    ),
-    G(
-        "fh-ldl100",
-        "lab_threshold",
-        "count",
-        [
-            c("pts w LDL 100+"),
-            e("How many patients have had an LDL cholesterol of 100 mg/dL or higher?"),
-            d("number of patients with any LDL value >= 100"),
-        ],
-        sql=f"SELECT count(DISTINCT patient_id) FROM {M} WHERE code = '{LDL}' AND value_num >= 100",
-        check=lambda t: _obs(t, LDL).query("value >= 100").patient.nunique(),
-    ),
     # ------------------------------------------------------------------ ambiguous / unanswerable
-    G(
-        "fh-a-bp",
-        "ambiguous",
-        "ambiguous",
-        [
-            c(f"avg BP for {JANNET}"),
-            e(f"What is patient {JANNET}'s mean blood pressure over all readings?"),
-            d(f"average blood pressure value of patient {JANNET}"),
-        ],
-        missing="which blood pressure: systolic or diastolic",
-        alternatives=["Systolic Blood Pressure", "Diastolic Blood Pressure"],
-    ),
-    G(
-        "fh-u-icu",
-        "unanswerable",
-        "abstain",
-        [
-            c("how many ICU stays"),
-            e("How many patients spent time in an intensive care unit?"),
-            d("count of ICU encounters"),
-        ],
-        missing="ICU encounters (no such encounter class in this source)",
-    ),
     G(
         "fh-u-troponin",
         "unanswerable",
@@ -584,18 +498,6 @@ def _any_codes(t: T, codes: tuple[str, ...]) -> int:
 
 GROUPS += [
     G(
-        "fh-htn",
-        "cohort_count",
-        "count",
-        [
-            c("how many htn pts"),
-            e("How many patients have a diagnosis of hypertension (essential or unspecified)?"),
-            d("count of patients with a hypertension condition"),
-        ],
-        sql=f"SELECT count(DISTINCT patient_id) FROM fhir_condition WHERE code IN {HTN_CODES}",
-        check=lambda t: _any_codes(t, HTN_CODES),
-    ),
-    G(
         "fh-ckd",
         "cohort_count",
         "count",
@@ -622,20 +524,6 @@ GROUPS += [
         check=lambda t: t["immunization"].query("code == '62'").patient.nunique(),
     ),
     G(
-        "fh-jannet-last-dbp",
-        "patient_lookup",
-        "value",
-        [
-            c(f"last DBP for {JANNET}"),
-            e(f"What was the most recent diastolic blood pressure of patient {JANNET}?"),
-            d(f"latest diastolic BP value for patient {JANNET}"),
-        ],
-        unit="mmHg",
-        tol=0.01,
-        sql=f"SELECT round(arg_max(value_num, effective_time), 6) FROM {M} WHERE patient_id = '{JANNET}' AND code = '{DBP}'",
-        check=lambda t: _last(t, DBP, JANNET),
-    ),
-    G(
         "fh-brendon-max-weight",
         "patient_lookup",
         "value",
@@ -652,27 +540,4 @@ GROUPS += [
 ]
 
 
-GROUPS += [
-    G(
-        "fh-u-spo2",
-        "unanswerable",
-        "abstain",
-        [
-            c("avg O2 sat across pts"),
-            e("What is the mean oxygen saturation (SpO2) recorded across all patients?"),
-            d("average pulse oximetry value"),
-        ],
-        missing="oxygen saturation (no such observation in this source)",
-    ),
-    G(
-        "fh-u-brendon-a1c",
-        "unanswerable",
-        "abstain",
-        [
-            c(f"last a1c {BRENDON}"),
-            e(f"What was patient {BRENDON}'s most recent hemoglobin A1c?"),
-            d(f"latest HbA1c value for patient {BRENDON}"),
-        ],
-        missing="hemoglobin A1c for this patient (none recorded)",
-    ),
-]
+GROUPS += []

@@ -239,20 +239,6 @@ GROUPS = [
         check=lambda t: _ever(t, CREAT, ">", 1.5),
     ),
     G(
-        "nj-mean-a1c",
-        "aggregate",
-        "value",
-        [
-            c("avg A1c?"),
-            e("What is the mean hemoglobin A1c across all recorded results, in percent?"),
-            d("average HbA1c value over all measurements"),
-        ],
-        unit="%",
-        tol=0.01,
-        sql=f"SELECT round(avg(value_as_number), 4) FROM measurement WHERE {_m(A1C)}",
-        check=lambda t: _mean(t, A1C),
-    ),
-    G(
         "nj-bmi-women",
         "aggregate",
         "value",
@@ -332,20 +318,6 @@ GROUPS = [
     ),
     # ------------------------------------------------------------------ patient lookups
     G(
-        "nj-p20-last-ldl",
-        "patient_lookup",
-        "value",
-        [
-            c("pt 20 last LDL"),
-            e("What was patient 20's most recent LDL cholesterol value?"),
-            d("latest LDL result for patient 20"),
-        ],
-        unit="mg/dL",
-        tol=0.05,
-        sql=f"SELECT value_as_number FROM measurement WHERE person_id = 20 AND {_m(LDL)} ORDER BY measurement_date DESC LIMIT 1",
-        check=lambda t: _last_value(t, LDL, 20),
-    ),
-    G(
         "nj-p26-last-weight",
         "patient_lookup",
         "value",
@@ -374,18 +346,6 @@ GROUPS = [
         check=lambda t: float(meas(t, SBP).query("person_id == 16").value_as_number.max()),
     ),
     G(
-        "nj-p10-first-a1c",
-        "patient_lookup",
-        "date",
-        [
-            c("when was pt 10's first A1c"),
-            e("On what date was patient 10's first hemoglobin A1c measured?"),
-            d("date of the earliest HbA1c measurement for patient 10"),
-        ],
-        sql=f"SELECT min(measurement_date) FROM measurement WHERE person_id = 10 AND {_m(A1C)}",
-        check=lambda t: iso(meas(t, A1C).query("person_id == 10").measurement_date.min()),
-    ),
-    G(
         "nj-p13-gout",
         "patient_lookup",
         "yesno",
@@ -396,31 +356,6 @@ GROUPS = [
         ],
         sql=f"SELECT count(*) > 0 FROM condition_occurrence WHERE person_id = 13 AND condition_concept_id IN {s_desc('Gout')}",
         check=lambda t: bool((cond(t, "Gout").person_id == 13).any()),
-    ),
-    G(
-        "nj-p12-hctz",
-        "patient_lookup",
-        "yesno",
-        [
-            c("pt 12 ever on HCTZ?"),
-            e("Was patient 12 ever prescribed hydrochlorothiazide?"),
-            d("does patient 12 have a hydrochlorothiazide drug exposure (yes or no)"),
-        ],
-        sql=(
-            "SELECT count(*) > 0 FROM drug_exposure o JOIN concept c ON c.concept_id = o.drug_concept_id "
-            "WHERE o.person_id = 12 AND lower(c.concept_name) LIKE '%hydrochlorothiazide%'"
-        ),
-        check=lambda t: bool(
-            t["drug_exposure"]
-            .query("person_id == 12")
-            .drug_concept_id.isin(
-                t["concept"].loc[
-                    t["concept"].concept_name.str.lower().str.contains("hydrochlorothiazide"),
-                    "concept_id",
-                ]
-            )
-            .any()
-        ),
     ),
     G(
         "nj-p19-conditions-day",
@@ -436,57 +371,6 @@ GROUPS = [
             "ON c.concept_id = o.condition_concept_id WHERE o.person_id = 19 AND o.condition_start_date = DATE '2021-04-03'"
         ),
         check=lambda t: _conds_on(t, 19, "2021-04-03"),
-    ),
-    G(
-        "nj-p11-admissions",
-        "patient_lookup",
-        "count",
-        [
-            c("how many times was pt 11 admitted"),
-            e("How many inpatient admissions does patient 11 have on record?"),
-            d("count of inpatient visits for patient 11"),
-        ],
-        sql="SELECT count(*) FROM visit_occurrence WHERE person_id = 11 AND visit_concept_id = 9201",
-        check=lambda t: int((_visits(t, 9201).person_id == 11).sum()),
-    ),
-    G(
-        "nj-p13-age-gout",
-        "age_at_event",
-        "value",
-        [
-            c("how old was pt 13 when dx w gout"),
-            e("What was patient 13's age, in completed years, at the gout diagnosis?"),
-            d("age of patient 13 at first gout diagnosis"),
-        ],
-        unit="years",
-        tol=0.5,
-        sql=(
-            "SELECT "
-            + s_age("p.birth_datetime", "min(o.condition_start_date)")
-            + " FROM person p JOIN condition_occurrence o "
-            f"USING (person_id) WHERE p.person_id = 13 AND o.condition_concept_id IN {s_desc('Gout')} GROUP BY p.birth_datetime"
-        ),
-        check=lambda t: _age_at_first(t, "Gout", 13),
-    ),
-    G(
-        "nj-p13-days-htn-gout",
-        "time_between",
-        "value",
-        [
-            c("days between pt 13 htn dx and gout dx"),
-            e(
-                "How many days elapsed between patient 13's first essential hypertension diagnosis and the gout diagnosis?"
-            ),
-            d("time in days from first hypertension to first gout diagnosis, patient 13"),
-        ],
-        unit="days",
-        tol=0.5,
-        sql=(
-            "SELECT date_diff('day', (SELECT min(condition_start_date) FROM condition_occurrence WHERE person_id = 13 AND "
-            f"condition_concept_id IN {HTN}), (SELECT min(condition_start_date) FROM condition_occurrence WHERE person_id = 13 "
-            f"AND condition_concept_id IN {s_desc('Gout')}))"
-        ),
-        check=lambda t: _days_between(t, 13, "Essential hypertension", "Gout"),
     ),
     G(
         "nj-htn-before40",
@@ -510,18 +394,6 @@ GROUPS = [
     ),
     # ------------------------------------------------------------------ deaths
     G(
-        "nj-deaths",
-        "deaths",
-        "count",
-        [
-            c("how many pts died"),
-            e("How many patients in the database have a recorded death?"),
-            d("number of deceased patients"),
-        ],
-        sql="SELECT count(DISTINCT person_id) FROM death",
-        check=lambda t: t["death"].person_id.nunique(),
-    ),
-    G(
         "nj-died-ids",
         "deaths",
         "list",
@@ -532,22 +404,6 @@ GROUPS = [
         ],
         sql="SELECT list(DISTINCT person_id ORDER BY person_id) FROM death",
         check=lambda t: sorted(int(x) for x in t["death"].person_id.unique()),
-    ),
-    G(
-        "nj-p7-age-death",
-        "deaths",
-        "value",
-        [
-            c("pt 7 age at death?"),
-            e("How old was patient 7 when they died, in completed years?"),
-            d("age at death for patient 7"),
-        ],
-        unit="years",
-        tol=0.5,
-        sql="SELECT "
-        + s_age("p.birth_datetime", "d.death_date")
-        + " FROM person p JOIN death d USING (person_id) WHERE p.person_id = 7",
-        check=lambda t: _age_at_death(t, 7),
     ),
     # ------------------------------------------------------------------ encounters
     G(
@@ -577,22 +433,6 @@ GROUPS = [
         check=lambda t: _visits(t, 9201).person_id.nunique(),
     ),
     G(
-        "nj-er-last2y",
-        "time_window",
-        "count",
-        [
-            c("pts seen in the ER in the last 2 yrs"),
-            e("How many patients had an emergency visit during the past two years?"),
-            d("count of patients with an emergency encounter in the last 2 years"),
-        ],
-        now=NOW,
-        sql=(
-            "SELECT count(DISTINCT person_id) FROM visit_occurrence WHERE visit_concept_id = 9203 AND "
-            f"visit_start_date >= DATE '{NOW}' - INTERVAL 2 YEAR"
-        ),
-        check=lambda t: _er_since(t, "2020-10-10"),
-    ),
-    G(
         "nj-los",
         "length_of_stay",
         "value",
@@ -609,22 +449,6 @@ GROUPS = [
         check=_los,
     ),
     G(
-        "nj-er-per-year",
-        "per_year",
-        "table",
-        [
-            c("ER visits per yr 2016-2022"),
-            e("How many emergency visits occurred in each calendar year from 2016 to 2022?"),
-            d("table of emergency encounter counts by year, 2016 through 2022"),
-        ],
-        sql=(
-            "SELECT CAST(year(visit_start_date) AS VARCHAR), count(*) FROM visit_occurrence WHERE visit_concept_id = 9203 "
-            "AND year(visit_start_date) BETWEEN 2016 AND 2022 GROUP BY 1 ORDER BY 1"
-        ),
-        check=_per_year,
-        note="years without an emergency visit have no row",
-    ),
-    G(
         "nj-sinusitis-by-sex",
         "group_by",
         "table",
@@ -639,18 +463,6 @@ GROUPS = [
             "GROUP BY 1 ORDER BY 1"
         ),
         check=lambda t: _by_sex(t, "Viral sinusitis"),
-    ),
-    G(
-        "nj-htn-ids",
-        "patient_list",
-        "list",
-        [
-            c("which pts have htn"),
-            e("Which patients have a diagnosis of essential hypertension?"),
-            d("list the ids of patients with hypertension"),
-        ],
-        sql=f"SELECT list(DISTINCT person_id ORDER BY person_id) FROM condition_occurrence WHERE condition_concept_id IN {HTN}",
-        check=lambda t: sorted(persons(cond(t, "Essential hypertension"))),
     ),
     G(
         "nj-covid-2021",
@@ -694,19 +506,6 @@ GROUPS = [
     ),
     # ------------------------------------------------------------------ unanswerable (gold: abstain)
     G(
-        "nj-u-smokers",
-        "unanswerable",
-        "abstain",
-        [
-            c("how many current smokers"),
-            e(
-                "How many patients are current tobacco smokers according to their latest smoking status?"
-            ),
-            d("count of patients whose smoking status is 'current smoker'"),
-        ],
-        missing="the values of tobacco smoking status (recorded without an answer)",
-    ),
-    G(
         "nj-u-phq2",
         "unanswerable",
         "abstain",
@@ -729,17 +528,6 @@ GROUPS = [
         missing="ICU encounters (none recorded in this source)",
     ),
     G(
-        "nj-u-lupus",
-        "unanswerable",
-        "abstain",
-        [
-            c("pts w lupus?"),
-            e("How many patients have systemic lupus erythematosus?"),
-            d("number of patients with an SLE diagnosis"),
-        ],
-        missing="systemic lupus erythematosus (concept absent from this source)",
-    ),
-    G(
         "nj-u-statin-class",
         "unanswerable",
         "abstain",
@@ -749,17 +537,6 @@ GROUPS = [
             d("count of patients with a statin exposure, excluding simvastatin"),
         ],
         missing="the drug class statin (no concept hierarchy or ATC classes in this vocabulary)",
-    ),
-    G(
-        "nj-u-troponin",
-        "unanswerable",
-        "abstain",
-        [
-            c("max trop for pt 16"),
-            e("What was the highest troponin I level recorded for patient 16?"),
-            d("patient 16 peak troponin value"),
-        ],
-        missing="troponin (no such measurement in this source)",
     ),
     G(
         "nj-u-notes",
@@ -794,24 +571,6 @@ def _age_now_women(t: T, name: str, lo: int) -> int:
 
 
 GROUPS += [
-    G(
-        "nj-htn-women50",
-        "cohort_count",
-        "count",
-        [
-            c("F pts 50+ y/o w hypertenshun"),
-            e("How many women aged 50 years or older today have essential hypertension?"),
-            d("number of female hypertension patients at least 50 years old"),
-        ],
-        now=NOW,
-        sql=(
-            "SELECT count(DISTINCT p.person_id) FROM person p JOIN condition_occurrence o USING (person_id) "
-            f"WHERE o.condition_concept_id IN {HTN} AND p.gender_concept_id = 8532 AND "
-            + s_age("p.birth_datetime", repr(NOW))
-            + " >= 50"
-        ),
-        check=lambda t: _age_now_women(t, "Essential hypertension", 50),
-    ),
     G(
         "nj-ckd",
         "cohort_count",
@@ -859,20 +618,6 @@ GROUPS += [
         check=lambda t: round(
             float(meas(t, A1C).query("person_id == 10").value_as_number.mean()), 4
         ),
-    ),
-    G(
-        "nj-p20-dbp-last",
-        "patient_lookup",
-        "value",
-        [
-            c("last DBP pt 20"),
-            e("What was patient 20's most recent diastolic blood pressure?"),
-            d("latest diastolic blood pressure value of patient 20"),
-        ],
-        unit="mmHg",
-        tol=0.05,
-        sql=f"SELECT value_as_number FROM measurement WHERE person_id = 20 AND {_m(DBP)} ORDER BY measurement_date DESC LIMIT 1",
-        check=lambda t: _last_value(t, DBP, 20),
     ),
 ]
 
