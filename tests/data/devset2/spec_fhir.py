@@ -84,11 +84,6 @@ def _age_at_death(t: T, pid: str) -> int:
     return age_at(p.birth_date[pid], p.deceased[pid])
 
 
-def _apap(t: T) -> int:
-    m = t["medreq"]
-    return m[m.display.str.lower().str.contains("acetaminophen")].patient.nunique()
-
-
 def _imm_count(t: T, pid: str, code: str) -> int:
     im = t["immunization"]
     return int(((im.patient == pid) & (im.code == code)).sum())

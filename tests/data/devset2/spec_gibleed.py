@@ -40,13 +40,6 @@ def _n_women_with(t: T, name: str) -> int:
     return len(persons(cond(t, name)) & women)
 
 
-def _men_60_cad(t: T) -> int:
-    p = _person(t)
-    ids = persons(cond(t, "Coronary arteriosclerosis"))
-    p = p[p.person_id.isin(ids) & (p.gender_concept_id == 8507)]
-    return int(sum(age_at(b, NOW) >= 60 for b in p.birth_datetime))
-
-
 def _bleed_after_first(t: T, drug_name: str, lo: int, hi: int) -> int:
     first = drug(t, drug_name).groupby("person_id").drug_exposure_start_date.min()
     b = cond(t, "Gastrointestinal hemorrhage")
@@ -88,13 +81,6 @@ def _mean_los(t: T) -> float:
     v = _visits(t)
     los = (pd.to_datetime(v.visit_end_date) - pd.to_datetime(v.visit_start_date)).dt.days
     return round(float(los.mean()), 4)
-
-
-def _bleed_per_year(t: T) -> dict[str, int]:
-    b = cond(t, "Gastrointestinal hemorrhage").copy()
-    b["y"] = pd.to_datetime(b.condition_start_date).dt.year
-    b = b[(b.y >= 2010) & (b.y <= 2018)]
-    return {str(k): int(v) for k, v in b.groupby("y").person_id.nunique().items()}
 
 
 def _by_sex(t: T, name: str) -> dict[str, int]:
@@ -154,11 +140,6 @@ def _bleed_in_inpatient(t: T) -> int:
     return b[b.visit_occurrence_id.isin(set(_visits(t).visit_occurrence_id))].person_id.nunique()
 
 
-def _since(t: T, name: str, start: str) -> int:
-    b = cond(t, name)
-    return b[pd.to_datetime(b.condition_start_date) >= start].person_id.nunique()
-
-
 def _except(t: T) -> int:
     de = drug(t, "Acetaminophen")
     return de[de.drug_concept_id != 1127433].person_id.nunique()
@@ -192,16 +173,6 @@ def _mean_age_now(t: T, name: str) -> float:
 def _events_in_year(t: T, name: str, year: int) -> int:
     b = cond(t, name)
     return int((pd.to_datetime(b.condition_start_date).dt.year == year).sum())
-
-
-def _visits_in_year(t: T, year: int) -> int:
-    v = _visits(t)
-    return int((pd.to_datetime(v.visit_start_date).dt.year == year).sum())
-
-
-def _count_for(t: T, pid: int, name: str) -> int:
-    b = cond(t, name)
-    return int((b.person_id == pid).sum())
 
 
 def _n_conditions(t: T, name: str) -> int:

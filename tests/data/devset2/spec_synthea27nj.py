@@ -50,13 +50,6 @@ def _visits(t: T, concept: int) -> pd.DataFrame:
     return v[v.visit_concept_id == concept]
 
 
-def _per_year(t: T) -> dict[str, int]:
-    v = _visits(t, 9203)
-    y = pd.to_datetime(v.visit_start_date).dt.year
-    y = y[(y >= 2016) & (y <= 2022)]
-    return {str(k): int(n) for k, n in y.value_counts().sort_index().items()}
-
-
 def _by_sex(t: T, name: str) -> dict[str, int]:
     p = _p(t)
     p = p[p.person_id.isin(persons(cond(t, name)))]
@@ -77,22 +70,6 @@ def _first_before_age(t: T, name: str, age: int) -> int:
     return sum(age_at(birth[p], w) < age for p, w in first.items())
 
 
-def _age_at_first(t: T, name: str, pid: int) -> int:
-    first = cond(t, name).query("person_id == @pid").condition_start_date.min()
-    return age_at(_p(t).set_index("person_id").birth_datetime[pid], first)
-
-
-def _days_between(t: T, pid: int, a: str, b: str) -> int:
-    da = pd.Timestamp(cond(t, a).query("person_id == @pid").condition_start_date.min())
-    db = pd.Timestamp(cond(t, b).query("person_id == @pid").condition_start_date.min())
-    return int((db - da).days)
-
-
-def _age_at_death(t: T, pid: int) -> int:
-    dd = t["death"].set_index("person_id").death_date[pid]
-    return age_at(_p(t).set_index("person_id").birth_datetime[pid], dd)
-
-
 def _conds_on(t: T, pid: int, day: str) -> list[str]:
     co = t["condition_occurrence"]
     ids = set(
@@ -103,11 +80,6 @@ def _conds_on(t: T, pid: int, day: str) -> list[str]:
     )
     cc = t["concept"]
     return sorted(cc.loc[cc.concept_id.isin(ids), "concept_name"])
-
-
-def _er_since(t: T, start: str) -> int:
-    v = _visits(t, 9203)
-    return v[pd.to_datetime(v.visit_start_date) >= start].person_id.nunique()
 
 
 def _los(t: T) -> float:
@@ -564,10 +536,6 @@ GROUPS = [
 
 
 # ---------------------------------------------------------------------- batch 2 (typing-fast voice)
-def _age_now_women(t: T, name: str, lo: int) -> int:
-    p = _p(t)
-    p = p[p.person_id.isin(persons(cond(t, name))) & (p.gender_concept_id == 8532)]
-    return int(sum(age_at(b, NOW) >= lo for b in p.birth_datetime))
 
 
 GROUPS += [
