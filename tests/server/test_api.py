@@ -211,6 +211,8 @@ def test_token_required_when_configured(eunomia_duckdb, synth_duckdb, server_dir
             ok = c.get("/api/sources", headers={"Authorization": "Bearer s3cret"})
             assert ok.status_code == 200
             assert c.get("/").status_code == 200  # the page itself carries no data
+            doc = c.get("/openapi.json").json()
+            assert "HTTPBearer" in doc["components"]["securitySchemes"]
     finally:
         app.state.cb.close()
 

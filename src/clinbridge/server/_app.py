@@ -207,6 +207,21 @@ def _user(request: Request) -> str:
     return name[:100] if name else "anonymous"
 
 
+class ErrorBody(BaseModel):
+    detail: Any
+    code: str | None = None
+
+
+_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "The body is not valid JSON"},
+    401: {"model": ErrorBody, "description": "Missing or wrong API token"},
+    404: {"model": ErrorBody, "description": "No such source, calculator or example"},
+    413: {"model": ErrorBody, "description": "Request body too large"},
+    422: {"model": ErrorBody, "description": "Invalid input, or the pair was not accepted"},
+    503: {"model": ErrorBody, "description": "All connections busy"},
+    504: {"model": ErrorBody, "description": "The request or a query ran out of time"},
+}
+
 _bearer = HTTPBearer(auto_error=False, description="The API token given to `clinbridge serve`.")
 
 
@@ -233,7 +248,9 @@ def create_app(config: ServerConfig) -> FastAPI:
         "calculate. Every request is written to an append-only audit log.",
     )
     app.state.cb = state
-    api = APIRouter(prefix="/api", dependencies=[Depends(_require_token)])
+    # The security scheme appears in the OpenAPI document only when a token is required.
+    guard = [Depends(_require_token)] if config.token is not None else []
+    api = APIRouter(prefix="/api", dependencies=guard, responses=_ERROR_RESPONSES)
 
     @app.middleware("http")
     async def timing_audit_timeout(request: Request, call_next: Any) -> Response:

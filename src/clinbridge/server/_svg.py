@@ -41,13 +41,9 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
     start = math.floor(lo / step) * step
-    ticks = []
-    t = start
-    while t <= hi + step * 1e-9:
-        ticks.append(round(t, 10))
-        t += step
-    if len(ticks) < 2:
-        ticks.append(ticks[0] + step)
+    ticks = [round(start, 10)]
+    while ticks[-1] < hi - step * 1e-9 or len(ticks) < 2:
+        ticks.append(round(ticks[-1] + step, 10))
     return ticks
 
 

@@ -270,7 +270,8 @@ async function onCalc() {
 
 function markEntered(name) {
   const s = $("src-" + name);
-  s.textContent = "entered by you"; s.className = "src";
+  const was = s.className.includes("miss") ? " (" + s.textContent + ")" : "";
+  s.textContent = "entered by you" + was; s.className = "src";
   delete state.prefill[name];
 }
 
