@@ -124,11 +124,13 @@ def _with_alternatives(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     Both plans are real (the parser's reading, and the same cohort counted as patients); each is
     executed through ``ask_plan`` for its value. Only the attaching is test scaffolding.
     """
+    from pydantic import Field
+
     from clinbridge import api
     from clinbridge.engine.answer import Answer
 
     class Ambiguous(Answer):
-        alternatives: list[dict[str, Any]] = []
+        alternatives: list[dict[str, Any]] = Field(default_factory=list)
 
     original = api.Connection.ask
 
