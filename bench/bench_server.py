@@ -169,7 +169,7 @@ def main() -> None:
                 url + "/api/ask", json={"question": QUESTIONS[0], "source": "eunomia"}, timeout=120
             )
             plan = first.json()["answer"]["plan"]
-            for label, method, path, data in requests_mix(plan):  # warm every path once
+            for _label, method, path, data in requests_mix(plan):  # warm every path once
                 httpx.request(
                     method,
                     url + path,
