@@ -253,3 +253,41 @@ def test_serve_refuses_public_bind_without_token(eunomia_duckdb) -> None:  # typ
         env={"CLINBRIDGE_API_TOKEN": ""},
     )
     assert r.exit_code != 0 and "without an API token" in r.output
+
+
+def test_patient_value_question_plots_the_series(client) -> None:  # type: ignore[no-untyped-def]
+    p = client.post(
+        "/api/ask",
+        json={
+            "question": "What was the patient's last body weight?",
+            "source": "synth",
+            "patient_id": "72",
+        },
+    ).json()
+    assert p["answer"]["decision"] == "accept" and p["answer"]["value"] == pytest.approx(102.8)
+    svg = p["plot_svg"]
+    assert "Body weight — patient 72" in svg and svg.count("class='point'") > 10
+    assert "class='band'" in svg
+
+
+def test_time_limit_and_busy_pool(eunomia_duckdb, synth_duckdb, server_dirs) -> None:  # type: ignore[no-untyped-def]
+    from fastapi.testclient import TestClient
+
+    from clinbridge.server import create_app
+
+    cfg = make_config(
+        eunomia_duckdb, synth_duckdb, server_dirs / "limits", request_timeout_s=0.3, pool_size=1
+    )
+    app = create_app(cfg)
+    try:
+        with TestClient(app) as c:
+            pool = app.state.cb.pools["synth"]
+            with pool.connection():  # the only connection is taken: the request waits, then 503/504
+                r = c.get("/api/sources/synth/patients")
+            assert r.status_code in (503, 504), r.text
+            assert c.get("/api/sources/synth/patients").status_code == 200  # free again
+            entries = app.state.cb.audit.entries()
+            statuses = {e["status"] for e in entries if e["path"].endswith("/patients")}
+            assert statuses >= {200} and statuses & {503, 504}
+    finally:
+        app.state.cb.close()

@@ -207,6 +207,17 @@ def test_plots(page, artifacts_dir) -> None:  # type: ignore[no-untyped-def]
     _shot(page, artifacts_dir, "04_plots.png")
 
 
+def test_patient_question_shows_the_trajectory(page, artifacts_dir) -> None:  # type: ignore[no-untyped-def]
+    page.click(".tab[data-tab=ask]")
+    page.select_option("#source", "synth")
+    page.fill("#patient", "72")
+    _ask(page, "What was the patient's last body weight?")
+    assert page.inner_text("[data-testid=value]").startswith("102.8")
+    page.wait_for_selector("#answer-plot svg circle.point")
+    assert page.locator("#answer-plot svg rect.band").count() > 0
+    _shot(page, artifacts_dir, "07_patient_answer.png")
+
+
 def test_grouped_answer_plot(page) -> None:  # type: ignore[no-untyped-def]
     page.click(".tab[data-tab=ask]")
     page.select_option("#source", "eunomia")

@@ -400,6 +400,8 @@ def create_app(config: ServerConfig) -> FastAPI:
                     examples.append({"origin": "used by the reader", **ex})
         chart = None
         if d.get("decision") == "accept":
+            chart = _patient_chart(conn, d)
+        if d.get("decision") == "accept" and chart is None:
             chart = _present.answer_plot(
                 d.get("columns") or [], d.get("rows") or [], title=question or "answer"
             )
@@ -414,6 +416,38 @@ def create_app(config: ServerConfig) -> FastAPI:
             "citations": _present.citations(details),
             "plot_svg": chart,
         }
+
+    def _patient_chart(conn: Any, d: dict[str, Any]) -> str | None:
+        """A patient-level value question: the whole series over time, encounters shaded."""
+        plan = d.get("plan") or {}
+        measure = plan.get("measure") or {}
+        patient = plan.get("patient_id")
+        if not patient or measure.get("of") != "value" or not measure.get("stream"):
+            return None
+        codes = [
+            str(c["value"])
+            for cs in d.get("concept_sets") or ()
+            for c in cs.get("concepts") or ()
+            if isinstance(c, dict) and c.get("value") is not None
+        ]
+        if not codes:
+            return None
+        try:
+            label, unit, points = _data.trajectory(
+                conn.db, conn.catalog, state.settings, str(patient), str(measure["stream"]), codes
+            )
+            bands = _data.encounters(conn.db, conn.catalog, state.settings, str(patient))
+        except ClinbridgeError:
+            return None
+        if len(points) < 2:
+            return None
+        lo, hi = points[0][0], points[-1][0]
+        return _svg.line_chart(
+            points,
+            title=f"{label} — patient {patient}",
+            y_label=f"{label} ({unit})" if unit else label,
+            bands=[b for b in bands if b[1] >= lo and b[0] <= hi],
+        )
 
     def _record(request: Request, action: str, name: str, question: str | None, d: Any) -> None:
         a = d.to_dict() if hasattr(d, "to_dict") else d

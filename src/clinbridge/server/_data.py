@@ -7,6 +7,7 @@ read-only connection with the settings' timeout and row limit.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -54,6 +55,10 @@ def _lit(value: str) -> exp.Expression:
 
 
 def _stream(catalog: Catalog, name: str) -> EventStream:
+    """A stream by name, or the only stream of that kind (plans name streams by kind)."""
+    of_kind = catalog.streams_of(name)
+    if not any(s.name == name for s in catalog.streams) and len(of_kind) == 1:
+        return of_kind[0]
     return catalog.stream(name)
 
 
@@ -164,9 +169,15 @@ def series(
 
 
 def trajectory(
-    db: Database, catalog: Catalog, settings: Settings, patient: str, stream: str, code: str
+    db: Database,
+    catalog: Catalog,
+    settings: Settings,
+    patient: str,
+    stream: str,
+    code: str | Sequence[str],
 ) -> tuple[str, str | None, list[tuple[dt.datetime, float]]]:
-    """(label, unit, [(time, value)]) of one coded numeric series for one patient."""
+    """(label, unit, [(time, value)]) of one coded numeric series (one code or several) for one patient."""
+    codes = [code] if isinstance(code, str) else list(code)
     s = _stream(catalog, stream)
     if not s.code_column or not s.value_column:
         raise SchemaMismatchError(f"stream {stream!r} has no coded numeric values")
@@ -180,14 +191,14 @@ def trajectory(
             label,
         )
         .where(exp.column(s.patient_column, table="e").eq(_lit(patient)))
-        .where(exp.column(s.code_column, table="e").eq(_lit(code)))
+        .where(exp.column(s.code_column, table="e").isin(*[_lit(c) for c in codes]))
         .where(exp.column(s.value_column, table="e").is_(exp.null()).not_())
         .order_by(exp.column(s.time_column, table="e"))
     )
     rows = _run(db, catalog, sel, settings, settings.max_rows)
     points = [(t, float(v)) for when, v, _, _ in rows if (t := _when(when)) is not None]
     unit = next((u for _, _, u, _ in rows if u), None)
-    name = next((str(n) for *_, n in rows if n), code)
+    name = next((str(n) for *_, n in rows if n), codes[0] if codes else "")
     return name, unit, points
 
 

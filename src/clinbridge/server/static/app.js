@@ -87,7 +87,7 @@ function show(p) {
   state.last = p;
   const a = p.answer;
   $("result").hidden = false;
-  const amb = a.reason_code === "ambiguous" || (p.alternatives && p.alternatives.length > 0 && a.decision !== "accept");
+  const amb = a.reason_code === "ambiguous" || /^ambiguous/i.test(a.reason || "") || (p.alternatives && p.alternatives.length > 0 && a.decision !== "accept");
   const dec = $("decision");
   dec.textContent = amb ? "ambiguous" : a.decision === "accept" ? "answered" : "cannot answer";
   dec.className = "badge " + (amb ? "ambiguous" : a.decision);
@@ -115,7 +115,7 @@ function show(p) {
   $("rows").replaceChildren(
     el("thead", {}, el("tr", {}, ...cols.map((c) => el("th", { text: c })))),
     el("tbody", {}, ...shown.map((r) => el("tr", {}, ...r.map((v) => el("td", { class: typeof v === "number" ? "num" : "", text: fmt(v) }))))));
-  $("rows-card").hidden = cols.length === 0;
+  $("rows-card").hidden = rows.length === 0;
   $("sql").textContent = a.sql || "(no SQL: nothing was run)";
   $("dialect").textContent = a.dialect ? `(${a.dialect})` : "";
   // examples
