@@ -44,6 +44,7 @@ def page(live_server):  # type: ignore[no-untyped-def]
 
 
 def _shot(page: Any, artifacts: Path, name: str) -> None:
+    page.evaluate("window.scrollTo(0, 0)")  # the sticky header stays on top in a full-page shot
     page.screenshot(path=str(artifacts / name), full_page=True)
 
 

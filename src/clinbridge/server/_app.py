@@ -10,16 +10,19 @@ Application logs carry the route template, status and timing only — never ques
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 import threading
 import time
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import anyio.to_thread
 import orjson
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -55,6 +58,8 @@ class ServerConfig:
     request_timeout_s: float = 60.0
     cache_dir: Path | None = None
     examples_k: int = 3
+    threads: int = 200
+    """Worker threads for the (synchronous) endpoints."""
 
 
 # -- request bodies ---------------------------------------------------------------------------
@@ -241,7 +246,17 @@ def _require_token(
 def create_app(config: ServerConfig) -> FastAPI:
     """Build the application (opens every source read-only; call ``app.state.cb.close()``)."""
     state = _State(config)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Requests waiting for a pooled connection hold a worker thread; give light requests
+        # (catalog, audit, calculators) threads of their own instead of queueing behind them.
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = max(limiter.total_tokens, config.threads)
+        yield
+
     app = FastAPI(
+        lifespan=lifespan,
         title="clinbridge",
         version="1",
         description="Exact, auditable answers from clinical data: ask, inspect, approve, plot, "
