@@ -147,6 +147,8 @@ def alternatives(answer: Any) -> list[dict[str, Any]]:
                 "description": str(get("description") or plan_sentence(plan) or "another reading"),
                 "plan": plan,
                 "value": get("value"),
+                "decision": get("decision") or "accept",
+                "reason": get("reason"),
             }
         )
     return out

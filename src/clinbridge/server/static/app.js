@@ -93,14 +93,18 @@ function show(p) {
   dec.className = "badge " + (amb ? "ambiguous" : a.decision);
   $("value").textContent = a.decision === "accept" ? p.summary : "";
   $("reason").textContent = a.reason ? (a.decision === "accept" ? "Note: " : "Why not: ") + a.reason : "";
-  $("plan-sentence").textContent = p.plan_sentence ? "Read as: " + p.plan_sentence : "";
+  $("plan-sentence").textContent = p.plan_sentence ? (amb ? "First reading: " : "Read as: ") + p.plan_sentence : "";
   // alternatives
   const alts = p.alternatives || [];
   $("alternatives-card").hidden = alts.length === 0;
-  $("alternatives").replaceChildren(...alts.map((alt, i) => el("button", {
-    class: "choice", "data-testid": "alternative", onclick: () => pick(alt),
-  }, el("b", { text: `${i + 1}. ` }), alt.description,
-     alt.value !== null && alt.value !== undefined ? el("span", { class: "alt-value", text: "→ " + fmt(alt.value) }) : null)));
+  $("alternatives").replaceChildren(...alts.map((alt, i) => {
+    const b = el("button", { class: "choice", "data-testid": "alternative", onclick: () => pick(alt) },
+      el("b", { text: `${i + 1}. ` }), alt.description,
+      alt.value !== null && alt.value !== undefined ? el("span", { class: "alt-value", text: "→ " + fmt(alt.value) }) : null,
+      alt.decision === "abstain" ? el("span", { class: "alt-value", text: "(cannot be answered: " + (alt.reason || "fails its checks") + ")" }) : null);
+    if (!alt.plan) b.disabled = true;
+    return b;
+  }));
   // predicates, checks
   $("predicates").replaceChildren(...(p.predicates.length ? p.predicates : ["(no plan: the question was not understood)"]).map((t) => el("li", { text: t })));
   $("checks").replaceChildren(...(a.checks || []).map((c) => el("li", { class: c.passed ? "pass" : "fail" },
