@@ -50,6 +50,7 @@ def make_config(eunomia: Path, synth: Path, base: Path, **kw):  # type: ignore[n
 
 @pytest.fixture(scope="session")
 def app(eunomia_duckdb: Path, synth_duckdb: Path, server_dirs: Path):  # type: ignore[no-untyped-def]
+    pytest.importorskip("fastapi", reason="the server extra (fastapi) is not installed")
     from clinbridge.server import create_app
 
     application = create_app(make_config(eunomia_duckdb, synth_duckdb, server_dirs / "app"))
