@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from clinbridge.settings import Settings
+
 from .conftest import QUESTION, make_config
 
 
@@ -291,3 +293,40 @@ def test_time_limit_and_busy_pool(eunomia_duckdb, synth_duckdb, server_dirs) -> 
             assert statuses >= {200} and statuses & {503, 504}
     finally:
         app.state.cb.close()
+
+
+@pytest.mark.postgres
+def test_postgres_source(eunomia_pg_url, server_dirs) -> None:  # type: ignore[no-untyped-def]
+    from fastapi.testclient import TestClient
+
+    from clinbridge.server import ServerConfig, create_app
+
+    base = server_dirs / "pg"
+    cfg = ServerConfig(
+        sources=[f"gi={eunomia_pg_url}"],
+        audit_path=base / "audit.sqlite",
+        bank_path=base / "examples.jsonl",
+        settings=Settings(embeddings="off"),
+        cache_dir=base / "cache",
+    )
+    app = create_app(cfg)
+    try:
+        with TestClient(app) as c:
+            p = c.post("/api/ask", json={"question": QUESTION, "source": "gi"}).json()
+            assert p["answer"]["decision"] == "accept" and p["answer"]["value"] == 479
+            assert p["answer"]["dialect"] == "postgres"
+            r = c.get("/api/plot/counts", params={"source": "gi", "stream": "condition_occurrence"})
+            assert r.status_code == 200 and "class='bar'" in r.text
+            rows = c.get("/api/sources/gi/patients", params={"q": "1", "limit": 3}).json()
+            assert rows and all(x["id"].startswith("1") for x in rows)
+    finally:
+        app.state.cb.close()
+
+
+def test_static_assets_ship_in_the_package() -> None:
+    from importlib import resources
+
+    static = resources.files("clinbridge.server") / "static"
+    for name in ("index.html", "app.js", "style.css"):
+        text = (static / name).read_text(encoding="utf-8")
+        assert "http://" not in text and "https://" not in text, name  # no CDN
