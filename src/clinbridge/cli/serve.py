@@ -69,7 +69,7 @@ def serve_cmd(
     max_body: int,
     timeout: float,
 ) -> None:
-    """Serve the API (OpenAPI at /docs) and the page at http://HOST:PORT/."""
+    """Serve the API (OpenAPI document at /openapi.json) and the page at http://HOST:PORT/."""
     token = token or os.environ.get("CLINBRIDGE_API_TOKEN") or None
     if not is_loopback(host) and not token:
         raise click.UsageError(

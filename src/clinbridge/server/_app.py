@@ -257,6 +257,10 @@ def create_app(config: ServerConfig) -> FastAPI:
 
     app = FastAPI(
         lifespan=lifespan,
+        # FastAPI's /docs and /redoc pages load their scripts from a CDN: off (nothing leaves
+        # the premises); the OpenAPI document itself is at /openapi.json.
+        docs_url=None,
+        redoc_url=None,
         title="clinbridge",
         version="1",
         description="Exact, auditable answers from clinical data: ask, inspect, approve, plot, "
