@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "clinbridge.cli.feedback:feedback_group",
         "Approve or edit answers for the example bank.",
     ),
+    "serve": ("clinbridge.cli.serve:serve_cmd", "Serve the HTTP API and web page."),
 }
 
 
