@@ -3,7 +3,8 @@
 Reads bench/data/ehrsql-2024/{train,valid}.jsonl.gz (CC BY 4.0) and writes
 src/clinbridge/synthetic/data/ehrsql2024_terms.json: the string literals the gold SQL compares
 columns with (drug names, routes, lab and item labels with their linksto, diagnosis and procedure
-titles, care units, specimens, admission locations) and the subject ids the questions name.
+titles, care units, specimens, admission locations), the subject ids the questions name, and
+those asked about their current stay (``dischtime IS NULL``), whom the generator keeps admitted.
 
     python bench/ehrsql_terms.py
 """
@@ -43,6 +44,7 @@ def main() -> None:
     terms: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     items: collections.Counter[tuple[str, str]] = collections.Counter()
     subjects: collections.Counter[int] = collections.Counter()
+    current: collections.Counter[int] = collections.Counter()
     for split in ("train", "valid"):
         with gzip.open(DATA / f"{split}.jsonl.gz", "rt", encoding="utf-8") as f:
             for line in f:
@@ -56,9 +58,13 @@ def main() -> None:
                 for label, linksto in _ITEM.findall(sql):
                     items[(label, linksto.lower())] += 1
                 subjects.update(int(s) for s in _SUBJECT.findall(sql))
+                if re.search(r"dischtime\s+IS\s+NULL", sql, re.IGNORECASE):
+                    # asked about their current hospital stay: keep them admitted at 'now'
+                    current.update(int(s) for s in _SUBJECT.findall(sql))
     out = {k: sorted(v) for k, v in sorted(terms.items())}
     out["items"] = sorted([label, linksto] for label, linksto in items)  # type: ignore[misc]
     out["subject_ids"] = sorted(subjects)  # type: ignore[assignment]
+    out["current_subject_ids"] = sorted(current)  # type: ignore[assignment]
     out["_source"] = [  # type: ignore[assignment]
         "Derived from the EHRSQL 2024 shared task train+valid gold SQL "
         "(github.com/glee4810/ehrsql-2024, CC BY 4.0); see bench/data/ehrsql-2024/SOURCE.md"

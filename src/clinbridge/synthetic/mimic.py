@@ -9,7 +9,8 @@ filled with plausible, deterministic (by seed) values, vectorised with numpy:
   data;
 * labels, drug names, routes, care units, specimens and admission locations are the terms the
   EHRSQL train/valid questions use (``data/ehrsql2024_terms.json``), plus a few common extras;
-  the subject ids the questions name come first;
+  the subject ids the questions name come first, and those asked about their current stay are
+  still admitted;
 * each admission draws most lab tests, a share of the drugs and a handful of diagnoses and
   procedures; ICU stays carry hourly-ish vitals, inputs and outputs; every diagnosis, procedure,
   prescription and lab result has a cost row.
@@ -227,12 +228,18 @@ class _Frame:
 
 
 def _pairs(
-    rng: np.random.Generator, n_parents: int, n_items: int, p: float, reps_mean: float
+    rng: np.random.Generator,
+    n_parents: int,
+    n_items: int,
+    p: float,
+    reps_mean: float | np.ndarray[Any, Any],
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """(parent, item) index arrays: each item with probability p per parent, repeated 1+Poisson."""
+    """(parent, item) index arrays: each item with probability p per parent, repeated 1+Poisson
+    (``reps_mean`` per parent when an array: longer stays hold more events)."""
     mask = rng.random((n_parents, n_items)) < p
     parent, item = np.nonzero(mask)
-    reps = 1 + rng.poisson(reps_mean, size=parent.size)
+    lam = reps_mean[parent] if isinstance(reps_mean, np.ndarray) else reps_mean
+    reps = 1 + rng.poisson(lam, size=parent.size)
     return np.repeat(parent, reps), np.repeat(item, reps)
 
 
@@ -309,7 +316,10 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
     age = rng.integers(20, 91, size=n)
     birth_min = -(age * 365 + rng.integers(0, 365, size=n)) * 24 * 60  # before 2100-01-01
     n_adm = np.clip(2 + rng.poisson(2.0, size=n), 1, 7)
-    current = rng.random(n) < 0.3  # still admitted at 'now'
+    # still admitted at 'now': the patients the questions ask about their current stay, and
+    # about three in ten of the others
+    named_current = {int(x) for x in terms.get("current_subject_ids", ())}
+    current = np.isin(subject, list(named_current)) | (rng.random(n) < 0.3)
 
     # -- admissions: one slot of the year per admission, the last one may still be open -----
     pat = np.repeat(np.arange(n), n_adm)
@@ -317,7 +327,9 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
     slots = n_adm[pat]
     slot_len = _YEAR_MIN // slots
     start = k * slot_len + (rng.random(pat.size) * 0.5 * slot_len).astype(np.int64)
-    length = np.minimum((rng.uniform(1, 14, size=pat.size) * 1440).astype(np.int64), slot_len // 2)
+    length = np.minimum(
+        (rng.uniform(2, 40, size=pat.size) * 1440).astype(np.int64), (slot_len * 6) // 10
+    )
     end = start + length
     last = k == slots - 1
     open_ = last & current[pat]
@@ -326,6 +338,7 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
         open_, _YEAR_MIN - (rng.uniform(1, 10, size=pat.size) * 1440).astype(np.int64), start
     )
     end = np.where(open_, _NOW_MIN, end)
+    days = (end - start) / 1440.0
     hadm = 20000000 + np.arange(pat.size) * 13 + rng.integers(0, 13, size=pat.size)
     loc_terms = list(terms["admission_locations"]) + list(_ADMISSION_LOCATIONS_EXTRA)
     adm_age = age[pat]
@@ -373,10 +386,11 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
     has_icu = rng.random(pat.size) < 0.85
     a_icu = np.flatnonzero(has_icu)
     span = end[a_icu] - start[a_icu]
-    in_t = start[a_icu] + (span * rng.uniform(0.05, 0.3, size=a_icu.size)).astype(np.int64)
-    out_t = start[a_icu] + (span * rng.uniform(0.6, 0.95, size=a_icu.size)).astype(np.int64)
+    in_t = start[a_icu] + (span * rng.uniform(0.02, 0.15, size=a_icu.size)).astype(np.int64)
+    out_t = start[a_icu] + (span * rng.uniform(0.85, 0.98, size=a_icu.size)).astype(np.int64)
     icu_open = open_[a_icu] & (rng.random(a_icu.size) < 0.7)
     out_t = np.where(icu_open, _NOW_MIN, out_t)
+    stay_days = (out_t - in_t) / 1440.0
     stay = 30000000 + np.arange(a_icu.size) * 7 + rng.integers(0, 7, size=a_icu.size)
     first_unit = rng.choice(_ICU_UNITS, size=a_icu.size)
     last_unit = np.where(
@@ -468,11 +482,13 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
     )
 
     # -- labs: most tests in every admission ---------------------------------------------------
-    a, i = _pairs(rng, pat.size, len(labs), 0.8, 1.2)
+    a, i = _pairs(rng, pat.size, len(labs), 0.8, days * 0.12)
     ranges = [_lab_range(lbl) for lbl in labs]
     lo = np.array([r[1] for r in ranges])[i]
     hi = np.array([r[2] for r in ranges])[i]
-    value = np.round(lo + rng.random(i.size) * (hi - lo), 1)
+    # wide-range tests are reported as whole numbers (urea nitrogen 23), narrow ones to 0.1
+    value = lo + rng.random(i.size) * (hi - lo)
+    value = np.where(hi - lo > 20, np.round(value), np.round(value, 1))
     out["labevents"] = pd.DataFrame(
         {
             "row_id": np.arange(1, a.size + 1),
@@ -488,7 +504,7 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
     # -- prescriptions ----------------------------------------------------------------------
     drugs = list(terms["drugs"])
     routes = [_route(d, rng) for d in drugs]
-    a, i = _pairs(rng, pat.size, len(drugs), 0.45, 0.6)
+    a, i = _pairs(rng, pat.size, len(drugs), 0.45, 0.3 + days * 0.04)
     t0 = _within(rng, start[a], end[a])
     stop = np.minimum(t0 + (rng.uniform(0.2, 5, size=a.size) * 1440).astype(np.int64), _NOW_MIN)
     pick = rng.random(a.size)
@@ -514,11 +530,11 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
     # -- ICU charting, inputs, outputs --------------------------------------------------------
     def stay_events(table: str, p: float, reps: float) -> tuple[np.ndarray[Any, Any], ...]:
         sel = d_items[d_items["linksto"] == table]
-        s_idx, j = _pairs(rng, a_icu.size, len(sel), p, reps)
+        s_idx, j = _pairs(rng, a_icu.size, len(sel), p, reps * stay_days)
         times = _within(rng, in_t[s_idx], out_t[s_idx])
         return s_idx, sel["itemid"].to_numpy()[j], sel["label"].to_numpy()[j], times
 
-    s_idx, itemid, label, times = stay_events("chartevents", 1.0, 12.0)
+    s_idx, itemid, label, times = stay_events("chartevents", 1.0, 3.0)
     vit = [_VITALS.get(str(lbl), ("", 0.0, 100.0)) for lbl in label]
     v_lo = np.array([v[1] for v in vit], dtype=float)
     v_hi = np.array([v[2] for v in vit], dtype=float)
@@ -534,7 +550,7 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
             "valueuom": np.array([v[0] for v in vit], dtype=object),
         }
     )
-    s_idx, itemid, _label, times = stay_events("inputevents", 0.7, 1.5)
+    s_idx, itemid, _label, times = stay_events("inputevents", 0.7, 0.4)
     out["inputevents"] = pd.DataFrame(
         {
             "row_id": np.arange(1, s_idx.size + 1),
@@ -547,7 +563,7 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
             "totalamountuom": "ml",
         }
     )
-    s_idx, itemid, _label, times = stay_events("outputevents", 0.8, 2.0)
+    s_idx, itemid, _label, times = stay_events("outputevents", 0.8, 0.6)
     out["outputevents"] = pd.DataFrame(
         {
             "row_id": np.arange(1, s_idx.size + 1),
@@ -563,7 +579,7 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
 
     # -- microbiology -------------------------------------------------------------------------
     specimens = list(terms["specimens"])
-    a, i = _pairs(rng, pat.size, len(specimens), 6 / len(specimens), 0.5)
+    a, i = _pairs(rng, pat.size, len(specimens), 6 / len(specimens), 0.3 + days * 0.05)
     org = rng.choice(_ORGANISMS, size=a.size).astype(object)
     org[rng.random(a.size) < 0.4] = None
     out["microbiologyevents"] = pd.DataFrame(
@@ -647,11 +663,30 @@ def generate_mimic(
             }
             df = df.astype(object).where(df.notna(), None)
             writer.write(table, df, types)
+        for table, column in _INDEXES:  # speed only; the tables are exactly the shared task's
+            if column not in frames[table].columns:
+                continue
+            writer.execute(
+                f'CREATE INDEX IF NOT EXISTS "idx_{table}_{column}" ON "{table}" ("{column}")'
+            )
         if db.backend == "sqlite":
             db.conn.commit()
     finally:
         db.close()
     return {t: len(df) for t, df in frames.items()}
+
+
+_INDEXES = (
+    *tuple(
+        (t, c)
+        for t in TABLES
+        for c in ("subject_id", "hadm_id", "stay_id", "itemid", "icd_code")
+        if not t.startswith("d_") and not (t == "patients" and c != "subject_id")
+    ),
+    ("d_items", "label"),
+    ("d_labitems", "label"),
+    ("prescriptions", "drug"),
+)
 
 
 def _statements(dialect: str) -> list[str]:
