@@ -20,7 +20,7 @@ from clinbridge.errors import UnknownAdapterError
 
 
 def test_builtin_adapters_are_registered():
-    assert {"omop", "fhir"} <= set(adapter_names())
+    assert {"omop", "fhir", "mimic"} <= set(adapter_names())
     assert get_adapter("omop, cdm_version=5.4").name == "omop"
 
 

@@ -156,6 +156,8 @@ class EventStream(_Model):
     title_column: str | None = None
     days_supply_column: str | None = None
     quantity_column: str | None = None
+    route_column: str | None = None
+    """Route of administration (MIMIC prescriptions.route), when the source records it."""
     source_value_column: str | None = None
     dictionary: str | None = None
     """Name of the :class:`Dictionary` that explains ``code_column``."""

@@ -40,7 +40,7 @@ def test_float_ids_and_dates_are_typed(eunomia_duckdb_url):
         ).rows
         assert row and row[0][0] == 10204 and str(row[0][1]) == "1998-10-03"
         types = dict(db.columns("measurement"))
-        assert types["measurement_id"].upper() == "INTEGER"
+        assert types["measurement_id"].upper() == "BIGINT"
         assert types["value_as_number"].upper() == "DOUBLE"
 
 

@@ -178,6 +178,7 @@ def batch_line(rec: dict[str, object], answer: Answer) -> dict[str, object]:
         "plan": data.get("plan"),
         "reason": answer.reason,
         "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in answer.checks],
+        "ms": answer.timings.total_ms,
     }
 
 

@@ -2,9 +2,10 @@ from clinbridge.cli._lazy import lazy_group
 
 synth_group = lazy_group(
     "synth",
-    "Generate synthetic OMOP or FHIR data.",
+    "Generate synthetic OMOP, FHIR or MIMIC-IV data.",
     {
         "omop": "clinbridge.cli.omop:synth_omop",
         "fhir": "clinbridge.cli.fhir:synth_fhir",
+        "mimic": "clinbridge.cli.mimic:synth_mimic_cmd",
     },
 )

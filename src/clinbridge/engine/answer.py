@@ -105,7 +105,7 @@ class Answer(BaseModel):
 
 
 def jsonable(value: Any) -> Any:
-    """Plain JSON types: dates as ISO strings, Decimals as floats."""
+    """Plain JSON types: dates as ISO strings, Decimals as ints (whole) or floats."""
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -113,7 +113,8 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()
     if isinstance(value, decimal.Decimal):
-        return float(value)
+        # whole Decimals (PostgreSQL sum/count over BIGINT) stay exact integers
+        return int(value) if value == value.to_integral_value() else float(value)
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     return value

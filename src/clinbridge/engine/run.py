@@ -7,6 +7,7 @@ built-in parser and the LLM backends emit plans and hand them to :func:`run_plan
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import logging
 import math
 from typing import Any
@@ -175,8 +176,10 @@ def _guard(expression: Any, catalog: Catalog, db: Database, settings: Settings) 
 def _number(v: Any) -> Any:
     if v is None:
         return None
-    if isinstance(v, bool):
-        return v
+    if isinstance(v, bool | int):
+        return v  # never through a float: 64-bit ids stay exact
+    if isinstance(v, decimal.Decimal) and v == v.to_integral_value():
+        return int(v)
     try:
         f = float(v)
     except (TypeError, ValueError):

@@ -75,6 +75,8 @@ class ChunkProblems:
     """Bad rows of one chunk: (row index in chunk, field, reason)."""
 
     rows: list[tuple[int, str, str]] = field(default_factory=list)
+    long: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Text column → (values longer than the spec's varchar(n), n): loaded and reported."""
 
     def add(self, mask: np.ndarray[Any, Any], field_name: str, reason: str) -> None:
         for i in np.flatnonzero(mask):
@@ -139,8 +141,9 @@ def convert_chunk(
 ) -> tuple[pd.DataFrame, ChunkProblems]:
     """Typed columns (in ``types`` order; absent columns become NULL) and the rows that failed.
 
-    Integers accept "10204.0" (a float with no fraction); dates accept ISO and Athena's
-    ``YYYYMMDD``. A bad value, a missing required value or an over-long string marks the row.
+    Integers accept "10204.0" (a float with no fraction) and stay exact to 64 bits; dates accept
+    ISO and Athena's ``YYYYMMDD``. A bad value or a missing required value marks the row; text
+    longer than the spec's varchar(n) is kept and counted in ``problems.long``.
     """
     problems = ChunkProblems()
     out: dict[str, Any] = {}
@@ -155,15 +158,8 @@ def convert_chunk(
         raw = chunk[name]
         present = raw.notna().to_numpy()
         if typ == "integer":
-            vals = _to_float(raw).to_numpy(dtype="float64", na_value=np.nan)
-            bad = present & (np.isnan(vals) | (np.mod(vals, 1) != 0) | (np.abs(vals) > 2**63 - 1))
+            col, bad = _to_int64(raw, present)
             problems.add(bad, name, "not an integer")
-            vals = np.where(bad, np.nan, vals)
-            col = (
-                pd.array(vals, dtype="Float64").astype("Int64")
-                if n
-                else pd.array([], dtype="Int64")
-            )
             out[name] = pd.Series(col, index=chunk.index)
         elif typ == "float":
             num = _to_float(raw)
@@ -191,10 +187,41 @@ def convert_chunk(
             limit = max_lengths.get(name)
             if limit:
                 too_long = present & (raw.str.len().fillna(0).to_numpy() > limit)
-                problems.add(too_long, name, f"longer than {limit} characters")
+                if too_long.any():
+                    problems.long[name] = (int(too_long.sum()), limit)
         if name in required:
             problems.add(~present, name, "required value is empty")
     return pd.DataFrame(out, index=chunk.index), problems
+
+
+_INT_TEXT = r"\s*([+-]?\d+)(?:\.0*)?\s*"
+_INT64_MAX = str(2**63 - 1)
+
+
+def _to_int64(raw: pd.Series, present: np.ndarray[Any, Any]) -> tuple[Any, np.ndarray[Any, Any]]:
+    """Text to nullable Int64 without passing through a float (19-digit ids stay exact).
+
+    Accepts "10204" and "10204.0"; anything else, or a value outside 64 bits, is bad.
+    """
+    n = len(raw)
+    if not n:
+        return pd.array([], dtype="Int64"), np.zeros(0, dtype=bool)
+    digits = raw.str.extract(f"^{_INT_TEXT}$", expand=False)
+    ok = digits.notna().to_numpy().copy()
+    unsigned = digits.str.lstrip("+-").str.lstrip("0")
+    length = unsigned.str.len().fillna(0).to_numpy()
+    negative = digits.str.startswith("-").fillna(False).to_numpy(dtype=bool)
+    limit = np.where(negative, str(2**63), _INT64_MAX)
+    too_big = (length > 19) | (
+        (length == 19) & (unsigned.fillna("").to_numpy(dtype=object) > limit.astype(object))
+    )
+    ok &= ~too_big
+    bad = present & ~ok
+    text = digits.where(ok, "0").fillna("0").str.lstrip("+").to_numpy(dtype=object)
+    ints = text.astype(np.int64)
+    col = pd.array(ints, dtype="Int64")
+    col[~ok] = pd.NA
+    return col, bad
 
 
 def _to_float(raw: pd.Series) -> pd.Series:

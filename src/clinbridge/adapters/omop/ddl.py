@@ -8,14 +8,17 @@ values the same way:
 ========== ================ ========= ===================
 spec type  DuckDB           SQLite    PostgreSQL
 ========== ================ ========= ===================
-integer    INTEGER          INTEGER   INT
+integer    BIGINT           INTEGER   BIGINT
 float      DOUBLE           REAL      DOUBLE PRECISION
-varchar(n) VARCHAR(n)       TEXT      VARCHAR(n)
+varchar(n) TEXT             TEXT      TEXT
 date       DATE             TEXT      DATE
 datetime   TIMESTAMP        TEXT      TIMESTAMP
 ========== ================ ========= ===================
 
-(OHDSI's own DDL uses NUMERIC for floats, which DuckDB reads as DECIMAL(18,3), and REAL for dates
+(Integers are 64-bit everywhere: real CDMs, such as the MIMIC-IV demo in OMOP, use 19-digit ids;
+SQLite's INTEGER is already 64-bit. Text is unbounded: the same demo writes 70-character drug
+source values and 22-character vocabulary ids into varchar(50)/varchar(20) columns; the loader
+reports such values instead of refusing the rows. OHDSI's own DDL uses NUMERIC for floats, which DuckDB reads as DECIMAL(18,3), and REAL for dates
 in SQLite; ISO text dates keep SQLite's date functions working.) Other sqlglot dialects
 (spark, bigquery, snowflake, trino, redshift, ...) come for free from the same expressions.
 """
@@ -155,7 +158,7 @@ def table_spec(table: str, version: str) -> TableSpec | None:
 def _sql_type(col: ColumnSpec, dialect: str) -> exp.DataType:
     t = col.portable
     if t == "integer":
-        return exp.DataType.build("INT")
+        return exp.DataType.build("BIGINT")
     if t == "float":
         return exp.DataType.build("DOUBLE")
     if dialect == "sqlite":
@@ -164,8 +167,7 @@ def _sql_type(col: ColumnSpec, dialect: str) -> exp.DataType:
         return exp.DataType.build("DATE")
     if t == "timestamp":
         return exp.DataType.build("TIMESTAMP")
-    n = col.max_length
-    return exp.DataType.build(f"VARCHAR({n})" if n else "TEXT")
+    return exp.DataType.build("TEXT")
 
 
 def qualified_table(name: str, schema: str | None = None) -> exp.Table:

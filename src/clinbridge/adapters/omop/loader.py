@@ -331,6 +331,7 @@ def load_table_file(
     required = [c.name for c in spec.columns if c.required]
     lengths = {c.name: c.max_length for c in spec.columns if c.max_length}
     warned_extra = False
+    long_counts: dict[str, tuple[int, int]] = {}
     chunks = 0
     for part in read_tolerant(path, chunksize=chunksize):
         chunks += 1
@@ -369,6 +370,8 @@ def load_table_file(
             logger.info("%s: ignoring non-CDM columns %s", path.name, extra)
         typed, problems = convert_chunk(chunk, types, required=required, max_lengths=lengths)  # type: ignore[arg-type]
         load.read += len(chunk)
+        for col, (count, limit) in problems.long.items():
+            long_counts[col] = (long_counts.get(col, (0, limit))[0] + count, limit)
         if problems.rows:
             first_row, first_field, first_reason = min(problems.rows)
             if on_error == "raise":
@@ -436,6 +439,10 @@ def load_table_file(
             f"{replaced} NUL characters replaced by U+FFFD (PostgreSQL text cannot hold NUL)"
         )
     load.seconds = time.perf_counter() - started
+    for col, (count, limit) in long_counts.items():
+        load.notes.append(
+            f"{count} values of {col} longer than the CDM's {limit} characters (kept)"
+        )
     if load.rejected:
         load.notes.append(f"{load.rejected} rows rejected, kept in {REJECTED_TABLE}")
     return load
