@@ -25,7 +25,7 @@ logger = logging.getLogger(__name__)
 
 _REGISTRY: dict[str, type[SourceAdapter]] = {}
 PLUGIN_GROUP = "clinbridge.adapters"
-BUILTIN_MODULES = ("clinbridge.adapters.omop", "clinbridge.adapters.fhir")
+BUILTIN_MODULES = ("clinbridge.adapters.omop", "clinbridge.adapters.fhir", "clinbridge.adapters.trial")
 
 
 class SourceAdapter:
