@@ -152,16 +152,18 @@ def find_header(sheet: Sheet) -> int:
                 **sheet.where(r0, c0),
             )
     row = sheet.rows[header]
-    if header > 0:
-        above = sheet.rows[header - 1]
-        groups = [j for j, v in enumerate(above) if not _blank(v)]
-        if len(groups) >= 2 and len(groups) < 0.5 * width:
+    for i in range(header - 1, -1, -1):
+        # a title sits alone in column A; a label over other columns groups them (a header
+        # split over two rows, as merged group cells leave it)
+        above = sheet.rows[i]
+        groups = [j for j, v in enumerate(above) if not _blank(v) and j > 0]
+        if groups:
             j = groups[0]
             raise LoadError(
-                f"two header rows: row {header} holds group labels ({str(above[j])!r} in column "
+                f"two header rows: row {i + 1} holds group labels ({str(above[j])!r} in column "
                 f"{column_letter(j)}) above the column names in row {header + 1}, as a merged "
                 "header does; keep only the row of column names",
-                **sheet.where(header - 1, j),
+                **sheet.where(i, j),
             )
     blanks = [j for j in range(width) if j >= len(row) or _blank(row[j])]
     if blanks:

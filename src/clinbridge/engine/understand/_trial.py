@@ -283,6 +283,11 @@ class TrialReader:
                 counts[w] = counts.get(w, 0) + 1
         for f in self.families:
             f.names = {w for w in f.names if counts[w] <= 3} - f.head - f.qual
+        self.vocabulary: set[str] = set()
+        for f in self.families:
+            self.vocabulary |= f.tokens
+        for cs in self.codesets:
+            self.vocabulary |= cs.tokens
 
     def _codeset(self, v: Variable, label_words: set[str]) -> CodeSet:
         words = {
@@ -375,6 +380,14 @@ class TrialReader:
         for k, t in enumerate(tokens[:-1]):
             if tokens[k + 1].norm in _SUBJECT_NOUNS and t in content:
                 parse.attributive.add(content.index(t))
+        unknown = [t.text for t in content if t.norm not in self.vocabulary]
+        if unknown:
+            raise _Abstain(
+                "the trial table has no variable, code or time point for "
+                + ", ".join(repr(w) for w in unknown),
+                unresolved=unknown,
+                groundings=groundings,
+            )
         mentions = self._mentions(parse)
         left = [t.text for i, t in enumerate(content) if i not in parse.consumed]
         if left:

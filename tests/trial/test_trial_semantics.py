@@ -1,0 +1,82 @@
+"""Missing codes never enter a mean, median or denominator; codes answer with labels; every
+percentage states its numerator and denominator; answers carry SQL, plan and checks."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import clinbridge.api as cb
+from clinbridge.engine.plan import QueryPlan
+
+
+@pytest.fixture(scope="module")
+def conn(trial_db):  # type: ignore[no-untyped-def]
+    c = cb.connect(trial_db)
+    yield c
+    c.close()
+
+
+def clean(df: pd.DataFrame, col: str) -> pd.Series:
+    s = df[col]
+    return s.where(~s.isin([-99, -88, -77]))
+
+
+def test_missing_codes_stay_out_of_mean_and_median(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    plan = QueryPlan.model_validate(
+        {"measure": {"of": "variable", "variable": "TEMP_24H"}, "aggregate": {"op": "mean"}}
+    )
+    a = conn.ask_plan(plan)
+    assert a.accepted
+    assert a.value == pytest.approx(clean(df, "TEMP_24H").mean())
+    assert a.value != pytest.approx(df["TEMP_24H"].mean())  # the raw column holds -99s
+    assert a.details["n"] == clean(df, "TEMP_24H").notna().sum()
+    assert a.details["subjects"] == len(df)
+    assert "-99" in a.sql and "-88" in a.sql  # the exclusion is in the statement
+    med = conn.ask_plan(plan.model_copy(update={"aggregate": plan.aggregate.model_copy(update={"op": "median"})}))
+    assert med.value == pytest.approx(clean(df, "TEMP_24H").median())
+
+
+def test_denominator_leaves_out_unknowns_and_is_stated(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("What percentage of infants had seizures before randomisation?")
+    assert a.accepted, a.reason
+    known = df["SEIZ_BL"].isin([0, 1])
+    assert a.details["denominator"] == known.sum() < len(df)  # 9 = unknown is left out
+    assert a.details["numerator"] == (df["SEIZ_BL"] == 1).sum()
+    assert a.value == pytest.approx(a.details["numerator"] / a.details["denominator"])
+
+
+def test_grouped_answers_use_code_labels(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    a = conn.ask("What percentage of infants died, by arm?")
+    assert a.accepted, a.reason
+    labels = [r["rand_arm"] for r in a.value]
+    assert labels == ["Hypothermia (whole-body cooling)", "Standard care (normothermia)"]
+    for r in a.value:
+        assert {"numerator", "denominator", "value"} <= set(r)
+    assert a.plan and a.sql and a.provenance.adapter == "trial"
+    assert all(c.passed for c in a.checks)
+
+
+def test_negation_never_counts_unknowns(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("How many infants without seizures before randomisation?")
+    assert a.accepted, a.reason
+    assert a.value == (df["SEIZ_BL"] == 0).sum()
+
+
+def test_abstentions_name_what_is_missing(conn) -> None:  # type: ignore[no-untyped-def]
+    cases = {
+        "What was the mean serum cortisol at 24 hours?": "cortisol",
+        "Mean Bayley cognitive score at 18 months in each trial": "collected only in NEOCOOL",
+        "Mean lactate at 12 hours in NEOCOOL": "not collected in NEOCOOL",
+        "Mean blood glucose at 96 hours": "not recorded at 96 h",
+        "What was the mean heart rate?": "say which",
+        "Compare the mean MRI injury score between the two trials": "collected only in NEOCOOL",
+    }
+    for q, why in cases.items():
+        a = conn.ask(q)
+        assert a.decision == "abstain", (q, a.value)
+        assert why in (a.reason or ""), (q, a.reason)
+        assert a.value is None
