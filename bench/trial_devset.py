@@ -68,7 +68,9 @@ class Gold:
     def eq(self, col: str, *codes: float) -> pd.Series:
         return self.clean(col).isin(codes)
 
-    def prop(self, col: str, codes: tuple[float, ...], mask: pd.Series | None = None) -> tuple[int, int]:
+    def prop(
+        self, col: str, codes: tuple[float, ...], mask: pd.Series | None = None
+    ) -> tuple[int, int]:
         s = self.clean(col)
         if mask is not None:
             s = s[mask]
@@ -91,100 +93,294 @@ def load_gold_frame(path: str | Path) -> Gold:
 
 Q = Question
 QUESTIONS: tuple[Question, ...] = (
-    Q(1, "neonatologist", "What was the mean core temperature at 24 hours in each treatment arm?", "rows",
-      lambda g: g.by("Rand_Arm", lambda m: g.mean("TEMP_24H", m))),
-    Q(2, "neonatologist", "What percentage of infants in the hypothermia arm died?", "proportion",
-      lambda g: g.prop("DEATH", (1,), g.eq("Rand_Arm", 1))),
-    Q(3, "research nurse", "How many infants had severe HIE?", "count",
-      lambda g: int(g.eq("HIE_GRADE", 3).sum())),
-    Q(4, "statistician", "Median birth weight by trial", "rows",
-      lambda g: g.by("TRIAL", lambda m: g.median("BWT_g", m))),
-    Q(5, "neonatologist", "Among cooled babies, what was the average heart rate at 48h?", "number",
-      lambda g: g.mean("hr_48h", g.eq("Rand_Arm", 1))),
-    Q(6, "statistician", "Mean arterial pressure at 72 h, by arm", "rows",
-      lambda g: g.by("Rand_Arm", lambda m: g.mean("map_h72", m))),
-    Q(7, "neonatologist", "What was the mean blood glucose at 0 h?", "number",
-      lambda g: g.mean("Gluc0h")),
-    Q(8, "statistician",
-      "Compare the proportion with death or moderate or severe disability at 18 months between the two arms",
-      "rows_proportion", lambda g: g.by("Rand_Arm", lambda m: g.prop("PRIM_OUT", (1,), m))),
-    Q(9, "neonatologist", "What was the mean Bayley-III cognitive score at 18 months in NEOCOOL?", "number",
-      lambda g: g.mean("BAYLEY_COG_18M", g.eq("TRIAL", 1))),
-    Q(10, "statistician", "Mean Bayley cognitive score at 18 months in each trial", "abstain", None),
-    Q(11, "statistician", "What was the mean blood glucose at 6 hours in each trial?", "abstain", None),
+    Q(
+        1,
+        "neonatologist",
+        "What was the mean core temperature at 24 hours in each treatment arm?",
+        "rows",
+        lambda g: g.by("Rand_Arm", lambda m: g.mean("TEMP_24H", m)),
+    ),
+    Q(
+        2,
+        "neonatologist",
+        "What percentage of infants in the hypothermia arm died?",
+        "proportion",
+        lambda g: g.prop("DEATH", (1,), g.eq("Rand_Arm", 1)),
+    ),
+    Q(
+        3,
+        "research nurse",
+        "How many infants had severe HIE?",
+        "count",
+        lambda g: int(g.eq("HIE_GRADE", 3).sum()),
+    ),
+    Q(
+        4,
+        "statistician",
+        "Median birth weight by trial",
+        "rows",
+        lambda g: g.by("TRIAL", lambda m: g.median("BWT_g", m)),
+    ),
+    Q(
+        5,
+        "neonatologist",
+        "Among cooled babies, what was the average heart rate at 48h?",
+        "number",
+        lambda g: g.mean("hr_48h", g.eq("Rand_Arm", 1)),
+    ),
+    Q(
+        6,
+        "statistician",
+        "Mean arterial pressure at 72 h, by arm",
+        "rows",
+        lambda g: g.by("Rand_Arm", lambda m: g.mean("map_h72", m)),
+    ),
+    Q(
+        7,
+        "neonatologist",
+        "What was the mean blood glucose at 0 h?",
+        "number",
+        lambda g: g.mean("Gluc0h"),
+    ),
+    Q(
+        8,
+        "statistician",
+        "Compare the proportion with death or moderate or severe disability at 18 months between the two arms",
+        "rows_proportion",
+        lambda g: g.by("Rand_Arm", lambda m: g.prop("PRIM_OUT", (1,), m)),
+    ),
+    Q(
+        9,
+        "neonatologist",
+        "What was the mean Bayley-III cognitive score at 18 months in NEOCOOL?",
+        "number",
+        lambda g: g.mean("BAYLEY_COG_18M", g.eq("TRIAL", 1)),
+    ),
+    Q(
+        10,
+        "statistician",
+        "Mean Bayley cognitive score at 18 months in each trial",
+        "abstain",
+        None,
+    ),
+    Q(
+        11,
+        "statistician",
+        "What was the mean blood glucose at 6 hours in each trial?",
+        "abstain",
+        None,
+    ),
     Q(12, "neonatologist", "What was the mean serum cortisol at 24 hours?", "abstain", None),
-    Q(13, "data manager", "How many infants were recruited at site 7?", "count",
-      lambda g: int(g.eq("SITE", 7).sum())),
-    Q(14, "research nurse", "What percentage of infants were outborn?", "proportion",
-      lambda g: g.prop("OUTBORN", (1,))),
-    Q(15, "neonatologist",
-      "What was the mean change in core temperature between 0 h and 24 h in the cooled arm?", "number",
-      lambda g: float((g.clean("TEMP_24H") - g.clean("TEMP_0H"))[g.eq("Rand_Arm", 1)].mean())),
-    Q(16, "statistician", "Median Apgar score at 10 minutes by HIE severity", "rows",
-      lambda g: g.by("HIE_GRADE", lambda m: g.median("apgar10", m))),
-    Q(17, "research nurse", "How many boys with moderate HIE were randomised to standard care?", "count",
-      lambda g: int((g.eq("sex", 1) & g.eq("HIE_GRADE", 2) & g.eq("Rand_Arm", 2)).sum())),
-    Q(18, "neonatologist",
-      "What proportion of infants with severe encephalopathy had seizures before randomisation?",
-      "proportion", lambda g: g.prop("SEIZ_BL", (1,), g.eq("HIE_GRADE", 3))),
-    Q(19, "statistician", "Mean gestational age of infants in HYPOTHERM", "number",
-      lambda g: g.mean("GA_WKS", g.eq("TRIAL", 2))),
-    Q(20, "statistician", "Length of hospital stay: mean, stratified by randomised arm", "rows",
-      lambda g: g.by("Rand_Arm", lambda m: g.mean("LOS_DAYS", m))),
-    Q(21, "neonatologist", "Percentage of infants with cerebral palsy at 18 months in each arm",
-      "rows_proportion", lambda g: g.by("Rand_Arm", lambda m: g.prop("CP_18M", (1,), m))),
+    Q(
+        13,
+        "data manager",
+        "How many infants were recruited at site 7?",
+        "count",
+        lambda g: int(g.eq("SITE", 7).sum()),
+    ),
+    Q(
+        14,
+        "research nurse",
+        "What percentage of infants were outborn?",
+        "proportion",
+        lambda g: g.prop("OUTBORN", (1,)),
+    ),
+    Q(
+        15,
+        "neonatologist",
+        "What was the mean change in core temperature between 0 h and 24 h in the cooled arm?",
+        "number",
+        lambda g: float((g.clean("TEMP_24H") - g.clean("TEMP_0H"))[g.eq("Rand_Arm", 1)].mean()),
+    ),
+    Q(
+        16,
+        "statistician",
+        "Median Apgar score at 10 minutes by HIE severity",
+        "rows",
+        lambda g: g.by("HIE_GRADE", lambda m: g.median("apgar10", m)),
+    ),
+    Q(
+        17,
+        "research nurse",
+        "How many boys with moderate HIE were randomised to standard care?",
+        "count",
+        lambda g: int((g.eq("sex", 1) & g.eq("HIE_GRADE", 2) & g.eq("Rand_Arm", 2)).sum()),
+    ),
+    Q(
+        18,
+        "neonatologist",
+        "What proportion of infants with severe encephalopathy had seizures before randomisation?",
+        "proportion",
+        lambda g: g.prop("SEIZ_BL", (1,), g.eq("HIE_GRADE", 3)),
+    ),
+    Q(
+        19,
+        "statistician",
+        "Mean gestational age of infants in HYPOTHERM",
+        "number",
+        lambda g: g.mean("GA_WKS", g.eq("TRIAL", 2)),
+    ),
+    Q(
+        20,
+        "statistician",
+        "Length of hospital stay: mean, stratified by randomised arm",
+        "rows",
+        lambda g: g.by("Rand_Arm", lambda m: g.mean("LOS_DAYS", m)),
+    ),
+    Q(
+        21,
+        "neonatologist",
+        "Percentage of infants with cerebral palsy at 18 months in each arm",
+        "rows_proportion",
+        lambda g: g.by("Rand_Arm", lambda m: g.prop("CP_18M", (1,), m)),
+    ),
     Q(22, "neonatologist", "Mean lactate at 12 hours in NEOCOOL", "abstain", None),
-    Q(23, "neonatologist", "What was the mean cord pH in infants with severe HIE?", "number",
-      lambda g: g.mean("CORD_PH", g.eq("HIE_GRADE", 3))),
-    Q(24, "research nurse", "How many infants weighed less than 2500 g at birth?", "count",
-      lambda g: int((g.clean("BWT_g") < 2500).sum())),
-    Q(25, "research nurse", "What was the average skin temperature at 24 hours in the cooled group?",
-      "number", lambda g: g.mean("SKINTEMP_24H", g.eq("Rand_Arm", 1))),
-    Q(26, "neonatologist", "What was the mean temperature at 72 hours in the standard care arm?", "number",
-      lambda g: g.mean("TEMP_72H", g.eq("Rand_Arm", 2))),
-    Q(27, "statistician", "Median MRI injury score by arm", "rows",
-      lambda g: g.by("Rand_Arm", lambda m: g.median("MRI_SCORE", m))),
-    Q(28, "neonatologist",
-      "What proportion of infants in the cooling arm had a temperature below 34 °C at 48 hours?",
-      "proportion",
-      lambda g: (
-          int((g.clean("TEMP_48H")[g.eq("Rand_Arm", 1)] < 34).sum()),
-          int(g.clean("TEMP_48H")[g.eq("Rand_Arm", 1)].notna().sum()),
-      )),
-    Q(29, "statistician", "Serum Na at 24h - mean per trial?", "rows",
-      lambda g: g.by("TRIAL", lambda m: g.mean("Na_24H", m))),
-    Q(30, "neonatologist", "What was the mean heart rate at 96 hours?", "number",
-      lambda g: g.mean("hr_96h")),
-    Q(31, "research nurse", "Mean water temperature of the cooling device at 24 hours", "number",
-      lambda g: g.mean("water_temp_24h")),
-    Q(32, "data manager", "How many infants died in each trial?", "rows",
-      lambda g: g.by("TRIAL", lambda m: int((g.eq("DEATH", 1) & m).sum()))),
-    Q(33, "neonatologist", "Mean platelets on day 3?", "number",
-      lambda g: g.mean("PLT_72H")),
-    Q(34, "statistician", "What was the mean maternal age?", "number",
-      lambda g: g.mean("MAT_AGE")),
-    Q(35, "neonatologist", "Among girls, what percentage had the primary outcome?", "proportion",
-      lambda g: g.prop("PRIM_OUT", (1,), g.eq("sex", 2))),
-    Q(36, "statistician", "Mean base deficit by HIE grade", "rows",
-      lambda g: g.by("HIE_GRADE", lambda m: g.mean("BASE_DEF", m))),
-    Q(37, "research nurse", "How many infants had an Apgar score below 3 at 5 minutes?", "count",
-      lambda g: int((g.clean("APGAR_5") < 3).sum())),
-    Q(38, "neonatologist", "What was the mean Bayley motor score at 18 months in the hypothermia group?",
-      "number", lambda g: g.mean("BAYLEY_MOT_18M", g.eq("Rand_Arm", 1))),
+    Q(
+        23,
+        "neonatologist",
+        "What was the mean cord pH in infants with severe HIE?",
+        "number",
+        lambda g: g.mean("CORD_PH", g.eq("HIE_GRADE", 3)),
+    ),
+    Q(
+        24,
+        "research nurse",
+        "How many infants weighed less than 2500 g at birth?",
+        "count",
+        lambda g: int((g.clean("BWT_g") < 2500).sum()),
+    ),
+    Q(
+        25,
+        "research nurse",
+        "What was the average skin temperature at 24 hours in the cooled group?",
+        "number",
+        lambda g: g.mean("SKINTEMP_24H", g.eq("Rand_Arm", 1)),
+    ),
+    Q(
+        26,
+        "neonatologist",
+        "What was the mean temperature at 72 hours in the standard care arm?",
+        "number",
+        lambda g: g.mean("TEMP_72H", g.eq("Rand_Arm", 2)),
+    ),
+    Q(
+        27,
+        "statistician",
+        "Median MRI injury score by arm",
+        "rows",
+        lambda g: g.by("Rand_Arm", lambda m: g.median("MRI_SCORE", m)),
+    ),
+    Q(
+        28,
+        "neonatologist",
+        "What proportion of infants in the cooling arm had a temperature below 34 °C at 48 hours?",
+        "proportion",
+        lambda g: (
+            int((g.clean("TEMP_48H")[g.eq("Rand_Arm", 1)] < 34).sum()),
+            int(g.clean("TEMP_48H")[g.eq("Rand_Arm", 1)].notna().sum()),
+        ),
+    ),
+    Q(
+        29,
+        "statistician",
+        "Serum Na at 24h - mean per trial?",
+        "rows",
+        lambda g: g.by("TRIAL", lambda m: g.mean("Na_24H", m)),
+    ),
+    Q(
+        30,
+        "neonatologist",
+        "What was the mean heart rate at 96 hours?",
+        "number",
+        lambda g: g.mean("hr_96h"),
+    ),
+    Q(
+        31,
+        "research nurse",
+        "Mean water temperature of the cooling device at 24 hours",
+        "number",
+        lambda g: g.mean("water_temp_24h"),
+    ),
+    Q(
+        32,
+        "data manager",
+        "How many infants died in each trial?",
+        "rows",
+        lambda g: g.by("TRIAL", lambda m: int((g.eq("DEATH", 1) & m).sum())),
+    ),
+    Q(33, "neonatologist", "Mean platelets on day 3?", "number", lambda g: g.mean("PLT_72H")),
+    Q(34, "statistician", "What was the mean maternal age?", "number", lambda g: g.mean("MAT_AGE")),
+    Q(
+        35,
+        "neonatologist",
+        "Among girls, what percentage had the primary outcome?",
+        "proportion",
+        lambda g: g.prop("PRIM_OUT", (1,), g.eq("sex", 2)),
+    ),
+    Q(
+        36,
+        "statistician",
+        "Mean base deficit by HIE grade",
+        "rows",
+        lambda g: g.by("HIE_GRADE", lambda m: g.mean("BASE_DEF", m)),
+    ),
+    Q(
+        37,
+        "research nurse",
+        "How many infants had an Apgar score below 3 at 5 minutes?",
+        "count",
+        lambda g: int((g.clean("APGAR_5") < 3).sum()),
+    ),
+    Q(
+        38,
+        "neonatologist",
+        "What was the mean Bayley motor score at 18 months in the hypothermia group?",
+        "number",
+        lambda g: g.mean("BAYLEY_MOT_18M", g.eq("Rand_Arm", 1)),
+    ),
     Q(39, "neonatologist", "Mean blood glucose at 96 hours", "abstain", None),
-    Q(40, "data manager", "What was the mean age at randomisation in hours?", "number",
-      lambda g: g.mean("AGE_RAND_H")),
-    Q(41, "research nurse", "Percentage of infants delivered by emergency caesarean section", "proportion",
-      lambda g: g.prop("DELIV_MODE", (3,))),
-    Q(42, "statistician", "What was the median change in mean arterial pressure from 0 h to 72 h?", "number",
-      lambda g: float((g.clean("map_h72") - g.clean("map_h0")).median())),
-    Q(43, "research nurse",
-      "How many infants had moderate or severe HIE and seizures before randomisation?", "count",
-      lambda g: int((g.eq("HIE_GRADE", 2, 3) & g.eq("SEIZ_BL", 1)).sum())),
-    Q(44, "statistician", "What was the mean oxygen saturation at 12 hours by arm?", "rows",
-      lambda g: g.by("Rand_Arm", lambda m: g.mean("SpO2_12h", m))),
-    Q(45, "neonatologist", "What was the mean Bayley cognitive score at 24 months in HYPOTHERM?", "number",
-      lambda g: g.mean("BSID_COG_24M", g.eq("TRIAL", 2))),
+    Q(
+        40,
+        "data manager",
+        "What was the mean age at randomisation in hours?",
+        "number",
+        lambda g: g.mean("AGE_RAND_H"),
+    ),
+    Q(
+        41,
+        "research nurse",
+        "Percentage of infants delivered by emergency caesarean section",
+        "proportion",
+        lambda g: g.prop("DELIV_MODE", (3,)),
+    ),
+    Q(
+        42,
+        "statistician",
+        "What was the median change in mean arterial pressure from 0 h to 72 h?",
+        "number",
+        lambda g: float((g.clean("map_h72") - g.clean("map_h0")).median()),
+    ),
+    Q(
+        43,
+        "research nurse",
+        "How many infants had moderate or severe HIE and seizures before randomisation?",
+        "count",
+        lambda g: int((g.eq("HIE_GRADE", 2, 3) & g.eq("SEIZ_BL", 1)).sum()),
+    ),
+    Q(
+        44,
+        "statistician",
+        "What was the mean oxygen saturation at 12 hours by arm?",
+        "rows",
+        lambda g: g.by("Rand_Arm", lambda m: g.mean("SpO2_12h", m)),
+    ),
+    Q(
+        45,
+        "neonatologist",
+        "What was the mean Bayley cognitive score at 24 months in HYPOTHERM?",
+        "number",
+        lambda g: g.mean("BSID_COG_24M", g.eq("TRIAL", 2)),
+    ),
 )
 
 
@@ -205,7 +401,11 @@ def score(q: Question, answer: Any, gold: Gold) -> tuple[str, str]:
     """('correct' | 'wrong' | 'abstained', why) for one answer (a clinbridge Answer)."""
     accepted = answer.decision == "accept"
     if q.kind == "abstain":
-        return ("correct", "abstained as expected") if not accepted else ("wrong", f"answered {answer.value!r}")
+        return (
+            ("correct", "abstained as expected")
+            if not accepted
+            else ("wrong", f"answered {answer.value!r}")
+        )
     if not accepted:
         return "abstained", str(answer.reason)
     want = q.gold(gold) if q.gold else None
@@ -218,7 +418,9 @@ def score(q: Question, answer: Any, gold: Gold) -> tuple[str, str]:
         d = answer.details
         stated = "numerator" in d and "denominator" in d
         ok = stated and _close(value, num / den) and d["denominator"] == den
-        return ("correct" if ok else "wrong"), f"got {value!r} ({d.get('numerator')}/{d.get('denominator')}), gold {num}/{den}"
+        return (
+            "correct" if ok else "wrong"
+        ), f"got {value!r} ({d.get('numerator')}/{d.get('denominator')}), gold {num}/{den}"
     if q.kind in {"rows", "rows_proportion"}:
         if not isinstance(value, list):
             return "wrong", f"expected rows, got {value!r}"

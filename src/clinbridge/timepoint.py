@@ -36,7 +36,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str, float], ...] = (
     (re.compile(rf"\b{_NUM}\s*-?\s*(?:h|hr|hrs|hour|hours)\b", re.I), "h", 1.0),
     (re.compile(rf"\b(?:h|hr|hour)\s*{_NUM}\b", re.I), "h", 1.0),
     (re.compile(rf"\bday\s*(?:of\s+life\s*)?{_NUM}\b", re.I), "h", 24.0),
-    (re.compile(rf"\b{_NUM}\s*-?\s*(?:d|days?)\b(?!\s+of\s+(?:mechanical|ventilation|stay))", re.I), "h", 24.0),
+    (
+        re.compile(
+            rf"\b{_NUM}\s*-?\s*(?:d|days?)\b(?!\s+of\s+(?:mechanical|ventilation|stay))", re.I
+        ),
+        "h",
+        24.0,
+    ),
     (re.compile(rf"\b{_NUM}\s*-?\s*(?:min|mins|minutes?)\b", re.I), "min", 1.0),
     (re.compile(rf"\b{_NUM}\s*-?\s*(?:m|mo|mos|months?)\b", re.I), "mo", 1.0),
     (re.compile(rf"\b{_NUM}\s*-?\s*(?:y|yr|yrs|years?)\b(?!\s+old)", re.I), "mo", 12.0),

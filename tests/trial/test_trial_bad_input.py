@@ -17,7 +17,16 @@ DICT = [
     ["Variable", "Label", "Type", "Units", "Codes", "Missing codes", "Time point", "Trial"],
     ["SUBJ_ID", "Subject identifier", "string", "", "", "", "", "Both"],
     ["TRIAL", "Trial", "categorical", "", "1=A; 2=B", "", "", "Both"],
-    ["Rand_Arm", "Randomised treatment arm", "categorical", "", "1=Cooling; 2=Standard care", "", "", "Both"],
+    [
+        "Rand_Arm",
+        "Randomised treatment arm",
+        "categorical",
+        "",
+        "1=Cooling; 2=Standard care",
+        "",
+        "",
+        "Both",
+    ],
     ["TEMP_24H", "Core temperature", "float", "°C", "", "-99=Not done", "24 h", "Both"],
     ["hr_48h", "Heart rate", "integer", "bpm", "", "-99=Not done", "48 h", "Both"],
 ]
@@ -27,7 +36,9 @@ def rows(n: int = 6) -> list[list[object]]:
     return [[f"S{i:03d}", 1 + i % 2, 1 + (i // 2) % 2, 33.5 + i / 10, 100 + i] for i in range(n)]
 
 
-def write_csv(path: Path, header: list[str], body: list[list[object]], *, encoding: str = "utf-8") -> Path:
+def write_csv(
+    path: Path, header: list[str], body: list[list[object]], *, encoding: str = "utf-8"
+) -> Path:
     with path.open("w", newline="", encoding=encoding) as fh:
         w = csv.writer(fh)
         w.writerow(header)
@@ -39,7 +50,9 @@ def dict_csv(tmp_path: Path, entries: list[list[str]] = DICT) -> Path:
     return write_csv(tmp_path / "dict.csv", entries[0], entries[1:])  # type: ignore[arg-type]
 
 
-def workbook(path: Path, header_rows: list[list[object]], body: list[list[object]], merge: str | None = None) -> Path:
+def workbook(
+    path: Path, header_rows: list[list[object]], body: list[list[object]], merge: str | None = None
+) -> Path:
     wb = Workbook()
     ws = wb.active
     ws.title = "Data"

@@ -10,7 +10,21 @@ from clinbridge.cli import main
 def test_synth_load_ask(tmp_path) -> None:  # type: ignore[no-untyped-def]
     runner = CliRunner()
     out = tmp_path / "t.xlsx"
-    r = runner.invoke(main, ["synth", "trial", "--out", str(out), "--subjects", "80", "--variables", "250", "--seed", "5"])
+    r = runner.invoke(
+        main,
+        [
+            "synth",
+            "trial",
+            "--out",
+            str(out),
+            "--subjects",
+            "80",
+            "--variables",
+            "250",
+            "--seed",
+            "5",
+        ],
+    )
     assert r.exit_code == 0, r.output
     url = f"duckdb:///{tmp_path / 't.duckdb'}"
     r = runner.invoke(main, ["load", "trial", str(out), "--db", url])

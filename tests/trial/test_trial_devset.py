@@ -4,8 +4,9 @@ No wrong answer may be accepted; open and sealed questions are reported separate
 
 from __future__ import annotations
 
-import clinbridge.api as cb
 from bench.trial_devset import QUESTIONS, load_gold_frame, score
+
+import clinbridge.api as cb
 
 
 def test_devset(trial_xlsx, trial_db) -> None:  # type: ignore[no-untyped-def]

@@ -97,5 +97,7 @@ def test_postgres(trial_wb, tmp_path, pg_url) -> None:  # type: ignore[no-untype
     with Database.open(pg_url) as db:
         cat = describe(db)
         assert cat.adapter == "trial"
-        codes = orjson.loads(db.execute("SELECT codes FROM trial_variables WHERE name='TRIAL'").rows[0][0])
+        codes = orjson.loads(
+            db.execute("SELECT codes FROM trial_variables WHERE name='TRIAL'").rows[0][0]
+        )
         assert codes == {"1": "NEOCOOL", "2": "HYPOTHERM"}

@@ -34,7 +34,9 @@ def test_missing_codes_stay_out_of_mean_and_median(conn, trial_wb) -> None:  # t
     assert a.details["n"] == clean(df, "TEMP_24H").notna().sum()
     assert a.details["subjects"] == len(df)
     assert "-99" in a.sql and "-88" in a.sql  # the exclusion is in the statement
-    med = conn.ask_plan(plan.model_copy(update={"aggregate": plan.aggregate.model_copy(update={"op": "median"})}))
+    med = conn.ask_plan(
+        plan.model_copy(update={"aggregate": plan.aggregate.model_copy(update={"op": "median"})})
+    )
     assert med.value == pytest.approx(clean(df, "TEMP_24H").median())
 
 

@@ -25,7 +25,11 @@ logger = logging.getLogger(__name__)
 
 _REGISTRY: dict[str, type[SourceAdapter]] = {}
 PLUGIN_GROUP = "clinbridge.adapters"
-BUILTIN_MODULES = ("clinbridge.adapters.omop", "clinbridge.adapters.fhir", "clinbridge.adapters.trial")
+BUILTIN_MODULES = (
+    "clinbridge.adapters.omop",
+    "clinbridge.adapters.fhir",
+    "clinbridge.adapters.trial",
+)
 
 
 class SourceAdapter:

@@ -29,7 +29,9 @@ def synth_trial(out: Path, seed: int, subjects: int, variables: int) -> None:
     if out.suffix.lower() == ".csv":
         dictionary = out.with_name(out.stem + "_dictionary.csv")
         wb.write_csv(out, dictionary=dictionary)
-        click.echo(f"wrote {wb.shape[0]} infants x {wb.shape[1]} variables to {out} and {dictionary}")
+        click.echo(
+            f"wrote {wb.shape[0]} infants x {wb.shape[1]} variables to {out} and {dictionary}"
+        )
         return
     wb.write_xlsx(out)
     click.echo(
@@ -47,7 +49,9 @@ def synth_trial(out: Path, seed: int, subjects: int, variables: int) -> None:
     help="Data dictionary: a file (.xlsx/.csv) or the name of a sheet in the workbook "
     "(default: found in the workbook, else inferred from the data).",
 )
-@click.option("--sheet", default=None, help="Data sheet (default: the widest non-dictionary sheet).")
+@click.option(
+    "--sheet", default=None, help="Data sheet (default: the widest non-dictionary sheet)."
+)
 @click.option("--encoding", default=None, help="Text encoding of CSV files (default UTF-8).")
 @click.option(
     "--lenient",
@@ -81,7 +85,9 @@ def load_trial_cmd(
     for line in report.summary_lines():
         click.echo(line)
     for p in report.problems[:10]:
-        click.echo(f"  sheet {p['sheet']!r} row {p['row']} column {p['column']} ({p['variable']}): {p['reason']}")
+        click.echo(
+            f"  sheet {p['sheet']!r} row {p['row']} column {p['column']} ({p['variable']}): {p['reason']}"
+        )
     click.echo(f"time: {report.seconds:.2f} s")
     if report_json is not None:
         report_json.write_text(report.to_json())

@@ -10,6 +10,7 @@ median, a count of values or a denominator, and the statement says so to anyone 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from sqlglot import exp
@@ -204,7 +205,7 @@ class _WideCompiler:
             return self._aggregate(vals, groups, target, None)
         if op == "median":
             return self._median(vals, groups)
-        aggs = {
+        aggs: dict[str, Callable[[exp.Expr], exp.Expr]] = {
             "mean": lambda e: exp.Avg(this=exp.cast(e, "DOUBLE")),
             "min": lambda e: exp.Min(this=e),
             "max": lambda e: exp.Max(this=e),
@@ -332,10 +333,7 @@ class _WideCompiler:
         hit = exp.and_(*[self.condition(f) for f in num], copy=False)
         # the denominator: subjects whose numerator variables are all known (missing codes
         # and blanks — not collected — are left out, and the answer states the count)
-        known = [
-            exp.not_(self.clean(self.var(f.variable)).is_(exp.null()))
-            for f in num
-        ]
+        known = [exp.not_(self.clean(self.var(f.variable)).is_(exp.null())) for f in num]
         rows = base.where(exp.and_(*known, copy=False), copy=False)
         flag = exp.Case().when(hit, exp.Literal.number(1)).else_(exp.Literal.number(0))
         inner = exp.select(

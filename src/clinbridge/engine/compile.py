@@ -18,7 +18,6 @@ from sqlglot import exp
 
 from clinbridge.catalog import Catalog
 from clinbridge.engine import sqlfuncs as f
-from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine._cohort import (
     CohortBuilder,
     ResolveFn,
@@ -27,6 +26,7 @@ from clinbridge.engine._cohort import (
     _Joins,
     _lit,
 )
+from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
     QueryPlan,
 )

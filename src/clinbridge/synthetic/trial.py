@@ -142,9 +142,9 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     n = subjects
     n1 = round(n * 0.56)
     trial = np.array([1] * n1 + [2] * (n - n1))
-    site = np.where(
-        trial == 1, rng.integers(1, 13, size=n), rng.integers(13, 22, size=n)
-    ).astype(int)
+    site = np.where(trial == 1, rng.integers(1, 13, size=n), rng.integers(13, 22, size=n)).astype(
+        int
+    )
     arm = rng.integers(1, 3, size=n)  # 1 hypothermia, 2 standard care
     cooled = arm == 1
     sev = np.where(
@@ -526,7 +526,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
             label,
             unit,
             HOURS,
-            lambda h, mu=mu, sd=sd: np.abs(rng.normal(mu, sd, n)),
+            _lab(rng, mu, sd, n),
             style=upper_h,
             decimals=dec,
             form="Laboratory",
@@ -797,6 +797,13 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
             "Blank cells: not collected in that trial.",
         ],
     )
+
+
+def _lab(rng: np.random.Generator, mu: float, sd: float, n: int) -> Callable[[int], np.ndarray]:
+    def draw(h: int) -> np.ndarray:
+        return np.abs(rng.normal(mu, sd, n))
+
+    return draw
 
 
 def write_trial_workbook(wb: TrialWorkbook, path: str | Path) -> Path:

@@ -113,7 +113,9 @@ def _read_csv(p: Path, *, encoding: str | None) -> Sheet:
             record=f"line {line}",
         )
     sample = text[:4096]
-    delimiter = "\t" if p.suffix.lower() == ".tsv" or sample.count("\t") > sample.count(",") else ","
+    delimiter = (
+        "\t" if p.suffix.lower() == ".tsv" or sample.count("\t") > sample.count(",") else ","
+    )
     if delimiter == "," and sample.count(";") > sample.count(","):
         delimiter = ";"
     rows = [list(r) for r in csv.reader(io.StringIO(text), delimiter=delimiter)]
@@ -141,7 +143,9 @@ def find_header(sheet: Sheet) -> int:
             header = i
             break
     if header is None:
-        raise LoadError("no header row (a row naming the columns) in the first 20 rows", **sheet.where())
+        raise LoadError(
+            "no header row (a row naming the columns) in the first 20 rows", **sheet.where()
+        )
     for r0, c0, r1, c1 in sheet.merged:
         if r0 <= header + 1 and r1 >= max(0, header - 1):
             text = sheet.rows[r0][c0] if r0 < len(sheet.rows) and c0 < len(sheet.rows[r0]) else ""
@@ -195,7 +199,11 @@ def header_names(sheet: Sheet, header: int) -> list[str]:
         key = n.lower()
         if key in seen:
             i = seen[key]
-            same = "the same name" if names[i] == n else f"names that differ only in case ({names[i]!r})"
+            same = (
+                "the same name"
+                if names[i] == n
+                else f"names that differ only in case ({names[i]!r})"
+            )
             raise LoadError(
                 f"duplicate column name {n!r}: columns {column_letter(i)} and {column_letter(j)} "
                 f"have {same}; every variable needs its own name",
@@ -208,11 +216,28 @@ def header_names(sheet: Sheet, header: int) -> list[str]:
 # -- the dictionary -------------------------------------------------------------------------
 
 _DICT_FIELDS: dict[str, tuple[str, ...]] = {
-    "variable": ("variable", "variable name", "field", "field name", "name", "column", "var", "item"),
+    "variable": (
+        "variable",
+        "variable name",
+        "field",
+        "field name",
+        "name",
+        "column",
+        "var",
+        "item",
+    ),
     "label": ("label", "description", "variable label", "field label", "meaning", "definition"),
     "type": ("type", "data type", "field type", "format"),
     "unit": ("unit", "units", "uom"),
-    "codes": ("codes", "code list", "values", "value labels", "allowed values", "choices", "categories"),
+    "codes": (
+        "codes",
+        "code list",
+        "values",
+        "value labels",
+        "allowed values",
+        "choices",
+        "categories",
+    ),
     "missing": ("missing", "missing codes", "missing values", "missing value codes"),
     "time_point": ("time point", "timepoint", "time", "visit", "time_point", "event"),
     "trial": ("trial", "study", "trials", "collected in", "source trial"),
@@ -250,7 +275,9 @@ def find_dictionary(
                 continue
             j = cols["variable"]
             listed = {
-                str(r[j]).strip().lower() for r in s.rows[i + 1 :] if j < len(r) and not _blank(r[j])
+                str(r[j]).strip().lower()
+                for r in s.rows[i + 1 :]
+                if j < len(r) and not _blank(r[j])
             }
             hits = len(listed & wanted)
             if hits and (best is None or hits > best[0]):

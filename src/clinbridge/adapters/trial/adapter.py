@@ -22,7 +22,13 @@ if TYPE_CHECKING:
 __all__ = ["TrialAdapter"]
 
 _TABLES = ("trial_data", "trial_variables", "trial_codes", "trial_long", "trial_meta")
-_SQL_TYPE = {"integer": "float", "float": "float", "categorical": "float", "string": "string", "date": "string"}
+_SQL_TYPE = {
+    "integer": "float",
+    "float": "float",
+    "categorical": "float",
+    "string": "string",
+    "date": "string",
+}
 
 
 class TrialAdapter(SourceAdapter):
@@ -80,10 +86,19 @@ class TrialAdapter(SourceAdapter):
                 )
             )
         cols = tuple(
-            ColumnInfo(name=v.column, type=_SQL_TYPE.get(v.type, "unknown"), description=v.description)
+            ColumnInfo(
+                name=v.column, type=_SQL_TYPE.get(v.type, "unknown"), description=v.description
+            )
             for v in variables
         )
-        tables = [TableInfo(name="trial_data", columns=cols, row_count=int(n), description="wide table, one row per subject")]
+        tables = [
+            TableInfo(
+                name="trial_data",
+                columns=cols,
+                row_count=int(n),
+                description="wide table, one row per subject",
+            )
+        ]
         for t in _TABLES[1:]:
             tables.append(
                 TableInfo(

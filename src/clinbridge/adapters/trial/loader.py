@@ -118,7 +118,7 @@ class TrialLoadReport:
         return lines
 
     def to_json(self) -> str:
-        data = {k: v for k, v in self.__dict__.items()}
+        data = dict(self.__dict__)
         data["reconciled"] = self.reconciled
         return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
 
@@ -135,7 +135,11 @@ class TrialTable:
 
 
 def _blank(v: Any) -> bool:
-    return v is None or (isinstance(v, str) and not v.strip()) or (isinstance(v, float) and math.isnan(v))
+    return (
+        v is None
+        or (isinstance(v, str) and not v.strip())
+        or (isinstance(v, float) and math.isnan(v))
+    )
 
 
 def sql_name(name: str) -> str:
@@ -249,9 +253,19 @@ def read_trial(
     used_sql: dict[str, str] = {}
     problems: list[dict[str, Any]] = []
     width = len(names)
-    transposed = list(
-        zip(*[r[:width] if len(r) >= width else [*r, *([None] * (width - len(r)))] for r in rows], strict=True)
-    ) if rows else [() for _ in names]
+    transposed = (
+        list(
+            zip(
+                *[
+                    r[:width] if len(r) >= width else [*r, *([None] * (width - len(r)))]
+                    for r in rows
+                ],
+                strict=True,
+            )
+        )
+        if rows
+        else [() for _ in names]
+    )
     for j, name in enumerate(names):
         if not name:
             continue
@@ -366,23 +380,41 @@ def _convert(
                     raise ValueError
             except ValueError:
                 problems.append(
-                    _problem(sheet, header, kept_rows, i, j, entry, v, f"text {str(v)!r} in a {entry.type} column")
+                    _problem(
+                        sheet,
+                        header,
+                        kept_rows,
+                        i,
+                        j,
+                        entry,
+                        v,
+                        f"text {str(v)!r} in a {entry.type} column",
+                    )
                 )
     missing_codes = np.array([float(c) for c in entry.missing if _num(c)], dtype=float)
     is_missing = np.isin(arr, missing_codes) if len(missing_codes) else np.zeros(len(arr), bool)
     present = ~np.isnan(arr) & ~is_missing
     if entry.type == "integer":
         bad = present & (np.abs(arr - np.round(arr)) > 1e-9)
-        for i in np.flatnonzero(bad):
+        for i in np.flatnonzero(bad).tolist():
             problems.append(
-                _problem(sheet, header, kept_rows, int(i), j, entry, raw[i], f"{raw[i]!r} in an integer column")
+                _problem(
+                    sheet,
+                    header,
+                    kept_rows,
+                    int(i),
+                    j,
+                    entry,
+                    raw[i],
+                    f"{raw[i]!r} in an integer column",
+                )
             )
             arr[i] = np.nan
             present[i] = False
     if entry.type == "categorical":
         allowed = {float(c) for c in entry.codes if _num(c)}
         bad = present & ~np.isin(arr, list(allowed))
-        for i in np.flatnonzero(bad):
+        for i in np.flatnonzero(bad).tolist():
             shown = "; ".join(f"{k}={v}" for k, v in list(entry.codes.items())[:6])
             problems.append(
                 _problem(
@@ -466,7 +498,11 @@ def _raise_problems(problems: list[dict[str, Any]], sheet: Sheet) -> None:
         f"row {p['row']} column {p['column']} ({p['variable']}): {p['reason']}"
         for p in problems[:MAX_PROBLEMS_SHOWN]
     )
-    more = f" (and {len(problems) - MAX_PROBLEMS_SHOWN} more)" if len(problems) > MAX_PROBLEMS_SHOWN else ""
+    more = (
+        f" (and {len(problems) - MAX_PROBLEMS_SHOWN} more)"
+        if len(problems) > MAX_PROBLEMS_SHOWN
+        else ""
+    )
     raise LoadError(
         f"{len(problems)} bad cell(s) in sheet {sheet.name!r}: {shown}{more}; fix them, or load "
         "with --lenient to store them as NULL and list them in the report",
@@ -624,8 +660,16 @@ def _side_tables(table: TrialTable) -> tuple[pd.DataFrame, pd.DataFrame, pd.Data
                 continue
             miss = [float(c) for c in entry.missing if _num(c)]
             clean = np.where(np.isin(raw, miss), np.nan, raw)
-            k = int(keep.sum())
-            long_parts.append((ids_arr[keep], [entry.name] * k, [entry.time_point] * k, clean[keep], raw[keep]))
+            kept = int(keep.sum())
+            long_parts.append(
+                (
+                    ids_arr[keep],
+                    [entry.name] * kept,
+                    [entry.time_point] * kept,
+                    clean[keep],
+                    raw[keep],
+                )
+            )
     long = pd.DataFrame(
         {
             "subject": np.concatenate([p[0] for p in long_parts]) if long_parts else [],
@@ -658,7 +702,9 @@ def _write(db: Any, frames: dict[str, pd.DataFrame]) -> None:
     import sqlalchemy
 
     engine = sqlalchemy.create_engine(
-        "postgresql+psycopg://", creator=lambda: _pg_conn(db.url), poolclass=sqlalchemy.pool.NullPool
+        "postgresql+psycopg://",
+        creator=lambda: _pg_conn(db.url),
+        poolclass=sqlalchemy.pool.NullPool,
     )
     with engine.begin() as conn:
         for name, df in frames.items():

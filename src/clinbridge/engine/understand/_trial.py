@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from clinbridge.engine.plan import Aggregate, GroupBy, Measure, QueryPlan, VariableFilter
 from clinbridge.engine.understand._reading import Grounding, Reading
@@ -63,24 +63,94 @@ _AGG_RE = re.compile(
 )
 _CHANGE_RE = re.compile(r"\b(change|difference|rise|fall|drop|increase|decrease|delta)\b")
 _EXTRA_FILLER = frozenset(
-    """
-    before stratified stratify broken split according arms groups trials sites
-    hour hours day days week weeks month months minute minutes year years h g gram grams kg c
-    mmol l mmhg bpm unit units
-    """.split()
+    [
+        "before",
+        "stratified",
+        "stratify",
+        "broken",
+        "split",
+        "according",
+        "arms",
+        "groups",
+        "trials",
+        "sites",
+        "hour",
+        "hours",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "month",
+        "months",
+        "minute",
+        "minutes",
+        "year",
+        "years",
+        "h",
+        "g",
+        "gram",
+        "grams",
+        "kg",
+        "c",
+        "mmol",
+        "l",
+        "mmhg",
+        "bpm",
+        "unit",
+        "units",
+    ]
 )
 _EXTRA_FILLER = _EXTRA_FILLER | frozenset(canon(w) for w in _EXTRA_FILLER | FILLER) | FILLER
 _NEGATORS = frozenset({"non", "not", "no", "without", "never"})
 _SUBJECT_NOUNS = frozenset(
     canon(w)
-    for w in "infant infants baby babies neonate neonates newborn newborns child children "
-    "patient patients boy boys girl girls group groups arm arms subject subjects".split()
+    for w in [
+        "infant",
+        "infants",
+        "baby",
+        "babies",
+        "neonate",
+        "neonates",
+        "newborn",
+        "newborns",
+        "child",
+        "children",
+        "patient",
+        "patients",
+        "boy",
+        "boys",
+        "girl",
+        "girls",
+        "group",
+        "groups",
+        "arm",
+        "arms",
+        "subject",
+        "subjects",
+    ]
 )
 _DESIGN_PRIOR = 0.15
 """Conditions on the design variables (arm, trial, site) are the commonest in trial questions."""
 _SPLIT_VERBS = frozenset(
-    "who that which had has have were was died developed received experienced required needed "
-    "got suffered reached".split()
+    [
+        "who",
+        "that",
+        "which",
+        "had",
+        "has",
+        "have",
+        "were",
+        "was",
+        "died",
+        "developed",
+        "received",
+        "experienced",
+        "required",
+        "needed",
+        "got",
+        "suffered",
+        "reached",
+    ]
 )
 _COHORT_MARKERS = frozenset({"among", "amongst", "in", "within", "for"})
 _CMP = re.compile(
@@ -164,6 +234,10 @@ class CodeSet:
     distinct: dict[str, set[str]]
     exclusive: dict[str, set[str]]
     context: set[str]
+
+    @property
+    def label(self) -> str:
+        return self.var.description
 
     @property
     def tokens(self) -> set[str]:
@@ -267,7 +341,12 @@ class TrialReader:
             fam = by_key.get(key)
             if fam is None:
                 fam = Family(
-                    v.description or v.name, {}, head, qual, set(), kind,
+                    v.description or v.name,
+                    {},
+                    head,
+                    qual,
+                    set(),
+                    kind,
                     _key_words(v.description or v.name, head),
                 )
                 by_key[key] = fam
@@ -362,7 +441,11 @@ class TrialReader:
             if var not in groups:
                 groups.append(var)
             groundings.append(
-                Grounding(phrase=m.group(0).strip(), kind="group", target=f"{var.name} ({var.description})")
+                Grounding(
+                    phrase=m.group(0).strip(),
+                    kind="group",
+                    target=f"{var.name} ({var.description})",
+                )
             )
             a = m.start()
             cut = m.start("rest") + used
@@ -402,10 +485,22 @@ class TrialReader:
             mt.negated = any(t.text in _NEGATORS for t in before)
         # 6. comparisons attach to the nearest numeric variable
         for kind, value, value2, a, b in comparisons:
-            numeric = [mt for mt in mentions if isinstance(mt.target, Family) and mt.target.kind == "numeric" and mt.comparison is None]
+            numeric = [
+                mt
+                for mt in mentions
+                if isinstance(mt.target, Family)
+                and mt.target.kind == "numeric"
+                and mt.comparison is None
+            ]
             if not numeric:
                 raise _Abstain(f"the condition {text[a:b].strip()!r} names no numeric variable")
-            best = min(numeric, key=lambda mt: (0 if mt.end <= a else 1, abs((mt.end if mt.end <= a else mt.start) - a)))
+            best = min(
+                numeric,
+                key=lambda mt: (
+                    0 if mt.end <= a else 1,
+                    abs((mt.end if mt.end <= a else mt.start) - a),
+                ),
+            )
             best.comparison = (kind, value, value2)
         # 7. time points → family members
         self._assign_times(mentions, times, change, groundings)
@@ -422,8 +517,9 @@ class TrialReader:
                     if set(mt.codes) == set(var.codes):
                         continue
             elif mt.target.kind == "categorical" and mt.comparison is None:
-                var = mt.variable
-                assert var is not None
+                cat_var = mt.variable
+                assert cat_var is not None
+                var = cat_var
                 if var not in groups:
                     groups.append(var)
                 continue
@@ -452,11 +548,15 @@ class TrialReader:
             assert base is not None
             measure = Measure(of="change", variable=mt.variable.name, baseline=base.name)
             op = op if op in {"mean", "median", "min", "max", "stddev"} else "mean"
-            groundings.append(self._grounding(mt, text, note=f"minus {base.name} ({base.time_point})"))
+            groundings.append(
+                self._grounding(mt, text, note=f"minus {base.name} ({base.time_point})")
+            )
         elif measure_mentions:
             if len(measure_mentions) > 1:
                 names = ", ".join(repr(m.target.label) for m in measure_mentions)
-                raise _Abstain(f"the question names more than one measurement ({names}); ask for one")
+                raise _Abstain(
+                    f"the question names more than one measurement ({names}); ask for one"
+                )
             mt = measure_mentions[0]
             assert mt.variable is not None
             if op in {None, "count", "proportion"}:
@@ -477,7 +577,9 @@ class TrialReader:
         if op in {"mean", "median", "min", "max", "stddev"} and measure.of == "patients":
             raise _Abstain(f"the {op} of what? the question names no numeric variable")
         self._check_trials(mentions, groups, filters, both_trials)
-        aggregate = Aggregate(op=op, numerator=tuple(numerator)) if op == "proportion" else Aggregate(op=op)  # type: ignore[arg-type]
+        aggregate = (
+            Aggregate(op=op, numerator=tuple(numerator)) if op == "proportion" else Aggregate(op=op)
+        )  # type: ignore[arg-type]
         plan = QueryPlan(
             question=question,
             filters=tuple(filters),
@@ -587,13 +689,19 @@ class TrialReader:
             words = {parse.content[i].norm for i in cl}
             if not words & (fam.head | fam.names | fam.qual):
                 continue
-            gaps = (cl[-1] - cl[0] + 1) - len(cl) - sum(
-                1 for i in range(cl[0], cl[-1]) if i in parse.consumed
+            gaps = (
+                (cl[-1] - cl[0] + 1)
+                - len(cl)
+                - sum(1 for i in range(cl[0], cl[-1]) if i in parse.consumed)
             )
             head_hit = len(words & fam.head) / max(1, len(fam.head))
             score = len(words) - 0.5 * max(0, gaps) + 0.5 * head_hit
             for generic, defaults in DEFAULT_QUALIFIERS.items():
-                if generic in words and not (words - {generic}) & fam.qual and defaults & fam.tokens:
+                if (
+                    generic in words
+                    and not (words - {generic}) & fam.qual
+                    and defaults & fam.tokens
+                ):
                     score += 0.4
             if fam.kind != "binary" and set(cl) & parse.attributive:
                 continue
@@ -618,17 +726,19 @@ class TrialReader:
                 continue
             code_words = set().union(*(cs.distinct[c] for c in codes))
             core = [i for i in cl if parse.content[i].norm in code_words]
-            used = set(core)
+            near = set(core)
             grown = True
             while grown:  # context words count only next to the code's words
                 grown = False
                 for i in cl:
-                    if i not in used and parse.content[i].norm in cs.context and (
-                        i - 1 in used or i + 1 in used
+                    if (
+                        i not in near
+                        and parse.content[i].norm in cs.context
+                        and (i - 1 in near or i + 1 in near)
                     ):
-                        used.add(i)
+                        near.add(i)
                         grown = True
-            used = sorted(used)
+            used = sorted(near)
             score = len({parse.content[i].norm for i in used}) + 0.1
             if cs.var.role in {"arm", "trial", "site"}:
                 score += _DESIGN_PRIOR
@@ -674,7 +784,9 @@ class TrialReader:
                         f"({', '.join(v.name for v in members)})"
                     )
                 mt.variable = members[0]
-                wrong = [a for a in asked if tp is not None and a.scale != "baseline" and a.text() != tp]
+                wrong = [
+                    a for a in asked if tp is not None and a.scale != "baseline" and a.text() != tp
+                ]
                 if wrong and numbered:
                     raise _Abstain(
                         f"{fam.label!r} was recorded only at {tp}, not at {wrong[0].text()}",
@@ -747,7 +859,11 @@ class TrialReader:
         if mt.comparison is not None:
             kind, value, value2 = mt.comparison
             return VariableFilter(
-                variable=var.name, op=kind, value=value, value2=value2, negate=mt.negated  # type: ignore[arg-type]
+                variable=var.name,
+                op=kind,
+                value=value,
+                value2=value2,
+                negate=mt.negated,  # type: ignore[arg-type]
             )
         if fam.kind == "binary":
             yes = [c for c, lab in var.codes.items() if _is_yes(lab)]
