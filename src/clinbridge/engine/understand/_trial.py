@@ -215,8 +215,12 @@ class Family:
     names: set[str]
     kind: str
     """numeric | binary | categorical"""
-    key: set[str] = field(default_factory=set)
-    """The label's leading noun phrase ('inotropes' in 'Inotropes given during cooling')."""
+    keys: list[set[str]] = field(default_factory=list)
+    """The label's leading noun phrases ('inotropes' in 'Inotropes given during cooling')."""
+
+    @property
+    def key(self) -> set[str]:
+        return set().union(*self.keys) if self.keys else set()
 
     @property
     def tokens(self) -> set[str]:
@@ -298,13 +302,16 @@ _PREPOSITIONS = re.compile(
 )
 
 
-def _key_words(label: str, head: set[str]) -> set[str]:
+def _key_words(label: str, head: set[str]) -> list[set[str]]:
+    """The label's names: its leading noun phrase, and after a colon the second one."""
     text = re.sub(r"\([^)]*\)", " ", label.lower())
-    if ":" in text:
-        text = text.split(":", 1)[1]
-    lead = _PREPOSITIONS.split(text, maxsplit=1)[0]
-    words = {t.norm for t in tokenize(lead.replace("-", " "))} & head
-    return words or set(head)
+    keys = []
+    for part in text.split(":", 1):
+        lead = _PREPOSITIONS.split(part, maxsplit=1)[0]
+        words = {t.norm for t in tokenize(lead.replace("-", " "))} & head
+        if words:
+            keys.append(words)
+    return keys or [set(head)]
 
 
 def _name_words(name: str) -> set[str]:
@@ -705,6 +712,9 @@ class TrialReader:
                     score += 0.4
             if fam.kind != "binary" and set(cl) & parse.attributive:
                 continue
+            # a name of the variable said only in part is a weaker match ('moderate or severe
+            # disability' is not 'death or moderate or severe disability')
+            score -= 0.3 * min((len(k - words) for k in fam.keys if k & words), default=0)
             if len(words) == 1 and not words & (fam.key | fam.qual | fam.names):
                 continue  # one word of a modifier ('cooled' ~ 'Inotropes given during cooling')
             if score < 0.9:
