@@ -82,3 +82,40 @@ def test_abstentions_name_what_is_missing(conn) -> None:  # type: ignore[no-unty
         assert a.decision == "abstain", (q, a.value)
         assert why in (a.reason or ""), (q, a.reason)
         assert a.value is None
+
+
+def test_validator_refuses_a_plan_comparing_trials_on_a_one_trial_variable(conn) -> None:  # type: ignore[no-untyped-def]
+    plan = QueryPlan.model_validate(
+        {
+            "measure": {"of": "variable", "variable": "BAYLEY_COG_18M"},
+            "aggregate": {"op": "mean"},
+            "group_by": [{"key": "variable", "variable": "TRIAL"}],
+        }
+    )
+    a = conn.ask_plan(plan)
+    assert a.decision == "abstain" and "collected only in NEOCOOL" in (a.reason or "")
+    lactate = QueryPlan.model_validate(
+        {
+            "filters": [{"kind": "variable", "variable": "TRIAL", "codes": ["1"]}],
+            "measure": {"of": "variable", "variable": "LACT_12H"},
+            "aggregate": {"op": "mean"},
+        }
+    )
+    a = conn.ask_plan(lactate)
+    assert a.decision == "abstain" and "not collected in NEOCOOL" in (a.reason or "")
+
+
+def test_plan_round_trips_through_json() -> None:
+    plan = QueryPlan.model_validate(
+        {
+            "filters": [{"kind": "variable", "variable": "BWT_g", "op": "<", "value": 2500}],
+            "measure": {"of": "change", "variable": "TEMP_24H", "baseline": "TEMP_0H"},
+            "aggregate": {"op": "median"},
+            "group_by": [{"key": "variable", "variable": "Rand_Arm"}],
+        }
+    )
+    assert QueryPlan.from_json(plan.to_json()) == plan
+    with pytest.raises(ValueError, match="needs a baseline"):
+        QueryPlan.model_validate(
+            {"measure": {"of": "change", "variable": "X"}, "aggregate": {"op": "mean"}}
+        )

@@ -433,7 +433,8 @@ def _convert(
             present[i] = False
     elif present.any():
         real = arr[present]
-        undeclared = sorted({x for x in (-99.0, -88.0, -77.0, -999.0) if x in set(real.tolist())})
+        guesses = np.array([-99.0, -88.0, -77.0, -999.0])
+        undeclared = sorted(guesses[np.isin(guesses, real)].tolist())
         if undeclared and real[~np.isin(real, undeclared)].min(initial=0.0) >= 0:
             i = int(np.flatnonzero(present & np.isin(arr, undeclared))[0])
             problems.append(
@@ -591,11 +592,12 @@ def load_trial(
     strict: bool = True,
 ) -> TrialLoadReport:
     """Read, check and write a trial table into the database at ``url`` (see :func:`read_trial`)."""
-    from clinbridge.db import Database
+    from clinbridge.db import Database, parse_url
 
     table = read_trial(path, dictionary=dictionary, sheet=sheet, encoding=encoding, strict=strict)
     start = time.perf_counter()
-    variables, codes, long = _side_tables(table)
+    in_sql = parse_url(url).backend == "duckdb"  # DuckDB builds the long view itself (UNPIVOT)
+    variables, codes, long = _side_tables(table, build_long=not in_sql)
     report = table.report
     report.long_rows = len(long)
     meta = pd.DataFrame(
@@ -616,15 +618,51 @@ def load_trial(
             "trial_data": table.frame,
             "trial_variables": variables,
             "trial_codes": codes,
-            "trial_long": long,
             "trial_meta": meta,
         }
+        if not in_sql:
+            frames["trial_long"] = long
         _write(db, frames)
+        if in_sql:
+            report.long_rows = _long_in_duckdb(db, table)
     report.seconds += time.perf_counter() - start
     return report
 
 
-def _side_tables(table: TrialTable) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _long_columns(table: TrialTable) -> list[tuple[Entry, str]]:
+    return [(e, c) for e, c in table.entries if e.time_point and e.numeric and not e.role]
+
+
+def _long_in_duckdb(db: Any, table: TrialTable) -> int:
+    """trial_long from trial_data with one UNPIVOT (missing codes NULL in ``value``)."""
+    subject = next(c for e, c in table.entries if e.role == "subject")
+    cols = [c for _, c in _long_columns(table)]
+    prefix = f'"{db.schema}".' if db.schema else ""
+    if not cols:
+        db.conn.execute(
+            f"CREATE OR REPLACE TABLE {prefix}trial_long (subject VARCHAR, variable VARCHAR, "
+            "time_point VARCHAR, value DOUBLE, raw DOUBLE)"
+        )
+        return 0
+    quoted = ", ".join(f'"{c}"' for c in cols)
+    db.conn.execute(
+        f"CREATE OR REPLACE TABLE {prefix}trial_long AS "
+        "SELECT CAST(u.subject AS VARCHAR) AS subject, v.name AS variable, v.time_point, "
+        "CASE WHEN m.code IS NULL THEN u.raw END AS value, u.raw "
+        f'FROM (UNPIVOT (SELECT "{subject}" AS subject, {quoted} FROM {prefix}trial_data) '
+        f"ON {quoted} INTO NAME column_name VALUE raw) AS u "
+        f"JOIN {prefix}trial_variables AS v ON v.column_name = u.column_name "
+        "LEFT JOIN (SELECT variable, TRY_CAST(code AS DOUBLE) AS code "
+        f"FROM {prefix}trial_codes WHERE missing) AS m "
+        "ON m.variable = v.name AND m.code = u.raw "
+        "ORDER BY v.name, subject"
+    )
+    return int(db.conn.execute(f"SELECT COUNT(*) FROM {prefix}trial_long").fetchone()[0])
+
+
+def _side_tables(
+    table: TrialTable, *, build_long: bool = True
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     var_rows = []
     code_rows = []
     subject_col = next(c for e, c in table.entries if e.role == "subject")
@@ -653,7 +691,7 @@ def _side_tables(table: TrialTable) -> tuple[pd.DataFrame, pd.DataFrame, pd.Data
             code_rows.append({"variable": entry.name, "code": k, "label": v, "missing": False})
         for k, v in entry.missing.items():
             code_rows.append({"variable": entry.name, "code": k, "label": v, "missing": True})
-        if entry.time_point and entry.numeric and not role:
+        if build_long and entry.time_point and entry.numeric and not role:
             raw = table.frame[col].to_numpy(dtype=float)
             keep = ~np.isnan(raw)
             if not keep.any():
