@@ -83,8 +83,8 @@ from clinbridge.engine._checks import (
 )
 from clinbridge.engine._checks_values import _check_values
 from clinbridge.engine._checks_wide import check_wide
-from clinbridge.engine._wide import is_wide
 from clinbridge.engine._shapes import Shape, expected_shape, plausible_range, question_shape
+from clinbridge.engine._wide import is_wide
 from clinbridge.engine.answer import Answer, Provenance, Timings, jsonable
 from clinbridge.engine.plan import QueryPlan
 from clinbridge.errors import ClinbridgeError, ErrorCode
