@@ -47,6 +47,20 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str, float], ...] = (
     (re.compile(rf"\b{_NUM}\s*-?\s*(?:m|mo|mos|months?)\b", re.I), "mo", 1.0),
     (re.compile(rf"\b{_NUM}\s*-?\s*(?:y|yr|yrs|years?)\b(?!\s+old)", re.I), "mo", 12.0),
 )
+_UNIT_SCALES: dict[str, tuple[str, float]] = {
+    "h": ("h", 1.0),
+    "hr": ("h", 1.0),
+    "hour": ("h", 1.0),
+    "day": ("h", 24.0),
+    "min": ("min", 1.0),
+    "minute": ("min", 1.0),
+    "month": ("mo", 1.0),
+}
+_RANGE = re.compile(
+    rf"\b(?:between|from)\s+(?P<a>{_NUM})\s*(?:and|to|-)\s*(?P<b>{_NUM})\s*"
+    r"(?P<unit>hours?|hrs?|h|days?|minutes?|min|months?)\b",
+    re.I,
+)
 _BASELINE = re.compile(r"\b(baseline|randomi[sz]ation|study entry|at entry|enrol?ment)\b", re.I)
 _DISCHARGE = re.compile(r"\b(discharge|at discharge)\b", re.I)
 
@@ -73,6 +87,13 @@ def find_time_points(text: str) -> list[tuple[TimePoint, tuple[int, int]]]:
     )
     out: list[tuple[TimePoint, tuple[int, int]]] = []
     taken: list[tuple[int, int]] = []
+    # 'between 0 and 48 hours', 'from 6 to 24 h': the unit is written once, after the second
+    for m in _RANGE.finditer(lowered):
+        unit = m.group("unit").lower()
+        scale, factor = _UNIT_SCALES[unit.rstrip("s") if unit not in _UNIT_SCALES else unit]
+        for g in ("a", "b"):
+            out.append((TimePoint(scale, float(m.group(g)) * factor), m.span(g)))
+        taken.append(m.span())
     for pattern, scale, factor in _PATTERNS:
         for m in pattern.finditer(lowered):
             span = m.span()

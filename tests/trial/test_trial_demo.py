@@ -14,4 +14,6 @@ def test_demo_trial_section(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert "dictionary: sheet 'Data dictionary'" in out and "counts reconcile" in out
     assert "{'numerator': 42, 'denominator': 269}" in out
     assert "collected only in NEOCOOL" in out
-    assert "cannot answer: the trial table has no variable, code or time point for 'cortisol'" in out
+    assert (
+        "cannot answer: the trial table has no variable, code or time point for 'cortisol'" in out
+    )

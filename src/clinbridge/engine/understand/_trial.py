@@ -129,6 +129,8 @@ _SUBJECT_NOUNS = frozenset(
         "subjects",
     ]
 )
+_DURATION_UNITS = frozenset({"days", "day", "hours", "hour", "h", "weeks", "minutes", "min"})
+"""A variable measured in a unit of time is a duration ('how long', 'duration of ventilation')."""
 _DESIGN_PRIOR = 0.15
 """Conditions on the design variables (arm, trial, site) are the commonest in trial questions."""
 _SPLIT_VERBS = frozenset(
@@ -359,6 +361,8 @@ class TrialReader:
                 by_key[key] = fam
                 self.families.append(fam)
             fam.names |= _name_words(v.name)
+            if (v.unit or "").lower() in _DURATION_UNITS:
+                fam.qual |= {"duration", "length", "long"} - fam.head
             fam.members.setdefault(v.time_point, []).append(v)
             if kind == "categorical" and v.codes:
                 self.codesets.append(self._codeset(v, head | qual))
@@ -417,6 +421,8 @@ class TrialReader:
         # 1. numeric comparisons (before time points: 'older than 35 years' is an age)
         comparisons: list[tuple[str, float, float | None, int, int]] = []
         for m in _BETWEEN.finditer(masked):
+            if not m.group("unit") and _TIME_UNITS.match(masked[m.end() :].lstrip()):
+                continue  # 'between 0 and 48 hours' is a pair of time points
             comparisons.append(("between", float(m.group("a")), float(m.group("b")), *m.span()))
             masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
         for m in _CMP.finditer(masked):
