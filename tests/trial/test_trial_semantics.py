@@ -119,3 +119,20 @@ def test_plan_round_trips_through_json() -> None:
         QueryPlan.model_validate(
             {"measure": {"of": "change", "variable": "X"}, "aggregate": {"op": "mean"}}
         )
+
+
+def test_one_subject_lists_units_and_disjunctions(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    first = df.iloc[0]
+    a = conn.ask(f"What was the core temperature at 24 h of infant {first['SUBJ_ID']}?")
+    assert a.accepted and a.value == pytest.approx(first["TEMP_24H"]) and a.details["n"] == 1
+    a = conn.ask("Which sites recruited infants to HYPOTHERM?")
+    assert a.accepted and a.value == sorted(f"Site {k}" for k in range(13, 22))
+    a = conn.ask("How many infants weighed less than 2.5 kg at birth?")
+    bw = clean(df, "BWT_g")
+    assert a.accepted and a.value == (bw < 2500).sum()
+    assert conn.ask("How many infants weighed less than 2500 mmHg at birth?").decision == "abstain"
+    a = conn.ask("How many infants died or had cerebral palsy at 18 months?")
+    assert a.decision == "abstain" and "'or'" in (a.reason or "")
+    a = conn.ask("What is the mortality rate in the cooled group?")
+    assert a.accepted and a.details["denominator"] == (df["Rand_Arm"] == 1).sum()

@@ -16,6 +16,7 @@ not collected in the trial asked, or collected in one trial only when both are c
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -128,6 +129,16 @@ _SUBJECT_NOUNS = frozenset(
         "subject",
         "subjects",
     ]
+)
+_SUBJECT_ID = re.compile(
+    r"\b(?:infant|subject|patient|baby|participant|child|record)\s*(?:id\s*|number\s*|no\.?\s*)?"
+    r"#?\s*(?P<id>(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9][A-Za-z0-9_-]*)\b"
+    r"|\b(?P<id2>[A-Za-z]{1,5}-\d+(?:-\d+)+)\b",
+    re.I,
+)
+_LIST_RE = re.compile(r"^\s*(?:which|list(?:\s+(?:the|all))?|what)\s+(?P<w>[a-z]+(?:\s+[a-z]+)?)")
+_COMPARATIVE = re.compile(
+    r"\b(higher|highest|lower|lowest|more|most|less|least|fewer|fewest|better|best|worse|worst|largest|smallest)\b"
 )
 _DURATION_UNITS = frozenset({"days", "day", "hours", "hour", "h", "weeks", "minutes", "min"})
 """A variable measured in a unit of time is a duration ('how long', 'duration of ventilation')."""
@@ -418,18 +429,47 @@ class TrialReader:
         text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)
         groundings: list[Grounding] = []
         masked = text
+        # 0. one subject ('infant NC-02-0001'), a list ('which sites ...'), a rate ('mortality rate')
+        patient_id = None
+        sid = _SUBJECT_ID.search(question)
+        if sid:
+            patient_id = sid.group("id") or sid.group("id2")
+            masked = masked[: sid.start()] + " " * (sid.end() - sid.start()) + masked[sid.end() :]
+            groundings.append(Grounding(phrase=sid.group(0), kind="patient", target=patient_id))
+        listing = None
+        lm = _LIST_RE.match(masked)
+        if lm:
+            if _COMPARATIVE.search(masked):
+                raise _Abstain(
+                    "a ranking ('which ... highest') is not supported; ask for values by group"
+                )
+            found = self._group(lm.group("w"))
+            if found is not None:
+                listing = found[0]
+                cut = lm.start("w") + found[1]
+                masked = " " * cut + masked[cut:]
+        for m in re.finditer(r"\brate\b", masked):
+            prev_words = [t.norm for t in tokenize(masked[: m.start()])][-1:]
+            if not any(
+                f.kind == "numeric" and "rate" in f.head and set(prev_words) & f.head
+                for f in self.families
+            ):
+                masked = masked[: m.start()] + " percentage" + masked[m.end() :]
         # 1. numeric comparisons (before time points: 'older than 35 years' is an age)
         comparisons: list[tuple[str, float, float | None, int, int]] = []
+        units: dict[tuple[int, int], str] = {}
         for m in _BETWEEN.finditer(masked):
             if not m.group("unit") and _TIME_UNITS.match(masked[m.end() :].lstrip()):
                 continue  # 'between 0 and 48 hours' is a pair of time points
             comparisons.append(("between", float(m.group("a")), float(m.group("b")), *m.span()))
+            units[m.span()] = m.group("unit") or ""
             masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
         for m in _CMP.finditer(masked):
             rest = masked[m.end("num") :].lstrip()
             if not m.group("unit") and _TIME_UNITS.match(rest):
                 continue
             comparisons.append((_OPS[m.group("op")], float(m.group("num")), None, *m.span()))
+            units[m.span()] = m.group("unit") or ""
             masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
         # 2. time points
         times: list[tuple[TimePoint, int, int]] = []
@@ -514,7 +554,21 @@ class TrialReader:
                     abs((mt.end if mt.end <= a else mt.start) - a),
                 ),
             )
-            best.comparison = (kind, value, value2)
+            factor = _unit_factor(units.get((a, b), ""), best.target, text[a:b].strip())
+            best.comparison = (
+                kind,
+                value * factor,
+                value2 * factor if value2 is not None else None,
+            )
+        ordered = sorted(mentions, key=lambda m: m.start)
+        for left_m, right_m in itertools.pairwise(ordered):
+            if left_m.target is not right_m.target and re.search(
+                r"\bor\b", text[left_m.end : right_m.start]
+            ):
+                raise _Abstain(
+                    f"'{text[left_m.start : right_m.end]}' joins two variables with 'or'; "
+                    "ask for each condition separately"
+                )
         # 7. time points → family members
         self._assign_times(mentions, times, change, groundings)
         # 8. roles of the mentions
@@ -583,6 +637,16 @@ class TrialReader:
                 )
             measure = Measure(of="variable", variable=mt.variable.name)
             groundings.append(self._grounding(mt, text))
+        if listing is not None and op is None and measure.of == "patients":
+            op = "list"
+            measure = Measure(of="variable", variable=listing.name)
+            groundings.append(
+                Grounding(
+                    phrase=lm.group(0) if lm else "",
+                    kind="aggregate",
+                    target=f"list of {listing.name}",
+                )
+            )
         if op is None:
             raise _Abstain("the question asks for no count, percentage, mean or median")
         if op == "proportion" and not numerator:
@@ -595,6 +659,7 @@ class TrialReader:
         )  # type: ignore[arg-type]
         plan = QueryPlan(
             question=question,
+            patient_id=patient_id,
             filters=tuple(filters),
             measure=measure,
             aggregate=aggregate,
@@ -946,6 +1011,50 @@ class TrialReader:
             if var is not None and var.trials and set(var.trials) != set(self.trials):
                 notes.append(f"{var.name} was collected only in {', '.join(var.trials)}")
         return notes
+
+
+_UNIT_NAMES = {
+    "g": "g",
+    "gram": "g",
+    "grams": "g",
+    "kg": "kg",
+    "°c": "°C",
+    "° c": "°C",
+    "°": "°C",
+    "c": "°C",
+    "week": "weeks",
+    "weeks": "weeks",
+    "wk": "weeks",
+    "wks": "weeks",
+    "mmol/l": "mmol/L",
+    "mmhg": "mmHg",
+    "bpm": "beats/min",
+    "beats/min": "beats/min",
+    "%": "%",
+    "day": "days",
+    "days": "days",
+    "year": "years",
+    "years": "years",
+    "hour": "hours",
+    "hours": "hours",
+}
+_CONVERT = {("kg", "g"): 1000.0, ("g", "kg"): 0.001}
+
+
+def _unit_factor(said: str, target: Family | CodeSet, phrase: str) -> float:
+    """What to multiply the question's number by to reach the variable's unit (1 if unsaid)."""
+    said = _UNIT_NAMES.get(said.strip().lower(), said.strip())
+    if not said or not isinstance(target, Family):
+        return 1.0
+    unit = next((v.unit for vs in target.members.values() for v in vs if v.unit), None)
+    if unit is None:
+        return 1.0
+    stored = _UNIT_NAMES.get(unit.lower(), unit)
+    if stored == said:
+        return 1.0
+    if (said, stored) in _CONVERT:
+        return _CONVERT[(said, stored)]
+    raise _Abstain(f"{phrase!r} is in {said}, but {target.label!r} is stored in {unit}")
 
 
 def _order(tp: TimePoint) -> tuple[int, float]:
