@@ -85,6 +85,12 @@ def test_no_dictionary_is_inferred_and_said_so(trial_wb, tmp_path) -> None:  # t
         assert by["SUBJ_ID"].role == "subject"
         src = db.execute("SELECT source FROM trial_variables WHERE name = 'TEMP_24H'").rows[0][0]
         assert src == "inferred"
+    import clinbridge.api as cb
+
+    # without labels, codes cannot be named: the reader abstains rather than guess
+    with cb.connect(url) as conn:
+        for q in ("How many infants died in each trial?", "Number of infants per site"):
+            assert conn.ask(q).decision == "abstain", q
 
 
 def test_postgres(trial_wb, tmp_path, pg_url) -> None:  # type: ignore[no-untyped-def]

@@ -67,14 +67,12 @@ _EXTRA_FILLER = frozenset(
     [
         "before",
         "stratified",
+        "group",
+        "groups",
         "stratify",
         "broken",
         "split",
         "according",
-        "arms",
-        "groups",
-        "trials",
-        "sites",
         "hour",
         "hours",
         "day",
@@ -489,6 +487,12 @@ class TrialReader:
         for m in _GROUP_RE.finditer(masked):
             found = self._group(m.group("rest"))
             if found is None:
+                if m.group("lead") in {"per", "in each", "for each", "within each", "across"}:
+                    raise _Abstain(
+                        f"{m.group(0).strip()!r}: the trial table has no coded variable to group by "
+                        f"for {m.group('rest').split()[0]!r}",
+                        unresolved=[m.group("rest").split()[0]],
+                    )
                 continue
             var, used = found
             if var not in groups:
@@ -586,10 +590,13 @@ class TrialReader:
             elif mt.target.kind == "categorical" and mt.comparison is None:
                 cat_var = mt.variable
                 assert cat_var is not None
-                var = cat_var
-                if var not in groups:
-                    groups.append(var)
-                continue
+                if cat_var in groups:
+                    continue
+                shown = "; ".join(f"{k}={v or '?'}" for k, v in list(cat_var.codes.items())[:6])
+                raise _Abstain(
+                    f"which value of {cat_var.name} ({cat_var.description})? codes: {shown}; "
+                    "name one, or ask 'by ...' to group by it"
+                )
             elif mt.target.kind == "numeric" and mt.comparison is None:
                 measure_mentions.append(mt)
                 continue
