@@ -136,3 +136,19 @@ def test_one_subject_lists_units_and_disjunctions(conn, trial_wb) -> None:  # ty
     assert a.decision == "abstain" and "'or'" in (a.reason or "")
     a = conn.ask("What is the mortality rate in the cooled group?")
     assert a.accepted and a.details["denominator"] == (df["Rand_Arm"] == 1).sum()
+
+
+def test_readings_that_used_to_be_wrong(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("What was the mean temperature at 24 hours in the cooled and non-cooled groups?")
+    assert a.accepted and len(a.value) == 2  # both arms, not the cooled one only
+    a = conn.ask("What proportion of deaths occurred in the cooled arm?")
+    assert a.accepted and a.details["denominator"] == (df["DEATH"] == 1).sum()
+    assert a.details["numerator"] == ((df["DEATH"] == 1) & (df["Rand_Arm"] == 1)).sum()
+    a = conn.ask("How many infants with and without seizures before randomisation died?")
+    assert a.accepted and {r["seiz_bl"] for r in a.value} == {"No", "Yes"}
+    for q in (
+        "What was the mean heart rate at 24 hours and 48 hours?",  # two values asked
+        "What was the average birth weight in kg?",  # stored in g
+    ):
+        assert conn.ask(q).decision == "abstain", q

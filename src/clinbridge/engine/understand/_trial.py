@@ -280,6 +280,8 @@ class Mention:
     baseline: Variable | None = None
     """For a change: the member at the earlier time point."""
     zone: str = ""
+    grouped: bool = False
+    """Both sides of it are asked for ('with and without'): a grouping, not a condition."""
 
 
 @dataclass
@@ -318,10 +320,12 @@ def _key_words(label: str, head: set[str]) -> list[set[str]]:
     text = re.sub(r"\([^)]*\)", " ", label.lower())
     keys = []
     for part in text.split(":", 1):
-        lead = _PREPOSITIONS.split(part, maxsplit=1)[0]
-        words = {t.norm for t in tokenize(lead.replace("-", " "))} & head
-        if words:
-            keys.append(words)
+        # 'Length of hospital stay': both 'length' and 'hospital stay' name it
+        for piece in re.split(r"\bof\b", part):
+            lead = _PREPOSITIONS.split(piece, maxsplit=1)[0]
+            words = {t.norm for t in tokenize(lead.replace("-", " "))} & head
+            if words:
+                keys.append(words)
     return keys or [set(head)]
 
 
@@ -540,6 +544,21 @@ class TrialReader:
         for mt in mentions:
             before = [t for t in tokens if t.end <= mt.start][-2:]
             mt.negated = any(t.text in _NEGATORS for t in before)
+            inside = [t for t in tokens if mt.start <= t.start < mt.end and t.text in _NEGATORS]
+            both = re.search(r"\bwith\s+(?:and|or)\s+without\s+$", text[: mt.start])
+            if inside or both:  # 'cooled and non-cooled', 'with and without seizures': both sides
+                var = mt.variable if mt.variable is not None else None
+                members = (
+                    [v for vs in mt.target.members.values() for v in vs]
+                    if isinstance(mt.target, Family)
+                    else [mt.target.var]
+                )
+                var = var or (members[0] if len(members) == 1 else None)
+                if var is None or var.type != "categorical":
+                    raise _Abstain(f"'{text[mt.start : mt.end]}' names a value and its negation")
+                if var not in groups:
+                    groups.append(var)
+                mt.grouped = True  # a grouping, not a condition
         # 6. comparisons attach to the nearest numeric variable
         for kind, value, value2, a, b in comparisons:
             numeric = [
@@ -642,6 +661,15 @@ class TrialReader:
                 groundings.append(
                     Grounding(phrase=question, kind="aggregate", target="mean (no aggregate named)")
                 )
+            asked_unit = _IN_UNIT.search(text)
+            if asked_unit and mt.variable.unit:
+                said = _UNIT_NAMES.get(asked_unit.group(1), asked_unit.group(1))
+                stored = _UNIT_NAMES.get(mt.variable.unit.lower(), mt.variable.unit)
+                if said != stored:
+                    raise _Abstain(
+                        f"the answer is asked in {said}; {mt.variable.name} is stored in "
+                        f"{mt.variable.unit}"
+                    )
             measure = Measure(of="variable", variable=mt.variable.name)
             groundings.append(self._grounding(mt, text))
         if listing is not None and op is None and measure.of == "patients":
@@ -795,7 +823,7 @@ class TrialReader:
             score -= 0.3 * min((len(k - words) for k in fam.keys if k & words), default=0)
             if len(words) == 1 and not words & (fam.key | fam.qual | fam.names):
                 continue  # one word of a modifier ('cooled' ~ 'Inotropes given during cooling')
-            if score < 0.9:
+            if score < 0.8:
                 continue
             a, b = self._span(parse, cl)
             if best is None or score > best.score:
@@ -893,6 +921,12 @@ class TrialReader:
                     f"{fam.label!r} was recorded at {len(fam.time_points())} time points "
                     f"({', '.join(fam.time_points())}); say which"
                 )
+            if len({a.text() for a in asked}) > 1:
+                raise _Abstain(
+                    f"the question asks for {fam.label!r} at "
+                    f"{' and '.join(sorted({a.text() for a in asked}))}; ask for one time point "
+                    "(or for the change between them)"
+                )
             mt.variable = self._member(fam, asked[0])
 
     def _member(self, fam: Family, tp: TimePoint) -> Variable:
@@ -922,6 +956,25 @@ class TrialReader:
             if t.text in _SPLIT_VERBS:
                 split = after_of + t.start
                 break
+        of = re.compile(r"\s*of\s+(?:the\s+|all\s+)?").match(text, after_of) if m else None
+        head = None
+        if of is not None:
+            first = tokenize(text[of.end() :])[:1]
+            if first and first[0].norm not in _SUBJECT_NOUNS:
+                head = next((mt for mt in mentions if mt.start == of.end()), None)
+        others = [
+            mt
+            for mt in mentions
+            if mt is not head
+            and mt.variable is not None
+            and not (isinstance(mt.target, CodeSet) and mt.target.var in groups)
+        ]
+        if head is not None and others:
+            # 'proportion of deaths (that) occurred in the cooled arm': of the deaths, how many
+            for mt in mentions:
+                if not (isinstance(mt.target, CodeSet) and mt.target.var in groups):
+                    mt.zone = "cohort" if mt is head else "numerator"
+            return
         for mt in mentions:
             if isinstance(mt.target, CodeSet) and mt.target.var in groups:
                 continue
@@ -937,7 +990,7 @@ class TrialReader:
 
     def _filter(self, mt: Mention) -> VariableFilter | None:
         var = mt.variable
-        if var is None:
+        if var is None or mt.grouped:
             return None
         if isinstance(mt.target, CodeSet):
             if not mt.codes:
@@ -1025,6 +1078,8 @@ _UNIT_NAMES = {
     "gram": "g",
     "grams": "g",
     "kg": "kg",
+    "kilogram": "kg",
+    "kilograms": "kg",
     "°c": "°C",
     "° c": "°C",
     "°": "°C",
@@ -1045,6 +1100,9 @@ _UNIT_NAMES = {
     "hour": "hours",
     "hours": "hours",
 }
+_IN_UNIT = re.compile(
+    r"\bin\s+(kg|g|grams?|kilograms?|hours|days|weeks|months|minutes|°c|mmol/l|mg/dl|mmhg|%)(?:\s|\?|$|,|\.)"
+)
 _CONVERT = {("kg", "g"): 1000.0, ("g", "kg"): 0.001}
 
 
