@@ -547,17 +547,16 @@ class TrialReader:
             inside = [t for t in tokens if mt.start <= t.start < mt.end and t.text in _NEGATORS]
             both = re.search(r"\bwith\s+(?:and|or)\s+without\s+$", text[: mt.start])
             if inside or both:  # 'cooled and non-cooled', 'with and without seizures': both sides
-                var = mt.variable if mt.variable is not None else None
                 members = (
                     [v for vs in mt.target.members.values() for v in vs]
                     if isinstance(mt.target, Family)
                     else [mt.target.var]
                 )
-                var = var or (members[0] if len(members) == 1 else None)
-                if var is None or var.type != "categorical":
+                both_sides = mt.variable or (members[0] if len(members) == 1 else None)
+                if both_sides is None or both_sides.type != "categorical":
                     raise _Abstain(f"'{text[mt.start : mt.end]}' names a value and its negation")
-                if var not in groups:
-                    groups.append(var)
+                if both_sides not in groups:
+                    groups.append(both_sides)
                 mt.grouped = True  # a grouping, not a condition
         # 6. comparisons attach to the nearest numeric variable
         for kind, value, value2, a, b in comparisons:
