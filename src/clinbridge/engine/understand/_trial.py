@@ -203,7 +203,7 @@ _OPS = {
     ">": ">",
 }
 _GROUP_RE = re.compile(
-    r"\b(?P<lead>by|per|in each|for each|within each|across|between|according to|in both|"
+    r"\b(?P<lead>by|per|in each|for each|at each|within each|across|between|according to|in both|"
     r"in the two|for both|for the two)\s+(?:the\s+)?(?:two\s+|both\s+|different\s+|each\s+)?"
     r"(?P<rest>[a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*){0,2})"
 )
@@ -441,11 +441,11 @@ class TrialReader:
         listing = None
         lm = _LIST_RE.match(masked)
         if lm:
-            if _COMPARATIVE.search(masked):
+            found = self._group(lm.group("w"))
+            if found is not None and _COMPARATIVE.search(masked):
                 raise _Abstain(
                     "a ranking ('which ... highest') is not supported; ask for values by group"
                 )
-            found = self._group(lm.group("w"))
             if found is not None:
                 listing = found[0]
                 cut = lm.start("w") + found[1]
@@ -491,7 +491,14 @@ class TrialReader:
         for m in _GROUP_RE.finditer(masked):
             found = self._group(m.group("rest"))
             if found is None:
-                if m.group("lead") in {"per", "in each", "for each", "within each", "across"}:
+                if m.group("lead") in {
+                    "per",
+                    "in each",
+                    "for each",
+                    "at each",
+                    "within each",
+                    "across",
+                }:
                     raise _Abstain(
                         f"{m.group(0).strip()!r}: the trial table has no coded variable to group by "
                         f"for {m.group('rest').split()[0]!r}",
@@ -501,6 +508,16 @@ class TrialReader:
             var, used = found
             if var not in groups:
                 groups.append(var)
+            more = re.match(
+                r"\s*(?:and|,)\s+(?:by\s+)?(?:the\s+)?([a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*)?)",
+                masked[m.start("rest") + used :],
+            )
+            if more:
+                second = self._group(more.group(1))
+                if second is not None:
+                    if second[0] not in groups:
+                        groups.append(second[0])
+                    used += more.start(1) + second[1]
             groundings.append(
                 Grounding(
                     phrase=m.group(0).strip(),
@@ -524,7 +541,11 @@ class TrialReader:
         for k, t in enumerate(tokens[:-1]):
             if tokens[k + 1].norm in _SUBJECT_NOUNS and t in content:
                 parse.attributive.add(content.index(t))
-        unknown = [t.text for t in content if t.norm not in self.vocabulary]
+        unknown = [
+            t.text
+            for t in content
+            if t.norm not in self.vocabulary and not any(a <= t.start < b for _, a, b in times)
+        ]
         if unknown:
             raise _Abstain(
                 "the trial table has no variable, code or time point for "
@@ -533,7 +554,14 @@ class TrialReader:
                 groundings=groundings,
             )
         mentions = self._mentions(parse)
-        left = [t.text for i, t in enumerate(content) if i not in parse.consumed]
+        design_words = set().union(*ROLE_WORDS.values())
+        left = [
+            t.text
+            for i, t in enumerate(content)
+            if i not in parse.consumed
+            and t.norm not in design_words
+            and not any(a <= t.start < b for tp, a, b in times)
+        ]
         if left:
             raise _Abstain(
                 "the trial table has no variable, code or time point for "
@@ -878,7 +906,7 @@ class TrialReader:
         special = [t for t in times if t[0].scale in {"baseline", "discharge"}]
         owners = multi or fams
         assigned: dict[int, list[TimePoint]] = {id(m): [] for m in fams}
-        for t in numbered or special:
+        for t in (numbered + special if change else numbered) or special:
             if not owners:
                 break
             if len(owners) > 1 and len(numbered) == 1:
