@@ -82,6 +82,7 @@ class Connection:
         self.settings = settings or Settings()
         self._cache_dir = cache_dir
         self._understander: Understander | None = None
+        self._trial_reader: Any = None
         self._llm: Any = None
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -112,6 +113,12 @@ class Connection:
         self, question: str, patient_id: str | None = None, now: str | dt.datetime | None = None
     ) -> list[Reading]:
         """The parser's ranked readings of ``question`` (plans with grounding evidence)."""
+        if self.catalog.variables and not self.catalog.streams:  # a wide trial table
+            if self._trial_reader is None:
+                from clinbridge.engine.understand._trial import TrialReader
+
+                self._trial_reader = TrialReader(self.catalog)
+            return self._trial_reader.understand(question)  # type: ignore[no-any-return]
         return self.understander.understand(question, patient_id=patient_id, now=self._now(now))
 
     def ask(
@@ -152,6 +159,8 @@ class Connection:
         answer.timings.steps_ms["understand"] = round(understand_ms, 3)
         answer.details.setdefault("groundings", [g.model_dump() for g in readings[0].groundings])
         answer.details.setdefault("confidence", readings[0].confidence)
+        if readings[0].notes:
+            answer.details.setdefault("notes", list(readings[0].notes))
         return answer
 
     def _ask_llm(

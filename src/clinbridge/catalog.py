@@ -179,6 +179,13 @@ class Variable(_Model):
     missing_codes: tuple[str, ...] = ()
     time_point: str | None = None
     patient_column: str | None = None
+    missing_labels: dict[str, str] = Field(default_factory=dict)
+    """Missing code → its meaning ('-99' → 'Not done'); these never enter an aggregate."""
+    trials: tuple[str, ...] = ()
+    """Trials that collected the variable (empty: all of them)."""
+    form: str | None = None
+    role: Literal["subject", "trial", "site", "arm"] | None = None
+    """The variable's part in the design: the subject id, or a grouping (trial, site, arm)."""
 
 
 class Catalog(_Model):

@@ -25,7 +25,12 @@ logger = logging.getLogger(__name__)
 
 _REGISTRY: dict[str, type[SourceAdapter]] = {}
 PLUGIN_GROUP = "clinbridge.adapters"
-BUILTIN_MODULES = ("clinbridge.adapters.omop", "clinbridge.adapters.fhir", "clinbridge.adapters.mimic")
+BUILTIN_MODULES = (
+    "clinbridge.adapters.omop",
+    "clinbridge.adapters.fhir",
+    "clinbridge.adapters.mimic",
+    "clinbridge.adapters.trial",
+)
 
 
 class SourceAdapter:

@@ -26,6 +26,7 @@ from clinbridge.engine._cohort import (
     _Joins,
     _lit,
 )
+from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
     QueryPlan,
 )
@@ -72,6 +73,9 @@ def compile_plan(
     now: dt.date | None = None,
 ) -> CompiledPlan:
     """Compile a plan for ``dialect`` (default: the catalog's)."""
+    if is_wide(plan, catalog):  # a trial table: one row per subject, variables as columns
+        select, shape = compile_wide(plan, catalog, dialect=dialect or catalog.dialect)
+        return CompiledPlan(select, dialect or catalog.dialect, shape, (), now or dt.date.today())  # type: ignore[arg-type]
     return Compiler(catalog, resolve, dialect=dialect or catalog.dialect, now=now).compile(plan)
 
 

@@ -52,6 +52,7 @@ __all__ = [
     "SexFilter",
     "TimeWindow",
     "ValueFilter",
+    "VariableFilter",
 ]
 
 Comparison = Literal[">", ">=", "<", "<=", "=", "!=", "between"]
@@ -251,8 +252,37 @@ class EncounterFilter(_Node):
     negate: bool = False
 
 
+class VariableFilter(_Node):
+    """A condition on one variable of a wide (trial) table: ``Rand_Arm in (1)``, ``BWT_g < 2500``.
+
+    Missing codes never satisfy a condition (not even a negated one): an infant whose arm is
+    unknown is neither cooled nor not cooled.
+    """
+
+    kind: Literal["variable"] = "variable"
+    variable: str
+    """The catalog variable's name (as the dictionary writes it)."""
+    op: Comparison | Literal["in", "known"] = "in"
+    value: float | None = None
+    value2: float | None = None
+    codes: tuple[str, ...] = ()
+    """Stored codes for ``in`` (categorical variables)."""
+    negate: bool = False
+
+    @model_validator(mode="after")
+    def _operands(self) -> VariableFilter:
+        if self.op == "in" and not self.codes:
+            raise ValueError("'in' needs codes")
+        if self.op not in {"in", "known"} and self.value is None:
+            raise ValueError(f"{self.op!r} needs a value")
+        if self.op == "between" and self.value2 is None:
+            raise ValueError("'between' needs value2")
+        return self
+
+
 Filter = Annotated[
-    SexFilter | AgeFilter | EventFilter | EncounterFilter, Field(discriminator="kind")
+    SexFilter | AgeFilter | EventFilter | EncounterFilter | VariableFilter,
+    Field(discriminator="kind"),
 ]
 
 
@@ -271,7 +301,10 @@ class Measure(_Node):
     * ``events_per_patient``: number of matching events per patient in the cohort;
     * ``age``: patient age in years at ``age_at`` (default now), e.g. age at first diagnosis;
     * ``date``: the event (or encounter) date;
-    * ``concept``: the event's concept (for lists of distinct drugs/conditions).
+    * ``concept``: the event's concept (for lists of distinct drugs/conditions);
+    * ``variable``: a variable of a wide (trial) table, missing codes excluded unless
+      ``include_missing``;
+    * ``change``: ``variable`` minus ``baseline`` per subject (subjects with both known).
     """
 
     of: Literal[
@@ -286,6 +319,8 @@ class Measure(_Node):
         "age",
         "date",
         "concept",
+        "variable",
+        "change",
     ] = "patients"
     stream: str | None = None
     concepts: ConceptSet | None = None
@@ -296,6 +331,12 @@ class Measure(_Node):
     """For length_of_stay / encounters / encounter dates: restrict to a canonical encounter type."""
     age_at: Anchor | None = None
     """For ``age``: the date the age is taken at (e.g. the first diagnosis); default 'now'."""
+    variable: str | None = None
+    """For ``variable`` / ``change``: the wide table's variable (the later time point for change)."""
+    baseline: str | None = None
+    """For ``change``: the variable at the earlier time point."""
+    include_missing: bool = False
+    """Count missing codes as values (only when the question asks about them)."""
 
 
 class Aggregate(_Node):
@@ -328,12 +369,23 @@ class Aggregate(_Node):
 
 
 class GroupBy(_Node):
-    key: Literal["sex", "year", "age_group", "concept", "encounter_type"]
+    key: Literal["sex", "year", "age_group", "concept", "encounter_type", "variable"]
     age_bin: int = 10
+    variable: str | None = None
+    """For ``variable``: the wide table's (categorical) variable to group by, e.g. the arm."""
+
+    @model_validator(mode="after")
+    def _variable(self) -> GroupBy:
+        if (self.key == "variable") != (self.variable is not None):
+            raise ValueError("group by 'variable' needs (only then) a variable name")
+        return self
 
 
 class QueryPlan(_Node):
     """A whole question: subject, cohort, measure, aggregate, scope, window, grouping."""
+
+    # Wide (trial) tables: ``VariableFilter`` cohorts, ``variable``/``change`` measures and
+    # ``variable`` groupings compile in ``engine/_wide.py``.
 
     version: Literal[1] = 1
     question: str | None = None
@@ -360,6 +412,10 @@ class QueryPlan(_Node):
             "concept",
             "events_per_patient",
         }
+        if of in {"variable", "change"} and self.measure.variable is None:
+            raise ValueError(f"measure {of!r} needs a variable")
+        if of == "change" and self.measure.baseline is None:
+            raise ValueError("measure 'change' needs a baseline variable")
         if needs_stream and self.measure.stream is None:
             raise ValueError(f"measure {of!r} needs a stream")
         if op == "proportion" and not self.aggregate.numerator:
@@ -371,6 +427,8 @@ class QueryPlan(_Node):
             "length_of_stay",
             "events_per_patient",
             "age",
+            "variable",
+            "change",
         }:
             raise ValueError(f"{op} needs a numeric measure, not {of!r}")
         return self

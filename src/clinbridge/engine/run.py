@@ -204,6 +204,8 @@ def shape_value(
         value = None if den == 0 else num / den
     elif shape == "scalar":
         value = _number(rows[0][0]) if rows else None
+        if rows and len(result.columns) > 1:  # counts behind the value (trial tables: n, subjects)
+            details = {c: _number(v) for c, v in zip(result.columns[1:], rows[0][1:], strict=True)}
     elif shape == "date":
         raw = rows[0][0] if rows else None
         value = _iso(raw)

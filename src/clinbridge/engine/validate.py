@@ -82,7 +82,9 @@ from clinbridge.engine._checks import (
     resolve_concept_ids,
 )
 from clinbridge.engine._checks_values import _check_values
+from clinbridge.engine._checks_wide import check_wide
 from clinbridge.engine._shapes import Shape, expected_shape, plausible_range, question_shape
+from clinbridge.engine._wide import is_wide
 from clinbridge.engine.answer import Answer, Provenance, Timings, jsonable
 from clinbridge.engine.plan import QueryPlan
 from clinbridge.errors import ClinbridgeError, ErrorCode
@@ -298,6 +300,8 @@ def validate(
     checks += concept_checks
     checks += _check_windows(ctx)
     checks += _check_shape(ctx, expected)
+    if plan is not None and is_wide(plan, catalog):  # trial tables: coverage, missing codes
+        checks += check_wide(plan, catalog, draft)
     if coverage:
         from clinbridge.engine._coverage import check_coverage
 

@@ -1,0 +1,226 @@
+"""Data-dictionary entries: parsed from a dictionary sheet or file, or inferred from the data."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from clinbridge.timepoint import canonical, time_in_name
+
+__all__ = ["Entry", "infer_entry", "normalise_type", "parse_codes", "parse_entry", "role_of"]
+
+VarType = str  # integer | float | string | date | categorical
+
+
+@dataclass
+class Entry:
+    name: str
+    label: str = ""
+    type: VarType = "string"
+    unit: str | None = None
+    codes: dict[str, str] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)
+    time_point: str | None = None
+    time_point_text: str | None = None
+    trials: tuple[str, ...] = ()
+    form: str | None = None
+    source: str = "dictionary"
+    """'dictionary' or 'inferred' (no dictionary entry: type, codes and time point from the data)."""
+    row: int | None = None
+    """1-based row of the dictionary entry."""
+    role: str | None = None
+    """subject, trial, site or arm (see :func:`role_of`)."""
+
+    @property
+    def numeric(self) -> bool:
+        return self.type in {"integer", "float"} or (
+            self.type == "categorical" and all(_is_number(c) for c in self.codes)
+        )
+
+
+_TYPES = {
+    "integer": ("integer", "int", "count", "whole number", "number (integer)"),
+    "float": ("float", "numeric", "number", "continuous", "decimal", "real", "double", "num"),
+    "categorical": (
+        "categorical",
+        "category",
+        "coded",
+        "code",
+        "radio",
+        "dropdown",
+        "yesno",
+        "yes/no",
+        "boolean",
+        "binary",
+        "factor",
+        "ordinal",
+        "nominal",
+    ),
+    "string": ("string", "text", "char", "character", "free text", "str", "varchar"),
+    "date": ("date", "datetime", "date/time", "time"),
+}
+
+
+def normalise_type(text: Any) -> VarType | None:
+    t = str(text or "").strip().lower()
+    if not t:
+        return None
+    for out, names in _TYPES.items():
+        if t in names:
+            return out
+    return None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def code_key(value: Any) -> str:
+    """The text form of a stored code: 1.0 → '1', ' 2 ' → '2'."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    text = str(value).strip()
+    if _is_number(text) and float(text).is_integer():
+        return str(int(float(text)))
+    return text
+
+
+_PAIR = re.compile(r"^\s*(-?[\w.]+)\s*(?:=|:|,|-(?=\s)|\s)\s*(.+?)\s*$")
+
+
+def parse_codes(text: Any) -> dict[str, str]:
+    """'1=Male; 2=Female' (also '|', new lines, '1, Male', '1: Male') → {'1': 'Male', ...}."""
+    if text is None or not str(text).strip():
+        return {}
+    out: dict[str, str] = {}
+    for part in re.split(r"[;|\n]+", str(text)):
+        part = part.strip()
+        if not part:
+            continue
+        m = _PAIR.match(part)
+        if m:
+            out[code_key(m.group(1))] = m.group(2).strip()
+        else:
+            for bare in re.split(r"[,\s]+", part):
+                if bare:
+                    out[code_key(bare)] = ""
+    return out
+
+
+def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
+    def get(fld: str) -> str:
+        j = cols.get(fld)
+        if j is None or j >= len(row) or row[j] is None:
+            return ""
+        v = row[j]
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        return str(v).strip()
+
+    name = get("variable")
+    codes = parse_codes(get("codes"))
+    declared = normalise_type(get("type"))
+    vtype = declared or ("categorical" if codes else "string")
+    if codes and vtype in {"integer", "float", "string"}:
+        vtype = "categorical"
+    trial_text = get("trial")
+    trials: tuple[str, ...] = ()
+    if trial_text and trial_text.strip().lower() not in {"both", "all", "any", "both trials"}:
+        trials = tuple(t.strip() for t in re.split(r"[;,/&+]| and ", trial_text) if t.strip())
+    tp_text = get("time_point") or None
+    tp = canonical(tp_text) if tp_text else None
+    if tp is None and tp_text is None:
+        found = time_in_name(name)
+        tp = found.text() if found else None
+    return Entry(
+        name=name,
+        label=get("label") or name,
+        type=vtype,
+        unit=get("unit") or None,
+        codes=codes,
+        missing=parse_codes(get("missing")),
+        time_point=tp,
+        time_point_text=tp_text,
+        trials=trials,
+        form=get("form") or None,
+        row=index + 1,
+    )
+
+
+_MISSING_GUESSES = (-99.0, -88.0, -77.0, -999.0, -9.0)
+
+
+def infer_entry(name: str, values: list[Any]) -> Entry:
+    """An entry from the values alone (no dictionary): said so in ``source='inferred'``."""
+    present = [v for v in values if v is not None and not (isinstance(v, str) and not v.strip())]
+    nums: list[float] = []
+    numeric = True
+    for v in present:
+        if isinstance(v, bool):
+            numeric = False
+            break
+        if isinstance(v, int | float):
+            nums.append(float(v))
+            continue
+        try:
+            nums.append(float(str(v).strip()))
+        except ValueError:
+            numeric = False
+            break
+    tp = time_in_name(name)
+    entry = Entry(name=name, label=name, source="inferred", time_point=tp.text() if tp else None)
+    if not present or not numeric:
+        entry.type = "string"
+        return entry
+    real = [x for x in nums if x not in _MISSING_GUESSES]
+    if real and min(real) >= 0:
+        entry.missing = {code_key(x): "" for x in sorted(set(nums) & set(_MISSING_GUESSES))}
+    integral = all(x.is_integer() for x in real)
+    distinct = sorted(set(real))
+    if integral and 0 < len(distinct) <= 6 and max(distinct) <= 10:
+        entry.type = "categorical"
+        entry.codes = {code_key(x): "" for x in distinct}
+    else:
+        entry.type = "integer" if integral else "float"
+    return entry
+
+
+_ROLE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "subject",
+        re.compile(
+            r"\b(subject|participant|patient|infant|baby|study|record)[ _-]*(id|identifier|number|no)\b|^(subj_?id|id|usubjid|record_id)$",
+            re.I,
+        ),
+    ),
+    (
+        "arm",
+        re.compile(
+            r"\b(arm|allocation|randomi[sz]ed (treatment|group|arm)|treatment (group|arm)|intervention group)\b|^(rand_?arm|arm|trt|treatment)$",
+            re.I,
+        ),
+    ),
+    ("site", re.compile(r"\b(site|centre|center|hospital)\b|^site(_?id)?$", re.I)),
+    ("trial", re.compile(r"^(trial|study)(_?id|_?name)?$|^(trial|study)$", re.I)),
+)
+
+
+def role_of(entry: Entry) -> str | None:
+    """The design part a variable plays, from its name and label: subject, arm, site or trial."""
+    for role, pattern in _ROLE_PATTERNS:
+        if role == "subject":
+            if pattern.search(entry.name) or pattern.search(entry.label):
+                return role
+            continue
+        if entry.type != "categorical":
+            continue
+        if pattern.search(entry.name) or (role != "trial" and pattern.search(entry.label)):
+            return role
+        if role == "trial" and entry.label.strip().lower() in {"trial", "study"}:
+            return role
+    return None

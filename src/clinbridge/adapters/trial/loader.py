@@ -1,0 +1,763 @@
+"""``clinbridge load trial FILE.xlsx|FILE.csv --db URL [--dictionary FILE|SHEET]``.
+
+Reads the wide sheet and its data dictionary (found in the workbook by content, read from a
+separate file or sheet, or inferred from the data and said so), checks every cell against the
+dictionary, and writes:
+
+* ``trial_data`` — the wide table as exported (one row per subject, codes and missing codes kept);
+* ``trial_long`` — (subject, variable, time_point, value, raw) for every time-pointed numeric or
+  coded variable, missing codes as NULL in ``value`` and kept in ``raw``;
+* ``trial_variables`` / ``trial_codes`` — the dictionary the catalog is built from;
+* ``trial_meta`` — where the data and dictionary came from, and the reconciled counts.
+
+Nothing is dropped silently: a bad cell is an error naming sheet, row and column (or, with
+``strict=False``, stored as NULL and listed in the report); rows and columns reconcile.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+import pandas as pd
+
+from clinbridge.adapters.trial._dictionary import (
+    Entry,
+    code_key,
+    infer_entry,
+    parse_entry,
+    role_of,
+)
+from clinbridge.adapters.trial._read import (
+    Sheet,
+    column_letter,
+    dictionary_columns,
+    find_dictionary,
+    find_header,
+    header_names,
+    read_sheets,
+)
+from clinbridge.errors import LoadError
+
+__all__ = ["TrialLoadReport", "load_trial", "read_trial"]
+
+logger = logging.getLogger(__name__)
+
+MAX_PROBLEMS_SHOWN = 8
+
+
+@dataclass
+class TrialLoadReport:
+    """What was read, what was written, and whether the counts reconcile."""
+
+    file: str
+    sheet: str
+    dictionary_source: str
+    rows_read: int = 0
+    rows_loaded: int = 0
+    blank_rows_skipped: int = 0
+    title_rows_skipped: int = 0
+    columns_read: int = 0
+    columns_loaded: int = 0
+    dictionary_entries: int = 0
+    inferred: list[str] = field(default_factory=list)
+    """Columns without a dictionary entry (type, codes and time point inferred from the data)."""
+    trial_scope_from_data: list[str] = field(default_factory=list)
+    """Columns the dictionary says all trials collected but which are blank in some trial."""
+    cells: int = 0
+    blank_cells: int = 0
+    missing_code_cells: int = 0
+    value_cells: int = 0
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    """Bad cells stored as NULL (strict=False only), each with sheet, row and column."""
+    long_rows: int = 0
+    seconds: float = 0.0
+
+    @property
+    def reconciled(self) -> bool:
+        return (
+            self.rows_read == self.rows_loaded
+            and self.columns_read == self.columns_loaded
+            and self.cells
+            == self.blank_cells + self.missing_code_cells + self.value_cells + len(self.problems)
+        )
+
+    def summary_lines(self) -> list[str]:
+        lines = [
+            f"read {self.rows_read} subject row(s) x {self.columns_read} column(s) from sheet "
+            f"{self.sheet!r} of {self.file}",
+            f"dictionary: {self.dictionary_source} ({self.dictionary_entries} entries)",
+            f"loaded {self.rows_loaded} row(s) x {self.columns_loaded} column(s) into trial_data; "
+            f"{self.long_rows} row(s) into trial_long",
+            f"cells: {self.value_cells} values, {self.missing_code_cells} missing codes, "
+            f"{self.blank_cells} blank, {len(self.problems)} bad (stored as NULL)",
+        ]
+        if self.title_rows_skipped:
+            lines.append(f"{self.title_rows_skipped} title row(s) above the header skipped")
+        if self.blank_rows_skipped:
+            lines.append(f"{self.blank_rows_skipped} entirely blank row(s) skipped")
+        if self.inferred:
+            shown = ", ".join(self.inferred[:10]) + (" ..." if len(self.inferred) > 10 else "")
+            lines.append(
+                f"{len(self.inferred)} column(s) have no dictionary entry; inferred from the data: {shown}"
+            )
+        if self.trial_scope_from_data:
+            lines.append(
+                f"{len(self.trial_scope_from_data)} column(s) are blank in one trial although the "
+                "dictionary lists them for all; their trial scope was taken from the data"
+            )
+        lines.append("counts reconcile" if self.reconciled else "COUNTS DO NOT RECONCILE")
+        return lines
+
+    def to_json(self) -> str:
+        data = dict(self.__dict__)
+        data["reconciled"] = self.reconciled
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+
+
+@dataclass
+class TrialTable:
+    """The checked wide table and its dictionary, before it is written anywhere."""
+
+    frame: pd.DataFrame
+    """Columns renamed to safe SQL names (see ``entries``)."""
+    entries: list[tuple[Entry, str]]
+    """Each variable's dictionary entry with its SQL column name, in sheet order."""
+    report: TrialLoadReport
+
+
+def _blank(v: Any) -> bool:
+    return (
+        v is None
+        or (isinstance(v, str) and not v.strip())
+        or (isinstance(v, float) and math.isnan(v))
+    )
+
+
+def sql_name(name: str) -> str:
+    s = re.sub(r"[^0-9a-zA-Z]+", "_", name).strip("_").lower() or "col"
+    return f"v_{s}" if s[0].isdigit() else s
+
+
+def read_trial(
+    path: str | Path,
+    *,
+    dictionary: str | Path | None = None,
+    sheet: str | None = None,
+    encoding: str | None = None,
+    strict: bool = True,
+) -> TrialTable:
+    """Read and check a trial workbook or CSV (no database involved).
+
+    Args:
+        path: .xlsx (or another calamine format) or .csv file.
+        dictionary: A dictionary file (.xlsx/.csv), or the name of the workbook's dictionary sheet;
+            default: found in the workbook by content, else inferred from the data.
+        sheet: The data sheet's name (default: the widest sheet that is not the dictionary).
+        encoding: Text encoding of CSV files (default UTF-8, with or without BOM).
+        strict: Raise on the first bad cells (default); False stores them as NULL and lists them.
+
+    Raises:
+        LoadError: naming file, sheet, row and column of the problem.
+    """
+    start = time.perf_counter()
+    sheets = read_sheets(path, encoding=encoding)
+    dict_sheet: Sheet | None = None
+    dict_header = 0
+    dict_cols: dict[str, int] = {}
+    if dictionary is not None and Path(str(dictionary)).exists():
+        for s in read_sheets(dictionary, encoding=encoding):
+            for i, row in enumerate(s.rows[:10]):
+                cols = dictionary_columns(row)
+                if cols:
+                    dict_sheet, dict_header, dict_cols = s, i, cols
+                    break
+            if dict_sheet:
+                break
+        if dict_sheet is None:
+            raise LoadError(
+                "the dictionary file has no header row with a variable-name and a label column",
+                file=str(dictionary),
+            )
+    elif dictionary is not None:
+        named = [s for s in sheets if s.name.lower() == str(dictionary).lower()]
+        if not named:
+            raise LoadError(
+                f"no dictionary sheet or file {str(dictionary)!r} (sheets: "
+                f"{', '.join(s.name for s in sheets)})",
+                file=str(path),
+            )
+        dict_sheet = named[0]
+        for i, row in enumerate(dict_sheet.rows[:10]):
+            dict_cols = dictionary_columns(row)
+            if dict_cols:
+                dict_header = i
+                break
+        if not dict_cols:
+            raise LoadError(
+                "the dictionary sheet has no header row with a variable-name and a label column",
+                **dict_sheet.where(),
+            )
+    data = _data_sheet(sheets, sheet, exclude=dict_sheet)
+    header = find_header(data)
+    names = header_names(data, header)
+    if dict_sheet is None:
+        found = find_dictionary(sheets, data, names)
+        if found:
+            dict_sheet, dict_header, dict_cols = found
+    if dict_sheet is not None:
+        where = (
+            f"sheet {dict_sheet.name!r}"
+            if dict_sheet.file == str(path)
+            else f"file {dict_sheet.file} (sheet {dict_sheet.name!r})"
+        )
+        source = where
+    else:
+        source = "none found: inferred from the data (labels are the column names)"
+    report = TrialLoadReport(file=str(path), sheet=data.name, dictionary_source=source)
+    report.title_rows_skipped = header
+    entries_by_name: dict[str, Entry] = {}
+    if dict_sheet is not None:
+        entries_by_name = _dictionary_entries(dict_sheet, dict_header, dict_cols)
+        report.dictionary_entries = len(entries_by_name)
+        have = {n.lower() for n in names}
+        lacking = [e for k, e in entries_by_name.items() if k not in have]
+        if lacking:
+            e = lacking[0]
+            raise LoadError(
+                f"the dictionary disagrees with the data: it lists {len(lacking)} variable(s) the "
+                f"data sheet {data.name!r} lacks, first {e.name!r}",
+                **dict_sheet.where(e.row - 1 if e.row else None, dict_cols["variable"]),
+            )
+    body = data.rows[header + 1 :]
+    kept_rows: list[int] = []
+    for i, row in enumerate(body):
+        if any(v != "" and v is not None for v in row) and any(
+            not _blank(v) for v in row[: len(names)]
+        ):
+            kept_rows.append(i)
+    report.blank_rows_skipped = len(body) - len(kept_rows)
+    report.rows_read = len(kept_rows)
+    rows = [body[i] for i in kept_rows]
+    report.columns_read = sum(1 for n in names if n)
+    columns: dict[str, Any] = {}
+    entries: list[tuple[Entry, str]] = []
+    used_sql: dict[str, str] = {}
+    problems: list[dict[str, Any]] = []
+    width = len(names)
+    transposed = (
+        list(
+            zip(
+                *[
+                    r[:width] if len(r) >= width else [*r, *([None] * (width - len(r)))]
+                    for r in rows
+                ],
+                strict=True,
+            )
+        )
+        if rows
+        else [() for _ in names]
+    )
+    for j, name in enumerate(names):
+        if not name:
+            continue
+        raw = list(transposed[j])
+        entry = entries_by_name.get(name.lower())
+        if entry is None:
+            entry = infer_entry(name, raw)
+            report.inferred.append(name)
+        entry.name = name
+        col = sql_name(name)
+        if col in used_sql:
+            raise LoadError(
+                f"columns {used_sql[col]!r} and {name!r} have the same name once spaces and "
+                f"punctuation are set aside ({col!r}); rename one",
+                **data.where(header, j),
+            )
+        used_sql[col] = name
+        values, stats = _convert(entry, raw, data, header, kept_rows, j, problems, strict)
+        report.cells += len(raw)
+        report.blank_cells += stats[0]
+        report.missing_code_cells += stats[1]
+        report.value_cells += stats[2]
+        columns[col] = values
+        entries.append((entry, col))
+    if problems and strict:
+        _raise_problems(problems, data)
+    report.problems = problems
+    frame = pd.DataFrame(columns)
+    _design(entries, columns, frame, data, header, report)
+    report.columns_loaded = frame.shape[1]
+    report.rows_loaded = frame.shape[0]
+    report.seconds = time.perf_counter() - start
+    return TrialTable(frame, entries, report)
+
+
+def _data_sheet(sheets: list[Sheet], name: str | None, *, exclude: Sheet | None) -> Sheet:
+    if name is not None:
+        for s in sheets:
+            if s.name.lower() == name.lower():
+                return s
+        raise LoadError(
+            f"no sheet {name!r} (sheets: {', '.join(s.name for s in sheets)})", file=sheets[0].file
+        )
+    candidates = [s for s in sheets if s is not exclude and s.rows]
+    # a dictionary sheet has a few columns and many rows; the data sheet is the widest one
+    candidates = [
+        s for s in candidates if not any(dictionary_columns(r) for r in s.rows[:3])
+    ] or candidates
+    if not candidates:
+        raise LoadError("the workbook has no sheet with data", file=sheets[0].file)
+    return max(candidates, key=lambda s: (s.width, len(s.rows)))
+
+
+def _dictionary_entries(sheet: Sheet, header: int, cols: dict[str, int]) -> dict[str, Entry]:
+    out: dict[str, Entry] = {}
+    for i in range(header + 1, len(sheet.rows)):
+        row = sheet.rows[i]
+        j = cols["variable"]
+        if j >= len(row) or _blank(row[j]):
+            continue
+        entry = parse_entry(row, cols, i)
+        key = entry.name.lower()
+        if key in out:
+            raise LoadError(
+                f"the dictionary lists variable {entry.name!r} twice (rows {out[key].row} and {i + 1})",
+                **sheet.where(i, j),
+            )
+        out[key] = entry
+    return out
+
+
+def _convert(
+    entry: Entry,
+    raw: list[Any],
+    sheet: Sheet,
+    header: int,
+    kept_rows: list[int],
+    j: int,
+    problems: list[dict[str, Any]],
+    strict: bool,
+) -> tuple[Any, tuple[int, int, int]]:
+    """One column's values in their dictionary type; (blank, missing-code, value) cell counts."""
+    if not entry.numeric:
+        out: list[Any] = []
+        for v in raw:
+            if type(v) is str:
+                out.append(v.strip() or None)
+            elif v is None or (isinstance(v, float) and math.isnan(v)):
+                out.append(None)
+            elif isinstance(v, dt.datetime | dt.date):
+                out.append(v.isoformat()[:10] if entry.type == "date" else v.isoformat())
+            elif isinstance(v, float) and v.is_integer():
+                out.append(str(int(v)))
+            else:
+                out.append(str(v).strip())
+        blank = out.count(None)
+        missing = sum(1 for v in out if v in entry.missing) if entry.missing else 0
+        return out, (blank, missing, len(raw) - blank - missing)
+    try:
+        arr = np.array([np.nan if v == "" or v is None else v for v in raw], dtype=float)
+        blank = int(np.isnan(arr).sum())
+    except (TypeError, ValueError):
+        arr = np.full(len(raw), np.nan)
+        blank = 0
+        for i, v in enumerate(raw):
+            if _blank(v):
+                blank += 1
+                continue
+            try:
+                arr[i] = float(str(v).strip()) if not isinstance(v, bool) else float("nan")
+                if isinstance(v, bool):
+                    raise ValueError
+            except ValueError:
+                problems.append(
+                    _problem(
+                        sheet,
+                        header,
+                        kept_rows,
+                        i,
+                        j,
+                        entry,
+                        v,
+                        f"text {str(v)!r} in a {entry.type} column",
+                    )
+                )
+    missing_codes = np.array([float(c) for c in entry.missing if _num(c)], dtype=float)
+    is_missing = np.isin(arr, missing_codes) if len(missing_codes) else np.zeros(len(arr), bool)
+    present = ~np.isnan(arr) & ~is_missing
+    if entry.type == "integer":
+        bad = present & (np.abs(arr - np.round(arr)) > 1e-9)
+        for i in np.flatnonzero(bad).tolist():
+            problems.append(
+                _problem(
+                    sheet,
+                    header,
+                    kept_rows,
+                    int(i),
+                    j,
+                    entry,
+                    raw[i],
+                    f"{raw[i]!r} in an integer column",
+                )
+            )
+            arr[i] = np.nan
+            present[i] = False
+    if entry.type == "categorical":
+        allowed = {float(c) for c in entry.codes if _num(c)}
+        bad = present & ~np.isin(arr, list(allowed))
+        for i in np.flatnonzero(bad).tolist():
+            shown = "; ".join(f"{k}={v}" for k, v in list(entry.codes.items())[:6])
+            problems.append(
+                _problem(
+                    sheet,
+                    header,
+                    kept_rows,
+                    int(i),
+                    j,
+                    entry,
+                    raw[i],
+                    f"the dictionary disagrees with the data: value {code_key(raw[i])} is not one "
+                    f"of the codes ({shown}) or missing codes",
+                )
+            )
+            arr[i] = np.nan
+            present[i] = False
+    elif present.any():
+        real = arr[present]
+        guesses = np.array([-99.0, -88.0, -77.0, -999.0])
+        undeclared = sorted(guesses[np.isin(guesses, real)].tolist())
+        if undeclared and real[~np.isin(real, undeclared)].min(initial=0.0) >= 0:
+            i = int(np.flatnonzero(present & np.isin(arr, undeclared))[0])
+            problems.append(
+                _problem(
+                    sheet,
+                    header,
+                    kept_rows,
+                    i,
+                    j,
+                    entry,
+                    raw[i],
+                    f"the dictionary disagrees with the data: {code_key(undeclared[0])} looks like a "
+                    "missing code but the dictionary declares none for this variable",
+                )
+            )
+            for x in undeclared:
+                entry.missing.setdefault(code_key(x), "undeclared")
+            is_missing = np.isin(arr, [float(c) for c in entry.missing if _num(c)])
+            present = ~np.isnan(arr) & ~is_missing
+    n_bad = sum(1 for p in problems if p["column_index"] == j)
+    values_ok = int(present.sum())
+    n_missing = int(is_missing.sum())
+    # cells that were bad became NaN: keep counts exact (blank + missing + values + bad == cells)
+    values_ok = len(raw) - blank - n_missing - n_bad
+    return arr, (blank, n_missing, values_ok)
+
+
+def _num(c: str) -> bool:
+    try:
+        float(c)
+    except ValueError:
+        return False
+    return True
+
+
+def _problem(
+    sheet: Sheet,
+    header: int,
+    kept_rows: list[int],
+    i: int,
+    j: int,
+    entry: Entry,
+    value: Any,
+    reason: str,
+) -> dict[str, Any]:
+    row = header + 1 + kept_rows[i]
+    return {
+        "file": sheet.file,
+        "sheet": sheet.name,
+        "row": row + 1,
+        "column": column_letter(j),
+        "column_index": j,
+        "variable": entry.name,
+        "value": value if isinstance(value, str | int | float) else str(value),
+        "reason": reason,
+    }
+
+
+def _raise_problems(problems: list[dict[str, Any]], sheet: Sheet) -> None:
+    first = problems[0]
+    shown = "; ".join(
+        f"row {p['row']} column {p['column']} ({p['variable']}): {p['reason']}"
+        for p in problems[:MAX_PROBLEMS_SHOWN]
+    )
+    more = (
+        f" (and {len(problems) - MAX_PROBLEMS_SHOWN} more)"
+        if len(problems) > MAX_PROBLEMS_SHOWN
+        else ""
+    )
+    raise LoadError(
+        f"{len(problems)} bad cell(s) in sheet {sheet.name!r}: {shown}{more}; fix them, or load "
+        "with --lenient to store them as NULL and list them in the report",
+        file=first["file"],
+        record=f"sheet {first['sheet']!r} row {first['row']}",
+        field=f"column {first['column']} ({first['variable']})",
+        problems=problems,
+    )
+
+
+def _design(
+    entries: list[tuple[Entry, str]],
+    columns: dict[str, Any],
+    frame: pd.DataFrame,
+    sheet: Sheet,
+    header: int,
+    report: TrialLoadReport,
+) -> None:
+    """Roles (subject, trial, site, arm), and each variable's trial scope checked against the data."""
+    roles: dict[str, tuple[Entry, str]] = {}
+    for entry, col in entries:
+        role = role_of(entry)
+        if role and role not in roles:
+            roles[role] = (entry, col)
+    if "subject" not in roles:
+        for entry, col in entries:
+            s = frame[col]
+            if s.notna().all() and s.is_unique:
+                roles["subject"] = (entry, col)
+                break
+    if "subject" not in roles:
+        raise LoadError(
+            "no subject identifier: no column is named or labelled as one, and none has a "
+            "distinct value on every row",
+            **sheet.where(header),
+        )
+    sentry, scol = roles["subject"]
+    ids = frame[scol]
+    dup = ids[ids.duplicated(keep=False) & ids.notna()]
+    if ids.isna().any() or len(dup):
+        i = int(np.flatnonzero(ids.isna())[0]) if ids.isna().any() else int(dup.index[1])
+        what = "a blank" if ids.isna().any() else f"duplicate {ids.iloc[i]!r}"
+        raise LoadError(
+            f"the subject identifier column {sentry.name!r} has {what} value; each row must be "
+            "one subject",
+            file=sheet.file,
+            record=f"sheet {sheet.name!r} data row {i + 1}",
+            field=sentry.name,
+        )
+    for role, (entry, _) in roles.items():
+        entry.role = role
+    if "trial" in roles:
+        tentry, tcol = roles["trial"]
+        tvals = [None if v is None or v != v else code_key(v) for v in columns[tcol]]
+        labels = {k: (tentry.codes.get(k) or k) for k in set(tvals) if k is not None}
+        masks = {lab: np.array([t == k for t in tvals]) for k, lab in labels.items()}
+        for entry, col in entries:
+            if entry is tentry or entry.role:
+                continue
+            values = columns[col]
+            if isinstance(values, np.ndarray):
+                filled = ~np.isnan(values)
+            else:
+                filled = np.array([v is not None for v in values])
+            have = sorted(lab for lab, m in masks.items() if (filled & m).any())
+            if entry.trials:
+                extra = [t for t in have if t not in entry.trials]
+                if extra:
+                    report.trial_scope_from_data.append(entry.name)
+                    entry.trials = tuple(sorted(set(entry.trials) | set(extra)))
+            elif have and len(have) < len(labels):
+                report.trial_scope_from_data.append(entry.name)
+                entry.trials = tuple(have)
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+def load_trial(
+    path: str | Path,
+    url: str,
+    *,
+    dictionary: str | Path | None = None,
+    sheet: str | None = None,
+    encoding: str | None = None,
+    strict: bool = True,
+) -> TrialLoadReport:
+    """Read, check and write a trial table into the database at ``url`` (see :func:`read_trial`)."""
+    from clinbridge.db import Database, parse_url
+
+    table = read_trial(path, dictionary=dictionary, sheet=sheet, encoding=encoding, strict=strict)
+    start = time.perf_counter()
+    in_sql = parse_url(url).backend == "duckdb"  # DuckDB builds the long view itself (UNPIVOT)
+    variables, codes, long = _side_tables(table, build_long=not in_sql)
+    report = table.report
+    report.long_rows = len(long)
+    meta = pd.DataFrame(
+        {
+            "key": ["file", "sheet", "dictionary_source", "rows", "columns", "loaded_at"],
+            "value": [
+                str(path),
+                report.sheet,
+                report.dictionary_source,
+                str(report.rows_loaded),
+                str(report.columns_loaded),
+                dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            ],
+        }
+    )
+    with Database.open(url, read_only=False) as db:
+        frames = {
+            "trial_data": table.frame,
+            "trial_variables": variables,
+            "trial_codes": codes,
+            "trial_meta": meta,
+        }
+        if not in_sql:
+            frames["trial_long"] = long
+        _write(db, frames)
+        if in_sql:
+            report.long_rows = _long_in_duckdb(db, table)
+    report.seconds += time.perf_counter() - start
+    return report
+
+
+def _long_columns(table: TrialTable) -> list[tuple[Entry, str]]:
+    return [(e, c) for e, c in table.entries if e.time_point and e.numeric and not e.role]
+
+
+def _long_in_duckdb(db: Any, table: TrialTable) -> int:
+    """trial_long from trial_data with one UNPIVOT (missing codes NULL in ``value``)."""
+    subject = next(c for e, c in table.entries if e.role == "subject")
+    cols = [c for _, c in _long_columns(table)]
+    prefix = f'"{db.schema}".' if db.schema else ""
+    if not cols:
+        db.conn.execute(
+            f"CREATE OR REPLACE TABLE {prefix}trial_long (subject VARCHAR, variable VARCHAR, "
+            "time_point VARCHAR, value DOUBLE, raw DOUBLE)"
+        )
+        return 0
+    quoted = ", ".join(f'"{c}"' for c in cols)
+    db.conn.execute(
+        f"CREATE OR REPLACE TABLE {prefix}trial_long AS "
+        "SELECT CAST(u.subject AS VARCHAR) AS subject, v.name AS variable, v.time_point, "
+        "CASE WHEN m.code IS NULL THEN u.raw END AS value, u.raw "
+        f'FROM (UNPIVOT (SELECT "{subject}" AS subject, {quoted} FROM {prefix}trial_data) '
+        f"ON {quoted} INTO NAME column_name VALUE raw) AS u "
+        f"JOIN {prefix}trial_variables AS v ON v.column_name = u.column_name "
+        "LEFT JOIN (SELECT variable, TRY_CAST(code AS DOUBLE) AS code "
+        f"FROM {prefix}trial_codes WHERE missing) AS m "
+        "ON m.variable = v.name AND m.code = u.raw "
+        "ORDER BY v.name, subject"
+    )
+    return int(db.conn.execute(f"SELECT COUNT(*) FROM {prefix}trial_long").fetchone()[0])
+
+
+def _side_tables(
+    table: TrialTable, *, build_long: bool = True
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    var_rows = []
+    code_rows = []
+    subject_col = next(c for e, c in table.entries if e.role == "subject")
+    long_parts = []
+    ids_arr = table.frame[subject_col].astype(str).to_numpy()
+    for entry, col in table.entries:
+        role = entry.role
+        var_rows.append(
+            {
+                "name": entry.name,
+                "column_name": col,
+                "label": entry.label,
+                "type": entry.type,
+                "unit": entry.unit,
+                "codes": orjson.dumps(entry.codes).decode(),
+                "missing": orjson.dumps(entry.missing).decode(),
+                "time_point": entry.time_point,
+                "time_point_text": entry.time_point_text,
+                "trials": orjson.dumps(list(entry.trials)).decode(),
+                "form": entry.form,
+                "role": role,
+                "source": entry.source,
+            }
+        )
+        for k, v in entry.codes.items():
+            code_rows.append({"variable": entry.name, "code": k, "label": v, "missing": False})
+        for k, v in entry.missing.items():
+            code_rows.append({"variable": entry.name, "code": k, "label": v, "missing": True})
+        if build_long and entry.time_point and entry.numeric and not role:
+            raw = table.frame[col].to_numpy(dtype=float)
+            keep = ~np.isnan(raw)
+            if not keep.any():
+                continue
+            miss = [float(c) for c in entry.missing if _num(c)]
+            clean = np.where(np.isin(raw, miss), np.nan, raw)
+            kept = int(keep.sum())
+            long_parts.append(
+                (
+                    ids_arr[keep],
+                    [entry.name] * kept,
+                    [entry.time_point] * kept,
+                    clean[keep],
+                    raw[keep],
+                )
+            )
+    long = pd.DataFrame(
+        {
+            "subject": np.concatenate([p[0] for p in long_parts]) if long_parts else [],
+            "variable": [x for p in long_parts for x in p[1]],
+            "time_point": [x for p in long_parts for x in p[2]],
+            "value": np.concatenate([p[3] for p in long_parts]) if long_parts else [],
+            "raw": np.concatenate([p[4] for p in long_parts]) if long_parts else [],
+        }
+    )
+    return pd.DataFrame(var_rows), pd.DataFrame(code_rows), long
+
+
+def _write(db: Any, frames: dict[str, pd.DataFrame]) -> None:
+    if db.backend == "duckdb":
+        conn = db.conn
+        prefix = f'"{db.schema}".' if db.schema else ""
+        for name, df in frames.items():
+            view = f"_cb_{name}"
+            conn.register(view, df)
+            try:
+                conn.execute(f'CREATE OR REPLACE TABLE {prefix}"{name}" AS SELECT * FROM "{view}"')
+            finally:
+                conn.unregister(view)
+        return
+    if db.backend == "sqlite":
+        for name, df in frames.items():
+            df.to_sql(name, db.conn, if_exists="replace", index=False, chunksize=20)
+        db.conn.commit()
+        return
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(
+        "postgresql+psycopg://",
+        creator=lambda: _pg_conn(db.url),
+        poolclass=sqlalchemy.pool.NullPool,
+    )
+    with engine.begin() as conn:
+        for name, df in frames.items():
+            df.to_sql(name, conn, schema=db.schema, if_exists="replace", index=False, chunksize=100)
+    engine.dispose()
+
+
+def _pg_conn(url: str) -> Any:
+    import psycopg
+
+    from clinbridge.db import parse_url
+
+    parsed = parse_url(url)
+    conn = psycopg.connect(parsed.dsn or "")
+    if parsed.schema:
+        conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{parsed.schema}"')
+        conn.execute(f'SET search_path TO "{parsed.schema}", public')
+    return conn

@@ -1,0 +1,270 @@
+"""Words for reading questions over trial tables: tokens, light stemming, general synonyms.
+
+The lists are general English and general clinical language (lay words, abbreviations, what an
+unqualified measurement means by default) — never phrases of particular questions.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "DEFAULT_QUALIFIERS",
+    "FILLER",
+    "ROLE_WORDS",
+    "Token",
+    "canon",
+    "tokenize",
+]
+
+# token → canonical token (after stemming)
+_SYNONYMS: dict[str, str] = {
+    "die": "death",
+    "died": "death",
+    "dying": "death",
+    "deaths": "death",
+    "section": "caesarean",
+    "dead": "death",
+    "mortality": "death",
+    "deceas": "death",
+    "boy": "male",
+    "girl": "female",
+    "man": "male",
+    "woman": "female",
+    "weigh": "weight",
+    "birthweight": "weight",
+    "bw": "weight",
+    "temp": "temperature",
+    "sugar": "glucose",
+    "bg": "glucose",
+    "sat": "saturation",
+    "spo2": "saturation",
+    "hr": "heart",
+    "pulse": "heart",
+    "bp": "pressure",
+    "na": "sodium",
+    "plt": "platelet",
+    "hb": "haemoglobin",
+    "hemoglobin": "haemoglobin",
+    "hematocrit": "haematocrit",
+    "cesarean": "caesarean",
+    "csection": "caesarean",
+    "cs": "caesarean",
+    "cognition": "cognitive",
+    "cp": "cerebral",
+    "ga": "gestational",
+    "gestation": "gestational",
+    "los": "stay",
+    "hospitalisation": "stay",
+    "hypothermic": "hypothermia",
+    "normothermic": "normothermia",
+    "centre": "site",
+    "center": "site",
+    "hospital": "hospital",
+    "study": "trial",
+    "sarnat": "hie",
+    "encephalopathy": "hie",
+    "convulsion": "seizure",
+    "fit": "seizure",
+    "ventilat": "ventilation",
+    "ventilated": "ventilation",
+    "randomized": "randomis",
+    "randomization": "randomis",
+    "randomised": "randomis",
+    "randomisation": "randomis",
+    "randomise": "randomis",
+    "mri": "mri",
+    "mother": "maternal",
+    "mum": "maternal",
+}
+
+# an unqualified measurement means this one ('temperature' is the core body temperature)
+DEFAULT_QUALIFIERS: dict[str, frozenset[str]] = {
+    "temperature": frozenset({"core", "rectal", "body", "oesophageal", "esophageal"}),
+    "pressure": frozenset({"arterial"}),
+    "glucose": frozenset({"blood"}),
+}
+
+FILLER = frozenset(
+    [
+        "what",
+        "which",
+        "whats",
+        "was",
+        "were",
+        "is",
+        "are",
+        "be",
+        "been",
+        "being",
+        "the",
+        "a",
+        "an",
+        "of",
+        "in",
+        "at",
+        "on",
+        "for",
+        "to",
+        "by",
+        "with",
+        "within",
+        "among",
+        "amongst",
+        "who",
+        "whom",
+        "that",
+        "those",
+        "these",
+        "this",
+        "had",
+        "have",
+        "has",
+        "did",
+        "do",
+        "does",
+        "how",
+        "many",
+        "much",
+        "number",
+        "infant",
+        "infants",
+        "baby",
+        "babies",
+        "neonate",
+        "neonates",
+        "newborn",
+        "newborns",
+        "child",
+        "children",
+        "patient",
+        "patients",
+        "subject",
+        "subjects",
+        "participant",
+        "participants",
+        "case",
+        "cases",
+        "cohort",
+        "overall",
+        "all",
+        "total",
+        "value",
+        "values",
+        "level",
+        "levels",
+        "recorded",
+        "record",
+        "records",
+        "measured",
+        "measurement",
+        "measure",
+        "score",
+        "scores",
+        "and",
+        "or",
+        "recruit",
+        "recruited",
+        "enrol",
+        "enrolled",
+        "enroll",
+        "born",
+        "deliver",
+        "delivered",
+        "receive",
+        "received",
+        "given",
+        "develop",
+        "developed",
+        "experience",
+        "experienced",
+        "occur",
+        "occurred",
+        "show",
+        "showed",
+        "there",
+        "their",
+        "they",
+        "it",
+        "its",
+        "compare",
+        "comparison",
+        "compared",
+        "versus",
+        "vs",
+        "between",
+        "both",
+        "two",
+        "each",
+        "per",
+        "across",
+        "respectively",
+        "please",
+        "tell",
+        "me",
+        "give",
+        "list",
+        "report",
+        "calculate",
+        "compute",
+        "find",
+        "s",
+        "any",
+        "ever",
+        "during",
+        "after",
+        "from",
+        "than",
+        "as",
+        "also",
+        "only",
+    ]
+)
+
+# words that name a design variable's role (the grouping words of a trial)
+ROLE_WORDS: dict[str, frozenset[str]] = {
+    "arm": frozenset({"arm", "group", "treatment", "allocation", "randomis", "intervention"}),
+    "trial": frozenset({"trial"}),
+    "site": frozenset({"site", "hospital", "unit"}),
+}
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+
+
+class Token:
+    __slots__ = ("end", "norm", "start", "text")
+
+    def __init__(self, text: str, start: int, end: int) -> None:
+        self.text = text
+        self.start = start
+        self.end = end
+        self.norm = canon(text)
+
+    def __repr__(self) -> str:
+        return f"Token({self.text!r}→{self.norm!r})"
+
+
+def stem(word: str) -> str:
+    w = word.lower()
+    if len(w) <= 3 or w.isdigit():
+        return w
+    w = w.replace("iz", "is")
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
+            base = w[: -len(suffix)] + keep
+            if suffix == "es" and not base.endswith(("s", "x", "z", "ch", "sh")):
+                base = w[:-1]
+            return base
+    return w
+
+
+def canon(word: str) -> str:
+    w = word.lower()
+    if w in _SYNONYMS:
+        return _SYNONYMS[w]
+    s = stem(w)
+    return _SYNONYMS.get(s, s)
+
+
+def tokenize(text: str) -> list[Token]:
+    return [Token(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text.lower())]

@@ -1,0 +1,130 @@
+"""Time points of trial variables, as dictionaries, column names and questions write them.
+
+``parse_time_point("24 h") == parse_time_point("H24") == parse_time_point("at 24 hours")``;
+``day 3`` is 72 hours (cooling trials count days of life from birth in 24-hour blocks);
+months, minutes, baseline and discharge are their own scales. The canonical text
+(:func:`canonical`) is what the catalog stores and what questions are compared against.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+__all__ = ["TimePoint", "canonical", "find_time_points", "parse_time_point", "time_in_name"]
+
+
+class TimePoint(NamedTuple):
+    scale: str
+    """'h' (hours; days are 24 h), 'min', 'mo' (months; years are 12 mo), 'baseline', 'discharge'."""
+    amount: float
+
+    def text(self) -> str:
+        n = int(self.amount) if float(self.amount).is_integer() else self.amount
+        if self.scale == "h":
+            return f"{n} h"
+        if self.scale == "min":
+            return f"{n} min"
+        if self.scale == "mo":
+            return f"{n} months"
+        return self.scale
+
+
+_NUM = r"(\d+(?:\.\d+)?)"
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+_PATTERNS: tuple[tuple[re.Pattern[str], str, float], ...] = (
+    (re.compile(rf"\b{_NUM}\s*-?\s*(?:h|hr|hrs|hour|hours)\b", re.I), "h", 1.0),
+    (re.compile(rf"\b(?:h|hr|hour)\s*{_NUM}\b", re.I), "h", 1.0),
+    (re.compile(rf"\bday\s*(?:of\s+life\s*)?{_NUM}\b", re.I), "h", 24.0),
+    (
+        re.compile(
+            rf"\b{_NUM}\s*-?\s*(?:d|days?)\b(?!\s+of\s+(?:mechanical|ventilation|stay))", re.I
+        ),
+        "h",
+        24.0,
+    ),
+    (re.compile(rf"\b{_NUM}\s*-?\s*(?:min|mins|minutes?)\b", re.I), "min", 1.0),
+    (re.compile(rf"\b{_NUM}\s*-?\s*(?:m|mo|mos|months?)\b", re.I), "mo", 1.0),
+    (re.compile(rf"\b{_NUM}\s*-?\s*(?:y|yr|yrs|years?)\b(?!\s+old)", re.I), "mo", 12.0),
+)
+_UNIT_SCALES: dict[str, tuple[str, float]] = {
+    "h": ("h", 1.0),
+    "hr": ("h", 1.0),
+    "hour": ("h", 1.0),
+    "day": ("h", 24.0),
+    "min": ("min", 1.0),
+    "minute": ("min", 1.0),
+    "month": ("mo", 1.0),
+}
+_RANGE = re.compile(
+    rf"\b(?:between|from)\s+(?P<a>{_NUM})\s*(?:and|to|-)\s*(?P<b>{_NUM})\s*"
+    r"(?P<unit>hours?|hrs?|h|days?|minutes?|min|months?)\b",
+    re.I,
+)
+_BASELINE = re.compile(r"\b(baseline|randomi[sz]ation|study entry|at entry|enrol?ment)\b", re.I)
+_DISCHARGE = re.compile(r"\b(discharge|at discharge)\b", re.I)
+
+
+def parse_time_point(text: str | None) -> TimePoint | None:
+    """The time point a short text names ('24 h', 'Day 3', '18 months', 'Baseline'), or None."""
+    if not text:
+        return None
+    found = find_time_points(text)
+    return found[0][0] if found else None
+
+
+def canonical(text: str | None) -> str | None:
+    tp = parse_time_point(text)
+    return tp.text() if tp else None
+
+
+def find_time_points(text: str) -> list[tuple[TimePoint, tuple[int, int]]]:
+    """Every time point a question mentions, with its character span, in order."""
+    lowered = re.sub(
+        r"\b(one|two|three|four|five|six|seven)\b(?=\s*(?:days?|months?|hours?))",
+        lambda m: str(_WORDS[m.group(1).lower()]),
+        text,
+    )
+    out: list[tuple[TimePoint, tuple[int, int]]] = []
+    taken: list[tuple[int, int]] = []
+    # 'between 0 and 48 hours', 'from 6 to 24 h': the unit is written once, after the second
+    for m in _RANGE.finditer(lowered):
+        unit = m.group("unit").lower()
+        scale, factor = _UNIT_SCALES[unit.rstrip("s") if unit not in _UNIT_SCALES else unit]
+        for g in ("a", "b"):
+            out.append((TimePoint(scale, float(m.group(g)) * factor), m.span(g)))
+        taken.append(m.span())
+    for pattern, scale, factor in _PATTERNS:
+        for m in pattern.finditer(lowered):
+            span = m.span()
+            if any(a < span[1] and span[0] < b for a, b in taken):
+                continue
+            taken.append(span)
+            out.append((TimePoint(scale, float(m.group(1)) * factor), span))
+    for pattern, scale in ((_BASELINE, "baseline"), (_DISCHARGE, "discharge")):
+        for m in pattern.finditer(lowered):
+            out.append((TimePoint(scale, 0.0), m.span()))
+    out.sort(key=lambda x: x[1][0])
+    return out
+
+
+_NAME_PATTERNS = (
+    re.compile(r"(?:^|_)(\d+)_?h(?:rs?)?(?:$|_)", re.I),  # TEMP_24H, hr_48h, Gluc0h
+    re.compile(r"(?:^|_)h(\d+)(?:$|_)", re.I),  # map_h72
+    re.compile(r"(\d+)h$", re.I),  # Gluc0h
+)
+
+
+def time_in_name(name: str) -> TimePoint | None:
+    """A time point written into a column name (``TEMP_24H``, ``map_h72``, ``Gluc0h``, ``X_D3``)."""
+    for p in _NAME_PATTERNS:
+        m = p.search(name)
+        if m:
+            return TimePoint("h", float(m.group(1)))
+    m = re.search(r"(?:^|_)d(\d+)$", name, re.I)
+    if m:
+        return TimePoint("h", 24.0 * float(m.group(1)))
+    m = re.search(r"(?:^|_)(\d+)m$", name, re.I)
+    if m:
+        return TimePoint("mo", float(m.group(1)))
+    return None
