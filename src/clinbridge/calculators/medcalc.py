@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from clinbridge.calculators.compile import Calculator
 from clinbridge.calculators.extract import Extractor, NoExtractor
+from clinbridge.calculators.goldkeys import GoldTarget, resolve_gold_key
 from clinbridge.calculators.registry import Registry, default_registry
 from clinbridge.errors import CalculatorError, ClinbridgeError, LoadError
 
@@ -177,6 +178,8 @@ class GoldReading(BaseModel):
         out += [
             f"{r['input']}: gold unit {r['given']!r} read as {r['read_as']!r} (MedCalc-Bench "
             f"shorthand): {r['why']}"
+            if r.get("kind", "unit") == "unit"
+            else f"{r['input']}: gold entity {r['given']} read as {r['read_as']}: {r['why']}"
             for r in self.reinterpreted
         ]
         return out
@@ -199,6 +202,7 @@ def read_gold_parameters(calc: Calculator, entities: Mapping[str, Any]) -> GoldR
     params: dict[str, Any] = {}
     ignored: list[dict[str, Any]] = []
     reinterpreted: list[dict[str, Any]] = []
+    combined: list[tuple[str, Any, GoldTarget]] = []
 
     def put(name: str, value: Any) -> None:
         value, note = _read_shorthand(calc, name, value)
@@ -220,10 +224,107 @@ def read_gold_parameters(calc: Calculator, entities: Mapping[str, Any]) -> GoldR
         if key.strip() in foreign:
             ignored.append({"key": key, "value": _jsonable(value), "why": foreign[key.strip()]})
             continue
-        raise CalculatorError(
-            f"{calc.name}: gold entity {key!r} matches no input", field=key, calculator_id=calc.id
-        )
+        target, candidates = resolve_gold_key(calc, key)
+        if target is None:
+            if candidates:
+                raise CalculatorError(
+                    f"{calc.name}: gold entity {key!r} is ambiguous: it may name "
+                    f"{', '.join(candidates)}",
+                    field=key,
+                    calculator_id=calc.id,
+                    candidates=candidates,
+                )
+            raise CalculatorError(
+                f"{calc.name}: gold entity {key!r} matches no input",
+                field=key,
+                calculator_id=calc.id,
+            )
+        if target.negated:
+            flag = _truth(value)
+            if flag is None:
+                raise CalculatorError(
+                    f"{calc.name}: gold entity {key!r} names the opposite of "
+                    f"{target.inputs[0]} but is not true/false: {value!r}",
+                    field=key,
+                    calculator_id=calc.id,
+                )
+            params[target.inputs[0]] = not flag
+            reinterpreted.append(
+                {
+                    "kind": "negated",
+                    "input": target.inputs[0],
+                    "given": f"{key} = {value!r}",
+                    "read_as": f"{target.inputs[0]} = {not flag}",
+                    "why": f"{key!r} names the opposite finding of {target.inputs[0]}",
+                }
+            )
+            continue
+        if not target.combined:
+            put(target.inputs[0], _plain(value))
+            continue
+        combined.append((key, value, target))
+    for key, value, target in combined:
+        _put_combined(calc, key, value, target, params, reinterpreted)
     return GoldReading(params=params, ignored=ignored, reinterpreted=reinterpreted)
+
+
+def _put_combined(
+    calc: Calculator,
+    key: str,
+    value: Any,
+    target: GoldTarget,
+    params: dict[str, Any],
+    reinterpreted: list[dict[str, Any]],
+) -> None:
+    """A combined criterion ('A or B'): false sets every part false; true sets one part true.
+
+    Only for a criterion scored as an ``or`` of boolean inputs that no other rule reads, where
+    which part holds cannot change the result; otherwise the row abstains with the reason.
+    """
+    parts = " or ".join(target.inputs)
+    flag = _truth(value)
+    if flag is None:
+        raise CalculatorError(
+            f"{calc.name}: gold entity {key!r} (combined criterion {parts}) is not true/false: "
+            f"{value!r}",
+            field=key,
+            calculator_id=calc.id,
+        )
+    if not flag:
+        for n in target.inputs:
+            params.setdefault(n, False)
+        return
+    if any(params.get(n) is True or _truth(params.get(n)) for n in target.inputs):
+        return
+    if target.shared:
+        raise CalculatorError(
+            f"{calc.name}: gold entity {key!r} says at least one of {parts} holds, but "
+            f"{', '.join(target.shared)} also count elsewhere in the score, so which one matters",
+            field=key,
+            calculator_id=calc.id,
+        )
+    first = target.inputs[0]
+    params[first] = True
+    reinterpreted.append(
+        {
+            "kind": "combined",
+            "input": first,
+            "given": f"{key} = {value!r}",
+            "read_as": f"{first} = True",
+            "why": f"combined criterion ({target.via!r}) scored as 'at least one of {parts}'; "
+            "which part holds does not change the score",
+        }
+    )
+
+
+def _truth(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in {"true", "yes", "present", "1"}:
+        return True
+    if isinstance(value, str) and value.strip().lower() in {"false", "no", "absent", "0"}:
+        return False
+    return None
 
 
 def gold_parameters(calc: Calculator, entities: Mapping[str, Any]) -> dict[str, Any]:
