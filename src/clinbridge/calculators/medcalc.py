@@ -86,6 +86,8 @@ class RowOutcome(BaseModel):
     """Gold entities of another calculator that the spec declares foreign: dropped, with why."""
     reinterpreted: list[dict[str, Any]] = []
     """Gold units read through the spec's declared MedCalc-Bench shorthands, with why."""
+    evidence: list[dict[str, Any]] = []
+    """Note mode: where each extracted value came from (span, text, method, assertion)."""
     expected: str | None = None
     match: bool | None = None
     """Whether the answer is within the label's limits (``None``: abstained or no label)."""
@@ -94,21 +96,44 @@ class RowOutcome(BaseModel):
         return self.model_dump(mode="json")
 
 
-def read_medcalc_csv(path: str | Path) -> Iterator[MedCalcRow]:
+def read_medcalc_csv(
+    path: str | Path, *, mode: Mode = "gold", registry: Registry | None = None
+) -> Iterator[MedCalcRow]:
     """Read a MedCalc-Bench CSV.
 
+    Gold mode needs ``Row Number``, ``Calculator ID``, ``Patient Note`` and ``Relevant
+    Entities``. Note mode reads only what a user has: ``Patient Note`` and the calculator
+    (``Calculator ID`` or ``Calculator Name``); ``Question``, ``Row Number`` and the label
+    columns are optional (a missing row number is the file's line number).
+
     Raises:
-        LoadError: a required column is missing or a Calculator ID is not a number (names file,
-            record, field).
+        LoadError: a required column is missing, a Calculator ID is not a number or a
+            Calculator Name matches no calculator (names file, record, field).
     """
     p = Path(path)
     with p.open(newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
-        missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
+        fields = reader.fieldnames or []
+        if mode == "gold":
+            missing = [c for c in REQUIRED_COLUMNS if c not in fields]
+        else:
+            missing = [] if "Patient Note" in fields else ["Patient Note"]
+            if "Calculator ID" not in fields and "Calculator Name" not in fields:
+                missing.append("Calculator ID or Calculator Name")
         if missing:
             raise LoadError(f"not a MedCalc-Bench file: missing column(s) {missing}", file=str(p))
         for n, rec in enumerate(reader, start=2):
             row = rec.get("Row Number") or str(n)
+            if not (rec.get("Calculator ID") or "").strip() and rec.get("Calculator Name"):
+                found = (registry or default_registry()).find(rec["Calculator Name"])
+                if found is None:
+                    raise LoadError(
+                        f"Calculator Name matches no calculator: {rec['Calculator Name']!r}",
+                        file=str(p),
+                        record=row,
+                        field="Calculator Name",
+                    )
+                rec["Calculator ID"] = str(found.id)
             try:
                 cid = int(float(rec["Calculator ID"]))
             except (TypeError, ValueError) as exc:
@@ -402,6 +427,7 @@ def run_row(
     """Compute one row; never raises for a bad row (it abstains with the reason)."""
     reg = registry or default_registry()
     params: dict[str, Any] = {}
+    evidence: list[dict[str, Any]] = []
     gold: GoldReading | None = None
 
     def adjustments() -> dict[str, Any]:
@@ -416,6 +442,7 @@ def run_row(
             decision="abstain",
             parameters=_jsonable(params),
             reason=reason,
+            evidence=evidence,
             expected=row.answer,
             **adjustments(),
         )
@@ -430,7 +457,9 @@ def run_row(
             params = gold.params
             missing: Literal["spec", "absent"] = "absent"
         else:
-            params = dict((extractor or NoExtractor()).extract(row.note, calc))
+            got = (extractor or NoExtractor()).extract(row.note, calc)
+            params = dict(got)
+            evidence = [e.to_json_dict() for e in getattr(got, "evidence", {}).values()]
             missing = "spec"
         result = calc.compute(params, missing=missing)
     except ClinbridgeError as exc:
@@ -449,6 +478,7 @@ def run_row(
         decision="accept",
         parameters=_jsonable(params),
         explanation=explanation,
+        evidence=evidence,
         expected=row.answer,
         match=answer_matches(result.value, row),
         **adjustments(),

@@ -129,6 +129,12 @@ class InputSpec(_Model):
     negated_aliases: tuple[str, ...] = ()
     """Names of the opposite finding (boolean inputs only): ``Cough`` for *cough absent*. A gold
     entity named so is read with its value inverted, and reported."""
+    note_terms: tuple[str, ...] = ()
+    """Extra words a patient note uses for this input (note extraction; the label, aliases and
+    record names are used too)."""
+    note_implied_by: tuple[str, ...] = ()
+    """Medications whose mention in a note implies this (boolean) finding — only where the
+    score's definition allows it (e.g. 'treated with antihypertensives')."""
     records: tuple[RecordQuery, ...] = ()
     medcalc_units: tuple[UnitShorthand, ...] = ()
     """MedCalc-Bench gold-parameter unit shorthands of this input (gold mode only)."""
