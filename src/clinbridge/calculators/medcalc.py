@@ -457,7 +457,11 @@ def run_row(
             params = gold.params
             missing: Literal["spec", "absent"] = "absent"
         else:
-            got = (extractor or NoExtractor()).extract(row.note, calc)
+            ext = extractor or NoExtractor()
+            if _takes_question(ext):
+                got = ext.extract(row.note, calc, question=row.question)  # type: ignore[call-arg]
+            else:
+                got = ext.extract(row.note, calc)
             params = dict(got)
             evidence = [e.to_json_dict() for e in getattr(got, "evidence", {}).values()]
             missing = "spec"
@@ -483,6 +487,16 @@ def run_row(
         match=answer_matches(result.value, row),
         **adjustments(),
     )
+
+
+def _takes_question(extractor: Extractor) -> bool:
+    """Whether an extractor's ``extract`` accepts the row's question (``question=``)."""
+    import inspect
+
+    try:
+        return "question" in inspect.signature(extractor.extract).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _jsonable(value: Any) -> Any:

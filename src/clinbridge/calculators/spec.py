@@ -132,6 +132,9 @@ class InputSpec(_Model):
     note_terms: tuple[str, ...] = ()
     """Extra words a patient note uses for this input (note extraction; the label, aliases and
     record names are used too)."""
+    note_source: Literal["note", "question"] = "note"
+    """Where a note extractor looks for it: ``question`` for what the user asks for (the target
+    steroid of a conversion), otherwise the note."""
     note_implied_by: tuple[str, ...] = ()
     """Medications whose mention in a note implies this (boolean) finding — only where the
     score's definition allows it (e.g. 'treated with antihypertensives')."""

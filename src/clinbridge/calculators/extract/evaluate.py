@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinbridge.calculators.medcalc import (
     MedCalcRow,
+    _takes_question,
     answer_matches,
     parse_entities,
     read_gold_parameters,
@@ -110,7 +111,11 @@ def score_rows(
         except ClinbridgeError:
             continue  # gold entities themselves unreadable: not a fair test of extraction
         t0 = time.perf_counter()
-        extracted = dict(extractor.extract(row.note, calc))
+        if _takes_question(extractor):
+            got = extractor.extract(row.note, calc, question=row.question)  # type: ignore[call-arg]
+        else:
+            got = extractor.extract(row.note, calc)
+        extracted = dict(got)
         out = run_row(row, mode="note", registry=registry, extractor=_Fixed(extracted))
         score.seconds += time.perf_counter() - t0
         score.rows += 1

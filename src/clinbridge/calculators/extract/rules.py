@@ -23,9 +23,13 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+from dataclasses import replace
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import yaml
 
 from clinbridge.calculators.extract.base import Evidence, Extraction
 from clinbridge.calculators.extract.text import Quantity, assertion, find_quantities, sentences
@@ -48,6 +52,15 @@ _GENERIC_SUFFIX = re.compile(
     r"\s+(history|present|criteria.*|level|count|concentration|value|test|score)$", re.I
 )
 _STOP_TERMS = {"age", "sex", "no", "yes", "none", "other", "normal", "history", "present"}
+
+
+SYNONYMS_FILE = Path(__file__).parents[1] / "note_synonyms.yaml"
+
+
+@functools.cache
+def _synonyms() -> dict[str, list[str]]:
+    data = yaml.safe_load(SYNONYMS_FILE.read_text(encoding="utf-8")) or {}
+    return {str(k).lower(): [str(v) for v in vs] for k, vs in data.items()}
 
 
 @functools.cache
@@ -76,6 +89,9 @@ def _variants(phrase: str) -> set[str]:
         for full, abbrs in rev.items():
             if full in low:
                 out.update(low.replace(full, a) for a in abbrs)
+    syn = _synonyms()
+    for v in list(out):
+        out.update(syn.get(v.lower(), ()))
     return {v for v in out if len(v) >= 2 and v.lower() not in _STOP_TERMS}
 
 
@@ -134,6 +150,7 @@ class NoteIndex:
 
 
 def _unit_candidates(after: str) -> list[str]:
+    after = re.sub(r"^\s*-(?=[A-Za-zµμ])", "", after)
     m = re.match(r"^\s*([^\s,;()\[\]]+(?:\s+[^\s,;()\[\]]+){0,2})", after)
     if not m:
         return []
@@ -162,6 +179,7 @@ def _fit(i: InputSpec, q: Quantity, value: float) -> tuple[float, str | None, st
     if i.unit is None:
         return (value, None, "no unit") if _in_range(i, value, None) else None
     for u in _unit_candidates(q.after):
+        u = u.lstrip("-").replace("μ", "µ")
         if u.lower() in {"in", "and", "or", "on", "at", "to", "of", "a"}:
             continue
         try:
@@ -179,9 +197,10 @@ def _fit(i: InputSpec, q: Quantity, value: float) -> tuple[float, str | None, st
         if _in_range(i, conv, i.unit):
             return value, u, "unit"
         return None
-    first = _unit_candidates(q.after)
-    if first and _is_unit(first[-1]) and first[-1].lower() not in {"in", "a", "m"}:
-        return None  # a unit of another kind follows ('140 mg' is not a sodium)
+    if re.match(r"^[\s\-]*[A-Za-zµμ%°]", q.after) and not re.match(
+        r"^\s*(and|or|on|at|in|to|with|while|but|which|that|was|were|is)\b", q.after, re.I
+    ):
+        return None  # a word or unit of another kind follows ('140 mg', '3-month')
     if _in_range(i, value, i.unit):
         return value, None, "unit assumed"
     return None
@@ -233,12 +252,18 @@ class RuleExtractor:
 
     name = "rules"
 
-    def extract(self, note: str, calculator: Calculator) -> Extraction:
+    def extract(self, note: str, calculator: Calculator, question: str = "") -> Extraction:
         idx = NoteIndex(note)
+        qidx = NoteIndex(question) if question.strip() else None
         out = Extraction()
         used: set[int] = set()
         for i in calculator.spec.inputs:
-            ev = self.extract_input(idx, calculator, i, used)
+            if i.note_source == "question":
+                ev = self.extract_input(qidx, calculator, i, set()) if qidx else None
+                if ev is not None:
+                    ev = replace(ev, method=ev.method + " (in the question)")
+            else:
+                ev = self.extract_input(idx, calculator, i, used)
             if ev is None:
                 out.missing.append(i.name)
             else:
@@ -332,6 +357,18 @@ class RuleExtractor:
         terms = tuple(input_terms(i))
         for a0, a1 in idx.mentions(terms):
             s0, s1 = idx.sentence_of(a0)
+            listed = self._from_list(idx, i, a1, s1, used)
+            if listed is not None:
+                q, fit = listed
+                used.add(q.start)
+                return Evidence(
+                    i.name,
+                    [fit[0], fit[1]] if fit[1] else fit[0],
+                    a0,
+                    q.end,
+                    idx.text[a0 : q.end + 8],
+                    "rule:term+quantity (listed, respectively)",
+                )
             for q in idx.quantities:
                 if q.start < a1 or q.start - a1 > 60 or q.start >= s1 or q.start in used:
                     continue
@@ -353,6 +390,41 @@ class RuleExtractor:
                     f"rule:term+quantity ({how})",
                 )
         return self._by_unit(idx, calc, i, used)
+
+    _VERB = re.compile(r"\s(?:were|are|was|of|measured|respectively)\s|:\s", re.I)
+
+    def _from_list(
+        self, idx: NoteIndex, i: InputSpec, a1: int, s1: int, used: set[int]
+    ) -> tuple[Quantity, tuple[float, str | None, str]] | None:
+        """'A, B and C were 27, 15 and 20': the value at this mention's place in the list."""
+        m = self._VERB.search(idx.text, a1, min(s1, a1 + 160))
+        if m is None:
+            return None
+        gap = idx.text[a1 : m.start()]
+        if re.search(r"\d", gap):
+            return None
+        after_me = len(re.findall(r",|\band\b|;", gap))
+        if after_me == 0:
+            return None
+        nums = []
+        for q in idx.quantities:
+            if q.start < m.end():
+                continue
+            if q.start >= s1:
+                break
+            between = idx.text[nums[-1].end if nums else m.end() : q.start]
+            if nums and not re.fullmatch(r"[^\d.]*?(,|and|;)[^\d.]*", between):
+                break
+            if not nums and len(between.strip()) > 3:
+                return None
+            nums.append(q)
+        if len(nums) <= after_me:
+            return None
+        q = nums[len(nums) - 1 - after_me]
+        if q.start in used:
+            return None
+        fit = _fit(i, q, q.value)
+        return (q, fit) if fit is not None else None
 
     def _by_unit(
         self, idx: NoteIndex, calc: Calculator, i: InputSpec, used: set[int]

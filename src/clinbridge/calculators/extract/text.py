@@ -171,7 +171,7 @@ class Quantity:
 
 
 _NUM = re.compile(
-    r"(?<![\w.,/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|\.\d+)"
+    r"(?<![\w.,/])(\d{1,3}(?:,\d{3})+|\d{1,3}(?: \d{3})+(?=\s*/)|\d+(?:\.\d+)?|\.\d+)"
     r"(?:\s*/\s*(\d{1,3}(?:\.\d+)?)(?!\s*\d)(?=\s*(?:mm ?hg|\b|$)))?"
 )
 _POW = re.compile(r"\s*[x×\*]\s*10\s*(?:\^|\*\*)?\s*([0-9⁰¹²³⁴⁵⁶⁷⁸⁹]+)\s*")
@@ -182,7 +182,7 @@ def find_quantities(text: str) -> list[Quantity]:
     """Every number in ``text`` with what follows it (blood-pressure pairs kept together)."""
     out: list[Quantity] = []
     for m in _NUM.finditer(text):
-        raw = m.group(1).replace(",", "")
+        raw = m.group(1).replace(",", "").replace(" ", "")
         try:
             value = float(raw)
         except ValueError:
