@@ -116,6 +116,12 @@ _ALIASES: dict[str, str] = {
     "doses/day": "1/day",
     "doses per day": "1/day",
     "times per day": "1/day",
+    "times a day": "1/day",
+    "times daily": "1/day",
+    "times/day": "1/day",
+    "x daily": "1/day",
+    "x/day": "1/day",
+    "doses a day": "1/day",
 }
 
 

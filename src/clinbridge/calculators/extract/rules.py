@@ -49,7 +49,9 @@ _GENERIC_PREFIX = re.compile(
     re.I,
 )
 _GENERIC_SUFFIX = re.compile(
-    r"\s+(history|present|criteria.*|level|count|concentration|value|test|score)$", re.I
+    r"\s+(history|present|criteria.*|level|count|concentration|value|test|score|"
+    r"doses? per day|dose|per day)$",
+    re.I,
 )
 _STOP_TERMS = {"age", "sex", "no", "yes", "none", "other", "normal", "history", "present"}
 
@@ -389,6 +391,25 @@ class RuleExtractor:
                     idx.text[a0 : min(end, s1)],
                     f"rule:term+quantity ({how})",
                 )
+        for a0, a1 in idx.mentions(terms):
+            for q in reversed(idx.quantities):  # '60 mg of tramadol': the dose before the drug
+                if q.end > a0 or a0 - q.end > 25 or q.start in used:
+                    continue
+                between = idx.text[q.end : a0]
+                if re.search(r"\d", between) or not re.search(r"\bof\b", between):
+                    continue
+                fit = _fit(i, q, q.value)
+                if fit is None or fit[1] is None:
+                    continue
+                used.add(q.start)
+                return Evidence(
+                    i.name,
+                    [fit[0], fit[1]],
+                    q.start,
+                    a1,
+                    idx.text[q.start : a1],
+                    "rule:quantity+of+term",
+                )
         return self._by_unit(idx, calc, i, used)
 
     _VERB = re.compile(r"\s(?:were|are|was|of|measured|respectively)\s|:\s", re.I)
@@ -538,9 +559,11 @@ class RuleExtractor:
                     "rule:categorical-value" + (" (near input)" if rank == 0 else ""),
                     asr.describe(),
                 )
-                if best is None or (rank, a0) < (best[0], best[1]):
-                    best = (rank, a0, ev)
-                break
+                key = -a0 if i.note_source == "question" else a0
+                if best is None or (rank, key) < (best[0], best[1]):
+                    best = (rank, key, ev)
+                if i.note_source != "question":
+                    break
         return best[2] if best else None
 
     def _date(self, idx: NoteIndex, i: InputSpec) -> Evidence | None:
