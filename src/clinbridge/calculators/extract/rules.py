@@ -165,6 +165,22 @@ def _unit_candidates(after: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=16384)
+def _conversion(
+    unit: str, to: str, molar_mass: float | None, valence: int | None, iu: str | None
+) -> tuple[float, float] | None:
+    """(scale, offset) from ``unit`` to ``to``, or ``None`` when ``unit`` is not convertible
+    (cached, failures included: pint is slow to refuse text that is not a unit)."""
+    if not re.search(r"[A-Za-z%°µμ/]", unit):
+        return None
+    try:
+        a = convert(0.0, unit, to, molar_mass=molar_mass, valence=valence, iu_amount=iu)
+        b = convert(1.0, unit, to, molar_mass=molar_mass, valence=valence, iu_amount=iu)
+    except Exception:  # noqa: BLE001  (pint can raise on odd text such as '0/0')
+        return None
+    return b - a, a
+
+
 @functools.lru_cache(maxsize=4096)
 def _is_unit(text: str) -> bool:
     if not re.search(r"[A-Za-z%°µμ/]", text):
@@ -184,18 +200,10 @@ def _fit(i: InputSpec, q: Quantity, value: float) -> tuple[float, str | None, st
         u = u.lstrip("-").replace("μ", "µ")
         if u.lower() in {"in", "and", "or", "on", "at", "to", "of", "a"}:
             continue
-        try:
-            conv = convert(
-                value,
-                u,
-                i.unit,
-                molar_mass=i.molar_mass,
-                valence=i.valence,
-                iu_amount=i.iu_amount,
-                field=i.name,
-            )
-        except ClinbridgeError:
-            continue
+        factor = _conversion(u, i.unit, i.molar_mass, i.valence, i.iu_amount)
+        if factor is None:
+            continue  # not a unit of this input
+        conv = float(f"{value * factor[0] + factor[1]:.12g}")
         if _in_range(i, conv, i.unit):
             return value, u, "unit"
         return None
@@ -359,7 +367,7 @@ class RuleExtractor:
         terms = tuple(input_terms(i))
         for a0, a1 in idx.mentions(terms):
             s0, s1 = idx.sentence_of(a0)
-            listed = self._from_list(idx, i, a1, s1, used)
+            listed = self._from_list(idx, i, a0, a1, s1, used)
             if listed is not None:
                 q, fit = listed
                 used.add(q.start)
@@ -415,7 +423,7 @@ class RuleExtractor:
     _VERB = re.compile(r"\s(?:were|are|was|of|measured|respectively)\s|:\s", re.I)
 
     def _from_list(
-        self, idx: NoteIndex, i: InputSpec, a1: int, s1: int, used: set[int]
+        self, idx: NoteIndex, i: InputSpec, a0: int, a1: int, s1: int, used: set[int]
     ) -> tuple[Quantity, tuple[float, str | None, str]] | None:
         """'A, B and C were 27, 15 and 20': the value at this mention's place in the list."""
         m = self._VERB.search(idx.text, a1, min(s1, a1 + 160))
@@ -425,7 +433,8 @@ class RuleExtractor:
         if re.search(r"\d", gap):
             return None
         after_me = len(re.findall(r",|\band\b|;", gap))
-        if after_me == 0:
+        last_item = re.search(r"(,|\band)\s*$", idx.text[max(0, a0 - 6) : a0]) is not None
+        if after_me == 0 and not last_item:
             return None
         nums = []
         for q in idx.quantities:
@@ -439,7 +448,7 @@ class RuleExtractor:
             if not nums and len(between.strip()) > 3:
                 return None
             nums.append(q)
-        if len(nums) <= after_me:
+        if len(nums) <= after_me or len(nums) < 2:
             return None
         q = nums[len(nums) - 1 - after_me]
         if q.start in used:
