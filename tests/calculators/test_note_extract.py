@@ -45,7 +45,9 @@ def test_rules_read_age_sex_booleans_with_negation_and_family_history() -> None:
     span = got.evidence["age"]
     assert span.start is not None and NOTE_CHADS[span.start : span.end] == "78-year-old"
     out = run_row(
-        MedCalcRow(row="n", calculator_id=4, note=NOTE_CHADS), mode="note", extractor=RuleExtractor()
+        MedCalcRow(row="n", calculator_id=4, note=NOTE_CHADS),
+        mode="note",
+        extractor=RuleExtractor(),
     )
     assert out.decision == "accept" and out.answer == 5  # age 2, female 1, HTN 1, DM 1
     assert {e["input"] for e in out.evidence} >= {"age", "sex", "stroke"}
@@ -61,6 +63,7 @@ def test_rules_read_numbers_with_units_pressure_pairs_and_lists() -> None:
     mp = RuleExtractor().extract(note, calculators.get(5))
     assert mp["sbp"] == [132.0, "mmHg"] and mp["dbp"] == [84.0, "mmHg"]
     ag = RuleExtractor().extract(note, calculators.get(39))
+
     def num(v: object) -> object:
         return v[0] if isinstance(v, list) else v  # a bare number is in the input's own unit
 

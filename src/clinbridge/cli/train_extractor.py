@@ -21,7 +21,9 @@ _DEFAULT_ONE_SHOT = Path("tests/data/medcalc/one_shot_data_verified.csv")
 
 @click.command(name="train-extractor")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False))
-@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
+@click.option(
+    "--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True
+)
 @click.option("--epochs", type=int, default=2, show_default=True)
 @click.option(
     "--train-csv",

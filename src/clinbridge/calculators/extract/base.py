@@ -48,7 +48,6 @@ class NoExtractor:
         )
 
 
-
 @dataclass(frozen=True)
 class Evidence:
     """Where an extracted value came from in the note, and how it was found."""

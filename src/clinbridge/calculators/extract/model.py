@@ -68,7 +68,7 @@ def boolean_pair(idx: NoteIndex, i: InputSpec) -> tuple[str, str]:
         if len(picked) >= 3:
             break
     if not picked:
-        words = {w for w in re.findall(r"[a-z]{4,}", " ".join([label, *terms]).lower())}
+        words = set(re.findall(r"[a-z]{4,}", " ".join([label, *terms]).lower()))
         scored = []
         for s in idx.sents:
             sw = set(re.findall(r"[a-z]{4,}", idx.text[s[0] : s[1]].lower()))
@@ -86,7 +86,9 @@ def quantity_pair(idx: NoteIndex, i: InputSpec, q: Quantity) -> tuple[str, str]:
     return f"{i.label} ({i.unit or 'no unit'})", f"{left} [[{idx.text[q.start : q.end]}]] {right}"
 
 
-def candidates(idx: NoteIndex, i: InputSpec) -> list[tuple[Quantity, tuple[float, str | None, str]]]:
+def candidates(
+    idx: NoteIndex, i: InputSpec
+) -> list[tuple[Quantity, tuple[float, str | None, str]]]:
     """Numbers in the note that could be input ``i`` (unit compatible, in range)."""
     out = []
     for q in idx.quantities:
@@ -249,9 +251,7 @@ class ModelExtractor:
 
     name = "builtin"
 
-    def __init__(
-        self, judge: Judge | None = None, thresholds: Thresholds | None = None
-    ) -> None:
+    def __init__(self, judge: Judge | None = None, thresholds: Thresholds | None = None) -> None:
         self._judge = judge
         self.rules = RuleExtractor()
         self.t = thresholds or Thresholds()
@@ -266,9 +266,7 @@ class ModelExtractor:
         out = self.rules.extract(note, calculator, question=question)
         idx = NoteIndex(note)
         bools = [
-            i
-            for i in calculator.spec.inputs
-            if i.type == "boolean" and i.note_source == "note"
+            i for i in calculator.spec.inputs if i.type == "boolean" and i.note_source == "note"
         ]
         if bools:
             probs = self.judge.predict([boolean_pair(idx, i) for i in bools])
@@ -324,7 +322,11 @@ class ModelExtractor:
             if p >= self.t.number_take:
                 out.put(new)
             return
-        mine = [k for k, (c, _) in enumerate(cands) if ev.start is not None and ev.start <= c.start < (ev.end or c.start + 1)]
+        mine = [
+            k
+            for k, (c, _) in enumerate(cands)
+            if ev.start is not None and ev.start <= c.start < (ev.end or c.start + 1)
+        ]
         p_rule = max((probs[k] for k in mine), default=None)
         if p_rule is not None and p >= self.t.number_switch and p_rule < 0.2 and best not in mine:
             out.put(new)

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from dataclasses import replace
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +35,6 @@ from clinbridge.calculators.extract.base import Evidence, Extraction
 from clinbridge.calculators.extract.text import Quantity, assertion, find_quantities, sentences
 from clinbridge.calculators.goldkeys import _terms
 from clinbridge.calculators.units import convert, normalize_unit, registry
-from clinbridge.errors import ClinbridgeError
 
 if TYPE_CHECKING:
     from clinbridge.calculators.compile import Calculator
@@ -176,7 +175,7 @@ def _conversion(
     try:
         a = convert(0.0, unit, to, molar_mass=molar_mass, valence=valence, iu_amount=iu)
         b = convert(1.0, unit, to, molar_mass=molar_mass, valence=valence, iu_amount=iu)
-    except Exception:  # noqa: BLE001  (pint can raise on odd text such as '0/0')
+    except Exception:
         return None
     return b - a, a
 
@@ -188,7 +187,7 @@ def _is_unit(text: str) -> bool:
     try:
         registry().Unit(normalize_unit(text))
         return True
-    except Exception:  # noqa: BLE001  (pint raises many types for unknown units)
+    except Exception:
         return False
 
 
@@ -366,7 +365,7 @@ class RuleExtractor:
     ) -> Evidence | None:
         terms = tuple(input_terms(i))
         for a0, a1 in idx.mentions(terms):
-            s0, s1 = idx.sentence_of(a0)
+            _s0, s1 = idx.sentence_of(a0)
             listed = self._from_list(idx, i, a0, a1, s1, used)
             if listed is not None:
                 q, fit = listed
@@ -385,10 +384,10 @@ class RuleExtractor:
                 gap = idx.text[a1 : q.start]
                 if re.search(r"\d", gap):
                     break  # another number sits between the mention and this one
-                fit = _fit(i, q, q.value)
-                if fit is None:
+                got = _fit(i, q, q.value)
+                if got is None:
                     continue
-                value, unit, how = fit
+                value, unit, how = got
                 used.add(q.start)
                 end = q.end + (len(unit) + 1 if unit else 0)
                 return Evidence(
@@ -406,13 +405,13 @@ class RuleExtractor:
                 between = idx.text[q.end : a0]
                 if re.search(r"\d", between) or not re.search(r"\bof\b", between):
                     continue
-                fit = _fit(i, q, q.value)
-                if fit is None or fit[1] is None:
+                before = _fit(i, q, q.value)
+                if before is None or before[1] is None:
                     continue
                 used.add(q.start)
                 return Evidence(
                     i.name,
-                    [fit[0], fit[1]],
+                    [before[0], before[1]],
                     q.start,
                     a1,
                     idx.text[q.start : a1],
@@ -436,7 +435,7 @@ class RuleExtractor:
         last_item = re.search(r"(,|\band)\s*$", idx.text[max(0, a0 - 6) : a0]) is not None
         if after_me == 0 and not last_item:
             return None
-        nums = []
+        nums: list[Quantity] = []
         for q in idx.quantities:
             if q.start < m.end():
                 continue
@@ -467,7 +466,7 @@ class RuleExtractor:
         ureg = registry()
         try:
             dim = ureg.Quantity(1, normalize_unit(i.unit)).dimensionality
-        except Exception:  # noqa: BLE001
+        except Exception:
             return None
         for o in calc.spec.inputs:
             if o.name == i.name or o.unit is None:
@@ -475,16 +474,14 @@ class RuleExtractor:
             try:
                 if ureg.Quantity(1, normalize_unit(o.unit)).dimensionality == dim:
                     return None
-            except Exception:  # noqa: BLE001, S112
+            except Exception:
                 continue
         if str(dim) == "[length]":
             m = _FT_IN.search(idx.text)
             if m and (m.group(2) or re.search(r"ft|feet|foot", m.group(0), re.I)):
                 inches = int(m.group(1)) * 12 + float(m.group(2) or 0)
                 ev_val = [round(inches, 2), "in"]
-                return Evidence(
-                    i.name, ev_val, m.start(), m.end(), m.group(0), "rule:feet-inches"
-                )
+                return Evidence(i.name, ev_val, m.start(), m.end(), m.group(0), "rule:feet-inches")
         for q in idx.quantities:
             if q.start in used:
                 continue

@@ -30,8 +30,8 @@ def _nlp() -> Any:
 
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer")
-    ts = termset("en_clinical")
-    ts.add_patterns(
+    ts = termset("en_clinical")  # type: ignore[no-untyped-call]
+    ts.add_patterns(  # type: ignore[no-untyped-call]
         {
             "following_negations": [
                 "was absent",
@@ -68,7 +68,7 @@ def _nlp() -> Any:
             ],
         }
     )
-    nlp.add_pipe("negex", config={"neg_termset": ts.get_patterns()})
+    nlp.add_pipe("negex", config={"neg_termset": ts.get_patterns()})  # type: ignore[no-untyped-call]
     return nlp
 
 
@@ -106,9 +106,7 @@ class Assertion:
         return not (self.negated or self.family or self.uncertain)
 
     def describe(self) -> str:
-        parts = [
-            n for n in ("negated", "family", "uncertain", "historical") if getattr(self, n)
-        ]
+        parts = [n for n in ("negated", "family", "uncertain", "historical") if getattr(self, n)]
         return ", ".join(parts) or "affirmed"
 
 

