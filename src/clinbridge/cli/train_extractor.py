@@ -24,7 +24,7 @@ _DEFAULT_ONE_SHOT = Path("tests/data/medcalc/one_shot_data_verified.csv")
 @click.option(
     "--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True
 )
-@click.option("--epochs", type=int, default=2, show_default=True)
+@click.option("--epochs", type=int, default=1, show_default=True)
 @click.option(
     "--train-csv",
     type=click.Path(dir_okay=False),
@@ -38,8 +38,8 @@ _DEFAULT_ONE_SHOT = Path("tests/data/medcalc/one_shot_data_verified.csv")
     default=str(_DEFAULT_ONE_SHOT),
     show_default=True,
 )
-@click.option("--max-pairs", type=int, default=3000, show_default=True, help="0: all pairs.")
-@click.option("--synthetic-per-calc", type=int, default=12, show_default=True)
+@click.option("--max-pairs", type=int, default=1200, show_default=True, help="0: all pairs.")
+@click.option("--synthetic-per-calc", type=int, default=4, show_default=True)
 def train_extractor_cmd(
     out_dir: str,
     device: str,

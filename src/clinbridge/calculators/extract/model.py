@@ -246,10 +246,20 @@ class Thresholds:
     """A different number replaces the rules' one above this (when the rules' one scores low)."""
 
 
+_WEAK = ("unit assumed", "quantity-in-unit", "listed")
+"""Rule methods the judge may overrule for numbers (others are unit-checked, right after a
+mention of the input)."""
+
+
 class ModelExtractor:
-    """Rules first, then the fine-tuned judge where it is confident (``builtin``)."""
+    """Rules first, then the fine-tuned judge where it is confident (``builtin``).
+
+    Numbers: the judge is asked only when the rules found none or found one by a weak method
+    (:data:`_WEAK`), over at most ``max_candidates`` numbers of the note in the input's unit.
+    """
 
     name = "builtin"
+    max_candidates = 24
 
     def __init__(self, judge: Judge | None = None, thresholds: Thresholds | None = None) -> None:
         self._judge = judge
@@ -276,7 +286,10 @@ class ModelExtractor:
         for i in calculator.spec.inputs:
             if i.type not in ("number", "integer") or i.note_source != "note" or i.name == "age":
                 continue
-            cands = candidates(idx, i)
+            ev = out.evidence.get(i.name)
+            if ev is not None and not any(w in ev.method for w in _WEAK):
+                continue  # a unit-checked number right after a mention: the judge is not asked
+            cands = candidates(idx, i)[: self.max_candidates]
             if not cands:
                 continue
             probs = self.judge.predict([quantity_pair(idx, i, q) for q, _ in cands])

@@ -121,6 +121,12 @@ _UNCERTAIN = re.compile(
     r"risk of|at risk for|to exclude|differential)\b",
     re.I,
 )
+_NOT_FINDING = re.compile(
+    r"^\s*(risk|prophylaxis|score|scale|protocol|prevention|work-?up|screening|"
+    r"precautions|rule|criteria)\b",
+    re.I,
+)
+"""A mention followed by these is not the finding itself ('stroke risk', 'DVT prophylaxis')."""
 _HISTORICAL = re.compile(
     r"\b(history of|h/o|past medical history|previous(ly)?|prior|known|"
     r"diagnosed (with )?\w* ?(years?|months?) ago)\b",
@@ -142,14 +148,16 @@ def assertion(text: str, sent: tuple[int, int], start: int, end: int) -> Asserti
             doc = proc(doc)
         negated = bool(doc.ents and doc.ents[0]._.negex)
     before = text[max(s0, start - 80) : start]
+    after = text[end : min(s1, end + 30)]
+    not_finding = _NOT_FINDING.match(after)
     fam = _FAMILY.search(before)
     unc = _UNCERTAIN.search(before)
     hist = _HISTORICAL.search(before)
-    cue = next((m.group(0) for m in (fam, unc) if m), "")
+    cue = next((m.group(0) for m in (fam, unc, not_finding) if m), "")
     return Assertion(
         negated=negated,
         family=fam is not None and "no family history" not in before.lower(),
-        uncertain=unc is not None,
+        uncertain=unc is not None or not_finding is not None,
         historical=hist is not None,
         cue=cue,
     )

@@ -62,13 +62,15 @@ class Pair:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    epochs: int = 2
+    epochs: int = 1
     batch: int = 16
     lr: float = 5e-5
     head_lr: float = 1e-3
     negatives: int = 3
-    synthetic_per_calc: int = 12
-    max_pairs: int | None = 6000
+    synthetic_per_calc: int = 4
+    max_pairs: int | None = 1200
+    heldout_pairs: int = 300
+    """Held-out pairs scored after training (pair accuracy in the metadata)."""
     seed: int = 13
     device: str = "cpu"
 
@@ -112,11 +114,15 @@ def build_pairs(
     rng: random.Random,
     negatives: int,
     heldout: bool = False,
+    limit: int | None = None,
 ) -> tuple[list[Pair], int]:
-    """Pairs from benchmark rows of one side of the split (``heldout`` picks the side)."""
+    """Pairs from benchmark rows of one side of the split (``heldout`` picks the side); stops
+    once ``limit`` pairs are collected (rows are taken in the order given)."""
     out: list[Pair] = []
     n = 0
     for row in rows:
+        if limit is not None and len(out) >= limit:
+            break
         if is_heldout(row.note) != heldout:
             continue
         calc = registry.find(row.calculator_id)
@@ -222,17 +228,27 @@ def train_judge(
     counts: dict[str, Any] = {}
     seen_calcs: set[int] = set()
     heldout_pairs: list[Pair] = []
+    budget = None if cfg.max_pairs is None else int(cfg.max_pairs * 1.5)
     if train_csv:
         rows = list(read_medcalc_csv(train_csv))
-        got, n = build_pairs(rows, registry, source="train", rng=rng, negatives=cfg.negatives)
+        rng.shuffle(rows)
+        got, n = build_pairs(
+            rows, registry, source="train", rng=rng, negatives=cfg.negatives, limit=budget
+        )
         pairs += got
-        counts["train_notes_rows"] = n
+        counts["train_rows_used"] = n
         seen_calcs |= {r.calculator_id for r in rows if not is_heldout(r.note)}
         held, nh = build_pairs(
-            rows, registry, source="heldout", rng=rng, negatives=cfg.negatives, heldout=True
+            rows,
+            registry,
+            source="heldout",
+            rng=rng,
+            negatives=cfg.negatives,
+            heldout=True,
+            limit=cfg.heldout_pairs,
         )
         heldout_pairs = held
-        counts["heldout_rows_not_trained_on"] = nh
+        counts["heldout_rows_scored_not_trained_on"] = nh
     if one_shot_csv:
         got, n = build_pairs(
             read_medcalc_csv(one_shot_csv),
@@ -301,6 +317,7 @@ def train_judge(
         logger.info("epoch %d: loss %.4f", epoch + 1, losses[-1])
     train_secs = time.perf_counter() - t_train
     held_acc = None
+    heldout_pairs = heldout_pairs[: cfg.heldout_pairs]
     if heldout_pairs:
         probs = judge.predict([(p.a, p.b) for p in heldout_pairs])
         held_acc = sum(
