@@ -100,7 +100,18 @@ def test_cli_batch_gold_writes_one_line_per_row(tmp_path: Path) -> None:
 def test_cli_batch_note_mode_abstains_without_an_extractor(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     res = CliRunner().invoke(
-        main, ["calc", "--medcalc", str(ONE_SHOT), "--mode", "note", "--out", str(out)]
+        main,
+        [
+            "calc",
+            "--medcalc",
+            str(ONE_SHOT),
+            "--mode",
+            "note",
+            "--extractor",
+            "none",
+            "--out",
+            str(out),
+        ],
     )
     assert res.exit_code == 0, res.output
     lines = [json.loads(x) for x in out.read_text().splitlines()]

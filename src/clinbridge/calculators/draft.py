@@ -4,8 +4,16 @@ A configured LLM (anything with ``complete(messages) -> str``) is shown the spec
 worked spec, the calculator's rule text and its worked examples, and asked for a YAML spec. The
 draft is validated (:func:`~clinbridge.calculators.spec.parse_spec`), compiled (whitelisted
 expressions only) and run on every example. Failures go back to the LLM as structured messages
-(error code, location, expected vs got) for at most ``max_repairs`` repair rounds. Only a spec
-that passes every example is returned as passing and cached; the LLM's text is never executed.
+(error code, location, expected vs got) for at most ``max_repairs`` repair rounds. The LLM's
+text is never executed.
+
+A draft is ACCEPTED (returned as passing, cached) only when it also
+
+* passes at least ``min_held_out`` (3) worked examples that were NOT shown in the drafting
+  prompt (``held_out``; a failure is reported to the LLM only as a count, never the example),
+* and its result depends on every declared input: for each input some change of its value
+  (flip, scale, other category, shifted date) changes the result on some example — a spec that
+  declares an input and ignores it fails with ``ignores_input``.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ __all__ = [
     "LLMClient",
     "SpecCache",
     "SpecExample",
+    "check_dependence",
     "check_examples",
     "draft_spec",
 ]
@@ -132,6 +141,89 @@ def check_examples(calc: Calculator, examples: Sequence[SpecExample]) -> list[Dr
     return failures
 
 
+def _variants(calc: Calculator, name: str, value: Any) -> list[Any]:
+    """Other values of input ``name`` to try (in its canonical unit)."""
+    import datetime as dt
+
+    i = calc.spec.input(name)
+    if i.type == "boolean":
+        return [not bool(value)] if value is not None else [True, False]
+    if i.type == "categorical":
+        return [v.value for v in i.values if v.value != value]
+    if i.type == "date":
+        if not isinstance(value, dt.date):
+            return []
+        return [value + dt.timedelta(days=d) for d in (-90, -30, -7, 7, 30, 90)]
+    lo, hi = i.range if i.range is not None else (None, None)
+    out: list[float] = []
+    if isinstance(value, int | float):
+        out += [value * f for f in (0.5, 0.8, 1.25, 2.0)] + [value + 1, value - 1]
+    if lo is not None and hi is not None:
+        out += [lo + (hi - lo) * q for q in (0.02, 0.1, 0.25, 0.5, 0.75, 0.95)]
+    out = [v for v in out if lo is None or hi is None or lo <= v <= hi]
+    if i.type == "integer":
+        out = [float(round(v)) for v in out]
+    return [v for v in dict.fromkeys(out) if v != value]
+
+
+def check_dependence(calc: Calculator, examples: Sequence[SpecExample]) -> list[DraftFailure]:
+    """One ``ignores_input`` failure per declared input that no change of value affects."""
+    failures: list[DraftFailure] = []
+    bases: list[tuple[SpecExample, dict[str, Any], Any]] = []
+    for ex in examples:
+        try:
+            values = calc.validate(ex.params, missing=ex.missing)
+            base = calc.compute(ex.params, missing=ex.missing).value
+        except ClinbridgeError:
+            continue
+        bases.append((ex, {n: v.value for n, v in values.items()}, base))
+    if not bases:
+        return failures
+    for inp in calc.spec.inputs:
+        affects = False
+        for ex, values, base in bases:
+            for alt in _variants(calc, inp.name, values.get(inp.name)):
+                params = {n: v for n, v in values.items() if v is not None}
+                params[inp.name] = alt
+                try:
+                    got = calc.compute(params, missing=ex.missing).value
+                except ClinbridgeError:
+                    continue
+                if got != base:
+                    affects = True
+                    break
+            if affects:
+                break
+        if not affects:
+            failures.append(
+                DraftFailure(
+                    code="ignores_input",
+                    message=f"the result does not depend on the declared input {inp.name!r}: "
+                    "use it in the rules or remove it",
+                    example=None,
+                )
+            )
+    return failures
+
+
+def _accept_checks(
+    calc: Calculator, shown: Sequence[SpecExample], held_out: Sequence[SpecExample]
+) -> list[DraftFailure]:
+    """The checks beyond the shown examples: unseen examples (as a count) and dependence."""
+    failures: list[DraftFailure] = []
+    unseen = check_examples(calc, held_out)
+    if unseen:
+        failures.append(
+            DraftFailure(
+                code="held_out",
+                message=f"{len(unseen)} of {len(held_out)} worked examples that you were not "
+                "shown disagree with the spec; re-read the rule text",
+            )
+        )
+    failures += check_dependence(calc, [*shown, *held_out])
+    return failures
+
+
 def _evaluate(text: str, examples: Sequence[SpecExample]) -> tuple[Spec | None, list[DraftFailure]]:
     body = _extract_yaml(text)
     if not body.strip():
@@ -227,12 +319,16 @@ def draft_spec(
     name: str,
     max_repairs: int = 4,
     cache: SpecCache | None = None,
+    held_out: Sequence[SpecExample] = (),
+    min_held_out: int = 3,
 ) -> DraftResult:
     """Have ``client`` draft a spec; check it against ``examples``; repair up to ``max_repairs``.
 
     Args:
         rule_text: the calculator's rules in prose (e.g. from its publication).
-        examples: worked examples; a spec passes only when it reproduces all of them.
+        examples: worked examples shown to the LLM; a spec must reproduce all of them.
+        held_out: at least ``min_held_out`` further worked examples, never shown; a spec is
+            accepted only when it reproduces them too and depends on every declared input.
         client: the LLM backend.
         calculator_id: the id the spec must carry.
         name: the calculator's name.
@@ -247,10 +343,18 @@ def draft_spec(
     """
     if not examples:
         raise ValueError("drafting needs at least one worked example to check against")
-    key = SpecCache.key(rule_text, examples, calculator_id)
+    if len(held_out) < min_held_out:
+        raise ValueError(
+            f"drafting needs at least {min_held_out} held-out worked examples (not shown to "
+            f"the LLM) to accept a spec; got {len(held_out)}"
+        )
+    shown_params = [orjson.dumps(e.params, option=orjson.OPT_SORT_KEYS) for e in examples]
+    if any(orjson.dumps(e.params, option=orjson.OPT_SORT_KEYS) in shown_params for e in held_out):
+        raise ValueError("a held-out example is also among the shown examples")
+    key = SpecCache.key(rule_text, [*examples, *held_out], calculator_id)
     if cache is not None:
-        hit = cache.get(key, calculator_id, examples)
-        if hit is not None:
+        hit = cache.get(key, calculator_id, [*examples, *held_out])
+        if hit is not None and not _accept_checks(compile_spec(hit), examples, held_out):
             return DraftResult(
                 passed=True, spec=hit, cached=True, cache_path=str(cache.path(key, calculator_id))
             )
@@ -267,6 +371,8 @@ def draft_spec(
         except Exception as exc:
             raise LLMError(f"LLM call failed: {exc}", attempts=len(attempts)) from exc
         spec, failures = _evaluate(text, examples)
+        if spec is not None and not failures:
+            failures += _accept_checks(compile_spec(spec), examples, held_out)
         if spec is not None and spec.id != calculator_id:
             failures.append(
                 DraftFailure(

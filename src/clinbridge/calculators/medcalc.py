@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from clinbridge.calculators.compile import Calculator
 from clinbridge.calculators.extract import Extractor, NoExtractor
+from clinbridge.calculators.goldkeys import GoldTarget, resolve_gold_key
 from clinbridge.calculators.registry import Registry, default_registry
 from clinbridge.errors import CalculatorError, ClinbridgeError, LoadError
 
@@ -85,6 +86,8 @@ class RowOutcome(BaseModel):
     """Gold entities of another calculator that the spec declares foreign: dropped, with why."""
     reinterpreted: list[dict[str, Any]] = []
     """Gold units read through the spec's declared MedCalc-Bench shorthands, with why."""
+    evidence: list[dict[str, Any]] = []
+    """Note mode: where each extracted value came from (span, text, method, assertion)."""
     expected: str | None = None
     match: bool | None = None
     """Whether the answer is within the label's limits (``None``: abstained or no label)."""
@@ -93,21 +96,44 @@ class RowOutcome(BaseModel):
         return self.model_dump(mode="json")
 
 
-def read_medcalc_csv(path: str | Path) -> Iterator[MedCalcRow]:
+def read_medcalc_csv(
+    path: str | Path, *, mode: Mode = "gold", registry: Registry | None = None
+) -> Iterator[MedCalcRow]:
     """Read a MedCalc-Bench CSV.
 
+    Gold mode needs ``Row Number``, ``Calculator ID``, ``Patient Note`` and ``Relevant
+    Entities``. Note mode reads only what a user has: ``Patient Note`` and the calculator
+    (``Calculator ID`` or ``Calculator Name``); ``Question``, ``Row Number`` and the label
+    columns are optional (a missing row number is the file's line number).
+
     Raises:
-        LoadError: a required column is missing or a Calculator ID is not a number (names file,
-            record, field).
+        LoadError: a required column is missing, a Calculator ID is not a number or a
+            Calculator Name matches no calculator (names file, record, field).
     """
     p = Path(path)
     with p.open(newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
-        missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
+        fields = reader.fieldnames or []
+        if mode == "gold":
+            missing = [c for c in REQUIRED_COLUMNS if c not in fields]
+        else:
+            missing = [] if "Patient Note" in fields else ["Patient Note"]
+            if "Calculator ID" not in fields and "Calculator Name" not in fields:
+                missing.append("Calculator ID or Calculator Name")
         if missing:
             raise LoadError(f"not a MedCalc-Bench file: missing column(s) {missing}", file=str(p))
         for n, rec in enumerate(reader, start=2):
             row = rec.get("Row Number") or str(n)
+            if not (rec.get("Calculator ID") or "").strip() and rec.get("Calculator Name"):
+                found = (registry or default_registry()).find(rec["Calculator Name"])
+                if found is None:
+                    raise LoadError(
+                        f"Calculator Name matches no calculator: {rec['Calculator Name']!r}",
+                        file=str(p),
+                        record=row,
+                        field="Calculator Name",
+                    )
+                rec["Calculator ID"] = str(found.id)
             try:
                 cid = int(float(rec["Calculator ID"]))
             except (TypeError, ValueError) as exc:
@@ -177,6 +203,8 @@ class GoldReading(BaseModel):
         out += [
             f"{r['input']}: gold unit {r['given']!r} read as {r['read_as']!r} (MedCalc-Bench "
             f"shorthand): {r['why']}"
+            if r.get("kind", "unit") == "unit"
+            else f"{r['input']}: gold entity {r['given']} read as {r['read_as']}: {r['why']}"
             for r in self.reinterpreted
         ]
         return out
@@ -199,6 +227,7 @@ def read_gold_parameters(calc: Calculator, entities: Mapping[str, Any]) -> GoldR
     params: dict[str, Any] = {}
     ignored: list[dict[str, Any]] = []
     reinterpreted: list[dict[str, Any]] = []
+    combined: list[tuple[str, Any, GoldTarget]] = []
 
     def put(name: str, value: Any) -> None:
         value, note = _read_shorthand(calc, name, value)
@@ -220,10 +249,107 @@ def read_gold_parameters(calc: Calculator, entities: Mapping[str, Any]) -> GoldR
         if key.strip() in foreign:
             ignored.append({"key": key, "value": _jsonable(value), "why": foreign[key.strip()]})
             continue
-        raise CalculatorError(
-            f"{calc.name}: gold entity {key!r} matches no input", field=key, calculator_id=calc.id
-        )
+        target, candidates = resolve_gold_key(calc, key)
+        if target is None:
+            if candidates:
+                raise CalculatorError(
+                    f"{calc.name}: gold entity {key!r} is ambiguous: it may name "
+                    f"{', '.join(candidates)}",
+                    field=key,
+                    calculator_id=calc.id,
+                    candidates=candidates,
+                )
+            raise CalculatorError(
+                f"{calc.name}: gold entity {key!r} matches no input",
+                field=key,
+                calculator_id=calc.id,
+            )
+        if target.negated:
+            flag = _truth(value)
+            if flag is None:
+                raise CalculatorError(
+                    f"{calc.name}: gold entity {key!r} names the opposite of "
+                    f"{target.inputs[0]} but is not true/false: {value!r}",
+                    field=key,
+                    calculator_id=calc.id,
+                )
+            params[target.inputs[0]] = not flag
+            reinterpreted.append(
+                {
+                    "kind": "negated",
+                    "input": target.inputs[0],
+                    "given": f"{key} = {value!r}",
+                    "read_as": f"{target.inputs[0]} = {not flag}",
+                    "why": f"{key!r} names the opposite finding of {target.inputs[0]}",
+                }
+            )
+            continue
+        if not target.combined:
+            put(target.inputs[0], _plain(value))
+            continue
+        combined.append((key, value, target))
+    for key, value, target in combined:
+        _put_combined(calc, key, value, target, params, reinterpreted)
     return GoldReading(params=params, ignored=ignored, reinterpreted=reinterpreted)
+
+
+def _put_combined(
+    calc: Calculator,
+    key: str,
+    value: Any,
+    target: GoldTarget,
+    params: dict[str, Any],
+    reinterpreted: list[dict[str, Any]],
+) -> None:
+    """A combined criterion ('A or B'): false sets every part false; true sets one part true.
+
+    Only for a criterion scored as an ``or`` of boolean inputs that no other rule reads, where
+    which part holds cannot change the result; otherwise the row abstains with the reason.
+    """
+    parts = " or ".join(target.inputs)
+    flag = _truth(value)
+    if flag is None:
+        raise CalculatorError(
+            f"{calc.name}: gold entity {key!r} (combined criterion {parts}) is not true/false: "
+            f"{value!r}",
+            field=key,
+            calculator_id=calc.id,
+        )
+    if not flag:
+        for n in target.inputs:
+            params.setdefault(n, False)
+        return
+    if any(params.get(n) is True or _truth(params.get(n)) for n in target.inputs):
+        return
+    if target.shared:
+        raise CalculatorError(
+            f"{calc.name}: gold entity {key!r} says at least one of {parts} holds, but "
+            f"{', '.join(target.shared)} also count elsewhere in the score, so which one matters",
+            field=key,
+            calculator_id=calc.id,
+        )
+    first = target.inputs[0]
+    params[first] = True
+    reinterpreted.append(
+        {
+            "kind": "combined",
+            "input": first,
+            "given": f"{key} = {value!r}",
+            "read_as": f"{first} = True",
+            "why": f"combined criterion ({target.via!r}) scored as 'at least one of {parts}'; "
+            "which part holds does not change the score",
+        }
+    )
+
+
+def _truth(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in {"true", "yes", "present", "1"}:
+        return True
+    if isinstance(value, str) and value.strip().lower() in {"false", "no", "absent", "0"}:
+        return False
+    return None
 
 
 def gold_parameters(calc: Calculator, entities: Mapping[str, Any]) -> dict[str, Any]:
@@ -301,6 +427,7 @@ def run_row(
     """Compute one row; never raises for a bad row (it abstains with the reason)."""
     reg = registry or default_registry()
     params: dict[str, Any] = {}
+    evidence: list[dict[str, Any]] = []
     gold: GoldReading | None = None
 
     def adjustments() -> dict[str, Any]:
@@ -315,6 +442,7 @@ def run_row(
             decision="abstain",
             parameters=_jsonable(params),
             reason=reason,
+            evidence=evidence,
             expected=row.answer,
             **adjustments(),
         )
@@ -329,7 +457,13 @@ def run_row(
             params = gold.params
             missing: Literal["spec", "absent"] = "absent"
         else:
-            params = dict((extractor or NoExtractor()).extract(row.note, calc))
+            ext = extractor or NoExtractor()
+            if _takes_question(ext):
+                got = ext.extract(row.note, calc, question=row.question)  # type: ignore[call-arg]
+            else:
+                got = ext.extract(row.note, calc)
+            params = dict(got)
+            evidence = [e.to_json_dict() for e in getattr(got, "evidence", {}).values()]
             missing = "spec"
         result = calc.compute(params, missing=missing)
     except ClinbridgeError as exc:
@@ -348,10 +482,21 @@ def run_row(
         decision="accept",
         parameters=_jsonable(params),
         explanation=explanation,
+        evidence=evidence,
         expected=row.answer,
         match=answer_matches(result.value, row),
         **adjustments(),
     )
+
+
+def _takes_question(extractor: Extractor) -> bool:
+    """Whether an extractor's ``extract`` accepts the row's question (``question=``)."""
+    import inspect
+
+    try:
+        return "question" in inspect.signature(extractor.extract).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _jsonable(value: Any) -> Any:

@@ -126,6 +126,18 @@ class InputSpec(_Model):
     aliases: tuple[str, ...] = ()
     """Other names of this input, e.g. the keys of MedCalc-Bench ``Relevant Entities``
     (``key#name``/``key#dose`` pick parts of a ``[name, dose, unit]`` list)."""
+    negated_aliases: tuple[str, ...] = ()
+    """Names of the opposite finding (boolean inputs only): ``Cough`` for *cough absent*. A gold
+    entity named so is read with its value inverted, and reported."""
+    note_terms: tuple[str, ...] = ()
+    """Extra words a patient note uses for this input (note extraction; the label, aliases and
+    record names are used too)."""
+    note_source: Literal["note", "question"] = "note"
+    """Where a note extractor looks for it: ``question`` for what the user asks for (the target
+    steroid of a conversion), otherwise the note."""
+    note_implied_by: tuple[str, ...] = ()
+    """Medications whose mention in a note implies this (boolean) finding — only where the
+    score's definition allows it (e.g. 'treated with antihypertensives')."""
     records: tuple[RecordQuery, ...] = ()
     medcalc_units: tuple[UnitShorthand, ...] = ()
     """MedCalc-Bench gold-parameter unit shorthands of this input (gold mode only)."""
@@ -143,6 +155,8 @@ class InputSpec(_Model):
             raise ValueError(f"input {self.name!r}: missing 'absent' needs 'absent_value'")
         if self.range is not None and self.range[0] > self.range[1]:
             raise ValueError(f"input {self.name!r}: range low > high")
+        if self.negated_aliases and self.type != "boolean":
+            raise ValueError(f"input {self.name!r}: 'negated_aliases' only for boolean inputs")
         if self.medcalc_units and not self.unit:
             raise ValueError(f"input {self.name!r}: 'medcalc_units' needs a canonical 'unit'")
         return self
@@ -202,6 +216,10 @@ class PointsItem(_Model):
     otherwise: float | str = 0
     input: str | None = None
     map: dict[str, float] = Field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+    """Other wordings of this criterion (e.g. the calculator's published criteria text). A
+    MedCalc-Bench gold entity named like this fills the inputs the criterion reads (a criterion
+    that is an ``or`` of boolean inputs is read as 'at least one of them', and reported)."""
 
     @model_validator(mode="after")
     def _check(self) -> PointsItem:

@@ -31,6 +31,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "vocab": ("clinbridge.cli.vocab:vocab_group", "Look up concepts in a loaded vocabulary."),
     "calc": ("clinbridge.cli.calc:calc_cmd", "Compute medical scores (MedCalc-Bench calculators)."),
+    "train-extractor": (
+        "clinbridge.cli.train_extractor:train_extractor_cmd",
+        "Fine-tune the note extractor's MiniLM judge (writes a checkpoint).",
+    ),
     "feedback": (
         "clinbridge.cli.feedback:feedback_group",
         "Approve or edit answers for the example bank.",

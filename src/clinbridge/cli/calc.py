@@ -3,6 +3,8 @@
 clinbridge calc --list
 clinbridge calc "CHA2DS2-VASc" --params '{"age": 72, "sex": "Female", ...}' [--json]
 clinbridge calc --medcalc FILE.csv --mode gold --out OUT.jsonl
+clinbridge calc --medcalc FILE.csv --mode note [--extractor builtin|rules|none|module:attr]
+clinbridge calc NAME --note FILE.txt [--question TEXT] [--json]
 clinbridge calc NAME --db URL --patient ID [--at DATE] [--json]
 """
 
@@ -52,10 +54,18 @@ def _dump(obj: Any) -> str:
 )
 @click.option(
     "--extractor",
-    default="none",
+    default="builtin",
     show_default=True,
-    help="Note extractor for --mode note: an entry point name or module:attr.",
+    help="Note extractor: builtin (rules + shipped MiniLM judge), rules, none, an entry point "
+    "name or module:attr.",
 )
+@click.option(
+    "--note",
+    "note_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A patient note (text file): extract the inputs from it and compute NAME.",
+)
+@click.option("--question", default="", help="With --note: the question asked (optional).")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Batch output (JSONL).")
 @click.option("--db", "db_url", help="Database URL of a catalogued source (with --patient).")
 @click.option("--patient", help="Patient id in that source.")
@@ -77,6 +87,8 @@ def calc_cmd(
     mode: str,
     out_file: str | None,
     extractor: str,
+    note_file: str | None,
+    question: str,
     db_url: str | None,
     patient: str | None,
     at_date: str | None,
@@ -95,6 +107,9 @@ def calc_cmd(
         if not name:
             raise click.UsageError("give a calculator NAME, --list or --medcalc FILE")
         calc = calculators.get(name)
+        if note_file:
+            _from_note(calc, note_file, question, extractor, as_json)
+            return
         if db_url:
             if not patient:
                 raise click.UsageError("--db needs --patient")
@@ -157,7 +172,7 @@ def _batch(path: str, mode: str, out_file: str | None, extractor_name: str) -> N
     counts: Counter[str] = Counter()
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(Path(out_file).open("wb")) if out_file else sys.stdout.buffer
-        rows = read_medcalc_csv(path)
+        rows = read_medcalc_csv(path, mode=mode)  # type: ignore[arg-type]
         for outcome in run_rows(rows, mode=mode, extractor=extractor):  # type: ignore[arg-type]
             counts[outcome.decision] += 1
             if outcome.match is not None:
@@ -171,6 +186,36 @@ def _batch(path: str, mode: str, out_file: str | None, extractor_name: str) -> N
         f"({n / secs if secs else 0:.0f} rows/s)" + (f"; wrote {out_file}" if out_file else ""),
         err=True,
     )
+
+
+def _from_note(calc: Any, path: str, question: str, extractor_name: str, as_json: bool) -> None:
+    from clinbridge.calculators.extract import get_extractor
+    from clinbridge.calculators.medcalc import MedCalcRow, run_row
+
+    try:
+        note = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise click.ClickException(f"{path}: not UTF-8 text: {exc}") from exc
+    row = MedCalcRow(row=Path(path).name, calculator_id=calc.id, note=note, question=question)
+    out = run_row(row, mode="note", extractor=get_extractor(extractor_name))
+    if as_json:
+        click.echo(_dump(out.to_json_dict()))
+    else:
+        if out.decision == "accept":
+            click.echo(out.explanation)
+        else:
+            click.echo(f"abstain: {out.reason}")
+        click.echo("Evidence:")
+        for e in out.evidence:
+            where = f"[{e['span'][0]}:{e['span'][1]}]" if e["span"] else "[-]"
+            score = f" p={e['score']:.2f}" if e.get("score") is not None else ""
+            click.echo(
+                f"  - {e['input']} = {e['value']!r} {where} {e['method']}"
+                f"{' (' + e['assertion'] + ')' if e['assertion'] else ''}{score}: "
+                f"{e['text'][:120]!r}"
+            )
+    if out.decision == "abstain":
+        sys.exit(2)
 
 
 def _from_records(

@@ -1,0 +1,609 @@
+"""Rule-based note extraction into a calculator's input schema.
+
+Every input is looked for by its own spec data: the label, aliases, ``note_terms`` and record
+names (with the abbreviations of ``medcalc_terms.yaml`` in both directions) anchor a mention;
+then, by input type:
+
+* number/integer: the first quantity after a mention (same sentence, within 60 characters)
+  whose unit converts to the input's unit (or has no unit and lies in the input's range);
+  systolic/diastolic pressures read ``120/80``; age and sex have their own patterns
+  ('a 45-year-old woman'); weight and height fall back to the first quantity in one of the
+  input's declared units ('weighing 84 kg', '5 ft 7 in');
+* boolean: present when a mention is affirmed (not negated — negspacy — not a relative's,
+  not hypothetical/uncertain); absent when every mention is negated/uncertain/family or there
+  is none (said in the evidence: 'not mentioned'); a medication implies it only where the
+  spec lists it in ``note_implied_by``;
+* categorical: a value's name or alias, preferring one in a sentence that mentions the input;
+* date: a date after a mention (MM/DD/YYYY, ISO or 'March 3, 2021').
+
+Every value carries an :class:`~.base.Evidence` (span, text, method, assertion).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from clinbridge.calculators.extract.base import Evidence, Extraction
+from clinbridge.calculators.extract.text import Quantity, assertion, find_quantities, sentences
+from clinbridge.calculators.goldkeys import _terms
+from clinbridge.calculators.units import convert, normalize_unit, registry
+
+if TYPE_CHECKING:
+    from clinbridge.calculators.compile import Calculator
+    from clinbridge.calculators.spec import InputSpec
+
+__all__ = ["NoteIndex", "RuleExtractor", "input_terms"]
+
+_GENERIC_PREFIX = re.compile(
+    r"^(history of|previously documented|previous|prior|current|presence of|known|"
+    r"number of|serum|plasma|blood|total|initial|pre-operative|patient's|patient)\s+",
+    re.I,
+)
+_GENERIC_SUFFIX = re.compile(
+    r"\s+(history|present|criteria.*|level|count|concentration|value|test|score|"
+    r"doses? per day|dose|per day)$",
+    re.I,
+)
+_STOP_TERMS = {"age", "sex", "no", "yes", "none", "other", "normal", "history", "present"}
+
+
+SYNONYMS_FILE = Path(__file__).parents[1] / "note_synonyms.yaml"
+
+
+@functools.cache
+def _synonyms() -> dict[str, list[str]]:
+    data = yaml.safe_load(SYNONYMS_FILE.read_text(encoding="utf-8")) or {}
+    return {str(k).lower(): [str(v) for v in vs] for k, vs in data.items()}
+
+
+@functools.cache
+def _abbrev() -> tuple[dict[str, str], dict[str, list[str]]]:
+    t = _terms()
+    fwd = {str(k).lower(): str(v).lower() for k, v in (t.get("abbreviations") or {}).items()}
+    rev: dict[str, list[str]] = {}
+    for k, v in fwd.items():
+        rev.setdefault(v, []).append(k)
+    return fwd, rev
+
+
+def _variants(phrase: str) -> set[str]:
+    p = " ".join(re.sub(r"\([^)]*\)", " ", phrase).replace("_", " ").split()).strip(" ,.:")
+    out = {p}
+    q = p
+    for _ in range(2):
+        q = _GENERIC_PREFIX.sub("", q)
+        q = _GENERIC_SUFFIX.sub("", q)
+    out.add(q)
+    fwd, rev = _abbrev()
+    for v in list(out):
+        low = v.lower()
+        if low in fwd:
+            out.add(fwd[low])
+        for full, abbrs in rev.items():
+            if full in low:
+                out.update(low.replace(full, a) for a in abbrs)
+    syn = _synonyms()
+    for v in list(out):
+        out.update(syn.get(v.lower(), ()))
+    return {v for v in out if len(v) >= 2 and v.lower() not in _STOP_TERMS}
+
+
+def input_terms(i: InputSpec) -> list[str]:
+    """The phrases that mention input ``i`` in a note, longest first."""
+    names: list[str] = [i.label, *i.aliases, i.name, *i.note_terms]
+    for r in i.records:
+        names += list(r.names)
+    out: set[str] = set()
+    for n in names:
+        if n and "#" not in n:
+            out |= _variants(n)
+    return sorted(out, key=lambda s: (-len(s), s))
+
+
+@functools.cache
+def _term_pattern(terms: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not terms:
+        return None
+    alts = []
+    for t in terms:
+        esc = re.escape(t).replace(r"\ ", r"[\s\-]+")
+        alts.append(rf"(?<![A-Za-z0-9]){esc}s?(?![A-Za-z0-9])")
+    return re.compile("|".join(alts), re.I)
+
+
+class NoteIndex:
+    """One note, pre-split: sentences, quantities, and term mentions (cached)."""
+
+    def __init__(self, note: str) -> None:
+        self.text = note
+        self.sents = sentences(note) or [(0, len(note))]
+        self.quantities = find_quantities(note)
+        self._mentions: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+
+    def sentence_of(self, pos: int) -> tuple[int, int]:
+        for s in self.sents:
+            if s[0] <= pos < s[1]:
+                return s
+        return (max(0, pos - 200), min(len(self.text), pos + 200))
+
+    def mentions(self, terms: Iterable[str]) -> list[tuple[int, int]]:
+        key = tuple(terms)
+        got = self._mentions.get(key)
+        if got is None:
+            pat = _term_pattern(key)
+            got = []
+            if pat is not None:
+                for m in pat.finditer(self.text):
+                    s = m.group(0)
+                    if len(s.strip()) <= 3 and s == s.lower():
+                        continue  # short abbreviations only in capitals ('Na', 'BUN', 'HR')
+                    got.append((m.start(), m.end()))
+            self._mentions[key] = got
+        return got
+
+
+def _unit_candidates(after: str) -> list[str]:
+    after = re.sub(r"^\s*-(?=[A-Za-zµμ])", "", after)
+    m = re.match(r"^\s*([^\s,;()\[\]]+(?:\s+[^\s,;()\[\]]+){0,2})", after)
+    if not m:
+        return []
+    toks = m.group(1).split()
+    out = []
+    for n in range(len(toks), 0, -1):
+        u = " ".join(toks[:n]).rstrip(".:;")
+        if u:
+            out.append(u)
+    return out
+
+
+@functools.lru_cache(maxsize=16384)
+def _conversion(
+    unit: str, to: str, molar_mass: float | None, valence: int | None, iu: str | None
+) -> tuple[float, float] | None:
+    """(scale, offset) from ``unit`` to ``to``, or ``None`` when ``unit`` is not convertible
+    (cached, failures included: pint is slow to refuse text that is not a unit)."""
+    if not re.search(r"[A-Za-z%°µμ/]", unit):
+        return None
+    try:
+        a = convert(0.0, unit, to, molar_mass=molar_mass, valence=valence, iu_amount=iu)
+        b = convert(1.0, unit, to, molar_mass=molar_mass, valence=valence, iu_amount=iu)
+    except Exception:
+        return None
+    return b - a, a
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_unit(text: str) -> bool:
+    if not re.search(r"[A-Za-z%°µμ/]", text):
+        return False
+    try:
+        registry().Unit(normalize_unit(text))
+        return True
+    except Exception:
+        return False
+
+
+def _fit(i: InputSpec, q: Quantity, value: float) -> tuple[float, str | None, str] | None:
+    """(value, unit text, how) when ``value`` read with the unit after it fits input ``i``."""
+    if i.unit is None:
+        return (value, None, "no unit") if _in_range(i, value, None) else None
+    for u in _unit_candidates(q.after):
+        u = u.lstrip("-").replace("μ", "µ")
+        if u.lower() in {"in", "and", "or", "on", "at", "to", "of", "a"}:
+            continue
+        factor = _conversion(u, i.unit, i.molar_mass, i.valence, i.iu_amount)
+        if factor is None:
+            continue  # not a unit of this input
+        conv = float(f"{value * factor[0] + factor[1]:.12g}")
+        if _in_range(i, conv, i.unit):
+            return value, u, "unit"
+        return None
+    if re.match(r"^[\s\-]*[A-Za-zµμ%°]", q.after) and not re.match(
+        r"^\s*(and|or|on|at|in|to|with|while|but|which|that|was|were|is)\b", q.after, re.I
+    ):
+        return None  # a word or unit of another kind follows ('140 mg', '3-month')
+    if _in_range(i, value, i.unit):
+        return value, None, "unit assumed"
+    return None
+
+
+def _in_range(i: InputSpec, value: float, unit: str | None) -> bool:
+    if i.range is None:
+        return True
+    return i.range[0] <= value <= i.range[1]
+
+
+_AGE = [
+    (re.compile(r"\b(\d{1,3})[\s\-]*(?:year|yr)s?[\s\-]*old\b", re.I), "year"),
+    (re.compile(r"\b(\d{1,3})[\s\-]*(?:month)s?[\s\-]*old\b", re.I), "month"),
+    (re.compile(r"\b(\d{1,3})[\s\-]*(?:week)s?[\s\-]*old\b", re.I), "week"),
+    (re.compile(r"\b(\d{1,3})\s*(?:yo|y/o|y\.o\.|yr old|years of age)\b", re.I), "year"),
+    (re.compile(r"\bage[ds]?\s*(?:of|:|was|is)?\s*(\d{1,3})\b", re.I), "year"),
+    (re.compile(r"\b(\d{1,3})\s*(?:M|F)\b"), "year"),
+]
+_FEMALE = re.compile(
+    r"\b(woman|women|female|girl|lady|she|her|hers|mrs|ms|mother|pregnan\w*|gravida)\b", re.I
+)
+_MALE = re.compile(r"\b(man|men|male|boy|gentleman|he|his|him|mr)\b", re.I)
+_SEX_NOUN = re.compile(
+    r"\b(?:year|yr|month|week)s?[\s\-]*old\s+(woman|female|girl|lady|man|male|boy|gentleman)\b",
+    re.I,
+)
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_DATE = re.compile(
+    r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b|\b(\d{4})-(\d{2})-(\d{2})\b|"
+    rf"\b({_MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b",
+    re.I,
+)
+_FT_IN = re.compile(
+    r"\b(\d)\s*(?:ft|feet|foot|')\s*(?:,?\s*(\d{1,2}(?:\.\d+)?)\s*(?:in|inches|inch|\"|'')?)?", re.I
+)
+
+
+def _month(name: str) -> int:
+    names = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    return names.index(name[:3].lower()) + 1
+
+
+class RuleExtractor:
+    """The rule extractor (see the module docstring)."""
+
+    name = "rules"
+
+    def extract(self, note: str, calculator: Calculator, question: str = "") -> Extraction:
+        idx = NoteIndex(note)
+        qidx = NoteIndex(question) if question.strip() else None
+        out = Extraction()
+        used: set[int] = set()
+        for i in calculator.spec.inputs:
+            if i.note_source == "question":
+                ev = self.extract_input(qidx, calculator, i, set()) if qidx else None
+                if ev is not None:
+                    ev = replace(ev, method=ev.method + " (in the question)")
+            else:
+                ev = self.extract_input(idx, calculator, i, used)
+            if ev is None:
+                out.missing.append(i.name)
+            else:
+                out.put(ev)
+        return out
+
+    # ------------------------------------------------------------------------------------------
+    def extract_input(
+        self, idx: NoteIndex, calc: Calculator, i: InputSpec, used: set[int]
+    ) -> Evidence | None:
+        low = f"{i.name} {i.label}".lower()
+        if i.type == "categorical" and {v.value.lower() for v in i.values} >= {"female", "male"}:
+            return self._sex(idx, i)
+        if i.type in ("number", "integer") and i.name == "age":
+            return self._age(idx, i)
+        if i.type in ("number", "integer") and ("systolic" in low or "diastolic" in low):
+            got = self._pressure(idx, i, second="diastolic" in low)
+            if got is not None:
+                return got
+        if i.type in ("number", "integer"):
+            return self._number(idx, calc, i, used)
+        if i.type == "boolean":
+            return self._boolean(idx, i)
+        if i.type == "categorical":
+            return self._categorical(idx, i)
+        if i.type == "date":
+            return self._date(idx, i)
+        return None
+
+    def _age(self, idx: NoteIndex, i: InputSpec) -> Evidence | None:
+        best: tuple[int, Evidence] | None = None
+        for pat, unit in _AGE:
+            m = pat.search(idx.text)
+            if m and (best is None or m.start() < best[0]):
+                n = int(m.group(1))
+                if _in_range(i, n if unit == "year" else 0, None) or unit != "year":
+                    ev = Evidence(
+                        i.name, [n, f"{unit}s"], m.start(), m.end(), m.group(0), "rule:age-pattern"
+                    )
+                    best = (m.start(), ev)
+        return best[1] if best else None
+
+    def _sex(self, idx: NoteIndex, i: InputSpec) -> Evidence | None:
+        m = _SEX_NOUN.search(idx.text)
+        if m:
+            w = m.group(1).lower()
+            val = "Female" if w in {"woman", "female", "girl", "lady"} else "Male"
+            return Evidence(i.name, val, m.start(1), m.end(1), m.group(0), "rule:sex-noun")
+        f = list(_FEMALE.finditer(idx.text))
+        ma = list(_MALE.finditer(idx.text))
+        if not f and not ma:
+            return None
+        val = "Female" if len(f) > len(ma) else "Male"
+        first = (f if val == "Female" else ma)[0]
+        return Evidence(
+            i.name,
+            val,
+            first.start(),
+            first.end(),
+            first.group(0),
+            f"rule:sex-words ({len(f)} female, {len(ma)} male)",
+        )
+
+    def _pressure(self, idx: NoteIndex, i: InputSpec, *, second: bool) -> Evidence | None:
+        anchors = idx.mentions(("blood pressure", "bp", "b.p.", "pressure", "mmhg", "mm hg"))
+        for q in idx.quantities:
+            if q.second is None:
+                continue
+            near = any(0 <= q.start - a[1] <= 40 or 0 <= a[0] - q.end <= 12 for a in anchors)
+            if not near:
+                continue
+            sbp, dbp = q.value, q.second
+            if not (40 <= sbp <= 300 and 10 <= dbp <= 200 and sbp > dbp):
+                continue
+            v = dbp if second else sbp
+            if not _in_range(i, v, i.unit):
+                continue
+            return Evidence(
+                i.name,
+                [v, "mmHg"],
+                q.start,
+                q.end,
+                idx.text[q.start : q.end + 6],
+                "rule:pressure-pair",
+            )
+        return None
+
+    def _number(
+        self, idx: NoteIndex, calc: Calculator, i: InputSpec, used: set[int]
+    ) -> Evidence | None:
+        terms = tuple(input_terms(i))
+        for a0, a1 in idx.mentions(terms):
+            _s0, s1 = idx.sentence_of(a0)
+            listed = self._from_list(idx, i, a0, a1, s1, used)
+            if listed is not None:
+                q, fit = listed
+                used.add(q.start)
+                return Evidence(
+                    i.name,
+                    [fit[0], fit[1]] if fit[1] else fit[0],
+                    a0,
+                    q.end,
+                    idx.text[a0 : q.end + 8],
+                    "rule:term+quantity (listed, respectively)",
+                )
+            for q in idx.quantities:
+                if q.start < a1 or q.start - a1 > 60 or q.start >= s1 or q.start in used:
+                    continue
+                gap = idx.text[a1 : q.start]
+                if re.search(r"\d", gap):
+                    break  # another number sits between the mention and this one
+                got = _fit(i, q, q.value)
+                if got is None:
+                    continue
+                value, unit, how = got
+                used.add(q.start)
+                end = q.end + (len(unit) + 1 if unit else 0)
+                return Evidence(
+                    i.name,
+                    [value, unit] if unit else value,
+                    a0,
+                    min(end, s1),
+                    idx.text[a0 : min(end, s1)],
+                    f"rule:term+quantity ({how})",
+                )
+        for a0, a1 in idx.mentions(terms):
+            for q in reversed(idx.quantities):  # '60 mg of tramadol': the dose before the drug
+                if q.end > a0 or a0 - q.end > 25 or q.start in used:
+                    continue
+                between = idx.text[q.end : a0]
+                if re.search(r"\d", between) or not re.search(r"\bof\b", between):
+                    continue
+                before = _fit(i, q, q.value)
+                if before is None or before[1] is None:
+                    continue
+                used.add(q.start)
+                return Evidence(
+                    i.name,
+                    [before[0], before[1]],
+                    q.start,
+                    a1,
+                    idx.text[q.start : a1],
+                    "rule:quantity+of+term",
+                )
+        return self._by_unit(idx, calc, i, used)
+
+    _VERB = re.compile(r"\s(?:were|are|was|of|measured|respectively)\s|:\s", re.I)
+
+    def _from_list(
+        self, idx: NoteIndex, i: InputSpec, a0: int, a1: int, s1: int, used: set[int]
+    ) -> tuple[Quantity, tuple[float, str | None, str]] | None:
+        """'A, B and C were 27, 15 and 20': the value at this mention's place in the list."""
+        m = self._VERB.search(idx.text, a1, min(s1, a1 + 160))
+        if m is None:
+            return None
+        gap = idx.text[a1 : m.start()]
+        if re.search(r"\d", gap):
+            return None
+        after_me = len(re.findall(r",|\band\b|;", gap))
+        last_item = re.search(r"(,|\band)\s*$", idx.text[max(0, a0 - 6) : a0]) is not None
+        if after_me == 0 and not last_item:
+            return None
+        nums: list[Quantity] = []
+        for q in idx.quantities:
+            if q.start < m.end():
+                continue
+            if q.start >= s1:
+                break
+            between = idx.text[nums[-1].end if nums else m.end() : q.start]
+            if nums and not re.fullmatch(r"[^\d.]*?(,|and|;)[^\d.]*", between):
+                break
+            if not nums and len(between.strip()) > 3:
+                return None
+            nums.append(q)
+        if len(nums) <= after_me or len(nums) < 2:
+            return None
+        q = nums[len(nums) - 1 - after_me]
+        if q.start in used:
+            return None
+        fit = _fit(i, q, q.value)
+        return (q, fit) if fit is not None else None
+
+    def _by_unit(
+        self, idx: NoteIndex, calc: Calculator, i: InputSpec, used: set[int]
+    ) -> Evidence | None:
+        """Weight/height-like inputs: the first quantity in one of the input's own units, when
+        no other input of the calculator has that dimension."""
+        if i.unit is None:
+            return None
+        mine = {normalize_unit(u).lower() for u in (i.unit, *i.units)}
+        ureg = registry()
+        try:
+            dim = ureg.Quantity(1, normalize_unit(i.unit)).dimensionality
+        except Exception:
+            return None
+        for o in calc.spec.inputs:
+            if o.name == i.name or o.unit is None:
+                continue
+            try:
+                if ureg.Quantity(1, normalize_unit(o.unit)).dimensionality == dim:
+                    return None
+            except Exception:
+                continue
+        if str(dim) == "[length]":
+            m = _FT_IN.search(idx.text)
+            if m and (m.group(2) or re.search(r"ft|feet|foot", m.group(0), re.I)):
+                inches = int(m.group(1)) * 12 + float(m.group(2) or 0)
+                ev_val = [round(inches, 2), "in"]
+                return Evidence(i.name, ev_val, m.start(), m.end(), m.group(0), "rule:feet-inches")
+        for q in idx.quantities:
+            if q.start in used:
+                continue
+            for u in _unit_candidates(q.after)[-1:]:
+                if normalize_unit(u).lower() not in mine:
+                    continue
+                fit = _fit(i, q, q.value)
+                if fit is None or fit[1] is None:
+                    continue
+                used.add(q.start)
+                end = q.end + len(u) + 1
+                return Evidence(
+                    i.name,
+                    [fit[0], fit[1]],
+                    q.start,
+                    end,
+                    idx.text[q.start : end],
+                    "rule:quantity-in-unit",
+                )
+        return None
+
+    def _boolean(self, idx: NoteIndex, i: InputSpec) -> Evidence:
+        terms = tuple(input_terms(i))
+        seen: list[Evidence] = []
+        for a0, a1 in idx.mentions(terms):
+            sent = idx.sentence_of(a0)
+            asr = assertion(idx.text, sent, a0, a1)
+            ev = Evidence(
+                i.name,
+                asr.affirmed,
+                a0,
+                a1,
+                idx.text[sent[0] : sent[1]].strip()[:300],
+                "rule:term+negex",
+                asr.describe(),
+            )
+            if asr.affirmed:
+                return ev
+            seen.append(ev)
+        if i.note_implied_by:
+            for a0, a1 in idx.mentions(tuple(i.note_implied_by)):
+                sent = idx.sentence_of(a0)
+                asr = assertion(idx.text, sent, a0, a1)
+                if asr.affirmed:
+                    return Evidence(
+                        i.name,
+                        True,
+                        a0,
+                        a1,
+                        idx.text[sent[0] : sent[1]].strip()[:300],
+                        "rule:implied-by-medication",
+                        "affirmed",
+                    )
+        if seen:
+            return seen[0]
+        return Evidence(i.name, False, None, None, "", "rule:not-mentioned", "not mentioned")
+
+    def _categorical(self, idx: NoteIndex, i: InputSpec) -> Evidence | None:
+        anchor = idx.mentions(tuple(input_terms(i)))
+        anchor_sents = {idx.sentence_of(a[0]) for a in anchor}
+        best: tuple[int, int, Evidence] | None = None
+        for v in i.values:
+            names = tuple(
+                sorted(
+                    {n for n in (v.value, *v.aliases) if len(n) >= 3 and n.lower() not in {"no"}},
+                    key=lambda s: -len(s),
+                )
+            )
+            for a0, a1 in idx.mentions(names):
+                sent = idx.sentence_of(a0)
+                asr = assertion(idx.text, sent, a0, a1)
+                if asr.negated:
+                    continue
+                rank = 0 if sent in anchor_sents else 1
+                ev = Evidence(
+                    i.name,
+                    v.value,
+                    a0,
+                    a1,
+                    idx.text[sent[0] : sent[1]].strip()[:300],
+                    "rule:categorical-value" + (" (near input)" if rank == 0 else ""),
+                    asr.describe(),
+                )
+                key = -a0 if i.note_source == "question" else a0
+                if best is None or (rank, key) < (best[0], best[1]):
+                    best = (rank, key, ev)
+                if i.note_source != "question":
+                    break
+        return best[2] if best else None
+
+    def _date(self, idx: NoteIndex, i: InputSpec) -> Evidence | None:
+        terms = tuple(input_terms(i))
+        dates = list(_DATE.finditer(idx.text))
+        for a0, a1 in idx.mentions(terms):
+            for m in dates:
+                if m.start() < a1 or m.start() - a1 > 80:
+                    continue
+                d = _to_date(m)
+                if d is None:
+                    continue
+                return Evidence(
+                    i.name,
+                    d.strftime("%m/%d/%Y"),
+                    a0,
+                    m.end(),
+                    idx.text[a0 : m.end()],
+                    "rule:term+date",
+                )
+        return None
+
+
+def _to_date(m: re.Match[str]) -> dt.date | None:
+    try:
+        if m.group(1):
+            return dt.date(int(m.group(3)), int(m.group(1)), int(m.group(2)))
+        if m.group(4):
+            return dt.date(int(m.group(4)), int(m.group(5)), int(m.group(6)))
+        return dt.date(int(m.group(9)), _month(m.group(7)), int(m.group(8)))
+    except (ValueError, TypeError):
+        return None
+
+
+def as_params(values: dict[str, Any]) -> dict[str, Any]:
+    """Copy of a parameters mapping (for callers that mutate)."""
+    return dict(values)
