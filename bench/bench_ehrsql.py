@@ -103,9 +103,7 @@ def _norm(v: Any) -> str:
         f = float(v)
         if math.isnan(f):
             return "none"
-        return (
-            str(round(f)) if abs(f - round(f)) < 1e-9 else f"{f:.3f}".rstrip("0").rstrip(".")
-        )
+        return str(round(f)) if abs(f - round(f)) < 1e-9 else f"{f:.3f}".rstrip("0").rstrip(".")
     if isinstance(v, dt.datetime):
         return v.strftime("%Y-%m-%d %H:%M:%S")
     if isinstance(v, dt.date):

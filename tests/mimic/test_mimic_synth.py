@@ -113,3 +113,35 @@ def test_cli_synth_mimic(tmp_path: Path) -> None:
     with cb.connect(url) as conn:
         assert conn.catalog.adapter == "mimic"
         assert conn.ask("How many patients are there?", now=NOW).value == 5
+
+
+def test_relative_windows_use_the_configured_now(ehrsql_sqlite: Path) -> None:
+    """'this month', 'last month', 'today', 'yesterday', 'this year' count back from --now."""
+    con = sqlite3.connect(ehrsql_sqlite)
+    drug = con.execute(
+        "SELECT drug FROM prescriptions WHERE starttime >= '2100-12-30' "
+        "GROUP BY drug ORDER BY count(*) DESC LIMIT 1"
+    ).fetchone()[0]
+
+    def gold(prefix: str) -> int:
+        return int(
+            con.execute(
+                "SELECT count(DISTINCT subject_id) FROM prescriptions WHERE drug = ? "
+                "AND starttime LIKE ?",
+                (drug, prefix + "%"),
+            ).fetchone()[0]
+        )
+
+    cases = {
+        "this month": "2100-12",
+        "last month": "2100-11",
+        "today": "2100-12-31",
+        "yesterday": "2100-12-30",
+        "this year": "2100",
+    }
+    with cb.connect(f"sqlite:///{ehrsql_sqlite}") as conn:
+        for phrase, prefix in cases.items():
+            a = conn.ask(f"How many patients were prescribed {drug} {phrase}?", now=NOW)
+            assert a.decision == "accept", (phrase, a.reason)
+            assert a.value == gold(prefix), (phrase, a.sql)
+    con.close()

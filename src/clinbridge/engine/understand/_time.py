@@ -50,7 +50,8 @@ class TimeSpec:
     anchor_text: str | None = None
     which: str = "first"
     relative_year: int | None = None
-    """For 'last year'/'this year': offset in calendar years from now's year."""
+    """For 'last year'/'this year' (and month, week, day): offset in calendar units from now's."""
+    relative_unit: str = "year"
 
 
 def parse_date(text: str, *, end: bool = False) -> dt.date | None:
@@ -118,9 +119,11 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "relyear",
         re.compile(
-            r"\b(?:in\s+|during\s+)?(?P<rel>last|this|previous|current|past)\s+(?:calendar\s+)?year\b"
+            r"\b(?:in\s+|during\s+|on\s+)?(?P<rel>last|this|previous|current|past)\s+"
+            r"(?:calendar\s+)?(?P<ru>year|month|week|day)\b"
         ),
     ),
+    ("relday", re.compile(r"\b(?:on\s+|since\s+)?(?P<rel>today|yesterday)\b")),
     # calendar
     (
         "between",
@@ -185,7 +188,13 @@ def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
         return TimeSpec("now", start_days=-days_of(n, g["u"]), end_days=0)
     if kind == "relyear":
         return TimeSpec(
-            "calendar", relative_year=-1 if g["rel"] in {"last", "previous", "past"} else 0
+            "calendar",
+            relative_year=-1 if g["rel"] in {"last", "previous", "past"} else 0,
+            relative_unit=g.get("ru") or "year",
+        )
+    if kind == "relday":
+        return TimeSpec(
+            "calendar", relative_year=-1 if g["rel"] == "yesterday" else 0, relative_unit="day"
         )
     if kind in {"between", "range"}:
         a, b = parse_date(g["a"]), parse_date(g["b"], end=True)
@@ -224,8 +233,22 @@ def _which(word: str | None) -> str:
 
 
 def resolve_relative_year(spec: TimeSpec, now: dt.date) -> TimeSpec:
-    """'last year' with ``now`` in 2019 → 2018-01-01 .. 2018-12-31."""
+    """'last year' with ``now`` in 2019 → 2018-01-01 .. 2018-12-31; 'this month', 'last week',
+    'yesterday' likewise (calendar units counted back from ``now``)."""
     if spec.relative_year is None:
         return spec
-    year = now.year + spec.relative_year
+    k = spec.relative_year
+    if spec.relative_unit == "month":
+        y, m = divmod(now.year * 12 + now.month - 1 + k, 12)
+        m += 1
+        return TimeSpec(
+            "calendar", start=dt.date(y, m, 1), end=dt.date(y, m, calendar.monthrange(y, m)[1])
+        )
+    if spec.relative_unit == "week":
+        monday = now - dt.timedelta(days=now.weekday()) + dt.timedelta(weeks=k)
+        return TimeSpec("calendar", start=monday, end=monday + dt.timedelta(days=6))
+    if spec.relative_unit == "day":
+        day = now + dt.timedelta(days=k)
+        return TimeSpec("calendar", start=day, end=day)
+    year = now.year + k
     return TimeSpec("calendar", start=dt.date(year, 1, 1), end=dt.date(year, 12, 31))
