@@ -600,6 +600,21 @@ _SQLITE_READ_PRAGMAS = frozenset(
 )  # fmt: skip
 
 
+_SQLITE_ONE_STEP_FUNCTIONS = ("printf", "format")
+"""SQLite functions whose single call can outlast any timeout (``printf('%.*c', 10^9, 'x')``
+runs ~24 s in one virtual-machine step that neither the progress handler nor
+``interrupt()`` can stop, whatever SQLITE_LIMIT_LENGTH says). Read-only connections replace
+them with a function that fails."""
+
+
+def _sqlite_disable_one_step_functions(conn: sqlite3.Connection) -> None:
+    def refused(*_: object) -> None:
+        raise sqlite3.OperationalError("printf/format are disabled on read-only connections")
+
+    for name in _SQLITE_ONE_STEP_FUNCTIONS:
+        conn.create_function(name, -1, refused)
+
+
 def _sqlite_read_only(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:
     """Authorizer of read-only SQLite connections: reads, introspection, no writes or ATTACH."""
     if action in (_SQLITE_SELECT, _SQLITE_READ, _SQLITE_RECURSIVE):
@@ -684,6 +699,7 @@ def _connect(parsed: ParsedURL, *, read_only: bool) -> Any:
             conn.execute("PRAGMA foreign_keys = OFF")
             for limit, value in _SQLITE_LIMITS.items():
                 conn.setlimit(limit, value)
+            _sqlite_disable_one_step_functions(conn)
             # mode=ro alone still lets ATTACH create files; the authorizer refuses it.
             conn.set_authorizer(_sqlite_read_only)
             return conn

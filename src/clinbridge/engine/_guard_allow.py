@@ -23,9 +23,12 @@ from sqlglot import exp
 
 __all__ = [
     "ANONYMOUS_FUNCTIONS",
+    "BOUNDED_FUNCTIONS",
     "DATA_TYPES",
     "FUNCTION_CLASSES",
+    "FUNCTION_CLASSES_BY_DIALECT",
     "NODE_TYPES",
+    "SERIES_CLASSES",
     "TABLE_FUNCTION_CLASSES",
     "TABLE_FUNCTION_NAMES",
 ]
@@ -76,10 +79,10 @@ FUNCTION_CLASSES = _classes(
     Asin Acos Atan Atan2 Sinh Cosh Tanh Asinh Acosh Atanh Factorial IsNan IsInf SafeDivide
     WidthBucket Rint
     Lower Upper Initcap Length BitLength ByteLength Substring Left Right Trim Concat ConcatWs
-    Replace Reverse Translate StrPosition Pad SplitPart Split StartsWith EndsWith Contains Ascii
+    Replace Reverse Translate StrPosition SplitPart Split StartsWith EndsWith Contains Ascii
     Chr Unicode Hex Unhex LowerHex MD5 MD5Digest SHA SHA2 Levenshtein Soundex RegexpLike
     RegexpILike RegexpReplace RegexpExtract RegexpExtractAll RegexpCount RegexpSplit
-    RegexpSubstr RegexpInstr Format Overlay Elt StringToArray ArrayToString
+    RegexpSubstr RegexpInstr Overlay Elt StringToArray ArrayToString
     Date Datetime Time Timestamp DateAdd DateSub DateDiff DateTrunc DatetimeAdd DatetimeSub
     DatetimeDiff DatetimeTrunc TimestampAdd TimestampSub TimestampDiff TimestampTrunc TimeAdd
     TimeSub TimeDiff TimeTrunc Extract Year Quarter Month Week WeekOfYear Day DayOfMonth
@@ -109,9 +112,9 @@ _COMMON = """
 abs sign round trunc floor ceil ceiling sqrt cbrt power pow exp ln log log10 log2 mod pi
 degrees radians sin cos tan cot asin acos atan atan2 sinh cosh tanh greatest least
 lower upper length char_length character_length octet_length bit_length substr substring
-left right trim ltrim rtrim btrim replace reverse translate strpos position instr lpad rpad
+left right trim ltrim rtrim btrim replace reverse translate strpos position instr
 split_part concat concat_ws initcap ascii chr unicode char hex unhex md5 regexp_replace
-regexp_matches regexp_like starts_with ends_with contains levenshtein format printf
+regexp_matches regexp_like starts_with ends_with contains levenshtein
 coalesce nullif ifnull iif nvl count sum avg min max total median mode stddev stddev_pop
 stddev_samp variance var_pop var_samp corr covar_pop covar_samp string_agg group_concat
 array_agg bool_and bool_or every any_value first last arg_max arg_min percentile_cont
@@ -144,11 +147,29 @@ ANONYMOUS_FUNCTIONS: dict[str, frozenset[str]] = {
         regexp_split_to_array regexp_split_to_table string_to_table jsonb_each jsonb_each_text
         json_each json_each_text jsonb_array_elements jsonb_array_elements_text
         json_array_elements json_array_elements_text jsonb_typeof json_typeof width_bucket
-        scale div gcd lcm factorial date_bin
+        scale div gcd lcm factorial date_bin format
         """),
     "sqlite": _names("json_each json_tree json_group_array json_quote"),
 }
 """Lower-case names of pure functions sqlglot parses as ``Anonymous``; ``""`` is every dialect."""
+
+FUNCTION_CLASSES_BY_DIALECT: dict[str, frozenset[type[exp.Expr]]] = {
+    # PostgreSQL checks for cancellation while it builds a value; DuckDB and SQLite do not,
+    # so one call of these is one uninterruptible step there (format('{:>1000000000}', 'x')
+    # ran 12 s past a 1 s timeout on DuckDB, printf 24 s on SQLite).
+    "postgres": _classes("Format", exp.Func),
+}
+"""Typed functions admitted only in some dialects."""
+
+BOUNDED_FUNCTIONS: dict[type[exp.Expr], tuple[str, int]] = {
+    exp.Pad: ("expression", 10_000),
+}
+"""Functions admitted only when one argument is a constant no larger than a bound: ``lpad(x,
+n)`` builds an ``n``-character value in one step (a billion took DuckDB 50 s past its timeout)."""
+
+SERIES_CLASSES = _classes("GenerateSeries ExplodingGenerateSeries GenerateDateArray", exp.Func)
+"""Series generators: streamed (and cancellable) in ``FROM``; as a value they build the whole
+list in one step, which DuckDB cannot interrupt (``len(range(10^9))`` ran 196 s past 1 s)."""
 
 TABLE_FUNCTION_CLASSES = _classes(
     "Unnest Explode Posexplode GenerateSeries ExplodingGenerateSeries GenerateDateArray", exp.Func

@@ -51,9 +51,12 @@ from sqlglot.tokens import TokenType
 
 from clinbridge.engine._guard_allow import (
     ANONYMOUS_FUNCTIONS,
+    BOUNDED_FUNCTIONS,
     DATA_TYPES,
     FUNCTION_CLASSES,
+    FUNCTION_CLASSES_BY_DIALECT,
     NODE_TYPES,
+    SERIES_CLASSES,
     TABLE_FUNCTION_CLASSES,
     TABLE_FUNCTION_NAMES,
 )
@@ -621,7 +624,9 @@ def _check_function(node: exp.Func, dialect: str) -> None:
             dialect, frozenset()
         )
     else:
-        admitted = type(node) in FUNCTION_CLASSES
+        admitted = type(node) in FUNCTION_CLASSES or type(node) in (
+            FUNCTION_CLASSES_BY_DIALECT.get(dialect, frozenset())
+        )
     if not admitted:
         name = _function_name(node)
         raise _refuse(
@@ -631,10 +636,32 @@ def _check_function(node: exp.Func, dialect: str) -> None:
             "or sleeps)",
             function=name,
         )
-    if isinstance(node.parent, exp.Table | exp.From | exp.Join | exp.Lateral) and (
+    in_from = isinstance(node.parent, exp.Table | exp.From | exp.Join | exp.Lateral) and (
         node.arg_key == "this"
-    ):
+    )
+    if in_from:
         _check_table_function(node)
+    bound = BOUNDED_FUNCTIONS.get(type(node))
+    if bound is not None:
+        value = _literal_int(node.args.get(bound[0]))
+        if value is None or value > bound[1]:
+            name = _function_name(node)
+            raise _refuse(
+                "too_complex",
+                f"{name}() needs a constant size of at most {bound[1]:,} here: one call "
+                "builds the whole value in a step the database cannot cancel",
+                function=name,
+            )
+    is_series = type(node) in SERIES_CLASSES or (
+        _is_named(node) and _anonymous_key(node) in {"generate_series", "range"}
+    )
+    if is_series and not in_from and dialect != "postgres":
+        raise _refuse(
+            "too_complex",
+            f"{_function_name(node)}() may only be read from in FROM here: as a value it builds "
+            "its whole list in one step that cannot be cancelled",
+            function=_function_name(node),
+        )
     if isinstance(node, exp.GenerateSeries | exp.ExplodingGenerateSeries):
         _check_series(node.args.get("start"), node.args.get("end"), node.args.get("step"))
     elif _is_named(node) and _anonymous_key(node) in {"generate_series", "range"}:
