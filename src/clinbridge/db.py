@@ -359,8 +359,10 @@ class Database:
         # statement_timeout covers parsing and planning, but a prepared statement is two
         # protocol exchanges (parse, then bind/execute), each timed on its own: a client-side
         # cancel at the deadline bounds the whole.
+        # It fires a little after statement_timeout, so that the server's own timeout normally
+        # wins, and is joined before the rollback, so that a late cancel cannot hit it.
         conn = self.conn
-        timer = threading.Timer(timeout_ms / 1000, lambda: _pg_cancel(conn))
+        timer = threading.Timer(timeout_ms * 1.05 / 1000, lambda: _pg_cancel(conn))
         timer.daemon = True
         try:
             if guarded:
@@ -383,9 +385,12 @@ class Database:
             yield run
         finally:
             timer.cancel()
+            if timer.is_alive():
+                timer.join(5)
             if guarded:
                 with contextlib.suppress(Exception):
                     cur.execute("ROLLBACK")
+                self._rollback()  # a cancel that landed on the ROLLBACK leaves a transaction
             else:
                 self._rollback()
                 # the session's later statements (a loader's COPY) must not inherit the limit
@@ -463,6 +468,8 @@ class Database:
             yield run
         finally:
             timer.cancel()
+            if timer.is_alive():
+                timer.join(5)
             if began:
                 with contextlib.suppress(Exception):
                     self.conn.execute("ROLLBACK")

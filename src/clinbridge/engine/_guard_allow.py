@@ -79,7 +79,7 @@ FUNCTION_CLASSES = _classes(
     Asin Acos Atan Atan2 Sinh Cosh Tanh Asinh Acosh Atanh Factorial IsNan IsInf SafeDivide
     WidthBucket Rint
     Lower Upper Initcap Length BitLength ByteLength Substring Left Right Trim Concat ConcatWs
-    Replace Reverse Translate StrPosition SplitPart Split StartsWith EndsWith Contains Ascii
+    Replace Reverse Translate StrPosition Pad SplitPart Split StartsWith EndsWith Contains Ascii
     Chr Unicode Hex Unhex LowerHex MD5 MD5Digest SHA SHA2 Levenshtein Soundex RegexpLike
     RegexpILike RegexpReplace RegexpExtract RegexpExtractAll RegexpCount RegexpSplit
     RegexpSubstr RegexpInstr Overlay Elt StringToArray ArrayToString

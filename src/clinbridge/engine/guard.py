@@ -40,14 +40,14 @@ import re
 import string
 import time
 import unicodedata
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, OptimizeError, SqlglotError, UnsupportedError
-from sqlglot.tokens import TokenType
+from sqlglot.tokenizer_core import TokenType
 
 from clinbridge.engine._guard_allow import (
     ANONYMOUS_FUNCTIONS,
@@ -476,7 +476,7 @@ def _parse(text: str, dialect: str, *, limit_length: int = MAX_SQL_LENGTH) -> ex
     return statements[0]
 
 
-def _check_tokens(tokens: list[sqlglot.tokens.Token]) -> None:
+def _check_tokens(tokens: Sequence[Any]) -> None:
     if len(tokens) > MAX_TOKENS:
         raise _refuse(
             "too_complex",
@@ -672,7 +672,7 @@ def _check_function(node: exp.Func, dialect: str) -> None:
             _check_series(args[0], args[1], args[2] if len(args) > 2 else None)
 
 
-def _check_series(start: object, end: object, step: object) -> None:
+def _check_series(start: Any, end: Any, step: Any) -> None:
     lo, hi = _literal_int(start), _literal_int(end)
     by = _literal_int(step) if step is not None else 1
     if lo is None or hi is None or not by:
