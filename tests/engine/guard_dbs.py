@@ -119,7 +119,19 @@ def build_postgres() -> tuple[str, str]:
         database = urlparse(PG_URL).path.lstrip("/") or "postgres"
         for stmt in reader_role_sql(role, schema=schema, tables=sorted(ALLOWED), database=database):
             conn.execute(stmt)
-    return reader_url(role, schema), schema
+    url = reader_url(role, schema)
+    try:  # the test server trusts local logins; where it does not, run queries AS the reader
+        psycopg.connect(url.split("?", 1)[0], connect_timeout=5).close()
+    except psycopg.Error:
+        url = f"{PG_URL}?schema={schema}&query_role={role}"
+    return url, schema
+
+
+def schema_of(url: str) -> str:
+    """The ``schema=`` of a test URL."""
+    from urllib.parse import parse_qs
+
+    return parse_qs(urlparse(url).query)["schema"][0]
 
 
 def drop_postgres(schema: str) -> None:
@@ -142,7 +154,7 @@ def fingerprint(url: str) -> Any:
         return {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
     import psycopg
 
-    schema = url.split("schema=", 1)[1]
+    schema = schema_of(url)
     with psycopg.connect(PG_URL, autocommit=True) as conn:
         tables = conn.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = %s ORDER BY 1",

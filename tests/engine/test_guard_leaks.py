@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import sqlglot
-from guard_dbs import ALLOWED, PG_URL  # type: ignore[import-not-found]
+from guard_dbs import ALLOWED, PG_URL, schema_of  # type: ignore[import-not-found]
 
 from clinbridge.db import Database
 from clinbridge.engine.execute import execute
@@ -141,7 +141,7 @@ def test_guard_time_counts_inside_the_timeout():
 
 # -- least privilege -------------------------------------------------------------------------------
 def test_superuser_url_is_warned_about_or_refused(guard_postgres_url):
-    schema = guard_postgres_url.split("schema=", 1)[1]
+    schema = schema_of(guard_postgres_url)
     with Database.open(f"{PG_URL}?schema={schema}") as db:
         assert "superuser" in db.privileges
         assert db.warnings and "least-privilege" in db.warnings[0]
@@ -159,7 +159,7 @@ def test_the_reader_role_has_no_privileges_and_cannot_read_the_canary(guard_post
 
 
 def test_query_role_runs_sandboxed_statements_as_the_reader(guard_postgres_url):
-    schema = guard_postgres_url.split("schema=", 1)[1]
+    schema = schema_of(guard_postgres_url)
     reader = f"{schema}_reader"
     with Database.open(f"{PG_URL}?schema={schema}&query_role={reader}") as db:
         assert db.privileges == ()  # the role queries run as

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from guard_dbs import ALLOWED, COLUMNS, PG_URL, fingerprint  # type: ignore[import-not-found]
+from guard_dbs import ALLOWED, COLUMNS, PG_URL, fingerprint, schema_of  # type: ignore[import-not-found]
 
 from clinbridge.cli import main
 from clinbridge.db import Database
@@ -56,7 +56,7 @@ def _pg_writes(schema: str) -> Any:
 def _state(url: str) -> Any:
     state: dict[str, Any] = {"data": fingerprint(url), "pwn": sorted(glob.glob(PWN_GLOB))}
     if url.startswith("postgresql"):
-        state["pg_stat"] = _pg_writes(url.split("schema=", 1)[1])
+        state["pg_stat"] = _pg_writes(schema_of(url))
     return state
 
 
