@@ -187,3 +187,18 @@ def test_sqlite_read_only_connection_bounds_one_step_functions(guard_sqlite_url)
                     "SELECT length(randomblob(1000000000))"):  # fmt: skip
             with pytest.raises(ExecutionError):
                 db.execute(sql, sandbox=True)
+
+
+def test_compiled_expressions_get_larger_size_limits_but_the_same_allow_lists():
+    from sqlglot import exp
+
+    ids = ", ".join(str(i) for i in range(6_000))  # a broad concept set, 12,000 tokens as text
+    text = f"SELECT count(*) FROM measurement WHERE measurement_concept_id IN ({ids})"
+    assert refused(text, "postgres") == "too_complex"
+    built = sqlglot.parse_one(text, read="postgres")
+    assert isinstance(built, exp.Select)
+    g = guard(built, dialect="postgres", allowed_tables=ALLOWED, max_rows=5)
+    assert g.tables == ("measurement",)
+    hostile = sqlglot.parse_one("SELECT pg_sleep(10)", read="postgres")
+    with pytest.raises(SQLSafetyError, match="forbidden_function"):
+        guard(hostile, dialect="postgres", allowed_tables=ALLOWED, max_rows=5)

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
 
 __all__ = [
+    "COMPILED_SCALE",
     "MAX_CTES",
     "MAX_EXPANDED_NODES",
     "MAX_NODES",
@@ -117,6 +118,10 @@ MAX_EXPANDED_NODES = 100_000
 """Most syntax-tree nodes once every reference to a CTE is replaced by its body (the planner's
 view when it inlines CTEs): chained CTEs that reference their predecessor twice double at each
 step and would keep a planner busy far past any timeout."""
+COMPILED_SCALE = 20
+"""Statements the plan compiler built (a sqlglot expression, not text) get size limits this many
+times larger: a concept set with thousands of descendants is one long ``IN`` list. Every
+allow-list applies to them all the same."""
 MAX_SERIES_ROWS = 10_000_000
 """Most rows a ``generate_series``/``range`` with constant bounds may produce."""
 
@@ -318,6 +323,7 @@ def _guard(
     deadline: float | None,
 ) -> GuardedSQL:
     warnings: list[str] = []
+    scale = COMPILED_SCALE if isinstance(sql, exp.Expr) else 1
     if isinstance(sql, exp.Expr):
         root: exp.Expr = sql.copy()
     else:
@@ -325,7 +331,7 @@ def _guard(
     _tick(deadline, "parsing")
     while isinstance(root, exp.Subquery) and isinstance(root.this, exp.Query):
         root = root.this  # "(SELECT ...)" is the query inside
-    tables = _check_tree(root, dialect, allowed_tables, allowed_schemas)
+    tables = _check_tree(root, dialect, allowed_tables, allowed_schemas, scale)
     _tick(deadline, "checking")
     if allowed_columns is not None:
         _check_columns(root, dialect, allowed_columns, warnings)
@@ -343,8 +349,8 @@ def _guard(
             dialect=dialect,
         ) from exc
     # What runs is what was checked: parse the rendered text and check it all again.
-    again = _parse(rendered, dialect, limit_length=2 * MAX_SQL_LENGTH)
-    _check_tree(again, dialect, allowed_tables, allowed_schemas)
+    again = _parse(rendered, dialect, scale=2 * scale)
+    _check_tree(again, dialect, allowed_tables, allowed_schemas, scale)
     _check_outer_limit(again, limit)
     _tick(deadline, "re-checking")
     return GuardedSQL(
@@ -429,7 +435,8 @@ def guard_sql(
 
 
 # -- parsing -----------------------------------------------------------------------------------
-def _parse(text: str, dialect: str, *, limit_length: int = MAX_SQL_LENGTH) -> exp.Expr:
+def _parse(text: str, dialect: str, *, scale: int = 1) -> exp.Expr:
+    limit_length = MAX_SQL_LENGTH * scale
     if not isinstance(text, str):
         raise _refuse("parse_error", f"expected SQL text, got {type(text).__name__}")
     if len(text) > limit_length:
@@ -448,7 +455,7 @@ def _parse(text: str, dialect: str, *, limit_length: int = MAX_SQL_LENGTH) -> ex
         tokens = sqlglot_dialect.tokenize(text)
     except Exception as exc:  # the tokenizer raises more than SqlglotError
         raise _refuse("parse_error", f"not valid {dialect} SQL: {_first_line(exc)}") from exc
-    _check_tokens(tokens)
+    _check_tokens(tokens, MAX_TOKENS * scale)
     try:
         parsed = sqlglot_dialect.parser().parse(tokens, text)
     except RecursionError as exc:
@@ -476,11 +483,11 @@ def _parse(text: str, dialect: str, *, limit_length: int = MAX_SQL_LENGTH) -> ex
     return statements[0]
 
 
-def _check_tokens(tokens: Sequence[Any]) -> None:
-    if len(tokens) > MAX_TOKENS:
+def _check_tokens(tokens: Sequence[Any], max_tokens: int) -> None:
+    if len(tokens) > max_tokens:
         raise _refuse(
             "too_complex",
-            f"the statement has {len(tokens):,} tokens; the limit is {MAX_TOKENS:,}",
+            f"the statement has {len(tokens):,} tokens; the limit is {max_tokens:,}",
             tokens=len(tokens),
         )
     depth = 0
@@ -518,12 +525,13 @@ def _check_tree(
     dialect: str,
     allowed_tables: Collection[str] | None,
     allowed_schemas: Collection[str] | None,
+    scale: int = 1,
 ) -> set[str]:
     _check_root(root)
-    _check_size(root)
+    _check_size(root, scale)
     _check_nodes(root, dialect)
     real, cte_of = _resolve_tables(root, dialect)
-    _check_expanded_size(root, cte_of)
+    _check_expanded_size(root, cte_of, MAX_EXPANDED_NODES * scale)
     return _check_tables(real, dialect, allowed_tables, allowed_schemas)
 
 
@@ -542,16 +550,17 @@ def _check_root(root: exp.Expr) -> None:
         raise _refuse("not_a_query", f"{what}; only a single SELECT may run", statement=_kind(root))
 
 
-def _check_size(root: exp.Expr) -> None:
+def _check_size(root: exp.Expr, scale: int = 1) -> None:
+    max_nodes, max_ctes = MAX_NODES * scale, MAX_CTES * scale
     ctes = 0
     for count, node in enumerate(root.walk(), start=1):
         if isinstance(node, exp.CTE):
             ctes += 1
-        if count > MAX_NODES:
-            raise _refuse("too_complex", f"the statement has more than {MAX_NODES:,} syntax nodes")
-    if ctes > MAX_CTES:
+        if count > max_nodes:
+            raise _refuse("too_complex", f"the statement has more than {max_nodes:,} syntax nodes")
+    if ctes > max_ctes:
         raise _refuse(
-            "too_complex", f"the statement has {ctes} CTEs; the limit is {MAX_CTES}", ctes=ctes
+            "too_complex", f"the statement has {ctes} CTEs; the limit is {max_ctes}", ctes=ctes
         )
 
 
@@ -778,7 +787,7 @@ def _resolve_tables(root: exp.Expr, dialect: str) -> tuple[list[exp.Table], dict
     return real, cte_of
 
 
-def _check_expanded_size(root: exp.Expr, cte_of: Mapping[int, exp.CTE]) -> None:
+def _check_expanded_size(root: exp.Expr, cte_of: Mapping[int, exp.CTE], limit: int) -> None:
     """Refuse statements whose size, with every CTE reference inlined, is over the limit."""
     if not cte_of:
         return
@@ -794,15 +803,15 @@ def _check_expanded_size(root: exp.Expr, cte_of: Mapping[int, exp.CTE]) -> None:
                     memo[id(cte)] = 1  # a recursive reference to itself counts once
                     memo[id(cte)] = size(cte.this)
                 total += memo[id(cte)]
-            if total > MAX_EXPANDED_NODES:
+            if total > limit:
                 break
         return total
 
     total = size(root)
-    if total > MAX_EXPANDED_NODES:
+    if total > limit:
         raise _refuse(
             "too_complex",
-            f"with its CTEs inlined the statement has more than {MAX_EXPANDED_NODES:,} syntax "
+            f"with its CTEs inlined the statement has more than {limit:,} syntax "
             "nodes (a planner bomb)",
         )
 
