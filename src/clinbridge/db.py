@@ -36,9 +36,20 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 from clinbridge.errors import ClinbridgeError, ConfigError, ExecutionError, QueryTimeoutError
 
-__all__ = ["Database", "QueryResult", "default_url", "map_driver_error", "parse_url"]
+__all__ = [
+    "Database",
+    "QueryResult",
+    "default_url",
+    "map_driver_error",
+    "parse_url",
+    "reader_role_sql",
+]
 
 logger = logging.getLogger(__name__)
+
+
+_OPTION_NAMES = ("privileged", "query_role", "memory_limit")
+"""clinbridge's own URL parameters (taken out of the URL before it reaches the driver)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,13 @@ class ParsedURL:
     path: str | None
     dsn: str | None
     schema: str | None
+    options: tuple[tuple[str, str], ...] = ()
+    """clinbridge's own parameters: ``privileged`` (``warn`` | ``refuse`` | ``allow``: what to
+    do when a PostgreSQL role can do more than read), ``query_role`` (PostgreSQL role every
+    sandboxed statement runs as), ``memory_limit`` (DuckDB, default ``2GB``)."""
+
+    def option(self, name: str, default: str | None = None) -> str | None:
+        return dict(self.options).get(name, default)
 
 
 def parse_url(url: str) -> ParsedURL:
@@ -69,8 +87,13 @@ def parse_url(url: str) -> ParsedURL:
     if scheme == "duckdb":
         path = rest[1:] if rest.startswith("/") else rest
         path, _, query = path.partition("?")
+        qs = parse_qs(query)
         return ParsedURL(
-            "duckdb", path or ":memory:", None, parse_qs(query).get("schema", [None])[0]
+            "duckdb",
+            path or ":memory:",
+            None,
+            qs.get("schema", [None])[0],
+            tuple((k, qs[k][0]) for k in _OPTION_NAMES if k in qs),
         )
     if scheme == "sqlite":
         path = rest[1:] if rest.startswith("/") else rest
@@ -80,12 +103,13 @@ def parse_url(url: str) -> ParsedURL:
         parsed = urlparse("postgresql://" + rest)
         qs = parse_qs(parsed.query)
         schema = qs.pop("schema", [None])[0]
+        ours = tuple((k, qs.pop(k)[0]) for k in _OPTION_NAMES if k in qs)
         options = qs.get("options", [""])[0]
         if schema is None and "search_path" in options:
             schema = options.split("search_path", 1)[1].lstrip("=").split()[0].split(",")[0]
         kept = urlencode({k: v[0] for k, v in qs.items()})
         dsn = parsed._replace(query=kept).geturl()
-        return ParsedURL("postgres", None, dsn, schema)
+        return ParsedURL("postgres", None, dsn, schema, ours)
     raise ConfigError(
         f"unsupported database URL scheme {scheme!r}: use duckdb, sqlite or postgresql"
     )
@@ -122,6 +146,12 @@ class Database:
         self.schema = parsed.schema
         self.read_only = read_only
         self._parsed = parsed
+        self.privileges: tuple[str, ...] = ()
+        """What the connection's PostgreSQL role can do beyond reading (``superuser``,
+        ``pg_read_server_files`` ...); empty for a least-privilege reader and other backends."""
+        self.warnings: list[str] = []
+        """Safety warnings found when the database was opened (a privileged role ...)."""
+        self.query_role = parsed.option("query_role")
 
     # sqlglot's dialect name
     @property
@@ -132,7 +162,7 @@ class Database:
     def open(cls, url: str, *, read_only: bool = True, schema: str | None = None) -> Database:
         parsed = parse_url(url)
         if schema:
-            parsed = ParsedURL(parsed.backend, parsed.path, parsed.dsn, schema)
+            parsed = ParsedURL(parsed.backend, parsed.path, parsed.dsn, schema, parsed.options)
         try:
             conn = _connect(parsed, read_only=read_only)
         except ConfigError:
@@ -143,7 +173,65 @@ class Database:
         if parsed.schema and parsed.backend == "postgres":
             with db.cursor() as cur:
                 cur.execute(f'SET search_path TO "{parsed.schema}", public')
+        if parsed.backend == "postgres" and read_only:
+            db._check_privileges()
         return db
+
+    def _check_privileges(self) -> None:
+        """Warn loudly, or refuse (``?privileged=refuse``), when the role can do more than read.
+
+        The role that runs user queries should be a reader of the catalogued schema only
+        (docs/guard.md, :func:`reader_role_sql`). A superuser, or a member of a role that reads
+        or writes server files, runs programs, signals other backends or reads all data, would
+        let any guard bug matter.
+        """
+        mode = self._parsed.option("privileged", "warn")
+        if mode not in {"warn", "refuse", "allow"}:
+            raise ConfigError(f"privileged={mode!r}: use warn, refuse or allow")
+        role = self.query_role
+        with self.cursor() as cur:
+            cur.execute(
+                "SELECT r.rolname, r.rolsuper, r.rolcreaterole, r.rolcreatedb, r.rolbypassrls "
+                "FROM pg_roles r WHERE r.rolname = coalesce(%s, current_user)",
+                (role,),
+            )
+            row = cur.fetchone()
+            if row is None:
+                raise ConfigError(f"query_role {role!r} does not exist", role=role)
+            name = row[0]
+            found = [
+                label
+                for label, flag in zip(
+                    ("superuser", "createrole", "createdb", "bypassrls"), row[1:], strict=True
+                )
+                if flag
+            ]
+            cur.execute(
+                "SELECT g FROM unnest(%s::text[]) AS g WHERE to_regrole(g) IS NOT NULL "
+                "AND pg_has_role(%s, g, 'MEMBER')",
+                (list(_PG_DANGEROUS_ROLES), name),
+            )
+            found += [r[0] for r in cur.fetchall()]
+            if role is not None:
+                cur.execute("SELECT pg_has_role(current_user, %s, 'MEMBER')", (role,))
+                member = cur.fetchone()
+                if not (member and member[0]):
+                    raise ConfigError(
+                        f"query_role {role!r} is not granted to the connecting role", role=role
+                    )
+        self.privileges = tuple(found)
+        if not found or mode == "allow":
+            return
+        message = (
+            f"PostgreSQL role {name!r} can do more than read ({', '.join(found)}); user "
+            "queries should run as a reader of the catalogued schema only (see docs/guard.md, "
+            "'A least-privilege role')"
+        )
+        if mode == "refuse":
+            self.close()
+            raise ConfigError(message, role=name, privileges=found)
+        self.warnings.append(message)
+        logger.warning("SECURITY: %s", message)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -268,25 +356,41 @@ class Database:
     ) -> Iterator[Callable[[str, Sequence[Any] | None], Any]]:
         guarded = sandbox or self.read_only
         cur = self.conn.cursor()
+        # statement_timeout covers parsing and planning, but a prepared statement is two
+        # protocol exchanges (parse, then bind/execute), each timed on its own: a client-side
+        # cancel at the deadline bounds the whole.
+        # It fires a little after statement_timeout, so that the server's own timeout normally
+        # wins, and is joined before the rollback, so that a late cancel cannot hit it.
+        conn = self.conn
+        timer = threading.Timer(timeout_ms * 1.05 / 1000, lambda: _pg_cancel(conn))
+        timer.daemon = True
         try:
             if guarded:
                 # A read-only transaction that is always rolled back: a SET inside it is undone,
                 # and "transaction read-write mode must be set before any query".
                 cur.execute("BEGIN READ ONLY")
+                if sandbox and self.query_role:
+                    ident = self.query_role.replace('"', '""')
+                    cur.execute(f'SET LOCAL ROLE "{ident}"')
                 cur.execute(f"SET LOCAL statement_timeout = {int(timeout_ms)}")
             else:
                 cur.execute(f"SET statement_timeout = {int(timeout_ms)}")
 
             def run(sql: str, params: Sequence[Any] | None) -> Any:
                 # prepare=True: the extended protocol refuses a second statement in the text.
+                timer.start()
                 cur.execute(sql, tuple(params) if params else None, prepare=guarded or None)
                 return cur
 
             yield run
         finally:
+            timer.cancel()
+            if timer.is_alive():
+                timer.join(5)
             if guarded:
                 with contextlib.suppress(Exception):
                     cur.execute("ROLLBACK")
+                self._rollback()  # a cancel that landed on the ROLLBACK leaves a transaction
             else:
                 self._rollback()
                 # the session's later statements (a loader's COPY) must not inherit the limit
@@ -301,8 +405,14 @@ class Database:
         deadline = time.monotonic() + timeout_ms / 1000
         # The handler runs every N virtual-machine instructions; non-zero aborts the statement.
         self.conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 1_000)
+        limits: dict[int, int] = {}
         if sandbox:
             self.conn.set_authorizer(_sqlite_select_only)
+            # One VM step can take as long as the value it builds (zeroblob, replace, printf):
+            # cap every string and blob so that no single step outlasts the timeout.
+            limits = {
+                limit: self.conn.setlimit(limit, value) for limit, value in _SQLITE_LIMITS.items()
+            }
         cur = self.conn.cursor()
         try:
 
@@ -314,6 +424,8 @@ class Database:
         finally:
             cur.close()
             self.conn.set_progress_handler(None, 0)
+            for limit, value in limits.items():
+                self.conn.setlimit(limit, value)
             if sandbox:
                 self.conn.set_authorizer(_sqlite_read_only if self.read_only else None)
                 if self.conn.in_transaction:
@@ -356,6 +468,8 @@ class Database:
             yield run
         finally:
             timer.cancel()
+            if timer.is_alive():
+                timer.join(5)
             if began:
                 with contextlib.suppress(Exception):
                     self.conn.execute("ROLLBACK")
@@ -364,6 +478,67 @@ class Database:
         if self.backend == "postgres":
             with contextlib.suppress(Exception):
                 self.conn.rollback()
+
+
+_PG_DANGEROUS_ROLES = (
+    "pg_read_server_files",
+    "pg_write_server_files",
+    "pg_execute_server_program",
+    "pg_signal_backend",
+    "pg_read_all_data",
+    "pg_write_all_data",
+    "pg_read_all_settings",
+    "pg_read_all_stats",
+    "pg_monitor",
+    "pg_checkpoint",
+)
+"""Predefined PostgreSQL roles that let a member do more than read its own tables."""
+
+
+def _pg_cancel(conn: Any) -> None:
+    with contextlib.suppress(Exception):
+        conn.cancel_safe(timeout=1.0)
+
+
+def reader_role_sql(
+    role: str,
+    *,
+    schema: str,
+    tables: Sequence[str] | None = None,
+    database: str | None = None,
+    login: bool = True,
+    statement_timeout_ms: int = 30_000,
+) -> list[str]:
+    """The statements that create a least-privilege reader for clinbridge on PostgreSQL.
+
+    Run them as the database owner. The role can connect, use ``schema`` and SELECT from its
+    tables (``tables``, or all of them), nothing else: not a superuser, no membership in the
+    file, program, signal or read-all roles, read-only by default, with a statement timeout.
+
+    Example:
+        >>> reader_role_sql("cb_reader", schema="cdm", tables=["person"])[-1]
+        'GRANT SELECT ON "cdm"."person" TO "cb_reader"'
+    """
+
+    def q(name: str) -> str:
+        return '"' + name.replace('"', '""') + '"'
+
+    r = q(role)
+    out = [
+        f"CREATE ROLE {r} {'LOGIN' if login else 'NOLOGIN'} NOSUPERUSER NOCREATEDB "
+        "NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS",
+        f"ALTER ROLE {r} SET default_transaction_read_only = on",
+        f"ALTER ROLE {r} SET statement_timeout = {int(statement_timeout_ms)}",
+        f"ALTER ROLE {r} SET search_path = {q(schema)}",
+    ]
+    if database:
+        out.append(f"GRANT CONNECT ON DATABASE {q(database)} TO {r}")
+    out.append(f"GRANT USAGE ON SCHEMA {q(schema)} TO {r}")
+    if tables is None:
+        out.append(f"GRANT SELECT ON ALL TABLES IN SCHEMA {q(schema)} TO {r}")
+    else:
+        out += [f"GRANT SELECT ON {q(schema)}.{q(t)} TO {r}" for t in tables]
+    return out
 
 
 def map_driver_error(
@@ -413,6 +588,13 @@ def _is_timeout(exc: BaseException) -> bool:
 _SQLITE_OK, _SQLITE_DENY = 0, 1
 _SQLITE_PRAGMA, _SQLITE_READ, _SQLITE_SELECT, _SQLITE_TRANSACTION = 19, 20, 21, 22
 _SQLITE_FUNCTION, _SQLITE_SAVEPOINT, _SQLITE_RECURSIVE = 31, 32, 33
+_SQLITE_MAX_LENGTH = 16_000_000
+"""Longest string or blob a sandboxed SQLite statement may build, in bytes."""
+_SQLITE_LIMITS = {
+    sqlite3.SQLITE_LIMIT_LENGTH: _SQLITE_MAX_LENGTH,
+    sqlite3.SQLITE_LIMIT_SQL_LENGTH: 200_000,
+    sqlite3.SQLITE_LIMIT_ATTACHED: 0,
+}
 _SQLITE_BAD_FUNCTIONS = frozenset(
     {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "zipfile", "fsdir"}
 )
@@ -423,6 +605,21 @@ _SQLITE_READ_PRAGMAS = frozenset(
         "page_size", "page_count", "collation_list", "function_list", "compile_options",
     }
 )  # fmt: skip
+
+
+_SQLITE_ONE_STEP_FUNCTIONS = ("printf", "format")
+"""SQLite functions whose single call can outlast any timeout (``printf('%.*c', 10^9, 'x')``
+runs ~24 s in one virtual-machine step that neither the progress handler nor
+``interrupt()`` can stop, whatever SQLITE_LIMIT_LENGTH says). Read-only connections replace
+them with a function that fails."""
+
+
+def _sqlite_disable_one_step_functions(conn: sqlite3.Connection) -> None:
+    def refused(*_: object) -> None:
+        raise sqlite3.OperationalError("printf/format are disabled on read-only connections")
+
+    for name in _SQLITE_ONE_STEP_FUNCTIONS:
+        conn.create_function(name, -1, refused)
 
 
 def _sqlite_read_only(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:
@@ -483,7 +680,12 @@ def _connect(parsed: ParsedURL, *, read_only: bool) -> Any:
         if read_only:
             # No file or network access, no extension loading, no reading Python variables as
             # tables from queries; then lock the settings: defence in depth behind the guard.
+            memory = (parsed.option("memory_limit") or "2GB").replace("'", "")
             for setting in (
+                f"memory_limit = '{memory}'",
+                # no spilling to <file>.tmp: a read-only connection writes no file at all
+                "temp_directory = ''",
+                "allow_community_extensions = false",
                 "enable_external_access = false",
                 "autoinstall_known_extensions = false",
                 "autoload_known_extensions = false",
@@ -502,6 +704,9 @@ def _connect(parsed: ParsedURL, *, read_only: bool) -> Any:
                 raise ConfigError(f"SQLite file {path!r} does not exist")
             conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
             conn.execute("PRAGMA foreign_keys = OFF")
+            for limit, value in _SQLITE_LIMITS.items():
+                conn.setlimit(limit, value)
+            _sqlite_disable_one_step_functions(conn)
             # mode=ro alone still lets ATTACH create files; the authorizer refuses it.
             conn.set_authorizer(_sqlite_read_only)
             return conn

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse, urlunparse
 
 import duckdb
 import pytest
@@ -95,23 +96,54 @@ def pg_down_reason() -> str | None:
     return None
 
 
+def reader_url(role: str, schema: str) -> str:
+    """PG_URL, connecting as ``role`` (the test server trusts local connections)."""
+    parts = urlparse(PG_URL)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return urlunparse(parts._replace(netloc=f"{role}@{host}")) + f"?schema={schema}"
+
+
 def build_postgres() -> tuple[str, str]:
-    """Create a uniquely named schema with the tables; return (url, schema)."""
+    """Create a uniquely named schema with the tables, and a least-privilege reader of the
+    catalogued tables only (not ``secret``); return (the reader's url, schema)."""
     import psycopg
 
+    from clinbridge.db import reader_role_sql
+
     schema = f"cb_guard_{uuid.uuid4().hex[:10]}"
+    role = f"{schema}_reader"
     with psycopg.connect(PG_URL, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
         conn.execute(f'SET search_path TO "{schema}"')
         _fill(conn, "%s")
-    return f"{PG_URL}?schema={schema}", schema
+        database = urlparse(PG_URL).path.lstrip("/") or "postgres"
+        for stmt in reader_role_sql(role, schema=schema, tables=sorted(ALLOWED), database=database):
+            conn.execute(stmt)
+    url = reader_url(role, schema)
+    try:  # the test server trusts local logins; where it does not, run queries AS the reader
+        psycopg.connect(url.split("?", 1)[0], connect_timeout=5).close()
+    except psycopg.Error:
+        url = f"{PG_URL}?schema={schema}&query_role={role}"
+    return url, schema
+
+
+def schema_of(url: str) -> str:
+    """The ``schema=`` of a test URL."""
+    from urllib.parse import parse_qs
+
+    return parse_qs(urlparse(url).query)["schema"][0]
 
 
 def drop_postgres(schema: str) -> None:
     import psycopg
 
+    role = f"{schema}_reader"
     with psycopg.connect(PG_URL, autocommit=True) as conn:
         conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
+        if exists:
+            conn.execute(f'DROP OWNED BY "{role}"')
+            conn.execute(f'DROP ROLE "{role}"')
 
 
 def fingerprint(url: str) -> Any:
@@ -122,7 +154,7 @@ def fingerprint(url: str) -> Any:
         return {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
     import psycopg
 
-    schema = url.split("schema=", 1)[1]
+    schema = schema_of(url)
     with psycopg.connect(PG_URL, autocommit=True) as conn:
         tables = conn.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = %s ORDER BY 1",

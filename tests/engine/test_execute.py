@@ -320,8 +320,9 @@ def test_timeouts_on_writable_connections_too(guard_db_url):
         assert db.execute("SELECT count(*) FROM person").rows[0][0] == 20
         if db.backend == "postgres":
             with db.cursor() as cur:
+                # back to the role's own default (30 s for the test reader), not 200 ms
                 cur.execute("SHOW statement_timeout")
-                assert cur.fetchone()[0] == "0"
+                assert cur.fetchone()[0] == "30s"
 
 
 def test_duckdb_missing_schema_is_a_config_error(guard_duckdb_url):

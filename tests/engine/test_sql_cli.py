@@ -135,7 +135,9 @@ def test_schema_option_on_postgres(guard_postgres_url):
 def test_allowed_tables_come_from_the_database_without_an_adapter(guard_db_url):
     with Database.open(guard_db_url) as db:
         tables, columns, source = allowed_schema(db)
-    assert tables == {"person", "measurement", "secret"} or source.startswith("catalog")
+    # the PostgreSQL reader role is granted the catalogued tables only: it cannot see secret
+    expected = {"person", "measurement"} | ({"secret"} if db.backend != "postgres" else set())
+    assert tables == expected or source.startswith("catalog")
     assert "person_id" in columns["person"]
 
 

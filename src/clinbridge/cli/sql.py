@@ -43,15 +43,21 @@ def allowed_schema(db: Database) -> tuple[set[str], dict[str, list[str]], str]:
         from clinbridge.adapters import describe
 
         catalog = describe(db)
-        tables = {t.name.lower(): [c.name for c in t.columns] for t in catalog.tables}
+        tables = {_low(t.name): [c.name for c in t.columns] for t in catalog.tables}
         if tables:
             columns = {t: cols for t, cols in tables.items() if cols}
             return set(tables), columns, f"catalog of adapter {catalog.adapter!r}"
     except (AdapterError, ImportError, NotImplementedError) as exc:
         logger.info("no adapter catalog for %s (%s); using the database's tables", db.url, exc)
+    # the database's own names, as stored: the guard compares them the way the database does
     names = db.table_names()
-    columns = {name.lower(): [c for c, _ in db.columns(name)] for name in names}
-    return {n.lower() for n in names}, columns, "database tables"
+    columns = {name: [c for c, _ in db.columns(name)] for name in names}
+    return set(names), columns, "database tables"
+
+
+def _low(name: str) -> str:
+    """ASCII lower case (catalog names are matched the way the catalog lists them)."""
+    return name.translate(str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz"))
 
 
 def _jsonable(value: Any) -> Any:
@@ -154,6 +160,29 @@ def sql_cmd(
     STATEMENT is the SQL text, or - to read it from standard input. Only a single query over
     the source's tables is accepted; anything else is refused with exit code 2.
     """
+    try:
+        _run(statement, url, schema, as_json, max_rows, timeout_ms)
+    except SystemExit:
+        raise
+    except ClinbridgeError as exc:
+        _fail(exc, as_json=as_json, exit_code=EXIT_FAILED)
+    except Exception as exc:  # never a traceback: one line, exit code 1
+        logger.debug("clinbridge sql failed", exc_info=True)
+        _fail(
+            ClinbridgeError(f"unexpected {type(exc).__name__}: {exc}"),
+            as_json=as_json,
+            exit_code=EXIT_FAILED,
+        )
+
+
+def _run(
+    statement: str,
+    url: str,
+    schema: str | None,
+    as_json: bool,
+    max_rows: int | None,
+    timeout_ms: int | None,
+) -> None:
     # sqlglot logs a warning when it falls back to a generic command; the refusal says it all.
     logging.getLogger("sqlglot").addHandler(logging.NullHandler())
     if statement == "-":
@@ -164,6 +193,8 @@ def sql_cmd(
     except ClinbridgeError as exc:
         _fail(exc, as_json=as_json, exit_code=EXIT_FAILED)
         return
+    for warning in db.warnings:
+        click.echo(f"clinbridge sql: WARNING: {warning}", err=True)
     with db:
         try:
             tables, columns, source = allowed_schema(db)
@@ -174,6 +205,7 @@ def sql_cmd(
                 max_rows=settings.max_rows,
                 allowed_columns=_columns_for(columns, tables),
                 allowed_schemas=_schemas_for(db),
+                timeout_ms=settings.sql_timeout_ms,
             )
         except SQLSafetyError as exc:
             _fail(exc, as_json=as_json, exit_code=EXIT_REFUSED)

@@ -32,7 +32,7 @@ from clinbridge.engine.plan import (
     QueryPlan,
     RelativeWindow,
 )
-from clinbridge.errors import ClinbridgeError, ConceptNotFoundError, ErrorCode
+from clinbridge.errors import ClinbridgeError, ConceptNotFoundError, ErrorCode, SQLSafetyError
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog, EventStream
@@ -566,6 +566,15 @@ def _guard(sql: str, catalog: Catalog, db: Database, max_rows: int = 10_000) -> 
     """Run the engine's guard on free SQL; returns the SQL to execute (or raises SQLSafetyError)."""
     from clinbridge.engine.guard import guard
 
+    tables = catalog.table_names()
+    if not tables:  # an empty catalog refuses, it does not switch the table check off
+        raise SQLSafetyError(
+            f"catalog {catalog.source!r} lists no tables to read", reason="unknown_table"
+        )
     return guard(
-        sql, dialect=db.dialect, allowed_tables=catalog.table_names() or None, max_rows=max_rows
+        sql,
+        dialect=db.dialect,
+        allowed_tables=tables,
+        max_rows=max_rows,
+        allowed_schemas={catalog.schema_name} if catalog.schema_name else None,
     ).sql

@@ -407,7 +407,9 @@ def run_sql_proposal(
     with timings.trace("guard"):
         sql = _guard(proposal.sql, catalog, db, settings.max_rows)
     with timings.trace("execute"):
-        res = db.execute(sql, timeout_ms=settings.sql_timeout_ms, max_rows=settings.max_rows)
+        res = db.execute(
+            sql, timeout_ms=settings.sql_timeout_ms, max_rows=settings.max_rows, sandbox=True
+        )
     value: Any
     if len(res.columns) == 1 and len(res.rows) == 1:
         value = res.rows[0][0]
