@@ -127,7 +127,7 @@ class Connection:
         Returns:
             An :class:`~clinbridge.engine.answer.Answer` (``decision`` accept or abstain).
         """
-        from clinbridge.engine.validate import answer_with_validation
+        from clinbridge.engine.validate import answer_choices, answer_with_validation
 
         if self.settings.llm not in {"", "none"}:
             return self._ask_llm(question, patient_id=patient_id, now=now)
@@ -140,15 +140,26 @@ class Connection:
             return self._abstain(
                 question, reason or "could not read the question", understand_ms, readings
             )
-        result = answer_with_validation(
-            question,
-            plans,
-            catalog=self.catalog,
-            db=self.db,
-            settings=self.settings,
-            understanding="parser",
-        )
-        answer = result.to_answer()
+        answer: Answer | None = None
+        if readings[0].choices:
+            answer = answer_choices(
+                question,
+                [(c.description, c.plan) for c in readings[0].choices],
+                catalog=self.catalog,
+                db=self.db,
+                settings=self.settings,
+                understanding="parser",
+            )
+        if answer is None:
+            result = answer_with_validation(
+                question,
+                plans,
+                catalog=self.catalog,
+                db=self.db,
+                settings=self.settings,
+                understanding="parser",
+            )
+            answer = result.to_answer()
         answer.timings.steps_ms["understand"] = round(understand_ms, 3)
         answer.details.setdefault("groundings", [g.model_dump() for g in readings[0].groundings])
         answer.details.setdefault("confidence", readings[0].confidence)

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._lexicon import Lexicon
-from clinbridge.engine.understand._reading import Grounding, Reading
+from clinbridge.engine.understand._reading import Choice, Grounding, Reading
+from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._text import normalize
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
 
-__all__ = ["Grounding", "Lexicon", "Reading", "UnderstandContext", "Understander", "understand"]
+__all__ = ["Choice", "Grounding", "Lexicon", "Reading", "UnderstandContext", "Understander", "understand"]
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +59,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
-    text = normalize(question)
+    text = expand_words(normalize(question))
     today = (ctx.now.date() if ctx.now else None) or _data_today(ctx.catalog) or dt.date.today()
     c = Ctx(
         question=question,
@@ -75,10 +76,39 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         logger.exception("understanding failed for %r", question)
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     first = assemble(items, c)
+    if first.plan is not None and c.ambiguities:
+        first = _with_choices(items, c, first)
     readings = [first]
     if first.plan is not None:
         readings.extend(_alternatives(items, c, first))
     return readings
+
+
+def _fresh(c: Ctx) -> Ctx:
+    return Ctx(
+        question=c.question,
+        lex=c.lex,
+        patient_id=c.patient_id,
+        now=c.now,
+        today=c.today,
+        embeddings=c.embeddings,
+    )
+
+
+def _with_choices(items: list[Any], c: Ctx, first: Reading) -> Reading:
+    """One reading per candidate of the first ambiguous phrase ('blood pressure' → systolic,
+    diastolic), each assembled the same way with that candidate chosen."""
+    phrase, names = c.ambiguities[0]
+    choices: list[Choice] = []
+    for j, name in enumerate(names):
+        ctx = _fresh(c)
+        ctx.choices = {phrase: j}
+        reading = first if j == 0 else assemble(items, ctx)
+        if reading.plan is not None:
+            choices.append(Choice(description=f"{phrase!r} read as {name!r}", plan=reading.plan))
+    if len(choices) < 2:
+        return first
+    return first.model_copy(update={"choices": tuple(choices)})
 
 
 def _alternatives(items: list[Any], c: Ctx, first: Reading) -> list[Reading]:

@@ -155,6 +155,13 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
 
     if ctx.measure_value is not None:
         measure = measure.model_copy(update={"value": ctx.measure_value})
+    if ctx.unit is not None:
+        if measure.of == "value":
+            measure = measure.model_copy(update={"unit": ctx.unit})
+        elif not any(
+            getattr(p, "value", None) is not None and p.value.unit == ctx.unit for p in preds
+        ):
+            raise Abstain(f"could not tell what the unit {ctx.unit!r} applies to", ctx.unit)
     numerator: tuple[Any, ...] = ()
     filters = list(preds)
     if op == "proportion":

@@ -67,6 +67,9 @@ class Pred:
         if self.kind == "age":
             a = self.age or {}
             return AgeFilter(op=a["op"], value=a["value"], value2=a.get("value2"))
+        if self.kind == "death":
+            # a recorded death: the patient's age at death exists (is at least 0)
+            return AgeFilter(op=">=", value=0, at=PatientAnchor(point="death"))
         if self.kind == "encounter":
             return EncounterFilter(
                 type=self.enc_type,
@@ -148,6 +151,36 @@ def _predicates(
                     )
                 else:
                     preds.append(Pred(k, "age", age=item.data))
+            elif kind == "death":
+                if not lex.deaths:
+                    raise Abstain("this source records no deaths", item.text)
+                if neg or any(isinstance(i, Slot) and i.kind == "window" for i in items):
+                    raise Abstain(
+                        "deaths can be counted, but not negated or inside a time window "
+                        f"({item.text!r})",
+                        item.text,
+                    )
+                preds.append(Pred(k, "death"))
+                ctx.groundings.append(
+                    Grounding(phrase=item.text, kind="death", target="a recorded death date")
+                )
+            elif kind == "unit":
+                ctx.unit = item.data["unit"]
+                ctx.groundings.append(Grounding(phrase=item.text, kind="unit", target=ctx.unit))
+            elif kind == "number":
+                bound = _bind_number(items, k, item, preds, last_event, measure, ctx)
+                if bound == "age":
+                    preds.append(
+                        Pred(k, "age", age={"op": item.data["op"], "value": int(item.data["value"])})
+                    )
+                    ctx.groundings.append(
+                        Grounding(
+                            phrase=item.text,
+                            kind="age",
+                            target=f"{item.data['op']} {int(item.data['value'])}",
+                        )
+                    )
+                continue
             elif kind == "value":
                 target = last_event
                 if target is None or target.stream not in VALUE_STREAMS:
@@ -184,6 +217,7 @@ def _predicates(
                         target.concept.phrase,
                     )
                 target.value = vf
+                _one_measurement(target, lex, ctx)
                 ctx.groundings.append(
                     Grounding(
                         phrase=item.text,
@@ -278,6 +312,94 @@ def _predicates(
                 raise Abstain("two time windows for the same events; ask one at a time", slot.text)
             target.window = window
     return preds, plan_window, confidence
+
+
+def _one_measurement(pred: Pred, lex: Any, ctx: Ctx) -> None:
+    """A value threshold applies to one measurement (one unit): the best-matching one, or each
+    of several equally good ones in turn (an ambiguity the reader asks about)."""
+    if pred.concept is not None and pred.stream is not None:
+        pred.concept_set = _concept_set(pred.concept, pred.stream, lex, ctx, values=True)
+
+
+def _value_target(pred: Pred | None, lex: Any) -> bool:
+    return (
+        pred is not None
+        and pred.kind == "event"
+        and pred.stream in VALUE_STREAMS
+        and pred.concept is not None
+        and sum(lex.entries[e].values for e in pred.concept.entries) > 0
+    )
+
+
+def _plausible(label: str, value: float, unit: str | None) -> bool:
+    from clinbridge.engine._shapes import plausible_range
+
+    rng = plausible_range(label, unit)
+    return rng is None or rng[0] <= value <= rng[1]
+
+
+def _bind_number(
+    items: list[Item],
+    k: int,
+    slot: Slot,
+    preds: list[Pred],
+    last_event: Pred | None,
+    measure: Measure,
+    ctx: Ctx,
+) -> str:
+    """'an LDL of 130 or more', 'SBP 140+', 'patients 65+': a threshold stays with the nearest
+    measure before it whose values it fits; after a person word with no measure, it is an age."""
+    lex = ctx.lex
+    d = slot.data
+    vf = ValueFilter(op=d["op"], value=d["value"], unit=d.get("unit"))
+    prev = next(
+        (
+            i
+            for i in reversed(items[:k])
+            if not (isinstance(i, Word) and i.role in {"connector", "hint"} and not i.value)
+            and not (isinstance(i, Word) and i.text in {"of", "a", "an"})
+        ),
+        None,
+    )
+    if isinstance(prev, Concept) and _value_target(last_event, lex) and last_event is not None:
+        assert last_event.concept is not None
+        if not _plausible(last_event.concept.label, vf.value, vf.unit):
+            raise Abstain(
+                f"{slot.text!r} is not a plausible value of {last_event.concept.label!r}",
+                slot.text,
+            )
+        if last_event.value is not None:
+            raise Abstain(f"two values for {last_event.concept.label!r}", slot.text)
+        last_event.value = vf
+        _one_measurement(last_event, lex, ctx)
+        ctx.groundings.append(
+            Grounding(
+                phrase=slot.text,
+                kind="value",
+                target=f"{vf.op} {vf.value}{' ' + vf.unit if vf.unit else ''}",
+            )
+        )
+        return "value"
+    if (
+        isinstance(prev, Concept)
+        and not preds
+        and measure.of in {"value", "events", "date"}
+        and measure.stream in VALUE_STREAMS
+        and ctx.measure_value is None
+    ):
+        label = measure.concepts.concepts[0].name if measure.concepts else ""
+        if label and not _plausible(label, vf.value, vf.unit):
+            raise Abstain(f"{slot.text!r} is not a plausible value of {label!r}", slot.text)
+        ctx.measure_value = vf
+        return "value"
+    person = (isinstance(prev, Word) and prev.role == "subject") or (
+        isinstance(prev, Slot) and prev.kind in {"sex"}
+    )
+    if person and vf.unit is None and 0 <= vf.value <= 120 and float(vf.value).is_integer():
+        if not lex.has_birth:
+            raise Abstain("this source stores no birth dates, so ages are unknown", slot.text)
+        return "age"
+    raise Abstain(f"could not tell which measurement {slot.text!r} applies to", slot.text)
 
 
 def _first_pos(items: list[Item], kind: str) -> int:

@@ -87,6 +87,14 @@ _OP_RE = (
     r"at most|no more than|equal to|exactly)"
 )
 
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+# Units a reader may name on their own, to say what the answer is in: "(g/dL)", "in kg".
+_UNIT_ALONE = (
+    r"(?P<unit>%|percent|mg/dl|g/dl|g/l|mmol/l|mmol/mol|umol/l|µmol/l|mg/l|ng/ml|pg/ml|u/l|iu/l|"
+    r"meq/l|mmhg|bpm|beats/min|/min|kg/m2|kg|lbs?|pounds|grams|mg|mcg|ml|cm|mm|°c|°f|celsius|"
+    r"fahrenheit|x10\^9/l|10\^9/l|k/ul|/ul|kilograms|centimeters|inches)"
+)
+
 Maker = Callable[[re.Match[str]], list[Piece] | Slot | None]
 
 
@@ -97,7 +105,8 @@ def _num(s: str) -> float:
 def _replace_number_words(text: str) -> str:
     text = re.sub(r"\bmore than once\b", "at least 2 times", text)
     text = re.sub(r"\btwice\b", "2 times", text)
-    text = re.sub(r"\bonce\b", "1 times", text)
+    text = re.sub(r"\b(?:exactly|only|just)\s+once\b", "exactly 1 times", text)
+    text = re.sub(r"\b(?:at\s+least\s+)?once\b", " ", text)  # 'ever', the default
     text = re.sub(r"\b(a|an|one)\s+(day|week|month|year)\b", r"1 \2", text)
     words = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
     return re.sub(rf"\b({words})\b(?!\s+of\b)", lambda m: str(NUMBER_WORDS[m[1]]), text)
@@ -136,14 +145,22 @@ def extract(text: str) -> list[Piece]:
     # -- subject: a patient named in the question
     pieces = _pass(
         pieces,
-        r"\b(?:patient|person|subject|pt|mrn)\s*(?:id|number|no\.?|#)?\s*#?\s*(?P<id>\d{1,12})\b",
+        rf"\b(?:patient|person|subject|pt|mrn)\s*(?:id|identifier|number|no\.?|#)?\s*[#:]?\s*(?P<id>{_UUID}|\d{{1,12}})\b",
         lambda m: Slot("patient_ref", {"id": m["id"]}),
+    )
+    pieces = _pass(  # an identifier on its own ("what is 5f1c...'s last creatinine")
+        pieces, rf"\b(?P<id>{_UUID})\b", lambda m: Slot("patient_ref", {"id": m["id"]})
     )
     # -- things the plan cannot express: death, cost, free text
     pieces = _pass(
         pieces,
-        r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|mortality|survival|survived|surviving)\b",
+        r"\b(?:mortality|survival|survived|surviving|cause\s+of\s+death)\b",
         lambda m: Slot("unsupported", {"what": "death or survival"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|passed\s+away|expired)\b",
+        lambda m: Slot("death"),
     )
     pieces = _pass(
         pieces,
@@ -269,6 +286,18 @@ def extract(text: str) -> list[Piece]:
     )
     pieces = _pass(
         pieces,
+        rf"(?<![\w.])(?<!aged\s)(?<!age\s)(?<!ages\s)(?P<n>-?\d+(?:\.\d+)?)\s*{UNITS}?\s*(?:\+|or\s+(?P<dir>more|higher|greater|above|over|up|lower|less|below|under|fewer))(?!\s*years?\b|\s*y/?o\b|\s*years?\s+old)",
+        lambda m: Slot(
+            "number",
+            {
+                "op": "<=" if m["dir"] in {"lower", "less", "below", "under", "fewer"} else ">=",
+                "value": _num(m["n"]),
+                "unit": "%" if m["unit"] == "percent" else m["unit"],
+            },
+        ),
+    )
+    pieces = _pass(
+        pieces,
         r"\b(?:aged?\s+)?(?P<n>\d+)\s*(?:\+|(?:years?\s+(?:old\s+|of\s+age\s+)?)?(?:or|and)\s+(?P<dir>older|over|above|up|more|younger|under|below|less))(?:\s+years?(?:\s+old|\s+of\s+age)?)?",
         lambda m: Slot(
             "age",
@@ -345,6 +374,11 @@ def extract(text: str) -> list[Piece]:
         pieces,
         rf"(?:\b|(?<=\s)|^){_OP_RE}\s*(?P<n>-?\d+(?:\.\d+)?)\s*{UNITS}?(?!\s*(?:days?|weeks?|months?|years?|times|visits|patients)\b)",
         _value,
+    )
+    pieces = _pass(
+        pieces,
+        rf"\(\s*(?:in\s+|as\s+|units?:?\s+)?{_UNIT_ALONE}\s*\)|\b(?:in|as)\s+{_UNIT_ALONE.replace('<unit>', '<unit2>')}(?=\s|$)",
+        lambda m: Slot("unit", {"unit": _unit_word(m["unit"] or m["unit2"])}),
     )
     # -- the aggregate
     pieces = _pass(
@@ -425,6 +459,10 @@ def extract(text: str) -> list[Piece]:
         lambda m: Slot("neg"),
     )
     return pieces
+
+
+def _unit_word(unit: str) -> str:
+    return {"percent": "%", "kilograms": "kg", "centimeters": "cm", "pounds": "lb"}.get(unit, unit)
 
 
 def _group(m: re.Match[str]) -> Slot:
