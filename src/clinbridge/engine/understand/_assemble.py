@@ -104,9 +104,6 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         )
         patient_id = None
     op, intent_pos, intent = _intent(items, patient_id)
-    if op not in {"first", "last"} and _slots(items, "order"):
-        o = _slots(items, "order")[0]
-        raise Abstain(f"could not tell what {o.text!r} refers to in this question", o.text)
     if patient_id and op in {"count", "proportion"} and not ctx.patient_id_from_question:
         nxt = _next_significant(items[intent_pos + 1 :])
         if op == "proportion" or (nxt is not None and _is_person(nxt)):
@@ -121,11 +118,37 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
     used = {measure_concept_pos} if measure_concept_pos is not None else set()
     preds, plan_window, conf2 = _predicates(items, ctx, used, measure, patient_id)
     confidence *= conf2
+    if op not in {"first", "last"}:
+        for o in _slots(items, "order"):
+            if id(o) not in ctx.consumed:
+                raise Abstain(f"could not tell what {o.text!r} refers to in this question", o.text)
     if op == "count" and measure.of == "patients" and patient_id and not preds:
         raise Abstain("a patient-level question needs something to count")
 
     scope = None
     scope_slots = _slots(items, "scope") + ([ctx.located_scope] if ctx.located_scope else [])
+    if measure.of in {"patients", "age"}:
+        # "patients with a hemoglobin test during an emergency visit": a cohort's events inside
+        # encounters of a type are an encounter-typed event filter
+        kept = []
+        for s in scope_slots:
+            pos = next((k for k, i in enumerate(items) if i is s), -1)
+            target = next(
+                (
+                    p
+                    for p in reversed(preds)
+                    if p.kind == "event" and p.pos < pos and p.enc_type is None
+                ),
+                None,
+            )
+            if s.data.get("type") and s.data.get("which", "all") == "all" and target is not None:
+                target.enc_type = s.data["type"]
+                ctx.groundings.append(
+                    Grounding(phrase=s.text, kind="encounter_type", target=s.data["type"])
+                )
+            else:
+                kept.append(s)
+        scope_slots = kept
     for s in scope_slots:
         if s.kind == "encounter":
             scope = EncounterScope(which="all", type=s.data.get("type"))
@@ -189,6 +212,9 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
 
 def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot | None]:
     intents = [(k, i) for k, i in enumerate(items) if isinstance(i, Slot) and i.kind == "intent"]
+    if any(s.data.get("at_event") for s in _slots(items, "measure")):
+        # "how old was she when first diagnosed": the 'when' names the event, not a date asked
+        intents = [(k, i) for k, i in intents if i.data["op"] != "date"]
     ops = [i.data["op"] for _, i in intents]
     order = _slots(items, "order")
 
@@ -209,6 +235,15 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
         return numeric[0], k, s
     if "count" in ops:
         return ("count", *pos("count"))
+    at_event = [m for m in _slots(items, "measure") if m.data.get("at_event")]
+    if at_event:
+        if not patient_id:
+            raise Abstain(
+                "say which summary of the ages is wanted (average, median, youngest, oldest)",
+                at_event[0].text,
+            )
+        k = next(k for k, i in enumerate(items) if i is at_event[0])
+        return "max", k, at_event[0]
     if "date" in ops:
         k, s = pos("date")
         return ("last" if order and order[0].data["which"] == "last" else "first"), k, s
@@ -315,6 +350,8 @@ def _measure(
         if of == "age":
             if not lex.has_birth:
                 raise Abstain("this source stores no birth dates, so ages are unknown")
+            if mslot is not None and mslot.data.get("at_event"):
+                return _age_at_event(items, ctx, mslot), None, 0.95
             return Measure(of="age"), None, 1.0
         per_patient = bool(_slots(items, "per_patient")) or any(
             isinstance(i, Slot) and i.kind == "intent" and i.data.get("target") == "events"
@@ -383,8 +420,12 @@ def _measure(
             raise Abstain("could not tell what the first/last refers to")
         k, c, st = found
         vals = sum(lex.entries[e].values for e in c.entries)
-        if st in VALUE_STREAMS and not vals and op == "series":
-            raise Abstain(f"no numeric values are stored for {c.label!r}", c.phrase)
+        if st in VALUE_STREAMS and not vals:
+            # asked for a measurement's value that is not stored: never its date instead
+            raise Abstain(
+                f"no numeric values are stored for {c.label!r} (only when it was recorded)",
+                c.phrase,
+            )
         return (
             Measure(of="date", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)),
             k,
@@ -471,6 +512,30 @@ def _measure(
             return Measure(of="encounters", encounter_type=enc[0].data.get("type")), None, 0.9
         return Measure(of="patients"), None, 0.9
     raise Abstain(f"cannot compute {op!r}")
+
+
+def _age_at_event(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
+    """'age at (first) diagnosis of X', 'how old was the patient when first given Y': the age
+    at the patient's first (or last) event of the concept named after the age words."""
+    from clinbridge.engine.plan import EventAnchor
+
+    k = next(k for k, i in enumerate(items) if i is mslot)
+    after = [(j, i) for j, i in enumerate(items) if j > k and isinstance(i, Concept)]
+    if not after:
+        raise Abstain("could not tell which event the age is taken at", mslot.text)
+    _, c = after[0]
+    st = _stream_for(c, ctx.lex)
+    if st is None:
+        raise Abstain(f"{c.label!r} is not recorded in this source", c.phrase)
+    which = "first"
+    for o in _slots(items, "order"):
+        ctx.consumed.add(id(o))
+        which = o.data["which"]
+    anchor = EventAnchor(stream=_ps(c, st, ctx.lex), concepts=_concept_set(c, st, ctx.lex, ctx), which=which)  # type: ignore[arg-type]
+    ctx.groundings.append(
+        Grounding(phrase=mslot.text, kind="aggregate", target=f"age at the {which} {c.phrase}")
+    )
+    return Measure(of="age", age_at=anchor)
 
 
 def _next_significant(items: Sequence[Item]) -> Item | None:

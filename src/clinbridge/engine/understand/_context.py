@@ -48,6 +48,8 @@ class Ctx:
     """Which candidate each ambiguous phrase is read as (alternative readings)."""
     ambiguities: list[tuple[str, list[str]]] = field(default_factory=list)
     """Phrases naming several measurements equally well, with the candidates' names."""
+    consumed: set[int] = field(default_factory=set)
+    """Order slots ('first') used by a filter or an anchor (ids)."""
     unit: str | None = None
     """A unit the question names on its own ('(g/dL)', 'in kg'): the answer's unit."""
     """Alternative label chosen per concept position (for ranked readings)."""

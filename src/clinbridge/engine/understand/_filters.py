@@ -41,6 +41,8 @@ from clinbridge.engine.understand._time import TimeSpec, resolve_relative_year
 
 __all__ = ["Pred"]
 
+EXCEPT_WORDS = frozenset({"except", "except for", "other than", "excluding", "but not"})
+
 
 @dataclass
 class Pred:
@@ -60,6 +62,7 @@ class Pred:
     age: dict[str, Any] | None = None
     enc_type: str | None = None
     plan_stream: str | None = None
+    first_only: bool = False
 
     def build(self) -> Any:
         if self.kind == "sex":
@@ -86,6 +89,8 @@ class Pred:
             min_count=self.min_count,
             negate=self.negate,
             age_at_event=self.age_at_event,
+            encounter_type=self.enc_type,  # type: ignore[arg-type]
+            first_only=self.first_only,
         )
 
 
@@ -104,6 +109,8 @@ def _predicates(
     last_event: Pred | None = None
     measure_pos = min(used) if used else None
     pending_or = False
+    pending_first: Slot | None = None
+    neg_text = ""
     windows: list[tuple[int, Slot]] = []
     measure_is_events = measure.of in {
         "events",
@@ -121,6 +128,10 @@ def _predicates(
             kind = item.kind
             if kind == "neg":
                 neg = True
+                neg_text = item.text
+            elif kind == "order":
+                if item.data["which"] == "first" and measure.of in {"patients", "age"}:
+                    pending_first = item
             elif kind == "count":
                 count = item.data["min"]
                 if last_event is not None and last_event.pos == k - 1 and last_event.min_count == 1:
@@ -232,6 +243,21 @@ def _predicates(
                     items, "encounter"
                 ):
                     continue
+                if (
+                    item.data.get("located")
+                    and item.data.get("type")
+                    and measure.of in {"patients", "age"}
+                    and last_event is not None
+                    and last_event.kind == "event"
+                    and last_event.enc_type is None
+                ):
+                    # "patients with a hemoglobin test in the ER": the cohort's events happened
+                    # during encounters of that type
+                    last_event.enc_type = item.data["type"]
+                    ctx.groundings.append(
+                        Grounding(phrase=item.text, kind="encounter_type", target=item.data["type"])
+                    )
+                    continue
                 if item.data.get("located") and (last_event is not None or measure_pos is not None):
                     # "hemoglobin in the ER": events inside encounters of a type, an encounter scope
                     ctx.located_scope = item
@@ -271,6 +297,25 @@ def _predicates(
             pending_or = False
             continue
         pending_or = False
+        if (
+            neg
+            and " ".join(neg_text.split()) in EXCEPT_WORDS
+            and last_event is not None
+            and last_event.kind == "event"
+            and last_event.stream == st
+            and last_event.concept_set is not None
+            and not last_event.negate
+        ):
+            # "any statin except simvastatin": the second concept is cut out of the first set
+            extra = _concept_set(item, st, lex, ctx)
+            last_event.concept_set = last_event.concept_set.model_copy(
+                update={
+                    "exclude": last_event.concept_set.exclude + extra.concepts,
+                    "label": f"{last_event.concept_set.label} except {extra.label}",
+                }
+            )
+            neg = False
+            continue
         p = Pred(
             k,
             "event",
@@ -282,6 +327,11 @@ def _predicates(
             min_count=count or 1,
         )
         confidence *= item.score if item.how != "exact" else 1.0
+        if pending_first is not None:
+            # "patients whose first GI bleed was after 2010": only each patient's first event
+            p.first_only = True
+            ctx.consumed.add(id(pending_first))
+            pending_first = None
         preds.append(p)
         last_event, neg, count = p, False, None
 

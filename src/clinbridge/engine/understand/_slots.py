@@ -142,6 +142,17 @@ def extract(text: str) -> list[Piece]:
     """Split a normalised question into text and structural slots, in order."""
     pieces: list[Piece] = [_replace_number_words(text)]
 
+    # -- age at an event (before anything splits the sentence)
+    pieces = _pass(
+        pieces,
+        r"\bages?\s+(?:on|at)\s+(?:the\s+)?(?:admission|discharge|death)\b",
+        lambda m: Slot("unsupported", {"what": "age at an admission or a death"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\bages?\s+(?:at|when|of\s+onset\s+of|of\s+onset|of\s+diagnosis\s+of|of\s+diagnosis)\b|\bhow\s+old\s+(?:was|were|is|are)\b(?=.*\b(?:when|at)\b)",
+        lambda m: Slot("measure", {"of": "age", "at_event": True, "how_old": "old" in m[0]}),
+    )
     # -- subject: a patient named in the question
     pieces = _pass(
         pieces,
@@ -336,11 +347,6 @@ def extract(text: str) -> list[Piece]:
         pieces,
         r"\badults\b",
         lambda m: [" patients ", Slot("age", {"op": ">=", "value": 18}, m[0])],
-    )
-    pieces = _pass(
-        pieces,
-        r"\bages?\s+(?:at|when|of\s+onset|of\s+diagnosis|on\s+admission)\b|\bhow\s+old\s+(?:was|were|is|are)\b(?=.*\b(?:when|at)\b)",
-        lambda m: Slot("unsupported", {"what": "age at an event (only age now can be measured)"}),
     )
     pieces = _pass(
         pieces,
