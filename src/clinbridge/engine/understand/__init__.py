@@ -70,7 +70,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         embeddings=ctx.embeddings,
     )
     try:
-        pieces = extract(text)
+        pieces = _rejoin_names(extract(text), ctx.lexicon)
         items = expand(pieces, c)
     except Exception as exc:  # a parsing bug must not become an answer
         logger.exception("understanding failed for %r", question)
@@ -82,6 +82,44 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     if first.plan is not None:
         readings.extend(_alternatives(items, c, first))
     return readings
+
+
+def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
+    """'miscarriage in the first trimester': an order word inside a concept's own name is part
+    of the name, not 'the first event' (only when the source has a concept by that name)."""
+    from clinbridge.engine.understand._slots import Slot
+    from clinbridge.engine.understand._text import tokens
+
+    out: list[Any] = []
+    k = 0
+    while k < len(pieces):
+        p = pieces[k]
+        if (
+            isinstance(p, Slot)
+            and p.kind == "order"
+            and out
+            and isinstance(out[-1], str)
+            and k + 1 < len(pieces)
+            and isinstance(pieces[k + 1], str)
+        ):
+            left, right = tokens(out[-1])[-4:], tokens(pieces[k + 1])[:4]
+            word = tokens(p.text)
+            found = False
+            for a in range(len(left) + 1):
+                for b in range(len(right), 0, -1):
+                    span = " ".join(left[a:] + word + right[:b])
+                    if any(m.score >= 0.97 for m in lex.match(span)):
+                        found = True
+                        break
+                if found:
+                    break
+            if found:
+                out[-1] = f"{out[-1]} {p.text} {pieces[k + 1]}"
+                k += 2
+                continue
+        out.append(p)
+        k += 1
+    return out
 
 
 def _fresh(c: Ctx) -> Ctx:

@@ -323,6 +323,29 @@ def _expand(words: list[str], vocab: set[str], lex: Lexicon | None = None) -> li
     return out
 
 
+# English adjective → noun derivations of clinical words ('prediabetic' → 'prediabetes',
+# 'anemic' → 'anemia', 'cirrhotic' → 'cirrhosis', 'arthritic' → 'arthritis').
+_DERIVATIONS = (
+    ("etic", "etes"),
+    ("emic", "emia"),
+    ("aemic", "aemia"),
+    ("otic", "osis"),
+    ("itic", "itis"),
+    ("tensive", "tension"),
+    ("ic", "ia"),
+    ("ic", "y"),
+)
+
+
+def _derived_noun(word: str, vocab: set[str]) -> str | None:
+    for suffix, noun in _DERIVATIONS:
+        if word.endswith(suffix) and len(word) > len(suffix) + 3:
+            cand = word[: -len(suffix)] + noun
+            if stem(cand) in vocab:
+                return cand
+    return None
+
+
 def _ignorable(word: str) -> bool:
     return (
         word in STOP_WORDS or word in GLUE or word in FILLER or word.isdigit() or len(word) == 1
@@ -345,7 +368,7 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             and w not in STREAM_NOUNS
             and stem(w) not in vocab
         ):
-            near = lex.nearest_token(stem(w))
+            near = _derived_noun(w, vocab) or lex.nearest_token(stem(w))
             fixed.append(near if near else w)
         else:
             fixed.append(w)

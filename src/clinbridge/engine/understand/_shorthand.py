@@ -76,7 +76,9 @@ def expand_words(text: str) -> str:
         word = "female" if letter == "f" else "male"
         return (" " if m["s2"] else "") + word
 
-    return _SEX_LETTER.sub(sex, text)
+    text = _SEX_LETTER.sub(sex, text)
+    return re.sub(r"\bout\s+of\b", "among", text)  # 'out of everyone with X, ...'
+
 
 
 @dataclass(frozen=True)

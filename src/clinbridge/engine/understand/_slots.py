@@ -153,6 +153,17 @@ def extract(text: str) -> list[Piece]:
         r"\bages?\s+(?:at|when|of\s+onset\s+of|of\s+onset|of\s+diagnosis\s+of|of\s+diagnosis)\b|\bhow\s+old\s+(?:was|were|is|are)\b(?=.*\b(?:when|at)\b)",
         lambda m: Slot("measure", {"of": "age", "at_event": True, "how_old": "old" in m[0]}),
     )
+    # -- 'how long did they stay': a length of stay (before anything splits the sentence)
+    pieces = _pass(
+        pieces,
+        r"\bhow\s+(?:long|many\s+days)\s+(?:did|does|do|was|were|is|are|has|have)\b(?=.*\b(?:stay|stayed|stays|admitted|admission|admissions|hospitali[sz]ed|hospitali[sz]ation)\b)",
+        lambda m: Slot("measure", {"of": "length_of_stay", "type": None, "how_long": True}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:stay(?:ed)?|admitted)\s+(?:in|at)\s+(?:the\s+)?hospital\b",
+        lambda m: Slot("encounter", {"type": "inpatient", "plural": False}),
+    )
     # -- subject: a patient named in the question
     pieces = _pass(
         pieces,
@@ -322,6 +333,11 @@ def extract(text: str) -> list[Piece]:
         pieces,
         rf"\b(?P<who>{PERSON})\s+(?:who\s+(?:are|were)\s+|aged\s+|of\s+age\s+)?(?P<op>older\s+than|over|above|younger\s+than|under|below|at\s+least)\s+(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b(?!\s*(?:%|mg|g/|mmol|times|visits|days))",
         lambda m: [m["who"] + " ", Slot("age", {"op": _OPS[m["op"]], "value": int(m["n"])}, m[0])],
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?P<op>under|over|below|above|at\s+least|at\s+most)\s+(?P<n>\d+)\s+(?:years?\s+old|years?\s+of\s+age)\b",
+        lambda m: Slot("age", {"op": _OPS[" ".join(m["op"].split())], "value": int(m["n"])}),
     )
     pieces = _pass(
         pieces,
