@@ -44,7 +44,10 @@ def build(folder: Path) -> dict[str, str]:
         from clinbridge.adapters.fhir.loader import load_fhir
 
         load_fhir(
-            [ROOT / "tests" / "data" / "fhir" / "bundles", ROOT / "tests" / "data" / "fhir" / "ndjson"],
+            [
+                ROOT / "tests" / "data" / "fhir" / "bundles",
+                ROOT / "tests" / "data" / "fhir" / "ndjson",
+            ],
             f"duckdb:///{fhir}",
         )
     urls["fhir"] = f"duckdb:///{fhir}"
@@ -89,7 +92,9 @@ def main() -> None:
                     a = conn.ask(r["question"], patient_id=r.get("patient_id"), now=r.get("now"))
                     ambiguous_named += a.reason_code == r["expect_reason"]
                 if args.show and (not o.correct) and o.split == "dev":
-                    print(f"MISS {o.id} [{o.decision}] {r['question']!r} → {o.value!r} (gold {o.gold!r}) {o.reason or ''}")
+                    print(
+                        f"MISS {o.id} [{o.decision}] {r['question']!r} → {o.value!r} (gold {o.gold!r}) {o.reason or ''}"
+                    )
         for o in score.outcomes:
             total.outcomes.append(o)
             by_db.outcomes.append(o.__class__(**{**o.__dict__, "category": name}))

@@ -82,6 +82,7 @@ class Connection:
         self.settings = settings or Settings()
         self._cache_dir = cache_dir
         self._understander: Understander | None = None
+        self._bank: Any = False
         self._llm: Any = None
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -112,7 +113,25 @@ class Connection:
         self, question: str, patient_id: str | None = None, now: str | dt.datetime | None = None
     ) -> list[Reading]:
         """The parser's ranked readings of ``question`` (plans with grounding evidence)."""
-        return self.understander.understand(question, patient_id=patient_id, now=self._now(now))
+        readings = self.understander.understand(question, patient_id=patient_id, now=self._now(now))
+        bank = self._example_bank()
+        if bank is not None:
+            from clinbridge.engine.understand._bank import apply_examples
+
+            readings = apply_examples(
+                question, readings, bank, source=self.catalog.source, patient_id=patient_id
+            )
+        return readings
+
+    def _example_bank(self) -> Any:
+        """The approved examples (settings.examples, else ~/.clinbridge/examples.jsonl), read
+        once; None when there is no bank file."""
+        if self._bank is False:
+            from clinbridge.engine.examples import ExampleBank, default_bank_path
+
+            path = default_bank_path(self.settings)
+            self._bank = ExampleBank(path, embeddings="off") if path.exists() else None
+        return self._bank
 
     def ask(
         self, question: str, patient_id: str | None = None, now: str | dt.datetime | None = None
@@ -161,6 +180,11 @@ class Connection:
             )
             answer = result.to_answer()
         answer.timings.steps_ms["understand"] = round(understand_ms, 3)
+        notes = [n for n in readings[0].notes if n.startswith("example ")]
+        first_plan = readings[0].plan
+        if notes and first_plan is not None and answer.plan == first_plan.to_dict():
+            answer.details["examples"] = notes
+            answer.provenance.understanding = "parser+examples"
         answer.details.setdefault("groundings", [g.model_dump() for g in readings[0].groundings])
         answer.details.setdefault("confidence", readings[0].confidence)
         return answer

@@ -30,7 +30,11 @@ def main() -> None:
     ap.add_argument("--fhir", required=True)
     args = ap.parse_args()
     out = []
-    for name, path, rows in (("eunomia", args.eunomia, EUNOMIA), ("s27", args.s27, S27), ("fhir", args.fhir, FHIR)):
+    for name, path, rows in (
+        ("eunomia", args.eunomia, EUNOMIA),
+        ("s27", args.s27, S27),
+        ("fhir", args.fhir, FHIR),
+    ):
         con = duckdb.connect(path, read_only=True)
         for k, r in enumerate(rows, start=1):
             rec = {

@@ -33,7 +33,15 @@ if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
 
-__all__ = ["Choice", "Grounding", "Lexicon", "Reading", "UnderstandContext", "Understander", "understand"]
+__all__ = [
+    "Choice",
+    "Grounding",
+    "Lexicon",
+    "Reading",
+    "UnderstandContext",
+    "Understander",
+    "understand",
+]
 
 logger = logging.getLogger(__name__)
 

@@ -181,9 +181,7 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
     if ctx.unit is not None:
         if measure.of == "value":
             measure = measure.model_copy(update={"unit": ctx.unit})
-        elif not any(
-            getattr(p, "value", None) is not None and p.value.unit == ctx.unit for p in preds
-        ):
+        elif not any(p.value is not None and p.value.unit == ctx.unit for p in preds):
             raise Abstain(f"could not tell what the unit {ctx.unit!r} applies to", ctx.unit)
     numerator: tuple[Any, ...] = ()
     filters = list(preds)
@@ -531,7 +529,9 @@ def _age_at_event(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
     for o in _slots(items, "order"):
         ctx.consumed.add(id(o))
         which = o.data["which"]
-    anchor = EventAnchor(stream=_ps(c, st, ctx.lex), concepts=_concept_set(c, st, ctx.lex, ctx), which=which)  # type: ignore[arg-type]
+    anchor = EventAnchor(
+        stream=_ps(c, st, ctx.lex), concepts=_concept_set(c, st, ctx.lex, ctx), which=which
+    )  # type: ignore[arg-type]
     ctx.groundings.append(
         Grounding(phrase=mslot.text, kind="aggregate", target=f"age at the {which} {c.phrase}")
     )

@@ -120,7 +120,9 @@ def _concept_set(
         with_values = [e for e in primary if e.values] or [e for e in entries if e.values]
         if not with_values:
             raise Abstain(f"no numeric values are stored for {c.label!r}", c.phrase)
-        candidates = _tied_measurements(c, stream, lex) or [max(with_values, key=lambda e: e.values)]
+        candidates = _tied_measurements(c, stream, lex) or [
+            max(with_values, key=lambda e: e.values)
+        ]
         if len(candidates) > 1:
             names = [e.name for e in candidates]
             if (c.phrase, names) not in ctx.ambiguities:

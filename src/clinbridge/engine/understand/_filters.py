@@ -182,7 +182,9 @@ def _predicates(
                 bound = _bind_number(items, k, item, preds, last_event, measure, ctx)
                 if bound == "age":
                     preds.append(
-                        Pred(k, "age", age={"op": item.data["op"], "value": int(item.data["value"])})
+                        Pred(
+                            k, "age", age={"op": item.data["op"], "value": int(item.data["value"])}
+                        )
                     )
                     ctx.groundings.append(
                         Grounding(

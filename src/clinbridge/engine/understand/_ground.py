@@ -347,9 +347,7 @@ def _derived_noun(word: str, vocab: set[str]) -> str | None:
 
 
 def _ignorable(word: str) -> bool:
-    return (
-        word in STOP_WORDS or word in GLUE or word in FILLER or word.isdigit() or len(word) == 1
-    )
+    return word in STOP_WORDS or word in GLUE or word in FILLER or word.isdigit() or len(word) == 1
 
 
 def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[GroundItem]:
@@ -409,10 +407,7 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             if any(w in {"and", "or"} for w in seg[1:-1]) and best.score < 0.97:
                 continue
             if length == 1 and (
-                first in SOFT_WORDS
-                or first in STREAM_NOUNS
-                or first in SUBJECT
-                or first in FILLER
+                first in SOFT_WORDS or first in STREAM_NOUNS or first in SUBJECT or first in FILLER
             ):
                 continue
             if best.how == "contains":

@@ -28,7 +28,9 @@ __all__ = [
 
 def _rows(name: str) -> list[list[str]]:
     text = resources.files("clinbridge.engine.understand").joinpath("data", name).read_text("utf-8")
-    return [line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return [
+        line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")
+    ]
 
 
 @functools.cache
@@ -78,7 +80,6 @@ def expand_words(text: str) -> str:
 
     text = _SEX_LETTER.sub(sex, text)
     return re.sub(r"\bout\s+of\b", "among", text)  # 'out of everyone with X, ...'
-
 
 
 @dataclass(frozen=True)
