@@ -41,6 +41,7 @@ from clinbridge.engine.understand._time import TimeSpec, resolve_relative_year
 
 __all__ = ["Pred"]
 
+LATER_WORDS = frozenset({"later", "subsequently", "afterwards", "afterward", "thereafter"})
 EXCEPT_WORDS = frozenset({"except", "except for", "other than", "excluding", "but not"})
 
 
@@ -110,6 +111,7 @@ def _predicates(
     measure_pos = min(used) if used else None
     pending_or = False
     pending_first: Slot | None = None
+    pending_after: Pred | None = None
     neg_text = ""
     windows: list[tuple[int, Slot]] = []
     measure_is_events = measure.of in {
@@ -277,6 +279,15 @@ def _predicates(
         if isinstance(item, Word):
             if item.role == "connector" and item.value == "or":
                 pending_or = True
+            if item.text in LATER_WORDS:
+                # "on celecoxib ... later developed a GI bleed": after the first earlier event
+                if (
+                    last_event is None
+                    or last_event.kind != "event"
+                    or last_event.concept_set is None
+                ):
+                    raise Abstain(f"could not tell what {item.text!r} comes after", item.text)
+                pending_after = last_event
             continue
         # a concept
         if k in used:
@@ -329,6 +340,19 @@ def _predicates(
             min_count=count or 1,
         )
         confidence *= item.score if item.how != "exact" else 1.0
+        if pending_after is not None:
+            p.window = RelativeWindow(
+                anchor=EventAnchor(
+                    stream=pending_after.plan_stream or pending_after.stream or "",
+                    concepts=pending_after.concept_set,
+                    which="first",
+                ),
+                start_days=0,
+            )
+            ctx.groundings.append(
+                Grounding(phrase="later", kind="time", target="after the first earlier event")
+            )
+            pending_after = None
         if pending_first is not None:
             # "patients whose first GI bleed was after 2010": only each patient's first event
             p.first_only = True

@@ -186,6 +186,11 @@ def extract(text: str) -> list[Piece]:
     )
     pieces = _pass(
         pieces,
+        r"\b(?:time|days|weeks|months|years|interval|delay|gap|duration|lag)\s+(?:between|from)\b(?=.*\b(?:and|to|until|till)\b)",
+        lambda m: Slot("unsupported", {"what": "the time between two events"}),
+    )
+    pieces = _pass(
+        pieces,
         r"\b(?:currently|at\s+present|presently|right\s+now|still|active(?:ly)?|ongoing)\b",
         lambda m: Slot("unsupported", {"what": "what is true now (current status)"}),
     )
