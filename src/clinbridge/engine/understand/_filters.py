@@ -221,6 +221,20 @@ def _predicates(
                     ):
                         ctx.measure_value = vf
                         continue
+                    if (
+                        _after_person(items, k)
+                        and vf.unit is None
+                        and vf.op in {">", ">=", "<", "<="}
+                        and 0 <= vf.value <= 120
+                        and float(vf.value).is_integer()
+                        and lex.has_birth
+                    ):
+                        # "how many patients are over 65": an age
+                        preds.append(Pred(k, "age", age={"op": vf.op, "value": int(vf.value)}))
+                        ctx.groundings.append(
+                            Grounding(phrase=item.text, kind="age", target=f"{vf.op} {vf.value:g}")
+                        )
+                        continue
                     raise Abstain(
                         f"could not tell which measurement {item.text!r} applies to", item.text
                     )
@@ -395,6 +409,18 @@ def _one_measurement(pred: Pred, lex: Any, ctx: Ctx) -> None:
     of several equally good ones in turn (an ambiguity the reader asks about)."""
     if pred.concept is not None and pred.stream is not None:
         pred.concept_set = _concept_set(pred.concept, pred.stream, lex, ctx, values=True)
+
+
+def _after_person(items: list[Item], k: int) -> bool:
+    """The slot at ``k`` follows a person word ('patients', 'women'), copulas aside."""
+    for i in reversed(items[:k]):
+        if isinstance(i, Word):
+            if i.role == "subject":
+                return True
+            if i.role in {"boundary", "connector"} or i.text in {"of", "a", "an", "who"}:
+                continue
+        return isinstance(i, Slot) and i.kind == "sex"
+    return False
 
 
 def _value_target(pred: Pred | None, lex: Any) -> bool:
