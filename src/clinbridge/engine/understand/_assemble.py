@@ -210,7 +210,7 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
 
 def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot | None]:
     intents = [(k, i) for k, i in enumerate(items) if isinstance(i, Slot) and i.kind == "intent"]
-    if any(s.data.get("at_event") for s in _slots(items, "measure")):
+    if any(s.data.get("at_event") or s.data.get("at_death") for s in _slots(items, "measure")):
         # "how old was she when first diagnosed": the 'when' names the event, not a date asked
         intents = [(k, i) for k, i in intents if i.data["op"] != "date"]
     ops = [i.data["op"] for _, i in intents]
@@ -233,7 +233,9 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
         return numeric[0], k, s
     if "count" in ops:
         return ("count", *pos("count"))
-    at_event = [m for m in _slots(items, "measure") if m.data.get("at_event")]
+    at_event = [
+        m for m in _slots(items, "measure") if m.data.get("at_event") or m.data.get("at_death")
+    ]
     if at_event:
         if not patient_id:
             raise Abstain(
@@ -260,6 +262,17 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
     if ms and patient_id:  # "how old is the patient", "the patient's age"
         k = next(k for k, i in enumerate(items) if i is ms[0])
         return "max", k, ms[0]
+    first = _next_significant(items)
+    if (
+        first is not None
+        and (_is_person(first) or (isinstance(first, Slot) and first.kind == "encounter"))
+        and not patient_id
+    ):
+        # a headless noun phrase: "pts with osteoarthritis", "ER visits in 2022" — how many
+        return "count", -1, None
+    if patient_id and any(isinstance(i, Concept) for i in items) and not _slots(items, "wh"):
+        # "pt 1088 on warfarin?": does the patient have it
+        return "exists", -1, None
     wh = _slots(items, "wh")
     if wh and any(isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} for i in items):
         k = next(k for k, i in enumerate(items) if i is wh[0])
@@ -348,6 +361,15 @@ def _measure(
         if of == "age":
             if not lex.has_birth:
                 raise Abstain("this source stores no birth dates, so ages are unknown")
+            if mslot is not None and mslot.data.get("at_death"):
+                from clinbridge.engine.plan import PatientAnchor
+
+                if not lex.deaths:
+                    raise Abstain("this source records no deaths", mslot.text)
+                ctx.groundings.append(
+                    Grounding(phrase=mslot.text, kind="aggregate", target="age at death")
+                )
+                return Measure(of="age", age_at=PatientAnchor(point="death")), None, 0.95
             if mslot is not None and mslot.data.get("at_event"):
                 return _age_at_event(items, ctx, mslot), None, 0.95
             return Measure(of="age"), None, 1.0
@@ -431,6 +453,9 @@ def _measure(
         )
 
     if op in {"list", "count_distinct"}:
+        nxt = _next_significant(after)
+        if op == "list" and nxt is not None and _is_person(nxt):
+            raise Abstain("the plan cannot list patients (their ids); ask how many")
         noun = _noun_stream(items, intent_pos + 1) or _noun_stream(items)
         if noun is None:
             found = first_concept(VALUE_STREAMS, with_values=True)
@@ -496,7 +521,11 @@ def _measure(
             return Measure(of="concept", stream=nxt.value), None, 0.8
         found = first_concept()
         event_noun = any(isinstance(i, Word) and i.role == "event_noun" for i in after[:6])
-        concept_first = isinstance(nxt, Concept) and not _followed_by_person(after, nxt)
+        concept_first = (
+            isinstance(nxt, Concept)
+            and not _followed_by_person(after, nxt)
+            and not _negated(after, nxt)
+        )
         if found is not None and (target == "events" or event_noun or patient_id or concept_first):
             k, c, st = found
             return (
@@ -546,6 +575,13 @@ def _next_significant(items: Sequence[Item]) -> Item | None:
             continue
         return i
     return None
+
+
+def _negated(items: Sequence[Item], concept: Concept) -> bool:
+    """A negation stands right before the concept ('(not suspected)'): a filter, not a measure."""
+    k = next(k for k, i in enumerate(items) if i is concept)
+    prev = items[k - 1] if k > 0 else None
+    return isinstance(prev, Slot) and prev.kind == "neg"
 
 
 def _followed_by_person(items: Sequence[Item], concept: Concept) -> bool:

@@ -158,7 +158,14 @@ def _predicates(
                         target=f"{item.data['op']} {item.data['value']}",
                     )
                 )
-                if item.data.get("at_event") and last_event is not None:
+                prev = items[k - 1] if k > 0 else None
+                after_verb = (
+                    isinstance(prev, Word)
+                    and prev.role in {"hint", "boundary"}
+                    and bool(prev.value)
+                    and prev.text.endswith("ed")
+                )
+                if (item.data.get("at_event") or after_verb) and last_event is not None:
                     last_event.age_at_event = AgeFilter(
                         op=item.data["op"], value=item.data["value"], value2=item.data.get("value2")
                     )
@@ -326,6 +333,27 @@ def _predicates(
         pending_or = False
         if (
             neg
+            and last_event is not None
+            and last_event.kind == "event"
+            and last_event.stream == st
+            and last_event.concept is not None
+            and last_event.concept_set is not None
+            and not last_event.negate
+            and _variant_of(item, last_event.concept)
+        ):
+            # "COVID-19 (not suspected)": a qualifier of the concept, not of the patient — the
+            # variant is cut out of the concept set (a no-op when the set never held it)
+            extra = _concept_set(item, st, lex, ctx)
+            last_event.concept_set = last_event.concept_set.model_copy(
+                update={
+                    "exclude": last_event.concept_set.exclude + extra.concepts,
+                    "label": f"{last_event.concept_set.label} except {extra.label}",
+                }
+            )
+            neg = False
+            continue
+        if (
+            neg
             and " ".join(neg_text.split()) in EXCEPT_WORDS
             and last_event is not None
             and last_event.kind == "event"
@@ -388,7 +416,33 @@ def _predicates(
                 break
     if neg and not any(p.negate for p in preds):
         negatable = [p for p in preds if p.kind in {"event", "encounter"}]
-        if negatable and not patient_id:
+        last = negatable[-1] if negatable else None
+        base = next(
+            (
+                p
+                for p in negatable[:-1]
+                if last is not None
+                and p.kind == "event"
+                and p.stream == last.stream
+                and p.concept is not None
+                and last.concept is not None
+                and p.concept_set is not None
+                and last.concept_set is not None
+                and _variant_of(last.concept, p.concept)
+            ),
+            None,
+        )
+        if base is not None and last is not None and last.concept_set is not None:
+            # "COVID-19, suspected COVID-19 not counted": the variant is cut out of the set
+            assert base.concept_set is not None
+            base.concept_set = base.concept_set.model_copy(
+                update={
+                    "exclude": base.concept_set.exclude + last.concept_set.concepts,
+                    "label": f"{base.concept_set.label} except {last.concept_set.label}",
+                }
+            )
+            preds.remove(last)
+        elif negatable and not patient_id:
             negatable[-1].negate = True
     for k, slot in windows:
         window = _window(slot.data["spec"], ctx, items, preds)
@@ -409,6 +463,16 @@ def _one_measurement(pred: Pred, lex: Any, ctx: Ctx) -> None:
     of several equally good ones in turn (an ambiguity the reader asks about)."""
     if pred.concept is not None and pred.stream is not None:
         pred.concept_set = _concept_set(pred.concept, pred.stream, lex, ctx, values=True)
+
+
+def _variant_of(c: Concept, base: Concept) -> bool:
+    """True when ``c``'s label holds every content word of ``base``'s phrase and more
+    ('Suspected COVID-19' of 'COVID-19'): a subtype or qualified form of the same concept."""
+    from clinbridge.engine.understand._text import content_tokens
+
+    base_words = set(content_tokens(base.label)) or set(content_tokens(base.phrase))
+    words = set(content_tokens(c.label))
+    return bool(base_words) and base_words < words
 
 
 def _after_person(items: list[Item], k: int) -> bool:
@@ -459,6 +523,7 @@ def _bind_number(
             i
             for i in reversed(items[:k])
             if not (isinstance(i, Word) and i.role in {"connector", "hint"} and not i.value)
+            and not (isinstance(i, Word) and i.role in {"event_noun", "stream_noun"})
             and not (isinstance(i, Word) and i.text in {"of", "a", "an"})
         ),
         None,
@@ -615,6 +680,21 @@ def _split_proportion(
         ),
         None,
     )
+    subject = next(
+        (
+            k
+            for k, i in enumerate(items)
+            if k > intent_pos and isinstance(i, Word) and i.role == "subject"
+        ),
+        None,
+    )
+    if (
+        among is None
+        and subject is not None
+        and any(p.pos < subject for p in after)
+        and any(p.pos > subject for p in after)
+    ):  # "share of LDL-tested patients with an LDL >= 130": the cohort is named before 'patients'
+        return [p for p in after if p.pos < subject], [p for p in after if p.pos > subject]
     if among is not None:  # "proportion of women among celecoxib users"
         return [p for p in after if p.pos > among], [p for p in after if p.pos < among]
     boundaries = [

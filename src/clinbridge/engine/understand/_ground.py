@@ -69,6 +69,7 @@ CONNECTORS = {
     "plus": "and",
     "nor": "or",
     "&": "and",
+    "including": "or",
 }
 SUBJECT = frozenset(
     [
@@ -316,7 +317,14 @@ def _expand(words: list[str], vocab: set[str], lex: Lexicon | None = None) -> li
             text = re.sub(rf"\b{re.escape(key)}\b", _pick(shorthand[key], vocab), text)
     out: list[str] = []
     for w in text.split():
-        if w in shorthand and (stem(w) not in vocab or (lex is not None and not lex.match(w))):
+        if w in shorthand and (
+            stem(w) not in vocab
+            or (
+                lex is not None
+                and not any(m.how in {"exact", "synonym", "same_words"} for m in lex.match(w))
+                and any(lex.match(x) for x in shorthand[w])
+            )
+        ):
             out.extend(_pick(shorthand[w], vocab).split())
         else:
             out.append(w)
@@ -468,6 +476,13 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             role = ("stream_noun", lex.stream_words[stem(w)])
         if role is None:
             if _ignorable(w):
+                if w.replace(".", "").isdigit():
+                    # a number left over is content nothing took (a range, a date, a dose)
+                    run.append(w)
+                    i += 1
+                    continue
+                if not run and items and isinstance(items[-1], Concept):
+                    items.append(Word(w, "gap"))
                 i += 1
                 continue
             run.append(w)
@@ -476,7 +491,9 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             items.append(Word(w, role[0], role[1]))
         i += 1
     flush()
-    items = _merge_adjacent(items, lex)
+    items = [
+        i for i in _merge_adjacent(items, lex) if not (isinstance(i, Word) and i.role == "gap")
+    ]
     if embeddings:
         items = [
             _embed(item, lex) if isinstance(item, Word) and item.role == "unresolved" else item
@@ -607,6 +624,11 @@ def _role_of(word: str) -> tuple[str, str] | None:
 def _embed(item: Word, lex: Lexicon) -> GroundItem:
     content = [w for w in item.text.split() if not _ignorable(w)]
     if not content or len(content) > 5:
+        return item
+    if len(content) > 1 and any(
+        m.how in {"exact", "synonym", "same_words"} for w in content for m in lex.match(w)
+    ):
+        # a run holding a word that names a concept on its own is several things, not one
         return item
     try:
         found = lex.embed_search(" ".join(content), limit=8)

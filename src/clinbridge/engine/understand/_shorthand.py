@@ -79,6 +79,15 @@ def expand_words(text: str) -> str:
         return (" " if m["s2"] else "") + word
 
     text = _SEX_LETTER.sub(sex, text)
+    text = re.sub(r"\(?\byes\s*(?:/|or)\s*no\b\)?", " whether ", text)  # the answer type asked
+    text = re.sub(r"(?:^|(?<=\s))#\s*(?:of\s+)?(?=[a-z])", "number of ", text)
+    for short, unit in (
+        ("d", "days"),
+        ("wk|wks", "weeks"),
+        ("mo|mos", "months"),
+        ("yr|yrs", "years"),
+    ):
+        text = re.sub(rf"\b(\d+)\s*(?:{short})\b", rf"\1 {unit}", text)
     return re.sub(r"\bout\s+of\b", "among", text)  # 'out of everyone with X, ...'
 
 

@@ -142,17 +142,46 @@ def extract(text: str) -> list[Piece]:
     """Split a normalised question into text and structural slots, in order."""
     pieces: list[Piece] = [_replace_number_words(text)]
 
+    # -- subject: a patient named in the question
+    pieces = _pass(
+        pieces,
+        rf"\b(?:patient|person|subject|pt|mrn)\s*(?:id|identifier|number|no\.?|#)?\s*[#:]?\s*(?P<id>{_UUID}|\d{{1,12}})\b",
+        lambda m: Slot("patient_ref", {"id": m["id"]}),
+    )
+    pieces = _pass(  # an identifier on its own ("what is 5f1c...'s last creatinine")
+        pieces, rf"\b(?P<id>{_UUID})\b", lambda m: Slot("patient_ref", {"id": m["id"]})
+    )
     # -- age at an event (before anything splits the sentence)
     pieces = _pass(
         pieces,
-        r"\bages?\s+(?:on|at)\s+(?:the\s+)?(?:admission|discharge|death)\b",
-        lambda m: Slot("unsupported", {"what": "age at an admission or a death"}),
+        r"\b(?:ages?|how\s+old\b[^?]{0,120}?)\s+(?:at|when)\s+(?:the\s+time\s+of\s+)?(?:(?:his|her|their|the\s+patient\s*'?s?)\s+)?(?:death|(?:he|she|they)\s+died)\b",
+        lambda m: Slot("measure", {"of": "age", "at_death": True, "how_old": "old" in m[0]}),
     )
     pieces = _pass(
         pieces,
-        r"\bages?\s+(?:at|when|of\s+onset\s+of|of\s+onset|of\s+diagnosis\s+of|of\s+diagnosis)\b|\bhow\s+old\s+(?:was|were|is|are)\b(?=.*\b(?:when|at)\b)",
+        r"\bages?\s+(?:on|at)\s+(?:the\s+)?(?:admission|discharge)\b",
+        lambda m: Slot("unsupported", {"what": "age at an admission"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\bages?\s+(?:at|when|of\s+onset\s+of|of\s+onset|of\s+diagnosis\s+of|of\s+diagnosis)\b",
         lambda m: Slot("measure", {"of": "age", "at_event": True, "how_old": "old" in m[0]}),
     )
+    pieces = _pass(
+        pieces,
+        r"\bat\s+(?:the\s+time\s+of\s+)?(?:(?:his|her|their)\s+)?death\b|\bwhen\s+(?:he|she|they)\s+died\b",
+        lambda m: Slot("at_death"),
+    )
+    marks = [p for p in pieces if isinstance(p, Slot) and p.kind == "at_death"]
+    death_age = bool(marks) and any(isinstance(p, str) and "how old" in p for p in pieces)
+    joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
+    event_age = not death_age and bool(
+        re.search(r"\bhow\s+old\b.*\b(?:when|at)\b", joined)
+    )  # "how old was patient 2 when first diagnosed with X"
+    if death_age:  # "how old was she at death": the age is taken at death
+        pieces = [p for p in pieces if p not in marks]
+    else:  # not about an age: back to words
+        pieces = [p.text if isinstance(p, Slot) and p.kind == "at_death" else p for p in pieces]
     # -- 'how long did they stay': a length of stay (before anything splits the sentence)
     pieces = _pass(
         pieces,
@@ -163,15 +192,6 @@ def extract(text: str) -> list[Piece]:
         pieces,
         r"\b(?:stay(?:ed)?|admitted)\s+(?:in|at)\s+(?:the\s+)?hospital\b",
         lambda m: Slot("encounter", {"type": "inpatient", "plural": False}),
-    )
-    # -- subject: a patient named in the question
-    pieces = _pass(
-        pieces,
-        rf"\b(?:patient|person|subject|pt|mrn)\s*(?:id|identifier|number|no\.?|#)?\s*[#:]?\s*(?P<id>{_UUID}|\d{{1,12}})\b",
-        lambda m: Slot("patient_ref", {"id": m["id"]}),
-    )
-    pieces = _pass(  # an identifier on its own ("what is 5f1c...'s last creatinine")
-        pieces, rf"\b(?P<id>{_UUID})\b", lambda m: Slot("patient_ref", {"id": m["id"]})
     )
     # -- things the plan cannot express: death, cost, free text
     pieces = _pass(
@@ -485,6 +505,10 @@ def extract(text: str) -> list[Piece]:
         r"\b(?:without|never|not|no|none|didn't|did\s+not|don't|do\s+not|doesn't|does\s+not|haven't|have\s+not|hasn't|has\s+not|wasn't|weren't|excluding|except(?:\s+for)?|free\s+of|other\s+than|lacking)\b",
         lambda m: Slot("neg"),
     )
+    if death_age or event_age:
+        for p in pieces:
+            if isinstance(p, Slot) and p.kind == "measure" and p.data.get("of") == "age":
+                p.data["at_death" if death_age else "at_event"] = True
     return pieces
 
 
