@@ -217,6 +217,9 @@ class Understander:
     ) -> None:
         self.catalog = catalog
         self.lexicon = Lexicon.load(db, catalog, cache_dir=cache_dir)
+        # built-in drug classes stand in for a vocabulary's classes only where a vocabulary
+        # (a concept hierarchy) is attached; on bare code systems a class is not grounded
+        self.lexicon.class_list_allowed = any(d.ancestor_table for d in catalog.dictionaries)
         self.embeddings = embeddings
 
     def understand(

@@ -507,7 +507,7 @@ def _drug_class(phrase: str, lex: Lexicon) -> Concept | None:
     """'statins', 'any NSAID': a drug class the vocabulary holds no concept for, grounded to the
     drugs of its member ingredients (the built-in class list, ``data/drug_classes.tsv``)."""
     klass = drug_class(phrase) or drug_class(" ".join(stem(w) for w in phrase.split()))
-    if klass is None:
+    if klass is None or not getattr(lex, "class_list_allowed", True):
         return None
     entries: set[int] = set()
     found: list[str] = []

@@ -151,6 +151,12 @@ def extract(text: str) -> list[Piece]:
     pieces = _pass(  # an identifier on its own ("what is 5f1c...'s last creatinine")
         pieces, rf"\b(?P<id>{_UUID})\b", lambda m: Slot("patient_ref", {"id": m["id"]})
     )
+    # -- a single calendar day is not read yet: never dropped
+    pieces = _pass(
+        pieces,
+        r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b",
+        lambda m: Slot("unsupported", {"what": "events on one calendar day"}),
+    )
     # -- age at an event (before anything splits the sentence)
     pieces = _pass(
         pieces,
@@ -177,7 +183,12 @@ def extract(text: str) -> list[Piece]:
     joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
     event_age = not death_age and bool(
         re.search(r"\bhow\s+old\b.*\b(?:when|at)\b", joined)
-    )  # "how old was patient 2 when first diagnosed with X"
+        or re.search(
+            r"\bages?\b[^?]{0,80}?\b(?:at|when)\s+(?:(?:their|his|her|the)\s+)?"
+            r"(?:first|earliest|initial|last|latest|index)\b",
+            joined,
+        )
+    )  # "how old was patient 2 when first diagnosed with X", "mean age ... at their first X"
     if death_age:  # "how old was she at death": the age is taken at death
         pieces = [p for p in pieces if p not in marks]
     else:  # not about an age: back to words
@@ -225,6 +236,11 @@ def extract(text: str) -> list[Piece]:
     pieces = _pass(
         pieces,
         r"\b(?:for\s+|between\s+|comparing\s+)?(?:men|males|women|females)\s+(?:and|vs\.?|versus)\s+(?:women|females|men|males)(?:\s+separately)?\b|\bfor\s+each\s+sex\b",
+        lambda m: Slot("group", {"key": "sex"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:of|for|by|per)\s+(?:each|every)\s+(?:sex|gender)\b|\b(?:each|every)\s+(?:sex|gender)\b",
         lambda m: Slot("group", {"key": "sex"}),
     )
     pieces = _pass(

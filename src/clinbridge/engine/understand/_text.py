@@ -397,8 +397,6 @@ FILLER = frozenset(
         "file",
         "yes",
         "no",
-        "gender",
-        "sex",
     ]
 )
 
