@@ -142,6 +142,17 @@ def extract(text: str) -> list[Piece]:
     """Split a normalised question into text and structural slots, in order."""
     pieces: list[Piece] = [_replace_number_words(text)]
 
+    # -- 'how long did they stay': a length of stay (before anything splits the sentence)
+    pieces = _pass(
+        pieces,
+        r"\bhow\s+(?:long|many\s+days)\s+(?:did|does|do|was|were|is|are|has|have)\b(?=.*\b(?:stay|stayed|stays|admitted|admission|admissions|hospitali[sz]ed|hospitali[sz]ation)\b)",
+        lambda m: Slot("measure", {"of": "length_of_stay", "type": None, "how_long": True}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:stay(?:ed)?|admitted)\s+(?:in|at)\s+(?:the\s+)?hospital\b",
+        lambda m: Slot("encounter", {"type": "inpatient", "plural": False}),
+    )
     # -- subject: a patient named in the question
     pieces = _pass(
         pieces,
@@ -193,17 +204,6 @@ def extract(text: str) -> list[Piece]:
         pieces = [p for p in pieces if p not in marks]
     else:  # not about an age: back to words
         pieces = [p.text if isinstance(p, Slot) and p.kind == "at_death" else p for p in pieces]
-    # -- 'how long did they stay': a length of stay (before anything splits the sentence)
-    pieces = _pass(
-        pieces,
-        r"\bhow\s+(?:long|many\s+days)\s+(?:did|does|do|was|were|is|are|has|have)\b(?=.*\b(?:stay|stayed|stays|admitted|admission|admissions|hospitali[sz]ed|hospitali[sz]ation)\b)",
-        lambda m: Slot("measure", {"of": "length_of_stay", "type": None, "how_long": True}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:stay(?:ed)?|admitted)\s+(?:in|at)\s+(?:the\s+)?hospital\b",
-        lambda m: Slot("encounter", {"type": "inpatient", "plural": False}),
-    )
     # -- things the plan cannot express: death, cost, free text
     pieces = _pass(
         pieces,
