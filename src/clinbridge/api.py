@@ -83,6 +83,7 @@ class Connection:
         self._cache_dir = cache_dir
         self._understander: Understander | None = None
         self._trial_reader: Any = None
+        self._bank: Any = False
         self._llm: Any = None
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -119,7 +120,25 @@ class Connection:
 
                 self._trial_reader = TrialReader(self.catalog)
             return self._trial_reader.understand(question)  # type: ignore[no-any-return]
-        return self.understander.understand(question, patient_id=patient_id, now=self._now(now))
+        readings = self.understander.understand(question, patient_id=patient_id, now=self._now(now))
+        bank = self._example_bank()
+        if bank is not None:
+            from clinbridge.engine.understand._bank import apply_examples
+
+            readings = apply_examples(
+                question, readings, bank, source=self.catalog.source, patient_id=patient_id
+            )
+        return readings
+
+    def _example_bank(self) -> Any:
+        """The approved examples (settings.examples, else ~/.clinbridge/examples.jsonl), read
+        once; None when there is no bank file."""
+        if self._bank is False:
+            from clinbridge.engine.examples import ExampleBank, default_bank_path
+
+            path = default_bank_path(self.settings)
+            self._bank = ExampleBank(path, embeddings="off") if path.exists() else None
+        return self._bank
 
     def ask(
         self, question: str, patient_id: str | None = None, now: str | dt.datetime | None = None
@@ -134,7 +153,7 @@ class Connection:
         Returns:
             An :class:`~clinbridge.engine.answer.Answer` (``decision`` accept or abstain).
         """
-        from clinbridge.engine.validate import answer_with_validation
+        from clinbridge.engine.validate import answer_choices, answer_with_validation
 
         if self.settings.llm not in {"", "none"}:
             return self._ask_llm(question, patient_id=patient_id, now=now)
@@ -147,16 +166,32 @@ class Connection:
             return self._abstain(
                 question, reason or "could not read the question", understand_ms, readings
             )
-        result = answer_with_validation(
-            question,
-            plans,
-            catalog=self.catalog,
-            db=self.db,
-            settings=self.settings,
-            understanding="parser",
-        )
-        answer = result.to_answer()
+        answer: Answer | None = None
+        if readings[0].choices:
+            answer = answer_choices(
+                question,
+                [(c.description, c.plan) for c in readings[0].choices],
+                catalog=self.catalog,
+                db=self.db,
+                settings=self.settings,
+                understanding="parser",
+            )
+        if answer is None:
+            result = answer_with_validation(
+                question,
+                plans,
+                catalog=self.catalog,
+                db=self.db,
+                settings=self.settings,
+                understanding="parser",
+            )
+            answer = result.to_answer()
         answer.timings.steps_ms["understand"] = round(understand_ms, 3)
+        notes = [n for n in readings[0].notes if n.startswith("example ")]
+        first_plan = readings[0].plan
+        if notes and first_plan is not None and answer.plan == first_plan.to_dict():
+            answer.details["examples"] = notes
+            answer.provenance.understanding = "parser+examples"
         answer.details.setdefault("groundings", [g.model_dump() for g in readings[0].groundings])
         answer.details.setdefault("confidence", readings[0].confidence)
         if readings[0].notes:

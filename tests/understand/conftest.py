@@ -18,7 +18,9 @@ def _connect(url: str, cache: Path, embeddings: str = "off") -> Any:
     import clinbridge
     from clinbridge.settings import Settings
 
-    return clinbridge.connect(url, settings=Settings(embeddings=embeddings), cache_dir=cache)
+    # no example bank: a bank in the home folder must not change what the parser answers here
+    settings = Settings(embeddings=embeddings, examples=str(cache / "no-examples.jsonl"))
+    return clinbridge.connect(url, settings=settings, cache_dir=cache)
 
 
 @pytest.fixture(scope="session")
@@ -36,6 +38,32 @@ def synth_conn(understand_cache: Path, tmp_path_factory: pytest.TempPathFactory)
         pytest.skip("the synthetic OMOP generator is not in this build")
     path = tmp_path_factory.mktemp("synth-understand") / "synth.duckdb"
     generate_omop(f"duckdb:///{path}", patients=300, seed=1)
+    conn = _connect(f"duckdb:///{path}", understand_cache)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture(scope="session")
+def s27_conn(understand_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Eunomia Synthea27Nj (OMOP 5.4, 28 patients, deaths, no concept_ancestor)."""
+    from clinbridge.adapters.omop import load_omop_csv
+
+    root = Path(__file__).resolve().parents[2]
+    path = tmp_path_factory.mktemp("s27-understand") / "s27.duckdb"
+    load_omop_csv(root / "tests" / "data" / "eunomia-synthea27nj-5.4", f"duckdb:///{path}")
+    conn = _connect(f"duckdb:///{path}", understand_cache)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture(scope="session")
+def fhir_conn(understand_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The Synthea R4 sample loaded with the FHIR adapter."""
+    from clinbridge.adapters.fhir.loader import load_fhir
+
+    root = Path(__file__).resolve().parents[2] / "tests" / "data" / "fhir"
+    path = tmp_path_factory.mktemp("fhir-understand") / "fhir.duckdb"
+    load_fhir([root / "bundles", root / "ndjson"], f"duckdb:///{path}")
     conn = _connect(f"duckdb:///{path}", understand_cache)
     yield conn
     conn.close()

@@ -54,7 +54,19 @@ def test_cli_batch(eunomia_duckdb_url: str, tmp_path: Path, monkeypatch: Any) ->
     assert [x["id"] for x in lines] == ["q1", "q2", "q3"]
     assert [x["decision"] for x in lines] == ["accept", "accept", "abstain"]
     assert lines[0]["value"] == 242 and lines[1]["value"] is True and lines[2]["value"] is None
-    assert set(lines[0]) == {"id", "decision", "value", "rows", "sql", "plan", "reason", "checks", "ms"}
+    assert set(lines[0]) == {
+        "id",
+        "decision",
+        "value",
+        "rows",
+        "sql",
+        "plan",
+        "reason",
+        "reason_code",
+        "alternatives",
+        "checks",
+        "ms",
+    }
     assert "brca1" in lines[2]["reason"].lower()
 
 

@@ -17,6 +17,9 @@ def print_answer(answer: Answer, *, as_json: bool) -> None:
         click.echo(answer.to_json())
         return
     click.echo(f"answer: {answer.summary()}")
+    for k, alt in enumerate(answer.alternatives, start=1):
+        shown = alt.value if alt.decision == "accept" else f"cannot answer ({alt.reason})"
+        click.echo(f"  reading {k}: {alt.description} → {shown}")
     if answer.decision == "accept" and answer.details:
         click.echo("details: " + ", ".join(f"{k}={v}" for k, v in answer.details.items()))
     for cs in answer.concept_sets:
@@ -177,6 +180,8 @@ def batch_line(rec: dict[str, object], answer: Answer) -> dict[str, object]:
         "sql": answer.sql,
         "plan": data.get("plan"),
         "reason": answer.reason,
+        "reason_code": answer.reason_code,
+        "alternatives": data.get("alternatives") or [],
         "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in answer.checks],
         "ms": answer.timings.total_ms,
     }

@@ -55,6 +55,7 @@ CheckCode = Literal[
     "no_proposal",
     "question_not_covered",
     "readings_disagree",
+    "ambiguous",
 ]
 AbstainReason = CheckCode | ErrorCode
 

@@ -182,13 +182,30 @@ def _check_values(
             )
         if with_value and m.of == "value":
             if m.unit is not None:
-                ok = _units_convertible(units, m.unit)
+                same = all(_norm_unit(u) == _norm_unit(m.unit) for u in units)
+                convertible = same or _units_convertible(units, m.unit)
+                # the engine's compiled plans do not convert values (free SQL may): for them the
+                # asked unit must be the stored one
+                from clinbridge.engine.answer import Answer
+
+                engine = (
+                    isinstance(ctx.draft, Answer) and ctx.draft.provenance.understanding != "sql"
+                )
+                ok = same if engine else convertible
                 checks.append(
                     Check(
                         name="units_consistent",
                         passed=ok,
                         code="unit_mixed",
-                        detail=f"units {sorted(units)} {'convert' if ok else 'do not all convert'} to {m.unit}",
+                        detail=f"values are stored in {sorted(units)}, the question asks for "
+                        f"{m.unit}"
+                        + (
+                            ""
+                            if ok
+                            else " (convertible, but values are not converted)"
+                            if convertible
+                            else " (not convertible)"
+                        ),
                     )
                 )
             elif len({_norm_unit(u) for u in units}) > 1:

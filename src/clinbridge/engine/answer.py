@@ -15,7 +15,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Answer", "Check", "Provenance", "Timings", "jsonable"]
+__all__ = ["Alternative", "Answer", "Check", "Provenance", "Timings", "jsonable"]
 
 
 class Check(BaseModel):
@@ -60,6 +60,19 @@ class Timings(BaseModel):
         return round(sum(self.steps_ms.values()), 3)
 
 
+class Alternative(BaseModel):
+    """One reading of an ambiguous question, for the user (or a page) to pick."""
+
+    description: str
+    """What this reading takes the question to mean, in plain language."""
+    plan: dict[str, Any]
+    """The reading's QueryPlan (JSON); ``clinbridge ask --plan`` or ``ask_plan`` runs it."""
+    value: Any = None
+    """The value this reading gives, when it was computed and passed validation."""
+    decision: Literal["accept", "abstain"] = "accept"
+    reason: str | None = None
+
+
 class Answer(BaseModel):
     """What clinbridge says: a checked value, or an abstention with its reason."""
 
@@ -76,6 +89,9 @@ class Answer(BaseModel):
     checks: list[Check] = Field(default_factory=list)
     reason: str | None = None
     reason_code: str | None = None
+    alternatives: list[Alternative] = Field(default_factory=list)
+    """With ``reason_code="ambiguous"``: the readings that survived validation, each with its
+    value; pick one and run its plan."""
     timings: Timings = Field(default_factory=Timings)
     provenance: Provenance = Field(default_factory=Provenance)
 

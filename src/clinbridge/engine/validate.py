@@ -85,7 +85,7 @@ from clinbridge.engine._checks_values import _check_values
 from clinbridge.engine._checks_wide import check_wide
 from clinbridge.engine._shapes import Shape, expected_shape, plausible_range, question_shape
 from clinbridge.engine._wide import is_wide
-from clinbridge.engine.answer import Answer, Provenance, Timings, jsonable
+from clinbridge.engine.answer import Alternative, Answer, Provenance, Timings, jsonable
 from clinbridge.engine.plan import QueryPlan
 from clinbridge.errors import ClinbridgeError, ErrorCode
 from clinbridge.settings import Settings
@@ -106,6 +106,7 @@ __all__ = [
     "Shape",
     "SqlProposal",
     "Validated",
+    "answer_choices",
     "answer_with_validation",
     "concept_sets_of",
     "decide",
@@ -648,3 +649,88 @@ def _with_checks(
         checks=checks,
         provenance=provenance,
     )
+
+
+def answer_choices(
+    question: str | None,
+    choices: Sequence[tuple[str, QueryPlan]],
+    *,
+    catalog: Catalog,
+    db: Database,
+    settings: Settings | None = None,
+    understanding: str = "parser",
+) -> Answer | None:
+    """Answer each reading of an ambiguous question; ask the user when their answers differ.
+
+    Each ``(description, plan)`` is executed and validated on its own (no repair). When two or
+    more survive validation with different values, the result abstains with reason code
+    ``ambiguous`` and lists them in ``Answer.alternatives`` (description, plan, value). When one
+    survives, or all survivors agree, that answer is returned (the other readings are named in
+    ``details["ambiguity"]``). None when no reading survives (the caller abstains as usual).
+    """
+    started = time.perf_counter()
+    outcomes: list[tuple[str, QueryPlan, Validated]] = []
+    for description, plan in choices:
+        v = answer_with_validation(
+            question,
+            [plan],
+            catalog=catalog,
+            db=db,
+            settings=settings,
+            max_repairs=0,
+            understanding=understanding,
+        )
+        outcomes.append((description, plan, v))
+    accepted = [(d, p, v) for d, p, v in outcomes if v.decision == "accept" and v.answer]
+    if not accepted:
+        return None
+    values = {orjson_key(v.value) for _, _, v in accepted}
+    note = {
+        "readings": [
+            {"description": d, "decision": v.decision, "value": jsonable(v.value)}
+            for d, _, v in outcomes
+        ]
+    }
+    if len(values) == 1:
+        answer = accepted[0][2].answer
+        assert answer is not None
+        answer.details["ambiguity"] = note
+        return answer
+    alternatives = [
+        Alternative(
+            description=d,
+            plan=p.to_dict(),
+            value=jsonable(v.value) if v.decision == "accept" else None,
+            decision=v.decision,
+            reason=None if v.decision == "accept" else (v.detail or v.reason),
+        )
+        for d, p, v in outcomes
+    ]
+    names = "; ".join(a.description for a in alternatives if a.decision == "accept")
+    first = accepted[0][2]
+    return Answer(
+        decision="abstain",
+        reason=f"the question can be read in several ways that give different answers ({names}); "
+        "pick one",
+        reason_code="ambiguous",
+        alternatives=alternatives,
+        plan=accepted[0][1].to_dict(),
+        checks=[
+            Check(
+                name="unambiguous",
+                passed=False,
+                code="ambiguous",
+                detail=f"{len(accepted)} readings pass validation with different values",
+            )
+        ],
+        provenance=first.provenance or Provenance(question=question),
+        timings=Timings(steps_ms={"validate": round((time.perf_counter() - started) * 1000, 3)}),
+        details={"ambiguity": note},
+    )
+
+
+def orjson_key(value: Any) -> str:
+    """A hashable, order-stable key for comparing answer values."""
+    import orjson
+
+    return orjson.dumps(jsonable(value), option=orjson.OPT_SORT_KEYS).decode()

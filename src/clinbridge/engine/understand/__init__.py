@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._lexicon import Lexicon
-from clinbridge.engine.understand._reading import Grounding, Reading
+from clinbridge.engine.understand._reading import Choice, Grounding, Reading
+from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._text import normalize
 
@@ -32,7 +33,15 @@ if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
 
-__all__ = ["Grounding", "Lexicon", "Reading", "UnderstandContext", "Understander", "understand"]
+__all__ = [
+    "Choice",
+    "Grounding",
+    "Lexicon",
+    "Reading",
+    "UnderstandContext",
+    "Understander",
+    "understand",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +67,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
-    text = normalize(question)
+    text = expand_words(normalize(question))
     today = (ctx.now.date() if ctx.now else None) or _data_today(ctx.catalog) or dt.date.today()
     c = Ctx(
         question=question,
@@ -69,16 +78,83 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         embeddings=ctx.embeddings,
     )
     try:
-        pieces = extract(text)
+        pieces = _rejoin_names(extract(text), ctx.lexicon)
         items = expand(pieces, c)
     except Exception as exc:  # a parsing bug must not become an answer
         logger.exception("understanding failed for %r", question)
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     first = assemble(items, c)
+    if first.plan is not None and c.ambiguities:
+        first = _with_choices(items, c, first)
     readings = [first]
     if first.plan is not None:
         readings.extend(_alternatives(items, c, first))
     return readings
+
+
+def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
+    """'miscarriage in the first trimester': an order word inside a concept's own name is part
+    of the name, not 'the first event' (only when the source has a concept by that name)."""
+    from clinbridge.engine.understand._slots import Slot
+    from clinbridge.engine.understand._text import tokens
+
+    out: list[Any] = []
+    k = 0
+    while k < len(pieces):
+        p = pieces[k]
+        if (
+            isinstance(p, Slot)
+            and p.kind == "order"
+            and out
+            and isinstance(out[-1], str)
+            and k + 1 < len(pieces)
+            and isinstance(pieces[k + 1], str)
+        ):
+            left, right = tokens(out[-1])[-4:], tokens(pieces[k + 1])[:4]
+            word = tokens(p.text)
+            found = False
+            for a in range(len(left) + 1):
+                for b in range(len(right), 0, -1):
+                    span = " ".join(left[a:] + word + right[:b])
+                    if any(m.score >= 0.97 for m in lex.match(span)):
+                        found = True
+                        break
+                if found:
+                    break
+            if found:
+                out[-1] = f"{out[-1]} {p.text} {pieces[k + 1]}"
+                k += 2
+                continue
+        out.append(p)
+        k += 1
+    return out
+
+
+def _fresh(c: Ctx) -> Ctx:
+    return Ctx(
+        question=c.question,
+        lex=c.lex,
+        patient_id=c.patient_id,
+        now=c.now,
+        today=c.today,
+        embeddings=c.embeddings,
+    )
+
+
+def _with_choices(items: list[Any], c: Ctx, first: Reading) -> Reading:
+    """One reading per candidate of the first ambiguous phrase ('blood pressure' → systolic,
+    diastolic), each assembled the same way with that candidate chosen."""
+    phrase, names = c.ambiguities[0]
+    choices: list[Choice] = []
+    for j, name in enumerate(names):
+        ctx = _fresh(c)
+        ctx.choices = {phrase: j}
+        reading = first if j == 0 else assemble(items, ctx)
+        if reading.plan is not None:
+            choices.append(Choice(description=f"{phrase!r} read as {name!r}", plan=reading.plan))
+    if len(choices) < 2:
+        return first
+    return first.model_copy(update={"choices": tuple(choices)})
 
 
 def _alternatives(items: list[Any], c: Ctx, first: Reading) -> list[Reading]:
@@ -141,6 +217,9 @@ class Understander:
     ) -> None:
         self.catalog = catalog
         self.lexicon = Lexicon.load(db, catalog, cache_dir=cache_dir)
+        # built-in drug classes stand in for a vocabulary's classes only where a vocabulary
+        # (a concept hierarchy) is attached; on bare code systems a class is not grounded
+        self.lexicon.class_list_allowed = any(d.ancestor_table for d in catalog.dictionaries)
         self.embeddings = embeddings
 
     def understand(

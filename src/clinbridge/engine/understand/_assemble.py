@@ -104,9 +104,6 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         )
         patient_id = None
     op, intent_pos, intent = _intent(items, patient_id)
-    if op not in {"first", "last"} and _slots(items, "order"):
-        o = _slots(items, "order")[0]
-        raise Abstain(f"could not tell what {o.text!r} refers to in this question", o.text)
     if patient_id and op in {"count", "proportion"} and not ctx.patient_id_from_question:
         nxt = _next_significant(items[intent_pos + 1 :])
         if op == "proportion" or (nxt is not None and _is_person(nxt)):
@@ -121,11 +118,37 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
     used = {measure_concept_pos} if measure_concept_pos is not None else set()
     preds, plan_window, conf2 = _predicates(items, ctx, used, measure, patient_id)
     confidence *= conf2
+    if op not in {"first", "last"}:
+        for o in _slots(items, "order"):
+            if id(o) not in ctx.consumed:
+                raise Abstain(f"could not tell what {o.text!r} refers to in this question", o.text)
     if op == "count" and measure.of == "patients" and patient_id and not preds:
         raise Abstain("a patient-level question needs something to count")
 
     scope = None
     scope_slots = _slots(items, "scope") + ([ctx.located_scope] if ctx.located_scope else [])
+    if measure.of in {"patients", "age"}:
+        # "patients with a hemoglobin test during an emergency visit": a cohort's events inside
+        # encounters of a type are an encounter-typed event filter
+        kept = []
+        for s in scope_slots:
+            pos = next((k for k, i in enumerate(items) if i is s), -1)
+            target = next(
+                (
+                    p
+                    for p in reversed(preds)
+                    if p.kind == "event" and p.pos < pos and p.enc_type is None
+                ),
+                None,
+            )
+            if s.data.get("type") and s.data.get("which", "all") == "all" and target is not None:
+                target.enc_type = s.data["type"]
+                ctx.groundings.append(
+                    Grounding(phrase=s.text, kind="encounter_type", target=s.data["type"])
+                )
+            else:
+                kept.append(s)
+        scope_slots = kept
     for s in scope_slots:
         if s.kind == "encounter":
             scope = EncounterScope(which="all", type=s.data.get("type"))
@@ -155,6 +178,11 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
 
     if ctx.measure_value is not None:
         measure = measure.model_copy(update={"value": ctx.measure_value})
+    if ctx.unit is not None:
+        if measure.of == "value":
+            measure = measure.model_copy(update={"unit": ctx.unit})
+        elif not any(p.value is not None and p.value.unit == ctx.unit for p in preds):
+            raise Abstain(f"could not tell what the unit {ctx.unit!r} applies to", ctx.unit)
     numerator: tuple[Any, ...] = ()
     filters = list(preds)
     if op == "proportion":
@@ -182,6 +210,9 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
 
 def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot | None]:
     intents = [(k, i) for k, i in enumerate(items) if isinstance(i, Slot) and i.kind == "intent"]
+    if any(s.data.get("at_event") or s.data.get("at_death") for s in _slots(items, "measure")):
+        # "how old was she when first diagnosed": the 'when' names the event, not a date asked
+        intents = [(k, i) for k, i in intents if i.data["op"] != "date"]
     ops = [i.data["op"] for _, i in intents]
     order = _slots(items, "order")
 
@@ -202,6 +233,17 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
         return numeric[0], k, s
     if "count" in ops:
         return ("count", *pos("count"))
+    at_event = [
+        m for m in _slots(items, "measure") if m.data.get("at_event") or m.data.get("at_death")
+    ]
+    if at_event:
+        if not patient_id:
+            raise Abstain(
+                "say which summary of the ages is wanted (average, median, youngest, oldest)",
+                at_event[0].text,
+            )
+        k = next(k for k, i in enumerate(items) if i is at_event[0])
+        return "max", k, at_event[0]
     if "date" in ops:
         k, s = pos("date")
         return ("last" if order and order[0].data["which"] == "last" else "first"), k, s
@@ -220,6 +262,17 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
     if ms and patient_id:  # "how old is the patient", "the patient's age"
         k = next(k for k, i in enumerate(items) if i is ms[0])
         return "max", k, ms[0]
+    first = _next_significant(items)
+    if (
+        first is not None
+        and (_is_person(first) or (isinstance(first, Slot) and first.kind == "encounter"))
+        and not patient_id
+    ):
+        # a headless noun phrase: "pts with osteoarthritis", "ER visits in 2022" — how many
+        return "count", -1, None
+    if patient_id and any(isinstance(i, Concept) for i in items) and not _slots(items, "wh"):
+        # "pt 1088 on warfarin?": does the patient have it
+        return "exists", -1, None
     wh = _slots(items, "wh")
     if wh and any(isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} for i in items):
         k = next(k for k, i in enumerate(items) if i is wh[0])
@@ -308,6 +361,17 @@ def _measure(
         if of == "age":
             if not lex.has_birth:
                 raise Abstain("this source stores no birth dates, so ages are unknown")
+            if mslot is not None and mslot.data.get("at_death"):
+                from clinbridge.engine.plan import PatientAnchor
+
+                if not lex.deaths:
+                    raise Abstain("this source records no deaths", mslot.text)
+                ctx.groundings.append(
+                    Grounding(phrase=mslot.text, kind="aggregate", target="age at death")
+                )
+                return Measure(of="age", age_at=PatientAnchor(point="death")), None, 0.95
+            if mslot is not None and mslot.data.get("at_event"):
+                return _age_at_event(items, ctx, mslot), None, 0.95
             return Measure(of="age"), None, 1.0
         per_patient = bool(_slots(items, "per_patient")) or any(
             isinstance(i, Slot) and i.kind == "intent" and i.data.get("target") == "events"
@@ -376,8 +440,12 @@ def _measure(
             raise Abstain("could not tell what the first/last refers to")
         k, c, st = found
         vals = sum(lex.entries[e].values for e in c.entries)
-        if st in VALUE_STREAMS and not vals and op == "series":
-            raise Abstain(f"no numeric values are stored for {c.label!r}", c.phrase)
+        if st in VALUE_STREAMS and not vals:
+            # asked for a measurement's value that is not stored: never its date instead
+            raise Abstain(
+                f"no numeric values are stored for {c.label!r} (only when it was recorded)",
+                c.phrase,
+            )
         return (
             Measure(of="date", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)),
             k,
@@ -385,6 +453,9 @@ def _measure(
         )
 
     if op in {"list", "count_distinct"}:
+        nxt = _next_significant(after)
+        if op == "list" and nxt is not None and _is_person(nxt):
+            raise Abstain("the plan cannot list patients (their ids); ask how many")
         noun = _noun_stream(items, intent_pos + 1) or _noun_stream(items)
         if noun is None:
             found = first_concept(VALUE_STREAMS, with_values=True)
@@ -450,7 +521,11 @@ def _measure(
             return Measure(of="concept", stream=nxt.value), None, 0.8
         found = first_concept()
         event_noun = any(isinstance(i, Word) and i.role == "event_noun" for i in after[:6])
-        concept_first = isinstance(nxt, Concept) and not _followed_by_person(after, nxt)
+        concept_first = (
+            isinstance(nxt, Concept)
+            and not _followed_by_person(after, nxt)
+            and not _negated(after, nxt)
+        )
         if found is not None and (target == "events" or event_noun or patient_id or concept_first):
             k, c, st = found
             return (
@@ -466,6 +541,32 @@ def _measure(
     raise Abstain(f"cannot compute {op!r}")
 
 
+def _age_at_event(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
+    """'age at (first) diagnosis of X', 'how old was the patient when first given Y': the age
+    at the patient's first (or last) event of the concept named after the age words."""
+    from clinbridge.engine.plan import EventAnchor
+
+    k = next(k for k, i in enumerate(items) if i is mslot)
+    after = [(j, i) for j, i in enumerate(items) if j > k and isinstance(i, Concept)]
+    if not after:
+        raise Abstain("could not tell which event the age is taken at", mslot.text)
+    _, c = after[0]
+    st = _stream_for(c, ctx.lex)
+    if st is None:
+        raise Abstain(f"{c.label!r} is not recorded in this source", c.phrase)
+    which = "first"
+    for o in _slots(items, "order"):
+        ctx.consumed.add(id(o))
+        which = o.data["which"]
+    anchor = EventAnchor(
+        stream=_ps(c, st, ctx.lex), concepts=_concept_set(c, st, ctx.lex, ctx), which=which
+    )  # type: ignore[arg-type]
+    ctx.groundings.append(
+        Grounding(phrase=mslot.text, kind="aggregate", target=f"age at the {which} {c.phrase}")
+    )
+    return Measure(of="age", age_at=anchor)
+
+
 def _next_significant(items: Sequence[Item]) -> Item | None:
     for i in items:
         if isinstance(i, Word) and i.role in {"hint", "connector"} and not i.value:
@@ -474,6 +575,13 @@ def _next_significant(items: Sequence[Item]) -> Item | None:
             continue
         return i
     return None
+
+
+def _negated(items: Sequence[Item], concept: Concept) -> bool:
+    """A negation stands right before the concept ('(not suspected)'): a filter, not a measure."""
+    k = next(k for k, i in enumerate(items) if i is concept)
+    prev = items[k - 1] if k > 0 else None
+    return isinstance(prev, Slot) and prev.kind == "neg"
 
 
 def _followed_by_person(items: Sequence[Item], concept: Concept) -> bool:

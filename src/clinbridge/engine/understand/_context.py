@@ -44,6 +44,14 @@ class Ctx:
     measure_value: ValueFilter | None = None
     located_scope: Slot | None = None
     patient_id_from_question: bool = False
+    choices: dict[str, int] = field(default_factory=dict)
+    """Which candidate each ambiguous phrase is read as (alternative readings)."""
+    ambiguities: list[tuple[str, list[str]]] = field(default_factory=list)
+    """Phrases naming several measurements equally well, with the candidates' names."""
+    consumed: set[int] = field(default_factory=set)
+    """Order slots ('first') used by a filter or an anchor (ids)."""
+    unit: str | None = None
+    """A unit the question names on its own ('(g/dL)', 'in kg'): the answer's unit."""
     """Alternative label chosen per concept position (for ranked readings)."""
 
 
@@ -91,6 +99,18 @@ def _stream_for(
     return max(by_stream, key=lambda s: by_stream[s])
 
 
+def _tied_measurements(c: Concept, stream: str, lex: Lexicon) -> list[Any]:
+    """The distinct value-bearing measurements of the labels tied for best (most values first)."""
+    seen: dict[Any, Any] = {}
+    for group in c.tied or [c.primary]:
+        best = [lex.entries[e] for e in group if lex.entries[e].stream == stream]
+        best = [e for e in best if e.values]
+        if best:
+            e = max(best, key=lambda x: x.values)
+            seen.setdefault(e.name.lower(), e)
+    return sorted(seen.values(), key=lambda e: -e.values)
+
+
 def _concept_set(
     c: Concept, stream: str, lex: Lexicon, ctx: Ctx, *, values: bool = False
 ) -> ConceptSet:
@@ -100,7 +120,14 @@ def _concept_set(
         with_values = [e for e in primary if e.values] or [e for e in entries if e.values]
         if not with_values:
             raise Abstain(f"no numeric values are stored for {c.label!r}", c.phrase)
-        entries = [max(with_values, key=lambda e: e.values)]
+        candidates = _tied_measurements(c, stream, lex) or [
+            max(with_values, key=lambda e: e.values)
+        ]
+        if len(candidates) > 1:
+            names = [e.name for e in candidates]
+            if (c.phrase, names) not in ctx.ambiguities:
+                ctx.ambiguities.append((c.phrase, names))
+        entries = [candidates[min(ctx.choices.get(c.phrase, 0), len(candidates) - 1)]]
     if not entries:
         raise Abstain(f"{c.label!r} has no {stream} records in this source", c.phrase)
     seen: dict[Any, Any] = {}

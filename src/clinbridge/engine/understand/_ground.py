@@ -15,8 +15,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from clinbridge.engine.understand._shorthand import concept_shorthand, drug_class
 from clinbridge.engine.understand._text import (
-    ABBREVIATIONS,
+    FILLER,
     SOFT_WORDS,
     STOP_WORDS,
     STREAM_HINTS,
@@ -68,6 +69,7 @@ CONNECTORS = {
     "plus": "and",
     "nor": "or",
     "&": "and",
+    "including": "or",
 }
 SUBJECT = frozenset(
     [
@@ -281,6 +283,9 @@ class Concept:
     alternatives: list[Match] = field(default_factory=list)
     primary: list[int] = field(default_factory=list)
     """Entries of the best-matching label (a value is read from one of these first)."""
+    tied: list[list[int]] = field(default_factory=list)
+    """Entries of every label matching exactly as well as the best one ('blood pressure' →
+    systolic and diastolic): when they hold different measurements, the phrase is ambiguous."""
 
 
 @dataclass
@@ -294,33 +299,74 @@ class Word:
 GroundItem = Concept | Word
 
 
-def _expand(words: list[str], vocab: set[str]) -> list[str]:
-    """Replace abbreviations and lay terms the source's vocabulary does not use itself."""
+def _pick(options: tuple[str, ...], vocab: set[str]) -> str:
+    """The first expansion whose words the source's vocabulary knows (else the first)."""
+    for option in options:
+        if all(stem(w) in vocab or w in STOP_WORDS for w in tokens(option)):
+            return option
+    return options[0]
+
+
+def _expand(words: list[str], vocab: set[str], lex: Lexicon | None = None) -> list[str]:
+    """Replace abbreviations and lay terms the source's vocabulary does not use itself (or uses
+    only inside other names: 'LDL' in 'Cholesterol in LDL')."""
+    shorthand = concept_shorthand()
     text = " ".join(words)
-    for key in sorted(ABBREVIATIONS, key=len, reverse=True):
-        if " " in key and re.search(rf"\b{re.escape(key)}\b", text):
-            text = re.sub(rf"\b{re.escape(key)}\b", ABBREVIATIONS[key], text)
+    for key in sorted((k for k in shorthand if " " in k), key=len, reverse=True):
+        if re.search(rf"\b{re.escape(key)}\b", text):
+            text = re.sub(rf"\b{re.escape(key)}\b", _pick(shorthand[key], vocab), text)
     out: list[str] = []
     for w in text.split():
-        if w in ABBREVIATIONS and stem(w) not in vocab:
-            out.extend(ABBREVIATIONS[w].split())
+        if w in shorthand and (
+            stem(w) not in vocab
+            or (
+                lex is not None
+                and not any(m.how in {"exact", "synonym", "same_words"} for m in lex.match(w))
+                and any(lex.match(x) for x in shorthand[w])
+            )
+        ):
+            out.extend(_pick(shorthand[w], vocab).split())
         else:
             out.append(w)
     return out
 
 
+# English adjective → noun derivations of clinical words ('prediabetic' → 'prediabetes',
+# 'anemic' → 'anemia', 'cirrhotic' → 'cirrhosis', 'arthritic' → 'arthritis').
+_DERIVATIONS = (
+    ("etic", "etes"),
+    ("emic", "emia"),
+    ("aemic", "aemia"),
+    ("otic", "osis"),
+    ("itic", "itis"),
+    ("tensive", "tension"),
+    ("ic", "ia"),
+    ("ic", "y"),
+)
+
+
+def _derived_noun(word: str, vocab: set[str]) -> str | None:
+    for suffix, noun in _DERIVATIONS:
+        if word.endswith(suffix) and len(word) > len(suffix) + 3:
+            cand = word[: -len(suffix)] + noun
+            if stem(cand) in vocab:
+                return cand
+    return None
+
+
 def _ignorable(word: str) -> bool:
-    return word in STOP_WORDS or word in GLUE or word.isdigit() or len(word) == 1
+    return word in STOP_WORDS or word in GLUE or word in FILLER or word.isdigit() or len(word) == 1
 
 
 def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[GroundItem]:
     """Segment one text piece into grounded concepts and structural words, in order."""
     vocab = lex.vocabulary
-    words = _expand(tokens(text), vocab)
+    words = _expand(tokens(text), vocab, lex)
     fixed: list[str] = []
     for w in words:
         if (
             w not in STOP_WORDS
+            and w not in FILLER
             and w not in SOFT_WORDS
             and w not in GLUE
             and w not in BOUNDARY
@@ -328,7 +374,7 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             and w not in STREAM_NOUNS
             and stem(w) not in vocab
         ):
-            near = lex.nearest_token(stem(w))
+            near = _derived_noun(w, vocab) or lex.nearest_token(stem(w))
             fixed.append(near if near else w)
         else:
             fixed.append(w)
@@ -344,13 +390,22 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             first, last = seg[0], seg[-1]
             if _edge_bad(first) or _edge_bad(last):
                 continue
+            if all(w.replace(".", "").isdigit() for w in seg):
+                continue  # a bare number never names a concept
             phrase = " ".join(seg)
             matches = lex.match(phrase)
             if not matches:
+                klass = _drug_class(phrase, lex)
+                if klass is not None:
+                    spans[i] = (length, klass)
+                    for k in range(i, i + length):
+                        covered[k] = True
                 continue
             best = matches[0]
             soft_edge = (
-                first in SOFT_WORDS
+                first in FILLER
+                or last in FILLER
+                or first in SOFT_WORDS
                 or last in SOFT_WORDS
                 or first in STREAM_NOUNS
                 or last in STREAM_NOUNS
@@ -359,7 +414,9 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 continue
             if any(w in {"and", "or"} for w in seg[1:-1]) and best.score < 0.97:
                 continue
-            if length == 1 and (first in SOFT_WORDS or first in STREAM_NOUNS or first in SUBJECT):
+            if length == 1 and (
+                first in SOFT_WORDS or first in STREAM_NOUNS or first in SUBJECT or first in FILLER
+            ):
                 continue
             if best.how == "contains":
                 n_labels = sum(1 for m in matches if m.how == "contains")
@@ -385,6 +442,11 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 best.how,
                 primary=list(best.entries),
                 alternatives=[m for m in matches if m not in chosen][:5],
+                tied=[
+                    list(m.entries)
+                    for m in matches
+                    if m.how == best.how and abs(m.score - best.score) < 0.005
+                ],
             )
             spans[i] = (length, concept)
             for k in range(i, i + length):
@@ -414,6 +476,13 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             role = ("stream_noun", lex.stream_words[stem(w)])
         if role is None:
             if _ignorable(w):
+                if w.replace(".", "").isdigit():
+                    # a number left over is content nothing took (a range, a date, a dose)
+                    run.append(w)
+                    i += 1
+                    continue
+                if not run and items and isinstance(items[-1], Concept):
+                    items.append(Word(w, "gap"))
                 i += 1
                 continue
             run.append(w)
@@ -422,7 +491,9 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             items.append(Word(w, role[0], role[1]))
         i += 1
     flush()
-    items = _merge_adjacent(items, lex)
+    items = [
+        i for i in _merge_adjacent(items, lex) if not (isinstance(i, Word) and i.role == "gap")
+    ]
     if embeddings:
         items = [
             _embed(item, lex) if isinstance(item, Word) and item.role == "unresolved" else item
@@ -430,6 +501,30 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
         ]
     _attach_hints(items)
     return items
+
+
+def _drug_class(phrase: str, lex: Lexicon) -> Concept | None:
+    """'statins', 'any NSAID': a drug class the vocabulary holds no concept for, grounded to the
+    drugs of its member ingredients (the built-in class list, ``data/drug_classes.tsv``)."""
+    klass = drug_class(phrase) or drug_class(" ".join(stem(w) for w in phrase.split()))
+    if klass is None or not getattr(lex, "class_list_allowed", True):
+        return None
+    entries: set[int] = set()
+    found: list[str] = []
+    for ingredient in klass.ingredients:
+        hits = [
+            m
+            for m in lex.match(ingredient)
+            if m.how in {"exact", "synonym", "same_words", "contains"}
+            and any(lex.entries[e].stream == "drug" for e in m.entries)
+        ]
+        if hits:
+            found.append(ingredient)
+        entries |= {e for m in hits for e in m.entries if lex.entries[e].stream == "drug"}
+    if not entries:
+        return None
+    label = f"{klass.name} ({', '.join(found)}; drug class from the built-in list)"
+    return Concept(phrase, label, sorted(entries), 0.95, "drug_class", primary=sorted(entries))
 
 
 RELATIONAL = frozenset({"to", "against", "for"})
@@ -529,6 +624,11 @@ def _role_of(word: str) -> tuple[str, str] | None:
 def _embed(item: Word, lex: Lexicon) -> GroundItem:
     content = [w for w in item.text.split() if not _ignorable(w)]
     if not content or len(content) > 5:
+        return item
+    if len(content) > 1 and any(
+        m.how in {"exact", "synonym", "same_words"} for w in content for m in lex.match(w)
+    ):
+        # a run holding a word that names a concept on its own is several things, not one
         return item
     try:
         found = lex.embed_search(" ".join(content), limit=8)

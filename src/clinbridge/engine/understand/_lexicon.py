@@ -98,6 +98,8 @@ class Lexicon:
     """Words of the catalog's stream names and descriptions → stream name (table retrieval)."""
     cache_key: str = ""
     cache_dir: str | None = None
+    class_list_allowed: bool = True
+    """Built-in drug classes may ground (a vocabulary hierarchy is attached); set per catalog."""
     # indexes (rebuilt after load)
     _exact: dict[str, list[int]] = field(default_factory=dict, repr=False)
     _tokset: dict[frozenset[str], list[int]] = field(default_factory=dict, repr=False)

@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict
 
 from clinbridge.engine.plan import QueryPlan
 
-__all__ = ["Grounding", "Reading"]
+__all__ = ["Choice", "Grounding", "Reading"]
 
 
 class Grounding(BaseModel):
@@ -25,6 +25,15 @@ class Grounding(BaseModel):
     codes: tuple[str, ...] = ()
 
 
+class Choice(BaseModel):
+    """One way to read an ambiguous question: what it means, in words, and its plan."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    description: str
+    plan: QueryPlan
+
+
 class Reading(BaseModel):
     """One interpretation of a question: a plan (or an abstention) with its evidence."""
 
@@ -38,6 +47,9 @@ class Reading(BaseModel):
     unresolved: tuple[str, ...] = ()
     """Phrases that could not be grounded (named in the abstention reason)."""
     notes: tuple[str, ...] = ()
+    choices: tuple[Choice, ...] = ()
+    """When a phrase names several measurements equally well ('blood pressure'): one reading
+    per candidate. The caller answers each and asks the user when their answers differ."""
 
     @property
     def abstained(self) -> bool:

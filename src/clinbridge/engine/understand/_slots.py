@@ -87,6 +87,14 @@ _OP_RE = (
     r"at most|no more than|equal to|exactly)"
 )
 
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+# Units a reader may name on their own, to say what the answer is in: "(g/dL)", "in kg".
+_UNIT_ALONE = (
+    r"(?P<unit>%|percent|mg/dl|g/dl|g/l|mmol/l|mmol/mol|umol/l|µmol/l|mg/l|ng/ml|pg/ml|u/l|iu/l|"
+    r"meq/l|mmhg|bpm|beats/min|/min|kg/m2|kg|lbs?|pounds|grams|mg|mcg|ml|cm|mm|°c|°f|celsius|"
+    r"fahrenheit|x10\^9/l|10\^9/l|k/ul|/ul|kilograms|centimeters|inches)"
+)
+
 Maker = Callable[[re.Match[str]], list[Piece] | Slot | None]
 
 
@@ -97,7 +105,8 @@ def _num(s: str) -> float:
 def _replace_number_words(text: str) -> str:
     text = re.sub(r"\bmore than once\b", "at least 2 times", text)
     text = re.sub(r"\btwice\b", "2 times", text)
-    text = re.sub(r"\bonce\b", "1 times", text)
+    text = re.sub(r"\b(?:exactly|only|just)\s+once\b", "exactly 1 times", text)
+    text = re.sub(r"\b(?:at\s+least\s+)?once\b", " ", text)  # 'ever', the default
     text = re.sub(r"\b(a|an|one)\s+(day|week|month|year)\b", r"1 \2", text)
     words = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
     return re.sub(rf"\b({words})\b(?!\s+of\b)", lambda m: str(NUMBER_WORDS[m[1]]), text)
@@ -133,17 +142,83 @@ def extract(text: str) -> list[Piece]:
     """Split a normalised question into text and structural slots, in order."""
     pieces: list[Piece] = [_replace_number_words(text)]
 
+    # -- 'how long did they stay': a length of stay (before anything splits the sentence)
+    pieces = _pass(
+        pieces,
+        r"\bhow\s+(?:long|many\s+days)\s+(?:did|does|do|was|were|is|are|has|have)\b(?=.*\b(?:stay|stayed|stays|admitted|admission|admissions|hospitali[sz]ed|hospitali[sz]ation)\b)",
+        lambda m: Slot("measure", {"of": "length_of_stay", "type": None, "how_long": True}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:stay(?:ed)?|admitted)\s+(?:in|at)\s+(?:the\s+)?hospital\b",
+        lambda m: Slot("encounter", {"type": "inpatient", "plural": False}),
+    )
     # -- subject: a patient named in the question
     pieces = _pass(
         pieces,
-        r"\b(?:patient|person|subject|pt|mrn)\s*(?:id|number|no\.?|#)?\s*#?\s*(?P<id>\d{1,12})\b",
+        rf"\b(?:patient|person|subject|pt|mrn)\s*(?:id|identifier|number|no\.?|#)?\s*[#:]?\s*(?P<id>{_UUID}|\d{{1,12}})\b",
         lambda m: Slot("patient_ref", {"id": m["id"]}),
     )
+    pieces = _pass(  # an identifier on its own ("what is 5f1c...'s last creatinine")
+        pieces, rf"\b(?P<id>{_UUID})\b", lambda m: Slot("patient_ref", {"id": m["id"]})
+    )
+    # -- a single calendar day is not read yet: never dropped
+    pieces = _pass(
+        pieces,
+        r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b",
+        lambda m: Slot("unsupported", {"what": "events on one calendar day"}),
+    )
+    # -- age at an event (before anything splits the sentence)
+    pieces = _pass(
+        pieces,
+        r"\b(?:ages?|how\s+old\b[^?]{0,120}?)\s+(?:at|when)\s+(?:the\s+time\s+of\s+)?(?:(?:his|her|their|the\s+patient\s*'?s?)\s+)?(?:death|(?:he|she|they)\s+died)\b",
+        lambda m: Slot("measure", {"of": "age", "at_death": True, "how_old": "old" in m[0]}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\bages?\s+(?:on|at)\s+(?:the\s+)?(?:admission|discharge)\b",
+        lambda m: Slot("unsupported", {"what": "age at an admission"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\bages?\s+(?:at|when|of\s+onset\s+of|of\s+onset|of\s+diagnosis\s+of|of\s+diagnosis)\b",
+        lambda m: Slot("measure", {"of": "age", "at_event": True, "how_old": "old" in m[0]}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\bat\s+(?:the\s+time\s+of\s+)?(?:(?:his|her|their)\s+)?death\b|\bwhen\s+(?:he|she|they)\s+died\b",
+        lambda m: Slot("at_death"),
+    )
+    marks = [p for p in pieces if isinstance(p, Slot) and p.kind == "at_death"]
+    death_age = bool(marks) and any(isinstance(p, str) and "how old" in p for p in pieces)
+    joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
+    event_age = not death_age and bool(
+        re.search(r"\bhow\s+old\b.*\b(?:when|at)\b", joined)
+        or re.search(
+            r"\bages?\b[^?]{0,80}?\b(?:at|when)\s+(?:(?:their|his|her|the)\s+)?"
+            r"(?:first|earliest|initial|last|latest|index)\b",
+            joined,
+        )
+    )  # "how old was patient 2 when first diagnosed with X", "mean age ... at their first X"
+    if death_age:  # "how old was she at death": the age is taken at death
+        pieces = [p for p in pieces if p not in marks]
+    else:  # not about an age: back to words
+        pieces = [p.text if isinstance(p, Slot) and p.kind == "at_death" else p for p in pieces]
     # -- things the plan cannot express: death, cost, free text
     pieces = _pass(
         pieces,
-        r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|mortality|survival|survived|surviving)\b",
+        r"\b(?:mortality|survival|survived|surviving|cause\s+of\s+death)\b",
         lambda m: Slot("unsupported", {"what": "death or survival"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|passed\s+away|expired)\b",
+        lambda m: Slot("death"),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:time|days|weeks|months|years|interval|delay|gap|duration|lag)\s+(?:between|from)\b(?=.*\b(?:and|to|until|till)\b)",
+        lambda m: Slot("unsupported", {"what": "the time between two events"}),
     )
     pieces = _pass(
         pieces,
@@ -161,6 +236,11 @@ def extract(text: str) -> list[Piece]:
     pieces = _pass(
         pieces,
         r"\b(?:for\s+|between\s+|comparing\s+)?(?:men|males|women|females)\s+(?:and|vs\.?|versus)\s+(?:women|females|men|males)(?:\s+separately)?\b|\bfor\s+each\s+sex\b",
+        lambda m: Slot("group", {"key": "sex"}),
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?:of|for|by|per)\s+(?:each|every)\s+(?:sex|gender)\b|\b(?:each|every)\s+(?:sex|gender)\b",
         lambda m: Slot("group", {"key": "sex"}),
     )
     pieces = _pass(
@@ -269,6 +349,18 @@ def extract(text: str) -> list[Piece]:
     )
     pieces = _pass(
         pieces,
+        rf"(?<![\w.])(?<!aged\s)(?<!age\s)(?<!ages\s)(?P<n>-?\d+(?:\.\d+)?)\s*{UNITS}?\s*(?:\+|or\s+(?P<dir>more|higher|greater|above|over|up|lower|less|below|under|fewer))(?!\s*years?\b|\s*y/?o\b|\s*years?\s+old)",
+        lambda m: Slot(
+            "number",
+            {
+                "op": "<=" if m["dir"] in {"lower", "less", "below", "under", "fewer"} else ">=",
+                "value": _num(m["n"]),
+                "unit": "%" if m["unit"] == "percent" else m["unit"],
+            },
+        ),
+    )
+    pieces = _pass(
+        pieces,
         r"\b(?:aged?\s+)?(?P<n>\d+)\s*(?:\+|(?:years?\s+(?:old\s+|of\s+age\s+)?)?(?:or|and)\s+(?P<dir>older|over|above|up|more|younger|under|below|less))(?:\s+years?(?:\s+old|\s+of\s+age)?)?",
         lambda m: Slot(
             "age",
@@ -282,6 +374,11 @@ def extract(text: str) -> list[Piece]:
         pieces,
         rf"\b(?P<who>{PERSON})\s+(?:who\s+(?:are|were)\s+|aged\s+|of\s+age\s+)?(?P<op>older\s+than|over|above|younger\s+than|under|below|at\s+least)\s+(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b(?!\s*(?:%|mg|g/|mmol|times|visits|days))",
         lambda m: [m["who"] + " ", Slot("age", {"op": _OPS[m["op"]], "value": int(m["n"])}, m[0])],
+    )
+    pieces = _pass(
+        pieces,
+        r"\b(?P<op>under|over|below|above|at\s+least|at\s+most)\s+(?P<n>\d+)\s+(?:years?\s+old|years?\s+of\s+age)\b",
+        lambda m: Slot("age", {"op": _OPS[" ".join(m["op"].split())], "value": int(m["n"])}),
     )
     pieces = _pass(
         pieces,
@@ -307,11 +404,6 @@ def extract(text: str) -> list[Piece]:
         pieces,
         r"\badults\b",
         lambda m: [" patients ", Slot("age", {"op": ">=", "value": 18}, m[0])],
-    )
-    pieces = _pass(
-        pieces,
-        r"\bages?\s+(?:at|when|of\s+onset|of\s+diagnosis|on\s+admission)\b|\bhow\s+old\s+(?:was|were|is|are)\b(?=.*\b(?:when|at)\b)",
-        lambda m: Slot("unsupported", {"what": "age at an event (only age now can be measured)"}),
     )
     pieces = _pass(
         pieces,
@@ -345,6 +437,11 @@ def extract(text: str) -> list[Piece]:
         pieces,
         rf"(?:\b|(?<=\s)|^){_OP_RE}\s*(?P<n>-?\d+(?:\.\d+)?)\s*{UNITS}?(?!\s*(?:days?|weeks?|months?|years?|times|visits|patients)\b)",
         _value,
+    )
+    pieces = _pass(
+        pieces,
+        rf"\(\s*(?:in\s+|as\s+|units?:?\s+)?{_UNIT_ALONE}\s*\)|\b(?:in|as)\s+{_UNIT_ALONE.replace('<unit>', '<unit2>')}(?=\s|$)",
+        lambda m: Slot("unit", {"unit": _unit_word(m["unit"] or m["unit2"])}),
     )
     # -- the aggregate
     pieces = _pass(
@@ -424,7 +521,15 @@ def extract(text: str) -> list[Piece]:
         r"\b(?:without|never|not|no|none|didn't|did\s+not|don't|do\s+not|doesn't|does\s+not|haven't|have\s+not|hasn't|has\s+not|wasn't|weren't|excluding|except(?:\s+for)?|free\s+of|other\s+than|lacking)\b",
         lambda m: Slot("neg"),
     )
+    if death_age or event_age:
+        for p in pieces:
+            if isinstance(p, Slot) and p.kind == "measure" and p.data.get("of") == "age":
+                p.data["at_death" if death_age else "at_event"] = True
     return pieces
+
+
+def _unit_word(unit: str) -> str:
+    return {"percent": "%", "kilograms": "kg", "centimeters": "cm", "pounds": "lb"}.get(unit, unit)
 
 
 def _group(m: re.Match[str]) -> Slot:
