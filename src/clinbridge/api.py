@@ -20,6 +20,7 @@ from clinbridge.engine.answer import Answer, Check, Provenance, Timings
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
+    from clinbridge.embed import EmbeddingService
     from clinbridge.engine.plan import QueryPlan
     from clinbridge.engine.understand import Reading, Understander
     from clinbridge.settings import Settings
@@ -95,6 +96,13 @@ class Connection:
         self.close()
 
     @property
+    def embedder(self) -> EmbeddingService:
+        """The embedding service for these settings (the model loads on first use)."""
+        from clinbridge.embed import service_for
+
+        return service_for(self.settings)
+
+    @property
     def understander(self) -> Understander:
         if self._understander is None:
             from clinbridge.engine.understand import Understander
@@ -104,6 +112,7 @@ class Connection:
                 self.catalog,
                 cache_dir=self._cache_dir,
                 embeddings=self.settings.embeddings != "off",
+                embedder=self.embedder,
             )
         return self._understander
 

@@ -29,6 +29,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("llm_model", "", "Model name (openai backend) or local path (transformers backend)."),
     Setting("llm_timeout_s", 120.0, "Timeout for one LLM call, in seconds."),
     Setting("embeddings", "auto", "Embedding similarity for grounding: auto, on, off."),
+    Setting(
+        "cache_dir",
+        "",
+        "Cache folder (lexicons, embedding vectors); empty means ~/.cache/clinbridge.",
+    ),
     Setting("now", "", "What 'today' means (ISO timestamp); empty means the clock or the data."),
     Setting(
         "examples", "", "Example bank file (JSON lines); empty means ~/.clinbridge/examples.jsonl."
@@ -56,6 +61,7 @@ class Settings:
     llm_model: str = ""
     llm_timeout_s: float = 120.0
     embeddings: str = "auto"
+    cache_dir: str = ""
     now: str = ""
     examples: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
