@@ -149,6 +149,7 @@ class Connection:
             return self._abstain(
                 question, reason or "could not read the question", understand_ms, readings
             )
+        second = self._second_reading(question, readings)
         result = answer_with_validation(
             question,
             plans,
@@ -156,12 +157,31 @@ class Connection:
             db=self.db,
             settings=self.settings,
             understanding="parser",
+            extra_checks=second[1] if second else None,
         )
         answer = result.to_answer()
+        if second:
+            answer.details["learned_reading"] = second[0].to_dict()
         answer.timings.steps_ms["understand"] = round(understand_ms, 3)
         answer.details.setdefault("groundings", [g.model_dump() for g in readings[0].groundings])
         answer.details.setdefault("confidence", readings[0].confidence)
         return answer
+
+    def _second_reading(self, question: str, readings: list[Reading]) -> tuple[Any, Any] | None:
+        """The learned reader's reading and the agreement check each plan must pass (or None
+        when ``settings.learned_reader`` is off)."""
+        if self.settings.learned_reader == "off":
+            return None
+        from clinbridge.engine._checks_readers import check_readers
+        from clinbridge.engine.understand.learned import shared_reader
+
+        learned = shared_reader(self.settings.learned_reader_path or None).read(question)
+        by_plan = {r.plan: r.groundings for r in readings if r.plan is not None}
+
+        def agree(plan: QueryPlan) -> list[Check]:
+            return check_readers(plan, by_plan.get(plan, ()), learned)
+
+        return learned, agree
 
     def _ask_llm(
         self, question: str, *, patient_id: str | None, now: str | dt.datetime | None

@@ -112,27 +112,40 @@ class MiniLM:
         return list(self.tokenizer.encode_batch(list(texts)))
 
     def hidden(
-        self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.float32]
+        self,
+        ids: npt.NDArray[np.int64],
+        mask: npt.NDArray[np.float32],
+        *,
+        overrides: dict[str, Any] | None = None,
     ) -> npt.NDArray[np.float32]:
-        """Last-layer token states, shape (batch, tokens, 384)."""
+        """Last-layer token states, shape (batch, tokens, 384).
+
+        ``overrides`` replaces weights by safetensors name for this call (a fine-tuned last layer:
+        the learned reader shares the loaded base weights instead of holding a second model).
+        """
         import numpy as np
 
-        w = self.w
+        w = self.w if not overrides else {**self.w, **overrides}
         n, t = ids.shape
         x = (
             w["embeddings.word_embeddings.weight"][ids]
             + w["embeddings.position_embeddings.weight"][np.arange(t)][None]
             + w["embeddings.token_type_embeddings.weight"][0][None, None]
         )
-        x = self._norm(x, "embeddings.LayerNorm")
+        x = self._norm(x, w, "embeddings.LayerNorm")
         bias = ((1.0 - mask) * -1e9)[:, None, None, :].astype(np.float32)
         d = x.shape[-1] // self.heads
         for k in range(self.layers):
             p = f"encoder.layer.{k}."
 
             def lin(v: Any, name: str, p: str = p) -> Any:
-                wt = self.dense[p + name]
-                out = v.reshape(-1, v.shape[-1]) @ wt + w[p + name + ".bias"]
+                key = p + name
+                wt = (
+                    self.dense[key]
+                    if key + ".weight" not in (overrides or {})
+                    else w[key + ".weight"].T
+                )
+                out = v.reshape(-1, v.shape[-1]) @ wt + w[key + ".bias"]
                 return out.reshape(*v.shape[:-1], wt.shape[1])
 
             def split(v: Any) -> Any:
@@ -145,19 +158,19 @@ class MiniLM:
             att = np.exp(att - att.max(-1, keepdims=True))
             att /= att.sum(-1, keepdims=True)
             ctx = (att @ v).transpose(0, 2, 1, 3).reshape(n, t, -1)
-            x = self._norm(x + lin(ctx, "attention.output.dense"), p + "attention.output.LayerNorm")
+            x = self._norm(
+                x + lin(ctx, "attention.output.dense"), w, p + "attention.output.LayerNorm"
+            )
             h = _gelu(lin(x, "intermediate.dense"))
-            x = self._norm(x + lin(h, "output.dense"), p + "output.LayerNorm")
+            x = self._norm(x + lin(h, "output.dense"), w, p + "output.LayerNorm")
         return np.asarray(x, dtype=np.float32)
 
-    def _norm(self, x: Any, name: str) -> Any:
+    def _norm(self, x: Any, w: dict[str, Any], name: str) -> Any:
         import numpy as np
 
         mu = x.mean(-1, keepdims=True)
         var = ((x - mu) ** 2).mean(-1, keepdims=True)
-        return (x - mu) / np.sqrt(var + self.eps) * self.w[name + ".weight"] + self.w[
-            name + ".bias"
-        ]
+        return (x - mu) / np.sqrt(var + self.eps) * w[name + ".weight"] + w[name + ".bias"]
 
     def batch(self, encodings: Sequence[Any]) -> tuple[Any, Any]:
         """Pad encodings into (ids, mask) arrays."""

@@ -35,6 +35,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "clinbridge.cli.feedback:feedback_group",
         "Approve or edit answers for the example bank.",
     ),
+    "train-reader": (
+        "clinbridge.cli.reader:train_reader_cmd",
+        "Fine-tune the learned second reader (span tagger + intent) on silver data.",
+    ),
 }
 
 
