@@ -97,12 +97,6 @@ class MiniLM:
             if name not in self.w or self.w[name].shape != value.shape:
                 raise ValueError(f"weight override {name!r} does not fit the model")
             self.w[name] = np.asarray(value, dtype=np.float32)
-        # Dense weights transposed once, contiguous: x (rows, in) @ W^T is one BLAS call.
-        self.dense = {
-            name[: -len(".weight")]: np.ascontiguousarray(value.T)
-            for name, value in self.w.items()
-            if name.startswith("encoder.") and value.ndim == 2
-        }
         self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(_MAX_TOKENS)
@@ -139,13 +133,9 @@ class MiniLM:
             p = f"encoder.layer.{k}."
 
             def lin(v: Any, name: str, p: str = p) -> Any:
-                key = p + name
-                wt = (
-                    self.dense[key]
-                    if key + ".weight" not in (overrides or {})
-                    else w[key + ".weight"].T
-                )
-                out = v.reshape(-1, v.shape[-1]) @ wt + w[key + ".bias"]
+                # (rows, in) @ W^T: one BLAS call on the transposed view, no copy of W
+                wt = w[p + name + ".weight"].T
+                out = v.reshape(-1, v.shape[-1]) @ wt + w[p + name + ".bias"]
                 return out.reshape(*v.shape[:-1], wt.shape[1])
 
             def split(v: Any) -> Any:
