@@ -75,7 +75,7 @@ def test_train_a_few_steps_save_load_and_read(tmp_path) -> None:  # type: ignore
     from clinbridge.engine.understand._learned_train import train
 
     rows = list(generated_examples(60, seed=1))
-    meta = train(tmp_path / "ck", examples=rows, epochs=1, max_steps=3, held_out=0.2)
+    meta = train(tmp_path / "ck", examples=rows, epochs=2, max_steps=3, held_out=0.2)
     assert (tmp_path / "ck" / "reader.safetensors").exists()
     assert meta["steps"] == 3 and meta["trained_layer"] == 5
     assert set(meta["held_out"]["all"]) >= {"intent_accuracy", "span_f1", "token_accuracy"}

@@ -185,26 +185,30 @@ def _softmax(x: Any) -> Any:
 
 
 def _decode(text: str, encoding: Any, probs: Any, tags: tuple[str, ...]) -> list[Span]:
-    """BIO word-piece tags → character spans; a span's confidence is its weakest piece's."""
-    spans: list[Span] = []
-    cur: list[Any] | None = None  # [kind, start, end, min prob]
+    """BIO word-piece tags → character spans, by word: a word takes its first piece's tag (as in
+    training); a span's confidence is its least sure word's."""
+    words: list[list[Any]] = []  # [start, end, tag, prob] per word
+    last_word: Any = None
     for k, (a, b) in enumerate(encoding.offsets):
         if a == b:  # [CLS], [SEP]
             continue
+        wid = encoding.word_ids[k]
+        if words and wid is not None and wid == last_word:
+            words[-1][1] = b
+            continue
         j = int(probs[k].argmax())
-        tag, p = tags[j], float(probs[k][j])
-        continuing = (
-            encoding.word_ids[k] is not None
-            and k > 0
-            and (encoding.word_ids[k] == encoding.word_ids[k - 1])
-        )
-        if tag == "O" and not (continuing and cur is not None):
+        words.append([a, b, tags[j], float(probs[k][j])])
+        last_word = wid
+    spans: list[Span] = []
+    cur: list[Any] | None = None  # [kind, start, end, min prob]
+    for a, b, tag, p in words:
+        if tag == "O":
             if cur is not None:
                 spans.append(Span(text[cur[1] : cur[2]], cur[1], cur[2], cur[0], cur[3]))
-                cur = None
+            cur = None
             continue
-        kind = tag[2:] if tag != "O" else (cur[0] if cur else "")
-        if cur is not None and (continuing or (tag.startswith("I-") and kind == cur[0])):
+        kind = tag[2:]
+        if cur is not None and tag.startswith("I-") and kind == cur[0]:
             cur[2], cur[3] = b, min(cur[3], p)
             continue
         if cur is not None:
