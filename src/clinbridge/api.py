@@ -178,8 +178,10 @@ class Connection:
         learned = shared_reader(self.settings.learned_reader_path or None).read(question)
         by_plan = {r.plan: r.groundings for r in readings if r.plan is not None}
 
+        similarity = self.embedder.scores if self.settings.embeddings != "off" else None
+
         def agree(plan: QueryPlan) -> list[Check]:
-            return check_readers(plan, by_plan.get(plan, ()), learned)
+            return check_readers(plan, by_plan.get(plan, ()), learned, similarity=similarity)
 
         return learned, agree
 

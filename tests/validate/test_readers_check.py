@@ -106,3 +106,24 @@ def test_ages_and_numbers_anywhere_in_the_plan_count() -> None:
     q = "How many patients over 65 had a GI bleed?"
     r = reading(q, "count", 0.99, ("65", "VALUE", 0.9), ("GI bleed", "CONCEPT", 0.9))
     assert check_readers(plan, G_GI, r)[0].passed
+
+
+def test_a_rewritten_lay_term_counts_when_it_means_the_grounded_concept() -> None:
+    q = "How many patients had a heart attack?"
+    plan = QueryPlan(filters=(EventFilter(stream="condition", concepts=cs("MI")),))
+    g = (
+        Grounding(
+            phrase="myocardial infarction",
+            kind="concept",
+            target="condition: Myocardial infarction",
+        ),
+    )
+    r = reading(q, "count", 0.99, ("heart attack", "CONCEPT", 0.95))
+    assert not check_readers(plan, g, r)[0].passed  # words alone: unaccounted
+
+    def similarity(phrase: str, texts: object) -> list[float]:
+        return [0.6 if "infarction" in str(t).lower() else 0.1 for t in texts]  # type: ignore[attr-defined]
+
+    assert check_readers(plan, g, r, similarity=similarity)[0].passed
+    low = check_readers(plan, g, r, similarity=lambda p, ts: [0.2 for _ in ts])
+    assert not low[0].passed

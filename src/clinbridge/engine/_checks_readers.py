@@ -6,8 +6,10 @@ The rule reader's plan must agree with what the learned reader
 * **intent**: the plan's aggregate (count, mean, first/last value, a date, yes/no, a list, ...) is
   the learned intent, or compatible with it ('when was the first ...' is a date and a first);
 * **content**: every confident CONCEPT span of the learned reading shares a word with a phrase
-  the rule reader grounded, every confident VALUE is a number the plan uses, and a confident
-  identifier is the plan's patient.
+  the rule reader grounded or means the same as one of them or as what they were grounded to
+  (embedding similarity, when a similarity is given: the rule reader rewrites lay terms and
+  shorthand, 'heart attack' → myocardial infarction), every confident VALUE is a number the plan
+  uses, and a confident identifier is the plan's patient.
 
 Only confident learned readings can veto (``min_intent`` / ``min_span``): the learned reader is
 a check on the plan, not a second source of answers. A failed check carries code
@@ -18,7 +20,7 @@ or abstention shows what each reader understood.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.answer import Check
@@ -127,6 +129,8 @@ def check_readers(
     *,
     min_intent: float = 0.9,
     min_span: float = 0.8,
+    similarity: Callable[[str, Sequence[str]], list[float]] | None = None,
+    min_similarity: float = 0.5,
 ) -> list[Check]:
     """Whether the plan and the learned reading of its question agree (one check).
 
@@ -136,6 +140,9 @@ def check_readers(
         learned: The learned reader's reading of the question.
         min_intent: Least intent probability that may veto a plan.
         min_span: Least span confidence that may veto a plan.
+        similarity: Scores of a phrase against texts in [0, 1] (the embedding service's
+            ``scores``); without it, content is compared by words only.
+        min_similarity: Least similarity for a span to count as a grounded phrase.
     """
     problems: list[str] = []
     mine = plan_intent(plan)
@@ -149,10 +156,16 @@ def check_readers(
     ):
         problems.append(f"the plan answers a {mine}, the learned reader reads a {theirs}")
     grounded = set().union(*(_words(g.phrase) for g in groundings)) if groundings else set()
+    texts = [g.phrase for g in groundings] + [
+        g.target.partition(": ")[2] or g.target for g in groundings
+    ]
     for span in learned.of_kind("CONCEPT", min_confidence=min_span):
         words = _words(span.text)
-        if words and not (words & grounded):
-            problems.append(f"{span.text!r} is not in the plan")
+        if not words or words & grounded:
+            continue
+        if similarity is not None and texts and max(similarity(span.text, texts)) >= min_similarity:
+            continue
+        problems.append(f"{span.text!r} is not in the plan")
     numbers = _numbers(plan.to_dict(), set())
     for span in learned.of_kind("VALUE", min_confidence=min_span):
         found = [float(x) for x in _NUMBER.findall(span.text)]
