@@ -186,7 +186,7 @@ def _softmax(x: Any) -> Any:
 
 def _decode(text: str, encoding: Any, probs: Any, tags: tuple[str, ...]) -> list[Span]:
     """BIO word-piece tags → character spans, by word: a word takes its first piece's tag (as in
-    training); a span's confidence is its least sure word's."""
+    training); neighbouring words of one kind join; a span's confidence is its least sure word's."""
     words: list[list[Any]] = []  # [start, end, tag, prob] per word
     last_word: Any = None
     for k, (a, b) in enumerate(encoding.offsets):
@@ -208,7 +208,9 @@ def _decode(text: str, encoding: Any, probs: Any, tags: tuple[str, ...]) -> list
             cur = None
             continue
         kind = tag[2:]
-        if cur is not None and tag.startswith("I-") and kind == cur[0]:
+        # Same kind right after (only spaces between): one span. The tagger confuses B and I
+        # far more often than two same-kind spans touch ("at least", "basophil count").
+        if cur is not None and kind == cur[0] and not text[cur[2] : a].strip():
             cur[2], cur[3] = b, min(cur[3], p)
             continue
         if cur is not None:
