@@ -20,6 +20,7 @@ from clinbridge.engine.answer import Answer, Check, Provenance, Timings
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
+    from clinbridge.embed import EmbeddingService
     from clinbridge.engine.plan import QueryPlan
     from clinbridge.engine.understand import Reading, Understander
     from clinbridge.settings import Settings
@@ -97,6 +98,13 @@ class Connection:
         self.close()
 
     @property
+    def embedder(self) -> EmbeddingService:
+        """The embedding service for these settings (the model loads on first use)."""
+        from clinbridge.embed import service_for
+
+        return service_for(self.settings)
+
+    @property
     def understander(self) -> Understander:
         if self._understander is None:
             from clinbridge.engine.understand import Understander
@@ -106,6 +114,7 @@ class Connection:
                 self.catalog,
                 cache_dir=self._cache_dir,
                 embeddings=self.settings.embeddings != "off",
+                embedder=self.embedder,
             )
         return self._understander
 
@@ -177,6 +186,7 @@ class Connection:
                 understanding="parser",
             )
         if answer is None:
+            second = self._second_reading(question, readings)
             result = answer_with_validation(
                 question,
                 plans,
@@ -184,8 +194,11 @@ class Connection:
                 db=self.db,
                 settings=self.settings,
                 understanding="parser",
+                extra_checks=second[1] if second else None,
             )
             answer = result.to_answer()
+            if second:
+                answer.details["learned_reading"] = second[0].to_dict()
         answer.timings.steps_ms["understand"] = round(understand_ms, 3)
         notes = [n for n in readings[0].notes if n.startswith("example ")]
         first_plan = readings[0].plan
@@ -197,6 +210,24 @@ class Connection:
         if readings[0].notes:
             answer.details.setdefault("notes", list(readings[0].notes))
         return answer
+
+    def _second_reading(self, question: str, readings: list[Reading]) -> tuple[Any, Any] | None:
+        """The learned reader's reading and the agreement check each plan must pass (or None
+        when ``settings.learned_reader`` is off)."""
+        if self.settings.learned_reader == "off":
+            return None
+        from clinbridge.engine._checks_readers import check_readers
+        from clinbridge.engine.understand.learned import shared_reader
+
+        learned = shared_reader(self.settings.learned_reader_path or None).read(question)
+        by_plan = {r.plan: r.groundings for r in readings if r.plan is not None}
+
+        similarity = self.embedder.scores if self.settings.embeddings != "off" else None
+
+        def agree(plan: QueryPlan) -> list[Check]:
+            return check_readers(plan, by_plan.get(plan, ()), learned, similarity=similarity)
+
+        return learned, agree
 
     def _ask_llm(
         self, question: str, *, patient_id: str | None, now: str | dt.datetime | None

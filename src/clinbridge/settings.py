@@ -29,6 +29,21 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("llm_model", "", "Model name (openai backend) or local path (transformers backend)."),
     Setting("llm_timeout_s", 120.0, "Timeout for one LLM call, in seconds."),
     Setting("embeddings", "auto", "Embedding similarity for grounding: auto, on, off."),
+    Setting(
+        "cache_dir",
+        "",
+        "Cache folder (lexicons, embedding vectors); empty means ~/.cache/clinbridge.",
+    ),
+    Setting(
+        "learned_reader",
+        "on",
+        "Dual-reader check: the learned reader must agree with the plan (on, off).",
+    ),
+    Setting(
+        "learned_reader_path",
+        "",
+        "Learned-reader checkpoint folder; empty means the one shipped in the package.",
+    ),
     Setting("now", "", "What 'today' means (ISO timestamp); empty means the clock or the data."),
     Setting(
         "examples", "", "Example bank file (JSON lines); empty means ~/.clinbridge/examples.jsonl."
@@ -56,6 +71,9 @@ class Settings:
     llm_model: str = ""
     llm_timeout_s: float = 120.0
     embeddings: str = "auto"
+    cache_dir: str = ""
+    learned_reader: str = "on"
+    learned_reader_path: str = ""
     now: str = ""
     examples: str = ""
     extra: dict[str, Any] = field(default_factory=dict)

@@ -40,6 +40,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Approve or edit answers for the example bank.",
     ),
     "serve": ("clinbridge.cli.serve:serve_cmd", "Serve the HTTP API and web page."),
+    "train-reader": (
+        "clinbridge.cli.reader:train_reader_cmd",
+        "Fine-tune the learned second reader (span tagger + intent) on silver data.",
+    ),
 }
 
 

@@ -294,9 +294,9 @@ def _semantically_in(phrase: str, facets: list[str]) -> bool:
         return False
     if _named_in(phrase, set(facets)):
         return True
-    from clinbridge.engine.llm.embed import get_embedder
+    from clinbridge.embed import service_for
 
-    embedder = get_embedder("auto")
+    embedder = service_for(mode="auto")
     threshold = 0.35 if embedder.semantic else 0.6
     return max(embedder.scores(phrase, facets)) >= threshold
 

@@ -37,6 +37,7 @@ from clinbridge.errors import LoadError
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
+    from clinbridge.embed import EmbeddingService
     from clinbridge.settings import Settings
 
 __all__ = [
@@ -110,9 +111,16 @@ class Hit:
 class ExampleBank:
     """The approved pairs in one JSON-lines file."""
 
-    def __init__(self, path: str | Path | None = None, *, embeddings: str = "auto") -> None:
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        embeddings: str = "auto",
+        embedder: EmbeddingService | None = None,
+    ) -> None:
         self.path = Path(path) if path is not None else default_bank_path()
         self.embeddings = embeddings
+        self.embedder = embedder
         self._examples: dict[str, Example] = {}
         self._load()
 
@@ -240,9 +248,10 @@ class ExampleBank:
         pool = list(self._examples.values())
         if not pool:
             return []
-        from clinbridge.engine.llm.embed import get_embedder
+        from clinbridge.embed import service_for
 
-        scores = get_embedder(self.embeddings).scores(question, [e.question for e in pool])
+        embedder = self.embedder or service_for(mode=self.embeddings)
+        scores = embedder.scores(question, [e.question for e in pool])
         ranked = sorted(
             zip(pool, scores, strict=True),
             key=lambda p: (-(p[1] + (0.01 if source and p[0].source == source else 0.0)), p[0].id),

