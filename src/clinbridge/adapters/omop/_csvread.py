@@ -177,7 +177,7 @@ def _frame(rows: list[list[str | None]], header: list[str]) -> pd.DataFrame:
 
 
 def _split(text: str, sep: str, quoting: int) -> list[str]:
-    reader = csv.reader(io.StringIO(text), delimiter=sep, quoting=quoting, strict=True)
+    reader = csv.reader(io.StringIO(text), delimiter=sep, quoting=quoting, strict=True)  # type: ignore[arg-type]
     fields = next(reader, [])
     if next(reader, None) is not None:
         raise csv.Error("a record ends inside the line (a stray quote?)")
@@ -216,7 +216,8 @@ def _records(stream: IO[bytes], quoted: bool) -> Iterator[tuple[int, str] | BadR
             yield lineno, text.rstrip("\r\n")
             continue
         # An open quote: the record goes on over the next lines until the quote closes.
-        parts, taken = [text], []
+        parts: list[str] = [text]
+        taken: list[tuple[int, bytes] | BadRecord] = []
         quotes, size, closed = text.count('"'), len(first), False
         while len(taken) < MAX_RECORD_LINES and size < MAX_RECORD_BYTES:
             nxt = src.next()
