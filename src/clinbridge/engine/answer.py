@@ -15,6 +15,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from clinbridge.errors import AbstainReason
+
 __all__ = ["Answer", "Check", "Provenance", "Timings", "jsonable"]
 
 
@@ -75,7 +77,7 @@ class Answer(BaseModel):
     concept_sets: list[dict[str, Any]] = Field(default_factory=list)
     checks: list[Check] = Field(default_factory=list)
     reason: str | None = None
-    reason_code: str | None = None
+    reason_code: AbstainReason | None = None
     timings: Timings = Field(default_factory=Timings)
     provenance: Provenance = Field(default_factory=Provenance)
 
