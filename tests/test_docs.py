@@ -171,3 +171,68 @@ def test_plan_md_json_examples_validate():
     assert len(blocks) >= 2
     plans = [QueryPlan.model_validate(json.loads(b)) for b in blocks]
     assert any(p.group_by for p in plans)
+
+
+def test_readme_python_snippet_uses_the_database_the_demo_builds():
+    """The README's snippet connects to the demo's Eunomia file (built by `clinbridge demo`)."""
+    import re
+
+    from clinbridge.cli.demo import demo
+
+    readme = (DOCS.parent / "README.md").read_text()
+    snippet = re.findall(r"```python\n(.*?)```", readme, flags=re.S)[0]
+    code = snippet.split("with cb.connect")[0]
+    ns: dict[str, object] = {}
+    exec(code, ns)
+    default_dir = next(p for p in demo.params if p.name == "workdir").default
+    assert ns["eunomia"] == Path(str(default_dir)) / "eunomia.duckdb"
+    from clinbridge.demo.sections import _eunomia_db
+
+    assert "eunomia.duckdb" in _eunomia_db.__code__.co_consts
+
+
+def test_readme_lists_each_command_once_and_vocab_commands_show_db():
+    readme = (DOCS.parent / "README.md").read_text()
+    assert readme.count("| `clinbridge load omop") == 1
+    assert "`vocab descendants ID --db URL`" in readme and "`vocab map CODE --db URL" in readme
+
+
+def test_every_cli_option_has_help_text():
+    import click
+
+    from clinbridge.cli import COMMANDS, main
+
+    ctx = click.Context(main)
+    missing = []
+
+    def walk(cmd: click.Command, path: str) -> None:
+        if isinstance(cmd, click.Group):
+            for name in cmd.list_commands(ctx):
+                sub = cmd.get_command(ctx, name)
+                if sub is not None:
+                    walk(sub, f"{path} {name}")
+            return
+        for p in cmd.params:
+            if isinstance(p, click.Option) and not p.help and not p.hidden:
+                missing.append(f"{path} {p.opts[0]}")
+
+    for name in ("load", "synth"):
+        assert name in COMMANDS
+        walk(main.get_command(ctx, name), name)  # type: ignore[arg-type]
+    assert not missing, missing
+
+
+def test_synth_defaults_agree():
+    import click
+
+    from clinbridge.cli import main
+
+    ctx = click.Context(main)
+    synth = main.get_command(ctx, "synth")
+    assert isinstance(synth, click.Group)
+    defaults = {
+        name: {p.name: p.default for p in synth.get_command(ctx, name).params}  # type: ignore[union-attr]
+        for name in ("omop", "fhir")
+    }
+    assert defaults["omop"]["patients"] == defaults["fhir"]["patients"]
+    assert defaults["omop"]["seed"] == defaults["fhir"]["seed"]

@@ -12,12 +12,12 @@ import contextlib
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import click
 import orjson
 
+from clinbridge.cli._io import atomic_output
 from clinbridge.errors import ClinbridgeError
 
 
@@ -156,7 +156,7 @@ def _batch(path: str, mode: str, out_file: str | None, extractor_name: str) -> N
     start = time.perf_counter()
     counts: Counter[str] = Counter()
     with contextlib.ExitStack() as stack:
-        out = stack.enter_context(Path(out_file).open("wb")) if out_file else sys.stdout.buffer
+        out = stack.enter_context(atomic_output(out_file, "wb")) if out_file else sys.stdout.buffer
         rows = read_medcalc_csv(path)
         for outcome in run_rows(rows, mode=mode, extractor=extractor):  # type: ignore[arg-type]
             counts[outcome.decision] += 1
