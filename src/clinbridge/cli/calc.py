@@ -197,4 +197,10 @@ def _from_records(
         return
     click.echo(outcome.report())
     if outcome.decision == "abstain":
+        if missing == "spec" and any(not e.found for e in outcome.evidence):
+            click.echo(
+                "hint: findings the record does not mention are not assumed absent; if the record "
+                "is complete, add --missing absent to count them as absent",
+                err=True,
+            )
         sys.exit(2)
