@@ -98,8 +98,8 @@ def ask_cmd(
 
     if plan_file is None and not question:
         raise click.UsageError("give a QUESTION or --plan FILE")
-    settings = Settings.from_env(now=now)
     try:
+        settings = Settings.from_env(now=now)
         with Database.open(url, schema=schema) as db:
             catalog = describe(db, adapter=adapter, source=source)
             if plan_file is not None:
