@@ -162,6 +162,7 @@ def test_real_process_exit_codes_and_messages(guard_duckdb_url):
     assert refused.stdout == ""
     assert refused.stderr.strip() == (
         "error: refused (not_a_query): ATTACH is not a query; only a single SELECT may run"
+        " (see https://github.com/clinbridge/clinbridge/blob/main/docs/errors.md#sql_unsafe)"
     )
 
 
