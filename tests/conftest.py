@@ -4,7 +4,7 @@
   ``synthetic_data/eunomia-gibleed-5.3`` with the OMOP loader (``*_url`` variants give the URL).
 * ``synth_duckdb``: path of a DuckDB holding the synthetic OMOP CDM (300 patients, seed 1).
 * ``pg_url``: a fresh, uniquely named PostgreSQL schema (URL with ``?schema=``), dropped afterwards;
-  skips with the reason when the server at 127.0.0.1:5432 is down.
+  skips with the reason when the server at 127.0.0.1:5432 is down (fails instead when `CI` is set).
 * ``eunomia_pg_url``: Eunomia loaded once into its own PostgreSQL schema.
 
 Each database is built lazily, the first time a test asks for it, under pytest's tmp dir.
@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from pg_required import pg_unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 EUNOMIA_CSV = ROOT / "synthetic_data" / "eunomia-gibleed-5.3"
@@ -118,12 +120,12 @@ def _pg_admin():  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="session")
 def pg_server() -> str:
-    """The server's base URL; skips the test when it is not reachable."""
+    """The server's base URL; skips the test when it is not reachable (fails when ``CI`` is set)."""
     try:
         with _pg_admin() as conn:
             conn.execute("SELECT 1")
     except Exception as exc:
-        pytest.skip(f"PostgreSQL at 127.0.0.1:5432 (database test) is not reachable: {exc}")
+        pg_unavailable(f"PostgreSQL at 127.0.0.1:5432 (database test) is not reachable: {exc}")
     return PG_BASE
 
 

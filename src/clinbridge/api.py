@@ -81,6 +81,8 @@ class Connection:
         self.db = db
         self.catalog = catalog
         self.settings = settings or Settings()
+        if cache_dir is None and self.settings.cache_dir:  # CLINBRIDGE_CACHE_DIR, via Settings
+            cache_dir = Path(self.settings.cache_dir) / "understand"
         self._cache_dir = cache_dir
         self._understander: Understander | None = None
         self._trial_reader: Any = None

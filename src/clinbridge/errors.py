@@ -8,7 +8,8 @@ and keyword fields with the details (file, record, field, table, ...)::
     ├── AdapterError
     │   ├── UnknownAdapterError
     │   └── LoadError                (bad input file / record / field)
-    │       └── UnreadableFileError  (a file as a whole cannot be read: its header)
+    │       ├── UnreadableFileError  (a file as a whole cannot be read: its header)
+    │       └── FieldError           (a FHIR value of the wrong type or form)
     ├── VocabularyError
     │   └── ConceptNotFoundError
     ├── PlanError
@@ -19,10 +20,16 @@ and keyword fields with the details (file, record, field, table, ...)::
     │   └── QueryTimeoutError
     ├── UnderstandingError
     ├── LLMError
+    │   └── ReplyError               (engine.llm.propose: the model's reply is not valid)
     └── CalculatorError
+        ├── ExtractionError          (calculators.extract: no parameters from a note)
         ├── CalculatorSpecError
         └── CalculatorInputError
             └── MissingInputError    (a required input is missing: abstain)
+
+Each error's text ends with its documentation link (``docs/errors.md#<code>``). Abstention reasons
+(:data:`AbstainReason`) are the error codes, the validator's check codes (:data:`CheckCode`) and
+the readers' own verdicts; ``Answer.reason_code`` is typed by it.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 ErrorCode = Literal[
+    "error",
     "config",
     "adapter",
     "adapter_unknown",
@@ -50,22 +58,53 @@ ErrorCode = Literal[
     "calculator_missing_input",
 ]
 
+CheckCode = Literal[
+    "concept_not_in_data",
+    "unit_mixed",
+    "value_implausible",
+    "numerator_gt_denominator",
+    "shape_mismatch",
+    "window_empty",
+    "window_outside_data",
+    "window_outside_observation",
+    "patient_not_found",
+    "no_data",
+    "not_stored",
+    "no_proposal",
+    "question_not_covered",
+    "readings_disagree",
+    "truncated",
+    "scope_empty",
+]
+"""Codes of the validator's and the runner's deterministic checks (reported when one fails)."""
+
+ReaderCode = Literal["ambiguous", "readers_disagree"]
+"""Verdicts of the question readers: the question has several readings / the readers disagree."""
+
+AbstainReason = Literal[ErrorCode, CheckCode, ReaderCode]
+"""Every reason an answer may abstain with (``Answer.reason_code``)."""
+
 DOCS_URL = "https://github.com/clinbridge/clinbridge/blob/main/docs/errors.md"
 
 __all__ = [
+    "AbstainReason",
     "AdapterError",
     "CalculatorError",
     "CalculatorInputError",
     "CalculatorSpecError",
+    "CheckCode",
     "ClinbridgeError",
     "ConceptNotFoundError",
     "ConfigError",
+    "ErrorCode",
     "ExecutionError",
+    "FieldError",
     "LLMError",
     "LoadError",
     "MissingInputError",
     "PlanError",
     "QueryTimeoutError",
+    "ReaderCode",
     "SQLSafetyError",
     "SchemaMismatchError",
     "UnderstandingError",
@@ -79,15 +118,21 @@ __all__ = [
 class ClinbridgeError(Exception):
     """Root of every error clinbridge raises on purpose."""
 
-    code: ErrorCode = "config"
+    code: ErrorCode = "error"
 
     def __init__(self, message: str, **details: Any) -> None:
         super().__init__(message)
         self.message = message
         self.details: dict[str, Any] = details
 
+    @property
+    def docs_url(self) -> str:
+        """Where this error's code is explained (an anchor of docs/errors.md)."""
+        return f"{DOCS_URL}#{self.code}"
+
     def __str__(self) -> str:
-        return self.message
+        text = self.args[0] if self.args else self.message
+        return f"{text} (see {self.docs_url})"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -150,6 +195,15 @@ class LoadError(AdapterError, ValueError):
 
 class UnreadableFileError(LoadError):
     """A file that cannot be read at all (its header): a loader sets it aside and goes on."""
+
+
+class FieldError(LoadError):
+    """A flattened FHIR value has the wrong type or form; ``field`` names it."""
+
+    def __init__(self, field: str, message: str) -> None:
+        ClinbridgeError.__init__(self, f"{field}: {message}", field=field)
+        self.file, self.record, self.field = None, None, field
+        self.message = message
 
 
 class VocabularyError(ClinbridgeError):

@@ -19,6 +19,8 @@ from urllib.parse import urlparse, urlunparse
 import duckdb
 import pytest
 
+from pg_required import pg_unavailable
+
 PG_URL = os.environ.get("CLINBRIDGE_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 BACKENDS = ("duckdb", "sqlite", "postgres")
 ALLOWED = frozenset({"person", "measurement"})
@@ -199,7 +201,7 @@ def guard_sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 def guard_postgres_url() -> Iterator[str]:
     reason = pg_down_reason()
     if reason:
-        pytest.skip(reason)
+        pg_unavailable(reason)
     url, schema = build_postgres()
     try:
         yield url

@@ -4,6 +4,7 @@ gold values from hand-written SQL, and transpilation to other dialects."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,11 +79,14 @@ def _answer_key(answer):
 
 def _golden(name: str, dialect: str, sql: str) -> None:
     path = GOLDEN / name / f"{dialect}.sql"
-    if UPDATE or not path.exists():
+    regen = "CLINBRIDGE_UPDATE_GOLDEN=1 python -m pytest tests/engine/test_plans.py"
+    if UPDATE:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(sql + "\n")
+    if not path.exists():
+        pytest.fail(f"golden SQL {path} is missing; write it (and review the diff) with: {regen}")
     assert sql + "\n" == path.read_text(), (
-        f"golden SQL changed for {name}/{dialect} (CLINBRIDGE_UPDATE_GOLDEN=1)"
+        f"golden SQL changed for {name}/{dialect}; if intended, regenerate with: {regen}"
     )
 
 
@@ -236,3 +240,11 @@ def test_ties_on_the_last_day_are_reported(duck):
         "drug_exposure_start_date = (SELECT MAX(drug_exposure_start_date) FROM drug_exposure WHERE person_id = 6)"
     ).rows[0][0]
     assert (len(answer.value) if isinstance(answer.value, list) else 1) == gold
+
+
+def test_a_missing_golden_file_fails_with_the_regeneration_command(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "GOLDEN", tmp_path)
+    monkeypatch.setattr(sys.modules[__name__], "UPDATE", False)
+    with pytest.raises(pytest.fail.Exception, match="CLINBRIDGE_UPDATE_GOLDEN=1 python -m pytest"):
+        _golden("deleted", "duckdb", "SELECT 1")
+    assert not (tmp_path / "deleted").exists()

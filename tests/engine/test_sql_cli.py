@@ -80,7 +80,7 @@ def test_refusals_exit_2_with_one_line_reason(guard_db_url, sql, reason):
     assert r.stdout == ""
     message = r.stderr.strip()
     assert "\n" not in message
-    assert message.startswith(f"clinbridge sql: refused ({reason}):")
+    assert message.startswith(f"error: refused ({reason}):")
     assert fingerprint(guard_db_url) == before
 
 
@@ -98,14 +98,14 @@ def test_timeout_exits_1(guard_db_url):
     )
     r = invoke(slow, "--db", guard_db_url, "--timeout-ms", "200")
     assert r.exit_code == 1
-    assert r.stderr.startswith("clinbridge sql: error (timeout): query ran longer than 200 ms")
+    assert r.stderr.startswith("error: timeout: query ran longer than 200 ms")
 
 
 def test_execution_error_exits_1(guard_sqlite_url):
     # passes the guard, fails in the database (integer overflow)
     r = invoke("SELECT abs(-9223372036854775807 - 1) AS x FROM person", "--db", guard_sqlite_url)
     assert r.exit_code == 1
-    assert r.stderr.startswith("clinbridge sql: error (execution): sqlite query failed")
+    assert r.stderr.startswith("error: execution: sqlite query failed")
 
 
 def test_missing_database_exits_1(tmp_path):
@@ -163,7 +163,8 @@ def test_real_process_exit_codes_and_messages(guard_duckdb_url):
     assert refused.returncode == 2
     assert refused.stdout == ""
     assert refused.stderr.strip() == (
-        "clinbridge sql: refused (not_a_query): ATTACH is not a query; only a single SELECT may run"
+        "error: refused (not_a_query): ATTACH is not a query; only a single SELECT may run"
+        " (see https://github.com/clinbridge/clinbridge/blob/main/docs/errors.md#sql_unsafe)"
     )
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from pg_required import pg_unavailable
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "fhir"
 BUNDLES = DATA / "bundles"
 NDJSON = DATA / "ndjson"
@@ -33,7 +35,7 @@ def make_url(backend: str, tmp: Path) -> Iterator[str]:
         yield f"sqlite:///{tmp / 'fhir.db'}"
     else:
         if not _pg_up():
-            pytest.skip("PostgreSQL at 127.0.0.1:5432 is not reachable")
+            pg_unavailable("PostgreSQL at 127.0.0.1:5432 is not reachable")
         import psycopg
 
         schema = f"cb_fhir_{uuid.uuid4().hex[:10]}"

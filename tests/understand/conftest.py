@@ -32,10 +32,8 @@ def eunomia_conn(eunomia_duckdb_url: str, understand_cache: Path) -> Iterator[An
 
 @pytest.fixture(scope="session")
 def synth_conn(understand_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    try:
-        from clinbridge.synthetic.omop import generate_omop
-    except ImportError:
-        pytest.skip("the synthetic OMOP generator is not in this build")
+    from clinbridge.synthetic.omop import generate_omop
+
     path = tmp_path_factory.mktemp("synth-understand") / "synth.duckdb"
     generate_omop(f"duckdb:///{path}", patients=300, seed=1)
     conn = _connect(f"duckdb:///{path}", understand_cache)

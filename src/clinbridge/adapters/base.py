@@ -40,10 +40,6 @@ class SourceAdapter:
     version: ClassVar[str] = "1"
     PRIORITY: ClassVar[int] = 100
     """Lower runs first in detection."""
-    SUPPORTS_NOTES: ClassVar[bool] = False
-    """Whether sources of this family can hold free-text notes."""
-    SUPPORTS_VOCABULARY: ClassVar[bool] = False
-    """Whether the source carries a concept vocabulary with descendants."""
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

@@ -70,6 +70,29 @@ class LazyGroup(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Run a command; every failure is one ``error: ...`` line (exit 1; usage errors 2)."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
+        try:
+            rv = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
+        except click.UsageError as exc:
+            if exc.ctx is not None:
+                click.echo(exc.ctx.get_usage(), err=True)
+                click.echo(
+                    f"Try '{exc.ctx.command_path} {exc.ctx.help_option_names[0]}' for help.",
+                    err=True,
+                )
+            click.echo(f"error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            click.echo(f"error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
 
 def _missing(name: str) -> click.Command:
     @click.command(name=name)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
 import click
 
+from clinbridge.cli._io import atomic_output, plain_validation_message
 from clinbridge.engine.answer import Answer
 
 __all__ = ["ask_cmd", "print_answer"]
@@ -99,8 +101,8 @@ def ask_cmd(
 
     if plan_file is None and not question:
         raise click.UsageError("give a QUESTION or --plan FILE")
-    settings = Settings.from_env(now=now)
     try:
+        settings = Settings.from_env(now=now)
         with Database.open(url, schema=schema) as db:
             catalog = describe(db, adapter=adapter, source=source)
             if plan_file is not None:
@@ -121,11 +123,11 @@ def ask_cmd(
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
     except ValueError as exc:  # an invalid plan file
-        click.echo(f"error: invalid plan: {exc}", err=True)
+        click.echo(f"error: invalid plan {plan_file}: {plain_validation_message(exc)}", err=True)
         sys.exit(1)
     print_answer(answer, as_json=as_json)
     if answer.decision == "abstain":
-        sys.exit(0)  # abstaining is a normal result, not a failure
+        sys.exit(2)  # cannot answer: exit 2, like a refused statement or an abstaining calc
 
 
 def _batch_records(path: Path) -> list[dict[str, object]]:
@@ -212,8 +214,8 @@ def _batch(
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
     accepted = 0
-    sink = out_file.open("w", encoding="utf-8") if out_file else None
-    try:
+    with contextlib.ExitStack() as stack:
+        sink = stack.enter_context(atomic_output(out_file)) if out_file else None
         with conn:
             for rec in records:
                 pid = rec.get("patient_id")
@@ -229,9 +231,6 @@ def _batch(
                     sink.write(line + "\n")
                 else:
                     click.echo(line)
-    finally:
-        if sink:
-            sink.close()
     if out_file:
         click.echo(
             f"{len(records)} question(s): {accepted} answered, {len(records) - accepted} abstained → {out_file}",

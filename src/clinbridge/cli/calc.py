@@ -20,6 +20,7 @@ from typing import Any
 import click
 import orjson
 
+from clinbridge.cli._io import atomic_output
 from clinbridge.errors import ClinbridgeError
 
 
@@ -171,7 +172,7 @@ def _batch(path: str, mode: str, out_file: str | None, extractor_name: str) -> N
     start = time.perf_counter()
     counts: Counter[str] = Counter()
     with contextlib.ExitStack() as stack:
-        out = stack.enter_context(Path(out_file).open("wb")) if out_file else sys.stdout.buffer
+        out = stack.enter_context(atomic_output(out_file, "wb")) if out_file else sys.stdout.buffer
         rows = read_medcalc_csv(path, mode=mode)  # type: ignore[arg-type]
         for outcome in run_rows(rows, mode=mode, extractor=extractor):  # type: ignore[arg-type]
             counts[outcome.decision] += 1
@@ -242,4 +243,10 @@ def _from_records(
         return
     click.echo(outcome.report())
     if outcome.decision == "abstain":
+        if missing == "spec" and any(not e.found for e in outcome.evidence):
+            click.echo(
+                "hint: findings the record does not mention are not assumed absent; if the record "
+                "is complete, add --missing absent to count them as absent",
+                err=True,
+            )
         sys.exit(2)

@@ -8,7 +8,26 @@ from pathlib import Path
 
 import click
 
+from clinbridge.demo import demo_sections
+
 __all__ = ["demo"]
+
+_SECTIONS = {s.name: s.title for s in demo_sections()}
+_ONLY_HELP = "Run only these sections (repeatable): " + "; ".join(
+    f"{name} ({title.split(' — ')[0]})" for name, title in _SECTIONS.items()
+)
+
+
+def _check_only(
+    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+) -> tuple[str, ...]:
+    unknown = [v for v in value if v not in _SECTIONS]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown section(s) {', '.join(map(repr, unknown))}; the sections are: "
+            + ", ".join(_SECTIONS)
+        )
+    return value
 
 
 @click.command("demo")
@@ -21,7 +40,7 @@ __all__ = ["demo"]
     help="Where the demo's DuckDB files are built.",
 )
 @click.option("--rebuild", is_flag=True, help="Delete and rebuild the demo databases.")
-@click.option("--only", multiple=True, help="Run only these sections (omop, fhir, calc, ...).")
+@click.option("--only", multiple=True, callback=_check_only, help=_ONLY_HELP)
 def demo(workdir: Path, rebuild: bool, only: tuple[str, ...]) -> None:
     """Build the embedded demo (DuckDB, no server, no LLM, no GPU) and show answers."""
     from clinbridge.demo import run_demo

@@ -111,10 +111,20 @@ def load_fhir(
         raise click.ClickException(
             "counts do not reconcile (read != loaded + merged + quarantined)"
         )
+    if report.read and not report.loaded:
+        raise click.ClickException(
+            f"all {report.read} record(s) were quarantined; nothing was loaded"
+        )
 
 
 @click.command("fhir")
-@click.option("--patients", type=click.IntRange(1), required=True, help="Number of patients.")
+@click.option(
+    "--patients",
+    type=click.IntRange(1, 1_000_000),
+    default=1000,
+    show_default=True,
+    help="Number of patients (the same default as synth omop).",
+)
 @click.option(
     "--out",
     required=True,
@@ -122,9 +132,20 @@ def load_fhir(
     help="Output directory.",
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(["ndjson", "bundle"]), default="ndjson", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["ndjson", "bundle"]),
+    default="ndjson",
+    show_default=True,
+    help="Bulk NDJSON (one file per resource type) or one transaction bundle per patient.",
 )
-@click.option("--seed", type=int, default=42, show_default=True)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Random seed (same data for the same seed).",
+)
 @click.option("--gzip", "gzip_output", is_flag=True, help="Write .gz files.")
 def synth_fhir(patients: int, out: Path, fmt: str, seed: int, gzip_output: bool) -> None:
     """Generate deterministic synthetic FHIR R4 data (bulk NDJSON or per-patient bundles)."""

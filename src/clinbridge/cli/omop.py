@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from clinbridge.cli._io import fail, new_database_file
 from clinbridge.errors import ClinbridgeError
 
 __all__ = [
@@ -78,6 +79,8 @@ def _print_report(report: Any, as_json: bool) -> None:
     )
     if data["rejected"]:
         click.echo("rejected rows are kept with their reason in table clinbridge_rejected")
+    if data["read"] and not data["loaded"]:
+        fail(f"all {data['read']:,} row(s) were rejected; nothing was loaded")
 
 
 _ON_ERROR = click.Choice(["quarantine", "raise"])
@@ -131,7 +134,7 @@ def load_omop(
     from clinbridge.adapters.omop import load_omop_csv
 
     try:
-        with _progress("loading", not as_json) as progress:
+        with new_database_file(url), _progress("loading", not as_json) as progress:
             report = load_omop_csv(
                 csv_dir,
                 url,
@@ -150,12 +153,18 @@ def load_omop(
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--db", "url", required=True, help="Target database URL.")
 @click.option("--schema", default=None, help="Target schema (DuckDB, PostgreSQL).")
-@click.option("--on-error", type=_ON_ERROR, default="quarantine", show_default=True)
+@click.option(
+    "--on-error",
+    type=_ON_ERROR,
+    default="quarantine",
+    show_default=True,
+    help="Stop at the first bad value, or keep bad rows in clinbridge_rejected.",
+)
 @click.option(
     "--replace", "mode", flag_value="replace", help="Replace vocabulary tables that have rows."
 )
 @click.option("--append", "mode", flag_value="append", help="Append to vocabulary tables.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the load report as JSON.")
 def load_vocab(
     folder: Path, url: str, schema: str | None, on_error: str, mode: str | None, as_json: bool
 ) -> None:
@@ -163,7 +172,7 @@ def load_vocab(
     from clinbridge.vocab import load_vocabulary
 
     try:
-        with _progress("vocabulary", not as_json) as progress:
+        with new_database_file(url), _progress("vocabulary", not as_json) as progress:
             report = load_vocabulary(
                 folder,
                 url,
@@ -178,17 +187,30 @@ def load_vocab(
 
 
 @click.command(name="omop")
-@click.option("--patients", type=click.IntRange(1, 1_000_000), default=1000, show_default=True)
+@click.option(
+    "--patients",
+    type=click.IntRange(1, 1_000_000),
+    default=1000,
+    show_default=True,
+    help="Number of patients (the same default as synth fhir).",
+)
 @click.option("--db", "url", required=True, help="Target database URL (tables are replaced).")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--schema", default=None)
-@click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Random seed (same data for the same seed).",
+)
+@click.option("--schema", default=None, help="Target schema (DuckDB, PostgreSQL).")
+@click.option("--json", "as_json", is_flag=True, help="Print the generation report as JSON.")
 def synth_omop(patients: int, url: str, seed: int, schema: str | None, as_json: bool) -> None:
     """Generate a synthetic OMOP CDM 5.4 (with its own small vocabulary)."""
     from clinbridge.synthetic.omop import generate_omop
 
     try:
-        report = generate_omop(url, patients=patients, seed=seed, schema=schema)
+        with new_database_file(url):
+            report = generate_omop(url, patients=patients, seed=seed, schema=schema)
     except ClinbridgeError as exc:
         _fail(exc)
     if as_json:

@@ -133,10 +133,10 @@ def _fail(exc: ClinbridgeError, *, as_json: bool, exit_code: int) -> None:
     reason = exc.details.get("reason") or exc.code
     message = " ".join(str(exc).split())  # one line
     if not message.startswith("refused"):
-        message = f"error ({reason}): {message}"
+        message = f"{reason}: {message}"
     if as_json:
         click.echo(json.dumps({"error": {**exc.to_dict(), "reason": reason}}, default=str))
-    click.echo(f"clinbridge sql: {message}", err=True)
+    click.echo(f"error: {message}", err=True)
     sys.exit(exit_code)
 
 

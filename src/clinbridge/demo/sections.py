@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import shutil
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -102,30 +104,77 @@ def _eunomia_db(workdir: Path, echo: Echo) -> str:
     return url
 
 
+_REPR = re.compile(r"^(\w+)\((.*)\)$", re.S)
+_FIELD = re.compile(r"(\w+)=((?:datetime\.\w+\([^)]*\))|'[^']*'|[^,]+)")
+_DATE = re.compile(r"datetime\.date\((\d+), (\d+), (\d+)\)")
+
+
+def _readable(target: str) -> str:
+    """A grounding target for people: an object's repr becomes its set fields."""
+    m = _REPR.match(target)
+    if not m:
+        return target[:80]
+    parts = []
+    for name, raw in _FIELD.findall(m.group(2)):
+        value = _DATE.sub(lambda d: f"{int(d[1]):04d}-{int(d[2]):02d}-{int(d[3]):02d}", raw)
+        if value.strip() not in {"None", "()", "''"}:
+            parts.append(f"{name} {value.strip(chr(39))}")
+    return ", ".join(parts)
+
+
+def _unit(answer: Any) -> str | None:
+    """The answer's unit: from its details, else from the validator's unit check."""
+    unit = answer.details.get("unit")
+    if unit:
+        return str(unit)
+    for check in answer.checks:
+        if (
+            check.name == "units_consistent"
+            and check.passed
+            and check.detail.startswith("one unit: ")
+        ):
+            return str(check.detail).removeprefix("one unit: ")
+    return None
+
+
 def _show(question: str, answer: Any, echo: Echo) -> None:
     echo(f"Q: {question}")
-    hidden = {"groundings", "confidence", "unresolved", "validation"}
+    hidden = {"groundings", "confidence", "unresolved", "validation", "unit"}
     shown = {k: v for k, v in answer.details.items() if k not in hidden}
     if (answer.details.get("validation") or {}).get("repaired"):
         shown["repaired"] = True
-    echo(f"   answer: {answer.summary()}" + (f"  {shown}" if shown else ""))
+    unit = _unit(answer) if answer.accepted else None
+    echo(
+        f"   answer: {answer.summary()}"
+        + (f" {unit}" if unit else "")
+        + (f"  {shown}" if shown else "")
+    )
     groundings = answer.details.get("groundings") or []
     if groundings:
         echo(
             "   read as: "
-            + "; ".join(f"'{g['phrase']}' → {g['target'][:60]} ({g['how']})" for g in groundings)
+            + "; ".join(
+                f"'{g['phrase']}' → {_readable(str(g['target']))} ({g['how']})" for g in groundings
+            )
         )
     for cs in answer.concept_sets[:2]:
         names = ", ".join(f"{c['name']} [{c['how']}]" for c in cs["concepts"][:3])
         more = f" (+{cs['count'] - 3} more)" if cs["count"] > 3 else ""
         echo(f"   concepts '{cs['label']}': {names}{more}")
     passed = sum(c.passed for c in answer.checks)
+    source = " ".join(p for p in (answer.provenance.adapter, answer.provenance.cdm_version) if p)
+    where = " on ".join(p for p in (source, answer.dialect) if p)
     echo(
-        f"   checks {passed}/{len(answer.checks)} passed · {answer.provenance.adapter} "
-        f"{answer.provenance.cdm_version or ''} on {answer.dialect} · {answer.timings.total_ms:.0f} ms"
+        f"   checks {passed}/{len(answer.checks)} passed"
+        + (f" · {where}" if where else "")
+        + f" · {answer.timings.total_ms:.0f} ms"
     )
     if answer.sql:
-        echo(f"   sql: {answer.sql[:150]}{'…' if len(answer.sql) > 150 else ''}")
+        lines = textwrap.wrap(
+            answer.sql, width=100, initial_indent="   sql: ", subsequent_indent="        "
+        )
+        for line in lines:
+            echo(line)
 
 
 def eunomia_plans(workdir: Path, echo: Echo) -> dict[str, Any]:

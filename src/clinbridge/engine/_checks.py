@@ -12,7 +12,7 @@ import datetime as dt
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine._shapes import (
     _COMPATIBLE,
@@ -32,32 +32,15 @@ from clinbridge.engine.plan import (
     QueryPlan,
     RelativeWindow,
 )
-from clinbridge.errors import ClinbridgeError, ConceptNotFoundError, ErrorCode, SQLSafetyError
+from clinbridge.errors import AbstainReason as AbstainReason
+from clinbridge.errors import CheckCode as CheckCode
+from clinbridge.errors import ClinbridgeError, ConceptNotFoundError, SQLSafetyError
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog, EventStream
     from clinbridge.db import Database
 
 logger = logging.getLogger(__name__)
-
-CheckCode = Literal[
-    "concept_not_in_data",
-    "unit_mixed",
-    "value_implausible",
-    "numerator_gt_denominator",
-    "shape_mismatch",
-    "window_empty",
-    "window_outside_data",
-    "window_outside_observation",
-    "patient_not_found",
-    "no_data",
-    "not_stored",
-    "no_proposal",
-    "question_not_covered",
-    "readings_disagree",
-    "ambiguous",
-]
-AbstainReason = CheckCode | ErrorCode
 
 
 Check = _AnswerCheck

@@ -15,6 +15,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from clinbridge.errors import AbstainReason
+
 __all__ = ["Alternative", "Answer", "Check", "Provenance", "Timings", "jsonable"]
 
 
@@ -88,7 +90,7 @@ class Answer(BaseModel):
     concept_sets: list[dict[str, Any]] = Field(default_factory=list)
     checks: list[Check] = Field(default_factory=list)
     reason: str | None = None
-    reason_code: str | None = None
+    reason_code: AbstainReason | None = None
     alternatives: list[Alternative] = Field(default_factory=list)
     """With ``reason_code="ambiguous"``: the readings that survived validation, each with its
     value; pick one and run its plan."""

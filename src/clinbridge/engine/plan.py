@@ -5,22 +5,35 @@ aggregates — and never names a source's tables. ``clinbridge.engine.compile`` 
 SQL statement for a catalogued source in any dialect.
 
 Example — "How many women had a gastrointestinal hemorrhage within 30 days after their first
-celecoxib exposure?"::
+celecoxib exposure?" (a doctest, run by tests/test_docs.py)::
 
-    QueryPlan(
-        filters=(
-            SexFilter(sex="female"),
-            EventFilter(
-                stream="condition",
-                concepts=ConceptSet(concepts=(ConceptRef(name="Gastrointestinal hemorrhage"),)),
-                window=RelativeWindow(
-                    anchor=EventAnchor(stream="drug", concepts=ConceptSet(...), which="first"),
-                    start_days=0, end_days=30,
-                ),
-            ),
-        ),
-        aggregate=Aggregate(op="count", of="patients"),
-    )
+    >>> from clinbridge.engine.plan import (
+    ...     Aggregate, ConceptRef, ConceptSet, EventAnchor, EventFilter, QueryPlan,
+    ...     RelativeWindow, SexFilter,
+    ... )
+    >>> celecoxib = ConceptSet(concepts=(ConceptRef(name="celecoxib"),))
+    >>> plan = QueryPlan(
+    ...     filters=(
+    ...         SexFilter(sex="female"),
+    ...         EventFilter(
+    ...             stream="condition",
+    ...             concepts=ConceptSet(concepts=(ConceptRef(name="Gastrointestinal hemorrhage"),)),
+    ...             window=RelativeWindow(
+    ...                 anchor=EventAnchor(stream="drug", concepts=celecoxib, which="first"),
+    ...                 start_days=0, end_days=30,
+    ...             ),
+    ...         ),
+    ...     ),
+    ...     aggregate=Aggregate(op="count"),
+    ... )
+    >>> plan.measure.of, plan.aggregate.op
+    ('patients', 'count')
+
+Grouping takes :class:`GroupBy` objects, not bare names::
+
+    >>> from clinbridge.engine.plan import GroupBy
+    >>> QueryPlan(group_by=(GroupBy(key="sex"), GroupBy(key="age_group", age_bin=20))).group_by
+    (GroupBy(key='sex', age_bin=10), GroupBy(key='age_group', age_bin=20))
 """
 
 from __future__ import annotations

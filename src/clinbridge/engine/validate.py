@@ -87,7 +87,7 @@ from clinbridge.engine._shapes import Shape, expected_shape, plausible_range, qu
 from clinbridge.engine._wide import is_wide
 from clinbridge.engine.answer import Alternative, Answer, Provenance, Timings, jsonable
 from clinbridge.engine.plan import QueryPlan
-from clinbridge.errors import ClinbridgeError, ErrorCode
+from clinbridge.errors import AbstainReason, ClinbridgeError
 from clinbridge.settings import Settings
 
 if TYPE_CHECKING:
@@ -119,8 +119,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-AbstainReason = CheckCode | ErrorCode
 
 
 # -- data types ---------------------------------------------------------------------------------

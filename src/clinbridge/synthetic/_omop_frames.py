@@ -96,6 +96,7 @@ _LAB_CLIP = {
     "na": (120, 160),
     "a1c": (4, 15),
     "wt": (35, 250),
+    "ht": (120, 220),
     "temp": (35, 41),
     "wbc": (1, 40),
     "plt": (20, 700),
@@ -615,13 +616,29 @@ class FrameBuilder:
         put("a1c", lambda p, z, **_: self.a1c[p] + 0.3 * z)
         put("wbc", lambda z, inf, u, **_: np.exp(np.log(7.0) + 0.25 * z) + 7 * inf * u)
         put("plt", lambda z, r, **_: 255 + 55 * z - 60 * (r == "sepsis"))
+        # body height (cm) with the weight at outpatient visits, so that BMI can be computed from
+        # records. Its noise comes from a generator of its own (spawned from the seed), so every
+        # other value of a given seed stays what it was.
+        op_idx = np.flatnonzero(op)
+        hrng = np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0])  # type: ignore[attr-defined]
+        ht_p = v["p"].to_numpy()[op_idx]
+        lo, hi = _LAB_CLIP["ht"]
+        ht_value = np.clip(
+            100 * self.height[ht_p] + 0.5 * hrng.standard_normal(op_idx.size), lo, hi
+        )
+        vi = np.concatenate([vi, op_idx])
+        p = np.concatenate([p, ht_p])
+        lab = np.concatenate([lab, np.full(op_idx.size, _LAB_KEYS.index("ht"))])
+        value = np.concatenate([value, ht_value])
+        offsets = np.concatenate([m["offset"].to_numpy(), np.zeros(op_idx.size, dtype=np.int64)])
+        k += op_idx.size
         spec = [V.LABS[key] for key in _LAB_KEYS]
         decimals = np.array([x.decimals for x in spec])[lab]
         for d in np.unique(decimals):
             sel = decimals == d
             value[sel] = np.round(value[sel], int(d))
         start_dt = self.frames["visit_occurrence"]["visit_start_datetime"].to_numpy()[vi]
-        when = start_dt + m["offset"].to_numpy().astype("timedelta64[h]")
+        when = start_dt + offsets.astype("timedelta64[h]")
         end_dt = self.frames["visit_occurrence"]["visit_end_datetime"].to_numpy()[vi]
         when = np.minimum(when, end_dt)
         order = np.lexsort((lab, when, p))

@@ -51,6 +51,7 @@ BASE: list[Concept] = [
     (8753, "millimole per liter", "Unit", "UCUM", "Unit", "S", "mmol/L"),
     (8554, "percent", "Unit", "UCUM", "Unit", "S", "%"),
     (9529, "kilogram", "Unit", "UCUM", "Unit", "S", "kg"),
+    (8582, "centimeter", "Unit", "UCUM", "Unit", "S", "cm"),
     (586323, "degree Celsius", "Unit", "UCUM", "Unit", "S", "Cel"),
     (8848, "thousand per microliter", "Unit", "UCUM", "Unit", "S", "10*3/uL"),
 ]
@@ -166,6 +167,8 @@ LABS: dict[str, Lab] = {
             150,
             400,
         ),
+        # last, so that adding it left every other lab's row order unchanged
+        Lab("ht", 3036277, "Body height", "8302-2", 8582, "cm", 1, 0, 0),
     )
 }
 
@@ -447,6 +450,7 @@ SYNONYMS: list[tuple[int, str]] = [
     (3004410, "A1c"),
     (3004410, "Glycated hemoglobin"),
     (3025315, "Weight"),
+    (3036277, "Height"),
     (3020891, "Temperature"),
     (3000905, "White blood cell count"),
     (3000905, "WBC"),

@@ -251,8 +251,6 @@ class FhirAdapter(SourceAdapter):
     name = "fhir"
     version = "1"
     PRIORITY = 50
-    SUPPORTS_NOTES = True
-    SUPPORTS_VOCABULARY = False
 
     @classmethod
     def detect(cls, db: Database) -> bool:

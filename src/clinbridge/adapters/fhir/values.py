@@ -10,19 +10,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from clinbridge.errors import FieldError
+
 __all__ = ["Context", "FieldError", "Row", "Rows", "clean_display", "parse_datetime"]
 
 Row = tuple[Any, ...]
 Rows = list[tuple[str, Row]]
-
-
-class FieldError(ValueError):
-    """A flattened value has the wrong type or form."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
 
 
 @dataclass

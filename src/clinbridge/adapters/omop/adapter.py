@@ -297,8 +297,6 @@ class OmopAdapter(SourceAdapter):
     name: ClassVar[str] = "omop"
     version: ClassVar[str] = "1"
     PRIORITY: ClassVar[int] = 10
-    SUPPORTS_NOTES: ClassVar[bool] = True
-    SUPPORTS_VOCABULARY: ClassVar[bool] = True
 
     @classmethod
     def detect(cls, db: Database) -> bool:

@@ -323,7 +323,7 @@ def load_table_file(
     if if_exists != "append" and writer.count(name):
         if if_exists == "fail":
             raise LoadError(
-                f"table {name} already has rows; use if_exists='replace' (--replace) or 'append'",
+                f"table {name} already has rows; use --replace or --append",
                 file=str(path),
             )
         writer.execute(f"DELETE FROM {writer.table(name)}")

@@ -35,7 +35,7 @@ __all__ = ["LLMUnderstanding", "ReplyError", "extract_json", "parse_reply"]
 logger = logging.getLogger(__name__)
 
 
-class ReplyError(ValueError):
+class ReplyError(LLMError, ValueError):
     """The model's reply is not a valid answer; ``detail`` is what the re-ask tells it."""
 
     def __init__(self, detail: str) -> None:
