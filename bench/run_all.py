@@ -15,10 +15,12 @@ bench that accepts it) and a shorter timeout. The report records the command of 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import tempfile
@@ -73,29 +75,30 @@ def run_one(path: Path, quick: bool, timeout: float, tmp: Path) -> dict[str, Any
     print(f"== {shown}", flush=True)
     t0 = time.perf_counter()
     status = "ok"
+    # its own process group, so that a timeout also stops the processes the bench started
+    proc = subprocess.Popen(
+        ["nice", "-n", "10", *cmd],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
-        proc = subprocess.run(
-            ["nice", "-n", "10", *cmd],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        out, err, rc = proc.stdout, proc.stderr, proc.returncode
+        out, err = proc.communicate(timeout=timeout)
+        rc: int | None = proc.returncode
         if rc != 0:
             status = f"failed (exit {rc})"
-    except subprocess.TimeoutExpired as exc:
-        out = (
-            exc.stdout.decode(errors="replace")
-            if isinstance(exc.stdout, bytes)
-            else exc.stdout or ""
-        )
-        err = (
-            exc.stderr.decode(errors="replace")
-            if isinstance(exc.stderr, bytes)
-            else exc.stderr or ""
-        )
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            out, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
         rc = None
         status = f"timed out after {timeout:.0f} s (partial output below)"
     seconds = time.perf_counter() - t0
