@@ -69,6 +69,7 @@ def run_one(path: Path, quick: bool, timeout: float, tmp: Path) -> dict[str, Any
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT), env.get("PYTHONPATH", "")])
     env.setdefault("HF_HUB_OFFLINE", "1")
+    env["PYTHONUNBUFFERED"] = "1"  # a bench stopped at its timeout keeps what it printed
     shown = " ".join(c if c != sys.executable else "python" for c in cmd)
     if json_file is not None:
         shown = shown.replace(str(json_file), f"{path.stem}.json")
