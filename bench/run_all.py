@@ -41,7 +41,7 @@ QUICK: dict[str, list[str]] = {
     "bench_llm_devset": ["--n", "2"],
     "bench_spark": ["--plans", "8"],
 }
-TAIL_LINES = 80
+TAIL_LINES = 400  # every figure a bench prints; only very chatty benches are cut
 
 
 def discover() -> list[Path]:
