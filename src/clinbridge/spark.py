@@ -48,15 +48,18 @@ def local_session(app: str = "clinbridge", *, cores: int = 2) -> Any:
         from pyspark.sql import SparkSession
     except ImportError as exc:  # pragma: no cover - depends on the optional extra
         raise ConfigError("pyspark is not installed: pip install 'clinbridge[spark]'") from exc
-    return (
+    session = (
         SparkSession.builder.master(f"local[{cores}]")
         .appName(app)
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.shuffle.partitions", str(cores * 2))
         .config("spark.ui.enabled", "false")
         .config("spark.sql.ansi.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()
     )
+    session.sparkContext.setLogLevel("ERROR")
+    return session
 
 
 def duckdb_to_parquet(path: str | Path, folder: str | Path, tables: list[str]) -> dict[str, Path]:
