@@ -37,7 +37,7 @@ QUICK: dict[str, list[str]] = {
     "bench_synth_omop": ["--max", "10000", "--budget", "30"],
     "bench_fhir": ["--patients", "100"],
     "bench_plans": ["--repeats", "1"],
-    "bench_validator": ["--repeats", "2"]  # its p50 needs two or more,
+    "bench_validator": ["--repeats", "2"],  # its p50 needs two or more
     "bench_llm_devset": ["--n", "2"],
     "bench_spark": ["--plans", "8"],
 }
