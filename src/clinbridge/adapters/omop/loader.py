@@ -555,15 +555,39 @@ _INDEXED = {
 }
 
 
+# The rest of the OHDSI CommonDataModel 5.4 PostgreSQL indices (OMOPCDM_postgresql_5.4_indices.sql)
+# for the tables the engine queries: visit joins, concept hierarchy both ways, vocabulary filters.
+# PostgreSQL only (SQLite keeps the smaller set above; DuckDB uses zone maps, not indexes).
+_OHDSI_PG = {
+    "person": ("gender_concept_id",),
+    "visit_detail": ("visit_detail_concept_id",),
+    "condition_occurrence": ("visit_occurrence_id",),
+    "drug_exposure": ("visit_occurrence_id",),
+    "procedure_occurrence": ("visit_occurrence_id",),
+    "device_exposure": ("visit_occurrence_id",),
+    "measurement": ("visit_occurrence_id",),
+    "observation": ("visit_occurrence_id",),
+    "note": ("note_type_concept_id", "visit_occurrence_id"),
+    "concept": ("vocabulary_id", "domain_id", "concept_class_id"),
+    "concept_ancestor": ("descendant_concept_id",),
+    "concept_relationship": ("concept_id_2", "relationship_id"),
+    "drug_strength": ("drug_concept_id", "ingredient_concept_id"),
+}
+
+
 def create_indexes(db: Database, schema: str | None, tables: Iterable[str]) -> int:
-    """Index person and concept columns (SQLite, PostgreSQL); returns how many were created."""
+    """Index person and concept columns (SQLite, PostgreSQL); returns how many were created.
+
+    On PostgreSQL the full OHDSI recommended set for these tables is created (``_OHDSI_PG``).
+    """
     if db.backend not in {"sqlite", "postgres"}:
         return 0
     writer = BulkWriter(db, schema)
     tables = list(tables)
     n = 0
     for table in tables:
-        for column in _INDEXED.get(table, ()):
+        extra = _OHDSI_PG.get(table, ()) if db.backend == "postgres" else ()
+        for column in (*_INDEXED.get(table, ()), *extra):
             writer.execute(
                 f'CREATE INDEX IF NOT EXISTS "idx_{table}_{column}" ON {writer.table(table)} ("{column}")'
             )

@@ -37,6 +37,8 @@ _BRACKETS = re.compile(
     r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
     r"observable entity|regime/therapy|morphologic abnormality)\)"
 )
+_CODE_CHUNK = 1000
+"""Codes per dictionary look-up while building (literal IN lists stay small)."""
 
 
 @dataclass
@@ -246,27 +248,31 @@ class Lexicon:
         value = (
             exp.func("count", q.col(s.value_column)) if s.value_column else exp.Literal.number(0)
         )
-        per_code = {
-            _norm(c): (int(n), int(v or 0))
-            for c, n, v in q.rows(
-                exp.select(code, exp.func("count", exp.Star()), value)
-                .from_(q.table(s.table))
-                .where(code.is_(exp.null()).not_())
-                .group_by(code)
-            )
-        }
+        per_code: dict[Any, tuple[int, int]] = {}
+        stored: list[Any] = []  # the codes as the stream stores them
+        for c, n, v in q.rows(
+            exp.select(code, exp.func("count", exp.Star()), value)
+            .from_(q.table(s.table))
+            .where(code.is_(exp.null()).not_())
+            .group_by(code)
+        ):
+            per_code[_norm(c)] = (int(n), int(v or 0))
+            stored.append(c)
         names: dict[Any, str] = {}
         synonyms: list[tuple[Any, str]] = []
         ancestors: dict[Any, set[Any]] = defaultdict(set)
-        if s.dictionary:
+        # The dictionary look-ups below take the codes just counted as literal lists (in chunks),
+        # so the fact table is scanned once per stream, not once more per look-up.
+        for start in range(0, len(stored) if s.dictionary else 0, _CODE_CHUNK):
+            assert s.dictionary is not None
             d = catalog.dictionary(s.dictionary)
-            in_data = exp.select(code).from_(q.table(s.table)).distinct()
-            wanted: Any = exp.column(d.code_column, quoted=True).isin(query=in_data)
+            in_data = [exp.convert(c) for c in stored[start : start + _CODE_CHUNK]]
+            wanted: Any = exp.column(d.code_column, quoted=True).isin(*in_data)
             if d.ancestor_table and d.ancestor_column and d.descendant_column:
                 pairs = q.rows(
                     exp.select(q.col(d.ancestor_column), q.col(d.descendant_column))
                     .from_(q.table(d.ancestor_table))
-                    .where(q.col(d.descendant_column).isin(query=in_data))
+                    .where(q.col(d.descendant_column).isin(*in_data))
                 )
                 for anc, desc in pairs:
                     if _norm(anc) != _norm(desc):
@@ -274,15 +280,15 @@ class Lexicon:
                 anc_q = (
                     exp.select(q.col(d.ancestor_column))
                     .from_(q.table(d.ancestor_table))
-                    .where(q.col(d.descendant_column).isin(query=in_data))
+                    .where(q.col(d.descendant_column).isin(*in_data))
                 )
                 wanted = exp.or_(wanted, exp.column(d.code_column, quoted=True).isin(query=anc_q))
-            names = self._dictionary_names(q, d, wanted)
+            names.update(self._dictionary_names(q, d, wanted))
             if d.synonym_table and d.synonym_code_column and d.synonym_label_column:
                 syn_wanted = exp.column(d.synonym_code_column, quoted=True).isin(
                     query=exp.select(q.col(d.code_column)).from_(q.table(d.table)).where(wanted)
                 )
-                synonyms = [
+                synonyms += [
                     (_norm(c), str(lbl))
                     for c, lbl in q.rows(
                         exp.select(q.col(d.synonym_code_column), q.col(d.synonym_label_column))
@@ -291,7 +297,7 @@ class Lexicon:
                     )
                     if lbl and str(lbl).count(";") < 2 and len(str(lbl)) <= 150
                 ]
-        else:
+        if not s.dictionary:
             label_col = s.title_column or s.source_value_column
             if label_col:
                 for c, lbl in q.rows(
