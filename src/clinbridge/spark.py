@@ -65,24 +65,30 @@ def local_session(app: str = "clinbridge", *, cores: int = 2) -> Any:
 def duckdb_to_parquet(path: str | Path, folder: str | Path, tables: list[str]) -> dict[str, Path]:
     """Copy ``tables`` of a DuckDB file to one parquet file each under ``folder``.
 
-    Call it before the same process opens the file through :class:`~clinbridge.db.Database`:
-    DuckDB shares one instance per file, and clinbridge's read-only connection disables file
-    access for it.
+    A separate in-memory DuckDB attaches the file and writes the parquet: DuckDB shares one
+    instance per file within a process, and clinbridge's read-only connection disables file
+    access for that instance, so the file's own connection may not be allowed to write.
     """
     import duckdb
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
-    conn = duckdb.connect(str(path), read_only=True)
+    # A fresh in-memory instance (file access on) attaches the file read-only and writes parquet.
+    writer = duckdb.connect(":memory:")
     try:
+        src = str(path).replace("'", "''")
+        writer.execute(f"ATTACH '{src}' AS _clinbridge_src (READ_ONLY)")
         for name in tables:
             target = out / f"{name}.parquet"
             ident = '"' + name.replace('"', '""') + '"'
-            conn.execute(f"COPY (SELECT * FROM {ident}) TO '{target}' (FORMAT parquet)")
+            target_sql = str(target).replace("'", "''")
+            writer.execute(
+                f"COPY (SELECT * FROM _clinbridge_src.{ident}) TO '{target_sql}' (FORMAT parquet)"
+            )
             written[name] = target
     finally:
-        conn.close()
+        writer.close()
     return written
 
 

@@ -183,7 +183,7 @@ def test_cli_on_a_sample_exits_0_1_or_2_and_never_prints_a_traceback(guard_db_ur
         # only refusals that do not depend on the table list are asserted
         if "ok" not in case["expect"] and case["class"] not in {"canary", "catalog", "unicode"}:
             assert r.exit_code == 2, (case["id"], r.stderr)
-            assert r.stderr.startswith("clinbridge sql: refused ("), (case["id"], r.stderr)
+            assert r.stderr.startswith("error: refused ("), (case["id"], r.stderr)
 
 
 @pytest.mark.skipif(os.environ.get("CB_HOSTILE_SUBPROCESS") == "0", reason="disabled")

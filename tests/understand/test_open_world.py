@@ -189,7 +189,7 @@ def test_ambiguity_in_the_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("CLINBRIDGE_EXAMPLES", str(tmp_path / "none.jsonl"))
     q = "What's the average blood pressure?"
     plain = CliRunner().invoke(ask_cmd, [q, "--db", url])
-    assert plain.exit_code == 0, plain.output
+    assert plain.exit_code == 2, plain.output  # abstained (the CLI convention: 2)
     assert "reading 1:" in plain.output and "reading 2:" in plain.output
     js = CliRunner().invoke(ask_cmd, [q, "--db", url, "--json"])
     data = json.loads(js.output)

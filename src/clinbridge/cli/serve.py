@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import ipaddress
-import os
 import sys
 from pathlib import Path
 
 import click
+
+from clinbridge.settings import Settings
 
 __all__ = ["serve_cmd"]
 
@@ -70,7 +71,7 @@ def serve_cmd(
     timeout: float,
 ) -> None:
     """Serve the API (OpenAPI document at /openapi.json) and the page at http://HOST:PORT/."""
-    token = token or os.environ.get("CLINBRIDGE_API_TOKEN") or None
+    token = token or Settings.from_env().api_token or None
     if not is_loopback(host) and not token:
         raise click.UsageError(
             f"refusing to bind {host} without an API token: give --token or set "
@@ -85,7 +86,6 @@ def serve_cmd(
             f"'clinbridge serve' needs the server extra ({exc.name} is missing): "
             "pip install 'clinbridge[server]'"
         ) from None
-    from clinbridge.settings import Settings
 
     config = ServerConfig(
         sources=list(urls),

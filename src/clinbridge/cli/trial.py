@@ -18,9 +18,27 @@ __all__ = ["load_trial_cmd", "synth_trial"]
     type=click.Path(dir_okay=False, path_type=Path),
     help="Output workbook (.xlsx) or CSV (.csv: the dictionary goes beside it as *_dictionary.csv).",
 )
-@click.option("--seed", type=int, default=42, show_default=True)
-@click.option("--subjects", type=click.IntRange(10), default=532, show_default=True)
-@click.option("--variables", type=click.IntRange(200), default=1300, show_default=True)
+@click.option(
+    "--seed",
+    type=int,
+    default=42,
+    show_default=True,
+    help="Random seed (same seed, same workbook).",
+)
+@click.option(
+    "--subjects",
+    type=click.IntRange(10),
+    default=532,
+    show_default=True,
+    help="Infants across both trials.",
+)
+@click.option(
+    "--variables",
+    type=click.IntRange(200),
+    default=1300,
+    show_default=True,
+    help="Columns of the wide table (padding included).",
+)
 def synth_trial(out: Path, seed: int, subjects: int, variables: int) -> None:
     """Generate a synthetic harmonised HIE cooling-trial workbook (two trials, 21 sites)."""
     from clinbridge.synthetic.trial import generate_trial

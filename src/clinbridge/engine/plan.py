@@ -33,7 +33,7 @@ Grouping takes :class:`GroupBy` objects, not bare names::
 
     >>> from clinbridge.engine.plan import GroupBy
     >>> QueryPlan(group_by=(GroupBy(key="sex"), GroupBy(key="age_group", age_bin=20))).group_by
-    (GroupBy(key='sex', age_bin=10), GroupBy(key='age_group', age_bin=20))
+    (GroupBy(key='sex', age_bin=10, variable=None), GroupBy(key='age_group', age_bin=20, variable=None))
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from clinbridge.errors import ExecutionError
+
 if TYPE_CHECKING:
     from clinbridge.api import Connection
     from clinbridge.catalog import Catalog
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["BusyError", "SourcePool"]
 
 
-class BusyError(RuntimeError):
+class BusyError(ExecutionError):
     """No connection became free before the request's deadline (HTTP 503)."""
 
 

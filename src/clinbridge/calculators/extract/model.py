@@ -208,7 +208,9 @@ def load_judge(path: str | Path | None = None, device: str = "cpu") -> Judge:
     import torch
     from safetensors.torch import load_file
 
-    d = Path(path or os.environ.get("CLINBRIDGE_EXTRACTOR_CHECKPOINT") or CHECKPOINT_DIR)
+    from clinbridge.settings import Settings
+
+    d = Path(path or Settings.from_env().extractor_checkpoint or CHECKPOINT_DIR)
     f = d / "judge.safetensors"
     if not f.exists():
         raise ConfigError(
