@@ -82,7 +82,7 @@ def load_vocabulary(
     try:
         schema = schema or database.schema
         spec = cdm_spec("5.4")
-        report = LoadReport("5.4", database.backend, schema)
+        report = LoadReport(database.backend, schema, cdm_version="5.4")
         create_cdm_tables(
             database,
             "5.4",

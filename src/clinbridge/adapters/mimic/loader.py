@@ -18,9 +18,9 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 import pandas as pd
 from sqlglot import exp
@@ -36,6 +36,7 @@ from clinbridge.adapters.omop._bulk import (
     REJECTED_TABLE,
     BulkWriter,
     ColumnType,
+    FilesReport,
     Progress,
     TableLoad,
     convert_chunk,
@@ -56,57 +57,13 @@ _SUFFIXES = (".csv.gz", ".csv")
 
 
 @dataclass
-class MimicLoadReport:
+class MimicLoadReport(FilesReport):
     """Per-file counts of one load; ``read == loaded + rejected`` for each file."""
 
-    version: str
-    backend: str
-    schema: str | None
-    tables: list[TableLoad] = field(default_factory=list)
-    seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)
+    VERSION_FIELD: ClassVar[str] = "version"
+    TABLE_SECONDS: ClassVar[bool] = False
 
-    @property
-    def read(self) -> int:
-        return sum(t.read for t in self.tables)
-
-    @property
-    def loaded(self) -> int:
-        return sum(t.loaded for t in self.tables)
-
-    @property
-    def rejected(self) -> int:
-        return sum(t.rejected for t in self.tables)
-
-    @property
-    def reconciles(self) -> bool:
-        return all(t.reconciles for t in self.tables)
-
-    def table(self, name: str) -> TableLoad:
-        return next(t for t in self.tables if t.table == name.lower())
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "version": self.version,
-            "backend": self.backend,
-            "schema": self.schema,
-            "seconds": round(self.seconds, 3),
-            "read": self.read,
-            "loaded": self.loaded,
-            "rejected": self.rejected,
-            "tables": [
-                {
-                    "table": t.table,
-                    "file": t.file,
-                    "read": t.read,
-                    "loaded": t.loaded,
-                    "rejected": t.rejected,
-                    "notes": t.notes,
-                }
-                for t in self.tables
-            ],
-            "notes": self.notes,
-        }
+    version: str = ""
 
 
 def find_files(folder: Path) -> list[tuple[str, Path]]:
@@ -235,7 +192,7 @@ def load_mimic(
         schema = schema or database.schema
         ensure_schema(database, schema)
         writer = BulkWriter(database, schema)
-        report = MimicLoadReport(version, database.backend, schema)
+        report = MimicLoadReport(database.backend, schema, version=version)
         if database.backend == "sqlite":
             database.conn.execute("PRAGMA synchronous = OFF")
         total = sum(p.stat().st_size for _, p in files) or 1

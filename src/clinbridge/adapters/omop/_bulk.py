@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,7 @@ __all__ = [
     "BulkWriter",
     "ChunkProblems",
     "ColumnType",
+    "FilesReport",
     "Progress",
     "TableLoad",
     "convert_chunk",
@@ -68,6 +69,69 @@ class TableLoad:
     @property
     def reconciles(self) -> bool:
         return self.read == self.loaded + self.rejected
+
+
+@dataclass
+class FilesReport:
+    """Per-file counts of one load of a folder; ``read == loaded + rejected`` for each file.
+
+    Subclasses name their version field (``VERSION_FIELD``) and say whether each table's
+    seconds are reported (``TABLE_SECONDS``).
+    """
+
+    VERSION_FIELD: ClassVar[str] = "version"
+    TABLE_SECONDS: ClassVar[bool] = True
+
+    backend: str
+    schema: str | None
+    tables: list[TableLoad] = field(default_factory=list)
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def read(self) -> int:
+        return sum(t.read for t in self.tables)
+
+    @property
+    def loaded(self) -> int:
+        return sum(t.loaded for t in self.tables)
+
+    @property
+    def rejected(self) -> int:
+        return sum(t.rejected for t in self.tables)
+
+    @property
+    def reconciles(self) -> bool:
+        return all(t.reconciles for t in self.tables)
+
+    def table(self, name: str) -> TableLoad:
+        return next(t for t in self.tables if t.table == name.lower())
+
+    def to_dict(self) -> dict[str, object]:
+        tables: list[dict[str, object]] = []
+        for t in self.tables:
+            row: dict[str, object] = {
+                "table": t.table,
+                "file": t.file,
+                "read": t.read,
+                "loaded": t.loaded,
+                "rejected": t.rejected,
+            }
+            if self.TABLE_SECONDS:
+                row["seconds"] = round(t.seconds, 3)
+            row["notes"] = t.notes
+            tables.append(row)
+        return {
+            self.VERSION_FIELD: getattr(self, self.VERSION_FIELD),
+            "backend": self.backend,
+            "schema": self.schema,
+            "seconds": round(self.seconds, 3),
+            "read": self.read,
+            "loaded": self.loaded,
+            "rejected": self.rejected,
+            "tables": tables,
+            "notes": self.notes,
+        }
 
 
 @dataclass

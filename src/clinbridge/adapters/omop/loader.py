@@ -16,9 +16,9 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 import pandas as pd
 from sqlglot import exp
@@ -27,6 +27,7 @@ from clinbridge.adapters.omop._bulk import (
     REJECTED_TABLE,
     BulkWriter,
     ColumnType,
+    FilesReport,
     Progress,
     TableLoad,
     convert_chunk,
@@ -67,58 +68,13 @@ COLUMN_ALIASES = {
 
 
 @dataclass
-class LoadReport:
+class LoadReport(FilesReport):
     """Per-file counts and timings of one load; ``read == loaded + rejected`` for each file."""
 
-    cdm_version: str
-    backend: str
-    schema: str | None
-    tables: list[TableLoad] = field(default_factory=list)
-    seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)
+    VERSION_FIELD: ClassVar[str] = "cdm_version"
+    TABLE_SECONDS: ClassVar[bool] = True
 
-    @property
-    def read(self) -> int:
-        return sum(t.read for t in self.tables)
-
-    @property
-    def loaded(self) -> int:
-        return sum(t.loaded for t in self.tables)
-
-    @property
-    def rejected(self) -> int:
-        return sum(t.rejected for t in self.tables)
-
-    @property
-    def reconciles(self) -> bool:
-        return all(t.reconciles for t in self.tables)
-
-    def table(self, name: str) -> TableLoad:
-        return next(t for t in self.tables if t.table == name.lower())
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "cdm_version": self.cdm_version,
-            "backend": self.backend,
-            "schema": self.schema,
-            "seconds": round(self.seconds, 3),
-            "read": self.read,
-            "loaded": self.loaded,
-            "rejected": self.rejected,
-            "tables": [
-                {
-                    "table": t.table,
-                    "file": t.file,
-                    "read": t.read,
-                    "loaded": t.loaded,
-                    "rejected": t.rejected,
-                    "seconds": round(t.seconds, 3),
-                    "notes": t.notes,
-                }
-                for t in self.tables
-            ],
-            "notes": self.notes,
-        }
+    cdm_version: str = ""
 
 
 def _table_files(folder: Path) -> list[tuple[str, Path]]:
@@ -232,7 +188,7 @@ def load_omop_csv(
             files = [(t, p) for t, p in files if t in wanted]
         if not files:
             raise LoadError(f"no CSV files in {folder}", file=str(folder))
-        report = LoadReport(version, database.backend, schema)
+        report = LoadReport(database.backend, schema, cdm_version=version)
         if database.backend == "sqlite":
             # A bulk load into a new file: no fsync per commit (the file is rebuilt if it fails).
             database.conn.execute("PRAGMA synchronous = OFF")
