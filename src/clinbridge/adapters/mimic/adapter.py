@@ -22,8 +22,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from sqlglot import exp
-
+from clinbridge.adapters._schema import SchemaNames
 from clinbridge.adapters.base import SourceAdapter
 from clinbridge.catalog import (
     Catalog,
@@ -64,51 +63,7 @@ def classify_admission(admission_type: str | None) -> EncounterType:
     return "inpatient"
 
 
-class _Schema:
-    """Actual names of tables and columns, looked up by lower case."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
-        self.tables = {t.lower(): t for t in db.table_names()}
-        self._columns: dict[str, list[tuple[str, str]]] = {}
-
-    def table(self, name: str) -> str | None:
-        return self.tables.get(name.lower())
-
-    def columns(self, table: str) -> list[tuple[str, str]]:
-        actual = self.table(table)
-        if actual is None:
-            return []
-        if actual not in self._columns:
-            self._columns[actual] = self.db.columns(actual)
-        return self._columns[actual]
-
-    def column(self, table: str, *names: str) -> str | None:
-        """The first of ``names`` that the table has (actual spelling), else None."""
-        have = {c.lower(): c for c, _ in self.columns(table)}
-        return next((have[n.lower()] for n in names if n.lower() in have), None)
-
-    def sql_table(self, table: str) -> str:
-        actual = self.table(table) or table
-        schema = self.db.schema if self.db.backend == "duckdb" else None
-        node = (
-            exp.table_(actual, db=schema, quoted=True)
-            if schema
-            else exp.table_(actual, quoted=True)
-        )
-        return node.sql(dialect=self.db.dialect)
-
-    def sql_col(self, table: str, column: str) -> str:
-        return exp.to_identifier(self.column(table, column) or column, quoted=True).sql(
-            dialect=self.db.dialect
-        )
-
-    def rows(self, sql: str, max_rows: int | None = None) -> list[tuple[Any, ...]]:
-        try:
-            return [tuple(r) for r in self.db.execute(sql, max_rows=max_rows).rows]
-        except Exception as exc:
-            logger.debug("metadata query failed (%s): %s", exc, sql)
-            return []
+_Schema = SchemaNames
 
 
 def detect_mimic_version(db: Database) -> str | None:

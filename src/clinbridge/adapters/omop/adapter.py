@@ -14,8 +14,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from sqlglot import exp
-
+from clinbridge.adapters._schema import SchemaNames
 from clinbridge.adapters.base import SourceAdapter
 from clinbridge.adapters.omop.ddl import REJECTED_TABLE, cdm_spec, normalise_version
 from clinbridge.catalog import (
@@ -217,53 +216,7 @@ def _portable(declared: str) -> str:
     return "unknown"
 
 
-class _Schema:
-    """Actual (case-preserving) names of a database's tables and columns, looked up by lower case."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
-        self.tables = {t.lower(): t for t in db.table_names()}
-        self._columns: dict[str, list[tuple[str, str]]] = {}
-
-    def table(self, name: str) -> str | None:
-        return self.tables.get(name.lower())
-
-    def columns(self, table: str) -> list[tuple[str, str]]:
-        actual = self.table(table)
-        if actual is None:
-            return []
-        if actual not in self._columns:
-            self._columns[actual] = self.db.columns(actual)
-        return self._columns[actual]
-
-    def column(self, table: str, name: str | None) -> str | None:
-        if name is None:
-            return None
-        lname = name.lower()
-        return next((c for c, _ in self.columns(table) if c.lower() == lname), None)
-
-    def sql_table(self, table: str) -> str:
-        actual = self.table(table) or table
-        schema = self.db.schema if self.db.backend == "duckdb" else None
-        node = (
-            exp.table_(actual, db=schema, quoted=True)
-            if schema
-            else exp.table_(actual, quoted=True)
-        )
-        return node.sql(dialect=self.db.dialect)
-
-    def sql_col(self, table: str, column: str) -> str:
-        return exp.to_identifier(self.column(table, column) or column, quoted=True).sql(
-            dialect=self.db.dialect
-        )
-
-    def scalar(self, sql: str) -> Any:
-        try:
-            rows = self.db.execute(sql, max_rows=1).rows
-        except Exception as exc:
-            logger.debug("metadata query failed (%s): %s", exc, sql)
-            return None
-        return rows[0][0] if rows else None
+_Schema = SchemaNames
 
 
 def detect_cdm_version(db: Database) -> str | None:
