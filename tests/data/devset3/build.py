@@ -110,7 +110,9 @@ def main() -> None:
             or not devset2_build.same(r["gold"], stored[r["id"]]["gold"], r["tol"])
         ]
         if bad or (not args.only and len(stored) != len(rows)):
-            raise SystemExit(f"stored gold differs for {bad[:10]} ({len(stored)} stored, {len(rows)} built)")
+            raise SystemExit(
+                f"stored gold differs for {bad[:10]} ({len(stored)} stored, {len(rows)} built)"
+            )
         print(f"{len(rows)} questions: gold agrees (SQL, second method, stored file)")
         return
     if args.only:
