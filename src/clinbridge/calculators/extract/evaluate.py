@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from clinbridge.calculators.medcalc import (
     MedCalcRow,
     _takes_question,
-    answer_matches,
     parse_entities,
     read_gold_parameters,
     run_row,
@@ -122,7 +121,7 @@ def score_rows(
         cat = calc.spec.category or "other"
         c = score.by_category.setdefault(cat, [0, 0, 0, 0])
         c[0] += 1
-        ok = out.decision == "accept" and answer_matches(out.answer, row) is True
+        ok = out.decision == "accept" and out.match is True  # the computed value, not its JSON form
         score.accepted += out.decision == "accept"
         score.correct += ok
         c[1] += ok

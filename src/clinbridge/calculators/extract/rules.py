@@ -52,6 +52,8 @@ _GENERIC_SUFFIX = re.compile(
     r"doses? per day|dose|per day)$",
     re.I,
 )
+_BODY_DIMENSIONS = {"[mass]", "[length]"}
+"""Dimensions whose unit alone identifies a body measurement (weight, height) in a note."""
 _STOP_TERMS = {"age", "sex", "no", "yes", "none", "other", "normal", "history", "present"}
 
 
@@ -229,6 +231,29 @@ _AGE = [
     (re.compile(r"\bage[ds]?\s*(?:of|:|was|is)?\s*(\d{1,3})\b", re.I), "year"),
     (re.compile(r"\b(\d{1,3})\s*(?:M|F)\b"), "year"),
 ]
+_ONES = "one two three four five six seven eight nine".split()
+_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_WORD_NUM = re.compile(
+    rf"\b((?:{'|'.join(_TENS)})(?:[\s\-](?:{'|'.join(_ONES)}))?|{'|'.join(_TEENS + _ONES)})"
+    r"[\s\-]*(year|month|week)s?[\s\-]*old\b",
+    re.I,
+)
+
+
+def _word_number(text: str) -> int:
+    """'sixty-two' → 62, 'six' → 6 (words matched by :data:`_WORD_NUM`)."""
+    n = 0
+    for w in re.split(r"[\s\-]+", text.lower()):
+        if w in _TENS:
+            n += 20 + 10 * _TENS.index(w)
+        elif w in _TEENS:
+            n += 10 + _TEENS.index(w)
+        elif w in _ONES:
+            n += 1 + _ONES.index(w)
+    return n
+
+
 _FEMALE = re.compile(
     r"\b(woman|women|female|girl|lady|she|her|hers|mrs|ms|mother|pregnan\w*|gravida)\b", re.I
 )
@@ -254,6 +279,36 @@ _FT_IN = re.compile(
 def _month(name: str) -> int:
     names = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
     return names.index(name[:3].lower()) + 1
+
+
+_LIST_SEP = re.compile(r"\s*[^\d\s,;()]{0,12}\s*(?:,\s*and|,|and|;)\s*", re.I)
+_OTHER_PERSON = re.compile(
+    r"\b(birth|at birth|newborn|neonatal|father|mother|brother|sister|sibling|parents?|"
+    r"son|daughter|twin|donor|fetal|fetus)\W+(?:\w+\W+){0,2}$",
+    re.I,
+)
+"""A mention qualified as someone else's or as at birth ('birth weight', "her mother's height")."""
+_BEFORE_TERM = re.compile(r"\s*(?:of|in)?\s*(?:the\s+)?$", re.I)
+"""What may stand between a value's unit and the term it measures ('60 kg in weight')."""
+
+
+_SLASH_AFTER = re.compile(r"\s*/\s*[A-Za-z]")
+_SLASH_BEFORE = re.compile(r"[A-Za-z)]\s*/\s*$")
+
+
+def _in_slash_terms(idx: NoteIndex, a0: int, a1: int) -> bool:
+    """Whether the mention is one side of 'A/B' ('AST/ALT', 'BUN/creatinine ratio')."""
+    return (
+        _SLASH_AFTER.match(idx.text[a1 : a1 + 4]) is not None
+        or _SLASH_BEFORE.search(idx.text[max(0, a0 - 4) : a0]) is not None
+    )
+
+
+def _someone_else(idx: NoteIndex, a0: int) -> bool:
+    """Whether the mention at ``a0`` measures another person or the patient at birth."""
+    s0, _s1 = idx.sentence_of(a0)
+    before = idx.text[max(s0, a0 - 40) : a0]
+    return _OTHER_PERSON.search(before) is not None
 
 
 class RuleExtractor:
@@ -313,6 +368,13 @@ class RuleExtractor:
                         i.name, [n, f"{unit}s"], m.start(), m.end(), m.group(0), "rule:age-pattern"
                     )
                     best = (m.start(), ev)
+        if best is None:
+            m = _WORD_NUM.search(idx.text)
+            if m:
+                n, unit = _word_number(m.group(1)), m.group(2).lower()
+                return Evidence(
+                    i.name, [n, f"{unit}s"], m.start(), m.end(), m.group(0), "rule:age-words"
+                )
         return best[1] if best else None
 
     def _sex(self, idx: NoteIndex, i: InputSpec) -> Evidence | None:
@@ -364,8 +426,14 @@ class RuleExtractor:
         self, idx: NoteIndex, calc: Calculator, i: InputSpec, used: set[int]
     ) -> Evidence | None:
         terms = tuple(input_terms(i))
-        for a0, a1 in idx.mentions(terms):
+        mentions = [m for m in idx.mentions(terms) if not _someone_else(idx, m[0])]
+        for a0, a1 in mentions:
             _s0, s1 = idx.sentence_of(a0)
+            paired = self._slash_pair(idx, i, a0, a1, s1, used)
+            if paired is not None:
+                return paired
+            if _in_slash_terms(idx, a0, a1):
+                continue  # 'BUN/creatinine ratio of 28' names a ratio, not this value
             listed = self._from_list(idx, i, a0, a1, s1, used)
             if listed is not None:
                 q, fit = listed
@@ -398,15 +466,21 @@ class RuleExtractor:
                     idx.text[a0 : min(end, s1)],
                     f"rule:term+quantity ({how})",
                 )
-        for a0, a1 in idx.mentions(terms):
-            for q in reversed(idx.quantities):  # '60 mg of tramadol': the dose before the drug
-                if q.end > a0 or a0 - q.end > 25 or q.start in used:
+        for a0, a1 in mentions:
+            # '60 mg of tramadol', '60 kilograms in weight', '74/min cardiac rate': value first
+            for q in reversed(idx.quantities):
+                if q.end > a0 or a0 - q.end > 25 or q.start in used or q.second is not None:
                     continue
                 between = idx.text[q.end : a0]
-                if re.search(r"\d", between) or not re.search(r"\bof\b", between):
+                if re.search(r"\d", between):
                     continue
                 before = _fit(i, q, q.value)
                 if before is None or before[1] is None:
+                    continue
+                gap = between.lstrip(" -").replace("μ", "µ")
+                if not gap.startswith(before[1]) or not _BEFORE_TERM.fullmatch(
+                    gap[len(before[1]) :]
+                ):
                     continue
                 used.add(q.start)
                 return Evidence(
@@ -415,9 +489,35 @@ class RuleExtractor:
                     q.start,
                     a1,
                     idx.text[q.start : a1],
-                    "rule:quantity+of+term",
+                    "rule:quantity+term",
                 )
         return self._by_unit(idx, calc, i, used)
+
+    def _slash_pair(
+        self, idx: NoteIndex, i: InputSpec, a0: int, a1: int, s1: int, used: set[int]
+    ) -> Evidence | None:
+        """'AST/ALT of 33/24 IU/L': this mention's side of a slash pair of values."""
+        if not _in_slash_terms(idx, a0, a1):
+            return None
+        second = _SLASH_BEFORE.search(idx.text[max(0, a0 - 4) : a0]) is not None
+        for q in idx.quantities:
+            if q.start < a1 or q.start >= s1 or q.start - a1 > 60:
+                continue
+            if q.second is None or re.search(r"\d", idx.text[a1 : q.start]):
+                break
+            value = q.second if second else q.value
+            fit = _fit(i, q, value)
+            if fit is None or q.start in used:
+                break
+            return Evidence(
+                i.name,
+                [fit[0], fit[1]] if fit[1] else fit[0],
+                a0,
+                q.end,
+                idx.text[a0 : q.end + 8],
+                "rule:term+quantity (slash pair)",
+            )
+        return None
 
     _VERB = re.compile(r"\s(?:were|are|was|of|measured|respectively)\s|:\s", re.I)
 
@@ -442,8 +542,8 @@ class RuleExtractor:
             if q.start >= s1:
                 break
             between = idx.text[nums[-1].end if nums else m.end() : q.start]
-            if nums and not re.fullmatch(r"[^\d.]*?(,|and|;)[^\d.]*", between):
-                break
+            if nums and not _LIST_SEP.fullmatch(between):
+                break  # only a unit and a separator between listed values
             if not nums and len(between.strip()) > 3:
                 return None
             nums.append(q)
@@ -468,6 +568,8 @@ class RuleExtractor:
             dim = ureg.Quantity(1, normalize_unit(i.unit)).dimensionality
         except Exception:
             return None
+        if str(dim) not in _BODY_DIMENSIONS:
+            return None  # '90%' or '120 mmHg' alone says nothing about which input it is
         for o in calc.spec.inputs:
             if o.name == i.name or o.unit is None:
                 continue
@@ -483,7 +585,7 @@ class RuleExtractor:
                 ev_val = [round(inches, 2), "in"]
                 return Evidence(i.name, ev_val, m.start(), m.end(), m.group(0), "rule:feet-inches")
         for q in idx.quantities:
-            if q.start in used:
+            if q.start in used or q.second is not None:
                 continue
             for u in _unit_candidates(q.after)[-1:]:
                 if normalize_unit(u).lower() not in mine:
