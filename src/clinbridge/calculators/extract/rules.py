@@ -231,9 +231,20 @@ _AGE = [
     (re.compile(r"\bage[ds]?\s*(?:of|:|was|is)?\s*(\d{1,3})\b", re.I), "year"),
     (re.compile(r"\b(\d{1,3})\s*(?:M|F)\b"), "year"),
 ]
-_ONES = "one two three four five six seven eight nine".split()
-_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_ONES = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_TEENS = [
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 _WORD_NUM = re.compile(
     rf"\b((?:{'|'.join(_TENS)})(?:[\s\-](?:{'|'.join(_ONES)}))?|{'|'.join(_TEENS + _ONES)})"
     r"[\s\-]*(year|month|week)s?[\s\-]*old\b",
