@@ -214,7 +214,20 @@ def _fit(i: InputSpec, q: Quantity, value: float) -> tuple[float, str | None, st
         return None  # a word or unit of another kind follows ('140 mg', '3-month')
     if _in_range(i, value, i.unit):
         return value, None, "unit assumed"
-    return None
+    return _unit_from_range(i, value)
+
+
+def _unit_from_range(i: InputSpec, value: float) -> tuple[float, str | None, str] | None:
+    """A unitless value outside the canonical unit's range that exactly one of the input's
+    declared alternative units puts in range ('creatinine of 129' → µmol/L)."""
+    fits = []
+    for u in i.units:
+        factor = _conversion(u, i.unit or "", i.molar_mass, i.valence, i.iu_amount)
+        if factor is not None and _in_range(i, value * factor[0] + factor[1], i.unit):
+            fits.append(u)
+    if len(fits) != 1:
+        return None
+    return value, fits[0], "unit inferred from the range"
 
 
 def _in_range(i: InputSpec, value: float, unit: str | None) -> bool:
@@ -294,8 +307,8 @@ def _month(name: str) -> int:
 
 _LIST_SEP = re.compile(r"\s*[^\d\s,;()]{0,12}\s*(?:,\s*and|,|and|;)\s*", re.I)
 _OTHER_PERSON = re.compile(
-    r"\b(birth|at birth|newborn|neonatal|father|mother|brother|sister|sibling|parents?|"
-    r"son|daughter|twin|donor|fetal|fetus)\W+(?:\w+\W+){0,2}$",
+    r"\b(father|mother|brother|sister|sibling|parents?|son|daughter|twin|donor)'?s?\W+"
+    r"(?:\w+\W+){0,2}$",
     re.I,
 )
 """A mention qualified as someone else's or as at birth ('birth weight', "her mother's height")."""
@@ -315,11 +328,21 @@ def _in_slash_terms(idx: NoteIndex, a0: int, a1: int) -> bool:
     )
 
 
+_AT_BIRTH = re.compile(r"\b(birth|born|newborn|neonatal|fetal|fetus|prenatal(ly)?)\b", re.I)
+_CHANGE = re.compile(
+    r"\b(los[st]|losing|loosing|loss|gain(ed|ing)?|increase[ds]?|decrease[ds]?|drop(ped)?|"
+    r"reduction|fell|rose|change)(?:\s+(?:of|by|about|approximately|nearly|almost|around|over|~))*\s*$",
+    re.I,
+)
+"""Words saying a value is a change ('lost 40 kg', 'weight loss of 5 kg'), not a measurement."""
+
+
 def _someone_else(idx: NoteIndex, a0: int) -> bool:
-    """Whether the mention at ``a0`` measures another person or the patient at birth."""
+    """Whether the mention at ``a0`` measures another person (cue just before it) or the
+    patient at birth (anywhere earlier in its sentence)."""
     s0, _s1 = idx.sentence_of(a0)
     before = idx.text[max(s0, a0 - 40) : a0]
-    return _OTHER_PERSON.search(before) is not None
+    return _OTHER_PERSON.search(before) is not None or _AT_BIRTH.search(idx.text[s0:a0]) is not None
 
 
 class RuleExtractor:
@@ -436,8 +459,22 @@ class RuleExtractor:
     def _number(
         self, idx: NoteIndex, calc: Calculator, i: InputSpec, used: set[int]
     ) -> Evidence | None:
-        terms = tuple(input_terms(i))
-        mentions = [m for m in idx.mentions(terms) if not _someone_else(idx, m[0])]
+        found = idx.mentions(tuple(input_terms(i)))
+        own = [m for m in found if not _someone_else(idx, m[0])]
+        ev = self._after_mentions(idx, i, own, used) or self._before_mentions(idx, i, own, used)
+        ev = ev or self._by_unit(idx, calc, i, used)
+        if ev is None:  # a neonate's birth weight is its weight: qualified mentions come last
+            others = [m for m in found if m not in own]
+            ev = self._after_mentions(idx, i, others, used)
+            ev = ev or self._before_mentions(idx, i, others, used)
+            if ev is not None:
+                ev = replace(ev, method=ev.method + " (qualified mention)")
+        return ev
+
+    def _after_mentions(
+        self, idx: NoteIndex, i: InputSpec, mentions: list[tuple[int, int]], used: set[int]
+    ) -> Evidence | None:
+        """The value after a mention: a slash pair, a list, or the first fitting quantity."""
         for a0, a1 in mentions:
             _s0, s1 = idx.sentence_of(a0)
             paired = self._slash_pair(idx, i, a0, a1, s1, used)
@@ -463,12 +500,14 @@ class RuleExtractor:
                 gap = idx.text[a1 : q.start]
                 if re.search(r"\d", gap):
                     break  # another number sits between the mention and this one
+                if _CHANGE.search(gap):
+                    break  # 'weight loss of 5 kg' is a change, not the value
                 got = _fit(i, q, q.value)
                 if got is None:
                     continue
                 value, unit, how = got
                 used.add(q.start)
-                end = q.end + (len(unit) + 1 if unit else 0)
+                end = q.end + (len(unit) + 1 if unit and how == "unit" else 0)
                 return Evidence(
                     i.name,
                     [value, unit] if unit else value,
@@ -477,13 +516,21 @@ class RuleExtractor:
                     idx.text[a0 : min(end, s1)],
                     f"rule:term+quantity ({how})",
                 )
+        return None
+
+    def _before_mentions(
+        self, idx: NoteIndex, i: InputSpec, mentions: list[tuple[int, int]], used: set[int]
+    ) -> Evidence | None:
+        """The value written before its term, with its unit ('60 kg in weight', '88% SpO2')."""
         for a0, a1 in mentions:
             # '60 mg of tramadol', '60 kilograms in weight', '74/min cardiac rate': value first
             for q in reversed(idx.quantities):
                 if q.end > a0 or a0 - q.end > 25 or q.start in used or q.second is not None:
                     continue
                 between = idx.text[q.end : a0]
-                if re.search(r"\d", between):
+                if re.search(r"\d", between) or _CHANGE.search(
+                    idx.text[max(0, q.start - 25) : q.start]
+                ):
                     continue
                 before = _fit(i, q, q.value)
                 if before is None or before[1] is None:
@@ -502,7 +549,7 @@ class RuleExtractor:
                     idx.text[q.start : a1],
                     "rule:quantity+term",
                 )
-        return self._by_unit(idx, calc, i, used)
+        return None
 
     def _slash_pair(
         self, idx: NoteIndex, i: InputSpec, a0: int, a1: int, s1: int, used: set[int]
@@ -596,7 +643,9 @@ class RuleExtractor:
                 ev_val = [round(inches, 2), "in"]
                 return Evidence(i.name, ev_val, m.start(), m.end(), m.group(0), "rule:feet-inches")
         for q in idx.quantities:
-            if q.start in used or q.second is not None:
+            if q.start in used or q.second is not None or _someone_else(idx, q.start):
+                continue
+            if _CHANGE.search(idx.text[max(0, q.start - 25) : q.start]):
                 continue
             for u in _unit_candidates(q.after)[-1:]:
                 if normalize_unit(u).lower() not in mine:
