@@ -671,16 +671,19 @@ class RuleExtractor:
         for a0, a1 in idx.mentions(terms):
             sent = idx.sentence_of(a0)
             asr = assertion(idx.text, sent, a0, a1)
+            present = asr.affirmed or (
+                i.note_suspected_counts and asr.uncertain and not (asr.negated or asr.family)
+            )
             ev = Evidence(
                 i.name,
-                asr.affirmed,
+                present,
                 a0,
                 a1,
                 idx.text[sent[0] : sent[1]].strip()[:300],
                 "rule:term+negex",
                 asr.describe(),
             )
-            if asr.affirmed:
+            if present:
                 return ev
             seen.append(ev)
         if i.note_implied_by:
