@@ -127,6 +127,7 @@ _ALIASES: dict[str, str] = {
 
 _COUNT_WORDS = {"lakh": 100000, "thousand": 1000, "million": 1000000}
 """Dimensionless multipliers notes write in counts ('2.5 lakh/mm3', '150 thousand/µL')."""
+_PER_MICRO = re.compile(r"(?<=/)(?:micro-?lit(?:er|re)|mcl)$", re.I)
 _POWER_PREFIX = re.compile(r"^(?:[x×*]\s*)?10\s*(?:\^|\*\*|\*)\s*(3|5|6)\s*(?=/)")
 _CUBED = re.compile(r"(?<![A-Za-z])(mm|cm|dm|m|um|µm|μm)([23])(?![0-9])")
 _PER_VOLUME = re.compile(
@@ -135,7 +136,12 @@ _PER_VOLUME = re.compile(
 
 
 def _count_unit(u: str) -> str:
-    """'10^3/mm3' → 'thousand/mm^3', 'cells/mm3' → '1/mm^3', 'per cubic mm' → '1/mm^3'."""
+    """'10^3/mm3' → 'thousand/mm^3', 'K/mm3' → 'thousand/mm^3', 'cells/mm3' → '1/mm^3',
+    'per cubic mm' → '1/mm^3', 'per microliter' → '1/uL'."""
+    u = re.sub(r"^[kK]\s*/", "thousand/", u)
+    u = re.sub(r"(?i)^per\s+(?=micro|mcl|cmm)", "1/", u)
+    u = re.sub(r"(?i)(?<=/)cmm$", "mm^3", u)
+    u = _PER_MICRO.sub("uL", u)
     m = _POWER_PREFIX.match(u)
     if m:
         u = {"3": "thousand", "5": "lakh", "6": "million"}[m.group(1)] + u[m.end() :]

@@ -328,6 +328,8 @@ def _in_slash_terms(idx: NoteIndex, a0: int, a1: int) -> bool:
     )
 
 
+_NOT_CURRENT = re.compile(r"\b(baseline|usual|pre-?morbid)\b\W+(?:\w+\W+){0,1}$", re.I)
+"""A mention of a reference value rather than the current one ('baseline creatinine')."""
 _AT_BIRTH = re.compile(r"\b(birth|born|newborn|neonatal|fetal|fetus|prenatal(ly)?)\b", re.I)
 _CHANGE = re.compile(
     r"\b(los[st]|losing|loosing|loss|gain(ed|ing)?|increase[ds]?|decrease[ds]?|drop(ped)?|"
@@ -338,11 +340,16 @@ _CHANGE = re.compile(
 
 
 def _someone_else(idx: NoteIndex, a0: int) -> bool:
-    """Whether the mention at ``a0`` measures another person (cue just before it) or the
-    patient at birth (anywhere earlier in its sentence)."""
+    """Whether the mention at ``a0`` measures another person or a reference value (cue just
+    before it: 'her mother's height', 'baseline creatinine') or the patient at birth (anywhere
+    earlier in its sentence)."""
     s0, _s1 = idx.sentence_of(a0)
     before = idx.text[max(s0, a0 - 40) : a0]
-    return _OTHER_PERSON.search(before) is not None or _AT_BIRTH.search(idx.text[s0:a0]) is not None
+    return (
+        _OTHER_PERSON.search(before) is not None
+        or _NOT_CURRENT.search(before[-25:]) is not None
+        or _AT_BIRTH.search(idx.text[s0:a0]) is not None
+    )
 
 
 class RuleExtractor:

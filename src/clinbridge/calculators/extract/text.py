@@ -73,10 +73,12 @@ def _nlp() -> Any:
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
-    """Character spans of the sentences of ``text`` (line breaks also end a sentence)."""
+    """Character spans of the sentences of ``text``. A line break ends a sentence unless it
+    only wraps one: after a line that does not end in punctuation, before a lower-case word or
+    a number ('creatinine was\n5.97 mg/dL')."""
     out: list[tuple[int, int]] = []
     pos = 0
-    for block in re.split(r"(\n+)", text):
+    for block in re.split(r"(\n\n+|\n(?![a-z0-9(])|(?<=[.:;!?])\n)", text):
         if not block.strip() or block.startswith("\n"):
             pos += len(block)
             continue
