@@ -120,6 +120,11 @@ _ALIASES: dict[str, str] = {
     "times daily": "1/day",
     "times/day": "1/day",
     "x daily": "1/day",
+    "time a day": "1/day",
+    "time daily": "1/day",
+    "time per day": "1/day",
+    "mm/l": "mmol/L",
+    "mmol/l": "mmol/L",
     "x/day": "1/day",
     "doses a day": "1/day",
 }

@@ -154,7 +154,7 @@ class NoteIndex:
 
 def _unit_candidates(after: str) -> list[str]:
     after = re.sub(r"^\s*-(?=[A-Za-zµμ])", "", after)
-    m = re.match(r"^\s*([^\s,;()\[\]]+(?:\s+[^\s,;()\[\]]+){0,2})", after)
+    m = re.match(r"^\s*([^\s,;()\[\]—–]+(?:\s+[^\s,;()\[\]—–]+){0,2})", after)
     if not m:
         return []
     toks = m.group(1).split()
@@ -483,7 +483,7 @@ class RuleExtractor:
     ) -> Evidence | None:
         """The value after a mention: a slash pair, a list, or the first fitting quantity."""
         for a0, a1 in mentions:
-            _s0, s1 = idx.sentence_of(a0)
+            _s0, s1 = idx.sentence_of(a1 - 1)  # a term may wrap a line
             paired = self._slash_pair(idx, i, a0, a1, s1, used)
             if paired is not None:
                 return paired
