@@ -330,6 +330,7 @@ def _in_slash_terms(idx: NoteIndex, a0: int, a1: int) -> bool:
 
 _NOT_CURRENT = re.compile(r"\b(baseline|usual|pre-?morbid)\b\W+(?:\w+\W+){0,1}$", re.I)
 """A mention of a reference value rather than the current one ('baseline creatinine')."""
+_BOUND = re.compile(r"(?:[<>≤≥]|\b(?:less|more|greater|fewer) than)\s*$", re.I)
 _AT_BIRTH = re.compile(r"\b(birth|born|newborn|neonatal|fetal|fetus|prenatal(ly)?)\b", re.I)
 _CHANGE = re.compile(
     r"\b(los[st]|losing|loosing|loss|gain(ed|ing)?|increase[ds]?|decrease[ds]?|drop(ped)?|"
@@ -509,6 +510,8 @@ class RuleExtractor:
                     break  # another number sits between the mention and this one
                 if _CHANGE.search(gap):
                     break  # 'weight loss of 5 kg' is a change, not the value
+                if _BOUND.search(gap):
+                    continue  # 'weight was < 15 kg' is a bound, not a measurement
                 got = _fit(i, q, q.value)
                 if got is None:
                     continue
@@ -681,6 +684,7 @@ class RuleExtractor:
             present = asr.affirmed or (
                 i.note_suspected_counts and asr.uncertain and not (asr.negated or asr.family)
             )
+            present = present and not (i.note_recent_only and asr.historical)
             ev = Evidence(
                 i.name,
                 present,

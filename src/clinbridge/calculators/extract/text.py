@@ -130,8 +130,8 @@ _NOT_FINDING = re.compile(
 )
 """A mention followed by these is not the finding itself ('stroke risk', 'DVT prophylaxis')."""
 _HISTORICAL = re.compile(
-    r"\b(history of|h/o|past medical history|previous(ly)?|prior|known|"
-    r"diagnosed (with )?\w* ?(years?|months?) ago)\b",
+    r"\b(history of|h/o|past (medical|surgical) history|surgical history|previous(ly)?|prior|"
+    r"known|diagnosed (with )?\w* ?(years?|months?) ago|\d+ years? ago)\b",
     re.I,
 )
 
