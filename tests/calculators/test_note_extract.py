@@ -217,3 +217,15 @@ def test_scoring_against_corrected_labels() -> None:
     assert not corrected_match("accept", 1, row, "abstain")
     weeks = MedCalcRow(row="2", calculator_id=69, answer="('8 weeks', '1 days')")
     assert corrected_match("accept", [8, 1], weeks, "('8 weeks', '1 days')")
+
+
+def test_an_inverted_criterion_reads_the_opposite_finding() -> None:
+    centor = calculators.get(20)
+    ext = RuleExtractor()
+    no_cough = ext.extract("A 30-year-old woman with sore throat. She denies cough.", centor)
+    assert no_cough["cough_absent"] is True
+    assert no_cough.evidence["cough_absent"].method.endswith("(opposite finding)")
+    cough = ext.extract("A 30-year-old woman with sore throat and a dry cough.", centor)
+    assert cough["cough_absent"] is False
+    silent = ext.extract("A 30-year-old woman with sore throat.", centor)
+    assert silent["cough_absent"] is True  # not mentioned: no cough (the input's absent value)

@@ -676,7 +676,35 @@ class RuleExtractor:
         return None
 
     def _boolean(self, idx: NoteIndex, i: InputSpec) -> Evidence:
-        terms = tuple(input_terms(i))
+        own = self._finding(idx, i, tuple(input_terms(i)))
+        if own is not None and own.value:
+            return own
+        if i.negated_aliases:  # 'cough absent': read the opposite finding and invert it
+            terms = {v for n in i.negated_aliases for v in _variants(n)}
+            opp = self._finding(idx, i, tuple(sorted(terms, key=lambda t: (-len(t), t))))
+            if opp is not None:
+                return replace(opp, value=not opp.value, method=opp.method + " (opposite finding)")
+        if i.note_implied_by:
+            for a0, a1 in idx.mentions(tuple(i.note_implied_by)):
+                sent = idx.sentence_of(a0)
+                asr = assertion(idx.text, sent, a0, a1)
+                if asr.affirmed:
+                    return Evidence(
+                        i.name,
+                        True,
+                        a0,
+                        a1,
+                        idx.text[sent[0] : sent[1]].strip()[:300],
+                        "rule:implied-by-medication",
+                        "affirmed",
+                    )
+        if own is not None:
+            return own
+        value = bool(i.absent_value) if i.absent_value is not None else False
+        return Evidence(i.name, value, None, None, "", "rule:not-mentioned", "not mentioned")
+
+    def _finding(self, idx: NoteIndex, i: InputSpec, terms: tuple[str, ...]) -> Evidence | None:
+        """The first mention of a finding that asserts it, else the first mention, else None."""
         seen: list[Evidence] = []
         for a0, a1 in idx.mentions(terms):
             sent = idx.sentence_of(a0)
@@ -697,23 +725,7 @@ class RuleExtractor:
             if present:
                 return ev
             seen.append(ev)
-        if i.note_implied_by:
-            for a0, a1 in idx.mentions(tuple(i.note_implied_by)):
-                sent = idx.sentence_of(a0)
-                asr = assertion(idx.text, sent, a0, a1)
-                if asr.affirmed:
-                    return Evidence(
-                        i.name,
-                        True,
-                        a0,
-                        a1,
-                        idx.text[sent[0] : sent[1]].strip()[:300],
-                        "rule:implied-by-medication",
-                        "affirmed",
-                    )
-        if seen:
-            return seen[0]
-        return Evidence(i.name, False, None, None, "", "rule:not-mentioned", "not mentioned")
+        return seen[0] if seen else None
 
     def _categorical(self, idx: NoteIndex, i: InputSpec) -> Evidence | None:
         anchor = idx.mentions(tuple(input_terms(i)))
