@@ -293,6 +293,10 @@ class Compiler(CohortBuilder):
                     .else_(exp.Literal.number(0))
                     .as_("value")
                 ), "boolean"
+            if op == "list":  # the cohort's patient ids
+                pid = exp.column("pid")
+                q = exp.select(pid.as_("value")).from_("cohort", copy=False)
+                return q.order_by(exp.Ordered(this=exp.column("value")), copy=False), "list"
             if op not in {"count", "count_distinct"}:
                 raise UnsupportedOperationError(f"cannot take the {op} of patients")
             return exp.select(exp.Count(this=exp.Star()).as_("value")).from_(

@@ -244,13 +244,17 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
             )
         k = next(k for k, i in enumerate(items) if i is at_event[0])
         return "max", k, at_event[0]
+    wh_person = _which_people(items)
+    if wh_person is not None and not patient_id:  # "which patients had X": their ids
+        return "list", wh_person, items[wh_person]  # type: ignore[return-value]
     if "date" in ops:
         k, s = pos("date")
         return ("last" if order and order[0].data["which"] == "last" else "first"), k, s
     if "series" in ops:
         return ("series", *pos("series"))
     if "list" in ops:
-        return ("list", *pos("list"))
+        k, s = next(((k, i) for k, i in intents if i.data.get("target") == "patients"), pos("list"))
+        return "list", k, s
     if order:
         k = next(k for k, i in enumerate(items) if i is order[0])
         return order[0].data["which"], k, order[0]
@@ -274,7 +278,10 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
         # "pt 1088 on warfarin?": does the patient have it
         return "exists", -1, None
     wh = _slots(items, "wh")
-    if wh and any(isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} for i in items):
+    if wh and (
+        any(isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} for i in items)
+        or (patient_id and not _concepts(items) and _verb_stream(items))
+    ):  # "which drugs ...", "what was patient 19 diagnosed with"
         k = next(k for k, i in enumerate(items) if i is wh[0])
         return "list", k, wh[0]
     raise Abstain(
@@ -287,6 +294,14 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
 
 def _concepts(items: list[Item]) -> list[tuple[int, Concept]]:
     return [(k, i) for k, i in enumerate(items) if isinstance(i, Concept)]
+
+
+def _verb_stream(items: list[Item]) -> str | None:
+    """The stream a verb names ('diagnosed' → condition, 'prescribed' → drug), if one does."""
+    for i in items:
+        if isinstance(i, Word) and i.role == "hint" and i.value and i.text.endswith("ed"):
+            return i.value
+    return None
 
 
 def _noun_stream(items: list[Item], start: int = 0) -> str | None:
@@ -413,6 +428,21 @@ def _measure(
         noun = _noun_stream(items, intent_pos + 1)
         if wants_date:
             found = first_concept()
+            etypes = [s.data.get("type") for s in enc + _slots(items, "scope")]
+            if found is None and etypes and patient_id:
+                # "patient 7's last inpatient admission date": the encounter's start
+                ctx.groundings.append(
+                    Grounding(
+                        phrase=intent.text if intent else "",
+                        kind="aggregate",
+                        target="encounter date",
+                    )
+                )
+                return (
+                    Measure(of="date", encounter_type=next((t for t in etypes if t), None)),
+                    None,
+                    0.9,
+                )
             if found is None:
                 raise Abstain("could not tell which event's date is asked for")
             k, c, st = found
@@ -454,9 +484,22 @@ def _measure(
 
     if op in {"list", "count_distinct"}:
         nxt = _next_significant(after)
-        if op == "list" and nxt is not None and _is_person(nxt):
-            raise Abstain("the plan cannot list patients (their ids); ask how many")
+        if op == "list" and (
+            (intent is not None and intent.data.get("target") == "patients")
+            or (intent is not None and intent.kind == "wh" and _which_people(items) is not None)
+            or (nxt is not None and _is_person(nxt))
+        ):
+            if patient_id:
+                raise Abstain("a list of patients cannot be asked about one patient")
+            ctx.groundings.append(
+                Grounding(
+                    phrase=intent.text if intent else "", kind="aggregate", target="patient ids"
+                )
+            )
+            return Measure(of="patients"), None, 0.95
         noun = _noun_stream(items, intent_pos + 1) or _noun_stream(items)
+        if noun is None and patient_id and not concepts:
+            noun = _verb_stream(items)  # "what was patient 19 diagnosed with"
         if noun is None:
             found = first_concept(VALUE_STREAMS, with_values=True)
             if op == "list" and found is not None:
@@ -565,6 +608,29 @@ def _age_at_event(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
         Grounding(phrase=mslot.text, kind="aggregate", target=f"age at the {which} {c.phrase}")
     )
     return Measure(of="age", age_at=anchor)
+
+
+PLURAL_PEOPLE = frozenset({"patients", "people", "persons", "individuals", "subjects", "cases"})
+
+
+def _which_people(items: list[Item]) -> int | None:
+    """'which patients / which women had X' (a plural person right after an opening which or
+    what): the position of the 'which', else None."""
+    wh = next((k for k, i in enumerate(items) if isinstance(i, Slot) and i.kind == "wh"), None)
+    if wh is None or any(
+        isinstance(i, Slot) or (isinstance(i, Word) and i.role != "hint") for i in items[:wh]
+    ):
+        return None
+    nxt = items[wh + 1] if wh + 1 < len(items) else None
+    if isinstance(nxt, Word) and nxt.role == "subject" and nxt.text in PLURAL_PEOPLE:
+        return wh
+    if (
+        isinstance(nxt, Slot)
+        and nxt.kind == "sex"
+        and nxt.text in {"women", "men", "females", "males"}
+    ):
+        return wh
+    return None
 
 
 def _next_significant(items: Sequence[Item]) -> Item | None:

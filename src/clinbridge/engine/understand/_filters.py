@@ -444,6 +444,12 @@ def _predicates(
             preds.remove(last)
         elif negatable and not patient_id:
             negatable[-1].negate = True
+    for s in (i for i in items if isinstance(i, Slot) and i.kind == "day0"):
+        if not any(w.data["spec"].kind in {"event", "patient"} for _, w in windows):
+            raise Abstain(f"could not tell which window {s.text!r} is about", s.text)
+        ctx.groundings.append(
+            Grounding(phrase=s.text, kind="time", target="days counted from the anchor's day (0)")
+        )
     for k, slot in windows:
         window = _window(slot.data["spec"], ctx, items, preds)
         target = _window_target(k, preds, measure_pos, measure_is_events, measure.of)

@@ -106,6 +106,7 @@ def _num(s: str) -> float:
 
 
 def _replace_number_words(text: str) -> str:
+    text = _time.iso_days(text)
     text = re.sub(r"\bmore than once\b", "at least 2 times", text)
     text = re.sub(r"\btwice\b", "2 times", text)
     text = re.sub(r"\b(?:exactly|only|just)\s+once\b", "exactly 1 times", text)
@@ -209,11 +210,13 @@ def _scope(m: re.Match[str]) -> Slot | None:
     return Slot("scope", data)
 
 
-def _window(kind: str, m: re.Match[str]) -> Slot | None:
+def _window(kind: str, m: re.Match[str]) -> list[Piece] | Slot | None:
     spec = _time.match_to_spec(kind, m)
     if spec is None:
         return None
-    return Slot("window", {"spec": spec})
+    slot = Slot("window", {"spec": spec}, m[0])
+    noun = m.groupdict().get("noun")
+    return [noun, slot] if noun else slot  # "exposures starting <day>": the noun stays
 
 
 def _encounter(m: re.Match[str]) -> Slot:
@@ -286,10 +289,19 @@ _EARLY: tuple[RawRule, ...] = (
         rf"\b(?P<id>{_UUID})\b",
         lambda m: Slot("patient_ref", {"id": m["id"]}),
     ),
-    # -- a single calendar day is not read yet: never dropped
+    # -- a single calendar day: a one-day window; any other day (in a range, a two-digit
+    # year) is not read yet: never dropped
+    (_time.DAY_PATTERN, functools.partial(_window, "day")),
     (
         r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b",
         lambda m: Slot("unsupported", {"what": "events on one calendar day"}),
+    ),
+    # -- "(counting the exposure day as day 0)", "(day 0 = the exposure day)": the convention
+    # the windows follow (days counted from the anchor's day), said aloud
+    (
+        r"\(\s*(?:counting\s+|taking\s+|with\s+)?(?:the\s+)?(?:[a-z]+\s+){0,2}day\s+(?:as|=|is|being)\s+"
+        r"day\s+(?:0|zero)\s*\)|\(\s*day\s+(?:0|zero)\s*(?:=|is|being|as)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}day\s*\)",
+        lambda m: Slot("day0"),
     ),
     # -- age at an event (before anything splits the sentence)
     (
@@ -517,6 +529,10 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("unit", {"unit": _unit_word(m["unit"] or m["unit2"])}),
     ),
     # -- the aggregate
+    (  # "the patient ids", "ids of the patients": a list of patients
+        r"\b(?:(?:patient|person|subject)\s+)?(?:ids|identifiers|id\s+numbers)\b(?:\s+of)?",
+        lambda m: Slot("intent", {"op": "list", "target": "patients"}),
+    ),
     (
         r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:percentage|percent|proportion|fraction|share|prevalence|%)\b(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
         lambda m: Slot("intent", {"op": "proportion"}),
@@ -563,6 +579,10 @@ _RULES: tuple[RawRule, ...] = (
     ),
     (
         r"^(?:when)\b|\b(?:what|which)\s+(?:was|is|were)\s+the\s+dates?\s+(?:of|when)\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+(?:date|day|year)\b|\b(?:the\s+)?dates?\s+of\b|\bwhen\b",
+        lambda m: Slot("intent", {"op": "date"}),
+    ),
+    (  # "last admission date", "first osteoarthritis diagnosis date", "visit start date"
+        r"\b(?:(?:start|starting|begin|beginning|onset)\s+)?dates?\b",
         lambda m: Slot("intent", {"op": "date"}),
     ),
     (

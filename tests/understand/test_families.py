@@ -1,0 +1,210 @@
+"""Question families the reader emits plans for (issue 8): lists of patient ids, one calendar
+day, "N-M days after X", the day-0 convention said aloud, encounter and event dates, calendar
+years — on the real Eunomia GiBleed and Synthea27Nj databases, each answer checked against a
+second computation (hand SQL or another phrasing's count). The questions are written here, not
+taken from a dev set."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from clinbridge.engine.understand._slots import Slot, extract
+from clinbridge.engine.understand._time import iso_days
+
+BLEED = (
+    "SELECT DISTINCT person_id FROM condition_occurrence WHERE condition_concept_id IN "
+    "(SELECT concept_id FROM concept WHERE concept_name = 'Gastrointestinal hemorrhage')"
+)
+
+
+def _sql(conn: Any, sql: str) -> list[tuple[Any, ...]]:
+    return conn.db.execute(sql, max_rows=None).rows
+
+
+def _accepted(conn: Any, question: str, **kw: Any) -> Any:
+    answer = conn.ask(question, **kw)
+    assert answer.decision == "accept", (question, answer.reason)
+    return answer.value
+
+
+# -- text: days as ISO dates --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "iso"),
+    [
+        ("seen on 7 march 2012", "seen on 2012-03-07"),
+        ("seen on mar 7, 2012", "seen on 2012-03-07"),
+        ("seen on 3/7/2012", "seen on 2012-03-07"),  # month/day/year
+        ("seen on 25/12/2012", "seen on 2012-12-25"),  # the first number cannot be a month
+        ("seen on 31/31/2012", "seen on 31/31/2012"),  # not a day: left alone
+    ],
+)
+def test_iso_days(text: str, iso: str) -> None:
+    assert iso_days(text) == iso
+
+
+def test_one_day_and_ranges_are_windows() -> None:
+    pieces = extract(iso_days("which drugs did patient 5 get on 7 march 2012"))
+    (window,) = [p for p in pieces if isinstance(p, Slot) and p.kind == "window"]
+    spec = window.data["spec"]
+    assert (spec.start, spec.end) == (dt.date(2012, 3, 7), dt.date(2012, 3, 7))
+    pieces = extract("patients with a stroke 7-30 days after their first aspirin")
+    (window,) = [p for p in pieces if isinstance(p, Slot) and p.kind == "window"]
+    spec = window.data["spec"]
+    assert (spec.kind, spec.start_days, spec.end_days, spec.anchor_text) == (
+        "event",
+        7,
+        30,
+        "aspirin",
+    )
+    pieces = extract("patients with a stroke 2 to 4 weeks before the last aspirin")
+    spec = next(p for p in pieces if isinstance(p, Slot) and p.kind == "window").data["spec"]
+    assert (spec.start_days, spec.end_days, spec.which) == (-28, -14, "last")
+
+
+def test_a_day_in_a_two_digit_year_is_not_read() -> None:
+    pieces = extract("which drugs did patient 5 get on 3/7/12")
+    assert any(isinstance(p, Slot) and p.kind == "unsupported" for p in pieces)
+
+
+# -- lists of patients ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which patients had a gastrointestinal hemorrhage?",
+        "list the ids of patients with a GI bleed",
+        "patient ids with gastrointestinal hemorrhage",
+    ],
+)
+def test_patient_list(eunomia_conn: Any, question: str) -> None:
+    value = _accepted(eunomia_conn, question)
+    assert value == sorted(r[0] for r in _sql(eunomia_conn, BLEED))
+
+
+def test_patient_list_with_sex_matches_the_count(eunomia_conn: Any) -> None:
+    ids = _accepted(eunomia_conn, "Which women were diagnosed with a GI bleed in 2010?")
+    n = _accepted(eunomia_conn, "How many women were diagnosed with a GI bleed in 2010?")
+    assert isinstance(ids, list) and len(ids) == n > 0
+
+
+def test_patient_list_of_deaths(s27_conn: Any) -> None:
+    value = _accepted(s27_conn, "which patients are dead")
+    assert value == sorted(r[0] for r in _sql(s27_conn, "SELECT DISTINCT person_id FROM death"))
+
+
+def test_patient_list_about_one_patient_abstains(eunomia_conn: Any) -> None:
+    answer = eunomia_conn.ask("list the patient ids for patient 12")
+    assert answer.decision != "accept"
+
+
+# -- one calendar day ----------------------------------------------------------------------------
+
+
+def _busy_day(conn: Any) -> tuple[int, dt.date, list[str]]:
+    pid, day = _sql(
+        conn,
+        "SELECT person_id, drug_exposure_start_date FROM drug_exposure GROUP BY 1, 2 "
+        "HAVING count(DISTINCT drug_concept_id) >= 2 ORDER BY 1, 2 LIMIT 1",
+    )[0]
+    names = _sql(
+        conn,
+        "SELECT DISTINCT c.concept_name FROM drug_exposure d JOIN concept c ON "
+        f"c.concept_id = d.drug_concept_id WHERE d.person_id = {pid} AND "
+        f"d.drug_exposure_start_date = DATE '{day}' ORDER BY 1",
+    )
+    return pid, day, [n[0] for n in names]
+
+
+def test_drugs_on_one_day(eunomia_conn: Any) -> None:
+    pid, day, names = _busy_day(eunomia_conn)
+    long = f"{day.day} {day.strftime('%B')} {day.year}"
+    us = f"{day.month}/{day.day}/{day.year}"
+    for q in (
+        f"Which drugs did patient {pid} receive on {long}?",
+        f"what meds was pt {pid} given on {us}",
+        f"list the drug exposures starting {day.isoformat()} for patient {pid}",
+    ):
+        assert _accepted(eunomia_conn, q) == names, q
+
+
+# -- N-M days after an event; the day-0 convention -----------------------------------------------
+
+
+def test_day_range_after_an_event(eunomia_conn: Any) -> None:
+    within = _accepted(
+        eunomia_conn,
+        "How many patients had a GI bleed within 30 days after their first celecoxib exposure?",
+    )
+    assert within == _accepted(
+        eunomia_conn, "number of patients with a GI bleed 0-30 days after first celecoxib"
+    )
+    assert within == _accepted(
+        eunomia_conn,
+        "How many patients had a GI bleed within 30 days after their first celecoxib exposure "
+        "(counting the exposure day as day 0)?",
+    )
+    later = _accepted(
+        eunomia_conn, "number of patients with a GI bleed 10-90 days after their first celecoxib"
+    )
+    (expected,) = _sql(
+        eunomia_conn,
+        "WITH f AS (SELECT person_id, min(drug_exposure_start_date) AS d FROM drug_exposure "
+        "WHERE drug_concept_id IN (SELECT descendant_concept_id FROM concept_ancestor WHERE "
+        "ancestor_concept_id IN (SELECT concept_id FROM concept WHERE concept_name = 'celecoxib'"
+        ")) GROUP BY 1) SELECT count(DISTINCT c.person_id) FROM condition_occurrence c JOIN f "
+        "ON f.person_id = c.person_id WHERE c.condition_concept_id IN (SELECT concept_id FROM "
+        "concept WHERE concept_name = 'Gastrointestinal hemorrhage') AND "
+        "c.condition_start_date BETWEEN f.d + 10 AND f.d + 90",
+    )[0]
+    assert later == expected
+
+
+def test_day0_without_a_window_abstains(eunomia_conn: Any) -> None:
+    answer = eunomia_conn.ask("How many patients had a GI bleed (day 0 = the exposure day)?")
+    assert answer.decision != "accept"
+    assert "day 0" in (answer.reason or "")
+
+
+# -- dates asked as a noun ("admission date"), calendar years ------------------------------------
+
+
+def test_last_admission_date(eunomia_conn: Any) -> None:
+    pid, last = _sql(
+        eunomia_conn,
+        "SELECT person_id, max(visit_start_date) FROM visit_occurrence WHERE visit_concept_id "
+        "= 9201 GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1",
+    )[0]
+    for q in (
+        f"patient {pid} latest inpatient admission date",
+        f"when did patient {pid}'s most recent inpatient stay begin?",
+    ):
+        assert _accepted(eunomia_conn, q) == last.isoformat(), q
+
+
+def test_first_diagnosis_date_as_a_noun(eunomia_conn: Any) -> None:
+    pid, first = _sql(
+        eunomia_conn,
+        "SELECT person_id, min(condition_start_date) FROM condition_occurrence WHERE "
+        "condition_concept_id IN (SELECT concept_id FROM concept WHERE concept_name = "
+        "'Gastrointestinal hemorrhage') GROUP BY 1 ORDER BY 1 LIMIT 1",
+    )[0]
+    q = f"first gastrointestinal hemorrhage diagnosis date for patient {pid}"
+    assert _accepted(eunomia_conn, q) == first.isoformat()
+
+
+def test_calendar_year_and_start_date_year(eunomia_conn: Any) -> None:
+    (n,) = _sql(
+        eunomia_conn,
+        "SELECT count(*) FROM visit_occurrence WHERE visit_concept_id = 9201 AND "
+        "year(visit_start_date) = 2005",
+    )[0]
+    assert (
+        _accepted(eunomia_conn, "How many inpatient visits were there in calendar year 2005?") == n
+    )
+    assert _accepted(eunomia_conn, "count of inpatient visits with a 2005 start date") == n
