@@ -208,3 +208,30 @@ def test_calendar_year_and_start_date_year(eunomia_conn: Any) -> None:
         _accepted(eunomia_conn, "How many inpatient visits were there in calendar year 2005?") == n
     )
     assert _accepted(eunomia_conn, "count of inpatient visits with a 2005 start date") == n
+
+
+# -- classes read whole, units never concepts ----------------------------------------------------
+
+
+def test_a_general_word_names_every_concept_it_heads(eunomia_conn: Any) -> None:
+    (expected,) = _sql(
+        eunomia_conn,
+        "SELECT count(DISTINCT person_id) FROM condition_occurrence WHERE condition_concept_id "
+        "IN (SELECT concept_id FROM concept WHERE lower(concept_name) LIKE '%fracture%')",
+    )[0]
+    assert _accepted(eunomia_conn, "how many patients ever had a fracture") == expected
+    # a widening parenthetical is no filter
+    assert _accepted(eunomia_conn, "How many patients had a fracture (any site)?") == expected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many pack-years has patient 5 smoked?",
+        "how many packs did patient 5 get",
+        "number of patients with a tablet",
+    ],
+)
+def test_a_unit_word_is_never_a_concept(eunomia_conn: Any, question: str) -> None:
+    answer = eunomia_conn.ask(question)
+    assert answer.decision != "accept", (question, answer.value)

@@ -303,6 +303,12 @@ _EARLY: tuple[RawRule, ...] = (
         r"day\s+(?:0|zero)\s*\)|\(\s*day\s+(?:0|zero)\s*(?:=|is|being|as)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}day\s*\)",
         lambda m: Slot("day0"),
     ),
+    # -- "(any bone)", "(any type)", "(of any kind)": a clarification that widens, never a
+    # filter — the concept before it is taken whole
+    (
+        r"\(\s*(?:of\s+|at\s+|in\s+)?any\s+(?!of\b)[a-z]+(?:\s+[a-z]+)?\s*\)",
+        lambda m: [" "],
+    ),
     # -- age at an event (before anything splits the sentence)
     (
         r"\b(?:ages?|how\s+old\b[^?]{0,120}?)\s+(?:at|when)\s+(?:the\s+time\s+of\s+)?(?:(?:his|her|their|the\s+patient\s*'?s?)\s+)?(?:death|(?:he|she|they)\s+died)\b",
