@@ -235,3 +235,47 @@ def test_a_general_word_names_every_concept_it_heads(eunomia_conn: Any) -> None:
 def test_a_unit_word_is_never_a_concept(eunomia_conn: Any, question: str) -> None:
     answer = eunomia_conn.ask(question)
     assert answer.decision != "accept", (question, answer.value)
+
+
+# -- the time between two events ------------------------------------------------------------------
+
+_FIRST = (
+    "SELECT person_id, min({date}) AS d FROM {table} WHERE {code} IN (SELECT "
+    "descendant_concept_id FROM concept_ancestor WHERE ancestor_concept_id IN (SELECT concept_id "
+    "FROM concept WHERE concept_name = '{name}')) GROUP BY 1"
+)
+
+
+def test_days_between_two_first_events(eunomia_conn: Any) -> None:
+    drug = _FIRST.format(
+        date="drug_exposure_start_date",
+        table="drug_exposure",
+        code="drug_concept_id",
+        name="Diclofenac",
+    )
+    bleed = _FIRST.format(
+        date="condition_start_date",
+        table="condition_occurrence",
+        code="condition_concept_id",
+        name="Gastrointestinal hemorrhage",
+    )
+    (mean, median) = _sql(
+        eunomia_conn,
+        f"WITH a AS ({drug}), b AS ({bleed}) SELECT avg(b.d - a.d), median(b.d - a.d) FROM a "
+        "JOIN b USING (person_id) WHERE b.d > a.d",
+    )[0]
+    got = _accepted(
+        eunomia_conn,
+        "mean number of days between the first diclofenac exposure and the first GI bleed",
+    )
+    assert got == pytest.approx(mean)
+    got = _accepted(eunomia_conn, "median days from first diclofenac to a later GI bleed")
+    assert got == pytest.approx(median)
+
+
+def test_days_between_needs_two_events_and_days(eunomia_conn: Any) -> None:
+    for q in (
+        "median number of days from the first diclofenac exposure to",
+        "average time in months between first diclofenac and first GI bleed",
+    ):
+        assert eunomia_conn.ask(q).decision != "accept", q

@@ -116,6 +116,7 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         items, ctx, op, intent_pos, intent, patient_id
     )
     used = {measure_concept_pos} if measure_concept_pos is not None else set()
+    used |= ctx.measure_positions
     preds, plan_window, conf2 = _predicates(items, ctx, used, measure, patient_id)
     confidence *= conf2
     if op not in {"first", "last"}:
@@ -358,6 +359,9 @@ def _measure(
                 )
             )
             return Measure(of="length_of_stay", encounter_type=etype), None, 1.0  # type: ignore[arg-type]
+        if of == "days_between":
+            assert mslot is not None
+            return _days_between(items, ctx, mslot), None, 0.9
         if of in {"days_supply", "quantity"}:
             stats = lex.streams.get("drug")
             have = (
@@ -582,6 +586,42 @@ def _measure(
             return Measure(of="encounters", encounter_type=enc[0].data.get("type")), None, 0.9
         return Measure(of="patients"), None, 0.9
     raise Abstain(f"cannot compute {op!r}")
+
+
+def _days_between(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
+    """'median days from the first X to the first Y': per patient, days from the first (or
+    last, when the question says so) X to the first Y; the two concepts follow the words."""
+    from clinbridge.engine.plan import EventAnchor
+
+    k = next(k for k, i in enumerate(items) if i is mslot)
+    after = [(j, i) for j, i in enumerate(items) if j > k and isinstance(i, Concept)][:2]
+    if len(after) < 2:
+        raise Abstain("could not tell which two events the time is between", mslot.text)
+    anchors = []
+    prev = k
+    for j, c in after:
+        st = _stream_for(c, ctx.lex)
+        if st is None:
+            raise Abstain(f"{c.label!r} is not recorded in this source", c.phrase)
+        which = "first"
+        for o in _slots(items[prev:j], "order"):
+            ctx.consumed.add(id(o))
+            which = o.data["which"]
+        prev = j
+        anchors.append(
+            EventAnchor(
+                stream=_ps(c, st, ctx.lex), concepts=_concept_set(c, st, ctx.lex, ctx), which=which
+            )  # type: ignore[arg-type]
+        )
+        ctx.measure_positions.add(j)
+    ctx.groundings.append(
+        Grounding(
+            phrase=mslot.text,
+            kind="aggregate",
+            target=f"days from the {anchors[0].which} {after[0][1].phrase} to the {anchors[1].which} {after[1][1].phrase} (when later)",
+        )
+    )
+    return Measure(of="days_between", start_at=anchors[0], end_at=anchors[1])
 
 
 def _age_at_event(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:

@@ -300,6 +300,8 @@ def _predicates(
         if isinstance(item, Word):
             if item.role == "connector" and item.value == "or":
                 pending_or = True
+            if item.text in LATER_WORDS and measure.of == "days_between":
+                continue  # 'the first later Y': the end of a time between is later by definition
             if item.text in LATER_WORDS:
                 # "on celecoxib ... later developed a GI bleed": after the first earlier event
                 if (

@@ -242,6 +242,15 @@ def _age_prep(m: re.Match[str]) -> Slot:
     return Slot("age", {"op": op, "value": int(m["n"]), "at_event": at_event})
 
 
+def _between(m: re.Match[str]) -> Slot:
+    """'days from the first X to the first Y': days between two events (in days only)."""
+    if {m["u"], m["u2"]} & {"weeks", "months", "years"}:
+        return Slot(
+            "unsupported", {"what": "the time between two events in weeks, months or years"}
+        )
+    return Slot("measure", {"of": "days_between"})
+
+
 def _count(m: re.Match[str]) -> Slot:
     op = " ".join(m["op"].split())
     n = int(m["n"])
@@ -338,8 +347,9 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("death"),
     ),
     (
-        r"\b(?:time|days|weeks|months|years|interval|delay|gap|duration|lag)\s+(?:between|from)\b(?=.*\b(?:and|to|until|till)\b)",
-        lambda m: Slot("unsupported", {"what": "the time between two events"}),
+        r"\b(?:(?:number|count)\s+of\s+)?(?P<u>time|days|weeks|months|years|interval|delay|gap|duration|lag)"
+        r"(?:\s+in\s+(?P<u2>days|weeks|months|years))?\s+(?:between|from)\b(?=.*\b(?:and|to|until|till)\b)",
+        _between,
     ),
     (
         r"\b(?:currently|at\s+present|presently|right\s+now|still|active(?:ly)?|ongoing)\b",
@@ -652,12 +662,30 @@ def _age_anchor(pieces: list[Piece]) -> tuple[list[Piece], bool, bool]:
     return pieces, death_age, event_age
 
 
+def _split_between(pieces: list[Piece]) -> list[Piece]:
+    """'days from X to Y': the 'to' (or 'until', 'and') after a time-between measure separates
+    its two events, so that 'X to Y' is never read as one phrase."""
+    out = list(pieces)
+    for k, p in enumerate(out):
+        if not (isinstance(p, Slot) and p.kind == "measure" and p.data.get("of") == "days_between"):
+            continue
+        for j in range(k + 1, len(out)):
+            text = out[j]
+            if isinstance(text, str):
+                m = re.search(r"\b(?:to|until|till|and)\b", text)
+                if m:
+                    out[j : j + 1] = [text[: m.start()], " and ", text[m.end() :]]
+                    return [x for x in out if not (isinstance(x, str) and not x.strip())]
+    return out
+
+
 def extract(text: str) -> list[Piece]:
     """Split a normalised question into text and structural slots, in order."""
     pieces: list[Piece] = [_replace_number_words(text)]
     pieces = _run(pieces, RULES_BEFORE_AGE)
     pieces, death_age, event_age = _age_anchor(pieces)
     pieces = _run(pieces, RULES)
+    pieces = _split_between(pieces)
     if death_age or event_age:
         for p in pieces:
             if isinstance(p, Slot) and p.kind == "measure" and p.data.get("of") == "age":
