@@ -279,3 +279,51 @@ def test_days_between_needs_two_events_and_days(eunomia_conn: Any) -> None:
         "average time in months between first diclofenac and first GI bleed",
     ):
         assert eunomia_conn.ask(q).decision != "accept", q
+
+
+# -- ages at an event, ages now said aloud, sex letters, length of stay said aloud ----------------
+
+
+def test_age_at_the_event_without_the_word_age(eunomia_conn: Any) -> None:
+    with_age = _accepted(
+        eunomia_conn, "how many patients were diagnosed with a GI bleed before the age of 50"
+    )
+    assert with_age == _accepted(
+        eunomia_conn, "how many pts were diagnosed with GI bleed before 50"
+    )
+    first = _accepted(
+        eunomia_conn, "count of GI bleed patients whose first diagnosis came at age 50 or older"
+    )
+    (expected,) = _sql(
+        eunomia_conn,
+        "WITH f AS (SELECT person_id, min(condition_start_date) AS d FROM condition_occurrence "
+        "WHERE condition_concept_id IN (SELECT concept_id FROM concept WHERE concept_name = "
+        "'Gastrointestinal hemorrhage') GROUP BY 1) SELECT count(*) FROM f JOIN person p USING "
+        "(person_id) WHERE year(f.d) - p.year_of_birth - CASE WHEN month(f.d) * 100 + day(f.d) < "
+        "coalesce(p.month_of_birth, 1) * 100 + coalesce(p.day_of_birth, 1) THEN 1 ELSE 0 END >= 50",
+    )[0]
+    assert first == expected
+
+
+def test_now_beside_an_age_is_the_default(eunomia_conn: Any) -> None:
+    plain = _accepted(eunomia_conn, "mean age of patients with a GI bleed")
+    assert _accepted(eunomia_conn, "current average age of patients with a GI bleed") == plain
+    assert _accepted(eunomia_conn, "present-day mean age of GI bleed patients") == plain
+    n = _accepted(eunomia_conn, "how many men aged 70 or over have had a GI bleed")
+    assert _accepted(eunomia_conn, "how many men aged 70 or over today have had a GI bleed") == n
+
+
+def test_sex_letter_at_the_end(eunomia_conn: Any) -> None:
+    a = _accepted(eunomia_conn, "what proportion of GI bleed patients are male")
+    assert _accepted(eunomia_conn, "what % of GI bleed pts are M") == a
+
+
+def test_length_of_stay_said_aloud(eunomia_conn: Any) -> None:
+    los = _accepted(eunomia_conn, "mean length of stay of inpatient visits")
+    for q in (
+        "average length of an inpatient stay (discharge date minus admission date)",
+        "mean inpatient visit duration",
+    ):
+        assert _accepted(eunomia_conn, q) == pytest.approx(los), q
+    answer = eunomia_conn.ask("how many GI bleed patients (discharge minus admission date)")
+    assert answer.decision != "accept"

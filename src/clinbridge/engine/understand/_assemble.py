@@ -71,6 +71,9 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         raise Abstain(
             f"could not ground {names} in this source's catalog or vocabulary", *unresolved
         )
+    for s in _slots(items, "los_definition"):
+        if not any(m.data.get("of") == "length_of_stay" for m in _slots(items, "measure")):
+            raise Abstain(f"could not tell what {s.text!r} defines", s.text)
     for s in _slots(items, "unsupported"):
         raise Abstain(
             f"the question asks about {s.data['what']} ({s.text!r}), which this source or plan cannot answer",
@@ -567,7 +570,13 @@ def _measure(
                 return Measure(of="events", stream=nxt.value), None, 0.85
             return Measure(of="concept", stream=nxt.value), None, 0.8
         found = first_concept()
-        event_noun = any(isinstance(i, Word) and i.role == "event_noun" for i in after[:6])
+        event_noun = False
+        for i in after[:6]:  # "how many diagnoses of X" — not "X patients whose first diagnosis"
+            if isinstance(i, Word) and i.role == "subject":
+                break
+            if isinstance(i, Word) and i.role == "event_noun":
+                event_noun = True
+                break
         concept_first = (
             isinstance(nxt, Concept)
             and not _followed_by_person(after, nxt)

@@ -166,6 +166,12 @@ def _predicates(
                     and prev.text.endswith("ed")
                 )
                 if (item.data.get("at_event") or after_verb) and last_event is not None:
+                    if pending_first is not None and last_event.kind == "event":
+                        # "X patients whose first diagnosis came at age < 40": the age at
+                        # their first X
+                        last_event.first_only = True
+                        ctx.consumed.add(id(pending_first))
+                        pending_first = None
                     last_event.age_at_event = AgeFilter(
                         op=item.data["op"], value=item.data["value"], value2=item.data.get("value2")
                     )

@@ -312,10 +312,25 @@ _EARLY: tuple[RawRule, ...] = (
         r"day\s+(?:0|zero)\s*\)|\(\s*day\s+(?:0|zero)\s*(?:=|is|being|as)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}day\s*\)",
         lambda m: Slot("day0"),
     ),
+    # -- "(discharge date minus admission date)": the length of stay as it is computed here
+    (
+        r"\(\s*(?:[a-z]+\s+){0,3}?(?:discharge|end)\b[^()]{0,30}?\bminus\b[^()]{0,20}?\b(?:admission|start)\b[^()]{0,40}\)",
+        lambda m: Slot("los_definition"),
+    ),
     # -- "(any bone)", "(any type)", "(of any kind)": a clarification that widens, never a
     # filter — the concept before it is taken whole
     (
         r"\(\s*(?:of\s+|at\s+|in\s+)?any\s+(?!of\b)[a-z]+(?:\s+[a-z]+)?\s*\)",
+        lambda m: [" "],
+    ),
+    # -- 'today', 'current', 'present-day' beside an age: the default (ages are taken now)
+    (
+        r"\b(?P<age>(?:aged?\s+)?\d{1,3}\s*(?:\+|(?:years?\s+)?(?:or|and)\s+(?:over|older|above|up|more|under|younger|below|less)))"
+        r"\s+(?:today|now|currently|at\s+present)\b",
+        lambda m: [m["age"]],
+    ),
+    (
+        r"\b(?:current|present[- ]day|today\s*'?s?)\s+(?=(?:(?:mean|average|median|minimum|maximum)\s+)?ages?\b)",
         lambda m: [" "],
     ),
     # -- age at an event (before anything splits the sentence)
@@ -392,6 +407,13 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("count", {"min": 2}),
     ),
     # -- length of stay, days supply, quantity: numeric measures with their own words
+    (  # "the length of an inpatient stay", "inpatient encounter duration"
+        rf"\blength\s+of\s+(?:an?|the|their|his|her|each)\s+{ENC_TYPE}\s+(?:hospital\s+)?(?:stays?|visits?|encounters?|admissions?)\b"
+        rf"|\b{ENC_TYPE.replace('<etype>', '<etype2>')}\s+(?:stay|visit|encounter|admission)s?\s+(?:durations?|lengths?)\b",
+        lambda m: Slot(
+            "measure", {"of": "length_of_stay", "type": _etype(m["etype"] or m["etype2"])}
+        ),
+    ),
     (
         rf"\b(?:{ENC_TYPE}\s+)?(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
         lambda m: Slot("measure", {"of": "length_of_stay", "type": _etype(m["etype"])}),
@@ -446,6 +468,11 @@ _RULES: tuple[RawRule, ...] = (
         ),
     ),
     # -- ages (before values: "over 65" after a person word is an age)
+    (  # "diagnosed with X before 40": an age at the event (a number too small to be a year)
+        r"\b(?P<op>before|prior\s+to)\s+(?P<n>\d{1,3})(?P<more>)(?:\s+years?\s+(?:old|of\s+age))?"
+        r"(?!\s*(?:[\w/%]+\s+)?(?:days?|weeks?|months?|years?|hours?|%|mg|kg|g/|mmol|times)\b)(?![\w.%/])",
+        _age_prep,
+    ),
     (
         r"\b(?P<op>before|under|below|prior\s+to|younger\s+than|after|over|above|older\s+than|at)\s+(?:the\s+)?age\s+(?:of\s+)?(?P<n>\d+)(?:\s+(?P<more>or\s+(?:older|more|above|over|later|younger|less|below|under|earlier)))?",
         _age_prep,
@@ -495,8 +522,12 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("age", {"op": _OPS[" ".join(m["op"].split())], "value": int(m["n"])}),
     ),
     (
-        r"\b(?:aged?|age\s+(?:of\s+)?)\s*(?P<op>>=|<=|>|<|=)?\s*(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b|\b(?P<n2>\d+)[- ]years?[- ]old\b",
-        lambda m: Slot("age", {"op": m["op"] or "=", "value": int(m["n"] or m["n2"])}),
+        r"\b(?P<at>at\s+)?(?:aged?|age\s+(?:of\s+)?)\s*(?P<op>>=|<=|>|<|=)?\s*(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b|\b(?P<n2>\d+)[- ]years?[- ]old\b",
+        lambda m: Slot(
+            "age",
+            {"op": m["op"] or "=", "value": int(m["n"] or m["n2"])}
+            | ({"at_event": True} if m["at"] else {}),
+        ),
     ),
     (
         r"\b(?:children|child|kids|pediatric|paediatric|minors)\b",
@@ -550,7 +581,7 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("intent", {"op": "list", "target": "patients"}),
     ),
     (
-        r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:percentage|percent|proportion|fraction|share|prevalence|%)\b(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
+        r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:(?:percentage|percent|proportion|fraction|share|prevalence)\b|%(?!\w))(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
         lambda m: Slot("intent", {"op": "proportion"}),
     ),
     (
