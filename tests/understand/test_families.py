@@ -327,3 +327,21 @@ def test_length_of_stay_said_aloud(eunomia_conn: Any) -> None:
         assert _accepted(eunomia_conn, q) == pytest.approx(los), q
     answer = eunomia_conn.ask("how many GI bleed patients (discharge minus admission date)")
     assert answer.decision != "accept"
+
+
+# -- decades, 'at least one', headless counts ------------------------------------------------------
+
+
+def test_decade_is_a_calendar_range(eunomia_conn: Any) -> None:
+    years = _accepted(eunomia_conn, "how many patients had a GI bleed between 1980 and 1989")
+    assert _accepted(eunomia_conn, "how many patients had a GI bleed in the 1980s") == years
+    assert _accepted(eunomia_conn, "how many pts had a GI bleed during the 80s") == years
+    # 'their 60s' is an age, not a decade: never read as years
+    answer = eunomia_conn.ask("how many patients in their 60s had a GI bleed")
+    assert answer.decision != "accept" or answer.value != years
+
+
+def test_at_least_one_is_ever(eunomia_conn: Any) -> None:
+    n = _accepted(eunomia_conn, "how many patients had a GI bleed")
+    assert _accepted(eunomia_conn, "count of patients with at least one GI bleed") == n
+    assert _accepted(eunomia_conn, "GI bleed pts in total") == n

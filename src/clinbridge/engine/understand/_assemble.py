@@ -278,6 +278,13 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
     ):
         # a headless noun phrase: "pts with osteoarthritis", "ER visits in 2022" — how many
         return "count", -1, None
+    if (
+        isinstance(first, Concept)
+        and not patient_id
+        and not _slots(items, "wh")
+        and _followed_by_person(items, first)
+    ):  # "covid pts in 2021": how many
+        return "count", -1, None
     if patient_id and any(isinstance(i, Concept) for i in items) and not _slots(items, "wh"):
         # "pt 1088 on warfarin?": does the patient have it
         return "exists", -1, None

@@ -108,6 +108,12 @@ def _num(s: str) -> float:
 def _replace_number_words(text: str) -> str:
     text = _time.iso_days(text)
     text = re.sub(r"\bmore than once\b", "at least 2 times", text)
+    # "at least one LDL of 130+": one is the default (ever), not a threshold
+    text = re.sub(
+        r"\bat\s+least\s+(?:one|1)\s+(?=[a-z])(?!(?:times?|days?|weeks?|months?|years?|mg|g/|mmol|%)\b)",
+        "a ",
+        text,
+    )
     text = re.sub(r"\btwice\b", "2 times", text)
     text = re.sub(r"\b(?:exactly|only|just)\s+once\b", "exactly 1 times", text)
     text = re.sub(r"\b(?:at\s+least\s+)?once\b", " ", text)  # 'ever', the default
@@ -568,7 +574,7 @@ _RULES: tuple[RawRule, ...] = (
         ),
     ),
     (
-        rf"(?:\b|(?<=\s)|^){_OP_RE}\s*(?P<n>-?\d+(?:\.\d+)?)\s*{UNITS}?(?!\s*(?:days?|weeks?|months?|years?|times|visits|patients)\b)",
+        rf"(?:\b|(?<=\s)|^){_OP_RE}\s*(?P<n>-?\d+(?:\.\d+)?)\s*(?:{UNITS}(?![a-z0-9]))?(?!\s*(?:days?|weeks?|months?|years?|times|visits|patients)\b)",
         _value,
     ),
     (

@@ -217,6 +217,13 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:(?:start(?:ing)?|admission|visit|diagnosis|event)\s+)?date\b"
         ),
     ),
+    (  # "in the 1990s", "during the 90s" (a two-digit decade needs 'the': 'their 60s' is an age)
+        "decade",
+        re.compile(
+            r"\b(?:in|during|throughout)\s+(?:the\s+)?(?P<c>18|19|20)(?P<d>\d)0\s*'?s\b"
+            r"|\b(?:in|during|throughout)\s+the\s+'?(?P<d2>[2-9])0\s*'?s\b"
+        ),
+    ),
     # open-ended relative to an anchor (no length)
     (
         "event_open",
@@ -269,6 +276,9 @@ def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
         return TimeSpec(
             "calendar", relative_year=-1 if g["rel"] == "yesterday" else 0, relative_unit="day"
         )
+    if kind == "decade":
+        start = int((g["c"] or "19") + (g["d"] if g["c"] else g["d2"]) + "0")
+        return TimeSpec("calendar", start=dt.date(start, 1, 1), end=dt.date(start + 9, 12, 31))
     if kind == "day":
         day = parse_date(g["day"])
         return None if day is None else TimeSpec("calendar", start=day, end=day)
