@@ -345,3 +345,10 @@ def test_at_least_one_is_ever(eunomia_conn: Any) -> None:
     n = _accepted(eunomia_conn, "how many patients had a GI bleed")
     assert _accepted(eunomia_conn, "count of patients with at least one GI bleed") == n
     assert _accepted(eunomia_conn, "GI bleed pts in total") == n
+
+
+def test_unit_named_between_commas(s27_conn: Any) -> None:
+    plain = _accepted(s27_conn, "median heart rate")
+    assert (
+        _accepted(s27_conn, "What is the median heart rate, in beats per minute, overall?") == plain
+    )

@@ -95,7 +95,7 @@ _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _UNIT_ALONE = (
     r"(?P<unit>%|percent|mg/dl|g/dl|g/l|mmol/l|mmol/mol|umol/l|µmol/l|mg/l|ng/ml|pg/ml|u/l|iu/l|"
     r"meq/l|mmhg|bpm|beats/min|/min|kg/m2|kg|lbs?|pounds|grams|mg|mcg|ml|cm|mm|°c|°f|celsius|"
-    r"fahrenheit|x10\^9/l|10\^9/l|k/ul|/ul|kilograms|centimeters|inches)"
+    r"fahrenheit|x10\^9/l|10\^9/l|k/ul|/ul|kilograms|centimeters|inches|beats\s+(?:per|a)\s+minute)"
 )
 
 Maker = Callable[[re.Match[str]], list[Piece] | Slot | None]
@@ -108,6 +108,7 @@ def _num(s: str) -> float:
 def _replace_number_words(text: str) -> str:
     text = _time.iso_days(text)
     text = re.sub(r"\bmore than once\b", "at least 2 times", text)
+    text = re.sub(r"\bone\s+(?=\d)", "", text)  # "had one 130+": a pronoun before a value
     # "at least one LDL of 130+": one is the default (ever), not a threshold
     text = re.sub(
         r"\bat\s+least\s+(?:one|1)\s+(?=[a-z])(?!(?:times?|days?|weeks?|months?|years?|mg|g/|mmol|%)\b)",
@@ -145,6 +146,8 @@ def _apply(pieces: list[Piece], pattern: re.Pattern[str], make: Maker) -> list[P
 
 
 def _unit_word(unit: str) -> str:
+    if unit.startswith("beats"):
+        return "bpm"
     return {"percent": "%", "kilograms": "kg", "centimeters": "cm", "pounds": "lb"}.get(unit, unit)
 
 
@@ -578,7 +581,7 @@ _RULES: tuple[RawRule, ...] = (
         _value,
     ),
     (
-        rf"\(\s*(?:in\s+|as\s+|units?:?\s+)?{_UNIT_ALONE}\s*\)|\b(?:in|as)\s+{_UNIT_ALONE.replace('<unit>', '<unit2>')}(?=\s|$)",
+        rf"\(\s*(?:in\s+|as\s+|units?:?\s+)?{_UNIT_ALONE}\s*\)|\b(?:in|as)\s+{_UNIT_ALONE.replace('<unit>', '<unit2>')}(?=[\s,;.?)]|$)",
         lambda m: Slot("unit", {"unit": _unit_word(m["unit"] or m["unit2"])}),
     ),
     # -- the aggregate
