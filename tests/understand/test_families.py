@@ -352,3 +352,20 @@ def test_unit_named_between_commas(s27_conn: Any) -> None:
     assert (
         _accepted(s27_conn, "What is the median heart rate, in beats per minute, overall?") == plain
     )
+
+
+def test_patients_per_calendar_year(eunomia_conn: Any) -> None:
+    rows = _accepted(
+        eunomia_conn, "number of patients with a GI bleed per calendar year, 2010-2012"
+    )
+    expected = _sql(
+        eunomia_conn,
+        "SELECT year(condition_start_date), count(DISTINCT person_id) FROM condition_occurrence "
+        "WHERE condition_concept_id IN (SELECT concept_id FROM concept WHERE concept_name = "
+        "'Gastrointestinal hemorrhage') AND year(condition_start_date) BETWEEN 2010 AND 2012 "
+        "GROUP BY 1 ORDER BY 1",
+    )
+    assert [(r["year"], r["value"]) for r in rows] == [tuple(e) for e in expected]
+    # two kinds of events: which one dates the patient is not said
+    answer = eunomia_conn.ask("how many patients with a GI bleed and celecoxib per year")
+    assert answer.decision != "accept"

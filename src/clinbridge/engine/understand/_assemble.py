@@ -180,6 +180,9 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         )
         raise Abstain(f"grouping by {noun!r} needs the events to group; name them")
 
+    if any(g.key == "year" for g in group_by) and measure.of == "patients" and not measure.stream:
+        measure, preds, plan_window = _patients_per_year(measure, preds, plan_window)
+
     if ctx.measure_value is not None:
         measure = measure.model_copy(update={"value": ctx.measure_value})
     if ctx.unit is not None:
@@ -210,6 +213,31 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
     except ValueError as exc:
         raise Abstain(f"the question does not make a coherent plan: {exc}") from exc
     return plan, confidence
+
+
+def _patients_per_year(
+    measure: Measure, preds: list[Any], window: Any
+) -> tuple[Measure, list[Any], Any]:
+    """'patients with a GI bleed per year': the patients with such an event in each calendar
+    year — the one event filter becomes the measure's events (its window the plan's)."""
+    events = [p for p in preds if p.kind == "event"]
+    if len(events) != 1:
+        raise Abstain("patients per year need exactly one kind of event to date them by")
+    (p,) = events
+    plain = (
+        not p.negate
+        and p.value is None
+        and p.age_at_event is None
+        and p.min_count == 1
+        and p.enc_type is None
+        and not p.first_only
+        and p.concept_set is not None
+    )
+    if not plain or (p.window is not None and window is not None):
+        raise Abstain("patients per year are counted from one plain event filter only")
+    rest = [q for q in preds if q is not p]
+    measure = Measure(of="patients", stream=p.plan_stream or p.stream, concepts=p.concept_set)
+    return measure, rest, p.window if p.window is not None else window
 
 
 def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot | None]:
