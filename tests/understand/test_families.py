@@ -369,3 +369,11 @@ def test_patients_per_calendar_year(eunomia_conn: Any) -> None:
     # two kinds of events: which one dates the patient is not said
     answer = eunomia_conn.ask("how many patients with a GI bleed and celecoxib per year")
     assert answer.decision != "accept"
+
+
+def test_concept_names_are_the_list(eunomia_conn: Any) -> None:
+    pid = _busy_day(eunomia_conn)[0]
+    names = _accepted(eunomia_conn, f"which drugs did patient {pid} get")
+    assert _accepted(eunomia_conn, f"what are the names of the drugs patient {pid} got") == names
+    assert _accepted(eunomia_conn, f"list the drug names for patient {pid}") == names
+    assert eunomia_conn.ask("how many patients had names").decision != "accept"

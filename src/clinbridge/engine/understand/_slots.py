@@ -326,6 +326,12 @@ _EARLY: tuple[RawRule, ...] = (
         r"\(\s*(?:[a-z]+\s+){0,3}?(?:discharge|end)\b[^()]{0,30}?\bminus\b[^()]{0,20}?\b(?:admission|start)\b[^()]{0,40}\)",
         lambda m: Slot("los_definition"),
     ),
+    # -- "the condition names", "the names of the drugs": a list of concepts is their names
+    (
+        r"\b(?P<noun>conditions?|diagnos[ie]s|drugs?|medications?|procedures?|measurements?|tests?)\s+names\b",
+        lambda m: [m["noun"]],
+    ),
+    (r"\bthe\s+names\s+of\b", lambda m: [" "]),
     # -- "(any bone)", "(any type)", "(of any kind)": a clarification that widens, never a
     # filter — the concept before it is taken whole
     (
