@@ -158,7 +158,7 @@ class Compiler(CohortBuilder):
                 exp.Sum(this=hit).as_("numerator"), exp.Count(this=exp.Star()).as_("denominator")
             ).from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
             return q, "proportion"
-        if m.of in {"patients", "age"} and m.stream is None:
+        if m.of in {"patients", "age", "days_between"} and m.stream is None:
             return self._patient_level(plan)
         ev, _ = self._events(plan)
         ctes.append(("ev", ev))
@@ -293,14 +293,20 @@ class Compiler(CohortBuilder):
                     .else_(exp.Literal.number(0))
                     .as_("value")
                 ), "boolean"
+            if op == "list":  # the cohort's patient ids
+                pid = exp.column("pid")
+                q = exp.select(pid.as_("value")).from_("cohort", copy=False)
+                return q.order_by(exp.Ordered(this=exp.column("value")), copy=False), "list"
             if op not in {"count", "count_distinct"}:
                 raise UnsupportedOperationError(f"cannot take the {op} of patients")
             return exp.select(exp.Count(this=exp.Star()).as_("value")).from_(
                 "cohort", copy=False
             ), "scalar"
-        # age of the cohort members at 'now'
         joins = _Joins()
         pid = _col("pid", "c")
+        if m.of == "days_between":
+            return self._days_between(plan, pid, joins)
+        # age of the cohort members at 'now'
         at = (
             self._anchor_date(m.age_at, pid, joins)
             if m.age_at
@@ -316,6 +322,24 @@ class Compiler(CohortBuilder):
             ), "scalar"
         if op not in _AGGS and op not in {"median", "count"}:
             raise UnsupportedOperationError(f"cannot take the {op} of ages")
+        return self._numeric_aggregate(op, exp.Subquery(this=base), "val")
+
+    def _days_between(
+        self, plan: QueryPlan, pid: exp.Expr, joins: _Joins
+    ) -> tuple[exp.Select, Shape]:
+        """Days from the start anchor to the end anchor, for members whose end is a later day."""
+        m, op = plan.measure, plan.aggregate.op
+        assert m.start_at is not None and m.end_at is not None
+        start = self._anchor_date(m.start_at, pid, joins)
+        end = self._anchor_date(m.end_at, pid, joins)
+        days = f.days_between(end, start, self._d)
+        base = joins.apply(
+            exp.select(days.as_("val"))
+            .from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
+            .where(exp.GT(this=days, expression=exp.Literal.number(0)), copy=False)
+        )
+        if op not in _AGGS and op not in {"median", "count"}:
+            raise UnsupportedOperationError(f"cannot take the {op} of days between two events")
         return self._numeric_aggregate(op, exp.Subquery(this=base), "val")
 
     def _numeric_aggregate(

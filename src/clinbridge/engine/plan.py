@@ -313,6 +313,8 @@ class Measure(_Node):
     * ``length_of_stay``: encounter length in days (end - start);
     * ``events_per_patient``: number of matching events per patient in the cohort;
     * ``age``: patient age in years at ``age_at`` (default now), e.g. age at first diagnosis;
+    * ``days_between``: days from ``start_at`` to ``end_at`` per patient (both anchors), for
+      the patients whose ``end_at`` falls on a later day than their ``start_at``;
     * ``date``: the event (or encounter) date;
     * ``concept``: the event's concept (for lists of distinct drugs/conditions);
     * ``variable``: a variable of a wide (trial) table, missing codes excluded unless
@@ -334,6 +336,7 @@ class Measure(_Node):
         "concept",
         "variable",
         "change",
+        "days_between",
     ] = "patients"
     stream: str | None = None
     concepts: ConceptSet | None = None
@@ -344,6 +347,10 @@ class Measure(_Node):
     """For length_of_stay / encounters / encounter dates: restrict to a canonical encounter type."""
     age_at: Anchor | None = None
     """For ``age``: the date the age is taken at (e.g. the first diagnosis); default 'now'."""
+    start_at: Anchor | None = None
+    """For ``days_between``: the earlier date (e.g. the first exposure)."""
+    end_at: Anchor | None = None
+    """For ``days_between``: the later date (e.g. the first diagnosis)."""
     variable: str | None = None
     """For ``variable`` / ``change``: the wide table's variable (the later time point for change)."""
     baseline: str | None = None
@@ -427,6 +434,8 @@ class QueryPlan(_Node):
         }
         if of in {"variable", "change"} and self.measure.variable is None:
             raise ValueError(f"measure {of!r} needs a variable")
+        if of == "days_between" and (self.measure.start_at is None or self.measure.end_at is None):
+            raise ValueError("measure 'days_between' needs start_at and end_at")
         if of == "change" and self.measure.baseline is None:
             raise ValueError("measure 'change' needs a baseline variable")
         if needs_stream and self.measure.stream is None:
@@ -442,6 +451,7 @@ class QueryPlan(_Node):
             "age",
             "variable",
             "change",
+            "days_between",
         }:
             raise ValueError(f"{op} needs a numeric measure, not {of!r}")
         return self

@@ -71,6 +71,9 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         raise Abstain(
             f"could not ground {names} in this source's catalog or vocabulary", *unresolved
         )
+    for s in _slots(items, "los_definition"):
+        if not any(m.data.get("of") == "length_of_stay" for m in _slots(items, "measure")):
+            raise Abstain(f"could not tell what {s.text!r} defines", s.text)
     for s in _slots(items, "unsupported"):
         raise Abstain(
             f"the question asks about {s.data['what']} ({s.text!r}), which this source or plan cannot answer",
@@ -116,6 +119,7 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         items, ctx, op, intent_pos, intent, patient_id
     )
     used = {measure_concept_pos} if measure_concept_pos is not None else set()
+    used |= ctx.measure_positions
     preds, plan_window, conf2 = _predicates(items, ctx, used, measure, patient_id)
     confidence *= conf2
     if op not in {"first", "last"}:
@@ -176,6 +180,9 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         )
         raise Abstain(f"grouping by {noun!r} needs the events to group; name them")
 
+    if any(g.key == "year" for g in group_by) and measure.of == "patients" and not measure.stream:
+        measure, preds, plan_window = _patients_per_year(measure, preds, plan_window)
+
     if ctx.measure_value is not None:
         measure = measure.model_copy(update={"value": ctx.measure_value})
     if ctx.unit is not None:
@@ -206,6 +213,31 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
     except ValueError as exc:
         raise Abstain(f"the question does not make a coherent plan: {exc}") from exc
     return plan, confidence
+
+
+def _patients_per_year(
+    measure: Measure, preds: list[Any], window: Any
+) -> tuple[Measure, list[Any], Any]:
+    """'patients with a GI bleed per year': the patients with such an event in each calendar
+    year — the one event filter becomes the measure's events (its window the plan's)."""
+    events = [p for p in preds if p.kind == "event"]
+    if len(events) != 1:
+        raise Abstain("patients per year need exactly one kind of event to date them by")
+    (p,) = events
+    plain = (
+        not p.negate
+        and p.value is None
+        and p.age_at_event is None
+        and p.min_count == 1
+        and p.enc_type is None
+        and not p.first_only
+        and p.concept_set is not None
+    )
+    if not plain or (p.window is not None and window is not None):
+        raise Abstain("patients per year are counted from one plain event filter only")
+    rest = [q for q in preds if q is not p]
+    measure = Measure(of="patients", stream=p.plan_stream or p.stream, concepts=p.concept_set)
+    return measure, rest, p.window if p.window is not None else window
 
 
 def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot | None]:
@@ -244,13 +276,17 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
             )
         k = next(k for k, i in enumerate(items) if i is at_event[0])
         return "max", k, at_event[0]
+    wh_person = _which_people(items)
+    if wh_person is not None and not patient_id:  # "which patients had X": their ids
+        return "list", wh_person, items[wh_person]  # type: ignore[return-value]
     if "date" in ops:
         k, s = pos("date")
         return ("last" if order and order[0].data["which"] == "last" else "first"), k, s
     if "series" in ops:
         return ("series", *pos("series"))
     if "list" in ops:
-        return ("list", *pos("list"))
+        k, s = next(((k, i) for k, i in intents if i.data.get("target") == "patients"), pos("list"))
+        return "list", k, s
     if order:
         k = next(k for k, i in enumerate(items) if i is order[0])
         return order[0].data["which"], k, order[0]
@@ -270,11 +306,21 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
     ):
         # a headless noun phrase: "pts with osteoarthritis", "ER visits in 2022" — how many
         return "count", -1, None
+    if (
+        isinstance(first, Concept)
+        and not patient_id
+        and not _slots(items, "wh")
+        and _followed_by_person(items, first)
+    ):  # "covid pts in 2021": how many
+        return "count", -1, None
     if patient_id and any(isinstance(i, Concept) for i in items) and not _slots(items, "wh"):
         # "pt 1088 on warfarin?": does the patient have it
         return "exists", -1, None
     wh = _slots(items, "wh")
-    if wh and any(isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} for i in items):
+    if wh and (
+        any(isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} for i in items)
+        or (patient_id and not _concepts(items) and _verb_stream(items))
+    ):  # "which drugs ...", "what was patient 19 diagnosed with"
         k = next(k for k, i in enumerate(items) if i is wh[0])
         return "list", k, wh[0]
     raise Abstain(
@@ -287,6 +333,14 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
 
 def _concepts(items: list[Item]) -> list[tuple[int, Concept]]:
     return [(k, i) for k, i in enumerate(items) if isinstance(i, Concept)]
+
+
+def _verb_stream(items: list[Item]) -> str | None:
+    """The stream a verb names ('diagnosed' → condition, 'prescribed' → drug), if one does."""
+    for i in items:
+        if isinstance(i, Word) and i.role == "hint" and i.value and i.text.endswith("ed"):
+            return i.value
+    return None
 
 
 def _noun_stream(items: list[Item], start: int = 0) -> str | None:
@@ -343,6 +397,9 @@ def _measure(
                 )
             )
             return Measure(of="length_of_stay", encounter_type=etype), None, 1.0  # type: ignore[arg-type]
+        if of == "days_between":
+            assert mslot is not None
+            return _days_between(items, ctx, mslot), None, 0.9
         if of in {"days_supply", "quantity"}:
             stats = lex.streams.get("drug")
             have = (
@@ -413,6 +470,21 @@ def _measure(
         noun = _noun_stream(items, intent_pos + 1)
         if wants_date:
             found = first_concept()
+            etypes = [s.data.get("type") for s in enc + _slots(items, "scope")]
+            if found is None and etypes and patient_id:
+                # "patient 7's last inpatient admission date": the encounter's start
+                ctx.groundings.append(
+                    Grounding(
+                        phrase=intent.text if intent else "",
+                        kind="aggregate",
+                        target="encounter date",
+                    )
+                )
+                return (
+                    Measure(of="date", encounter_type=next((t for t in etypes if t), None)),
+                    None,
+                    0.9,
+                )
             if found is None:
                 raise Abstain("could not tell which event's date is asked for")
             k, c, st = found
@@ -454,9 +526,22 @@ def _measure(
 
     if op in {"list", "count_distinct"}:
         nxt = _next_significant(after)
-        if op == "list" and nxt is not None and _is_person(nxt):
-            raise Abstain("the plan cannot list patients (their ids); ask how many")
+        if op == "list" and (
+            (intent is not None and intent.data.get("target") == "patients")
+            or (intent is not None and intent.kind == "wh" and _which_people(items) is not None)
+            or (nxt is not None and _is_person(nxt))
+        ):
+            if patient_id:
+                raise Abstain("a list of patients cannot be asked about one patient")
+            ctx.groundings.append(
+                Grounding(
+                    phrase=intent.text if intent else "", kind="aggregate", target="patient ids"
+                )
+            )
+            return Measure(of="patients"), None, 0.95
         noun = _noun_stream(items, intent_pos + 1) or _noun_stream(items)
+        if noun is None and patient_id and not concepts:
+            noun = _verb_stream(items)  # "what was patient 19 diagnosed with"
         if noun is None:
             found = first_concept(VALUE_STREAMS, with_values=True)
             if op == "list" and found is not None:
@@ -520,7 +605,13 @@ def _measure(
                 return Measure(of="events", stream=nxt.value), None, 0.85
             return Measure(of="concept", stream=nxt.value), None, 0.8
         found = first_concept()
-        event_noun = any(isinstance(i, Word) and i.role == "event_noun" for i in after[:6])
+        event_noun = False
+        for i in after[:6]:  # "how many diagnoses of X" — not "X patients whose first diagnosis"
+            if isinstance(i, Word) and i.role == "subject":
+                break
+            if isinstance(i, Word) and i.role == "event_noun":
+                event_noun = True
+                break
         concept_first = (
             isinstance(nxt, Concept)
             and not _followed_by_person(after, nxt)
@@ -539,6 +630,42 @@ def _measure(
             return Measure(of="encounters", encounter_type=enc[0].data.get("type")), None, 0.9
         return Measure(of="patients"), None, 0.9
     raise Abstain(f"cannot compute {op!r}")
+
+
+def _days_between(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
+    """'median days from the first X to the first Y': per patient, days from the first (or
+    last, when the question says so) X to the first Y; the two concepts follow the words."""
+    from clinbridge.engine.plan import EventAnchor
+
+    k = next(k for k, i in enumerate(items) if i is mslot)
+    after = [(j, i) for j, i in enumerate(items) if j > k and isinstance(i, Concept)][:2]
+    if len(after) < 2:
+        raise Abstain("could not tell which two events the time is between", mslot.text)
+    anchors = []
+    prev = k
+    for j, c in after:
+        st = _stream_for(c, ctx.lex)
+        if st is None:
+            raise Abstain(f"{c.label!r} is not recorded in this source", c.phrase)
+        which = "first"
+        for o in _slots(items[prev:j], "order"):
+            ctx.consumed.add(id(o))
+            which = o.data["which"]
+        prev = j
+        anchors.append(
+            EventAnchor(
+                stream=_ps(c, st, ctx.lex), concepts=_concept_set(c, st, ctx.lex, ctx), which=which
+            )  # type: ignore[arg-type]
+        )
+        ctx.measure_positions.add(j)
+    ctx.groundings.append(
+        Grounding(
+            phrase=mslot.text,
+            kind="aggregate",
+            target=f"days from the {anchors[0].which} {after[0][1].phrase} to the {anchors[1].which} {after[1][1].phrase} (when later)",
+        )
+    )
+    return Measure(of="days_between", start_at=anchors[0], end_at=anchors[1])
 
 
 def _age_at_event(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
@@ -565,6 +692,29 @@ def _age_at_event(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
         Grounding(phrase=mslot.text, kind="aggregate", target=f"age at the {which} {c.phrase}")
     )
     return Measure(of="age", age_at=anchor)
+
+
+PLURAL_PEOPLE = frozenset({"patients", "people", "persons", "individuals", "subjects", "cases"})
+
+
+def _which_people(items: list[Item]) -> int | None:
+    """'which patients / which women had X' (a plural person right after an opening which or
+    what): the position of the 'which', else None."""
+    wh = next((k for k, i in enumerate(items) if isinstance(i, Slot) and i.kind == "wh"), None)
+    if wh is None or any(
+        isinstance(i, Slot) or (isinstance(i, Word) and i.role != "hint") for i in items[:wh]
+    ):
+        return None
+    nxt = items[wh + 1] if wh + 1 < len(items) else None
+    if isinstance(nxt, Word) and nxt.role == "subject" and nxt.text in PLURAL_PEOPLE:
+        return wh
+    if (
+        isinstance(nxt, Slot)
+        and nxt.kind == "sex"
+        and nxt.text in {"women", "men", "females", "males"}
+    ):
+        return wh
+    return None
 
 
 def _next_significant(items: Sequence[Item]) -> Item | None:

@@ -166,6 +166,12 @@ def _predicates(
                     and prev.text.endswith("ed")
                 )
                 if (item.data.get("at_event") or after_verb) and last_event is not None:
+                    if pending_first is not None and last_event.kind == "event":
+                        # "X patients whose first diagnosis came at age < 40": the age at
+                        # their first X
+                        last_event.first_only = True
+                        ctx.consumed.add(id(pending_first))
+                        pending_first = None
                     last_event.age_at_event = AgeFilter(
                         op=item.data["op"], value=item.data["value"], value2=item.data.get("value2")
                     )
@@ -300,6 +306,8 @@ def _predicates(
         if isinstance(item, Word):
             if item.role == "connector" and item.value == "or":
                 pending_or = True
+            if item.text in LATER_WORDS and measure.of == "days_between":
+                continue  # 'the first later Y': the end of a time between is later by definition
             if item.text in LATER_WORDS:
                 # "on celecoxib ... later developed a GI bleed": after the first earlier event
                 if (
@@ -444,6 +452,12 @@ def _predicates(
             preds.remove(last)
         elif negatable and not patient_id:
             negatable[-1].negate = True
+    for s in (i for i in items if isinstance(i, Slot) and i.kind == "day0"):
+        if not any(w.data["spec"].kind in {"event", "patient"} for _, w in windows):
+            raise Abstain(f"could not tell which window {s.text!r} is about", s.text)
+        ctx.groundings.append(
+            Grounding(phrase=s.text, kind="time", target="days counted from the anchor's day (0)")
+        )
     for k, slot in windows:
         window = _window(slot.data["spec"], ctx, items, preds)
         target = _window_target(k, preds, measure_pos, measure_is_events, measure.of)

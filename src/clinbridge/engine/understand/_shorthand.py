@@ -65,6 +65,7 @@ def _word_re() -> re.Pattern[str]:
 _SEX_LETTER = re.compile(
     r"(?<![\w/])(?P<s>[fm])(?=\s+(?:patients?|pts?|people|persons?|adults?|children|subjects?)\b)"
     r"|(?<=\d)\s*(?P<s2>[fm])\b|(?<=years old )(?P<s3>[fm])\b"
+    r"|\b(?P<v>are|is|were|was)\s+(?P<s4>[fm])\s*(?=\?|$)"  # "what % of X pts are F"
 )
 
 
@@ -74,8 +75,10 @@ def expand_words(text: str) -> str:
     text = _word_re().sub(lambda m: words[m[0]], text)
 
     def sex(m: re.Match[str]) -> str:
-        letter = m["s"] or m["s2"] or m["s3"]
+        letter = m["s"] or m["s2"] or m["s3"] or m["s4"]
         word = "female" if letter == "f" else "male"
+        if m["s4"]:
+            return f"{m['v']} {word}"
         return (" " if m["s2"] else "") + word
 
     text = _SEX_LETTER.sub(sex, text)
