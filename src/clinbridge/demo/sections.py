@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from clinbridge.demo._run import Echo, Section, find_synthetic_data
+from clinbridge.demo._section import Echo, Section, find_synthetic_data
 
 EUNOMIA_PLANS: tuple[tuple[str, dict[str, Any]], ...] = (
     (
