@@ -93,6 +93,7 @@ from clinbridge.settings import Settings
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
+    from clinbridge.engine.understand._reading import Reading
 
 __all__ = [
     "AbstainReason",
@@ -273,6 +274,7 @@ def validate(
     question: str | None = None,
     expected: Shape | None = None,
     coverage: bool = False,
+    reading: Reading | None = None,
 ) -> list[Check]:
     """Run every deterministic check on a draft answer.
 
@@ -285,6 +287,8 @@ def validate(
         expected: force the expected shape (free-SQL proposals say theirs).
         coverage: also check that the plan/SQL uses every concept and number the question
             names (on for LLM proposals: a model may silently drop part of a question).
+        reading: a second reading of the question (the built-in parser's) for the coverage
+            checks; without it only the verbatim ones apply.
 
     Returns:
         The checks, passed and failed.
@@ -315,6 +319,7 @@ def validate(
                 plan_names=names,
                 catalog=catalog,
                 db=db,
+                reading=reading,
             )
         except ClinbridgeError as exc:
             checks.append(
@@ -458,6 +463,7 @@ def answer_with_validation(
     understanding: str = "parser",
     coverage: bool | None = None,
     extra_checks: Callable[[QueryPlan], Sequence[Check]] | None = None,
+    reading: Reading | None = None,
 ) -> Validated:
     """Propose, execute, validate; accept, repair once, or abstain.
 
@@ -476,6 +482,8 @@ def answer_with_validation(
             i.e. when ``understanding`` is not 'parser', 'plan', 'mutation' or 'feedback').
         extra_checks: more checks of each executed plan (e.g. the dual-reader agreement of
             :mod:`clinbridge.engine._checks_readers`); they fail like any other check.
+        reading: a second, independent reading of the question (the built-in parser's top
+            reading) that the coverage checks hold the proposals against.
 
     Returns:
         A :class:`Validated` outcome; its ``answer`` is None unless every check passed.
@@ -533,7 +541,16 @@ def answer_with_validation(
             else (isinstance(proposal, SqlProposal) or understanding not in _TRUSTED_READERS)
         )
         draft, checks = _execute_and_check(
-            proposal, question, run_plan, run_sql, catalog, db, expected_shape, cover, extra_checks
+            proposal,
+            question,
+            run_plan,
+            run_sql,
+            catalog,
+            db,
+            expected_shape,
+            cover,
+            extra_checks,
+            reading,
         )
         ran_sql = getattr(draft, "sql", None) or (
             proposal.sql if isinstance(proposal, SqlProposal) else None
@@ -598,6 +615,7 @@ def _execute_and_check(
     expected_shape: Shape | None,
     coverage: bool = False,
     extra_checks: Callable[[QueryPlan], Sequence[Check]] | None = None,
+    reading: Reading | None = None,
 ) -> tuple[Any, list[Check]]:
     try:
         if isinstance(proposal, SqlProposal):
@@ -615,7 +633,14 @@ def _execute_and_check(
         return draft, own
     q = question or (proposal.question if isinstance(proposal, QueryPlan) else None)
     checks = validate(
-        draft, plan=plan, catalog=catalog, db=db, question=q, expected=expected, coverage=coverage
+        draft,
+        plan=plan,
+        catalog=catalog,
+        db=db,
+        question=q,
+        expected=expected,
+        coverage=coverage,
+        reading=reading,
     )
     if extra_checks is not None and plan is not None:
         checks += extra_checks(plan)
