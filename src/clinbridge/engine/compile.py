@@ -48,6 +48,8 @@ _AGGS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
 
 @dataclass(frozen=True)
 class CompiledPlan:
+    """A compiled plan: the SELECT, its dialect and shape, the concept sets it used and 'now'."""
+
     expression: exp.Expr
     dialect: str
     shape: Shape
@@ -58,9 +60,11 @@ class CompiledPlan:
 
     @property
     def sql(self) -> str:
+        """The SELECT as SQL text in its dialect."""
         return self.expression.sql(dialect=self.dialect)
 
     def pretty(self) -> str:
+        """The SELECT as indented SQL text."""
         return self.expression.sql(dialect=self.dialect, pretty=True)
 
 

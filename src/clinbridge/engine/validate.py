@@ -141,15 +141,24 @@ class AnswerDraft(Protocol):
     """What the validator needs of an executed plan (the engine's ``Answer`` fits)."""
 
     @property
-    def value(self) -> Any: ...
+    def value(self) -> Any:
+        """The answer's value."""
+
     @property
-    def rows(self) -> Any: ...
+    def rows(self) -> Any:
+        """Its rows."""
+
     @property
-    def columns(self) -> Any: ...
+    def columns(self) -> Any:
+        """Its column names."""
+
     @property
-    def sql(self) -> str | None: ...
+    def sql(self) -> str | None:
+        """The SQL that ran."""
+
     @property
-    def concept_sets(self) -> Any: ...
+    def concept_sets(self) -> Any:
+        """The concept sets it resolved."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +176,7 @@ class Feedback:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
+        """The feedback as plain JSON types."""
         return {
             "proposal": _proposal_dict(self.proposal),
             "failed": [c.model_dump() for c in self.failed],
@@ -184,9 +194,11 @@ class Attempt:
 
     @property
     def passed(self) -> bool:
+        """Whether every check passed."""
         return bool(self.checks) and all(c.passed for c in self.checks)
 
     def to_dict(self) -> dict[str, Any]:
+        """The attempt as plain JSON types."""
         return {
             "proposal": _proposal_dict(self.proposal),
             "sql": self.sql,
@@ -212,15 +224,18 @@ class Validated:
 
     @property
     def value(self) -> Any:
+        """The accepted answer's value, or None."""
         return self.answer.value if self.answer is not None else None
 
     @property
     def plan(self) -> QueryPlan | None:
+        """The accepted plan, or None."""
         last = self.attempts[-1].proposal if self.attempts else None
         return last if isinstance(last, QueryPlan) else None
 
     @property
     def sql(self) -> str | None:
+        """The accepted SQL, or None."""
         if self.answer is not None:
             return self.answer.sql
         return self.attempts[-1].sql if self.attempts else None
@@ -242,6 +257,7 @@ class Validated:
         )
 
     def to_dict(self) -> dict[str, Any]:
+        """The outcome as plain JSON types."""
         return {
             "decision": self.decision,
             "value": jsonable(self.value),

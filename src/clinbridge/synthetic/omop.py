@@ -56,10 +56,12 @@ class SynthReport:
 
     @property
     def total_rows(self) -> int:
+        """Rows written over every table."""
         return sum(self.rows.values())
 
     @property
     def rows_per_second(self) -> float:
+        """Rows written per second."""
         spent = self.seconds_generate + self.seconds_write
         return self.total_rows / spent if spent else 0.0
 

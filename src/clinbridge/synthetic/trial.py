@@ -67,9 +67,11 @@ class TrialWorkbook:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(subjects, variables) of the generated table."""
         return self.data.shape  # type: ignore[return-value]
 
     def write_xlsx(self, path: str | Path) -> Path:
+        """Write the trial as a spreadsheet at ``path``; the path."""
         return write_trial_workbook(self, path)
 
     def write_csv(self, path: str | Path, *, dictionary: str | Path | None = None) -> Path:

@@ -76,6 +76,8 @@ UTF8, ENGLISH = 32678, 4180186
 
 
 class ExportResult(BaseModel):
+    """What an export wrote: rows per OMOP table, codes seen and mapped, time taken."""
+
     model_config = ConfigDict(frozen=True)
     source: str
     target: str
@@ -86,6 +88,7 @@ class ExportResult(BaseModel):
     elapsed_s: float
 
     def summary_lines(self) -> list[str]:
+        """The result as short lines for the terminal."""
         lines = [f"OMOP CDM 5.4 export {self.source} → {self.target}"]
         lines += [f"  {t:<22} {n:>9}" for t, n in self.tables.items()]
         if self.vocabulary:

@@ -103,6 +103,7 @@ class MimicAdapter(SourceAdapter):
 
     @classmethod
     def detect(cls, db: Database) -> bool:
+        """Whether ``db`` holds MIMIC's patients and admissions tables."""
         s = _Schema(db)
         return bool(
             s.table("patients")
@@ -112,6 +113,7 @@ class MimicAdapter(SourceAdapter):
         )
 
     def catalog(self, db: Database, *, source: str | None = None) -> Catalog:
+        """The catalog of the MIMIC tables in ``db`` (III, IV or EHRSQL's schema)."""
         s = _Schema(db)
         version = _version(s)
         start, end = self._span(s)

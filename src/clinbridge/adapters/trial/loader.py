@@ -83,6 +83,7 @@ class TrialLoadReport:
 
     @property
     def reconciled(self) -> bool:
+        """Whether every row, column and cell read is accounted for."""
         return (
             self.rows_read == self.rows_loaded
             and self.columns_read == self.columns_loaded
@@ -91,6 +92,7 @@ class TrialLoadReport:
         )
 
     def summary_lines(self) -> list[str]:
+        """The report as short lines for the terminal."""
         lines = [
             f"read {self.rows_read} subject row(s) x {self.columns_read} column(s) from sheet "
             f"{self.sheet!r} of {self.file}",
@@ -118,6 +120,7 @@ class TrialLoadReport:
         return lines
 
     def to_json(self) -> str:
+        """The report as JSON."""
         data = dict(self.__dict__)
         data["reconciled"] = self.reconciled
         return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()

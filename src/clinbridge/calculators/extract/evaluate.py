@@ -87,6 +87,7 @@ class Score:
     """input type -> [params, params_matched]."""
 
     def line(self) -> str:
+        """The figures as one line."""
         pm = self.params_matched / self.params if self.params else 0.0
         return (
             f"rows {self.rows}: parameter match {pm:.1%} ({self.params_matched}/{self.params}), "

@@ -234,6 +234,7 @@ class Understander:
     def understand(
         self, question: str, *, patient_id: str | None = None, now: dt.datetime | None = None
     ) -> list[Reading]:
+        """Read a question into ranked readings (best first); see :func:`understand`."""
         ctx = UnderstandContext(
             self.lexicon, self.catalog, patient_id=patient_id, now=now, embeddings=self.embeddings
         )
