@@ -42,14 +42,6 @@ __all__ = ["EXECUTED_DIALECTS", "CohortBuilder", "ResolveFn"]
 
 ResolveFn = Callable[[ConceptSet, EventStream], ResolvedConceptSet]
 
-_OPS: dict[str, type[exp.Binary]] = {
-    ">": exp.GT,
-    ">=": exp.GTE,
-    "<": exp.LT,
-    "<=": exp.LTE,
-    "=": exp.EQ,
-    "!=": exp.NEQ,
-}
 # Dialects we execute on get tailored date functions; others get sqlglot's generic nodes.
 EXECUTED_DIALECTS = {"duckdb", "sqlite", "postgres"}
 
@@ -171,7 +163,7 @@ class CohortBuilder:
             return exp.Between(
                 this=column, low=exp.Literal.number(v.value), high=exp.Literal.number(v.value2)
             )
-        return _OPS[v.op](this=column, expression=exp.Literal.number(v.value))
+        return f.COMPARISONS[v.op](this=column, expression=exp.Literal.number(v.value))
 
     def encounter_relation(self, etype: str | None) -> exp.Select:
         enc = self.catalog.encounters
@@ -454,7 +446,7 @@ class CohortBuilder:
             return exp.Between(
                 this=age, low=exp.Literal.number(flt.value), high=exp.Literal.number(flt.value2)
             )
-        return _OPS[flt.op](this=age, expression=exp.Literal.number(flt.value))
+        return f.COMPARISONS[flt.op](this=age, expression=exp.Literal.number(flt.value))
 
     def _visit_EventFilter(self, flt: EventFilter) -> tuple[exp.Select, bool]:
         rel = self.stream_relation(flt.stream, flt.concepts, flt.value)

@@ -10,12 +10,15 @@ import datetime as dt
 import decimal
 import time
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from clinbridge.errors import AbstainReason
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog
 
 __all__ = ["Alternative", "Answer", "Check", "Provenance", "Timings", "jsonable"]
 
@@ -46,6 +49,19 @@ class Provenance(BaseModel):
     truncated: bool = False
     understanding: str | None = None
     """Which reader produced the plan: 'plan' (given), 'parser', or an LLM backend name."""
+
+    @classmethod
+    def of_source(cls, catalog: Catalog, dialect: str, **fields: Any) -> Provenance:
+        """A provenance naming ``catalog``'s source, adapter and versions, with ``fields``."""
+        return cls(
+            source=catalog.source,
+            adapter=catalog.adapter,
+            adapter_version=catalog.adapter_version,
+            cdm_version=catalog.cdm_version,
+            vocabulary_version=catalog.vocabulary_version,
+            dialect=dialect,
+            **fields,
+        )
 
 
 class Timings(BaseModel):

@@ -11,7 +11,26 @@ import datetime as dt
 
 from sqlglot import exp
 
-__all__ = ["add_days", "as_date", "date_literal", "day", "days_between", "month", "year"]
+__all__ = [
+    "COMPARISONS",
+    "add_days",
+    "as_date",
+    "date_literal",
+    "day",
+    "days_between",
+    "month",
+    "year",
+]
+
+COMPARISONS: dict[str, type[exp.Binary]] = {
+    ">": exp.GT,
+    ">=": exp.GTE,
+    "<": exp.LT,
+    "<=": exp.LTE,
+    "=": exp.EQ,
+    "!=": exp.NEQ,
+}
+"""A plan's comparison operators and the sqlglot nodes they compile to."""
 
 
 def as_date(e: exp.Expr, dialect: str) -> exp.Expr:

@@ -506,15 +506,8 @@ def answer_with_validation(
     """
     settings = settings or Settings()
     started = time.perf_counter()
-    provenance = Provenance(
-        question=question,
-        source=catalog.source,
-        adapter=catalog.adapter,
-        adapter_version=catalog.adapter_version,
-        cdm_version=catalog.cdm_version,
-        vocabulary_version=catalog.vocabulary_version,
-        dialect=db.dialect,
-        understanding=understanding,
+    provenance = Provenance.of_source(
+        catalog, db.dialect, question=question, understanding=understanding
     )
     propose = _as_proposer(proposer)
     if run_plan is None:

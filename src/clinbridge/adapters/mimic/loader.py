@@ -45,8 +45,8 @@ from clinbridge.adapters.omop._bulk import (
     TableLoad,
     convert_chunk,
     ensure_schema,
-    open_writable,
     transaction,
+    writable,
 )
 from clinbridge.adapters.omop._csvread import read_tolerant
 from clinbridge.adapters.omop._quarantine import set_aside_bad_values, set_aside_unreadable
@@ -190,9 +190,7 @@ def load_mimic(
                 field=missing[0],
                 table=table,
             )
-    own = isinstance(db, str)
-    database = open_writable(db, schema) if isinstance(db, str) else db
-    try:
+    with writable(db, schema) as database:
         schema = schema or database.schema
         ensure_schema(database, schema)
         writer = BulkWriter(database, schema)
@@ -231,9 +229,6 @@ def load_mimic(
             database.conn.commit()
         report.seconds = time.perf_counter() - start
         return report
-    finally:
-        if own:
-            database.close()
 
 
 def _create(

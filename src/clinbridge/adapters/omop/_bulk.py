@@ -42,6 +42,7 @@ __all__ = [
     "open_text",
     "open_writable",
     "quote_table",
+    "writable",
 ]
 
 logger = logging.getLogger(__name__)
@@ -274,6 +275,20 @@ def quote_table(name: str, schema: str | None, dialect: str) -> str:
         else exp.table_(name, quoted=True)
     )
     return table.sql(dialect=dialect)
+
+
+@contextlib.contextmanager
+def writable(db: str | Database, schema: str | None = None) -> Iterator[Database]:
+    """The database a loader writes to: opened with :func:`open_writable` (and closed after the
+    block) when given as a URL, else the open database as given (left open)."""
+    if not isinstance(db, str):
+        yield db
+        return
+    database = open_writable(db, schema)
+    try:
+        yield database
+    finally:
+        database.close()
 
 
 def open_writable(url: str, schema: str | None = None) -> Database:

@@ -32,8 +32,8 @@ from clinbridge.adapters.omop._bulk import (
     TableLoad,
     convert_chunk,
     ensure_schema,
-    open_writable,
     transaction,
+    writable,
 )
 from clinbridge.adapters.omop._csvread import read_tolerant
 from clinbridge.adapters.omop._quarantine import set_aside_bad_values, set_aside_unreadable
@@ -177,9 +177,7 @@ def load_omop_csv(
     folder = Path(folder)
     if not folder.is_dir():
         raise LoadError(f"{folder} is not a folder of OMOP CSV files", file=str(folder))
-    own = isinstance(db, str)
-    database = open_writable(db, schema) if isinstance(db, str) else db
-    try:
+    with writable(db, schema) as database:
         schema = schema or database.schema
         version = normalise_version(cdm_version) if cdm_version else detect_csv_version(folder)
         files = _table_files(folder)
@@ -256,9 +254,6 @@ def load_omop_csv(
                     writer.execute(f"ANALYZE {writer.table(t.table)}")
         report.seconds = time.perf_counter() - start
         return report
-    finally:
-        if own:
-            database.close()
 
 
 def load_table_file(

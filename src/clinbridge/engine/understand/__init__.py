@@ -174,14 +174,7 @@ def _alternatives(items: list[Any], c: Ctx, first: Reading) -> list[Reading]:
         )
         new_items = list(items)
         new_items[k] = swapped
-        ctx = Ctx(
-            question=c.question,
-            lex=c.lex,
-            patient_id=c.patient_id,
-            now=c.now,
-            today=c.today,
-            embeddings=c.embeddings,
-        )
+        ctx = _fresh(c)
         reading = assemble(new_items, ctx)
         if reading.plan is not None and reading.plan != first.plan:
             out.append(
