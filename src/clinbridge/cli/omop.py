@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from clinbridge.cli._io import fail, new_database_file
+from clinbridge.cli._io import fail, new_database_file, patients_option
 from clinbridge.errors import ClinbridgeError
 
 __all__ = [
@@ -200,13 +200,7 @@ def load_vocab(
 
 
 @click.command(name="omop")
-@click.option(
-    "--patients",
-    type=click.IntRange(1, 1_000_000),
-    default=1000,
-    show_default=True,
-    help="Number of patients (the same default as synth fhir).",
-)
+@patients_option
 @click.option("--db", "url", required=True, help="Target database URL (tables are replaced).")
 @click.option(
     "--seed",
