@@ -98,8 +98,6 @@ class MimicAdapter(SourceAdapter):
     name: ClassVar[str] = "mimic"
     version: ClassVar[str] = "1"
     PRIORITY: ClassVar[int] = 40
-    SUPPORTS_NOTES: ClassVar[bool] = True
-    SUPPORTS_VOCABULARY: ClassVar[bool] = False
 
     @classmethod
     def detect(cls, db: Database) -> bool:
