@@ -320,6 +320,7 @@ class Spec(_Model):
         return self
 
     def input(self, name: str) -> InputSpec:
+        """The input called ``name``."""
         for i in self.inputs:
             if i.name == name:
                 return i

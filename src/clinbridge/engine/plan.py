@@ -95,6 +95,7 @@ class ConceptRef(_Node):
         return self
 
     def label(self) -> str:
+        """A short name for the concept reference."""
         if self.name:
             return self.name
         if self.code is not None:
@@ -117,6 +118,7 @@ class ConceptSet(_Node):
         return self
 
     def describe(self) -> str:
+        """The concept set in words."""
         return self.label or " or ".join(c.label() for c in self.concepts)
 
 
@@ -221,6 +223,8 @@ class EncounterScope(_Node):
 
 
 class SexFilter(_Node):
+    """Patients of one sex."""
+
     kind: Literal["sex"] = "sex"
     sex: Literal["male", "female"]
 
@@ -389,6 +393,8 @@ class Aggregate(_Node):
 
 
 class GroupBy(_Node):
+    """Group the answer by one dimension (sex, age band, year, concept...)."""
+
     key: Literal["sex", "year", "age_group", "concept", "encounter_type", "variable"]
     age_bin: int = 10
     variable: str | None = None
@@ -458,16 +464,20 @@ class QueryPlan(_Node):
 
     # -- serialisation ---------------------------------------------------------------------
     def to_json(self, *, indent: bool = False) -> str:
+        """The plan as JSON."""
         option = orjson.OPT_INDENT_2 if indent else 0
         return orjson.dumps(self.model_dump(mode="json", exclude_none=True), option=option).decode()
 
     def to_dict(self) -> dict[str, Any]:
+        """The plan as plain JSON types."""
         return self.model_dump(mode="json", exclude_none=True)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> QueryPlan:
+        """A plan from its JSON (validated)."""
         return cls.model_validate(orjson.loads(text))
 
     @classmethod
     def json_schema(cls) -> dict[str, Any]:
+        """The JSON schema of a plan."""
         return cls.model_json_schema()

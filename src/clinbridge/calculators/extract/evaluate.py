@@ -97,6 +97,7 @@ class Score:
     by_category_corrected: dict[str, int] = field(default_factory=dict)
 
     def line(self) -> str:
+        """The figures as one line."""
         pm = self.params_matched / self.params if self.params else 0.0
         return (
             f"rows {self.rows}: parameter match {pm:.1%} ({self.params_matched}/{self.params}), "

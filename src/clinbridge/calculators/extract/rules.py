@@ -131,12 +131,14 @@ class NoteIndex:
         self._mentions: dict[tuple[str, ...], list[tuple[int, int]]] = {}
 
     def sentence_of(self, pos: int) -> tuple[int, int]:
+        """The start and end of the sentence around ``pos``."""
         for s in self.sents:
             if s[0] <= pos < s[1]:
                 return s
         return (max(0, pos - 200), min(len(self.text), pos + 200))
 
     def mentions(self, terms: Iterable[str]) -> list[tuple[int, int]]:
+        """Where any of ``terms`` stands in the note, as (start, end) spans."""
         key = tuple(terms)
         got = self._mentions.get(key)
         if got is None:
@@ -359,6 +361,7 @@ class RuleExtractor:
     name = "rules"
 
     def extract(self, note: str, calculator: Calculator, question: str = "") -> Extraction:
+        """The calculator's inputs found in the note, each with its evidence."""
         idx = NoteIndex(note)
         qidx = NoteIndex(question) if question.strip() else None
         out = Extraction()
@@ -380,6 +383,7 @@ class RuleExtractor:
     def extract_input(
         self, idx: NoteIndex, calc: Calculator, i: InputSpec, used: set[int]
     ) -> Evidence | None:
+        """One input's value found in the note, with its evidence, or None."""
         low = f"{i.name} {i.label}".lower()
         if i.type == "categorical" and {v.value.lower() for v in i.values} >= {"female", "male"}:
             return self._sex(idx, i)

@@ -108,6 +108,7 @@ class Assertion:
         return not (self.negated or self.family or self.uncertain)
 
     def describe(self) -> str:
+        """The mention's qualifiers in words ('negated, family'), or 'affirmed'."""
         parts = [n for n in ("negated", "family", "uncertain", "historical") if getattr(self, n)]
         return ", ".join(parts) or "affirmed"
 

@@ -9,9 +9,17 @@ of particular questions.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from clinbridge.engine.plan import Aggregate, EncounterScope, GroupBy, Measure, QueryPlan
+from clinbridge.engine.plan import (
+    Aggregate,
+    EncounterScope,
+    GroupBy,
+    Measure,
+    PatientAnchor,
+    QueryPlan,
+)
 from clinbridge.engine.understand._context import (
     VALUE_STREAMS,
     Abstain,
@@ -350,6 +358,49 @@ def _noun_stream(items: list[Item], start: int = 0) -> str | None:
     return None
 
 
+_Found = tuple[Measure, int | None, float]
+"""A measure, where its concept stands among the items (None: no concept of its own), confidence."""
+
+
+@dataclass
+class _Asked:
+    """What the measure is read from: the items, the aggregate asked for and where it was asked."""
+
+    items: list[Item]
+    ctx: Ctx
+    op: str
+    intent_pos: int
+    intent: Slot | None
+    patient_id: str | None
+
+    def __post_init__(self) -> None:
+        self.lex = self.ctx.lex
+        self.concepts = _concepts(self.items)
+        mslots = _slots(self.items, "measure")
+        self.mslot: Slot | None = mslots[0] if mslots else None
+        self.enc = _slots(self.items, "encounter")
+        self.after = self.items[self.intent_pos + 1 :]
+
+    def first_concept(
+        self, streams: Sequence[str] | None = None, *, with_values: bool = False
+    ) -> tuple[int, Concept, str] | None:
+        """The first concept after the intent (then before it) stored in one of ``streams``."""
+        ordered = [c for c in self.concepts if c[0] > self.intent_pos] + [
+            c for c in self.concepts if c[0] <= self.intent_pos
+        ]
+        for k, c in ordered:
+            st = _stream_for(c, self.lex, prefer=streams, with_values=with_values)
+            if st is not None and (streams is None or st in streams):
+                return k, c, st
+        return None
+
+    def of_concept(self, of: str, found: tuple[int, Concept, str], score: float) -> _Found:
+        """A measure ``of`` the found concept's events (values for 'value')."""
+        k, c, st = found
+        cs = _concept_set(c, st, self.lex, self.ctx, values=of == "value")
+        return Measure(of=of, stream=_ps(c, st, self.lex), concepts=cs), k, score  # type: ignore[arg-type]
+
+
 def _measure(
     items: list[Item],
     ctx: Ctx,
@@ -357,279 +408,219 @@ def _measure(
     intent_pos: int,
     intent: Slot | None,
     patient_id: str | None,
-) -> tuple[Measure, int | None, float]:
-    lex = ctx.lex
-    concepts = _concepts(items)
-    mslots = _slots(items, "measure")
-    mslot = mslots[0] if mslots else None
-    enc = _slots(items, "encounter")
-    after = items[intent_pos + 1 :]
-
-    def first_concept(
-        streams: Sequence[str] | None = None, *, with_values: bool = False
-    ) -> tuple[int, Concept, str] | None:
-        ordered = [c for c in concepts if c[0] > intent_pos] + [
-            c for c in concepts if c[0] <= intent_pos
-        ]
-        for k, c in ordered:
-            st = _stream_for(c, lex, prefer=streams, with_values=with_values)
-            if st is not None and (streams is None or st in streams):
-                return k, c, st
-        return None
-
+) -> _Found:
+    a = _Asked(items, ctx, op, intent_pos, intent, patient_id)
     if op in NUMERIC_OPS or (
-        op in {"first", "last"} and mslot is not None and mslot.data["of"] != "age"
+        op in {"first", "last"} and a.mslot is not None and a.mslot.data["of"] != "age"
     ):
-        of = mslot.data["of"] if mslot else None
-        if of == "length_of_stay":
-            if not lex.has_encounter_end:
-                raise Abstain(
-                    "this source does not record when encounters end, so lengths of stay are unknown"
-                )
-            etype = mslot.data.get("type") if mslot else None
-            etype = etype or next((s.data.get("type") for s in enc if s.data.get("type")), None)
-            etype = etype or next(
-                (s.data.get("type") for s in _slots(items, "scope") if s.data.get("type")), None
-            )
-            ctx.groundings.append(
-                Grounding(
-                    phrase=mslot.text if mslot else "", kind="aggregate", target="length_of_stay"
-                )
-            )
-            return Measure(of="length_of_stay", encounter_type=etype), None, 1.0  # type: ignore[arg-type]
-        if of == "days_between":
-            assert mslot is not None
-            return _days_between(items, ctx, mslot), None, 0.9
-        if of in {"days_supply", "quantity"}:
-            stats = lex.streams.get("drug")
-            have = (
-                stats.days_supply
-                if of == "days_supply" and stats
-                else (stats.quantity if stats else 0)
-            )
-            if not have:
-                raise Abstain(f"this source stores no {of.replace('_', ' ')} for drugs")
-            found = first_concept(["drug"])
-            cs, k = (None, None)
-            if found:
-                k, c, _ = found
-                cs = _concept_set(c, "drug", lex, ctx)
-            return Measure(of=of, stream="drug", concepts=cs), k, 1.0  # type: ignore[arg-type]
-        if of == "age":
-            if not lex.has_birth:
-                raise Abstain("this source stores no birth dates, so ages are unknown")
-            if mslot is not None and mslot.data.get("at_death"):
-                from clinbridge.engine.plan import PatientAnchor
-
-                if not lex.deaths:
-                    raise Abstain("this source records no deaths", mslot.text)
-                ctx.groundings.append(
-                    Grounding(phrase=mslot.text, kind="aggregate", target="age at death")
-                )
-                return Measure(of="age", age_at=PatientAnchor(point="death")), None, 0.95
-            if mslot is not None and mslot.data.get("at_event"):
-                return _age_at_event(items, ctx, mslot), None, 0.95
-            return Measure(of="age"), None, 1.0
-        per_patient = bool(_slots(items, "per_patient")) or any(
-            isinstance(i, Slot) and i.kind == "intent" and i.data.get("target") == "events"
-            for i in items
-        )
-        if per_patient and op in NUMERIC_OPS:
-            found = first_concept()
-            if found is None:
-                raise Abstain("could not tell which events to count per patient")
-            k, c, st = found
-            return (
-                Measure(
-                    of="events_per_patient",
-                    stream=_ps(c, st, lex),
-                    concepts=_concept_set(c, st, lex, ctx),
-                ),
-                None,
-                1.0,
-            )
-        found = first_concept(VALUE_STREAMS, with_values=True) or first_concept(VALUE_STREAMS)
-        if found is None:
-            if concepts:
-                c = concepts[0][1]
-                raise Abstain(f"{c.label!r} has no numeric values to compute a {op} of", c.phrase)
-            raise Abstain(f"could not tell what quantity to compute the {op} of")
-        k, c, st = found
-        cs = _concept_set(c, st, lex, ctx, values=True)
-        unit = next(
-            (s.data.get("unit") for s in _slots(items, "value") if s.data.get("unit")), None
-        )
-        return (
-            Measure(of="value", stream=_ps(c, st, lex), concepts=cs),
-            k,
-            c.score * (1.0 if unit is None else 0.95),
-        )
-
+        return _numeric(a)
     if op in {"first", "last", "series"}:
-        wants_date = intent is not None and intent.data.get("op") == "date"
-        noun = _noun_stream(items, intent_pos + 1)
-        if wants_date:
-            found = first_concept()
-            etypes = [s.data.get("type") for s in enc + _slots(items, "scope")]
-            if found is None and etypes and patient_id:
-                # "patient 7's last inpatient admission date": the encounter's start
-                ctx.groundings.append(
-                    Grounding(
-                        phrase=intent.text if intent else "",
-                        kind="aggregate",
-                        target="encounter date",
-                    )
-                )
-                return (
-                    Measure(of="date", encounter_type=next((t for t in etypes if t), None)),
-                    None,
-                    0.9,
-                )
-            if found is None:
-                raise Abstain("could not tell which event's date is asked for")
-            k, c, st = found
-            return (
-                Measure(of="date", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)),
-                k,
-                c.score,
-            )
-        found = first_concept(VALUE_STREAMS, with_values=True)
-        if found is not None:
-            k, c, st = found
-            return (
-                Measure(
-                    of="value",
-                    stream=_ps(c, st, lex),
-                    concepts=_concept_set(c, st, lex, ctx, values=True),
-                ),
-                k,
-                c.score,
-            )
-        if noun and not any(k > intent_pos for k, _ in concepts):
-            return Measure(of="concept", stream=noun), None, 0.9
-        found = first_concept()
-        if found is None:
-            raise Abstain("could not tell what the first/last refers to")
-        k, c, st = found
-        vals = sum(lex.entries[e].values for e in c.entries)
-        if st in VALUE_STREAMS and not vals:
-            # asked for a measurement's value that is not stored: never its date instead
-            raise Abstain(
-                f"no numeric values are stored for {c.label!r} (only when it was recorded)",
-                c.phrase,
-            )
-        return (
-            Measure(of="date", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)),
-            k,
-            c.score * 0.9,
-        )
-
+        return _first_last(a)
     if op in {"list", "count_distinct"}:
-        nxt = _next_significant(after)
-        if op == "list" and (
-            (intent is not None and intent.data.get("target") == "patients")
-            or (intent is not None and intent.kind == "wh" and _which_people(items) is not None)
-            or (nxt is not None and _is_person(nxt))
-        ):
-            if patient_id:
-                raise Abstain("a list of patients cannot be asked about one patient")
-            ctx.groundings.append(
-                Grounding(
-                    phrase=intent.text if intent else "", kind="aggregate", target="patient ids"
-                )
-            )
-            return Measure(of="patients"), None, 0.95
-        noun = _noun_stream(items, intent_pos + 1) or _noun_stream(items)
-        if noun is None and patient_id and not concepts:
-            noun = _verb_stream(items)  # "what was patient 19 diagnosed with"
-        if noun is None:
-            found = first_concept(VALUE_STREAMS, with_values=True)
-            if op == "list" and found is not None:
-                raise Abstain("listing values is a series; ask for 'all values' or a trend")
-            raise Abstain(
-                "could not tell what kind of things to list (drugs, conditions, procedures...)"
-            )
-        if noun not in lex.streams:
-            raise Abstain(f"this source stores no {noun} events")
-        found = first_concept([noun])
-        cs, k = None, None
-        if found is not None and found[0] > intent_pos and op == "list":
-            k, c, _ = found
-            cs = _concept_set(c, noun, lex, ctx)
-        return Measure(of="concept", stream=noun, concepts=cs), k, 0.95
-
+        return _listed(a)
     if op == "exists":
-        found = first_concept()
-        if found is None:
-            if enc:
-                return Measure(of="encounters", encounter_type=enc[0].data.get("type")), None, 0.9
-            raise Abstain("could not tell what to look for")
-        k, c, st = found
-        return (
-            Measure(of="events", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)),
-            k,
-            c.score,
-        )
-
+        return _exists(a)
     if op in {"count", "proportion"}:
-        if op == "proportion":
-            return Measure(of="patients"), None, 1.0
-        target = intent.data.get("target") if intent else None
-        nxt = _next_significant(after)
-        if target != "events" and (nxt is None or _is_person(nxt)):
-            return Measure(of="patients"), None, 1.0
-        if target != "events" and isinstance(nxt, Slot) and nxt.kind == "encounter":
-            return Measure(of="encounters", encounter_type=nxt.data.get("type")), None, 1.0
-        if (
-            not patient_id
-            and not concepts
-            and isinstance(nxt, Word)
-            and nxt.role in {"stream_noun", "event_noun"}
-            and nxt.value
-        ):  # "how many procedures were performed in 2019"
-            return Measure(of="events", stream=nxt.value), None, 0.85
-        if (
-            target != "events"
-            and isinstance(nxt, Word)
-            and nxt.role == "stream_noun"
-            and nxt.value
-            and nxt.value != "condition"
-        ) or (
-            target != "events"
-            and isinstance(nxt, Word)
-            and nxt.role == "stream_noun"
-            and patient_id
-        ):
-            assert isinstance(nxt, Word)
-            if not patient_id and not concepts:  # "how many procedures were performed in 2019"
-                return Measure(of="events", stream=nxt.value), None, 0.85
-            return Measure(of="concept", stream=nxt.value), None, 0.8
-        found = first_concept()
-        event_noun = False
-        for i in after[:6]:  # "how many diagnoses of X" — not "X patients whose first diagnosis"
-            if isinstance(i, Word) and i.role == "subject":
-                break
-            if isinstance(i, Word) and i.role == "event_noun":
-                event_noun = True
-                break
-        concept_first = (
-            isinstance(nxt, Concept)
-            and not _followed_by_person(after, nxt)
-            and not _negated(after, nxt)
-        )
-        if found is not None and (target == "events" or event_noun or patient_id or concept_first):
-            k, c, st = found
-            return (
-                Measure(
-                    of="events", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)
-                ),
-                k,
-                c.score,
-            )
-        if patient_id and enc:
-            return Measure(of="encounters", encounter_type=enc[0].data.get("type")), None, 0.9
-        return Measure(of="patients"), None, 0.9
+        return _counted(a)
     raise Abstain(f"cannot compute {op!r}")
+
+
+def _numeric(a: _Asked) -> _Found:
+    of = a.mslot.data["of"] if a.mslot else None
+    if of == "length_of_stay":
+        return _length_of_stay(a)
+    if of == "days_between":
+        assert a.mslot is not None
+        return _days_between(a.items, a.ctx, a.mslot), None, 0.9
+    if of in {"days_supply", "quantity"}:
+        return _drug_amount(a, of)
+    if of == "age":
+        return _age(a)
+    per_patient = bool(_slots(a.items, "per_patient")) or any(
+        isinstance(i, Slot) and i.kind == "intent" and i.data.get("target") == "events"
+        for i in a.items
+    )
+    if per_patient and a.op in NUMERIC_OPS:
+        found = a.first_concept()
+        if found is None:
+            raise Abstain("could not tell which events to count per patient")
+        measure, _, score = a.of_concept("events_per_patient", found, 1.0)
+        return measure, None, score
+    found = a.first_concept(VALUE_STREAMS, with_values=True) or a.first_concept(VALUE_STREAMS)
+    if found is None:
+        if a.concepts:
+            c = a.concepts[0][1]
+            raise Abstain(f"{c.label!r} has no numeric values to compute a {a.op} of", c.phrase)
+        raise Abstain(f"could not tell what quantity to compute the {a.op} of")
+    unit = next((s.data.get("unit") for s in _slots(a.items, "value") if s.data.get("unit")), None)
+    return a.of_concept("value", found, found[1].score * (1.0 if unit is None else 0.95))
+
+
+def _length_of_stay(a: _Asked) -> _Found:
+    if not a.lex.has_encounter_end:
+        raise Abstain(
+            "this source does not record when encounters end, so lengths of stay are unknown"
+        )
+    etype = a.mslot.data.get("type") if a.mslot else None
+    etype = etype or next((s.data.get("type") for s in a.enc if s.data.get("type")), None)
+    etype = etype or next(
+        (s.data.get("type") for s in _slots(a.items, "scope") if s.data.get("type")), None
+    )
+    a.ctx.groundings.append(
+        Grounding(phrase=a.mslot.text if a.mslot else "", kind="aggregate", target="length_of_stay")
+    )
+    return Measure(of="length_of_stay", encounter_type=etype), None, 1.0
+
+
+def _drug_amount(a: _Asked, of: str) -> _Found:
+    stats = a.lex.streams.get("drug")
+    have = stats.days_supply if of == "days_supply" and stats else (stats.quantity if stats else 0)
+    if not have:
+        raise Abstain(f"this source stores no {of.replace('_', ' ')} for drugs")
+    found = a.first_concept(["drug"])
+    cs, k = (None, None)
+    if found:
+        k, c, _ = found
+        cs = _concept_set(c, "drug", a.lex, a.ctx)
+    return Measure(of=of, stream="drug", concepts=cs), k, 1.0  # type: ignore[arg-type]
+
+
+def _age(a: _Asked) -> _Found:
+    if not a.lex.has_birth:
+        raise Abstain("this source stores no birth dates, so ages are unknown")
+    mslot = a.mslot
+    if mslot is not None and mslot.data.get("at_death"):
+        if not a.lex.deaths:
+            raise Abstain("this source records no deaths", mslot.text)
+        a.ctx.groundings.append(
+            Grounding(phrase=mslot.text, kind="aggregate", target="age at death")
+        )
+        return Measure(of="age", age_at=PatientAnchor(point="death")), None, 0.95
+    if mslot is not None and mslot.data.get("at_event"):
+        return _age_at_event(a.items, a.ctx, mslot), None, 0.95
+    return Measure(of="age"), None, 1.0
+
+
+def _first_last(a: _Asked) -> _Found:
+    if a.intent is not None and a.intent.data.get("op") == "date":
+        found = a.first_concept()
+        etypes = [s.data.get("type") for s in a.enc + _slots(a.items, "scope")]
+        if found is None and etypes and a.patient_id:
+            # "patient 7's last inpatient admission date": the encounter's start
+            a.ctx.groundings.append(
+                Grounding(phrase=a.intent.text, kind="aggregate", target="encounter date")
+            )
+            etype = next((t for t in etypes if t), None)
+            return Measure(of="date", encounter_type=etype), None, 0.9
+        if found is None:
+            raise Abstain("could not tell which event's date is asked for")
+        return a.of_concept("date", found, found[1].score)
+    found = a.first_concept(VALUE_STREAMS, with_values=True)
+    if found is not None:
+        return a.of_concept("value", found, found[1].score)
+    noun = _noun_stream(a.items, a.intent_pos + 1)
+    if noun and not any(k > a.intent_pos for k, _ in a.concepts):
+        return Measure(of="concept", stream=noun), None, 0.9
+    found = a.first_concept()
+    if found is None:
+        raise Abstain("could not tell what the first/last refers to")
+    _, c, st = found
+    vals = sum(a.lex.entries[e].values for e in c.entries)
+    if st in VALUE_STREAMS and not vals:
+        # asked for a measurement's value that is not stored: never its date instead
+        raise Abstain(
+            f"no numeric values are stored for {c.label!r} (only when it was recorded)",
+            c.phrase,
+        )
+    return a.of_concept("date", found, c.score * 0.9)
+
+
+def _listed(a: _Asked) -> _Found:
+    nxt = _next_significant(a.after)
+    intent = a.intent
+    if a.op == "list" and (
+        (intent is not None and intent.data.get("target") == "patients")
+        or (intent is not None and intent.kind == "wh" and _which_people(a.items) is not None)
+        or (nxt is not None and _is_person(nxt))
+    ):
+        if a.patient_id:
+            raise Abstain("a list of patients cannot be asked about one patient")
+        a.ctx.groundings.append(
+            Grounding(phrase=intent.text if intent else "", kind="aggregate", target="patient ids")
+        )
+        return Measure(of="patients"), None, 0.95
+    noun = _noun_stream(a.items, a.intent_pos + 1) or _noun_stream(a.items)
+    if noun is None and a.patient_id and not a.concepts:
+        noun = _verb_stream(a.items)  # "what was patient 19 diagnosed with"
+    if noun is None:
+        found = a.first_concept(VALUE_STREAMS, with_values=True)
+        if a.op == "list" and found is not None:
+            raise Abstain("listing values is a series; ask for 'all values' or a trend")
+        raise Abstain(
+            "could not tell what kind of things to list (drugs, conditions, procedures...)"
+        )
+    if noun not in a.lex.streams:
+        raise Abstain(f"this source stores no {noun} events")
+    found = a.first_concept([noun])
+    cs, k = None, None
+    if found is not None and found[0] > a.intent_pos and a.op == "list":
+        k, c, _ = found
+        cs = _concept_set(c, noun, a.lex, a.ctx)
+    return Measure(of="concept", stream=noun, concepts=cs), k, 0.95
+
+
+def _exists(a: _Asked) -> _Found:
+    found = a.first_concept()
+    if found is None:
+        if a.enc:
+            return Measure(of="encounters", encounter_type=a.enc[0].data.get("type")), None, 0.9
+        raise Abstain("could not tell what to look for")
+    return a.of_concept("events", found, found[1].score)
+
+
+def _counted(a: _Asked) -> _Found:
+    if a.op == "proportion":
+        return Measure(of="patients"), None, 1.0
+    target = a.intent.data.get("target") if a.intent else None
+    nxt = _next_significant(a.after)
+    if target != "events" and (nxt is None or _is_person(nxt)):
+        return Measure(of="patients"), None, 1.0
+    if target != "events" and isinstance(nxt, Slot) and nxt.kind == "encounter":
+        return Measure(of="encounters", encounter_type=nxt.data.get("type")), None, 1.0
+    stream_noun = isinstance(nxt, Word) and nxt.role == "stream_noun" and bool(nxt.value)
+    if (
+        not a.patient_id
+        and not a.concepts
+        and isinstance(nxt, Word)
+        and nxt.role in {"stream_noun", "event_noun"}
+        and nxt.value
+    ):  # "how many procedures were performed in 2019"
+        return Measure(of="events", stream=nxt.value), None, 0.85
+    if (
+        target != "events"
+        and isinstance(nxt, Word)
+        and nxt.role == "stream_noun"
+        and ((stream_noun and nxt.value != "condition") or a.patient_id)
+    ):
+        return Measure(of="concept", stream=nxt.value), None, 0.8
+    found = a.first_concept()
+    event_noun = False
+    for i in a.after[:6]:  # "how many diagnoses of X" — not "X patients whose first diagnosis"
+        if isinstance(i, Word) and i.role == "subject":
+            break
+        if isinstance(i, Word) and i.role == "event_noun":
+            event_noun = True
+            break
+    concept_first = (
+        isinstance(nxt, Concept)
+        and not _followed_by_person(a.after, nxt)
+        and not _negated(a.after, nxt)
+    )
+    if found is not None and (target == "events" or event_noun or a.patient_id or concept_first):
+        return a.of_concept("events", found, found[1].score)
+    if a.patient_id and a.enc:
+        return Measure(of="encounters", encounter_type=a.enc[0].data.get("type")), None, 0.9
+    return Measure(of="patients"), None, 0.9
 
 
 def _days_between(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
