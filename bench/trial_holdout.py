@@ -37,7 +37,7 @@ def load_holdout() -> tuple[Any, ...]:
     """The sealed questions (a gzip-compressed Python module of ``Question`` objects)."""
     module = types.ModuleType("trial_holdout_sealed")
     code = gzip.decompress(SEALED.read_bytes()).decode("utf-8")
-    exec(compile(code, str(SEALED), "exec"), module.__dict__)  # noqa: S102 - our own file
+    exec(compile(code, str(SEALED), "exec"), module.__dict__)  # our own sealed file
     return tuple(module.QUESTIONS)
 
 
