@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.plan import Aggregate, GroupBy, Measure, QueryPlan, VariableFilter
@@ -43,7 +44,7 @@ from clinbridge.engine.understand._trial_roles import (
     unit_factor,
     zones,
 )
-from clinbridge.engine.understand._trial_vocab import ROLE_WORDS, tokenize
+from clinbridge.engine.understand._trial_vocab import ROLE_WORDS, Token, tokenize
 from clinbridge.engine.understand._trial_words import (
     AGG_RE,
     AGG_WORDS,
@@ -142,66 +143,77 @@ class TrialReader:
     def _read(self, question: str) -> Reading:
         text = question.lower().replace("–", "-").replace("—", "-")
         text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)
-        groundings: list[Grounding] = []
-        masked = text
-        # 0. one subject ('infant NC-02-0001'), a list ('which sites ...'), a rate ('mortality rate')
-        patient_id = None
-        sid = SUBJECT_ID.search(question)
+        q = _Question(question, text, text)
+        self._subject_list_rate(q)  # 0. one subject, a list, a rate
+        _find_comparisons(q)  # 1. before time points: 'older than 35 years' is an age
+        _find_times(q)  # 2.
+        _find_aggregate(q)  # 3.
+        self._find_groups(q)  # 4.
+        self._find_mentions(q)  # 5. content words → mentions of variables and codes
+        _both_sides(q)
+        _attach_comparisons(q)  # 6. comparisons attach to the nearest numeric variable
+        assign_times(q.mentions, q.times, q.change, q.groundings)  # 7. time points → members
+        filters, numerator, measured = _conditions(q)  # 8. roles of the mentions
+        measure = _measure(q, measured)  # 9. the measure and the aggregate
+        op = q.op
+        if op is None:
+            raise Abstain("the question asks for no count, percentage, mean or median")
+        if op == "proportion" and not numerator:
+            raise Abstain("the percentage has nothing to count: name what the infants had")
+        if op in {"mean", "median", "min", "max", "stddev"} and measure.of == "patients":
+            raise Abstain(f"the {op} of what? the question names no numeric variable")
+        check_trials(
+            q.mentions, self.roles.get("trial"), self.trials, q.groups, filters, q.both_trials
+        )
+        aggregate = (
+            Aggregate(op=op, numerator=tuple(numerator)) if op == "proportion" else Aggregate(op=op)
+        )  # type: ignore[arg-type]
+        plan = QueryPlan(
+            question=question,
+            patient_id=q.patient_id,
+            filters=tuple(filters),
+            measure=measure,
+            aggregate=aggregate,
+            group_by=tuple(GroupBy(key="variable", variable=g.name) for g in q.groups),
+        )
+        return Reading(
+            question=question,
+            plan=plan,
+            confidence=0.9,
+            groundings=tuple(q.groundings),
+            notes=tuple(coverage_notes(q.mentions, self.trials)),
+        )
+
+    # -- the steps ---------------------------------------------------------------------------
+    def _subject_list_rate(self, q: _Question) -> None:
+        """One subject ('infant NC-02-0001'), a list ('which sites ...'), a rate ('mortality rate')."""
+        sid = SUBJECT_ID.search(q.question)
         if sid:
-            patient_id = sid.group("id") or sid.group("id2")
-            masked = masked[: sid.start()] + " " * (sid.end() - sid.start()) + masked[sid.end() :]
-            groundings.append(Grounding(phrase=sid.group(0), kind="patient", target=patient_id))
-        listing = None
-        lm = LIST_RE.match(masked)
+            q.patient_id = sid.group("id") or sid.group("id2")
+            q.blank(sid.start(), sid.end())
+            q.groundings.append(Grounding(phrase=sid.group(0), kind="patient", target=q.patient_id))
+        lm = LIST_RE.match(q.masked)
         if lm:
             found = group_of(lm.group("w"), self.roles, self.families)
-            if found is not None and COMPARATIVE.search(masked):
+            if found is not None and COMPARATIVE.search(q.masked):
                 raise Abstain(
                     "a ranking ('which ... highest') is not supported; ask for values by group"
                 )
             if found is not None:
-                listing = found[0]
-                cut = lm.start("w") + found[1]
-                masked = " " * cut + masked[cut:]
-        for m in re.finditer(r"\brate\b", masked):
-            prev_words = [t.norm for t in tokenize(masked[: m.start()])][-1:]
+                q.listing = found[0]
+                q.listing_phrase = lm.group(0)
+                q.blank(0, lm.start("w") + found[1])
+        for m in re.finditer(r"\brate\b", q.masked):
+            prev_words = [t.norm for t in tokenize(q.masked[: m.start()])][-1:]
             if not any(
                 f.kind == "numeric" and "rate" in f.head and set(prev_words) & f.head
                 for f in self.families
             ):
-                masked = masked[: m.start()] + " percentage" + masked[m.end() :]
-        # 1. numeric comparisons (before time points: 'older than 35 years' is an age)
-        comparisons: list[tuple[str, float, float | None, int, int]] = []
-        units: dict[tuple[int, int], str] = {}
-        for m in BETWEEN.finditer(masked):
-            if not m.group("unit") and TIME_UNITS.match(masked[m.end() :].lstrip()):
-                continue  # 'between 0 and 48 hours' is a pair of time points
-            comparisons.append(("between", float(m.group("a")), float(m.group("b")), *m.span()))
-            units[m.span()] = m.group("unit") or ""
-            masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
-        for m in CMP.finditer(masked):
-            rest = masked[m.end("num") :].lstrip()
-            if not m.group("unit") and TIME_UNITS.match(rest):
-                continue
-            comparisons.append((OPS[m.group("op")], float(m.group("num")), None, *m.span()))
-            units[m.span()] = m.group("unit") or ""
-            masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
-        # 2. time points
-        times: list[tuple[TimePoint, int, int]] = []
-        for tp, (a, b) in find_time_points(masked):
-            times.append((tp, a, b))
-            if tp.scale in {"h", "min", "mo"}:
-                masked = masked[:a] + " " * (b - a) + masked[b:]
-        # 3. aggregate
-        aggs = [(m.start(), AGG_WORDS[m.group(0)]) for m in AGG_RE.finditer(masked)]
-        op = aggs[0][1] if aggs else None
-        change = bool(CHANGE_RE.search(masked))
-        for m in AGG_RE.finditer(masked):
-            masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
-        masked = CHANGE_RE.sub(lambda m: " " * len(m.group(0)), masked)
-        # 4. groupings
-        groups: list[Variable] = []
-        for m in GROUP_RE.finditer(masked):
+                q.masked = q.masked[: m.start()] + " percentage" + q.masked[m.end() :]
+
+    def _find_groups(self, q: _Question) -> None:
+        """'by arm', 'per trial', 'in each site', 'by arm and trial', 'in both trials'."""
+        for m in GROUP_RE.finditer(q.masked):
             found = group_of(m.group("rest"), self.roles, self.families)
             if found is None:
                 if m.group("lead") in {
@@ -219,233 +231,273 @@ class TrialReader:
                     )
                 continue
             var, used = found
-            if var not in groups:
-                groups.append(var)
+            if var not in q.groups:
+                q.groups.append(var)
             more = re.match(
                 r"\s*(?:and|,)\s+(?:by\s+)?(?:the\s+)?([a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*)?)",
-                masked[m.start("rest") + used :],
+                q.masked[m.start("rest") + used :],
             )
             if more:
                 second = group_of(more.group(1), self.roles, self.families)
                 if second is not None:
-                    if second[0] not in groups:
-                        groups.append(second[0])
+                    if second[0] not in q.groups:
+                        q.groups.append(second[0])
                     used += more.start(1) + second[1]
-            groundings.append(
+            q.groundings.append(
                 Grounding(
                     phrase=m.group(0).strip(),
                     kind="group",
                     target=f"{var.name} ({var.description})",
                 )
             )
-            a = m.start()
-            cut = m.start("rest") + used
-            masked = masked[:a] + " " * (cut - a) + masked[cut:]
-        both_trials = bool(BOTH_TRIALS.search(text))
+            q.blank(m.start(), m.start("rest") + used)
+        q.both_trials = bool(BOTH_TRIALS.search(q.text))
         trial_var = self.roles.get("trial")
-        if both_trials and trial_var is not None and trial_var not in groups:
-            groups.append(trial_var)
-        # 5. content words → mentions of variables and codes
-        tokens = tokenize(masked.replace("%", " "))
+        if q.both_trials and trial_var is not None and trial_var not in q.groups:
+            q.groups.append(trial_var)
+
+    def _find_mentions(self, q: _Question) -> None:
+        """The variables and codes the remaining words name; abstain on any word left over."""
+        q.tokens = tokens = tokenize(q.masked.replace("%", " "))
         content = [t for t in tokens if t.norm not in EXTRA_FILLER and t.text not in NEGATORS]
-        parse = Parse(masked, content)
+        parse = Parse(q.masked, content)
         # a word right before a subject noun ('cooled babies', 'the standard care group')
         # describes the subjects: a code or a yes/no item, never a measurement
         for k, t in enumerate(tokens[:-1]):
             if tokens[k + 1].norm in SUBJECT_NOUNS and t in content:
                 parse.attributive.add(content.index(t))
         unknown = [
-            t.text
-            for t in content
-            if t.norm not in self.vocabulary and not any(a <= t.start < b for _, a, b in times)
+            t.text for t in content if t.norm not in self.vocabulary and not q.in_time(t.start)
         ]
-        if unknown:
-            raise Abstain(
-                "the trial table has no variable, code or time point for "
-                + ", ".join(repr(w) for w in unknown),
-                unresolved=unknown,
-                groundings=groundings,
-            )
-        mentions = find_mentions(parse, self.families, self.codesets)
+        q.unplaced(unknown)
+        q.mentions = find_mentions(parse, self.families, self.codesets)
         design_words = set().union(*ROLE_WORDS.values())
-        left = [
-            t.text
-            for i, t in enumerate(content)
-            if i not in parse.consumed
-            and t.norm not in design_words
-            and not any(a <= t.start < b for tp, a, b in times)
-        ]
-        if left:
+        q.unplaced(
+            [
+                t.text
+                for i, t in enumerate(content)
+                if i not in parse.consumed and t.norm not in design_words and not q.in_time(t.start)
+            ]
+        )
+
+
+@dataclass
+class _Question:
+    """A question being read: its text, what is left of it (masked), and what was found."""
+
+    question: str
+    text: str
+    masked: str
+    groundings: list[Grounding] = field(default_factory=list)
+    patient_id: str | None = None
+    listing: Variable | None = None
+    listing_phrase: str = ""
+    comparisons: list[tuple[str, float, float | None, int, int]] = field(default_factory=list)
+    units: dict[tuple[int, int], str] = field(default_factory=dict)
+    times: list[tuple[TimePoint, int, int]] = field(default_factory=list)
+    op: str | None = None
+    change: bool = False
+    groups: list[Variable] = field(default_factory=list)
+    both_trials: bool = False
+    tokens: list[Token] = field(default_factory=list)
+    mentions: list[Mention] = field(default_factory=list)
+
+    def blank(self, a: int, b: int) -> None:
+        """Blank out characters a..b of what is left (they have been read)."""
+        self.masked = self.masked[:a] + " " * (b - a) + self.masked[b:]
+
+    def in_time(self, pos: int) -> bool:
+        return any(a <= pos < b for _, a, b in self.times)
+
+    def unplaced(self, words: list[str]) -> None:
+        if words:
             raise Abstain(
                 "the trial table has no variable, code or time point for "
-                + ", ".join(repr(w) for w in left),
-                unresolved=left,
-                groundings=groundings,
+                + ", ".join(repr(w) for w in words),
+                unresolved=words,
+                groundings=self.groundings,
             )
-        for mt in mentions:
-            before = [t for t in tokens if t.end <= mt.start][-2:]
-            mt.negated = any(t.text in NEGATORS for t in before)
-            inside = [t for t in tokens if mt.start <= t.start < mt.end and t.text in NEGATORS]
-            both = re.search(r"\bwith\s+(?:and|or)\s+without\s+$", text[: mt.start])
-            if inside or both:  # 'cooled and non-cooled', 'with and without seizures': both sides
-                members = (
-                    [v for vs in mt.target.members.values() for v in vs]
-                    if isinstance(mt.target, Family)
-                    else [mt.target.var]
-                )
-                both_sides = mt.variable or (members[0] if len(members) == 1 else None)
-                if both_sides is None or both_sides.type != "categorical":
-                    raise Abstain(f"'{text[mt.start : mt.end]}' names a value and its negation")
-                if both_sides not in groups:
-                    groups.append(both_sides)
-                mt.grouped = True  # a grouping, not a condition
-        # 6. comparisons attach to the nearest numeric variable
-        for kind, value, value2, a, b in comparisons:
-            numeric = [
-                mt
-                for mt in mentions
+
+
+def _find_comparisons(q: _Question) -> None:
+    for m in BETWEEN.finditer(q.masked):
+        if not m.group("unit") and TIME_UNITS.match(q.masked[m.end() :].lstrip()):
+            continue  # 'between 0 and 48 hours' is a pair of time points
+        q.comparisons.append(("between", float(m.group("a")), float(m.group("b")), *m.span()))
+        q.units[m.span()] = m.group("unit") or ""
+        q.blank(m.start(), m.end())
+    for m in CMP.finditer(q.masked):
+        rest = q.masked[m.end("num") :].lstrip()
+        if not m.group("unit") and TIME_UNITS.match(rest):
+            continue
+        q.comparisons.append((OPS[m.group("op")], float(m.group("num")), None, *m.span()))
+        q.units[m.span()] = m.group("unit") or ""
+        q.blank(m.start(), m.end())
+
+
+def _find_times(q: _Question) -> None:
+    for tp, (a, b) in find_time_points(q.masked):
+        q.times.append((tp, a, b))
+        if tp.scale in {"h", "min", "mo"}:
+            q.blank(a, b)
+
+
+def _find_aggregate(q: _Question) -> None:
+    aggs = [(m.start(), AGG_WORDS[m.group(0)]) for m in AGG_RE.finditer(q.masked)]
+    q.op = aggs[0][1] if aggs else None
+    q.change = bool(CHANGE_RE.search(q.masked))
+    for m in AGG_RE.finditer(q.masked):
+        q.blank(m.start(), m.end())
+    q.masked = CHANGE_RE.sub(lambda m: " " * len(m.group(0)), q.masked)
+
+
+def _both_sides(q: _Question) -> None:
+    """Negated mentions; 'cooled and non-cooled', 'with and without seizures' group by it."""
+    text = q.text
+    for mt in q.mentions:
+        before = [t for t in q.tokens if t.end <= mt.start][-2:]
+        mt.negated = any(t.text in NEGATORS for t in before)
+        inside = [t for t in q.tokens if mt.start <= t.start < mt.end and t.text in NEGATORS]
+        both = re.search(r"\bwith\s+(?:and|or)\s+without\s+$", text[: mt.start])
+        if inside or both:
+            members = (
+                [v for vs in mt.target.members.values() for v in vs]
                 if isinstance(mt.target, Family)
-                and mt.target.kind == "numeric"
-                and mt.comparison is None
-            ]
-            if not numeric:
-                raise Abstain(f"the condition {text[a:b].strip()!r} names no numeric variable")
-            best = min(
-                numeric,
-                key=lambda mt: (
-                    0 if mt.end <= a else 1,
-                    abs((mt.end if mt.end <= a else mt.start) - a),
-                ),
+                else [mt.target.var]
             )
-            factor = unit_factor(units.get((a, b), ""), best.target, text[a:b].strip())
-            best.comparison = (
-                kind,
-                value * factor,
-                value2 * factor if value2 is not None else None,
-            )
-        ordered = sorted(mentions, key=lambda m: m.start)
-        for left_m, right_m in itertools.pairwise(ordered):
-            if left_m.target is not right_m.target and re.search(
-                r"\bor\b", text[left_m.end : right_m.start]
-            ):
-                raise Abstain(
-                    f"'{text[left_m.start : right_m.end]}' joins two variables with 'or'; "
-                    "ask for each condition separately"
-                )
-        # 7. time points → family members
-        assign_times(mentions, times, change, groundings)
-        # 8. roles of the mentions
-        filters: list[VariableFilter] = []
-        numerator: list[VariableFilter] = []
-        measure_mentions: list[Mention] = []
-        vs = bool(re.search(r"\b(vs|versus|compared (with|to)|compare|between)\b", text))
-        for mt in mentions:
-            if isinstance(mt.target, CodeSet):
-                var = mt.target.var
-                if len(mt.codes) >= 2 and vs and var not in groups:
-                    groups.append(var)
-                    if set(mt.codes) == set(var.codes):
-                        continue
-            elif mt.target.kind == "categorical" and mt.comparison is None:
-                cat_var = mt.variable
-                assert cat_var is not None
-                if cat_var in groups:
-                    continue
-                shown = "; ".join(f"{k}={v or '?'}" for k, v in list(cat_var.codes.items())[:6])
-                raise Abstain(
-                    f"which value of {cat_var.name} ({cat_var.description})? codes: {shown}; "
-                    "name one, or ask 'by ...' to group by it"
-                )
-            elif mt.target.kind == "numeric" and mt.comparison is None:
-                measure_mentions.append(mt)
-                continue
-        if op == "proportion":
-            zones(mentions, text, groups)
-        for mt in mentions:
-            flt = to_filter(mt)
-            if flt is None:
-                continue
-            groundings.append(grounding(mt, text))
-            if op == "proportion" and mt.zone == "numerator":
-                numerator.append(flt)
-            else:
-                filters.append(flt)
-        # 9. the measure and the aggregate
-        measure = Measure(of="patients")
-        if change:
-            if len(measure_mentions) != 1 or measure_mentions[0].variable is None:
-                raise Abstain("a change needs one measurement at two time points")
-            mt = measure_mentions[0]
-            assert isinstance(mt.target, Family) and mt.variable is not None
-            base = mt.baseline
-            assert base is not None
-            measure = Measure(of="change", variable=mt.variable.name, baseline=base.name)
-            op = op if op in {"mean", "median", "min", "max", "stddev"} else "mean"
-            groundings.append(grounding(mt, text, note=f"minus {base.name} ({base.time_point})"))
-        elif measure_mentions:
-            if len(measure_mentions) > 1:
-                names = ", ".join(repr(m.target.label) for m in measure_mentions)
-                raise Abstain(
-                    f"the question names more than one measurement ({names}); ask for one"
-                )
-            mt = measure_mentions[0]
-            assert mt.variable is not None
-            if op in {None, "count", "proportion"}:
-                if op is not None:
-                    raise Abstain(
-                        f"a {op} of {mt.target.label!r} needs a condition on it (e.g. 'below 34')"
-                    )
-                op = "mean"
-                groundings.append(
-                    Grounding(phrase=question, kind="aggregate", target="mean (no aggregate named)")
-                )
-            asked_unit = IN_UNIT.search(text)
-            if asked_unit and mt.variable.unit:
-                said = UNIT_NAMES.get(asked_unit.group(1), asked_unit.group(1))
-                stored = UNIT_NAMES.get(mt.variable.unit.lower(), mt.variable.unit)
-                if said != stored:
-                    raise Abstain(
-                        f"the answer is asked in {said}; {mt.variable.name} is stored in "
-                        f"{mt.variable.unit}"
-                    )
-            measure = Measure(of="variable", variable=mt.variable.name)
-            groundings.append(grounding(mt, text))
-        if listing is not None and op is None and measure.of == "patients":
-            op = "list"
-            measure = Measure(of="variable", variable=listing.name)
-            groundings.append(
-                Grounding(
-                    phrase=lm.group(0) if lm else "",
-                    kind="aggregate",
-                    target=f"list of {listing.name}",
-                )
-            )
-        if op is None:
-            raise Abstain("the question asks for no count, percentage, mean or median")
-        if op == "proportion" and not numerator:
-            raise Abstain("the percentage has nothing to count: name what the infants had")
-        if op in {"mean", "median", "min", "max", "stddev"} and measure.of == "patients":
-            raise Abstain(f"the {op} of what? the question names no numeric variable")
-        check_trials(mentions, self.roles.get("trial"), self.trials, groups, filters, both_trials)
-        aggregate = (
-            Aggregate(op=op, numerator=tuple(numerator)) if op == "proportion" else Aggregate(op=op)
-        )  # type: ignore[arg-type]
-        plan = QueryPlan(
-            question=question,
-            patient_id=patient_id,
-            filters=tuple(filters),
-            measure=measure,
-            aggregate=aggregate,
-            group_by=tuple(GroupBy(key="variable", variable=g.name) for g in groups),
+            both_sides = mt.variable or (members[0] if len(members) == 1 else None)
+            if both_sides is None or both_sides.type != "categorical":
+                raise Abstain(f"'{text[mt.start : mt.end]}' names a value and its negation")
+            if both_sides not in q.groups:
+                q.groups.append(both_sides)
+            mt.grouped = True  # a grouping, not a condition
+
+
+def _attach_comparisons(q: _Question) -> None:
+    """Each numeric condition goes to the nearest numeric variable; 'A or B' abstains."""
+    text = q.text
+    for kind, value, value2, a, b in q.comparisons:
+        numeric = [
+            mt
+            for mt in q.mentions
+            if isinstance(mt.target, Family)
+            and mt.target.kind == "numeric"
+            and mt.comparison is None
+        ]
+        if not numeric:
+            raise Abstain(f"the condition {text[a:b].strip()!r} names no numeric variable")
+        best = min(
+            numeric,
+            key=lambda mt: (
+                0 if mt.end <= a else 1,
+                abs((mt.end if mt.end <= a else mt.start) - a),
+            ),
         )
-        notes = tuple(coverage_notes(mentions, self.trials))
-        return Reading(
-            question=question,
-            plan=plan,
-            confidence=0.9,
-            groundings=tuple(groundings),
-            notes=notes,
+        factor = unit_factor(q.units.get((a, b), ""), best.target, text[a:b].strip())
+        best.comparison = (
+            kind,
+            value * factor,
+            value2 * factor if value2 is not None else None,
         )
+    ordered = sorted(q.mentions, key=lambda m: m.start)
+    for left_m, right_m in itertools.pairwise(ordered):
+        if left_m.target is not right_m.target and re.search(
+            r"\bor\b", text[left_m.end : right_m.start]
+        ):
+            raise Abstain(
+                f"'{text[left_m.start : right_m.end]}' joins two variables with 'or'; "
+                "ask for each condition separately"
+            )
+
+
+def _conditions(
+    q: _Question,
+) -> tuple[list[VariableFilter], list[VariableFilter], list[Mention]]:
+    """(cohort filters, numerator filters, the numeric mentions left to measure)."""
+    filters: list[VariableFilter] = []
+    numerator: list[VariableFilter] = []
+    measured: list[Mention] = []
+    vs = bool(re.search(r"\b(vs|versus|compared (with|to)|compare|between)\b", q.text))
+    for mt in q.mentions:
+        if isinstance(mt.target, CodeSet):
+            var = mt.target.var
+            if len(mt.codes) >= 2 and vs and var not in q.groups:
+                q.groups.append(var)
+        elif mt.target.kind == "categorical" and mt.comparison is None:
+            cat_var = mt.variable
+            assert cat_var is not None
+            if cat_var in q.groups:
+                continue
+            shown = "; ".join(f"{k}={v or '?'}" for k, v in list(cat_var.codes.items())[:6])
+            raise Abstain(
+                f"which value of {cat_var.name} ({cat_var.description})? codes: {shown}; "
+                "name one, or ask 'by ...' to group by it"
+            )
+        elif mt.target.kind == "numeric" and mt.comparison is None:
+            measured.append(mt)
+    if q.op == "proportion":
+        zones(q.mentions, q.text, q.groups)
+    for mt in q.mentions:
+        flt = to_filter(mt)
+        if flt is None:
+            continue
+        q.groundings.append(grounding(mt, q.text))
+        if q.op == "proportion" and mt.zone == "numerator":
+            numerator.append(flt)
+        else:
+            filters.append(flt)
+    return filters, numerator, measured
+
+
+def _measure(q: _Question, measured: list[Mention]) -> Measure:
+    """What is aggregated: a change, a variable, a listed variable, or the patients (q.op set)."""
+    measure = Measure(of="patients")
+    if q.change:
+        if len(measured) != 1 or measured[0].variable is None:
+            raise Abstain("a change needs one measurement at two time points")
+        mt = measured[0]
+        assert isinstance(mt.target, Family) and mt.variable is not None
+        base = mt.baseline
+        assert base is not None
+        measure = Measure(of="change", variable=mt.variable.name, baseline=base.name)
+        q.op = q.op if q.op in {"mean", "median", "min", "max", "stddev"} else "mean"
+        q.groundings.append(grounding(mt, q.text, note=f"minus {base.name} ({base.time_point})"))
+    elif measured:
+        measure = _measured_variable(q, measured)
+    if q.listing is not None and q.op is None and measure.of == "patients":
+        q.op = "list"
+        measure = Measure(of="variable", variable=q.listing.name)
+        q.groundings.append(
+            Grounding(phrase=q.listing_phrase, kind="aggregate", target=f"list of {q.listing.name}")
+        )
+    return measure
+
+
+def _measured_variable(q: _Question, measured: list[Mention]) -> Measure:
+    if len(measured) > 1:
+        names = ", ".join(repr(m.target.label) for m in measured)
+        raise Abstain(f"the question names more than one measurement ({names}); ask for one")
+    mt = measured[0]
+    assert mt.variable is not None
+    if q.op in {None, "count", "proportion"}:
+        if q.op is not None:
+            raise Abstain(
+                f"a {q.op} of {mt.target.label!r} needs a condition on it (e.g. 'below 34')"
+            )
+        q.op = "mean"
+        q.groundings.append(
+            Grounding(phrase=q.question, kind="aggregate", target="mean (no aggregate named)")
+        )
+    asked_unit = IN_UNIT.search(q.text)
+    if asked_unit and mt.variable.unit:
+        said = UNIT_NAMES.get(asked_unit.group(1), asked_unit.group(1))
+        stored = UNIT_NAMES.get(mt.variable.unit.lower(), mt.variable.unit)
+        if said != stored:
+            raise Abstain(
+                f"the answer is asked in {said}; {mt.variable.name} is stored in {mt.variable.unit}"
+            )
+    q.groundings.append(grounding(mt, q.text))
+    return Measure(of="variable", variable=mt.variable.name)
 
 
 def parse_time(text: str) -> str | None:
