@@ -4,8 +4,8 @@ The holdout (53 questions: percentages with numerator and denominator, means/med
 severity, site and trial, values at a time point, changes between time points, comparisons,
 multi-condition counts, and honest abstentions) was written and committed before it was run, on
 a workbook the dev set never used (seed 913, 497 infants, 1,250 variables). Gold is computed in
-pandas from the written .xlsx (``bench.trial_devset.Gold``); numeric answers are judged within
-5 % and percentages must state the right denominator (``bench.trial_devset.score``).
+pandas from the written .xlsx (``bench.trial_gold.Gold``); numeric answers are judged within
+5 % and percentages must state the right denominator (``bench.trial_gold.score``).
 
 Do not read the questions while working on the reader: run this only to report a figure.
 
@@ -45,7 +45,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--show", action="store_true")
     args = parser.parse_args()
-    from bench.trial_devset import load_gold_frame, score
+    from bench.trial_gold import load_gold_frame, score
 
     import clinbridge.api as cb
     from clinbridge.adapters.trial import load_trial
