@@ -44,7 +44,14 @@ from clinbridge.engine.understand._trial_roles import (
     unit_factor,
     zones,
 )
-from clinbridge.engine.understand._trial_vocab import ROLE_WORDS, Token, tokenize
+from clinbridge.engine.understand._trial_vocab import (
+    NEGATED_WORDS,
+    ROLE_WORDS,
+    Token,
+    expand_shorthand,
+    one_edit_apart,
+    tokenize,
+)
 from clinbridge.engine.understand._trial_words import (
     AGG_RE,
     AGG_WORDS,
@@ -52,6 +59,8 @@ from clinbridge.engine.understand._trial_words import (
     BOTH_TRIALS,
     CHANGE_RE,
     CMP,
+    CMP_AFTER,
+    CMP_AFTER_OPS,
     COMPARATIVE,
     DURATION_UNITS,
     EXTRA_FILLER,
@@ -120,11 +129,18 @@ class TrialReader:
                 counts[w] = counts.get(w, 0) + 1
         for f in self.families:
             f.names = {w for w in f.names if counts[w] <= 3} - f.head - f.qual
+        seen: dict[str, int] = {}
+        for f in self.families:
+            for w in f.tokens:
+                seen[w] = seen.get(w, 0) + 1
+        for f in self.families:
+            f.own = {w for w in f.tokens if seen[w] == 1}
         self.vocabulary: set[str] = set()
         for f in self.families:
             self.vocabulary |= f.tokens
         for cs in self.codesets:
             self.vocabulary |= cs.tokens
+        self.rewrites = _rewrites(catalog, self.vocabulary)
 
     # -- reading ---------------------------------------------------------------------------
     def understand(self, question: str) -> list[Reading]:
@@ -141,9 +157,12 @@ class TrialReader:
             ]
 
     def _read(self, question: str) -> Reading:
-        text = question.lower().replace("–", "-").replace("—", "-")
+        said = expand_shorthand(question)
+        for pattern, words in self.rewrites:
+            said = pattern.sub(words, said)
+        text = said.lower().replace("–", "-").replace("—", "-")
         text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)
-        q = _Question(question, text, text)
+        q = _Question(said, text, text)
         self._subject_list_rate(q)  # 0. one subject, a list, a rate
         _find_comparisons(q)  # 1. before time points: 'older than 35 years' is an age
         _find_times(q)  # 2.
@@ -266,6 +285,7 @@ class TrialReader:
         for k, t in enumerate(tokens[:-1]):
             if tokens[k + 1].norm in SUBJECT_NOUNS and t in content:
                 parse.attributive.add(content.index(t))
+        self._correct_typos(q, content)
         unknown = [
             t.text for t in content if t.norm not in self.vocabulary and not q.in_time(t.start)
         ]
@@ -279,6 +299,38 @@ class TrialReader:
                 if i not in parse.consumed and t.norm not in design_words and not q.in_time(t.start)
             ]
         )
+
+    def _correct_typos(self, q: _Question, content: list[Token]) -> None:
+        """A word the dictionary lacks, one letter away from exactly one word it has, is that word
+        ('platelts' → platelet); a word near a general word too, or near several, is left."""
+        general = EXTRA_FILLER | SUBJECT_NOUNS
+        for t in content:
+            if t.norm in self.vocabulary or len(t.norm) < 5 or q.in_time(t.start):
+                continue
+            if any(ch.isdigit() for ch in t.norm):
+                continue
+            near = [w for w in self.vocabulary | general if one_edit_apart(t.norm, w)]
+            if len(near) == 1 and near[0] in self.vocabulary and len(near[0]) >= 5:
+                q.groundings.append(
+                    Grounding(phrase=t.text, kind="spelling", target=f"read as {near[0]!r}")
+                )
+                t.norm = near[0]
+
+
+def _rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[str], str]]:
+    """Column names said in a question ('TEMP_72H') become their label and time point; 'survivors'
+    means not dead unless the dictionary has a survival variable."""
+    out: list[tuple[re.Pattern[str], str]] = []
+    for v in catalog.variables:
+        if v.role == "subject" or v.type in {"string", "date"} or not re.search(r"[_\d]", v.name):
+            continue
+        label = v.description or v.name
+        if v.time_point and not find_time_points(label.lower()):
+            label += f" at {v.time_point}"
+        out.append((re.compile(rf"(?<![\w-]){re.escape(v.name)}(?![\w-])", re.I), label))
+    if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
+        out += [(re.compile(rf"\b{w}\b", re.I), words) for w, words in NEGATED_WORDS.items()]
+    return out
 
 
 @dataclass
@@ -331,6 +383,15 @@ def _find_comparisons(q: _Question) -> None:
         if not m.group("unit") and TIME_UNITS.match(rest):
             continue
         q.comparisons.append((OPS[m.group("op")], float(m.group("num")), None, *m.span()))
+        q.units[m.span()] = m.group("unit") or ""
+        q.blank(m.start(), m.end())
+    for m in CMP_AFTER.finditer(q.masked):  # '3 or higher'
+        if re.search(
+            r"\b(?:day|d|h|hours?|months?|min|minutes?|weeks?)\s*$", q.masked[: m.start()]
+        ):
+            continue
+        op = CMP_AFTER_OPS[m.group("op")]
+        q.comparisons.append((op, float(m.group("num")), None, *m.span()))
         q.units[m.span()] = m.group("unit") or ""
         q.blank(m.start(), m.end())
 

@@ -122,8 +122,10 @@ def match(fam: Family, parse: Parse) -> Mention | None:
         if fam.kind != "binary" and set(cl) & parse.attributive:
             continue
         # a name of the variable said only in part is a weaker match ('moderate or severe
-        # disability' is not 'death or moderate or severe disability')
-        score -= 0.3 * min((len(k - words) for k in fam.keys if k & words), default=0)
+        # disability' is not 'death or moderate or severe disability') unless its words are the
+        # family's own ('MRI score' is the brain MRI injury score)
+        if not words <= fam.own:
+            score -= 0.3 * min((len(k - words) for k in fam.keys if k & words), default=0)
         if len(words) == 1 and not words & (fam.key | fam.qual | fam.names):
             continue  # one word of a modifier ('cooled' ~ 'Inotropes given during cooling')
         if score < 0.8:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_vocab import ROLE_WORDS, Token, canon, tokenize
-from clinbridge.engine.understand._trial_words import EXTRA_FILLER, PREPOSITIONS
+from clinbridge.engine.understand._trial_words import EXTRA_FILLER, PREPOSITIONS, TIME_SUFFIX
 from clinbridge.timepoint import find_time_points
 
 if TYPE_CHECKING:
@@ -32,6 +32,8 @@ class Family:
     """numeric | binary | categorical"""
     keys: list[set[str]] = field(default_factory=list)
     """The label's leading noun phrases ('inotropes' in 'Inotropes given during cooling')."""
+    own: set[str] = field(default_factory=set)
+    """Words of this family that no other family has ('mri' of 'Brain MRI injury score')."""
 
     @property
     def key(self) -> set[str]:
@@ -135,6 +137,10 @@ def name_terms(name: str) -> set[str]:
         p = p.lower()
         if len(p) >= 2 and p not in {"h", "d", "m", "hr", "min"} | {"id"}:
             out.add(canon(p))
+    # a stem that carries a digit is a name of its own ('FiO2_12h', 'SpO2_12h', 'HCO3_24H')
+    stem = TIME_SUFFIX.sub("", name).strip("_").lower()
+    if re.fullmatch(r"[a-z][a-z0-9]*\d[a-z0-9]*", stem):
+        out.add(canon(stem))
     return out
 
 

@@ -12,6 +12,7 @@ from clinbridge.engine.understand._trial_vocab import tokenize
 from clinbridge.engine.understand._trial_words import (
     COHORT_MARKERS,
     CONVERT,
+    LINK_VERBS,
     SPLIT_VERBS,
     SUBJECT_NOUNS,
     UNIT_NAMES,
@@ -43,7 +44,7 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
         and mt.variable is not None
         and not (isinstance(mt.target, CodeSet) and mt.target.var in groups)
     ]
-    if head is not None and others:
+    if head is not None and others and _linked(text, head, others):
         # 'proportion of deaths (that) occurred in the cooled arm': of the deaths, how many
         for mt in mentions:
             if not (isinstance(mt.target, CodeSet) and mt.target.var in groups):
@@ -61,6 +62,14 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
             mt.zone = "cohort"
         else:
             mt.zone = "numerator"
+
+
+def _linked(text: str, head: Mention, others: list[Mention]) -> bool:
+    """Whether a verb links the head of 'proportion of X' to the conditions after it."""
+    after = [o.start for o in others if o.start >= head.end]
+    if not after:
+        return True
+    return any(t.text in LINK_VERBS for t in tokenize(text[head.end : min(after)]))
 
 
 def to_filter(mt: Mention) -> VariableFilter | None:

@@ -135,6 +135,14 @@ SPLIT_VERBS = frozenset(
     ]
 )
 COHORT_MARKERS = frozenset({"among", "amongst", "in", "within", "for"})
+LINK_VERBS = frozenset(
+    {
+        *("occurred", "occur", "occurring", "happened", "happen", "took"),
+        *("were", "was", "are", "is", "that", "which", "who"),
+    }
+)
+"""'proportion of deaths (that) occurred in the cooled arm': the head is the cohort only when a
+verb links it to the rest; 'percentage of outborn babies in NEOCOOL' is a share within NEOCOOL."""
 CMP = re.compile(
     r"(?P<op>less than or equal to|greater than or equal to|at least|at most|no more than|"
     r"no less than|more than|greater than|higher than|older than|younger than|above|over|"
@@ -142,6 +150,18 @@ CMP = re.compile(
     r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
     r"mmhg\b|bpm\b|%|days?\b|years?\b|points?\b|hours?\b)?"
 )
+CMP_AFTER = re.compile(
+    r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
+    r"mmhg\b|bpm\b|%|days?\b|years?\b|points?\b|hours?\b)?\s+or\s+"
+    r"(?P<op>higher|more|above|greater|over|lower|less|below|fewer|under)\b"
+)
+"""'3 or higher', '2.5 kg or less': the bound is included."""
+CMP_AFTER_OPS = {
+    **dict.fromkeys(["higher", "more", "above", "greater", "over"], ">="),
+    **dict.fromkeys(["lower", "less", "below", "fewer", "under"], "<="),
+}
+TIME_SUFFIX = re.compile(r"_?(?:\d+\s*(?:h|hr|hrs|min|m|mo)|[hd]\d+)$", re.I)
+"""The time point at the end of a column name ('_24H', '_h72', '0h', '_D3')."""
 BETWEEN = re.compile(
     r"\bbetween\s+(?P<a>-?\d+(?:\.\d+)?)\s*(?:°\s*c|g|kg|weeks?)?\s+and\s+(?P<b>-?\d+(?:\.\d+)?)"
     r"\s*(?P<unit>°\s*c\b|g\b|kg\b|grams?\b|weeks?\b)?"
