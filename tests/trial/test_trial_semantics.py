@@ -188,3 +188,14 @@ def test_bounds_said_after_the_number_and_shares_within_a_group(conn, trial_wb) 
     assert a.accepted, a.reason
     assert a.details["denominator"] == (df["TRIAL"] == 2).sum()
     assert a.details["numerator"] == ((df["DEATH"] == 1) & (df["TRIAL"] == 2)).sum()
+
+
+def test_a_mention_does_not_span_a_clause(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    # 'dead infants, what fraction had ... disability' is two phrases (death; disability), not
+    # the primary outcome 'death or moderate or severe disability'
+    df = trial_wb.data
+    a = conn.ask("In the infants who did not die, what fraction had a severe disability at 18 months?")
+    assert a.accepted, a.reason
+    alive = df["DEATH"] == 0
+    assert a.details["numerator"] == (alive & (df["DISAB_LEVEL"] == 3)).sum()
+    assert a.details["denominator"] == (alive & df["DISAB_LEVEL"].isin([0, 1, 2, 3])).sum()

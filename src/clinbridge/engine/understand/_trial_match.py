@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
 from clinbridge.engine.understand._trial_vocab import DEFAULT_QUALIFIERS, ROLE_WORDS, tokenize
-from clinbridge.engine.understand._trial_words import DESIGN_PRIOR
+from clinbridge.engine.understand._trial_words import CLAUSE_BREAK, DESIGN_PRIOR
 from clinbridge.timepoint import TimePoint
 
 if TYPE_CHECKING:
@@ -89,10 +89,18 @@ def describe(mt: Mention) -> str:
 
 
 def clusters(parse: Parse, words: set[str]) -> list[list[int]]:
+    """Runs of the question's words among ``words``, near each other and in one clause."""
     idx = [i for i, t in enumerate(parse.content) if i not in parse.consumed and t.norm in words]
     clusters: list[list[int]] = []
+    content = parse.content
     for i in idx:
-        if clusters and i - clusters[-1][-1] <= 3:
+        if (
+            clusters
+            and i - clusters[-1][-1] <= 3
+            and not CLAUSE_BREAK.search(
+                parse.text[content[clusters[-1][-1]].end : content[i].start]
+            )
+        ):
             clusters[-1].append(i)
         else:
             clusters.append([i])
