@@ -194,7 +194,9 @@ def test_a_mention_does_not_span_a_clause(conn, trial_wb) -> None:  # type: igno
     # 'dead infants, what fraction had ... disability' is two phrases (death; disability), not
     # the primary outcome 'death or moderate or severe disability'
     df = trial_wb.data
-    a = conn.ask("In the infants who did not die, what fraction had a severe disability at 18 months?")
+    a = conn.ask(
+        "In the infants who did not die, what fraction had a severe disability at 18 months?"
+    )
     assert a.accepted, a.reason
     alive = df["DEATH"] == 0
     assert a.details["numerator"] == (alive & (df["DISAB_LEVEL"] == 3)).sum()
