@@ -11,7 +11,7 @@ Do not read the questions while working on the reader: run this only to report a
 
 Usage::
 
-    python bench/trial_holdout.py [--show]      # --show prints every verdict, not only the wrong
+    python bench/trial_holdout.py [--set 1|2] [--show]   # --show: every verdict, not only misses
 """
 
 from __future__ import annotations
@@ -29,21 +29,27 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 
-SEALED = ROOT / "bench" / "data" / "trial_holdout_sealed.py.gz"
-SEED, SUBJECTS, VARIABLES = 913, 497, 1250
+HOLDOUTS = {
+    # set: (sealed questions, workbook seed, infants, variables)
+    1: (ROOT / "bench" / "data" / "trial_holdout_sealed.py.gz", 913, 497, 1250),
+    2: (ROOT / "bench" / "data" / "trial_holdout2_sealed.py.gz", 2718, 560, 1320),
+}
+"""Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran."""
 
 
-def load_holdout() -> tuple[Any, ...]:
+def load_holdout(which: int = 1) -> tuple[Any, ...]:
     """The sealed questions (a gzip-compressed Python module of ``Question`` objects)."""
-    module = types.ModuleType("trial_holdout_sealed")
-    code = gzip.decompress(SEALED.read_bytes()).decode("utf-8")
-    exec(compile(code, str(SEALED), "exec"), module.__dict__)  # our own sealed file
+    sealed = HOLDOUTS[which][0]
+    module = types.ModuleType(sealed.name.split(".")[0])
+    code = gzip.decompress(sealed.read_bytes()).decode("utf-8")
+    exec(compile(code, str(sealed), "exec"), module.__dict__)  # our own sealed file
     return tuple(module.QUESTIONS)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--show", action="store_true")
+    parser.add_argument("--set", type=int, default=1, choices=sorted(HOLDOUTS))
     args = parser.parse_args()
     from bench.trial_gold import load_gold_frame, score
 
@@ -51,10 +57,11 @@ def main() -> None:
     from clinbridge.adapters.trial import load_trial
     from clinbridge.synthetic.trial import generate_trial
 
-    questions = load_holdout()
+    questions = load_holdout(args.set)
+    _, seed, subjects, variables = HOLDOUTS[args.set]
     with tempfile.TemporaryDirectory() as tmp:
         xlsx = Path(tmp) / "holdout.xlsx"
-        generate_trial(SEED, subjects=SUBJECTS, variables=VARIABLES).write_xlsx(xlsx)
+        generate_trial(seed, subjects=subjects, variables=variables).write_xlsx(xlsx)
         url = f"duckdb:///{Path(tmp) / 'holdout.duckdb'}"
         load_trial(xlsx, url)
         gold = load_gold_frame(xlsx)
@@ -71,7 +78,8 @@ def main() -> None:
                     print(f"q{q.id} [{q.voice}] {verdict}: {q.text} — {why}")
     n = len(verdicts)
     print(
-        f"holdout (seed {SEED}, {SUBJECTS} x {VARIABLES}): {verdicts.count('correct')}/{n} correct "
+        f"holdout {args.set} (seed {seed}, {subjects} x {variables}): "
+        f"{verdicts.count('correct')}/{n} correct "
         f"({100 * verdicts.count('correct') / n:.1f} %), {verdicts.count('abstained')} abstained, "
         f"{verdicts.count('wrong')} wrong; mean {1000 * sum(times) / n:.1f} ms per question"
     )
