@@ -201,3 +201,15 @@ def test_a_mention_does_not_span_a_clause(conn, trial_wb) -> None:  # type: igno
     alive = df["DEATH"] == 0
     assert a.details["numerator"] == (alive & (df["DISAB_LEVEL"] == 3)).sum()
     assert a.details["denominator"] == (alive & df["DISAB_LEVEL"].isin([0, 1, 2, 3])).sum()
+
+
+def test_column_equals_code_and_bare_numbers(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("number of subjects with INOTROPES = 0")  # a data manager's way: no inotropes
+    assert a.accepted, a.reason
+    assert a.value == (df["INOTROPES"] == 0).sum()
+    a = conn.ask("count of rows with Rand_Arm == 1")
+    assert a.accepted and a.value == (df["Rand_Arm"] == 1).sum()
+    # a bare number is not the site of that number: without 'site' it names nothing
+    for q in ("how many infants had seizures before randomisation 4", "INOTROPES = 5 how many"):
+        assert conn.ask(q).decision == "abstain", q

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -317,20 +318,42 @@ class TrialReader:
                 t.norm = near[0]
 
 
-def _rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[str], str]]:
-    """Column names said in a question ('TEMP_72H') become their label and time point; 'survivors'
-    means not dead unless the dictionary has a survival variable."""
-    out: list[tuple[re.Pattern[str], str]] = []
+def _rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[str], _Sub]]:
+    """Column names said in a question ('TEMP_72H', 'SEIZ_BL = 1') become their label, time point
+    and code label; 'survivors' means not dead unless the dictionary has a survival variable."""
+    out: list[tuple[re.Pattern[str], _Sub]] = []
     for v in catalog.variables:
-        if v.role == "subject" or v.type in {"string", "date"} or not re.search(r"[_\d]", v.name):
+        if v.role == "subject" or v.type in {"string", "date"}:
             continue
         label = v.description or v.name
         if v.time_point and not find_time_points(label.lower()):
             label += f" at {v.time_point}"
-        out.append((re.compile(rf"(?<![\w-]){re.escape(v.name)}(?![\w-])", re.I), label))
+        name = rf"(?<![\w-]){re.escape(v.name)}"
+        if v.codes:  # 'SEX = 2': with the '=' any name is the column's
+            out.append((re.compile(name + r"\s*==?\s*(-?\d+)(?![\w.])", re.I), _coded(v, label)))
+        if re.search(r"[_\d]", v.name):  # a name no word looks like ('TEMP_72H')
+            out.append((re.compile(name + r"(?![\w-])", re.I), label))
     if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
         out += [(re.compile(rf"\b{w}\b", re.I), words) for w, words in NEGATED_WORDS.items()]
     return out
+
+
+_Sub = str | Callable[[re.Match[str]], str]
+
+
+def _coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
+    """'SEIZ_BL = 1' → the label (yes), 'not' the label (no), or the code's label and the label."""
+    yes_no = any(is_yes(lab) for lab in v.codes.values() if lab)
+
+    def sub(m: re.Match[str]) -> str:
+        said = v.codes.get(m.group(1))
+        if said is None:
+            return m.group(0)
+        if yes_no:
+            return label if is_yes(said) else f"not {label}"
+        return f"{said} {label}"
+
+    return sub
 
 
 @dataclass

@@ -168,6 +168,8 @@ def match_codes(cs: CodeSet, parse: Parse) -> Mention | None:
                 ):
                     near.add(i)
                     grown = True
+        if near == set(core) and all(parse.content[i].text.isdigit() for i in core):
+            continue  # a bare number is no code: '1' is not 'Site 1' unless 'site' is said
         used = sorted(near)
         score = len({parse.content[i].norm for i in used}) + 0.1
         if cs.var.role in {"arm", "trial", "site"}:
