@@ -350,8 +350,8 @@ def _convert(
     """One column's values in their dictionary type; (blank, missing-code, value) cell counts."""
     if not entry.numeric:
         out: list[Any]
-        if all(type(v) is str for v in raw):  # the common case: a text column read as text
-            out = [v.strip() or None for v in raw]
+        if set(map(type, raw)) == {str}:  # the common case: a text column read as text
+            out = [v or None for v in map(str.strip, raw)]
             blank = out.count(None)
             missing = sum(1 for v in out if v in entry.missing) if entry.missing else 0
             return out, (blank, missing, len(raw) - blank - missing)
