@@ -213,3 +213,15 @@ def test_column_equals_code_and_bare_numbers(conn, trial_wb) -> None:  # type: i
     # a bare number is not the site of that number: without 'site' it names nothing
     for q in ("how many infants had seizures before randomisation 4", "INOTROPES = 5 how many"):
         assert conn.ask(q).decision == "abstain", q
+
+
+def test_guards_against_near_misses(conn) -> None:  # type: ignore[no-untyped-def]
+    for q in (
+        "mean height at birth",  # one letter from 'weight', but the first letter differs
+        "mean birth length",  # an age in weeks is no duration: not the gestational age
+        "how many infants died before discharge",  # death is recorded at 18 months
+    ):
+        assert conn.ask(q).decision == "abstain", q
+    a = conn.ask("mean birth weigth")  # a slip that keeps the first letter
+    assert a.accepted, a.reason
+    assert "spelling" in str(a.details["groundings"])

@@ -118,7 +118,9 @@ class TrialReader:
                 by_key[key] = fam
                 self.families.append(fam)
             fam.names |= name_terms(v.name)
-            if (v.unit or "").lower() in DURATION_UNITS:
+            if (
+                v.unit or ""
+            ).lower() in DURATION_UNITS and "age" not in head:  # an age is no duration
                 fam.qual |= {"duration", "length", "long"} - fam.head
             fam.members.setdefault(v.time_point, []).append(v)
             if kind == "categorical" and v.codes:
@@ -302,15 +304,20 @@ class TrialReader:
         )
 
     def _correct_typos(self, q: _Question, content: list[Token]) -> None:
-        """A word the dictionary lacks, one letter away from exactly one word it has, is that word
-        ('platelts' → platelet); a word near a general word too, or near several, is left."""
+        """A word the dictionary lacks, one letter away from exactly one word it has (the first
+        letter kept), is that word ('platelts' → platelet); a word near a general word too, or
+        near several, is left ('height' is not 'weight')."""
         general = EXTRA_FILLER | SUBJECT_NOUNS
         for t in content:
             if t.norm in self.vocabulary or len(t.norm) < 5 or q.in_time(t.start):
                 continue
             if any(ch.isdigit() for ch in t.norm):
                 continue
-            near = [w for w in self.vocabulary | general if one_edit_apart(t.norm, w)]
+            near = [
+                w
+                for w in self.vocabulary | general
+                if w[:1] == t.norm[:1] and one_edit_apart(t.norm, w)
+            ]
             if len(near) == 1 and near[0] in self.vocabulary and len(near[0]) >= 5:
                 q.groundings.append(
                     Grounding(phrase=t.text, kind="spelling", target=f"read as {near[0]!r}")

@@ -219,7 +219,7 @@ def assign_times(
             wrong = [
                 a for a in asked if tp is not None and a.scale != "baseline" and a.text() != tp
             ]
-            if wrong and numbered:
+            if wrong and (numbered or any(a.scale == "discharge" for a in wrong)):
                 raise Abstain(
                     f"{fam.label!r} was recorded only at {tp}, not at {wrong[0].text()}",
                     unresolved=[wrong[0].text()],
