@@ -356,9 +356,9 @@ class Compiler:
         """Days from the start anchor to the end anchor, for members whose end is a later day."""
         m, op = plan.measure, plan.aggregate.op
         assert m.start_at is not None and m.end_at is not None
-        start = self._anchor_date(m.start_at, pid, joins)
-        end = self._anchor_date(m.end_at, pid, joins)
-        days = f.days_between(end, start, self._d)
+        start = self.cohorts.anchor_date(m.start_at, pid, joins)
+        end = self.cohorts.anchor_date(m.end_at, pid, joins)
+        days = f.days_between(end, start, self.dialect)
         base = joins.apply(
             exp.select(days.as_("val"))
             .from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
