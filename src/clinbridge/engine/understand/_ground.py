@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._shorthand import concept_shorthand, drug_class
+from clinbridge.engine.understand._vaccines import vaccine_group_entries
 from clinbridge.engine.understand._text import (
     FILLER,
     SOFT_WORDS,
@@ -219,6 +220,11 @@ GLUE = frozenset(
         "someone",
         "number",
         "count",
+        "counts",
+        "table",
+        "tabulate",
+        "tabulation",
+        "breakdown",
         "many",
         "much",
         "value",
@@ -393,6 +399,12 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             if all(w.replace(".", "").isdigit() for w in seg):
                 continue  # a bare number never names a concept
             phrase = " ".join(seg)
+            vaccines = _vaccine_class(phrase, lex)
+            if vaccines is not None:
+                spans[i] = (length, vaccines)
+                for k in range(i, i + length):
+                    covered[k] = True
+                continue
             matches = lex.match(phrase)
             if not matches:
                 klass = _drug_class(phrase, lex)
@@ -460,13 +472,16 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             run.clear()
 
     _relational(spans, words)
+    _compound_units(spans, words)
     i = 0
     while i < n:
         if i in spans:
             flush()
             length, concept = spans[i]
             items.append(
-                Word(concept.phrase, "unresolved") if concept.how == "relational" else concept
+                Word(concept.phrase, "unresolved")
+                if concept.how in {"relational", "compound"}
+                else concept
             )
             i += length
             continue
@@ -527,6 +542,18 @@ def _drug_class(phrase: str, lex: Lexicon) -> Concept | None:
     return Concept(phrase, label, sorted(entries), 0.95, "drug_class", primary=sorted(entries))
 
 
+def _vaccine_class(phrase: str, lex: Lexicon) -> Concept | None:
+    """'flu shots', 'an HPV vaccine': the CVX-coded immunizations of a vaccine group, by code
+    system (``data/cvx_vaccine_groups.tsv``); the label says which codes and why."""
+    found = vaccine_group_entries(phrase, lex)
+    if found is None:
+        return None
+    group, entries = found
+    codes = ", ".join(sorted({str(lex.entries[e].code) for e in entries}))
+    label = f"{group.name} vaccines (CVX {codes}; vaccine group by code system, built-in list)"
+    return Concept(phrase, label, entries, 0.95, "vaccine_group", primary=entries)
+
+
 RELATIONAL = frozenset({"to", "against", "for"})
 
 
@@ -547,6 +574,23 @@ def _relational(spans: dict[int, tuple[int, Concept]], words: list[str]) -> None
         phrase = " ".join(words[a : b + lb])
         spans[a] = (b + lb - a, Concept(phrase, "", [], 0.0, "relational"))
         del spans[b]
+
+
+_TIME_UNIT_WORDS = frozenset({"day", "days", "week", "weeks", "month", "months", "year", "years"})
+
+
+def _compound_units(spans: dict[int, tuple[int, Concept]], words: list[str]) -> None:
+    """'pack years', 'person-days': a concept word directly followed by a time unit (no number
+    before the unit) is a compound unit the concept does not name; the pair is one unresolved
+    phrase, never the concept alone."""
+    for a in sorted(spans):
+        la, concept = spans[a]
+        end = a + la
+        if concept.how == "relational" or end >= len(words) or end in spans:
+            continue
+        if words[end] in _TIME_UNIT_WORDS:
+            phrase = " ".join(words[a : end + 1])
+            spans[a] = (la + 1, Concept(phrase, "", [], 0.0, "compound"))
 
 
 def _merge_adjacent(items: list[GroundItem], lex: Lexicon) -> list[GroundItem]:

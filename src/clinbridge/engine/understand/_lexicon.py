@@ -32,7 +32,7 @@ __all__ = ["ConceptEntry", "Lexicon", "Match", "StreamStats"]
 
 logger = logging.getLogger(__name__)
 
-_CACHE_VERSION = 7
+_CACHE_VERSION = 8
 _BRACKETS = re.compile(
     r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
     r"observable entity|regime/therapy|morphologic abnormality)\)"
@@ -55,6 +55,9 @@ class ConceptEntry:
     """True when events carry this code itself (not only its descendants)."""
     stream_name: str = ""
     """The catalog stream the events are in (several streams may share a kind)."""
+    system: str = ""
+    """The code system the events store with this code, when the stream has a system column
+    (FHIR: 'http://hl7.org/fhir/sid/cvx'); '' otherwise."""
 
 
 @dataclass
@@ -258,6 +261,7 @@ class Lexicon:
         ):
             per_code[_norm(c)] = (int(n), int(v or 0))
             stored.append(c)
+        systems = self._code_systems(q, s)
         names: dict[Any, str] = {}
         synonyms: list[tuple[Any, str]] = []
         ancestors: dict[Any, set[Any]] = defaultdict(set)
@@ -310,7 +314,11 @@ class Lexicon:
         index: dict[Any, int] = {}
         for c, (n, v) in per_code.items():
             index[c] = len(self.entries)
-            self.entries.append(ConceptEntry(c, names.get(c, str(c)), s.kind, n, v, True, s.name))
+            self.entries.append(
+                ConceptEntry(
+                    c, names.get(c, str(c)), s.kind, n, v, True, s.name, systems.get(c, "")
+                )
+            )
         for anc, descs in ancestors.items():
             n = sum(per_code.get(x, (0, 0))[0] for x in descs)
             v = sum(per_code.get(x, (0, 0))[1] for x in descs)
@@ -326,6 +334,19 @@ class Lexicon:
         for c, lbl in synonyms:
             if c in index:
                 labels[(normalize(lbl), "synonym")].add(index[c])
+
+    @staticmethod
+    def _code_systems(q: _Q, s: EventStream) -> dict[Any, str]:
+        """Code → the code system its events store (one per code; streams with a system column)."""
+        if not (s.system_column and s.code_column):
+            return {}
+        rows = q.rows(
+            exp.select(q.col(s.code_column), exp.func("min", q.col(s.system_column)))
+            .from_(q.table(s.table))
+            .where(q.col(s.code_column).is_(exp.null()).not_())
+            .group_by(q.col(s.code_column))
+        )
+        return {_norm(c): str(sy) for c, sy in rows if sy is not None}
 
     @staticmethod
     def _dictionary_names(q: _Q, d: Dictionary, wanted: exp.Expression) -> dict[Any, str]:

@@ -133,7 +133,10 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "range",
-        re.compile(r"\b(?:in|during)?\s*(?P<a>(?:18|19|20)\d{2})\s*-\s*(?P<b>(?:18|19|20)\d{2})\b"),
+        re.compile(
+            r"\b(?:in|during)?\s*(?P<a>(?:18|19|20)\d{2})\s*(?:-|–|\bthrough\b|\bthru\b|\bto\b)\s*"
+            r"(?P<b>(?:18|19|20)\d{2})\b"
+        ),
     ),
     (
         "since",
@@ -150,7 +153,7 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "in",
         re.compile(
-            rf"\b(?:in|during|within|for|throughout)\s+(?:the\s+(?:year|calendar\s+year)\s+)?(?P<a>{DATE})\b"
+            rf"\b(?:in|during|within|for|throughout)\s+(?:(?:the\s+)?(?:calendar\s+)?year\s+)?(?P<a>{DATE})\b"
         ),
     ),
     # open-ended relative to an anchor (no length)
