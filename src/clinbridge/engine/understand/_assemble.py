@@ -413,6 +413,10 @@ def _measure(
         noun = _noun_stream(items, intent_pos + 1)
         if wants_date:
             found = first_concept()
+            enc = _slots(items, "encounter")
+            if found is None and enc and enc[0].data.get("type"):
+                # 'the date of their most recent emergency encounter': an encounter's date
+                return Measure(of="date", encounter_type=enc[0].data.get("type")), None, 0.95
             if found is None:
                 raise Abstain("could not tell which event's date is asked for")
             k, c, st = found

@@ -493,7 +493,7 @@ def extract(text: str) -> list[Piece]:
     )
     pieces = _pass(
         pieces,
-        r"^(?:when)\b|\b(?:what|which)\s+(?:was|is|were)\s+the\s+dates?\s+(?:of|when)\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+(?:date|day|year)\b|\b(?:the\s+)?dates?\s+of\b|\bwhen\b",
+        r"^(?:when)\b|\b(?:what|which)\s+(?:was|is|were)\s+the\s+dates?\s+(?:of|when)\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+(?:date|day|year)\b|\b(?:the\s+)?dates?\s+of\b|\bwhen\b|\bdates?\b(?=\s+for\b|\s*[?.]?\s*$)",
         lambda m: Slot("intent", {"op": "date"}),
     )
     pieces = _pass(
