@@ -276,6 +276,20 @@ class Compiler(CohortBuilder):
             return q.order_by(exp.column("date"), exp.column("value"), copy=False), "rows"
         raise UnsupportedOperationError(f"No translation rule for aggregate {op!r} of {m.of!r}")
 
+    def _patient_ids(self) -> exp.Select:
+        """The cohort's patients as the ids a user types (external id when the source has one)."""
+        p = self.catalog.patients
+        assert p is not None
+        column = _col(p.external_id_column or p.id_column, "p")
+        members = exp.select(exp.column("pid")).from_("cohort", copy=False)
+        q = (
+            exp.select(column.as_("value"))
+            .distinct(copy=False)
+            .from_(exp.alias_(exp.to_table(p.table), "p"), copy=False)
+            .where(_col(p.id_column, "p").isin(query=members), copy=False)
+        )
+        return q.order_by(exp.Ordered(this=exp.column("value")), copy=False)
+
     def _patient_level(self, plan: QueryPlan) -> tuple[exp.Select, Shape]:
         op, m = plan.aggregate.op, plan.measure
         if plan.group_by:
@@ -293,6 +307,8 @@ class Compiler(CohortBuilder):
                     .else_(exp.Literal.number(0))
                     .as_("value")
                 ), "boolean"
+            if op == "list":
+                return self._patient_ids(), "list"
             if op not in {"count", "count_distinct"}:
                 raise UnsupportedOperationError(f"cannot take the {op} of patients")
             return exp.select(exp.Count(this=exp.Star()).as_("value")).from_(

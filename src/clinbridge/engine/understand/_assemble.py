@@ -262,6 +262,12 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
     if ms and patient_id:  # "how old is the patient", "the patient's age"
         k = next(k for k, i in enumerate(items) if i is ms[0])
         return "max", k, ms[0]
+    wh = _slots(items, "wh")
+    if wh and not patient_id:
+        k = next(k for k, i in enumerate(items) if i is wh[0])
+        after_wh = _next_significant(items[k + 1 :])
+        if after_wh is not None and _is_person(after_wh):
+            return "list", k, wh[0]  # 'which patients have died': their ids
     first = _next_significant(items)
     if (
         first is not None
@@ -273,7 +279,6 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
     if patient_id and any(isinstance(i, Concept) for i in items) and not _slots(items, "wh"):
         # "pt 1088 on warfarin?": does the patient have it
         return "exists", -1, None
-    wh = _slots(items, "wh")
     if wh and any(isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} for i in items):
         k = next(k for k, i in enumerate(items) if i is wh[0])
         return "list", k, wh[0]
@@ -457,9 +462,10 @@ def _measure(
         )
 
     if op in {"list", "count_distinct"}:
-        nxt = _next_significant(after)
+        nxt = _next_significant([i for i in after if not _is_slot(i, "intent", "list")])
         if op == "list" and nxt is not None and _is_person(nxt):
-            raise Abstain("the plan cannot list patients (their ids); ask how many")
+            return Measure(of="patients"), None, 0.95  # 'list the patient ids with ...'
+
         noun = _noun_stream(items, intent_pos + 1) or _noun_stream(items)
         if noun is None:
             found = first_concept(VALUE_STREAMS, with_values=True)
@@ -569,6 +575,10 @@ def _age_at_event(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
         Grounding(phrase=mslot.text, kind="aggregate", target=f"age at the {which} {c.phrase}")
     )
     return Measure(of="age", age_at=anchor)
+
+
+def _is_slot(item: Item, kind: str, op: str) -> bool:
+    return isinstance(item, Slot) and item.kind == kind and item.data.get("op") == op
 
 
 def _next_significant(items: Sequence[Item]) -> Item | None:

@@ -509,6 +509,11 @@ def extract(text: str) -> list[Piece]:
         r"^(?:please\s+)?(?:list|show|name|give|enumerate|display|report|tell\s+me)\b(?:\s+me)?(?:\s+all)?(?:\s+(?:of\s+)?the)?",
         lambda m: Slot("intent", {"op": "list"}),
     )
+    pieces = _pass(  # 'ids of the patients with X', 'the patient ids with Y': list them
+        pieces,
+        r"\b(?:the\s+)?(?:patient|person|subject)?\s*(?:ids|identifiers)\b(?:\s+of)?",
+        lambda m: [Slot("intent", {"op": "list"}), " patients "],
+    )
     pieces = _pass(pieces, r"^(?:what|which)\b", lambda m: Slot("wh", {"word": m[0]}))
     pieces = _pass(
         pieces,
