@@ -28,6 +28,7 @@ from clinbridge.engine._cohort import (
 )
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
+    PatientAnchor,
     QueryPlan,
 )
 from clinbridge.engine.resolve import ResolvedConceptSet, streams_for
@@ -158,7 +159,7 @@ class Compiler(CohortBuilder):
                 exp.Sum(this=hit).as_("numerator"), exp.Count(this=exp.Star()).as_("denominator")
             ).from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
             return q, "proportion"
-        if m.of in {"patients", "age"} and m.stream is None:
+        if (m.of in {"patients", "age"} or m.point is not None) and m.stream is None:
             return self._patient_level(plan)
         ev, _ = self._events(plan)
         ctes.append(("ev", ev))
@@ -290,6 +291,21 @@ class Compiler(CohortBuilder):
         )
         return q.order_by(exp.Ordered(this=exp.column("value")), copy=False)
 
+    def _patient_point(self, plan: QueryPlan, point: PatientAnchor) -> tuple[exp.Select, Shape]:
+        """One patient's birth or death date (or another date every patient has)."""
+        if plan.patient_id is None or plan.aggregate.op not in {"first", "last"}:
+            raise UnsupportedOperationError("a patient's own date is asked of one patient")
+        joins = _Joins()
+        when = self._anchor_date(point, _col("pid", "c"), joins)
+        base = joins.apply(
+            exp.select(f.as_date(when, self._d).as_("value")).from_(
+                exp.alias_(exp.to_table("cohort"), "c"), copy=False
+            )
+        )
+        return base.where(exp.not_(when.copy().is_(exp.null())), copy=False).limit(
+            1, copy=False
+        ), "date"
+
     def _patient_level(self, plan: QueryPlan) -> tuple[exp.Select, Shape]:
         op, m = plan.aggregate.op, plan.measure
         if plan.group_by:
@@ -314,6 +330,8 @@ class Compiler(CohortBuilder):
             return exp.select(exp.Count(this=exp.Star()).as_("value")).from_(
                 "cohort", copy=False
             ), "scalar"
+        if m.point is not None:
+            return self._patient_point(plan, m.point)
         # age of the cohort members at 'now'
         joins = _Joins()
         pid = _col("pid", "c")

@@ -344,6 +344,9 @@ class Measure(_Node):
     """For length_of_stay / encounters / encounter dates: restrict to a canonical encounter type."""
     age_at: Anchor | None = None
     """For ``age``: the date the age is taken at (e.g. the first diagnosis); default 'now'."""
+    point: PatientAnchor | None = None
+    """For ``date`` without a stream: a date every patient has (birth, death) instead of an
+    encounter's date."""
     variable: str | None = None
     """For ``variable`` / ``change``: the wide table's variable (the later time point for change)."""
     baseline: str | None = None

@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from clinbridge.engine.plan import Aggregate, EncounterScope, GroupBy, Measure, QueryPlan
+from clinbridge.engine.plan import (
+    Aggregate,
+    EncounterScope,
+    GroupBy,
+    Measure,
+    PatientAnchor,
+    QueryPlan,
+)
 from clinbridge.engine.understand._context import (
     VALUE_STREAMS,
     Abstain,
@@ -367,8 +374,6 @@ def _measure(
             if not lex.has_birth:
                 raise Abstain("this source stores no birth dates, so ages are unknown")
             if mslot is not None and mslot.data.get("at_death"):
-                from clinbridge.engine.plan import PatientAnchor
-
                 if not lex.deaths:
                     raise Abstain("this source records no deaths", mslot.text)
                 ctx.groundings.append(
@@ -417,6 +422,9 @@ def _measure(
         wants_date = intent is not None and intent.data.get("op") == "date"
         noun = _noun_stream(items, intent_pos + 1)
         if wants_date:
+            point = _patient_point(items, patient_id)
+            if point is not None:
+                return point, None, 1.0
             found = first_concept()
             enc = _slots(items, "encounter")
             if found is None and enc and enc[0].data.get("type"):
@@ -575,6 +583,16 @@ def _age_at_event(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
         Grounding(phrase=mslot.text, kind="aggregate", target=f"age at the {which} {c.phrase}")
     )
     return Measure(of="age", age_at=anchor)
+
+
+def _patient_point(items: list[Item], patient_id: str | None) -> Measure | None:
+    """'the date of birth of patient X', 'when did X die': the patient's own date."""
+    marks = _slots(items, "patient_date")
+    if marks:
+        return Measure(of="date", point=PatientAnchor(point=marks[0].data["point"]))
+    if patient_id and _slots(items, "death") and not any(isinstance(i, Concept) for i in items):
+        return Measure(of="date", point=PatientAnchor(point="death"))
+    return None
 
 
 def _is_slot(item: Item, kind: str, op: str) -> bool:

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._shorthand import concept_shorthand, drug_class
-from clinbridge.engine.understand._vaccines import vaccine_group_entries
 from clinbridge.engine.understand._text import (
     FILLER,
     SOFT_WORDS,
@@ -25,6 +24,7 @@ from clinbridge.engine.understand._text import (
     stem,
     tokens,
 )
+from clinbridge.engine.understand._vaccines import vaccine_group_entries
 
 if TYPE_CHECKING:
     from clinbridge.engine.understand._lexicon import Lexicon, Match

@@ -138,6 +138,31 @@ def _pass(pieces: list[Piece], regex: str, make: Maker) -> list[Piece]:
     return _apply(pieces, re.compile(regex), make)
 
 
+def _patient_date_maker(point: str) -> Maker:
+    def make(m: re.Match[str]) -> list[Piece]:
+        return [Slot("intent", {"op": "date"}), Slot("patient_date", {"point": point})]
+
+    return make
+
+
+def _patient_dates(pieces: list[Piece]) -> list[Piece]:
+    """'the date of birth of patient X', 'death date for pt Y', 'when was X born': a date every
+    patient has, asked of one patient named in the question (elsewhere the words stay words)."""
+    if not any(isinstance(p, Slot) and p.kind == "patient_ref" for p in pieces):
+        return pieces
+    for point in ("birth", "death"):
+        pieces = _pass(
+            pieces,
+            rf"\b(?:the\s+)?date\s+of\s+{point}\b|\b{point}\s*-?\s*date\b"
+            + (r"|\bbirthdate\b|\bbirthday\b" if point == "birth" else ""),
+            _patient_date_maker(point),
+        )
+    joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
+    if re.search(r"^\s*(?:when|on\s+what\s+date|what\s+date)\b.*\bborn\b", joined):
+        pieces = _pass(pieces, r"\bborn\b", lambda m: Slot("patient_date", {"point": "birth"}))
+    return pieces
+
+
 def extract(text: str) -> list[Piece]:
     """Split a normalised question into text and structural slots, in order."""
     pieces: list[Piece] = [_replace_number_words(text)]
@@ -204,6 +229,7 @@ def extract(text: str) -> list[Piece]:
         pieces = [p for p in pieces if p not in marks]
     else:  # not about an age: back to words
         pieces = [p.text if isinstance(p, Slot) and p.kind == "at_death" else p for p in pieces]
+    pieces = _patient_dates(pieces)
     # -- things the plan cannot express: death, cost, free text
     pieces = _pass(
         pieces,

@@ -22,9 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CVX_SYSTEMS", "VACCINE_NOUNS", "VaccineGroup", "vaccine_group_entries"]
 
-CVX_SYSTEMS = frozenset(
-    {"http://hl7.org/fhir/sid/cvx", "urn:oid:2.16.840.1.113883.12.292", "cvx"}
-)
+CVX_SYSTEMS = frozenset({"http://hl7.org/fhir/sid/cvx", "urn:oid:2.16.840.1.113883.12.292", "cvx"})
 """How a code system column writes CVX (FHIR URI, HL7 OID, a vocabulary id)."""
 
 VACCINE_NOUNS = frozenset(
