@@ -238,7 +238,7 @@ def extract(text: str) -> list[Piece]:
     )
     pieces = _pass(
         pieces,
-        r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|passed\s+away|expired)\b",
+        r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|pass(?:ed|es)?\s+away|expired)\b",
         lambda m: Slot("death"),
     )
     pieces = _pass(
