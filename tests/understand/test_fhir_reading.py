@@ -133,3 +133,28 @@ def test_compound_units_are_named_not_dropped(fhir_conn: Any, question: str) -> 
     a = fhir_conn.ask(question)
     assert a.decision == "abstain"
     assert "pack years" in (a.reason or "")
+
+
+def test_a_patient_named_in_the_question(fhir_conn: Any) -> None:
+    given, family, birth = _sql(
+        fhir_conn,
+        f"SELECT given_name, family_name, birth_date FROM fhir_patient WHERE id = '{DEAD}'",
+    )[0]
+    name = f"{given.split()[0].rstrip('0123456789')} {family.rstrip('0123456789')}"
+    a = fhir_conn.ask(f"what is the birth date of {name}?")
+    assert a.decision == "accept" and str(a.value) == str(_day(birth))
+    assert fhir_conn.ask(f"when was the person called {name} born").value == a.value
+
+
+def test_names_shared_or_unknown_are_not_a_patient() -> None:
+    from clinbridge.engine.understand._names import patient_names, replace_patient_names
+
+    lex = Lexicon(source="x")
+    lex.patient_names = patient_names(
+        [("a", "Ann12 Marie", "Lee7"), ("b", "Ann", "Lee"), ("c", "Bo", "Kim")]
+    )
+    assert replace_patient_names("last bmi of the patient named bo kim", lex) == (
+        "last bmi of patient c"
+    )
+    assert replace_patient_names("ann lee's last bmi", lex) == "ann lee's last bmi"  # two
+    assert replace_patient_names("ann marie lee", lex) == "patient a"

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from clinbridge.engine.understand._names import patient_names
 from clinbridge.engine.understand._text import content_tokens, normalize, stem, tokens
 
 if TYPE_CHECKING:
@@ -96,6 +97,8 @@ class Lexicon:
     has_sex: bool = False
     has_birth: bool = False
     has_observation_period: bool = False
+    patient_names: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Patient name (lower case, digits dropped) → the ids of the patients with that name."""
     stream_words: dict[str, str] = field(default_factory=dict)
     kind_streams: dict[str, list[str]] = field(default_factory=dict)
     """Words of the catalog's stream names and descriptions → stream name (table retrieval)."""
@@ -170,6 +173,7 @@ class Lexicon:
             has_sex=self.has_sex,
             has_birth=self.has_birth,
             has_observation_period=self.has_observation_period,
+            patient_names=self.patient_names,
             stream_words=self.stream_words,
             kind_streams=self.kind_streams,
             cache_key=self.cache_key,
@@ -204,6 +208,15 @@ class Lexicon:
             lex.has_sex = pt.sex_column is not None
             lex.has_birth = pt.birth_date_column is not None or pt.birth_year_column is not None
             lex.has_observation_period = bool(pt.observation_table and pt.observation_start_column)
+            if pt.given_name_column and pt.family_name_column:
+                pid = q.col(pt.external_id_column or pt.id_column)
+                lex.patient_names = patient_names(
+                    q.rows(
+                        exp.select(
+                            pid, q.col(pt.given_name_column), q.col(pt.family_name_column)
+                        ).from_(q.table(pt.table))
+                    )
+                )
             if pt.death_table:
                 lex.deaths = q.scalar(
                     exp.select(exp.func("count", exp.Star())).from_(q.table(pt.death_table))
