@@ -158,3 +158,22 @@ def test_names_shared_or_unknown_are_not_a_patient() -> None:
     )
     assert replace_patient_names("ann lee's last bmi", lex) == "ann lee's last bmi"  # two
     assert replace_patient_names("ann marie lee", lex) == "patient a"
+
+
+def test_percent_sign_people_nouns_and_durations(fhir_conn: Any) -> None:
+    with_anemia = _sql(
+        fhir_conn,
+        "SELECT DISTINCT c.patient_id, p.gender FROM fhir_condition c "
+        "JOIN fhir_patient p ON p.id = c.patient_id WHERE lower(c.display) LIKE 'anemia%'",
+    )
+    a = fhir_conn.ask("what % of anemics are M")
+    men = sum(1 for _pid, sex in with_anemia if sex == "male")
+    assert a.decision == "accept"
+    assert a.value == pytest.approx(men / len(with_anemia))
+    days = _sql(
+        fhir_conn,
+        "SELECT avg(date_diff('day', CAST(start_time AS DATE), CAST(end_time AS DATE))) "
+        "FROM fhir_encounter WHERE class_code = 'IMP'",
+    )[0][0]
+    a = fhir_conn.ask("mean inpatient visit duration")
+    assert a.decision == "accept" and a.value == pytest.approx(days, abs=0.01)

@@ -352,6 +352,8 @@ _DERIVATIONS = (
 
 
 def _derived_noun(word: str, vocab: set[str]) -> str | None:
+    if word.endswith("ics") and len(word) > 6:  # 'diabetics', 'prediabetics': the people
+        word = word[:-1]
     for suffix, noun in _DERIVATIONS:
         if word.endswith(suffix) and len(word) > len(suffix) + 3:
             cand = word[: -len(suffix)] + noun

@@ -66,6 +66,7 @@ def _word_re() -> re.Pattern[str]:
 _SEX_LETTER = re.compile(
     r"(?<![\w/])(?P<s>[fm])(?=\s+(?:patients?|pts?|people|persons?|adults?|children|subjects?)\b)"
     r"|(?<=\d)\s*(?P<s2>[fm])\b|(?<=years old )(?P<s3>[fm])\b"
+    r"|(?<=\bare )(?P<s4>[fm])\s*$"  # 'what share of them are F'
 )
 
 
@@ -75,7 +76,7 @@ def expand_words(text: str) -> str:
     text = _word_re().sub(lambda m: words[m[0]], text)
 
     def sex(m: re.Match[str]) -> str:
-        letter = m["s"] or m["s2"] or m["s3"]
+        letter = m["s"] or m["s2"] or m["s3"] or m["s4"]
         word = "female" if letter == "f" else "male"
         return (" " if m["s2"] else "") + word
 

@@ -298,7 +298,7 @@ def extract(text: str) -> list[Piece]:
     # -- length of stay, days supply, quantity: numeric measures with their own words
     pieces = _pass(
         pieces,
-        rf"\b(?:{ENC_TYPE}\s+)?(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
+        rf"\b(?:{ENC_TYPE}\s+)?(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|(?:encounters?|visits?|admissions?|stays?)\s+durations?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
         lambda m: Slot("measure", {"of": "length_of_stay", "type": _etype(m["etype"])}),
     )
     pieces = _pass(
@@ -472,7 +472,7 @@ def extract(text: str) -> list[Piece]:
     # -- the aggregate
     pieces = _pass(
         pieces,
-        r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:percentage|percent|proportion|fraction|share|prevalence|%)\b(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
+        r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:(?:percentage|percent|proportion|fraction|share|prevalence)\b|(?<!\d)(?<!\d\s)%(?=\s+of\b))(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
         lambda m: Slot("intent", {"op": "proportion"}),
     )
     pieces = _pass(
