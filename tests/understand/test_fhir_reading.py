@@ -177,3 +177,10 @@ def test_percent_sign_people_nouns_and_durations(fhir_conn: Any) -> None:
     )[0][0]
     a = fhir_conn.ask("mean inpatient visit duration")
     assert a.decision == "accept" and a.value == pytest.approx(days, abs=0.01)
+
+
+def test_common_words_are_not_corrected_into_concepts(fhir_conn: Any) -> None:
+    # 'table' is an English word, not a misspelt 'tablet' (a drug form in this source)
+    a = fhir_conn.ask("table of female patients with prediabetes, by sex")
+    groundings = a.details.get("groundings") or []
+    assert not any(g["kind"] == "concept" and "tablet" in g["target"].lower() for g in groundings)

@@ -9,6 +9,7 @@ embedding similarity, and otherwise reported as unresolved.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections import Counter
@@ -351,6 +352,20 @@ _DERIVATIONS = (
 )
 
 
+@functools.cache
+def _english_words() -> frozenset[str]:
+    """Whole words (4+ letters) of the packaged MiniLM's WordPiece vocabulary, i.e. common
+    English: a word found there is spelt as meant and is never 'corrected' into a concept word
+    ('table' is not 'tablet'); empty without the model package."""
+    try:
+        from clinbridge.embed import model_path
+
+        text = (model_path() / "vocab.txt").read_text("utf-8")
+    except (ImportError, OSError):
+        return frozenset()
+    return frozenset(w for w in text.split() if w.isalpha() and len(w) >= 4)
+
+
 def _derived_noun(word: str, vocab: set[str]) -> str | None:
     if word.endswith("ics") and len(word) > 6:  # 'diabetics', 'prediabetics': the people
         word = word[:-1]
@@ -382,7 +397,9 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             and w not in STREAM_NOUNS
             and stem(w) not in vocab
         ):
-            near = _derived_noun(w, vocab) or lex.nearest_token(stem(w))
+            near = _derived_noun(w, vocab) or (
+                None if w in _english_words() else lex.nearest_token(stem(w))
+            )
             fixed.append(near if near else w)
         else:
             fixed.append(w)
