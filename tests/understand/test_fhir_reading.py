@@ -185,3 +185,14 @@ def test_common_words_are_not_corrected_into_concepts(fhir_conn: Any) -> None:
     assert a.decision == "abstain"
     groundings = a.details.get("groundings") or []
     assert not any(g["kind"] == "concept" and "tablet" in g["target"].lower() for g in groundings)
+
+
+def test_vaccine_names_are_not_spell_corrected(fhir_conn: Any) -> None:
+    # 'shingles' is not in the source's vocabulary (its label says 'zoster'), nor a typo
+    rows = _sql(
+        fhir_conn,
+        f"SELECT DISTINCT patient_id FROM fhir_immunization WHERE code_system = '{CVX}' "
+        "AND code IN ('121', '187', '188') ORDER BY 1",
+    )
+    a = fhir_conn.ask("which patients received a shingles vaccine")
+    assert a.decision == "accept" and sorted(a.value) == [r[0] for r in rows]

@@ -25,7 +25,7 @@ from clinbridge.engine.understand._text import (
     stem,
     tokens,
 )
-from clinbridge.engine.understand._vaccines import vaccine_group_entries
+from clinbridge.engine.understand._vaccines import class_words, vaccine_group_entries
 
 if TYPE_CHECKING:
     from clinbridge.engine.understand._lexicon import Lexicon, Match
@@ -398,7 +398,7 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             and stem(w) not in vocab
         ):
             near = _derived_noun(w, vocab) or (
-                None if w in _english_words() else lex.nearest_token(stem(w))
+                None if w in _english_words() or w in class_words() else lex.nearest_token(stem(w))
             )
             fixed.append(near if near else w)
         else:

@@ -20,7 +20,13 @@ from clinbridge.engine.understand._text import tokens
 if TYPE_CHECKING:
     from clinbridge.engine.understand._lexicon import Lexicon
 
-__all__ = ["CVX_SYSTEMS", "VACCINE_NOUNS", "VaccineGroup", "vaccine_group_entries"]
+__all__ = [
+    "CVX_SYSTEMS",
+    "VACCINE_NOUNS",
+    "VaccineGroup",
+    "class_words",
+    "vaccine_group_entries",
+]
 
 CVX_SYSTEMS = frozenset({"http://hl7.org/fhir/sid/cvx", "urn:oid:2.16.840.1.113883.12.292", "cvx"})
 """How a code system column writes CVX (FHIR URI, HL7 OID, a vocabulary id)."""
@@ -67,6 +73,13 @@ def _groups() -> dict[str, VaccineGroup]:
         for name in (group.name, *group.names):
             out[" ".join(tokens(name))] = group
     return out
+
+
+@functools.cache
+def class_words() -> frozenset[str]:
+    """Every word of a vaccine group's names and the vaccine nouns: words spelling correction
+    must leave alone ('shingles' is not 'single')."""
+    return frozenset(w for key in _groups() for w in key.split()) | VACCINE_NOUNS
 
 
 def _canonical_code(code: object) -> str:
