@@ -5,6 +5,8 @@ python bench/bench_notes.py [--checkpoint DIR] [--limit N] [--json OUT]
 * note mode on the HELD-OUT part of the train subset (split by note, never trained on):
   parameter match rate and end-to-end accuracy by calculator category, rules only vs rules
   with the fine-tuned judge, seconds per note;
+* correctness against the raw labels and against the corrected labels (the label errors
+  documented in ``tests/calculators/<id>.yaml``: 'abstain' there means abstaining is right);
 * gold mode on the whole train subset and the one-shot examples: rows answered and accuracy.
 
 Run under ``nice -n 10`` on a shared machine; the seconds are wall-clock on this machine.
@@ -30,6 +32,18 @@ from clinbridge.calculators.medcalc import read_medcalc_csv, run_rows  # noqa: E
 from clinbridge.calculators.registry import default_registry  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "medcalc"
+GOLDEN = ROOT / "tests" / "calculators"
+
+
+def corrections() -> dict[str, object]:
+    """Documented label errors of the golden files: 'train:<row>' -> corrected label."""
+    import yaml
+
+    out: dict[str, object] = {}
+    for f in sorted(GOLDEN.glob("*.yaml")):
+        for e in (yaml.safe_load(f.read_text(encoding="utf-8")) or {}).get("label_errors") or []:
+            out[str(e["row"])] = e["correct"]
+    return out
 
 
 def _gold(path: Path) -> str:
@@ -51,6 +65,7 @@ def main() -> None:
     ap.add_argument("--checkpoint", help="judge checkpoint dir (default: the shipped one)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N held-out rows")
     ap.add_argument("--json", help="write per-row details here")
+    ap.add_argument("--rules-only", action="store_true", help="skip the judge (fast)")
     args = ap.parse_args()
     reg = default_registry()
     print(_gold(DATA / "train_subset_v1.0.csv"))
@@ -62,13 +77,19 @@ def main() -> None:
     judge = load_judge(args.checkpoint)
     print(f"judge checkpoint: {judge.meta.get('data', {}).get('pairs')} training pairs")
     results = {}
-    for name, ext in (("rules", RuleExtractor()), ("rules+model", ModelExtractor(judge=judge))):
-        score, details = score_rows(rows, ext, reg)
+    fixes = corrections()
+    extractors = [("rules", RuleExtractor()), ("rules+model", ModelExtractor(judge=judge))]
+    if args.rules_only:
+        extractors = extractors[:1]
+    for name, ext in extractors:
+        score, details = score_rows(rows, ext, reg, corrections=fixes)
         results[name] = details
         print(f"[{name}] {score.line()}")
         for cat, (n, ok, p, pm) in sorted(score.by_category.items()):
+            okc = score.by_category_corrected.get(cat, 0)
             print(
                 f"    {cat:<10} rows {n:>3}  correct {ok / n:6.1%}  "
+                f"(corrected labels {okc / n:6.1%})  "
                 f"parameter match {pm / max(p, 1):6.1%} ({pm}/{p})"
             )
         for t, (p, pm) in sorted(score.by_input_type.items()):

@@ -142,6 +142,17 @@ def run_size(n: int, repeats: int, cache: str) -> dict[str, Any]:
         out["question_p50_ms"] = statistics.median(times)
         out["question_p95_ms"] = pct(times, 0.95)
         out["per_question_p50_ms"] = {k: statistics.median(v) for k, v in per_q.items()}
+        # population questions read every matching fact row (linear in the data by nature);
+        # patient questions go through the person_id indexes and should stay flat
+        for level in ("population", "patient"):
+            level_times = [
+                t
+                for q in qs
+                if (q["patient_id"] is None) == (level == "population")
+                for t in per_q[q["id"]]
+            ]
+            if level_times:
+                out[f"{level}_p50_ms"] = statistics.median(level_times)
         out["accepted"] = sum(d == "accept" for d in decisions.values())
         out["first_decision"] = first.decision
         plan_times: list[float] = []
@@ -158,6 +169,15 @@ def run_size(n: int, repeats: int, cache: str) -> dict[str, Any]:
         f"questions={len(qs)}x{repeats} accepted={out['accepted']}/{len(qs)} "
         f"p50={out['question_p50_ms']:.1f} ms p95={out['question_p95_ms']:.1f} ms; "
         f"plans p50={out['plan_p50_ms']:.1f} ms p95={out['plan_p95_ms']:.1f} ms",
+        flush=True,
+    )
+    print(
+        f"[{n:>7} patients] p50 by level: "
+        + ", ".join(
+            f"{level}={out[f'{level}_p50_ms']:.1f} ms"
+            for level in ("population", "patient")
+            if f"{level}_p50_ms" in out
+        ),
         flush=True,
     )
     slowest = sorted(out["per_question_p50_ms"].items(), key=lambda kv: -kv[1])[:3]
@@ -228,6 +248,13 @@ def main() -> None:
                     f"(goal: <= {data_x**0.5:.1f}x for {data_x:.0f}x the data, i.e. 10x for 100x: "
                     f"{'met' if lat_x <= data_x**0.5 else 'NOT met'})"
                 )
+                for level in ("population", "patient"):
+                    key = f"{level}_p50_ms"
+                    if key in last and key in base:
+                        print(
+                            f"ratio ({level} questions): {data_x:.0f}x the data costs "
+                            f"{last[key] / base[key]:.2f}x the p50 latency"
+                        )
         if args.json:
             figures = []
             for r in results:
@@ -239,6 +266,11 @@ def main() -> None:
                     {"name": f"scale plan p50 {n}", "value": round(r["plan_p50_ms"], 1), "unit": "ms"},
                     {"name": f"scale plan p95 {n}", "value": round(r["plan_p95_ms"], 1), "unit": "ms"},
                     {"name": f"scale first question (lexicon build) {n}", "value": round(r["first_question_s"], 2), "unit": "s"},
+                ]  # fmt: skip
+                figures += [
+                    {"name": f"scale {level} question p50 {n}", "value": round(r[f"{level}_p50_ms"], 1), "unit": "ms"}
+                    for level in ("population", "patient")
+                    if f"{level}_p50_ms" in r
                 ]  # fmt: skip
             Path(args.json).write_text(json.dumps({"figures": figures, "raw": results}, indent=2))
 

@@ -72,6 +72,34 @@ def _print_split(name: str, outcomes: list[Outcome]) -> dict[str, Any]:
     return rep
 
 
+def ask_rows(
+    rows: list[dict[str, Any]], embeddings: str, work: Path
+) -> tuple[list[Outcome], dict[str, float]]:
+    """Ask every row through the public API, one connection per database; outcomes and warm-up s."""
+    import clinbridge.api as cb
+    from clinbridge.settings import Settings
+
+    outcomes: list[Outcome] = []
+    cold: dict[str, float] = {}
+    for db in DB_NAMES:
+        mine = [r for r in rows if r["db"] == db]
+        if not mine:
+            continue
+        t = time.perf_counter()
+        url = database_url(db)
+        build_s = time.perf_counter() - t
+        settings = Settings.from_env(embeddings=embeddings)
+        t = time.perf_counter()
+        with cb.connect(url, settings=settings, cache_dir=work / "cache") as conn:
+            conn.ask("How many patients are there?")  # warm: describe, lexicon, imports
+            cold[db] = time.perf_counter() - t
+            outcomes += ask_all(conn, mine)
+        print(
+            f"{db}: {len(mine)} questions (database ready in {build_s:.1f} s, connect + first ask {cold[db]:.1f} s)"
+        )
+    return outcomes, cold
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -92,29 +120,9 @@ def main() -> None:
     args = parser.parse_args()
     split = args.split or ("all" if args.sealed else "dev")
 
-    import clinbridge.api as cb
-    from clinbridge.settings import Settings
-
     work = args.workdir or Path(tempfile.mkdtemp(prefix="cb-bench-open-"))
     rows = [r for r in load_devset2(split) if not args.db or r["db"] in args.db]
-    outcomes: list[Outcome] = []
-    cold: dict[str, float] = {}
-    for db in DB_NAMES:
-        mine = [r for r in rows if r["db"] == db]
-        if not mine:
-            continue
-        t = time.perf_counter()
-        url = database_url(db)
-        build_s = time.perf_counter() - t
-        settings = Settings.from_env(embeddings=args.embeddings)
-        t = time.perf_counter()
-        with cb.connect(url, settings=settings, cache_dir=work / "cache") as conn:
-            conn.ask("How many patients are there?")  # warm: describe, lexicon, imports
-            cold[db] = time.perf_counter() - t
-            outcomes += ask_all(conn, mine)
-        print(
-            f"{db}: {len(mine)} questions (database ready in {build_s:.1f} s, connect + first ask {cold[db]:.1f} s)"
-        )
+    outcomes, cold = ask_rows(rows, args.embeddings, work)
 
     report: dict[str, Any] = {"split": split, "embeddings": args.embeddings, "warmup_s": cold}
     splits = ["dev", "sealed"] if split == "all" else [split]

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests" / "engine")]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests" / "engine"), str(ROOT / "tests")]
 
 from guard_dbs import (  # noqa: E402
     ALLOWED,

@@ -1,7 +1,7 @@
 """Run every bench in bench/ and write one report, BENCHMARKS.md, with every figure they print.
 
     python bench/run_all.py [--quick] [--only NAME,...] [--skip NAME,...] [--timeout S]
-        [--out BENCHMARKS.md]
+        [--out BENCHMARKS.md] [--update]
 
 Benches are discovered, not listed: every ``bench/bench_*.py`` and ``bench/*_bench.py``. Each runs
 as its own subprocess (``nice -n 10``, ``PYTHONPATH=src:.``, ``HF_HUB_OFFLINE=1``) with a
@@ -10,6 +10,8 @@ printed before, never dropped. A bench whose source mentions ``--json`` is given
 ``--json FILE`` and its figures (``{"figures": [{"name", "value", "unit"}...]}``) become a table;
 its stdout is kept as well. ``--quick`` passes the smaller arguments in QUICK (or ``--quick`` to a
 bench that accepts it) and a shorter timeout. The report records the command of every figure.
+Every result is also kept in BENCHMARKS.json; ``--update`` re-runs only the benches named (``--only``)
+and keeps the others' earlier sections, each saying when it ran and under what load.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def discover() -> list[Path]:
 
 def command_for(path: Path, quick: bool, json_file: Path | None) -> list[str]:
     source = path.read_text(errors="replace")
-    cmd = [sys.executable, str(path.relative_to(ROOT))]
+    cmd = [sys.executable, str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)]
     if quick:
         if path.stem in QUICK:
             cmd += QUICK[path.stem]
@@ -110,8 +112,12 @@ def run_one(path: Path, quick: bool, timeout: float, tmp: Path) -> dict[str, Any
         except (ValueError, AttributeError) as exc:
             status += f"; unreadable --json file: {exc}"
     print(f"   {status}, {seconds:.0f} s, {len(figures)} JSON figures", flush=True)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
     return {
         "name": path.stem,
+        "ran": f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
+        "quick": quick,
+        "load": round(load[0], 1),
         "command": shown,
         "status": status,
         "rc": rc,
@@ -136,7 +142,7 @@ def _docline(path: Path) -> str:
     return ""
 
 
-def report(results: list[dict[str, Any]], quick: bool, started: dt.datetime) -> str:
+def report(results: list[dict[str, Any]], quick: bool, started: dt.datetime, kept: int = 0) -> str:
     load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
     lines = [
         "# clinbridge benchmarks",
@@ -147,6 +153,15 @@ def report(results: list[dict[str, Any]], quick: bool, started: dt.datetime) -> 
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}, load average at the end "
         f"{load[0]:.1f} (shared machine: absolute times are noisy; ratios are steadier).",
         "",
+        *(
+            [
+                f"{kept} sections were kept from earlier runs (`--update`); each section "
+                "says when it ran, in which mode, and the load average then.",
+                "",
+            ]
+            if kept
+            else []
+        ),
         "Each section gives the command that printed its figures. "
         + (
             "Quick mode: smaller sizes and repeats (see QUICK in bench/run_all.py). "
@@ -164,7 +179,12 @@ def report(results: list[dict[str, Any]], quick: bool, started: dt.datetime) -> 
         )
     for r in results:
         lines += ["", f"## {r['name']}", "", _docline(BENCH / f"{r['name']}.py"), ""]
-        lines += [f"Command: `{r['command']}` — {r['status']}, {r['seconds']:.0f} s.", ""]
+        when = (
+            f" Ran {r['ran']}{' (quick)' if r.get('quick') else ''}, load average {r['load']}."
+            if r.get("ran")
+            else ""
+        )
+        lines += [f"Command: `{r['command']}` — {r['status']}, {r['seconds']:.0f} s.{when}", ""]
         if r["figures"]:
             lines += ["| figure | value | unit |", "|---|---|---|"]
             for f in r["figures"]:
@@ -187,18 +207,39 @@ def main() -> int:
     ap.add_argument("--skip", default="", help="comma-separated bench names to leave out")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per bench")
     ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
+    ap.add_argument(
+        "--update",
+        action="store_true",
+        help="keep the earlier results (OUT with .json) of the benches not run this time",
+    )
     args = ap.parse_args()
     timeout = args.timeout or (300.0 if args.quick else 3600.0)
     only = {s for s in args.only.split(",") if s}
     skip = {s for s in args.skip.split(",") if s}
     benches = [p for p in discover() if (not only or p.stem in only) and p.stem not in skip]
     started = dt.datetime.now(dt.UTC)
+    store = Path(args.out).with_suffix(".json")  # every result, so --update can keep them
+    earlier: dict[str, dict[str, Any]] = {}
+    if args.update and store.exists():
+        earlier = {r["name"]: r for r in json.loads(store.read_text())["results"]}
     results: list[dict[str, Any]] = []
+
+    def write() -> list[dict[str, Any]]:
+        fresh = {r["name"] for r in results}
+        known = {p.stem for p in discover()}
+        merged = results + [r for n, r in earlier.items() if n not in fresh and n in known]
+        merged.sort(key=lambda r: r["name"])
+        kept = len(merged) - len(results)
+        Path(args.out).write_text(report(merged, args.quick, started, kept))  # progress on disk
+        store.write_text(json.dumps({"results": merged}, indent=1) + "\n")
+        return merged
+
     with tempfile.TemporaryDirectory() as tmp:
         for path in benches:
             results.append(run_one(path, args.quick, timeout, Path(tmp)))
-            Path(args.out).write_text(report(results, args.quick, started))  # progress on disk
-    print(f"wrote {args.out}: {len(results)} benches")
+            write()
+    merged = write()
+    print(f"wrote {args.out}: {len(results)} benches run, {len(merged)} in the report")
     return 0 if all(r["status"] == "ok" for r in results) else 1
 
 

@@ -53,7 +53,7 @@ def intent_of(sql: str) -> str | None:
         ("sum(", "sum"),
         ("count(", "count"),
     ):
-        if head.startswith(f"select {fn}") or head.startswith(f"select distinct {fn}"):
+        if head.startswith((f"select {fn}", f"select distinct {fn}")):
             return intent
     if "dense_rank()" in s:
         return "list"

@@ -1,3 +1,5 @@
+"""``python -m clinbridge``: the command line."""
+
 from clinbridge.cli import main
 
 main()

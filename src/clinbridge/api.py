@@ -91,6 +91,7 @@ class Connection:
 
     # -- lifecycle ---------------------------------------------------------------------------
     def close(self) -> None:
+        """Close the database."""
         self.db.close()
 
     def __enter__(self) -> Connection:
@@ -108,6 +109,7 @@ class Connection:
 
     @property
     def understander(self) -> Understander:
+        """The built-in parser for this source (built on first use)."""
         if self._understander is None:
             from clinbridge.engine.understand import Understander
 

@@ -58,6 +58,8 @@ class _Model(BaseModel):
 
 
 class ColumnInfo(_Model):
+    """One column of a table: its name and portable type."""
+
     name: str
     type: str = "unknown"
     """Portable type: integer, float, string, date, timestamp, boolean, unknown."""
@@ -65,12 +67,15 @@ class ColumnInfo(_Model):
 
 
 class TableInfo(_Model):
+    """One table of the source with its columns."""
+
     name: str
     columns: tuple[ColumnInfo, ...] = ()
     description: str = ""
     row_count: int | None = None
 
     def column(self, name: str) -> ColumnInfo | None:
+        """The column called ``name`` (any case), or None."""
         lname = name.lower()
         return next((c for c in self.columns if c.name.lower() == lname), None)
 
@@ -99,6 +104,8 @@ class Dictionary(_Model):
 
 
 class PatientTable(_Model):
+    """Where the source keeps its patients: table, id, sex and birth columns."""
+
     table: str
     id_column: str
     birth_date_column: str | None = None
@@ -125,6 +132,8 @@ class PatientTable(_Model):
 
 
 class EncounterTable(_Model):
+    """Where the source keeps its encounters: table, ids, times and type."""
+
     table: str
     id_column: str
     patient_column: str
@@ -215,6 +224,7 @@ class Catalog(_Model):
 
     # -- lookups -----------------------------------------------------------------------------
     def stream(self, name: str) -> EventStream:
+        """The event stream called ``name``."""
         for s in self.streams:
             if s.name == name:
                 return s
@@ -226,9 +236,11 @@ class Catalog(_Model):
         )
 
     def streams_of(self, kind: str) -> tuple[EventStream, ...]:
+        """The event streams of one kind (condition, drug, measurement...)."""
         return tuple(s for s in self.streams if s.kind == kind)
 
     def dictionary(self, name: str) -> Dictionary:
+        """The dictionary called ``name``."""
         for d in self.dictionaries:
             if d.name == name:
                 return d
@@ -237,6 +249,7 @@ class Catalog(_Model):
         raise SchemaMismatchError(f"source {self.source!r} has no dictionary {name!r}")
 
     def table(self, name: str) -> TableInfo | None:
+        """The table called ``name`` (any case), or None."""
         lname = name.lower()
         return next((t for t in self.tables if t.name.lower() == lname), None)
 
@@ -254,15 +267,18 @@ class Catalog(_Model):
             return None
 
     def table_names(self) -> set[str]:
+        """The names of every table of the source."""
         return {t.name.lower() for t in self.tables}
 
     # -- serialisation -----------------------------------------------------------------------
     def to_json(self, *, indent: bool = True) -> str:
+        """The catalog as JSON."""
         option = orjson.OPT_INDENT_2 if indent else 0
         return orjson.dumps(self.model_dump(mode="json"), option=option).decode()
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Catalog:
+        """A catalog from its JSON."""
         return cls.model_validate(orjson.loads(text))
 
     def summary(self, *, max_columns: int = 12) -> str:

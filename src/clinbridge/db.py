@@ -123,6 +123,8 @@ def default_url() -> str:
 
 @dataclass
 class QueryResult:
+    """The rows of one query, with their column names and whether more were available."""
+
     columns: list[str]
     rows: list[tuple[Any, ...]]
     truncated: bool
@@ -133,6 +135,7 @@ class QueryResult:
 
     @property
     def row_count(self) -> int:
+        """How many rows came back."""
         return len(self.rows)
 
 
@@ -156,10 +159,12 @@ class Database:
     # sqlglot's dialect name
     @property
     def dialect(self) -> str:
+        """The sqlglot dialect of this database."""
         return self.backend
 
     @classmethod
     def open(cls, url: str, *, read_only: bool = True, schema: str | None = None) -> Database:
+        """Open the database at ``url`` (read-only unless asked otherwise)."""
         parsed = parse_url(url)
         if schema:
             parsed = ParsedURL(parsed.backend, parsed.path, parsed.dsn, schema, parsed.options)
@@ -234,6 +239,7 @@ class Database:
         logger.warning("SECURITY: %s", message)
 
     def close(self) -> None:
+        """Close the connection."""
         with contextlib.suppress(Exception):
             self.conn.close()
 
@@ -245,6 +251,7 @@ class Database:
 
     @contextlib.contextmanager
     def cursor(self) -> Iterator[Any]:
+        """A cursor, closed after the block."""
         if self.backend == "duckdb":
             yield self.conn
             return
@@ -256,6 +263,7 @@ class Database:
 
     # -- introspection ---------------------------------------------------------------------
     def table_names(self) -> list[str]:
+        """The names of the tables (and views) in this database's schema."""
         if self.backend == "sqlite":
             rows = self.conn.execute(
                 "SELECT name FROM sqlite_master WHERE type IN ('table','view')"

@@ -135,6 +135,7 @@ class ClinbridgeError(Exception):
         return f"{text} (see {self.docs_url})"
 
     def to_dict(self) -> dict[str, Any]:
+        """The error as plain JSON types (code, message and fields)."""
         return {
             "code": self.code,
             "message": self.message,
@@ -153,14 +154,20 @@ def _jsonable(value: Any) -> Any:
 
 
 class ConfigError(ClinbridgeError, ValueError):
+    """A setting or an argument has a bad value."""
+
     code: ErrorCode = "config"
 
 
 class AdapterError(ClinbridgeError):
+    """A source adapter cannot serve this database."""
+
     code: ErrorCode = "adapter"
 
 
 class UnknownAdapterError(AdapterError, LookupError):
+    """No adapter has this name."""
+
     code: ErrorCode = "adapter_unknown"
 
 
@@ -207,54 +214,80 @@ class FieldError(LoadError):
 
 
 class VocabularyError(ClinbridgeError):
+    """A vocabulary cannot be read or queried."""
+
     code: ErrorCode = "vocabulary"
 
 
 class ConceptNotFoundError(VocabularyError, LookupError):
+    """No concept matches."""
+
     code: ErrorCode = "concept_not_found"
 
 
 class PlanError(ClinbridgeError, ValueError):
+    """A plan is not valid for this source."""
+
     code: ErrorCode = "plan"
 
 
 class UnsupportedOperationError(PlanError):
+    """The plan asks for something the compiler has no rule for."""
+
     code: ErrorCode = "plan_unsupported"
 
 
 class SchemaMismatchError(PlanError):
+    """The plan needs a table or column the source does not have."""
+
     code: ErrorCode = "schema_mismatch"
 
 
 class SQLSafetyError(ClinbridgeError):
+    """The SQL is not a safe read-only query."""
+
     code: ErrorCode = "sql_unsafe"
 
 
 class ExecutionError(ClinbridgeError):
+    """A query failed on the database."""
+
     code: ErrorCode = "execution"
 
 
 class QueryTimeoutError(ExecutionError, TimeoutError):
+    """A query ran past its time limit."""
+
     code: ErrorCode = "timeout"
 
 
 class UnderstandingError(ClinbridgeError):
+    """The question could not be read."""
+
     code: ErrorCode = "understanding"
 
 
 class LLMError(ClinbridgeError):
+    """An LLM backend failed or gave no usable reply."""
+
     code: ErrorCode = "llm"
 
 
 class CalculatorError(ClinbridgeError):
+    """A calculator cannot compute."""
+
     code: ErrorCode = "calculator"
 
 
 class CalculatorSpecError(CalculatorError):
+    """A calculator spec is invalid."""
+
     code: ErrorCode = "calculator_spec"
 
 
 class CalculatorInputError(CalculatorError, ValueError):
+    """A calculator input is missing or out of range."""
+
     code: ErrorCode = "calculator_input"
 
 

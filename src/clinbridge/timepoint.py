@@ -15,11 +15,14 @@ __all__ = ["TimePoint", "canonical", "find_time_points", "parse_time_point", "ti
 
 
 class TimePoint(NamedTuple):
+    """A time point of a trial visit: an amount on a scale (hours, minutes, months) or a named moment."""
+
     scale: str
     """'h' (hours; days are 24 h), 'min', 'mo' (months; years are 12 mo), 'baseline', 'discharge'."""
     amount: float
 
     def text(self) -> str:
+        """The time point in its canonical words ('24 h', '3 months', 'baseline')."""
         n = int(self.amount) if float(self.amount).is_integer() else self.amount
         if self.scale == "h":
             return f"{n} h"
@@ -74,6 +77,7 @@ def parse_time_point(text: str | None) -> TimePoint | None:
 
 
 def canonical(text: str | None) -> str | None:
+    """The canonical words of the time point in ``text``, or None when it names none."""
     tp = parse_time_point(text)
     return tp.text() if tp else None
 

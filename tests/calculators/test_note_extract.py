@@ -159,3 +159,73 @@ def test_shipped_checkpoint_is_used_by_note_mode() -> None:
     out = run_row(MedCalcRow(row="n", calculator_id=4, note=NOTE_CHADS), mode="note", extractor=ext)
     assert out.decision == "accept"
     assert any(e.get("score") is not None for e in out.evidence)
+
+
+def test_rules_read_what_notes_write_around_a_value() -> None:
+    """Slash pairs, the value before its term, spelled ages, count units, wrapped lines."""
+    fib4 = calculators.get(19)
+    note = (
+        "A forty-two-year-old man. Aspartate aminotransferase/alanine aminotransferase of 33/24 "
+        "IU/L, platelet count 2.5 lakh/mm3."
+    )
+    got = RuleExtractor().extract(note, fib4)
+    assert got["age"] == [42, "years"] and got.evidence["age"].method == "rule:age-words"
+    assert got["ast"] == [33.0, "IU/L"] and got["alt"] == [24.0, "IU/L"]
+    assert got.evidence["alt"].method == "rule:term+quantity (slash pair)"
+    assert fib4._coerce(fib4.spec.input("platelets"), got["platelets"])[0] == 250.0
+    bmi = calculators.get(6)
+    got = RuleExtractor().extract("She was 1.54 meters in height and 60 kilogram in weight.", bmi)
+    assert got["height"] == [1.54, "meters"] and got["weight"] == [60.0, "kilogram"]
+    assert got.evidence["weight"].method == "rule:quantity+term"
+    mdrd = calculators.get(9)
+    got = RuleExtractor().extract("A 60-year-old man; creatinine was\n1.9 mg/dL on arrival.", mdrd)
+    assert got["creatinine"] == [1.9, "mg/dL"]  # a wrapped line is one sentence
+    got = RuleExtractor().extract("A 60-year-old man with a creatinine of 129 on arrival.", mdrd)
+    assert got["creatinine"][1] in ("umol/L", "µmol/L")
+    assert got.evidence["creatinine"].method.endswith("(unit inferred from the range)")
+
+
+def test_rules_skip_values_of_others_at_birth_baselines_and_changes() -> None:
+    bmi = calculators.get(6)
+    note = (
+        "Her birth weight was 2100 g and her height was 44 cm. Her mother was 153 cm in height. "
+        "She lost 5 kg in a month. On examination her height was 137 cm and weight 27 kg."
+    )
+    got = RuleExtractor().extract(note, bmi)
+    assert got["height"] == [137.0, "cm"] and got["weight"] == [27.0, "kg"]
+    newborn = RuleExtractor().extract(
+        "A boy was delivered with a birth weight of 4160 gram.", calculators.get(22)
+    )
+    assert newborn["weight"] == [4160.0, "gram"]
+    assert newborn.evidence["weight"].method.endswith("(qualified mention)")
+    mdrd = calculators.get(9)
+    got = RuleExtractor().extract(
+        "A 58-year-old man. Baseline creatinine was 0.85 mg/dL; creatinine was 5.97 mg/dL.", mdrd
+    )
+    assert got["creatinine"] == [5.97, "mg/dL"]
+    sirs = calculators.get(51)
+    got = RuleExtractor().extract("Blood pressure 120/80 mmHg, saturation 94%.", sirs)
+    assert "paco2" not in got and "bands" not in got  # a bare unit names no lab
+
+
+def test_scoring_against_corrected_labels() -> None:
+    from clinbridge.calculators.extract.evaluate import corrected_match
+
+    row = MedCalcRow(row="1", calculator_id=51, answer="2")
+    assert corrected_match("accept", 0, row, 0) and not corrected_match("accept", 2, row, 0)
+    assert corrected_match("abstain", None, row, "abstain")
+    assert not corrected_match("accept", 1, row, "abstain")
+    weeks = MedCalcRow(row="2", calculator_id=69, answer="('8 weeks', '1 days')")
+    assert corrected_match("accept", [8, 1], weeks, "('8 weeks', '1 days')")
+
+
+def test_an_inverted_criterion_reads_the_opposite_finding() -> None:
+    centor = calculators.get(20)
+    ext = RuleExtractor()
+    no_cough = ext.extract("A 30-year-old woman with sore throat. She denies cough.", centor)
+    assert no_cough["cough_absent"] is True
+    assert no_cough.evidence["cough_absent"].method.endswith("(opposite finding)")
+    cough = ext.extract("A 30-year-old woman with sore throat and a dry cough.", centor)
+    assert cough["cough_absent"] is False
+    silent = ext.extract("A 30-year-old woman with sore throat.", centor)
+    assert silent["cough_absent"] is True  # not mentioned: no cough (the input's absent value)

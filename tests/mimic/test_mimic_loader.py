@@ -222,7 +222,27 @@ def _broken(tmp_path: Path, mimic3_dir: Path, edit: str) -> Path:
     elif edit == "timestamp":
         rows[5]["dischtime"] = "2150-13-45 99:00:00"
     _write(folder / "ADMISSIONS.csv", rows, header)
+    if edit == "unreadable":  # a record with too many fields and one that is not UTF-8
+        lines = (folder / "ADMISSIONS.csv").read_bytes().splitlines(keepends=True)
+        lines.insert(3, b"1,2,3," * len(header) + b"\n")
+        lines.insert(8, b"9,\xff\xfe," + b"," * (len(header) - 3) + b"\n")
+        (folder / "ADMISSIONS.csv").write_bytes(b"".join(lines))
     return folder
+
+
+def test_unreadable_records_set_aside_and_the_rest_loads(tmp_path: Path, mimic3_dir: Path) -> None:
+    """Like load omop: bad records are quarantined with their record number, the others load."""
+    folder = _broken(tmp_path, mimic3_dir, "unreadable")
+    url = f"duckdb:///{tmp_path / 'u.duckdb'}"
+    report = load_mimic(folder, url)
+    adm = report.table("admissions")
+    assert (adm.read, adm.loaded, adm.rejected) == (26, 24, 2) and report.reconciles
+    with Database.open(url) as db:
+        rows = db.execute("SELECT record, reason FROM clinbridge_rejected ORDER BY record").rows
+        assert db.execute("SELECT COUNT(*) FROM admissions").rows == [(24,)]
+    assert [r for r, _ in rows] == [3, 8]
+    with pytest.raises(LoadError, match="record 3"):
+        load_mimic(folder, f"duckdb:///{tmp_path / 'v.duckdb'}", on_error="raise")
 
 
 def test_missing_column_names_file_and_column(tmp_path: Path, mimic3_dir: Path) -> None:
@@ -243,7 +263,7 @@ def test_text_in_numeric_column_quarantined(tmp_path: Path, mimic3_dir: Path) ->
         rows = db.execute("SELECT file, record, field, reason, raw FROM clinbridge_rejected").rows
     assert len(rows) == 1
     file, record, field, reason, raw = rows[0]
-    assert (file, record, field, reason) == ("ADMISSIONS.csv", 5, "hadm_id", "not an integer")
+    assert (file, record, field, reason) == ("ADMISSIONS.csv", 4, "hadm_id", "not an integer")
     assert "one hundred" in raw
 
 
@@ -252,7 +272,7 @@ def test_text_in_numeric_column_raises(tmp_path: Path, mimic3_dir: Path) -> None
     with pytest.raises(LoadError) as err:
         load_mimic(folder, f"sqlite:///{tmp_path / 'r.sqlite'}", on_error="raise")
     text = str(err.value)
-    assert "ADMISSIONS.csv" in text and "record 5" in text and "field hadm_id" in text
+    assert "ADMISSIONS.csv" in text and "record 4" in text and "field hadm_id" in text
     assert "one hundred" in text
 
 
@@ -263,7 +283,7 @@ def test_bad_timestamp_quarantined(tmp_path: Path, mimic3_dir: Path) -> None:
     assert report.table("admissions").rejected == 1 and report.reconciles
     with Database.open(url) as db:
         rows = db.execute("SELECT record, field, reason FROM clinbridge_rejected").rows
-    assert rows == [(7, "dischtime", "not a date-time")]
+    assert rows == [(6, "dischtime", "not a date-time")]
 
 
 def test_not_a_mimic_folder(tmp_path: Path) -> None:

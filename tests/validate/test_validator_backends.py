@@ -141,3 +141,34 @@ def test_values_of_a_whole_stream_that_are_never_stored(eunomia_duckdb_url):
             db=db,
         )
         assert out.decision == "abstain" and out.reason == "not_stored"
+
+
+def test_coverage_holds_the_plan_to_the_reading_it_is_handed(eunomia):
+    """The validator reads nothing itself: the second reading comes in from the caller."""
+    from clinbridge.engine.understand._reading import Grounding, Reading
+
+    db, catalog = eunomia
+    question = "How many women had a gastrointestinal hemorrhage?"
+    women = Reading(
+        question=question, groundings=(Grounding(phrase="women", kind="sex", target="female"),)
+    )
+    plan = QueryPlan(filters=(GI,))
+    alone = answer_with_validation(question, [plan], catalog=catalog, db=db, coverage=True)
+    assert alone.decision == "accept"  # no reading handed in: only the verbatim checks
+    held = answer_with_validation(
+        question, [plan], catalog=catalog, db=db, coverage=True, reading=women
+    )
+    assert held.decision == "abstain" and held.reason == "question_not_covered"
+    assert "women" in held.detail
+
+
+def test_the_validator_does_not_import_the_parser_or_the_llm_layer():
+    from tests.test_import_graph import import_graph
+
+    graph = import_graph()
+    for module in ("clinbridge.engine._coverage", "clinbridge.engine.validate"):
+        assert not {
+            m
+            for m in graph[module]
+            if m.startswith(("clinbridge.engine.understand", "clinbridge.engine.llm"))
+        }, module

@@ -52,6 +52,7 @@ class SourceAdapter:
         return False
 
     def catalog(self, db: Database, *, source: str | None = None) -> Catalog:
+        """The source's catalog, read from the database's own metadata."""
         raise NotImplementedError
 
 
@@ -78,6 +79,7 @@ def _load_all() -> None:
 
 
 def adapter_names() -> list[str]:
+    """The names of every registered adapter, built-in and from entry points, sorted."""
     _load_all()
     return sorted(_REGISTRY)
 
@@ -99,6 +101,7 @@ def get_adapter(spec: str) -> SourceAdapter:
 
 
 def detect_adapter(db: Database) -> SourceAdapter:
+    """The adapter whose tables ``db`` holds (OMOP, MIMIC, FHIR, trial...), or AdapterError."""
     _load_all()
     for cls in sorted(_REGISTRY.values(), key=lambda c: (c.PRIORITY, c.name)):
         if cls.detect(db):

@@ -46,6 +46,8 @@ class InputValue(_Model):
 
 
 class StepResult(_Model):
+    """One scoring step of a calculation: what it looked at and the points it gave."""
+
     label: str
     expression: str = ""
     value: Any = None
@@ -222,10 +224,12 @@ class Calculator:
     # -- metadata ------------------------------------------------------------------------------
     @property
     def id(self) -> int:
+        """The calculator's id."""
         return self.spec.id
 
     @property
     def name(self) -> str:
+        """The calculator's name."""
         return self.spec.name
 
     def _input(self, name: str) -> InputSpec:

@@ -77,6 +77,8 @@ class SpecExample(_Model):
 
 
 class DraftFailure(_Model):
+    """Why a drafted spec was refused: the example it got wrong, or the error."""
+
     code: str
     """An error code from :mod:`clinbridge.errors` or ``wrong_answer`` / ``no_yaml``."""
     message: str
@@ -86,12 +88,16 @@ class DraftFailure(_Model):
 
 
 class DraftAttempt(_Model):
+    """One try at drafting a spec: the model's text and its failures."""
+
     round: int
     text: str
     failures: tuple[DraftFailure, ...] = ()
 
 
 class DraftResult(_Model):
+    """The drafted spec (or None) with every attempt."""
+
     passed: bool
     spec: Spec | None = None
     attempts: tuple[DraftAttempt, ...] = ()
@@ -283,6 +289,7 @@ class SpecCache:
 
     @staticmethod
     def key(rule_text: str, examples: Sequence[SpecExample], calculator_id: int) -> str:
+        """The cache key of a rule text with its examples."""
         blob = orjson.dumps(
             [calculator_id, rule_text, [e.model_dump(mode="json") for e in examples]],
             option=orjson.OPT_SORT_KEYS,
@@ -290,9 +297,11 @@ class SpecCache:
         return hashlib.sha256(blob).hexdigest()[:16]
 
     def path(self, key: str, calculator_id: int) -> Path:
+        """Where the spec of ``key`` is kept."""
         return self.dir / f"{calculator_id}_{key}.yaml"
 
     def get(self, key: str, calculator_id: int, examples: Sequence[SpecExample]) -> Spec | None:
+        """The cached spec of ``key`` if it still passes ``examples``, else None."""
         p = self.path(key, calculator_id)
         if not p.exists():
             return None
@@ -303,6 +312,7 @@ class SpecCache:
         return spec
 
     def put(self, key: str, spec: Spec) -> Path:
+        """Keep ``spec`` under ``key``; its path."""
         self.dir.mkdir(parents=True, exist_ok=True)
         p = self.path(key, spec.id)
         data = spec.model_dump(mode="json", exclude_defaults=True)

@@ -105,6 +105,7 @@ class Expr:
         self.names = names
 
     def __call__(self, env: Env) -> Any:
+        """Evaluate the expression in ``env``."""
         try:
             return self._fn(env)
         except ZeroDivisionError as exc:

@@ -93,6 +93,7 @@ class RowOutcome(BaseModel):
     """Whether the answer is within the label's limits (``None``: abstained or no label)."""
 
     def to_json_dict(self) -> dict[str, Any]:
+        """The result as plain JSON types."""
         return self.model_dump(mode="json")
 
 

@@ -71,9 +71,11 @@ class RecordsOutcome(BaseModel):
     """What the caller should know (e.g. the reference date was moved to the date of death)."""
 
     def to_json_dict(self) -> dict[str, Any]:
+        """The result as plain JSON types."""
         return self.model_dump(mode="json")
 
     def report(self) -> str:
+        """The result, its inputs and their sources, as text."""
         lines = [f"{self.calculator} for patient {self.patient} as of {self.at}"]
         lines.extend(f"Note: {n}" for n in self.notes)
         for e in self.evidence:

@@ -68,6 +68,7 @@ class Registry:
         return isinstance(key, int | str) and self.find(key) is not None
 
     def ids(self) -> list[int]:
+        """The ids of every calculator, sorted."""
         return sorted(self._by_id)
 
     def find(self, key: int | str, *, fuzzy: bool = True) -> Calculator | None:

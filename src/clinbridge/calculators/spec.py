@@ -135,6 +135,12 @@ class InputSpec(_Model):
     note_source: Literal["note", "question"] = "note"
     """Where a note extractor looks for it: ``question`` for what the user asks for (the target
     steroid of a conversion), otherwise the note."""
+    note_suspected_counts: bool = False
+    """A suspected/possible mention counts as present (note extraction): for inputs that are
+    themselves a clinical judgement ('PE is the most likely diagnosis')."""
+    note_recent_only: bool = False
+    """A historical mention ('history of', 'past surgical history', 'years ago') does not count
+    (note extraction): for criteria with a recency window ('surgery in the previous 4 weeks')."""
     note_implied_by: tuple[str, ...] = ()
     """Medications whose mention in a note implies this (boolean) finding — only where the
     score's definition allows it (e.g. 'treated with antihypertensives')."""
@@ -314,6 +320,7 @@ class Spec(_Model):
         return self
 
     def input(self, name: str) -> InputSpec:
+        """The input called ``name``."""
         for i in self.inputs:
             if i.name == name:
                 return i

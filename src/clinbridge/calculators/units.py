@@ -120,9 +120,41 @@ _ALIASES: dict[str, str] = {
     "times daily": "1/day",
     "times/day": "1/day",
     "x daily": "1/day",
+    "time a day": "1/day",
+    "time daily": "1/day",
+    "time per day": "1/day",
+    "mm/l": "mmol/L",
+    "mmol/l": "mmol/L",
     "x/day": "1/day",
     "doses a day": "1/day",
 }
+
+
+_COUNT_WORDS = {"lakh": 100000, "thousand": 1000, "million": 1000000}
+"""Dimensionless multipliers notes write in counts ('2.5 lakh/mm3', '150 thousand/µL')."""
+_PER_MICRO = re.compile(r"(?<=/)(?:micro-?lit(?:er|re)|mcl)$", re.I)
+_POWER_PREFIX = re.compile(r"^(?:[x×*]\s*)?10\s*(?:\^|\*\*|\*)\s*(3|5|6)\s*(?=/)")
+_CUBED = re.compile(r"(?<![A-Za-z])(mm|cm|dm|m|um|µm|μm)([23])(?![0-9])")
+_PER_VOLUME = re.compile(
+    r"^(?:cells?|counts?)\s*/|^1?/\s*cu\.?\s*mm$|^per\s+cubic\s+(?:mm|millimet(?:er|re))s?$", re.I
+)
+
+
+def _count_unit(u: str) -> str:
+    """'10^3/mm3' → 'thousand/mm^3', 'K/mm3' → 'thousand/mm^3', 'cells/mm3' → '1/mm^3',
+    'per cubic mm' → '1/mm^3', 'per microliter' → '1/uL'."""
+    u = re.sub(r"^[kK]\s*/", "thousand/", u)
+    u = re.sub(r"(?i)^per\s+(?=micro|mcl|cmm)", "1/", u)
+    u = re.sub(r"(?i)(?<=/)cmm$", "mm^3", u)
+    u = _PER_MICRO.sub("uL", u)
+    m = _POWER_PREFIX.match(u)
+    if m:
+        u = {"3": "thousand", "5": "lakh", "6": "million"}[m.group(1)] + u[m.end() :]
+    u = _CUBED.sub(r"\1^\2", u)
+    m2 = _PER_VOLUME.match(u)
+    if m2:
+        u = "1/mm^3" if m2.group(0)[-1:] not in "/" else "1/" + u[m2.end() :]
+    return u
 
 
 @functools.lru_cache(maxsize=1)
@@ -131,6 +163,8 @@ def registry() -> pint.UnitRegistry[Any]:
     ureg: pint.UnitRegistry[Any] = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
     ureg.define("per_nL = 1 / nanoliter = 10^9/L")
     ureg.define("per_pL = 1 / picoliter")
+    for name, factor in _COUNT_WORDS.items():
+        ureg.define(f"{name} = {factor}")
     return ureg
 
 
@@ -146,7 +180,8 @@ def normalize_unit(unit: str) -> str:
         u = "1" + u
     u = u.replace("µ", "u").replace("μ", "u").replace("³", "^3").replace("²", "^2")
     u = re.sub(r"(?i)\bmEq\b", "mEq", u)
-    return u
+    u = _count_unit(u)
+    return _ALIASES.get(u.lower(), u)
 
 
 def same_unit(a: str, b: str) -> bool:

@@ -25,6 +25,7 @@ __all__ = [
     "atomic_output",
     "fail",
     "new_database_file",
+    "patients_option",
     "plain_validation_message",
 ]
 
@@ -92,3 +93,13 @@ def new_database_file(url: str) -> Iterator[None]:
                 with contextlib.suppress(OSError):
                     p.unlink()
         raise
+
+
+patients_option = click.option(
+    "--patients",
+    type=click.IntRange(1, 1_000_000),
+    default=1000,
+    show_default=True,
+    help="Number of patients (the same default for synth fhir and synth omop).",
+)
+"""The synthetic generators' ``--patients`` option (one default for all of them)."""

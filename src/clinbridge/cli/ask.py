@@ -15,6 +15,7 @@ __all__ = ["ask_cmd", "print_answer"]
 
 
 def print_answer(answer: Answer, *, as_json: bool) -> None:
+    """Print an answer as text or as JSON."""
     if as_json:
         click.echo(answer.to_json())
         return

@@ -1,3 +1,5 @@
+"""``clinbridge export``: write one source's data in another model."""
+
 from clinbridge.cli._lazy import lazy_group
 
 export_group = lazy_group(

@@ -1,3 +1,5 @@
+"""``clinbridge feedback``: review and approve answers for the example bank."""
+
 from clinbridge.cli._lazy import lazy_group
 
 feedback_group = lazy_group(

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from clinbridge.cli._io import patients_option
 from clinbridge.errors import ClinbridgeError
 
 __all__ = ["export_omop", "load_fhir", "synth_fhir"]
@@ -118,13 +119,7 @@ def load_fhir(
 
 
 @click.command("fhir")
-@click.option(
-    "--patients",
-    type=click.IntRange(1, 1_000_000),
-    default=1000,
-    show_default=True,
-    help="Number of patients (the same default as synth omop).",
-)
+@patients_option
 @click.option(
     "--out",
     required=True,

@@ -1,3 +1,5 @@
+"""``clinbridge load``: create a database from source files."""
+
 from clinbridge.cli._lazy import lazy_group
 
 load_group = lazy_group(

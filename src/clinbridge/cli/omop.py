@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from clinbridge.cli._io import fail, new_database_file
+from clinbridge.cli._io import fail, new_database_file, patients_option
 from clinbridge.errors import ClinbridgeError
 
 __all__ = [
@@ -53,6 +53,19 @@ def _progress(label: str, enabled: bool = True) -> Iterator[Callable[[int, int],
 
 def _fail(exc: ClinbridgeError) -> None:
     raise click.ClickException(str(exc)) from exc
+
+
+def _load(
+    label: str, url: str, as_json: bool, load: Callable[[Callable[[int, int], None] | None], Any]
+) -> None:
+    """Run one loader into a new database at ``url`` (no file left behind on failure), with a
+    progress bar unless printing JSON, and print its report."""
+    try:
+        with new_database_file(url), _progress(label, not as_json) as progress:
+            report = load(progress)
+    except ClinbridgeError as exc:
+        _fail(exc)
+    _print_report(report, as_json)
 
 
 def _print_report(report: Any, as_json: bool) -> None:
@@ -133,20 +146,20 @@ def load_omop(
     """Create an OMOP CDM from CSV files (official OHDSI table definitions)."""
     from clinbridge.adapters.omop import load_omop_csv
 
-    try:
-        with new_database_file(url), _progress("loading", not as_json) as progress:
-            report = load_omop_csv(
-                csv_dir,
-                url,
-                schema=schema,
-                cdm_version=cdm_version,
-                on_error=on_error,  # type: ignore[arg-type]
-                if_exists=(mode or "fail"),  # type: ignore[arg-type]
-                progress=progress,
-            )
-    except ClinbridgeError as exc:
-        _fail(exc)
-    _print_report(report, as_json)
+    _load(
+        "loading",
+        url,
+        as_json,
+        lambda progress: load_omop_csv(
+            csv_dir,
+            url,
+            schema=schema,
+            cdm_version=cdm_version,
+            on_error=on_error,  # type: ignore[arg-type]
+            if_exists=(mode or "fail"),  # type: ignore[arg-type]
+            progress=progress,
+        ),
+    )
 
 
 @click.command(name="vocab")
@@ -171,29 +184,23 @@ def load_vocab(
     """Load OHDSI Athena vocabulary files (tab-separated) or comma CSVs into a database."""
     from clinbridge.vocab import load_vocabulary
 
-    try:
-        with new_database_file(url), _progress("vocabulary", not as_json) as progress:
-            report = load_vocabulary(
-                folder,
-                url,
-                schema=schema,
-                on_error=on_error,  # type: ignore[arg-type]
-                if_exists=(mode or "fail"),  # type: ignore[arg-type]
-                progress=progress,
-            )
-    except ClinbridgeError as exc:
-        _fail(exc)
-    _print_report(report, as_json)
+    _load(
+        "vocabulary",
+        url,
+        as_json,
+        lambda progress: load_vocabulary(
+            folder,
+            url,
+            schema=schema,
+            on_error=on_error,  # type: ignore[arg-type]
+            if_exists=(mode or "fail"),  # type: ignore[arg-type]
+            progress=progress,
+        ),
+    )
 
 
 @click.command(name="omop")
-@click.option(
-    "--patients",
-    type=click.IntRange(1, 1_000_000),
-    default=1000,
-    show_default=True,
-    help="Number of patients (the same default as synth fhir).",
-)
+@patients_option
 @click.option("--db", "url", required=True, help="Target database URL (tables are replaced).")
 @click.option(
     "--seed",

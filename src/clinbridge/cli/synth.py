@@ -1,3 +1,5 @@
+"""``clinbridge synth``: generate synthetic data."""
+
 from clinbridge.cli._lazy import lazy_group
 
 synth_group = lazy_group(

@@ -1,3 +1,5 @@
+"""``clinbridge vocab``: look up and map vocabulary concepts."""
+
 from clinbridge.cli._lazy import lazy_group
 
 vocab_group = lazy_group(

@@ -3,6 +3,7 @@ answers with their provenance. Each capability adds its part as a :class:`Sectio
 
 from __future__ import annotations
 
-from clinbridge.demo._run import Section, demo_sections, find_synthetic_data, run_demo
+from clinbridge.demo._run import demo_sections, run_demo
+from clinbridge.demo._section import Section, find_synthetic_data
 
 __all__ = ["Section", "demo_sections", "find_synthetic_data", "run_demo"]

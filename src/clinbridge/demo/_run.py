@@ -1,42 +1,19 @@
+"""Run the demo's sections in order, timing each."""
+
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from clinbridge.errors import ConfigError
-
-Echo = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class Section:
-    """One part of the demo: builds what it needs under ``workdir`` and prints results."""
-
-    name: str
-    title: str
-    run: Callable[[Path, Echo], dict[str, Any]]
-
-
-def find_synthetic_data() -> Path:
-    """The repository's ``synthetic_data/`` folder (the demo runs from a source checkout)."""
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        candidate = parent / "synthetic_data"
-        if (candidate / "eunomia-gibleed-5.3").is_dir():
-            return candidate
-    raise ConfigError(
-        "synthetic_data/ was not found next to the package; run the demo from a source checkout "
-        "(pip install -e .)"
-    )
+from clinbridge.demo._section import Echo, Section
+from clinbridge.demo.sections import SECTIONS
 
 
 def demo_sections() -> list[Section]:
-    from clinbridge.demo import sections
-
-    return sections.SECTIONS
+    """The demo's sections, in the order they run."""
+    return SECTIONS
 
 
 def run_demo(

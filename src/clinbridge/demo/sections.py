@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from clinbridge.demo._run import Echo, Section, find_synthetic_data
+from clinbridge.demo._section import Echo, Section, find_synthetic_data
 
 EUNOMIA_PLANS: tuple[tuple[str, dict[str, Any]], ...] = (
     (
@@ -178,6 +178,7 @@ def _show(question: str, answer: Any, echo: Echo) -> None:
 
 
 def eunomia_plans(workdir: Path, echo: Echo) -> dict[str, Any]:
+    """Eunomia GiBleed: hand-written plans compiled, run and validated."""
     from clinbridge.adapters import describe
     from clinbridge.db import Database
     from clinbridge.engine.plan import QueryPlan
@@ -225,6 +226,7 @@ def _synthetic_db(workdir: Path, echo: Echo) -> str:
 
 
 def questions(workdir: Path, echo: Echo) -> dict[str, Any]:
+    """Questions in plain language answered on Eunomia."""
     from clinbridge.api import connect
 
     urls = {"eunomia": _eunomia_db(workdir, echo), "synthetic": _synthetic_db(workdir, echo)}
@@ -242,6 +244,7 @@ def questions(workdir: Path, echo: Echo) -> dict[str, Any]:
 
 
 def fhir(workdir: Path, echo: Echo) -> dict[str, Any]:
+    """Synthea FHIR bundles loaded, asked, and exported to OMOP."""
     from clinbridge.adapters import describe
     from clinbridge.adapters.fhir.loader import load_fhir
     from clinbridge.db import Database
@@ -287,6 +290,7 @@ def fhir(workdir: Path, echo: Echo) -> dict[str, Any]:
 
 
 def calculators(workdir: Path, echo: Echo) -> dict[str, Any]:
+    """Clinical calculators from values and from a patient's records."""
     from clinbridge import calculators as calc
     from clinbridge.errors import CalculatorError
 
@@ -335,6 +339,7 @@ TRIAL_QUESTIONS: tuple[str, ...] = (
 
 
 def trial(workdir: Path, echo: Echo) -> dict[str, Any]:
+    """A clinical-trial spreadsheet loaded and asked."""
     from clinbridge.adapters.trial import load_trial
     from clinbridge.api import connect
     from clinbridge.synthetic.trial import generate_trial

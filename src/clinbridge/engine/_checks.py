@@ -90,6 +90,8 @@ def concept_sets_of(plan: QueryPlan) -> list[PlanConceptSet]:
         filt(f, f"aggregate.numerator[{i}]")
     if plan.measure.concepts is not None and plan.measure.stream is not None:
         found.append(PlanConceptSet("measure", plan.measure.stream, plan.measure.concepts))
+    for name in ("age_at", "start_at", "end_at"):
+        anchor(getattr(plan.measure, name), f"measure.{name}")
     window(plan.window, "window")
     return found
 

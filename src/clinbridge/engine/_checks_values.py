@@ -133,18 +133,7 @@ def _check_values(
             )
         return checks
     m, op = plan.measure, plan.aggregate.op
-    numeric_op = op in {
-        "mean",
-        "median",
-        "min",
-        "max",
-        "sum",
-        "stddev",
-        "first",
-        "last",
-        "series",
-        "list",
-    }
+    numeric_op = op not in {"count", "count_distinct", "exists", "proportion"}  # the values' own
     column_of = _MEASURE_COLUMN.get(m.of)
     measured: tuple[list[EventStream], list[Any] | None] | None = resolved.get("measure")
     if measured is None and m.concepts is None and m.stream is not None:

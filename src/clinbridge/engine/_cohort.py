@@ -1,11 +1,11 @@
-"""Relations, cohorts, anchors, windows and encounter scope: the half of the compiler that
+"""Relations, cohorts, anchors, windows and encounter scope: the part of compilation that
 decides *which* events and patients a plan is about.
 
 Every stream is normalised into the relation ``(pid, eid, t, t_end, code, sys, val, unit,
 days_supply, quantity)`` and encounters into ``(eid, pid, t, t_end, etype)``; cohort filters
 compile to self-contained ``pid IN (SELECT ...)`` semi-joins, and per-patient values (birth
 dates, anchor dates) to LEFT JOINs keyed on the patient id. :mod:`clinbridge.engine.compile`
-adds the measures and aggregates on top.
+adds the measures and aggregates on top, through a :class:`CohortBuilder` it holds.
 """
 
 from __future__ import annotations
@@ -42,14 +42,6 @@ __all__ = ["EXECUTED_DIALECTS", "CohortBuilder", "ResolveFn"]
 
 ResolveFn = Callable[[ConceptSet, EventStream], ResolvedConceptSet]
 
-_OPS: dict[str, type[exp.Binary]] = {
-    ">": exp.GT,
-    ">=": exp.GTE,
-    "<": exp.LT,
-    "<=": exp.LTE,
-    "=": exp.EQ,
-    "!=": exp.NEQ,
-}
 # Dialects we execute on get tailored date functions; others get sqlglot's generic nodes.
 EXECUTED_DIALECTS = {"duckdb", "sqlite", "postgres"}
 
@@ -73,39 +65,37 @@ def _lit(value: Any, column_type: str | None = None) -> exp.Expr:
 
 @dataclass
 class CohortBuilder:
-    """Builds the relations and cohort conditions a plan needs (one instance per compilation)."""
+    """Builds the relations and cohort conditions a plan needs (one instance per compilation).
+
+    The :class:`~clinbridge.engine.compile.Compiler` holds one and asks it for the cohort, the
+    scope, event relations, windows and ages; it adds the measure and aggregate itself.
+    """
 
     catalog: Catalog
     resolve: ResolveFn
+    now: dt.date
+    """What 'today' is for windows relative to now."""
     dialect: str = "duckdb"
-    now: dt.date | None = None
+    used: list[ResolvedConceptSet] = field(default_factory=list)
+    """Every concept set resolved so far (for the compiled plan's record)."""
     _aliases: itertools.count[int] = field(default_factory=itertools.count)
-    _used: list[ResolvedConceptSet] = field(default_factory=list)
-    _now: dt.date = field(default=dt.date.min, init=False)
 
-    def _resolve_now(self, plan: QueryPlan) -> dt.date:
-        if plan.now is not None:
-            return plan.now.date()
-        if self.now is not None:
-            return self.now
-        return dt.date.today()
-
-    def _alias(self, prefix: str) -> str:
+    def alias(self, prefix: str) -> str:
         return f"{prefix}{next(self._aliases)}"
 
-    def _column_type(self, table: str, column: str) -> str | None:
+    def column_type(self, table: str, column: str) -> str | None:
         info = self.catalog.table(table)
         col = info.column(column) if info else None
         return col.type if col else None
 
     # -- relations -------------------------------------------------------------------------
-    def _stream_relation(
+    def stream_relation(
         self, stream_name: str, concepts: ConceptSet | None, value: ValueFilter | None = None
     ) -> exp.Expr:
         """The union of a kind's streams, normalised to (pid, eid, t, t_end, code, sys, val, unit, days_supply, quantity) and filtered by concept/value."""
         parts: list[exp.Select] = []
         for s in streams_for(self.catalog, stream_name):
-            a = self._alias("s")
+            a = self.alias("s")
 
             def c(name: str | None, a: str = a) -> exp.Expr:
                 return _col(name, a) if name else exp.null()
@@ -134,7 +124,7 @@ class CohortBuilder:
                         f"stream {s.name!r} has no code column to filter concepts"
                     )
                 resolved = self.resolve(concepts, s)
-                self._used.append(resolved)
+                self.used.append(resolved)
                 conds.append(self._concept_condition(resolved, s, a))
             if value is not None:
                 if s.value_column is None:
@@ -151,7 +141,7 @@ class CohortBuilder:
 
     def _concept_condition(self, resolved: ResolvedConceptSet, s: EventStream, a: str) -> exp.Expr:
         assert s.code_column
-        ctype = self._column_type(s.table, s.code_column)
+        ctype = self.column_type(s.table, s.code_column)
         code = _col(s.code_column, a)
         if s.system_column:
             ors = [
@@ -173,13 +163,13 @@ class CohortBuilder:
             return exp.Between(
                 this=column, low=exp.Literal.number(v.value), high=exp.Literal.number(v.value2)
             )
-        return _OPS[v.op](this=column, expression=exp.Literal.number(v.value))
+        return f.COMPARISONS[v.op](this=column, expression=exp.Literal.number(v.value))
 
-    def _encounter_relation(self, etype: str | None) -> exp.Select:
+    def encounter_relation(self, etype: str | None) -> exp.Select:
         enc = self.catalog.encounters
         if enc is None:
             raise SchemaMismatchError(f"source {self.catalog.source!r} has no encounter table")
-        a = self._alias("v")
+        a = self.alias("v")
         etype_expr = (
             self._canonical_type(enc.type_column, a)
             if enc.type_column
@@ -199,7 +189,7 @@ class CohortBuilder:
     def _canonical_type(self, type_column: str, a: str) -> exp.Expr:
         enc = self.catalog.encounters
         assert enc is not None
-        ctype = self._column_type(enc.table, type_column)
+        ctype = self.column_type(enc.table, type_column)
         case = exp.Case()
         for code, canon in enc.type_map.items():
             case = case.when(_col(type_column, a).eq(_lit(code, ctype)), exp.Literal.string(canon))
@@ -210,7 +200,7 @@ class CohortBuilder:
         assert enc is not None
         if enc.type_column is None:
             return exp.true() if etype == "other" else exp.false()
-        ctype = self._column_type(enc.table, enc.type_column)
+        ctype = self.column_type(enc.table, enc.type_column)
         codes = [_lit(code, ctype) for code, canon in enc.type_map.items() if canon == etype]
         column = _col(enc.type_column, a)
         if etype == "other":
@@ -233,7 +223,7 @@ class CohortBuilder:
     # -- patients, ages, anchors -----------------------------------------------------------
     # Per-patient values (birth date, sex, anchor dates) come from LEFT JOINs keyed on the
     # patient id of the query being built — set-based, so every backend plans them as hash joins.
-    def _patient_col(self, pid: exp.Expr, column: str, joins: _Joins) -> exp.Expr:
+    def patient_col(self, pid: exp.Expr, column: str, joins: _Joins) -> exp.Expr:
         p = self.catalog.patients
         assert p is not None
         if isinstance(pid, exp.Column) and pid.table == "p" and pid.name == p.id_column:
@@ -241,7 +231,7 @@ class CohortBuilder:
         alias = joins.add(
             ("patient", pid.sql()),
             exp.to_table(p.table),
-            self._alias("b"),
+            self.alias("b"),
             lambda a: _col(p.id_column, a).eq(pid),
         )
         return _col(column, alias)
@@ -251,19 +241,19 @@ class CohortBuilder:
         p = self.catalog.patients
         assert p is not None
         if p.birth_date_column:
-            return f.as_date(self._patient_col(pid, p.birth_date_column, joins), self._d), True
+            return f.as_date(self.patient_col(pid, p.birth_date_column, joins), self.d), True
         if p.birth_year_column:
-            return self._patient_col(pid, p.birth_year_column, joins), False
+            return self.patient_col(pid, p.birth_year_column, joins), False
         raise SchemaMismatchError(f"source {self.catalog.source!r} stores no birth dates")
 
     @property
-    def _d(self) -> str:
+    def d(self) -> str:
         return self.dialect if self.dialect in EXECUTED_DIALECTS else "generic"
 
-    def _age(self, pid: exp.Expr, at: exp.Expr, joins: _Joins) -> exp.Expr:
+    def age(self, pid: exp.Expr, at: exp.Expr, joins: _Joins) -> exp.Expr:
         """Age in whole years at ``at`` (birthday not yet reached that year counts one less)."""
         birth, exact = self._birth_date(pid, joins)
-        d = self._d
+        d = self.d
         if not exact:
             return exp.Sub(this=f.year(at, d), expression=birth)
 
@@ -284,25 +274,25 @@ class CohortBuilder:
     def _per_patient_date(
         self, rel: exp.Expr, pid_col: str, date_col: str, first: bool
     ) -> exp.Select:
-        a = self._alias("r")
+        a = self.alias("r")
         agg = exp.Min if first else exp.Max
         return (
             exp.select(
                 _col(pid_col, a).as_("pid"),
-                agg(this=f.as_date(_col(date_col, a), self._d)).as_("d"),
+                agg(this=f.as_date(_col(date_col, a), self.d)).as_("d"),
             )
             .from_(_as_source(rel, a), copy=False)
             .group_by(_col(pid_col, a), copy=False)
         )
 
-    def _anchor_date(
+    def anchor_date(
         self, anchor: EventAnchor | PatientAnchor | FixedAnchor, pid: exp.Expr, joins: _Joins
     ) -> exp.Expr:
-        d = self._d
+        d = self.d
         if isinstance(anchor, FixedAnchor):
-            return f.date_literal(anchor.date or self._now, d)
+            return f.date_literal(anchor.date or self.now, d)
         if isinstance(anchor, EventAnchor):
-            rel = self._stream_relation(anchor.stream, anchor.concepts)
+            rel = self.stream_relation(anchor.stream, anchor.concepts)
             dates: exp.Select | None = self._per_patient_date(
                 rel, "pid", "t", anchor.which == "first"
             )
@@ -318,7 +308,7 @@ class CohortBuilder:
         alias = joins.add(
             ("anchor", anchor, pid.sql()),
             exp.Subquery(this=dates),
-            self._alias("a"),
+            self.alias("a"),
             lambda a: _col("pid", a).eq(pid),
         )
         return _col("d", alias)
@@ -352,10 +342,10 @@ class CohortBuilder:
                 exp.to_table(p.death_table), p.death_patient_column, p.death_date_column, True
             )
         return self._per_patient_date(
-            self._encounter_relation(anchor.encounter_type), "pid", "t", point == "first_encounter"
+            self.encounter_relation(anchor.encounter_type), "pid", "t", point == "first_encounter"
         )
 
-    def _window_condition(
+    def window_condition(
         self,
         window: CalendarWindow | RelativeWindow | None,
         t: exp.Expr,
@@ -364,7 +354,7 @@ class CohortBuilder:
     ) -> exp.Expr | None:
         if window is None:
             return None
-        d = self._d
+        d = self.d
         day = f.as_date(t, d)
         conds: list[exp.Expr] = []
         if isinstance(window, CalendarWindow):
@@ -373,7 +363,7 @@ class CohortBuilder:
             if window.end:
                 conds.append(exp.LTE(this=day, expression=f.date_literal(window.end, d)))
         else:
-            anchor = self._anchor_date(window.anchor, pid, joins)
+            anchor = self.anchor_date(window.anchor, pid, joins)
             if window.start_days is None and window.end_days is None:
                 conds.append(exp.not_(anchor.is_(exp.null()), copy=False))
             if window.start_days is not None:
@@ -385,9 +375,13 @@ class CohortBuilder:
         return exp.and_(*conds, copy=False) if conds else None
 
     # -- cohort ----------------------------------------------------------------------------
-    # Every filter compiles to ``pid IN (SELECT pid ...)`` (or NOT IN): a self-contained
-    # semi-join that reads its stream once, whatever the number of patients.
-    def _cohort(self, plan: QueryPlan) -> exp.Select:
+    # Every filter compiles to ``pid IN (SELECT pid ...)``: a self-contained semi-join that
+    # reads its stream once, whatever the number of patients. A negated filter compiles to
+    # ``NOT EXISTS (... WHERE member = pid)`` rather than ``NOT IN``: PostgreSQL cannot turn
+    # ``NOT IN (subquery)`` into an anti-join (NULL semantics), and once the subquery's hash
+    # outgrows ``work_mem`` it probes the subquery once per patient (30 s at 100k patients).
+    # The member queries never yield NULL ids, so the two forms answer alike.
+    def cohort(self, plan: QueryPlan) -> exp.Select:
         p = self.catalog.patients
         assert p is not None
         pid = _col(p.id_column, "p")
@@ -395,24 +389,38 @@ class CohortBuilder:
         if plan.patient_id is not None:
             column = p.external_id_column or p.id_column
             conds.append(
-                _col(column, "p").eq(_lit(plan.patient_id, self._column_type(p.table, column)))
+                _col(column, "p").eq(_lit(plan.patient_id, self.column_type(p.table, column)))
             )
-        conds.extend(self._filter(flt, pid) for flt in plan.filters)
+        conds.extend(self.filter(flt, pid) for flt in plan.filters)
         q = exp.select(pid.as_("pid")).from_(exp.alias_(exp.to_table(p.table), "p"), copy=False)
         return q.where(exp.and_(*conds, copy=False), copy=False) if conds else q
 
-    def _filter(self, flt: Any, pid: exp.Expr) -> exp.Expr:
+    def filter(self, flt: Any, pid: exp.Expr) -> exp.Expr:
         visit = getattr(self, f"_visit_{type(flt).__name__}", None)
         if visit is None:
             raise UnsupportedOperationError(f"No translation rule for {type(flt).__name__}")
         members, negate = visit(flt)
-        cond: exp.Expr = pid.isin(query=members)
-        return exp.not_(cond, copy=False) if negate else cond
+        if negate:
+            return self._anti_join(members, pid)
+        return pid.isin(query=members)
+
+    def _anti_join(self, members: exp.Select, pid: exp.Expr) -> exp.Expr:
+        """``NOT EXISTS (SELECT 1 FROM (members) AS nx WHERE nx.<id> = pid)``."""
+        name = members.selects[0].alias_or_name if members.selects else ""
+        if not name:
+            return exp.not_(pid.isin(query=members), copy=False)
+        alias = self.alias("nx")
+        probe = (
+            exp.select("1")
+            .from_(exp.alias_(members.subquery(), alias), copy=False)
+            .where(_col(name, alias).eq(pid.copy()), copy=False)
+        )
+        return exp.not_(exp.Exists(this=probe), copy=False)
 
     def _patients_where(self, build: Callable[[exp.Expr, _Joins], exp.Expr]) -> exp.Select:
         p = self.catalog.patients
         assert p is not None
-        a = self._alias("q")
+        a = self.alias("q")
         pid = _col(p.id_column, a)
         joins = _Joins()
         cond = build(pid, joins)
@@ -430,10 +438,10 @@ class CohortBuilder:
             raise SchemaMismatchError(
                 f"source {self.catalog.source!r} has no code for sex {flt.sex!r}"
             )
-        ctype = self._column_type(p.table, p.sex_column)
+        ctype = self.column_type(p.table, p.sex_column)
         column = p.sex_column
         return self._patients_where(
-            lambda pid, joins: self._patient_col(pid, column, joins).isin(
+            lambda pid, joins: self.patient_col(pid, column, joins).isin(
                 *[_lit(c, ctype) for c in codes]
             )
         ), False
@@ -441,11 +449,11 @@ class CohortBuilder:
     def _visit_AgeFilter(self, flt: AgeFilter) -> tuple[exp.Select, bool]:
         def build(pid: exp.Expr, joins: _Joins) -> exp.Expr:
             at = (
-                self._anchor_date(flt.at, pid, joins)
+                self.anchor_date(flt.at, pid, joins)
                 if flt.at is not None
-                else f.date_literal(self._now, self._d)
+                else f.date_literal(self.now, self.d)
             )
-            return self._age_condition(self._age(pid, at, joins), flt)
+            return self._age_condition(self.age(pid, at, joins), flt)
 
         return self._patients_where(build), False
 
@@ -456,36 +464,36 @@ class CohortBuilder:
             return exp.Between(
                 this=age, low=exp.Literal.number(flt.value), high=exp.Literal.number(flt.value2)
             )
-        return _OPS[flt.op](this=age, expression=exp.Literal.number(flt.value))
+        return f.COMPARISONS[flt.op](this=age, expression=exp.Literal.number(flt.value))
 
     def _visit_EventFilter(self, flt: EventFilter) -> tuple[exp.Select, bool]:
-        rel = self._stream_relation(flt.stream, flt.concepts, flt.value)
-        a = self._alias("e")
+        rel = self.stream_relation(flt.stream, flt.concepts, flt.value)
+        a = self.alias("e")
         pid = _col("pid", a)
         joins = _Joins()
         conds: list[exp.Expr] = []
-        window = self._window_condition(flt.window, _col("t", a), pid, joins)
+        window = self.window_condition(flt.window, _col("t", a), pid, joins)
         if window is not None:
             conds.append(window)
         if flt.age_at_event is not None:
-            age = self._age(pid, f.as_date(_col("t", a), self._d), joins)
+            age = self.age(pid, f.as_date(_col("t", a), self.d), joins)
             conds.append(self._age_condition(age, flt.age_at_event))
         if flt.encounter_type is not None:
             conds.append(
                 self._encounter_condition(
-                    a, exp.Subquery(this=self._encounter_relation(flt.encounter_type))
+                    a, exp.Subquery(this=self.encounter_relation(flt.encounter_type))
                 )
             )
         if flt.first_only:
             first = EventAnchor(stream=flt.stream, concepts=flt.concepts, which="first")
-            conds.append(f.as_date(_col("t", a), self._d).eq(self._anchor_date(first, pid, joins)))
+            conds.append(f.as_date(_col("t", a), self.d).eq(self.anchor_date(first, pid, joins)))
         return self._members(rel, a, joins, conds, flt.min_count), flt.negate
 
     def _visit_EncounterFilter(self, flt: EncounterFilter) -> tuple[exp.Select, bool]:
-        rel = self._encounter_relation(flt.type)
-        a = self._alias("e")
+        rel = self.encounter_relation(flt.type)
+        a = self.alias("e")
         joins = _Joins()
-        window = self._window_condition(flt.window, _col("t", a), _col("pid", a), joins)
+        window = self.window_condition(flt.window, _col("t", a), _col("pid", a), joins)
         return self._members(
             rel, a, joins, [window] if window is not None else [], flt.min_count
         ), flt.negate
@@ -509,9 +517,9 @@ class CohortBuilder:
         return q
 
     # -- encounter scope -------------------------------------------------------------------
-    def _scope(self, scope: EncounterScope) -> exp.Expr:
-        rel = self._encounter_relation(scope.type)
-        a = self._alias("v")
+    def scope(self, scope: EncounterScope) -> exp.Expr:
+        rel = self.encounter_relation(scope.type)
+        a = self.alias("v")
         inner = (
             exp.select(_col("eid", a), _col("pid", a), _col("t", a), _col("t_end", a))
             .from_(_as_source(rel, a), copy=False)
@@ -531,14 +539,14 @@ class CohortBuilder:
         )
         inner = inner.select(rn.as_("rn"))
         n = 1 if scope.which in {"first", "last"} else (scope.n or 1)
-        b = self._alias("w")
+        b = self.alias("w")
         return (
             exp.select(_col("eid", b), _col("pid", b), _col("t", b), _col("t_end", b))
             .from_(exp.alias_(exp.Subquery(this=inner), b), copy=False)
             .where(_col("rn", b).eq(exp.Literal.number(n)), copy=False)
         )
 
-    def _scope_condition(self, a: str, by_encounter: bool) -> exp.Expr:
+    def scope_condition(self, a: str, by_encounter: bool) -> exp.Expr:
         """Events of alias ``a`` that belong to a scoped encounter (by id, else by time)."""
         return self._encounter_condition(a, exp.to_table("scope_enc"), by_encounter=by_encounter)
 
@@ -546,8 +554,8 @@ class CohortBuilder:
         self, a: str, encounters: exp.Expr, *, by_encounter: bool = True
     ) -> exp.Expr:
         """Events of alias ``a`` inside one of ``encounters`` (eid, pid, t, t_end): by id, else by time."""
-        d = self._d
-        s = self._alias("sc")
+        d = self.d
+        s = self.alias("sc")
         in_time = exp.Exists(
             this=exp.select(exp.Literal.number(1))
             .from_(exp.alias_(encounters.copy(), s), copy=False)
@@ -568,7 +576,7 @@ class CohortBuilder:
         )
         if not by_encounter:
             return in_time
-        b = self._alias("se")
+        b = self.alias("se")
         by_id = _col("eid", a).isin(
             query=exp.select(_col("eid", b)).from_(exp.alias_(encounters.copy(), b), copy=False)
         )

@@ -8,8 +8,8 @@ catch that, deterministically and for any source:
   that appears as whole words in the question, and that occurs in some event stream of the data)
   must be used by the plan — one of its concept sets resolves to that concept or a descendant —
   or, for free SQL, appear in the SQL (its id or its name);
-* ``slots_covered`` / ``readings_agree``: the built-in parser reads the question too; a sex or
-  encounter type it finds must be in the plan, and when it reads the whole question, both plans
+* ``slots_covered`` / ``readings_agree``: a second reading of the question, handed in by the
+  caller (the built-in parser's), must agree: a sex or encounter type it finds must be in the plan, and when it reads the whole question, both plans
   must compute the same aggregate of the same measure;
 * ``numbers_covered``: every number in the question (not the patient id, not part of a named
   concept) must appear in the plan or SQL, directly or as days/weeks/months/years, or a percent.
@@ -30,8 +30,9 @@ if TYPE_CHECKING:
     from clinbridge.catalog import Catalog, Dictionary
     from clinbridge.db import Database
     from clinbridge.engine.plan import QueryPlan
+    from clinbridge.engine.understand._reading import Reading
 
-__all__ = ["check_coverage", "mentioned_concepts", "second_reading"]
+__all__ = ["check_coverage", "mentioned_concepts"]
 
 logger = logging.getLogger(__name__)
 
@@ -180,32 +181,6 @@ def _plan_numbers(text: str) -> set[float]:
     return out
 
 
-_READERS: dict[tuple[int, str], Any] = {}
-
-
-def second_reading(
-    catalog: Catalog, db: Database, question: str, *, patient_id: str | None = None
-) -> Any | None:
-    """The built-in parser's top reading of the question (its plan and groundings), or None.
-
-    The parser is the second, independent reader of the question (CLEAR-Med's dual reading): a
-    phrase it grounds must be honoured by an LLM's plan, and when it reads the whole question,
-    the LLM's plan must measure and aggregate the same thing. None without a parser.
-    """
-    try:
-        from clinbridge.engine.understand import Understander
-
-        key = (id(db), catalog.source)
-        if key not in _READERS:
-            _READERS.clear()  # one source at a time; the lexicon is cached on disk anyway
-            _READERS[key] = Understander(db, catalog, embeddings=False)
-        readings = _READERS[key].understand(question, patient_id=patient_id)
-    except Exception as exc:  # no parser, or it failed: only the verbatim checks apply
-        logger.debug("no second reading of %r: %s", question, exc)
-        return None
-    return readings[0] if readings else None
-
-
 _MEASURE_WORDS = {
     "patients": "patients people",
     "events": "events records",
@@ -345,14 +320,20 @@ def check_coverage(
     plan_names: set[str] | None = None,
     catalog: Catalog,
     db: Database,
+    reading: Reading | None = None,
 ) -> list[Check]:
-    """The coverage checks for one proposal (plan with its resolved codes, or free SQL)."""
+    """The coverage checks for one proposal (plan with its resolved codes, or free SQL).
+
+    ``reading`` is a second, independent reading of the question (the built-in parser's top
+    reading, CLEAR-Med's dual reading), handed in by whoever asked for the checks: a phrase it
+    grounds must be honoured by the proposal, and when it reads the whole question, the plan
+    must measure and aggregate the same thing. Without it only the verbatim checks apply.
+    """
     if not question:
         return []
     checks: list[Check] = []
     mentions = mentioned_concepts(catalog, db, question)
     slots: list[tuple[str, str, str]] = []
-    reading = second_reading(catalog, db, question, patient_id=plan.patient_id if plan else None)
     for g in reading.groundings if reading is not None else ():
         if g.kind == "concept" and g.codes:
             codes = {int(c) if str(c).isdigit() else c for c in g.codes}

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 from sqlglot import exp
 
 from clinbridge.engine.plan import GroupBy, QueryPlan, VariableFilter
+from clinbridge.engine.sqlfuncs import COMPARISONS
 from clinbridge.errors import SchemaMismatchError, UnsupportedOperationError
 
 if TYPE_CHECKING:
@@ -128,15 +129,7 @@ class _WideCompiler:
                     this=value, low=num, high=exp.Literal.number(repr(float(f.value2)))
                 )
             else:
-                ops = {
-                    ">": exp.GT,
-                    ">=": exp.GTE,
-                    "<": exp.LT,
-                    "<=": exp.LTE,
-                    "=": exp.EQ,
-                    "!=": exp.NEQ,
-                }
-                cond = ops[f.op](this=value, expression=num)
+                cond = COMPARISONS[f.op](this=value, expression=num)
         if f.negate:
             # unknown (missing) is neither the condition nor its negation
             cond = exp.and_(

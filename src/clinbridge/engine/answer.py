@@ -10,17 +10,22 @@ import datetime as dt
 import decimal
 import time
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from clinbridge.errors import AbstainReason
 
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog
+
 __all__ = ["Alternative", "Answer", "Check", "Provenance", "Timings", "jsonable"]
 
 
 class Check(BaseModel):
+    """One check of an answer: its name, whether it passed, a code and a detail."""
+
     model_config = ConfigDict(frozen=True)
 
     name: str
@@ -30,6 +35,8 @@ class Check(BaseModel):
 
 
 class Provenance(BaseModel):
+    """Where an answer came from: question, plan, SQL, source, versions and row count."""
+
     question: str | None = None
     source: str | None = None
     adapter: str | None = None
@@ -43,12 +50,28 @@ class Provenance(BaseModel):
     understanding: str | None = None
     """Which reader produced the plan: 'plan' (given), 'parser', or an LLM backend name."""
 
+    @classmethod
+    def of_source(cls, catalog: Catalog, dialect: str, **fields: Any) -> Provenance:
+        """A provenance naming ``catalog``'s source, adapter and versions, with ``fields``."""
+        return cls(
+            source=catalog.source,
+            adapter=catalog.adapter,
+            adapter_version=catalog.adapter_version,
+            cdm_version=catalog.cdm_version,
+            vocabulary_version=catalog.vocabulary_version,
+            dialect=dialect,
+            **fields,
+        )
+
 
 class Timings(BaseModel):
+    """How long each step took, in milliseconds."""
+
     steps_ms: dict[str, float] = Field(default_factory=dict)
 
     @contextlib.contextmanager
     def trace(self, step: str) -> Iterator[None]:
+        """Time the block as ``step``."""
         start = time.perf_counter()
         try:
             yield
@@ -59,6 +82,7 @@ class Timings(BaseModel):
 
     @property
     def total_ms(self) -> float:
+        """The sum of the steps."""
         return round(sum(self.steps_ms.values()), 3)
 
 
@@ -99,14 +123,17 @@ class Answer(BaseModel):
 
     @property
     def accepted(self) -> bool:
+        """Whether the answer was accepted."""
         return self.decision == "accept"
 
     def to_dict(self) -> dict[str, Any]:
+        """The answer as plain JSON types."""
         data = self.model_dump(mode="python")
         data["timings"] = {**self.timings.steps_ms, "total_ms": self.timings.total_ms}
         return jsonable(data)  # type: ignore[no-any-return]
 
     def to_json(self, *, indent: bool = True) -> str:
+        """The answer as JSON."""
         return orjson.dumps(self.to_dict(), option=orjson.OPT_INDENT_2 if indent else 0).decode()
 
     def summary(self) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from sqlglot import exp
@@ -49,6 +49,8 @@ _AGGS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
 
 @dataclass(frozen=True)
 class CompiledPlan:
+    """A compiled plan: the SELECT, its dialect and shape, the concept sets it used and 'now'."""
+
     expression: exp.Expr
     dialect: str
     shape: Shape
@@ -59,9 +61,11 @@ class CompiledPlan:
 
     @property
     def sql(self) -> str:
+        """The SELECT as SQL text in its dialect."""
         return self.expression.sql(dialect=self.dialect)
 
     def pretty(self) -> str:
+        """The SELECT as indented SQL text."""
         return self.expression.sql(dialect=self.dialect, pretty=True)
 
 
@@ -81,20 +85,30 @@ def compile_plan(
 
 
 @dataclass
-class Compiler(CohortBuilder):
-    """Compiles a whole plan: the cohort (see :class:`CohortBuilder`), then the measure and aggregate."""
+class Compiler:
+    """Compiles a whole plan: the cohort (asked of a :class:`CohortBuilder`), then the measure
+    and aggregate."""
+
+    catalog: Catalog
+    resolve: ResolveFn
+    dialect: str = "duckdb"
+    now: dt.date | None = None
+    """What 'today' is when the plan does not say (default: the date of compilation)."""
+    cohorts: CohortBuilder = field(init=False)
 
     # -- entry point -----------------------------------------------------------------------
     def compile(self, plan: QueryPlan) -> CompiledPlan:
-        self._used = []
-        self._now = self._resolve_now(plan)
+        """The plan as one SELECT (with its shape, concept sets and date of 'now')."""
+        self.cohorts = CohortBuilder(
+            self.catalog, self.resolve, self._resolve_now(plan), dialect=self.dialect
+        )
         patients = self.catalog.patients
         if patients is None:
             raise SchemaMismatchError(f"source {self.catalog.source!r} has no patient table")
-        cohort = self._cohort(plan)
+        cohort = self.cohorts.cohort(plan)
         ctes: list[tuple[str, exp.Expr]] = [("cohort", cohort)]
         if plan.scope is not None:
-            ctes.append(("scope_enc", self._scope(plan.scope)))
+            ctes.append(("scope_enc", self.cohorts.scope(plan.scope)))
         select, shape = self._measure_and_aggregate(plan, ctes)
         scope_check: exp.Expr | None = None
         if plan.scope is not None:
@@ -108,8 +122,20 @@ class Compiler(CohortBuilder):
         if plan.limit and shape in {"list", "rows"}:
             select = select.limit(plan.limit, copy=False)
         return CompiledPlan(
-            select, self.dialect, shape, tuple(dict.fromkeys(self._used)), self._now, scope_check
+            select,
+            self.dialect,
+            shape,
+            tuple(dict.fromkeys(self.cohorts.used)),
+            self.cohorts.now,
+            scope_check,
         )
+
+    def _resolve_now(self, plan: QueryPlan) -> dt.date:
+        if plan.now is not None:
+            return plan.now.date()
+        if self.now is not None:
+            return self.now
+        return dt.date.today()
 
     # -- measure and aggregate -------------------------------------------------------------
     def _events(self, plan: QueryPlan) -> tuple[exp.Select, bool]:
@@ -118,16 +144,16 @@ class Compiler(CohortBuilder):
         encounter_level = m.of in {"encounters", "length_of_stay"} or (
             m.of == "date" and m.stream is None
         )
-        a = self._alias("m")
+        a = self.cohorts.alias("m")
         if encounter_level:
-            rel: exp.Expr = self._encounter_relation(m.encounter_type)
+            rel: exp.Expr = self.cohorts.encounter_relation(m.encounter_type)
             cols: list[exp.Expr] = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "etype")]
-            cols.append(f.days_between(_col("t_end", a), _col("t", a), self._d).as_("val"))
+            cols.append(f.days_between(_col("t_end", a), _col("t", a), self.cohorts.d).as_("val"))
             cols += [exp.null().as_("code"), exp.null().as_("sys"), exp.null().as_("unit")]
         else:
             if m.stream is None:
                 raise UnsupportedOperationError(f"measure {m.of!r} needs a stream")
-            rel = self._stream_relation(m.stream, m.concepts, m.value)
+            rel = self.cohorts.stream_relation(m.stream, m.concepts, m.value)
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit")]
             cols.append(_col(value_col, a).as_("val"))
@@ -135,11 +161,11 @@ class Compiler(CohortBuilder):
             _col("pid", a).isin(query=exp.select("pid").from_("cohort", copy=False))
         ]
         joins = _Joins()
-        window = self._window_condition(plan.window, _col("t", a), _col("pid", a), joins)
+        window = self.cohorts.window_condition(plan.window, _col("t", a), _col("pid", a), joins)
         if window is not None:
             conds.append(window)
         if plan.scope is not None:
-            conds.append(self._scope_condition(a, by_encounter=True))
+            conds.append(self.cohorts.scope_condition(a, by_encounter=True))
         q = joins.apply(exp.select(*cols).from_(_as_source(rel, a), copy=False))
         return q.where(exp.and_(*conds, copy=False), copy=False), encounter_level
 
@@ -147,9 +173,9 @@ class Compiler(CohortBuilder):
         self, plan: QueryPlan, ctes: list[tuple[str, exp.Expr]]
     ) -> tuple[exp.Select, Shape]:
         m, op = plan.measure, plan.aggregate.op
-        d = self._d
+        d = self.cohorts.d
         if op == "proportion":
-            num = [self._filter(flt, _col("pid", "c")) for flt in plan.aggregate.numerator]
+            num = [self.cohorts.filter(flt, _col("pid", "c")) for flt in plan.aggregate.numerator]
             hit = (
                 exp.Case()
                 .when(exp.and_(*num, copy=False), exp.Literal.number(1))
@@ -159,7 +185,9 @@ class Compiler(CohortBuilder):
                 exp.Sum(this=hit).as_("numerator"), exp.Count(this=exp.Star()).as_("denominator")
             ).from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
             return q, "proportion"
-        if (m.of in {"patients", "age"} or m.point is not None) and m.stream is None:
+        if (
+            m.of in {"patients", "age", "days_between"} or m.point is not None
+        ) and m.stream is None:
             return self._patient_level(plan)
         ev, _ = self._events(plan)
         ctes.append(("ev", ev))
@@ -220,7 +248,7 @@ class Compiler(CohortBuilder):
             if m.of == "concept":
                 # Every concept recorded on the first/last day: ties are reported, not broken at random.
                 day = f.as_date(_col("t", e), d)
-                b = self._alias("x")
+                b = self.cohorts.alias("x")
                 edge = exp.Subquery(
                     this=exp.select(extreme(this=f.as_date(_col("t", b), d))).from_(
                         exp.alias_(exp.to_table("ev"), b), copy=False
@@ -296,9 +324,9 @@ class Compiler(CohortBuilder):
         if plan.patient_id is None or plan.aggregate.op not in {"first", "last"}:
             raise UnsupportedOperationError("a patient's own date is asked of one patient")
         joins = _Joins()
-        when = self._anchor_date(point, _col("pid", "c"), joins)
+        when = self.cohorts.anchor_date(point, _col("pid", "c"), joins)
         base = joins.apply(
-            exp.select(f.as_date(when, self._d).as_("value")).from_(
+            exp.select(f.as_date(when, self.cohorts.d).as_("value")).from_(
                 exp.alias_(exp.to_table("cohort"), "c"), copy=False
             )
         )
@@ -332,15 +360,17 @@ class Compiler(CohortBuilder):
             ), "scalar"
         if m.point is not None:
             return self._patient_point(plan, m.point)
-        # age of the cohort members at 'now'
         joins = _Joins()
         pid = _col("pid", "c")
+        if m.of == "days_between":
+            return self._days_between(plan, pid, joins)
+        # age of the cohort members at 'now'
         at = (
-            self._anchor_date(m.age_at, pid, joins)
+            self.cohorts.anchor_date(m.age_at, pid, joins)
             if m.age_at
-            else f.date_literal(self._now, self._d)
+            else f.date_literal(self.cohorts.now, self.cohorts.d)
         )
-        age = self._age(pid, at, joins)
+        age = self.cohorts.age(pid, at, joins)
         base = joins.apply(
             exp.select(age.as_("val")).from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
         )
@@ -352,10 +382,28 @@ class Compiler(CohortBuilder):
             raise UnsupportedOperationError(f"cannot take the {op} of ages")
         return self._numeric_aggregate(op, exp.Subquery(this=base), "val")
 
+    def _days_between(
+        self, plan: QueryPlan, pid: exp.Expr, joins: _Joins
+    ) -> tuple[exp.Select, Shape]:
+        """Days from the start anchor to the end anchor, for members whose end is a later day."""
+        m, op = plan.measure, plan.aggregate.op
+        assert m.start_at is not None and m.end_at is not None
+        start = self.cohorts.anchor_date(m.start_at, pid, joins)
+        end = self.cohorts.anchor_date(m.end_at, pid, joins)
+        days = f.days_between(end, start, self.cohorts.d)
+        base = joins.apply(
+            exp.select(days.as_("val"))
+            .from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
+            .where(exp.GT(this=days, expression=exp.Literal.number(0)), copy=False)
+        )
+        if op not in _AGGS and op not in {"median", "count"}:
+            raise UnsupportedOperationError(f"cannot take the {op} of days between two events")
+        return self._numeric_aggregate(op, exp.Subquery(this=base), "val")
+
     def _numeric_aggregate(
         self, op: str, source: exp.Expr, column: str
     ) -> tuple[exp.Select, Shape]:
-        a = self._alias("n")
+        a = self.cohorts.alias("n")
         src = _as_source(source, a)
         v = _col(column, a)
         if op == "median":
@@ -369,7 +417,7 @@ class Compiler(CohortBuilder):
 
     def _median(self, source: exp.Expr, column: str) -> exp.Select:
         """Median with window functions only, so every dialect computes it the same way."""
-        a, b = self._alias("md"), self._alias("md")
+        a, b = self.cohorts.alias("md"), self.cohorts.alias("md")
         v = _col(column, a)
         ranked = (
             exp.select(
@@ -403,7 +451,7 @@ class Compiler(CohortBuilder):
         if len(kinds) != 1:
             return exp.cast(code, "TEXT")
         d = self.catalog.dictionary(next(iter(kinds)))
-        a = self._alias("dl")
+        a = self.cohorts.alias("dl")
         cond: exp.Expr = _col(d.code_column, a).eq(code)
         # Match on the system only when the stream stores one per row (FHIR); OMOP concept ids
         # are unique across vocabularies.
@@ -432,10 +480,10 @@ class Compiler(CohortBuilder):
                 if not p.sex_column:
                     raise SchemaMismatchError("no sex column to group by")
                 case = exp.Case()
-                ctype = self._column_type(p.table, p.sex_column)
+                ctype = self.cohorts.column_type(p.table, p.sex_column)
                 for code, sex in p.sex_values.items():
                     case = case.when(
-                        self._patient_col(_col("pid", e), p.sex_column, joins).eq(
+                        self.cohorts.patient_col(_col("pid", e), p.sex_column, joins).eq(
                             _lit(code, ctype)
                         ),
                         exp.Literal.string(sex),
@@ -444,9 +492,11 @@ class Compiler(CohortBuilder):
             elif g.key == "year":
                 if patient_level:
                     raise UnsupportedOperationError("group by year needs events")
-                keys.append(f.year(_col("t", e), self._d).as_("year"))
+                keys.append(f.year(_col("t", e), self.cohorts.d).as_("year"))
             elif g.key == "age_group":
-                age = self._age(_col("pid", e), f.date_literal(self._now, self._d), joins)
+                age = self.cohorts.age(
+                    _col("pid", e), f.date_literal(self.cohorts.now, self.cohorts.d), joins
+                )
                 keys.append(
                     exp.Mul(
                         this=exp.Floor(
@@ -479,7 +529,9 @@ class Compiler(CohortBuilder):
                 target = exp.Count(this=exp.Star())
         elif op in _AGGS:
             val = (
-                self._age(_col("pid", e), f.date_literal(self._now, self._d), joins)
+                self.cohorts.age(
+                    _col("pid", e), f.date_literal(self.cohorts.now, self.cohorts.d), joins
+                )
                 if m.of == "age"
                 else _col("val", e)
             )

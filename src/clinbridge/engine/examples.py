@@ -78,6 +78,7 @@ class Example(BaseModel):
     created: str = ""
 
     def to_json(self) -> str:
+        """The example as JSON."""
         return orjson.dumps(self.model_dump(mode="json", exclude_none=True)).decode()
 
 
@@ -104,6 +105,8 @@ def default_bank_path(settings: Settings | None = None) -> Path:
 
 @dataclass(frozen=True)
 class Hit:
+    """An example found for a question, with its similarity."""
+
     example: Example
     score: float
 
@@ -163,6 +166,7 @@ class ExampleBank:
         return iter(self._examples.values())
 
     def get(self, example_id_: str) -> Example | None:
+        """The example with this id, or None."""
         return self._examples.get(example_id_)
 
     def find(self, question: str) -> Example | None:
@@ -216,6 +220,7 @@ class ExampleBank:
         *,
         source: str | None = None,
     ) -> Example:
+        """Add an answered question (its plan or SQL) to the bank as approved; the example."""
         return self.add(question, plan, sql, source=source, origin="approved")
 
     def edit(
@@ -264,6 +269,8 @@ class ExampleBank:
 
 @dataclass(frozen=True)
 class Mutation:
+    """A variant of an example's plan, with the question it asks."""
+
     plan: QueryPlan
     change: str
     kind: Literal["operator", "threshold", "concept", "sex", "encounter_type", "window"]

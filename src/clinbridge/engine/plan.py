@@ -95,6 +95,7 @@ class ConceptRef(_Node):
         return self
 
     def label(self) -> str:
+        """A short name for the concept reference."""
         if self.name:
             return self.name
         if self.code is not None:
@@ -117,6 +118,7 @@ class ConceptSet(_Node):
         return self
 
     def describe(self) -> str:
+        """The concept set in words."""
         return self.label or " or ".join(c.label() for c in self.concepts)
 
 
@@ -221,6 +223,8 @@ class EncounterScope(_Node):
 
 
 class SexFilter(_Node):
+    """Patients of one sex."""
+
     kind: Literal["sex"] = "sex"
     sex: Literal["male", "female"]
 
@@ -313,6 +317,8 @@ class Measure(_Node):
     * ``length_of_stay``: encounter length in days (end - start);
     * ``events_per_patient``: number of matching events per patient in the cohort;
     * ``age``: patient age in years at ``age_at`` (default now), e.g. age at first diagnosis;
+    * ``days_between``: days from ``start_at`` to ``end_at`` per patient (both anchors), for
+      the patients whose ``end_at`` falls on a later day than their ``start_at``;
     * ``date``: the event (or encounter) date;
     * ``concept``: the event's concept (for lists of distinct drugs/conditions);
     * ``variable``: a variable of a wide (trial) table, missing codes excluded unless
@@ -334,6 +340,7 @@ class Measure(_Node):
         "concept",
         "variable",
         "change",
+        "days_between",
     ] = "patients"
     stream: str | None = None
     concepts: ConceptSet | None = None
@@ -347,6 +354,10 @@ class Measure(_Node):
     point: PatientAnchor | None = None
     """For ``date`` without a stream: a date every patient has (birth, death) instead of an
     encounter's date."""
+    start_at: Anchor | None = None
+    """For ``days_between``: the earlier date (e.g. the first exposure)."""
+    end_at: Anchor | None = None
+    """For ``days_between``: the later date (e.g. the first diagnosis)."""
     variable: str | None = None
     """For ``variable`` / ``change``: the wide table's variable (the later time point for change)."""
     baseline: str | None = None
@@ -385,6 +396,8 @@ class Aggregate(_Node):
 
 
 class GroupBy(_Node):
+    """Group the answer by one dimension (sex, age band, year, concept...)."""
+
     key: Literal["sex", "year", "age_group", "concept", "encounter_type", "variable"]
     age_bin: int = 10
     variable: str | None = None
@@ -430,6 +443,8 @@ class QueryPlan(_Node):
         }
         if of in {"variable", "change"} and self.measure.variable is None:
             raise ValueError(f"measure {of!r} needs a variable")
+        if of == "days_between" and (self.measure.start_at is None or self.measure.end_at is None):
+            raise ValueError("measure 'days_between' needs start_at and end_at")
         if of == "change" and self.measure.baseline is None:
             raise ValueError("measure 'change' needs a baseline variable")
         if needs_stream and self.measure.stream is None:
@@ -445,22 +460,27 @@ class QueryPlan(_Node):
             "age",
             "variable",
             "change",
+            "days_between",
         }:
             raise ValueError(f"{op} needs a numeric measure, not {of!r}")
         return self
 
     # -- serialisation ---------------------------------------------------------------------
     def to_json(self, *, indent: bool = False) -> str:
+        """The plan as JSON."""
         option = orjson.OPT_INDENT_2 if indent else 0
         return orjson.dumps(self.model_dump(mode="json", exclude_none=True), option=option).decode()
 
     def to_dict(self) -> dict[str, Any]:
+        """The plan as plain JSON types."""
         return self.model_dump(mode="json", exclude_none=True)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> QueryPlan:
+        """A plan from its JSON (validated)."""
         return cls.model_validate(orjson.loads(text))
 
     @classmethod
     def json_schema(cls) -> dict[str, Any]:
+        """The JSON schema of a plan."""
         return cls.model_json_schema()

@@ -23,6 +23,8 @@ __all__ = ["ResolvedConcept", "ResolvedConceptSet", "Resolver", "streams_for"]
 
 @dataclass(frozen=True)
 class ResolvedConcept:
+    """One concept a concept set resolved to, with how it was found."""
+
     value: Any
     """What the stream's code column stores (OMOP concept_id, a FHIR code)."""
     name: str
@@ -35,6 +37,8 @@ class ResolvedConcept:
 
 @dataclass(frozen=True)
 class ResolvedConceptSet:
+    """A concept set resolved against one stream: its concepts and their codes."""
+
     label: str
     dictionary: str | None
     concepts: tuple[ResolvedConcept, ...]
@@ -42,9 +46,11 @@ class ResolvedConceptSet:
 
     @property
     def values(self) -> tuple[Any, ...]:
+        """The codes to match in the stream."""
         return tuple(dict.fromkeys(c.value for c in self.concepts))
 
     def by_system(self) -> dict[str | None, list[Any]]:
+        """The codes grouped by their coding system."""
         out: dict[str | None, list[Any]] = {}
         for c in self.concepts:
             bucket = out.setdefault(c.system, [])
@@ -53,6 +59,7 @@ class ResolvedConceptSet:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """The resolved set as plain JSON types."""
         return {
             "label": self.label,
             "dictionary": self.dictionary,
@@ -105,12 +112,14 @@ class Resolver:
     _indexes: dict[str, ConceptIndex] = field(default_factory=dict)
 
     def resolve(self, cs: ConceptSet, stream: EventStream) -> ResolvedConceptSet:
+        """Resolve ``cs`` against ``stream`` (cached)."""
         key = (cs, stream.name)
         if key not in self._cache:
             self._cache[key] = self._resolve(cs, stream)
         return self._cache[key]
 
     def index(self, dictionary: str) -> ConceptIndex:
+        """The concept index of one dictionary (built on first use)."""
         if dictionary not in self._indexes:
             self._indexes[dictionary] = ConceptIndex(self.db, self.catalog, dictionary)
         return self._indexes[dictionary]

@@ -55,14 +55,10 @@ def run_plan(
     resolver = resolver or Resolver(db, catalog)
     timings = Timings()
     now = plan_now(plan, catalog, settings)
-    provenance = Provenance(
+    provenance = Provenance.of_source(
+        catalog,
+        db.dialect,
         question=plan.question,
-        source=catalog.source,
-        adapter=catalog.adapter,
-        adapter_version=catalog.adapter_version,
-        cdm_version=catalog.cdm_version,
-        vocabulary_version=catalog.vocabulary_version,
-        dialect=db.dialect,
         now=now.isoformat(),
         understanding=understanding,
     )

@@ -11,16 +11,37 @@ import datetime as dt
 
 from sqlglot import exp
 
-__all__ = ["add_days", "as_date", "date_literal", "day", "days_between", "month", "year"]
+__all__ = [
+    "COMPARISONS",
+    "add_days",
+    "as_date",
+    "date_literal",
+    "day",
+    "days_between",
+    "month",
+    "year",
+]
+
+COMPARISONS: dict[str, type[exp.Binary]] = {
+    ">": exp.GT,
+    ">=": exp.GTE,
+    "<": exp.LT,
+    "<=": exp.LTE,
+    "=": exp.EQ,
+    "!=": exp.NEQ,
+}
+"""A plan's comparison operators and the sqlglot nodes they compile to."""
 
 
 def as_date(e: exp.Expr, dialect: str) -> exp.Expr:
+    """``e`` as a date."""
     if dialect == "sqlite":
         return exp.func("DATE", e)
     return exp.cast(e, "DATE")
 
 
 def date_literal(value: dt.date | dt.datetime, dialect: str) -> exp.Expr:
+    """A date (or timestamp) literal."""
     d = value.date() if isinstance(value, dt.datetime) else value
     text = exp.Literal.string(d.isoformat())
     if dialect == "sqlite":
@@ -29,6 +50,7 @@ def date_literal(value: dt.date | dt.datetime, dialect: str) -> exp.Expr:
 
 
 def add_days(e: exp.Expr, days: int, dialect: str) -> exp.Expr:
+    """``e`` plus ``days`` days."""
     if days == 0:
         return e
     if dialect == "sqlite":
@@ -58,12 +80,15 @@ def _part(e: exp.Expr, fmt: str, node: type[exp.Func], dialect: str) -> exp.Expr
 
 
 def year(e: exp.Expr, dialect: str) -> exp.Expr:
+    """The year of ``e``."""
     return _part(e, "%Y", exp.Year, dialect)
 
 
 def month(e: exp.Expr, dialect: str) -> exp.Expr:
+    """The month of ``e``."""
     return _part(e, "%m", exp.Month, dialect)
 
 
 def day(e: exp.Expr, dialect: str) -> exp.Expr:
+    """The day of the month of ``e``."""
     return _part(e, "%d", exp.Day, dialect)

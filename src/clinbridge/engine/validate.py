@@ -93,6 +93,7 @@ from clinbridge.settings import Settings
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
+    from clinbridge.engine.understand._reading import Reading
 
 __all__ = [
     "AbstainReason",
@@ -140,15 +141,24 @@ class AnswerDraft(Protocol):
     """What the validator needs of an executed plan (the engine's ``Answer`` fits)."""
 
     @property
-    def value(self) -> Any: ...
+    def value(self) -> Any:
+        """The answer's value."""
+
     @property
-    def rows(self) -> Any: ...
+    def rows(self) -> Any:
+        """Its rows."""
+
     @property
-    def columns(self) -> Any: ...
+    def columns(self) -> Any:
+        """Its column names."""
+
     @property
-    def sql(self) -> str | None: ...
+    def sql(self) -> str | None:
+        """The SQL that ran."""
+
     @property
-    def concept_sets(self) -> Any: ...
+    def concept_sets(self) -> Any:
+        """The concept sets it resolved."""
 
 
 @dataclass(frozen=True)
@@ -166,6 +176,7 @@ class Feedback:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
+        """The feedback as plain JSON types."""
         return {
             "proposal": _proposal_dict(self.proposal),
             "failed": [c.model_dump() for c in self.failed],
@@ -183,9 +194,11 @@ class Attempt:
 
     @property
     def passed(self) -> bool:
+        """Whether every check passed."""
         return bool(self.checks) and all(c.passed for c in self.checks)
 
     def to_dict(self) -> dict[str, Any]:
+        """The attempt as plain JSON types."""
         return {
             "proposal": _proposal_dict(self.proposal),
             "sql": self.sql,
@@ -211,15 +224,18 @@ class Validated:
 
     @property
     def value(self) -> Any:
+        """The accepted answer's value, or None."""
         return self.answer.value if self.answer is not None else None
 
     @property
     def plan(self) -> QueryPlan | None:
+        """The accepted plan, or None."""
         last = self.attempts[-1].proposal if self.attempts else None
         return last if isinstance(last, QueryPlan) else None
 
     @property
     def sql(self) -> str | None:
+        """The accepted SQL, or None."""
         if self.answer is not None:
             return self.answer.sql
         return self.attempts[-1].sql if self.attempts else None
@@ -241,6 +257,7 @@ class Validated:
         )
 
     def to_dict(self) -> dict[str, Any]:
+        """The outcome as plain JSON types."""
         return {
             "decision": self.decision,
             "value": jsonable(self.value),
@@ -273,6 +290,7 @@ def validate(
     question: str | None = None,
     expected: Shape | None = None,
     coverage: bool = False,
+    reading: Reading | None = None,
 ) -> list[Check]:
     """Run every deterministic check on a draft answer.
 
@@ -285,6 +303,8 @@ def validate(
         expected: force the expected shape (free-SQL proposals say theirs).
         coverage: also check that the plan/SQL uses every concept and number the question
             names (on for LLM proposals: a model may silently drop part of a question).
+        reading: a second reading of the question (the built-in parser's) for the coverage
+            checks; without it only the verbatim ones apply.
 
     Returns:
         The checks, passed and failed.
@@ -315,6 +335,7 @@ def validate(
                 plan_names=names,
                 catalog=catalog,
                 db=db,
+                reading=reading,
             )
         except ClinbridgeError as exc:
             checks.append(
@@ -458,6 +479,7 @@ def answer_with_validation(
     understanding: str = "parser",
     coverage: bool | None = None,
     extra_checks: Callable[[QueryPlan], Sequence[Check]] | None = None,
+    reading: Reading | None = None,
 ) -> Validated:
     """Propose, execute, validate; accept, repair once, or abstain.
 
@@ -476,21 +498,16 @@ def answer_with_validation(
             i.e. when ``understanding`` is not 'parser', 'plan', 'mutation' or 'feedback').
         extra_checks: more checks of each executed plan (e.g. the dual-reader agreement of
             :mod:`clinbridge.engine._checks_readers`); they fail like any other check.
+        reading: a second, independent reading of the question (the built-in parser's top
+            reading) that the coverage checks hold the proposals against.
 
     Returns:
         A :class:`Validated` outcome; its ``answer`` is None unless every check passed.
     """
     settings = settings or Settings()
     started = time.perf_counter()
-    provenance = Provenance(
-        question=question,
-        source=catalog.source,
-        adapter=catalog.adapter,
-        adapter_version=catalog.adapter_version,
-        cdm_version=catalog.cdm_version,
-        vocabulary_version=catalog.vocabulary_version,
-        dialect=db.dialect,
-        understanding=understanding,
+    provenance = Provenance.of_source(
+        catalog, db.dialect, question=question, understanding=understanding
     )
     propose = _as_proposer(proposer)
     if run_plan is None:
@@ -533,7 +550,16 @@ def answer_with_validation(
             else (isinstance(proposal, SqlProposal) or understanding not in _TRUSTED_READERS)
         )
         draft, checks = _execute_and_check(
-            proposal, question, run_plan, run_sql, catalog, db, expected_shape, cover, extra_checks
+            proposal,
+            question,
+            run_plan,
+            run_sql,
+            catalog,
+            db,
+            expected_shape,
+            cover,
+            extra_checks,
+            reading,
         )
         ran_sql = getattr(draft, "sql", None) or (
             proposal.sql if isinstance(proposal, SqlProposal) else None
@@ -598,6 +624,7 @@ def _execute_and_check(
     expected_shape: Shape | None,
     coverage: bool = False,
     extra_checks: Callable[[QueryPlan], Sequence[Check]] | None = None,
+    reading: Reading | None = None,
 ) -> tuple[Any, list[Check]]:
     try:
         if isinstance(proposal, SqlProposal):
@@ -615,7 +642,14 @@ def _execute_and_check(
         return draft, own
     q = question or (proposal.question if isinstance(proposal, QueryPlan) else None)
     checks = validate(
-        draft, plan=plan, catalog=catalog, db=db, question=q, expected=expected, coverage=coverage
+        draft,
+        plan=plan,
+        catalog=catalog,
+        db=db,
+        question=q,
+        expected=expected,
+        coverage=coverage,
+        reading=reading,
     )
     if extra_checks is not None and plan is not None:
         checks += extra_checks(plan)

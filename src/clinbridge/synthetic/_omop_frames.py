@@ -74,6 +74,13 @@ def _dates(days: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return (_START + days.astype("int64") * DAY).astype("datetime64[ns]")
 
 
+def _course(sel: pd.DataFrame, supply: Any, drug: Any) -> pd.DataFrame:
+    """One drug exposure per visit of ``sel`` (person, day, visit), with its days of supply."""
+    return pd.DataFrame(
+        {"p": sel["p"], "day": sel["day"], "vid": sel["vid"], "supply": supply, "drug": drug}
+    )
+
+
 def _lookup(keys: Any, mapping: dict[str, Any], dtype: Any = object) -> np.ndarray[Any, Any]:
     """Vectorised ``mapping[key]`` for an array of string keys (all keys must be in mapping)."""
     cat = pd.Categorical(np.asarray(keys, dtype=object), categories=list(mapping))
@@ -420,67 +427,19 @@ class FrameBuilder:
         for reason, drugs in _HOSPITAL_DRUGS.items():
             sel = hosp[hosp["reason"] == reason]
             for drug in drugs:
-                parts.append(
-                    pd.DataFrame(
-                        {
-                            "p": sel["p"],
-                            "day": sel["day"],
-                            "vid": sel["vid"],
-                            "supply": np.maximum(sel["los"], 1),
-                            "drug": drug,
-                        }
-                    )
-                )
+                parts.append(_course(sel, np.maximum(sel["los"], 1), drug))
         sel = hosp[rng.random(len(hosp)) < 0.7]
-        parts.append(
-            pd.DataFrame(
-                {
-                    "p": sel["p"],
-                    "day": sel["day"],
-                    "vid": sel["vid"],
-                    "supply": np.maximum(sel["los"], 1),
-                    "drug": "acetaminophen",
-                }
-            )
-        )
+        parts.append(_course(sel, np.maximum(sel["los"], 1), "acetaminophen"))
         sel = hosp[rng.random(len(hosp)) < 0.5]
-        parts.append(
-            pd.DataFrame(
-                {
-                    "p": sel["p"],
-                    "day": sel["day"],
-                    "vid": sel["vid"],
-                    "supply": np.maximum(sel["los"], 1),
-                    "drug": "heparin",
-                }
-            )
-        )
+        parts.append(_course(sel, np.maximum(sel["los"], 1), "heparin"))
         # NSAID courses at outpatient visits (celecoxib vs diclofenac), antibiotics at ER/outpatient
         sel = op[rng.random(len(op)) < 0.04]
         parts.append(
-            pd.DataFrame(
-                {
-                    "p": sel["p"],
-                    "day": sel["day"],
-                    "vid": sel["vid"],
-                    "supply": rng.choice([14, 30], len(sel)),
-                    "drug": rng.choice(list(V.NSAIDS), len(sel)),
-                }
-            )
+            _course(sel, rng.choice([14, 30], len(sel)), rng.choice(list(V.NSAIDS), len(sel)))
         )
         er_pna = v[(v["concept"] == 9203) & (v["reason"] == "pneumonia")]
         sel = pd.concat([er_pna, op[rng.random(len(op)) < 0.03]])
-        parts.append(
-            pd.DataFrame(
-                {
-                    "p": sel["p"],
-                    "day": sel["day"],
-                    "vid": sel["vid"],
-                    "supply": 7,
-                    "drug": "amoxicillin",
-                }
-            )
-        )
+        parts.append(_course(sel, 7, "amoxicillin"))
         d = pd.concat(parts, ignore_index=True).sort_values(["p", "day", "drug"], kind="stable")
         drug_keys = d["drug"].to_numpy()
         supply = d["supply"].to_numpy().astype(np.int64)

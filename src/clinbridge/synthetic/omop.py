@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from clinbridge.adapters.omop._bulk import BulkWriter, ColumnType, open_writable
+from clinbridge.adapters.omop._bulk import BulkWriter, ColumnType, writable
 from clinbridge.adapters.omop.ddl import cdm_spec
 from clinbridge.adapters.omop.loader import create_cdm_tables, create_indexes
 from clinbridge.db import Database
@@ -56,10 +56,12 @@ class SynthReport:
 
     @property
     def total_rows(self) -> int:
+        """Rows written over every table."""
         return sum(self.rows.values())
 
     @property
     def rows_per_second(self) -> float:
+        """Rows written per second."""
         spent = self.seconds_generate + self.seconds_write
         return self.total_rows / spent if spent else 0.0
 
@@ -167,9 +169,7 @@ def generate_omop(
     if not 1 <= patients <= 1_000_000:
         raise ConfigError(f"patients must be between 1 and 1,000,000, not {patients}")
     report = SynthReport(patients=patients, seed=seed)
-    own = isinstance(db, str)
-    database = open_writable(db, schema) if isinstance(db, str) else db
-    try:
+    with writable(db, schema) as database:
         schema = schema or database.schema
         t1 = time.perf_counter()
         create_cdm_tables(database, "5.4", schema=schema, replace=True)
@@ -212,6 +212,3 @@ def generate_omop(
         report.seconds_write += time.perf_counter() - t1
         logger.info("synthetic OMOP: %d patients, %d rows", patients, report.total_rows)
         return report
-    finally:
-        if own:
-            database.close()

@@ -20,12 +20,17 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from clinbridge.synthetic._trial_book import (
+    ColumnBuilder,
+    TrialWorkbook,
+    with_missing,
+    write_trial_workbook,
+    yesno,
+)
 
 __all__ = [
     "DICTIONARY_COLUMNS",
@@ -56,86 +61,6 @@ HOURS = (0, 6, 12, 24, 48, 72)
 VITAL_HOURS = (0, 6, 12, 18, 24, 30, 36, 48, 60, 72, 84, 96)
 
 
-@dataclass
-class TrialWorkbook:
-    """The generated wide data (as exported, codes and all) and its data dictionary."""
-
-    data: pd.DataFrame
-    dictionary: pd.DataFrame
-    seed: int
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.data.shape  # type: ignore[return-value]
-
-    def write_xlsx(self, path: str | Path) -> Path:
-        return write_trial_workbook(self, path)
-
-    def write_csv(self, path: str | Path, *, dictionary: str | Path | None = None) -> Path:
-        """The data as CSV (UTF-8) and, if asked, the dictionary as a second CSV."""
-        out = Path(path)
-        self.data.to_csv(out, index=False)
-        if dictionary is not None:
-            self.dictionary.to_csv(Path(dictionary), index=False)
-        return out
-
-
-class _Builder:
-    def __init__(self, rng: np.random.Generator, n: int) -> None:
-        self.rng = rng
-        self.n = n
-        self.columns: dict[str, Any] = {}
-        self.rows: list[dict[str, str]] = []
-
-    def add(
-        self,
-        name: str,
-        values: Any,
-        label: str,
-        *,
-        type_: str = "float",
-        unit: str = "",
-        codes: str = "",
-        missing: str = "",
-        time_point: str = "",
-        trial: str = "Both",
-        form: str = "",
-    ) -> None:
-        if name in self.columns:  # pragma: no cover - a generator bug
-            raise ValueError(f"duplicate generated column {name}")
-        self.columns[name] = values
-        self.rows.append(
-            {
-                "Variable": name,
-                "Label": label,
-                "Type": type_,
-                "Units": unit,
-                "Codes": codes,
-                "Missing codes": missing,
-                "Time point": time_point,
-                "Trial": trial,
-                "Form": form,
-            }
-        )
-
-
-def _with_missing(
-    rng: np.random.Generator, x: np.ndarray, *, p_not_done: float = 0.03, p_unknown: float = 0.01
-) -> np.ndarray:
-    out = x.astype(float).copy()
-    u = rng.random(len(out))
-    out[u < p_not_done] = -99
-    out[(u >= p_not_done) & (u < p_not_done + p_unknown)] = -77
-    return out
-
-
-def _yesno(rng: np.random.Generator, p: np.ndarray, *, p_unknown: float = 0.02) -> np.ndarray:
-    out = (rng.random(len(p)) < p).astype(float)
-    out[rng.random(len(p)) < p_unknown] = 9
-    return out
-
-
 def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300) -> TrialWorkbook:
     """Generate the harmonised workbook (``subjects`` infants, about ``variables`` columns)."""
     rng = np.random.default_rng(seed)
@@ -152,7 +77,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
         rng.choice([1, 2, 3], size=n, p=[0.12, 0.58, 0.30]),
         rng.choice([2, 3], size=n, p=[0.65, 0.35]),
     )
-    b = _Builder(rng, n)
+    b = ColumnBuilder(rng, n)
     seq = np.zeros(n, dtype=int)
     for t in (1, 2):
         seq[trial == t] = np.arange(1, int((trial == t).sum()) + 1)
@@ -205,7 +130,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     ga = np.clip(rng.normal(39.2, 1.3, n), 35.0, 42.6).round(1)
     b.add(
         "GA_WKS",
-        _with_missing(rng, ga, p_not_done=0.0, p_unknown=0.01),
+        with_missing(rng, ga, p_not_done=0.0, p_unknown=0.01),
         "Gestational age at birth",
         unit="weeks",
         missing=MISSING_NUMERIC,
@@ -214,7 +139,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     bw = np.clip(rng.normal(3350, 520, n), 1800, 5200).round(0)
     b.add(
         "BWT_g",
-        _with_missing(rng, bw, p_not_done=0.01, p_unknown=0.0),
+        with_missing(rng, bw, p_not_done=0.01, p_unknown=0.0),
         "Birth weight",
         type_="integer",
         unit="g",
@@ -225,7 +150,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
         ap = np.clip(np.round(rng.normal(mu - 0.8 * (sev - 2), 1.6, n)), 0, 10)
         b.add(
             f"APGAR_{minute}" if minute != 10 else "apgar10",
-            _with_missing(rng, ap, p_not_done=0.02 if minute == 10 else 0.005),
+            with_missing(rng, ap, p_not_done=0.02 if minute == 10 else 0.005),
             f"Apgar score at {minute} minutes",
             type_="integer",
             missing=MISSING_NUMERIC,
@@ -235,7 +160,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     ph = np.clip(rng.normal(7.0 - 0.05 * (sev - 2), 0.12, n), 6.5, 7.4).round(2)
     b.add(
         "CORD_PH",
-        _with_missing(rng, ph),
+        with_missing(rng, ph),
         "Cord or first postnatal blood gas pH",
         missing=MISSING_NUMERIC,
         form="Baseline",
@@ -243,13 +168,13 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     bd = np.clip(rng.normal(16 + 2.0 * (sev - 2), 4.0, n), 2, 35).round(1)
     b.add(
         "BASE_DEF",
-        _with_missing(rng, bd),
+        with_missing(rng, bd),
         "Base deficit, first hour",
         unit="mmol/L",
         missing=MISSING_NUMERIC,
         form="Baseline",
     )
-    seiz_bl = _yesno(rng, 0.25 + 0.2 * (sev - 1))
+    seiz_bl = yesno(rng, 0.25 + 0.2 * (sev - 1))
     b.add(
         "SEIZ_BL",
         seiz_bl,
@@ -269,7 +194,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     )
     b.add(
         "OUTBORN",
-        _yesno(rng, np.full(n, 0.55), p_unknown=0.0),
+        yesno(rng, np.full(n, 0.55), p_unknown=0.0),
         "Born outside the treating centre (outborn)",
         type_="categorical",
         codes=YESNO,
@@ -278,7 +203,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     )
     b.add(
         "MAT_AGE",
-        _with_missing(rng, np.clip(rng.normal(29.5, 5.8, n), 16, 46).round(0)),
+        with_missing(rng, np.clip(rng.normal(29.5, 5.8, n), 16, 46).round(0)),
         "Maternal age",
         type_="integer",
         unit="years",
@@ -287,7 +212,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     )
     b.add(
         "AGE_RAND_H",
-        _with_missing(rng, np.clip(rng.normal(4.4, 1.1, n), 1.0, 6.0).round(1), p_unknown=0.0),
+        with_missing(rng, np.clip(rng.normal(4.4, 1.1, n), 1.0, 6.0).round(1), p_unknown=0.0),
         "Age at randomisation",
         unit="hours",
         missing=MISSING_NUMERIC,
@@ -343,7 +268,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     ) -> None:
         for h in hours:
             x = np.round(fn(h), decimals)
-            x = _with_missing(rng, x, p_not_done=0.025, p_unknown=0.005)
+            x = with_missing(rng, x, p_not_done=0.025, p_unknown=0.005)
             x[~alive_at(h)] = -88
             if not_applicable is not None:
                 x[not_applicable] = -88
@@ -542,7 +467,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     for stem, label, unit in drugs:
         for day in range(1, 8):
             x = np.where(rng.random(n) < 0.4, rng.gamma(2.0, 5.0, n), 0.0).round(1)
-            x = _with_missing(rng, x, p_not_done=0.0, p_unknown=0.01)
+            x = with_missing(rng, x, p_not_done=0.0, p_unknown=0.01)
             x[~alive_at(day * 24 - 24)] = -88
             b.add(
                 f"{stem}_D{day}",
@@ -582,7 +507,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
             )
 
     # -- in-hospital course and outcomes ----------------------------------------------------
-    seiz72 = _yesno(rng, np.clip(0.2 + 0.15 * (sev - 1) - 0.08 * cooled, 0.02, 0.9))
+    seiz72 = yesno(rng, np.clip(0.2 + 0.15 * (sev - 1) - 0.08 * cooled, 0.02, 0.9))
     b.add(
         "SEIZ_72H",
         seiz72,
@@ -595,7 +520,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     )
     b.add(
         "INOTROPES",
-        _yesno(rng, 0.35 + 0.1 * (sev - 2)),
+        yesno(rng, 0.35 + 0.1 * (sev - 2)),
         "Inotropes given during cooling",
         type_="categorical",
         codes=YESNO,
@@ -605,7 +530,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     vent = np.clip(np.round(rng.gamma(1.6, 2.2, n)), 0, 40)
     b.add(
         "VENT_DAYS",
-        _with_missing(rng, vent),
+        with_missing(rng, vent),
         "Days of mechanical ventilation",
         type_="integer",
         unit="days",
@@ -616,7 +541,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     los[died & (death_h < 300)] = -88
     b.add(
         "LOS_DAYS",
-        _with_missing(rng, los, p_not_done=0.01, p_unknown=0.0),
+        with_missing(rng, los, p_not_done=0.01, p_unknown=0.0),
         "Length of hospital stay",
         type_="integer",
         unit="days",
@@ -628,7 +553,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
     feeds[died & (death_h < 300)] = -88
     b.add(
         "FULL_FEEDS_DAY",
-        _with_missing(rng, feeds),
+        with_missing(rng, feeds),
         "Day of life full enteral feeds reached",
         type_="integer",
         unit="days",
@@ -729,7 +654,7 @@ def generate_trial(seed: int = 42, *, subjects: int = 532, variables: int = 1300
             trial=TRIALS[tr],
             form="Outcome",
         )
-    hear = _yesno(rng, np.where(dis_level >= 2, 0.12, 0.01))
+    hear = yesno(rng, np.where(dis_level >= 2, 0.12, 0.01))
     hear[dis_level < 0] = dis_level[dis_level < 0]
     b.add(
         "HEARING_18M",
@@ -804,38 +729,3 @@ def _lab(rng: np.random.Generator, mu: float, sd: float, n: int) -> Callable[[in
         return np.abs(rng.normal(mu, sd, n))
 
     return draw
-
-
-def write_trial_workbook(wb: TrialWorkbook, path: str | Path) -> Path:
-    """Write README, Data and Data dictionary sheets (openpyxl, write-only mode)."""
-    from openpyxl import Workbook
-
-    out = Path(path)
-    book = Workbook(write_only=True)
-    readme = book.create_sheet("README")
-    for line in wb.notes:
-        readme.append([line])
-    sheet = book.create_sheet("Data")
-    sheet.append(list(wb.data.columns))
-    cols = [wb.data[c].tolist() for c in wb.data.columns]
-    for row in zip(*cols, strict=True):
-        sheet.append([_cell(v) for v in row])
-    dsheet = book.create_sheet("Data dictionary")
-    dsheet.append(list(wb.dictionary.columns))
-    for rec in wb.dictionary.itertuples(index=False):
-        dsheet.append([v if v != "" else None for v in rec])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    book.save(out)
-    return out
-
-
-def _cell(v: Any) -> Any:
-    if v is None:
-        return None
-    if isinstance(v, float):
-        if v != v:  # NaN: a blank cell
-            return None
-        return int(v) if v.is_integer() else v
-    if isinstance(v, np.generic):
-        return _cell(v.item())
-    return v

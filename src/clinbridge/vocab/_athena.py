@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Literal
 
-from clinbridge.adapters.omop._bulk import BulkWriter, Progress, open_writable
+from clinbridge.adapters.omop._bulk import BulkWriter, Progress, writable
 from clinbridge.adapters.omop.ddl import cdm_spec
 from clinbridge.adapters.omop.loader import (
     LoadReport,
@@ -77,9 +77,7 @@ def load_vocabulary(
     files = [(t, p) for t, p in _table_files(folder) if t in VOCABULARY_TABLES]
     if not any(t == "concept" for t, _ in files):
         raise LoadError(f"no CONCEPT file in {folder}", file=str(folder))
-    own = isinstance(db, str)
-    database = open_writable(db, schema) if isinstance(db, str) else db
-    try:
+    with writable(db, schema) as database:
         schema = schema or database.schema
         spec = cdm_spec("5.4")
         report = LoadReport(database.backend, schema, cdm_version="5.4")
@@ -119,6 +117,3 @@ def load_vocabulary(
             database.conn.commit()
         report.seconds = time.perf_counter() - start
         return report
-    finally:
-        if own:
-            database.close()

@@ -126,6 +126,18 @@ class ConceptIndex:
         sql = query.sql(dialect=self.dialect)
         return self.db.execute(sql, max_rows=None).rows
 
+    def _concept_join(self, table: str, alias: str, key: str, column: str, as_: str) -> exp.Select:
+        """The concept columns joined to ``table`` (on its ``key`` = the concept code), with its
+        ``column`` as ``as_``."""
+        return (
+            self._concept_select()
+            .select(self._col(column, alias).as_(as_))
+            .join(
+                self._table(table).as_(alias),
+                on=self._col(key, alias).eq(self._col(self.spec.code_column, "c")),
+            )
+        )
+
     def _concept_select(self, alias: str = "c") -> exp.Select:
         d = self.spec
         cols: list[Any] = [
@@ -229,20 +241,14 @@ class ConceptIndex:
         ]
         if synonyms and d.synonym_table and d.synonym_code_column and d.synonym_label_column:
             seen = {m.concept_id for m in matches}
-            q = (
-                self._concept_select()
-                .select(self._col(d.synonym_label_column, "s").as_("synonym"))
-                .join(
-                    self._table(d.synonym_table).as_("s"),
-                    on=self._col(d.synonym_code_column, "s").eq(self._col(d.code_column, "c")),
-                )
-                .where(
-                    self._domain_filter(
-                        exp.func("lower", self._col(d.synonym_label_column, "s")).eq(
-                            exp.convert(needle)
-                        ),
-                        domain,
-                    )
+            q = self._concept_join(
+                d.synonym_table, "s", d.synonym_code_column, d.synonym_label_column, "synonym"
+            ).where(
+                self._domain_filter(
+                    exp.func("lower", self._col(d.synonym_label_column, "s")).eq(
+                        exp.convert(needle)
+                    ),
+                    domain,
                 )
             )
             for r in self._run(q):
@@ -417,12 +423,7 @@ class ConceptIndex:
         if not (d.ancestor_table and d.ancestor_column and d.descendant_column):
             return out
         q = (
-            self._concept_select()
-            .select(self._col(d.ancestor_column, "a").as_("via"))
-            .join(
-                self._table(d.ancestor_table).as_("a"),
-                on=self._col(d.descendant_column, "a").eq(self._col(d.code_column, "c")),
-            )
+            self._concept_join(d.ancestor_table, "a", d.descendant_column, d.ancestor_column, "via")
             .where(self._col(d.ancestor_column, "a").isin(*[exp.convert(v) for v in parents]))
             .order_by(self._col(d.code_column, "c"))
         )

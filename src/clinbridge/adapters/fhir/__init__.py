@@ -254,10 +254,12 @@ class FhirAdapter(SourceAdapter):
 
     @classmethod
     def detect(cls, db: Database) -> bool:
+        """Whether ``db`` holds the flattened FHIR tables."""
         names = {t.lower() for t in db.table_names()}
         return {"fhir_patient", "fhir_resource"} <= names
 
     def catalog(self, db: Database, *, source: str | None = None) -> Catalog:
+        """The catalog of the flattened FHIR tables in ``db``."""
         present = {t.lower() for t in db.table_names()}
 
         def count(table: str) -> int | None:

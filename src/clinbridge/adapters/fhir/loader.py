@@ -71,6 +71,8 @@ MAX_REPORTED_ERRORS = 200
 
 
 class TypeCount(BaseModel):
+    """How many resources of one type were read, loaded, merged and quarantined."""
+
     model_config = ConfigDict(frozen=True)
     read: int = 0
     loaded: int = 0
@@ -103,9 +105,11 @@ class LoadReport(BaseModel):
     concepts_linked: int = 0
 
     def to_json(self) -> str:
+        """The report as JSON."""
         return orjson.dumps(self.model_dump(mode="json"), option=orjson.OPT_INDENT_2).decode()
 
     def summary_lines(self) -> list[str]:
+        """The report as short lines for the terminal."""
         width = max([len(t) for t in self.resource_types] + [13])
         head = f"{'resource type':<{width}}  {'read':>8}  {'loaded':>8}  {'merged':>8}"
         lines = [f"{head}  {'quarantined':>11}"]
@@ -263,6 +267,7 @@ class FhirLoader:
 
     # -- public ------------------------------------------------------------------------------
     def load(self, paths: Sequence[str | Path]) -> LoadReport:
+        """Load bundles and NDJSON files (or folders of them); the report of what happened."""
         start = time.perf_counter()
         started_at = _dt.datetime.now(_dt.UTC).isoformat()
         self.load_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"

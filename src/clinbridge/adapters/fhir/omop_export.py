@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -76,6 +76,8 @@ UTF8, ENGLISH = 32678, 4180186
 
 
 class ExportResult(BaseModel):
+    """What an export wrote: rows per OMOP table, codes seen and mapped, time taken."""
+
     model_config = ConfigDict(frozen=True)
     source: str
     target: str
@@ -86,6 +88,7 @@ class ExportResult(BaseModel):
     elapsed_s: float
 
     def summary_lines(self) -> list[str]:
+        """The result as short lines for the terminal."""
         lines = [f"OMOP CDM 5.4 export {self.source} → {self.target}"]
         lines += [f"  {t:<22} {n:>9}" for t, n in self.tables.items()]
         if self.vocabulary:
@@ -228,7 +231,6 @@ def export_to_db(
     target_label: str = "",
 ) -> ExportResult:
     """The export between two open databases (they may be the same one)."""
-    from clinbridge.adapters.omop.ddl import table_spec
     from clinbridge.adapters.omop.loader import create_cdm_tables
 
     start = time.perf_counter()
@@ -238,54 +240,116 @@ def export_to_db(
             f"{source_label or source.url} holds no FHIR tables (run 'clinbridge load fhir' first)"
         )
     if vocab is None:
-        for cand in (target, source):
-            if _has_vocab(cand):
-                vocab = cand
-                break
+        vocab = next((cand for cand in (target, source) if _has_vocab(cand)), None)
     codes = [(str(s or ""), str(c)) for s, c in _rows(source, "SELECT system, code FROM fhir_code")]
     voc = _Vocab(vocab, codes)
     create_cdm_tables(target, "5.4", schema=target.schema)
     writer = Writer(target)
-    specs = {t: table_spec(t, "5.4") for t in OMOP_TABLES}
-    out: dict[str, int] = {}
-
-    def put(table: str, rows: Iterator[dict[str, Any]]) -> None:
-        spec = specs[table]
-        assert spec is not None
-        cols = spec.column_names
-        t = Table(table, "", "", tuple((c, "text") for c in cols))
-        with writer.transaction():
-            writer.execute(f'DELETE FROM "{table}"')
-        n = 0
-        batch: list[tuple[Any, ...]] = []
-        for r in rows:
-            batch.append(tuple(r.get(c) for c in cols))
-            if len(batch) >= 50_000:
-                with writer.transaction():
-                    writer.insert(t, batch)
-                n += len(batch)
-                batch = []
-        with writer.transaction():
-            writer.insert(t, batch)
-        out[table] = n + len(batch)
-
-    # -- person, death, observation_period ---------------------------------------------------
-    person: dict[str, int] = {}
-    people = list(
-        _rows(
-            source,
-            "SELECT id, gender, birth_date, race_code, ethnicity_code, death_date, "
-            "deceased_time, race, ethnicity FROM fhir_patient ORDER BY id",
-        )
+    records = _Records(source, voc)
+    out = {table: _put(writer, table, rows()) for table, rows in records.tables()}
+    if vocab is not None and vocab is not target:
+        _copy_vocabulary(vocab, target, writer, voc)
+    return ExportResult(
+        source=source_label or source.url,
+        target=target_label or target.url,
+        tables=out,
+        vocabulary=(vocab.url if vocab is not None else None),
+        codes=len(codes),
+        codes_mapped=sum(1 for v in voc.map.values() if v[1]),
+        elapsed_s=round(time.perf_counter() - start, 3),
     )
-    for i, row in enumerate(people, start=1):
-        person[row[0]] = i
 
-    def persons() -> Iterator[dict[str, Any]]:
-        for pid, gender, birth, race, eth, _, _, race_label, eth_label in people:
+
+_BATCH = 50_000
+
+
+def _put(writer: Writer, table: str, rows: Iterator[dict[str, Any]]) -> int:
+    """Replace ``table``'s rows with ``rows`` (by column name), in batches; the row count."""
+    from clinbridge.adapters.omop.ddl import table_spec
+
+    spec = table_spec(table, "5.4")
+    assert spec is not None
+    cols = spec.column_names
+    t = Table(table, "", "", tuple((c, "text") for c in cols))
+    with writer.transaction():
+        writer.execute(f'DELETE FROM "{table}"')
+    n = 0
+    batch: list[tuple[Any, ...]] = []
+    for r in rows:
+        batch.append(tuple(r.get(c) for c in cols))
+        if len(batch) >= _BATCH:
+            with writer.transaction():
+                writer.insert(t, batch)
+            n += len(batch)
+            batch = []
+    with writer.transaction():
+        writer.insert(t, batch)
+    return n + len(batch)
+
+
+def _numbered(key: str, rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """``rows`` with ids 1, 2, ... in ``key``."""
+    for n, row in enumerate(rows, start=1):
+        yield {key: n, **row}
+
+
+_OBS_SQL = (
+    "SELECT patient_id, encounter_id, code_system, code, effective_time, value_num, value_comparator, "
+    "unit_code, unit, value_code_system, value_code, value_text, value_type FROM fhir_observation "
+    "WHERE row_kind <> 'panel' ORDER BY id, component"
+)
+
+
+class _Records:
+    """The OMOP records of one FHIR database, table by table.
+
+    Patients are numbered up front; visits as they are written, so the tables after
+    ``visit_occurrence`` find their visit ids (:meth:`tables` gives them in that order).
+    """
+
+    def __init__(self, source: Database, voc: _Vocab) -> None:
+        self.source = source
+        self.voc = voc
+        self.people = list(
+            _rows(
+                source,
+                "SELECT id, gender, birth_date, race_code, ethnicity_code, death_date, "
+                "deceased_time, race, ethnicity FROM fhir_patient ORDER BY id",
+            )
+        )
+        self.person: dict[str, int] = {row[0]: i for i, row in enumerate(self.people, start=1)}
+        self.visit: dict[str, int] = {}
+
+    def tables(self) -> list[tuple[str, Callable[[], Iterator[dict[str, Any]]]]]:
+        """(OMOP table, its rows) in the order they must be written."""
+        return [
+            ("person", self.persons),
+            ("death", self.deaths),
+            ("observation_period", self.observation_periods),
+            ("visit_occurrence", self.visits),
+            (
+                "condition_occurrence",
+                lambda: _numbered("condition_occurrence_id", self.conditions()),
+            ),
+            ("drug_exposure", lambda: _numbered("drug_exposure_id", self.drugs())),
+            ("measurement", lambda: _numbered("measurement_id", self.measurements())),
+            ("observation", lambda: _numbered("observation_id", self.observations())),
+            (
+                "procedure_occurrence",
+                lambda: _numbered("procedure_occurrence_id", self.procedures()),
+            ),
+            ("note", lambda: _numbered("note_id", self.notes())),
+        ]
+
+    def ids(self, pid: Any, eid: Any) -> tuple[int | None, int | None]:
+        """The OMOP person and visit ids of a FHIR patient and encounter."""
+        return self.person.get(pid), self.visit.get(eid) if eid is not None else None
+
+    def persons(self) -> Iterator[dict[str, Any]]:
+        for pid, gender, birth, race, eth, _, _, race_label, eth_label in self.people:
             b = _date(birth)
             yield {
-                "person_id": person[pid],
+                "person_id": self.person[pid],
                 "gender_concept_id": GENDER.get(gender or "", 0),
                 "year_of_birth": int(b[:4]) if b else 0,
                 "month_of_birth": int(b[5:7]) if b else None,
@@ -302,59 +366,15 @@ def export_to_db(
                 "ethnicity_source_concept_id": 0,
             }
 
-    put("person", persons())
-    put(
-        "death",
-        (
-            {
-                "person_id": person[pid],
-                "death_date": _date(dd),
-                "death_datetime": _ts(dt_),
-                "death_type_concept_id": EHR,
-                "cause_concept_id": 0,
-                "cause_source_concept_id": 0,
-            }
-            for pid, _, _, _, _, dd, dt_, _, _ in people
-            if dd is not None
-        ),
-    )
-    put(
-        "observation_period",
-        (
-            {
-                "observation_period_id": i,
-                "person_id": person[pid],
-                "observation_period_start_date": _date(s),
-                "observation_period_end_date": _date(e),
-                "period_type_concept_id": EHR,
-            }
-            for i, (pid, s, e) in enumerate(
-                (
-                    r
-                    for r in _rows(
-                        source,
-                        "SELECT patient_id, start_time, end_time FROM fhir_observation_period "
-                        "ORDER BY patient_id",
-                    )
-                    if r[0] in person
-                ),
-                start=1,
-            )
-        ),
-    )
-
-    # -- visits ------------------------------------------------------------------------------
-    visit: dict[str, int] = {}
-
-    def visits() -> Iterator[dict[str, Any]]:
+    def visits(self) -> Iterator[dict[str, Any]]:
         sql = "SELECT id, patient_id, class_code, start_time, end_time, type_code FROM fhir_encounter ORDER BY id"
-        for i, (eid, pid, klass, st, en, _) in enumerate(_rows(source, sql), start=1):
-            if pid not in person:
+        for i, (eid, pid, klass, st, en, _) in enumerate(_rows(self.source, sql), start=1):
+            if pid not in self.person:
                 continue
-            visit[eid] = i
+            self.visit[eid] = i
             yield {
                 "visit_occurrence_id": i,
-                "person_id": person[pid],
+                "person_id": self.person[pid],
                 "visit_concept_id": VISIT_CONCEPTS.get(klass or "", 0),
                 "visit_start_date": _date(st),
                 "visit_start_datetime": _ts(st),
@@ -367,26 +387,17 @@ def export_to_db(
                 "discharged_to_concept_id": 0,
             }
 
-    put("visit_occurrence", visits())
-
-    def ids(pid: Any, eid: Any) -> tuple[int | None, int | None]:
-        return person.get(pid), visit.get(eid) if eid is not None else None
-
-    # -- conditions --------------------------------------------------------------------------
-    def conditions() -> Iterator[dict[str, Any]]:
+    def conditions(self) -> Iterator[dict[str, Any]]:
         sql = (
             "SELECT patient_id, encounter_id, code_system, code, onset_time, abatement_time, clinical_status "
             "FROM fhir_condition ORDER BY id"
         )
-        n = 0
-        for pid, eid, system, code, onset, ab, status in _rows(source, sql):
-            p, v = ids(pid, eid)
+        for pid, eid, system, code, onset, ab, status in _rows(self.source, sql):
+            p, v = self.ids(pid, eid)
             if p is None or onset is None:
                 continue
-            n += 1
-            src, std = voc.get(system, code)
+            src, std = self.voc.get(system, code)
             yield {
-                "condition_occurrence_id": n,
                 "person_id": p,
                 "condition_concept_id": std,
                 "condition_start_date": _date(onset),
@@ -401,11 +412,7 @@ def export_to_db(
                 "condition_status_source_value": status,
             }
 
-    put("condition_occurrence", conditions())
-
-    # -- drugs -------------------------------------------------------------------------------
-    def drugs() -> Iterator[dict[str, Any]]:
-        n = 0
+    def drugs(self) -> Iterator[dict[str, Any]]:
         queries = (
             (
                 "SELECT patient_id, encounter_id, code_system, code, authored_on, NULL, days_supply, quantity, "
@@ -424,19 +431,17 @@ def export_to_db(
             ),
         )
         for sql, type_id in queries:
-            for pid, eid, system, code, st, en, supply, qty, unit, route in _rows(source, sql):
-                p, v = ids(pid, eid)
+            for pid, eid, system, code, st, en, supply, qty, unit, route in _rows(self.source, sql):
+                p, v = self.ids(pid, eid)
                 if p is None or st is None:
                     continue
-                n += 1
-                src, std = voc.get(system, code)
+                src, std = self.voc.get(system, code)
                 end = en
                 if end is None and supply:
                     end = _dt.datetime.fromisoformat(_ts(st) or "") + _dt.timedelta(
                         days=float(supply)
                     )
                 yield {
-                    "drug_exposure_id": n,
                     "person_id": p,
                     "drug_concept_id": std,
                     "drug_exposure_start_date": _date(st),
@@ -454,27 +459,15 @@ def export_to_db(
                     "dose_unit_source_value": unit,
                 }
 
-    put("drug_exposure", drugs())
-
-    # -- measurement / observation -----------------------------------------------------------
-    obs_sql = (
-        "SELECT patient_id, encounter_id, code_system, code, effective_time, value_num, value_comparator, "
-        "unit_code, unit, value_code_system, value_code, value_text, value_type FROM fhir_observation "
-        "WHERE row_kind <> 'panel' ORDER BY id, component"
-    )
-
-    def measurements() -> Iterator[dict[str, Any]]:
-        n = 0
+    def measurements(self) -> Iterator[dict[str, Any]]:
         for pid, eid, system, code, eff, num, comp, ucode, unit, vsys, vcode, _, _ in _rows(
-            source, obs_sql
+            self.source, _OBS_SQL
         ):
-            p, v = ids(pid, eid)
+            p, v = self.ids(pid, eid)
             if p is None or eff is None or num is None:
                 continue
-            n += 1
-            src, std = voc.get(system, code)
+            src, std = self.voc.get(system, code)
             yield {
-                "measurement_id": n,
                 "person_id": p,
                 "measurement_concept_id": std,
                 "measurement_date": _date(eff),
@@ -482,8 +475,8 @@ def export_to_db(
                 "measurement_type_concept_id": EHR,
                 "operator_concept_id": 0,
                 "value_as_number": num,
-                "value_as_concept_id": voc.get(vsys, vcode)[1],
-                "unit_concept_id": voc.units.get(ucode or "", 0),
+                "value_as_concept_id": self.voc.get(vsys, vcode)[1],
+                "unit_concept_id": self.voc.units.get(ucode or "", 0),
                 "visit_occurrence_id": v,
                 "measurement_source_value": code,
                 "measurement_source_concept_id": src,
@@ -491,27 +484,22 @@ def export_to_db(
                 "value_source_value": str(num) if comp is None else f"{comp}{num}",
             }
 
-    put("measurement", measurements())
-
-    def observations() -> Iterator[dict[str, Any]]:
-        n = 0
+    def _observation_values(self) -> Iterator[dict[str, Any]]:
         for pid, eid, system, code, eff, num, _, ucode, unit, vsys, vcode, text, _ in _rows(
-            source, obs_sql
+            self.source, _OBS_SQL
         ):
-            p, v = ids(pid, eid)
+            p, v = self.ids(pid, eid)
             if p is None or eff is None or num is not None:
                 continue
-            n += 1
-            src, std = voc.get(system, code)
+            src, std = self.voc.get(system, code)
             yield {
-                "observation_id": n,
                 "person_id": p,
                 "observation_concept_id": std,
                 "observation_date": _date(eff),
                 "observation_datetime": _ts(eff),
                 "observation_type_concept_id": EHR,
                 "value_as_string": text,
-                "value_as_concept_id": voc.get(vsys, vcode)[1],
+                "value_as_concept_id": self.voc.get(vsys, vcode)[1],
                 "unit_concept_id": 0,
                 "visit_occurrence_id": v,
                 "observation_source_value": code,
@@ -519,18 +507,18 @@ def export_to_db(
                 "unit_source_value": ucode or unit,
                 "value_source_value": vcode or text,
             }
+
+    def _allergies(self) -> Iterator[dict[str, Any]]:
         sql = (
             "SELECT patient_id, encounter_id, code_system, code, COALESCE(onset_time, recorded_time), reaction "
             "FROM fhir_allergy ORDER BY id"
         )
-        for pid, eid, system, code, when, reaction in _rows(source, sql):
-            p, v = ids(pid, eid)
+        for pid, eid, system, code, when, reaction in _rows(self.source, sql):
+            p, v = self.ids(pid, eid)
             if p is None or when is None:
                 continue
-            n += 1
-            src, std = voc.get(system, code)
+            src, std = self.voc.get(system, code)
             yield {
-                "observation_id": n,
                 "person_id": p,
                 "observation_concept_id": std,
                 "observation_date": _date(when),
@@ -543,19 +531,14 @@ def export_to_db(
                 "observation_source_concept_id": src,
             }
 
-    put("observation", observations())
-
-    def procedures() -> Iterator[dict[str, Any]]:
+    def procedures(self) -> Iterator[dict[str, Any]]:
         sql = "SELECT patient_id, encounter_id, code_system, code, start_time, end_time FROM fhir_procedure ORDER BY id"
-        n = 0
-        for pid, eid, system, code, st, en in _rows(source, sql):
-            p, v = ids(pid, eid)
+        for pid, eid, system, code, st, en in _rows(self.source, sql):
+            p, v = self.ids(pid, eid)
             if p is None or st is None:
                 continue
-            n += 1
-            src, std = voc.get(system, code)
+            src, std = self.voc.get(system, code)
             yield {
-                "procedure_occurrence_id": n,
                 "person_id": p,
                 "procedure_concept_id": std,
                 "procedure_date": _date(st),
@@ -569,26 +552,21 @@ def export_to_db(
                 "procedure_source_concept_id": src,
             }
 
-    put("procedure_occurrence", procedures())
-
-    def notes() -> Iterator[dict[str, Any]]:
+    def notes(self) -> Iterator[dict[str, Any]]:
         sql = (
             "SELECT patient_id, encounter_id, code_system, code, note_time, title, text, id, display "
             "FROM fhir_note ORDER BY id, seq"
         )
-        n = 0
-        for pid, eid, system, code, when, title, text, nid, display in _rows(source, sql):
-            p, v = ids(pid, eid)
+        for pid, eid, system, code, when, title, text, nid, display in _rows(self.source, sql):
+            p, v = self.ids(pid, eid)
             if p is None or when is None:
                 continue
-            n += 1
             yield {
-                "note_id": n,
                 "person_id": p,
                 "note_date": _date(when),
                 "note_datetime": _ts(when),
                 "note_type_concept_id": EHR,
-                "note_class_concept_id": voc.get(system, code)[1],
+                "note_class_concept_id": self.voc.get(system, code)[1],
                 "note_title": title or display,
                 "note_text": text or "",
                 "encoding_concept_id": UTF8,
@@ -597,19 +575,37 @@ def export_to_db(
                 "note_source_value": nid,
             }
 
-    put("note", notes())
-    if vocab is not None and vocab is not target:
-        _copy_vocabulary(vocab, target, writer, voc)
-    mapped = sum(1 for v in voc.map.values() if v[1])
-    return ExportResult(
-        source=source_label or source.url,
-        target=target_label or target.url,
-        tables=out,
-        vocabulary=(vocab.url if vocab is not None else None),
-        codes=len(codes),
-        codes_mapped=mapped,
-        elapsed_s=round(time.perf_counter() - start, 3),
-    )
+    def deaths(self) -> Iterator[dict[str, Any]]:
+        for pid, _, _, _, _, dd, dt_, _, _ in self.people:
+            if dd is not None:
+                yield {
+                    "person_id": self.person[pid],
+                    "death_date": _date(dd),
+                    "death_datetime": _ts(dt_),
+                    "death_type_concept_id": EHR,
+                    "cause_concept_id": 0,
+                    "cause_source_concept_id": 0,
+                }
+
+    def observation_periods(self) -> Iterator[dict[str, Any]]:
+        sql = (
+            "SELECT patient_id, start_time, end_time FROM fhir_observation_period "
+            "ORDER BY patient_id"
+        )
+        known = (r for r in _rows(self.source, sql) if r[0] in self.person)
+        for i, (pid, s, e) in enumerate(known, start=1):
+            yield {
+                "observation_period_id": i,
+                "person_id": self.person[pid],
+                "observation_period_start_date": _date(s),
+                "observation_period_end_date": _date(e),
+                "period_type_concept_id": EHR,
+            }
+
+    def observations(self) -> Iterator[dict[str, Any]]:
+        """Observations without a number, then allergies."""
+        yield from self._observation_values()
+        yield from self._allergies()
 
 
 _VOCAB_COPY = ("concept", "concept_relationship", "concept_ancestor", "concept_synonym")

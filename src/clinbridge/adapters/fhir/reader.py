@@ -38,6 +38,8 @@ whole takes 15-20x its size in Python objects."""
 
 @dataclass(slots=True)
 class Record:
+    """One resource read from a file (or why it could not be), with its file and record."""
+
     file: str
     record: str
     """'entry 3' (bundles, 0-based like Bundle.entry[3]) or 'line 17' (NDJSON, 1-based)."""
@@ -55,6 +57,7 @@ _SUFFIXES = (".ndjson.gz", ".ndjson", ".json.gz", ".json", ".jsonl", ".jsonl.gz"
 
 
 def file_kind(path: Path) -> FileKind | None:
+    """Whether ``path`` is a bundle, NDJSON or a log file by its name, or None for other files."""
     name = path.name.lower()
     if not name.endswith(_SUFFIXES):
         return None

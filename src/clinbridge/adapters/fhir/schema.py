@@ -28,6 +28,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Table:
+    """One flattened FHIR table: its columns and the resource type that owns its rows."""
+
     name: str
     owner: str
     """Resource type whose id owns the rows (upserts delete by it)."""
@@ -38,6 +40,7 @@ class Table:
 
     @property
     def column_names(self) -> tuple[str, ...]:
+        """The column names, in table order."""
         return tuple(c for c, _ in self.columns)
 
 
@@ -453,6 +456,7 @@ _TYPES = {
 
 
 def column_type(backend: str, portable: str) -> str:
+    """The SQL type of a portable column type on ``backend``."""
     return _TYPES[backend][portable]
 
 
@@ -479,6 +483,7 @@ def ddl(table: Table, backend: str) -> list[str]:
 
 
 def view_ddl(name: str, backend: str) -> str:
+    """The CREATE VIEW statement of the view ``name`` on ``backend``."""
     body = VIEWS[name]
     if backend == "sqlite":
         body = body.replace("DOUBLE PRECISION", "REAL")

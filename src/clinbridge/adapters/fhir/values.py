@@ -8,14 +8,68 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from clinbridge.errors import FieldError
 
-__all__ = ["Context", "FieldError", "Row", "Rows", "clean_display", "parse_datetime"]
+__all__ = [
+    "Coded",
+    "Context",
+    "FieldError",
+    "Period",
+    "Quantity",
+    "Row",
+    "Rows",
+    "Value",
+    "clean_display",
+    "parse_datetime",
+]
 
 Row = tuple[Any, ...]
+"""One table row, in the column order of :data:`.schema.TABLES` (built by name in :mod:`.flatten`)."""
 Rows = list[tuple[str, Row]]
+
+
+class Coded(NamedTuple):
+    """A Coding, or the chosen coding of a CodeableConcept (display falls back to its text)."""
+
+    code_system: str | None
+    code: str | None
+    display: str | None
+
+
+class Quantity(NamedTuple):
+    """A FHIR Quantity (or Duration, Age...): ``unit`` is the human unit, ``code`` UCUM's."""
+
+    value: float | None
+    comparator: str | None
+    unit: str | None
+    code: str | None
+    system: str | None
+
+
+class Period(NamedTuple):
+    """A FHIR Period: each end as local wall-clock time and as the verbatim text."""
+
+    start: str | None
+    start_text: str | None
+    end: str | None
+    end_text: str | None
+
+
+class Value(NamedTuple):
+    """value[x] of any kind as the value columns of ``fhir_observation`` (same names)."""
+
+    value_type: str | None = None
+    value_num: float | None = None
+    value_comparator: str | None = None
+    unit: str | None = None
+    unit_code: str | None = None
+    unit_system: str | None = None
+    value_code_system: str | None = None
+    value_code: str | None = None
+    value_text: str | None = None
+    value_high: float | None = None
 
 
 @dataclass
@@ -148,17 +202,15 @@ def _first(obj: Any, fld: str) -> dict[str, Any]:
     return _obj(items[0], f"{fld}[0]") if items else {}
 
 
-_NONE3: tuple[None, None, None] = (None, None, None)
+_NONE3 = Coded(None, None, None)
 
 
 def _at(fld: str, i: int) -> str:
     return fld if i < 0 else f"{fld}.coding[{i}]"
 
 
-def _coding(
-    c: Any, fld: str, ctx: Context, i: int = -1
-) -> tuple[str | None, str | None, str | None]:
-    """Coding → (system, code, display); ``i`` >= 0: the i-th coding of the concept ``fld``.
+def _coding(c: Any, fld: str, ctx: Context, i: int = -1) -> Coded:
+    """Coding → its system, code and display; ``i`` >= 0: the i-th coding of the concept ``fld``.
 
     Field names are built only for an error: this runs for every code of every resource.
     """
@@ -181,13 +233,11 @@ def _coding(
         codes = ctx.codes
         if display or key not in codes:
             codes[key] = display
-    return system, code, display
+    return Coded(system, code, display)
 
 
-def _cc(
-    obj: Any, fld: str, ctx: Context, prefer: str | None = None
-) -> tuple[str | None, str | None, str | None]:
-    """CodeableConcept → (system, code, display) of its first coding (or the preferred system).
+def _cc(obj: Any, fld: str, ctx: Context, prefer: str | None = None) -> Coded:
+    """CodeableConcept → system, code and display of its first coding (or the preferred system).
 
     Every coding is registered in the code dictionary; the display falls back to ``text``.
     """
@@ -196,14 +246,16 @@ def _cc(
     cc = obj if type(obj) is dict else _obj(obj, fld)
     if not cc:
         return _NONE3
-    best: tuple[str | None, str | None, str | None] = _NONE3
+    best = _NONE3
     coding = cc.get("coding")
     if coding is not None:
         if type(coding) is not list:
             coding = _list(coding, f"{fld}.coding")
         for i, c in enumerate(coding):
             got = _coding(c, fld, ctx, i)
-            if best[1] is None or (prefer is not None and got[0] == prefer and best[0] != prefer):
+            if best.code is None or (
+                prefer is not None and got.code_system == prefer and best.code_system != prefer
+            ):
                 best = got
     text = cc.get("text")
     if text is not None:
@@ -211,11 +263,11 @@ def _cc(
             _s(text, f"{fld}.text")
         done = _CLEAN.get(text)
         text = done if done is not None else clean_display(text)
-    return best[0], best[1], best[2] or text
+    return Coded(best.code_system, best.code, best.display or text)
 
 
 def _cc_code(obj: Any, fld: str, ctx: Context) -> str | None:
-    return _cc(obj, fld, ctx)[1]
+    return _cc(obj, fld, ctx).code
 
 
 _REF_PARSED: dict[str, tuple[str, str]] = {}
@@ -281,11 +333,12 @@ def _encounter(r: dict[str, Any], ctx: Context, key: str = "encounter") -> str |
     return _ref(r.get(key), key, ctx, "Encounter")
 
 
-def _period(obj: Any, fld: str) -> tuple[str | None, str | None, str | None, str | None]:
+def _period(obj: Any, fld: str) -> Period:
     p = _obj(obj, fld)
-    s = parse_datetime(p.get("start"), f"{fld}.start")
-    e = parse_datetime(p.get("end"), f"{fld}.end")
-    return s[0], s[1], e[0], e[1]
+    return Period(
+        *parse_datetime(p.get("start"), f"{fld}.start"),
+        *parse_datetime(p.get("end"), f"{fld}.end"),
+    )
 
 
 def _ext(r: dict[str, Any], url_suffix: str) -> dict[str, Any] | None:
@@ -309,13 +362,10 @@ _VALUE_KINDS = (
     "valuePeriod",
 )
 
-# value_type, value_num, comparator, unit, unit_code, unit_system, vsys, vcode, value_text, high
-_NO_VALUE: tuple[Any, ...] = (None,) * 10
+_NO_VALUE = Value()
 
 
-def _quantity(
-    q: Any, fld: str
-) -> tuple[float | None, str | None, str | None, str | None, str | None]:
+def _quantity(q: Any, fld: str) -> Quantity:
     if type(q) is dict:
         value, comp, unit, code, system = (
             q.get("value"),
@@ -331,9 +381,9 @@ def _quantity(
             and (code is None or type(code) is str)
             and (system is None or type(system) is str)
         ):
-            return float(value), comp, unit, code, system
+            return Quantity(float(value), comp, unit, code, system)
     q = _obj(q, fld)
-    return (
+    return Quantity(
         _num(q.get("value"), f"{fld}.value"),
         _s(q.get("comparator"), f"{fld}.comparator"),
         _s(q.get("unit"), f"{fld}.unit"),
@@ -349,102 +399,62 @@ def _numtext(v: float | None) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def _value(r: dict[str, Any], prefix: str, ctx: Context) -> tuple[Any, ...]:
-    """value[x] of every kind → the value columns (see _NO_VALUE)."""
+def _value(r: dict[str, Any], prefix: str, ctx: Context) -> Value:
+    """value[x] of every kind → the value columns."""
     for kind in _VALUE_KINDS:
         if kind not in r:
             continue
         v = r[kind]
         fld = f"{prefix}{kind}"
         if kind == "valueQuantity":
-            num, comp, unit, ucode, usys = _quantity(v, fld)
-            return ("Quantity", num, comp, unit or ucode, ucode, usys, None, None, None, None)
+            q = _quantity(v, fld)
+            return Value(
+                "Quantity",
+                q.value,
+                q.comparator,
+                unit=q.unit or q.code,
+                unit_code=q.code,
+                unit_system=q.system,
+            )
         if kind == "valueCodeableConcept":
             s, c, d = _cc(v, fld, ctx)
-            return ("CodeableConcept", None, None, None, None, None, s, c, d or c, None)
+            return Value("CodeableConcept", value_code_system=s, value_code=c, value_text=d or c)
         if kind == "valueInteger":
             if isinstance(v, bool) or not isinstance(v, int):
                 raise FieldError(fld, f"expected an integer, got {type(v).__name__} {v!r}")
-            return ("integer", float(v), None, None, None, None, None, None, str(v), None)
+            return Value("integer", float(v), value_text=str(v))
         if kind == "valueBoolean":
-            b = _bool(v, fld)
-            return (
-                "boolean",
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                "true" if b else "false",
-                None,
-            )
+            return Value("boolean", value_text="true" if _bool(v, fld) else "false")
         if kind in ("valueString", "valueTime"):
-            return (kind[5:].lower(), None, None, None, None, None, None, None, _s(v, fld), None)
+            return Value(kind[5:].lower(), value_text=_s(v, fld))
         if kind == "valueDateTime":
             parse_datetime(v, fld)
-            return ("dateTime", None, None, None, None, None, None, None, v, None)
+            return Value("dateTime", value_text=v)
         if kind == "valuePeriod":
-            _, st, _, et = _period(v, fld)
-            return (
-                "Period",
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                f"{st or ''}/{et or ''}",
-                None,
-            )
+            p = _period(v, fld)
+            return Value("Period", value_text=f"{p.start_text or ''}/{p.end_text or ''}")
         if kind == "valueRange":
             rng = _obj(v, fld)
             lo = _quantity(rng.get("low"), f"{fld}.low")
             hi = _quantity(rng.get("high"), f"{fld}.high")
-            unit = lo[2] or lo[3] or hi[2] or hi[3]
-            text = f"{_numtext(lo[0])}-{_numtext(hi[0])}"
-            return (
+            return Value(
                 "Range",
-                lo[0],
-                None,
-                unit,
-                lo[3] or hi[3],
-                lo[4] or hi[4],
-                None,
-                None,
-                text,
-                hi[0],
+                lo.value,
+                unit=lo.unit or lo.code or hi.unit or hi.code,
+                unit_code=lo.code or hi.code,
+                unit_system=lo.system or hi.system,
+                value_text=f"{_numtext(lo.value)}-{_numtext(hi.value)}",
+                value_high=hi.value,
             )
         if kind == "valueRatio":
             rat = _obj(v, fld)
-            nu = _quantity(rat.get("numerator"), f"{fld}.numerator")[0]
-            de = _quantity(rat.get("denominator"), f"{fld}.denominator")[0]
-            num = nu / de if nu is not None and de else None
-            return (
+            nu = _quantity(rat.get("numerator"), f"{fld}.numerator").value
+            de = _quantity(rat.get("denominator"), f"{fld}.denominator").value
+            return Value(
                 "Ratio",
-                num,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                f"{_numtext(nu)}/{_numtext(de)}",
-                None,
+                nu / de if nu is not None and de else None,
+                value_text=f"{_numtext(nu)}/{_numtext(de)}",
             )
         sd = _obj(v, fld)
-        return (
-            "SampledData",
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            _s(sd.get("data"), f"{fld}.data"),
-            None,
-        )
+        return Value("SampledData", value_text=_s(sd.get("data"), f"{fld}.data"))
     return _NO_VALUE

@@ -61,6 +61,7 @@ class Writer:
 
     # -- schema -------------------------------------------------------------------------------
     def ensure_schema(self) -> None:
+        """Create the FHIR tables, views and indexes that do not exist yet."""
         if self.backend == "duckdb":
             self.conn.execute("SET enable_progress_bar = false")
         with self.transaction():
@@ -90,18 +91,21 @@ class Writer:
             self.conn.execute(sql, tuple(params))
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run a query; all its rows."""
         if self.backend == "postgres":
             sql = sql.replace("?", "%s")
         cur = self.conn.execute(sql, list(params) if self.backend == "duckdb" else tuple(params))
         return [tuple(r) for r in cur.fetchall()]
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run a statement that returns nothing."""
         if self.backend == "postgres":
             sql = sql.replace("?", "%s")
         self._exec(sql, params)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
+        """Commit what runs inside the block together, or roll it all back."""
         if self.backend == "postgres":
             with self.conn.transaction():
                 yield
@@ -123,6 +127,7 @@ class Writer:
 
     # -- bulk operations ----------------------------------------------------------------------
     def insert(self, table: Table, rows: list[tuple[Any, ...]]) -> None:
+        """Insert ``rows`` (in ``table``'s column order) with the backend's bulk path."""
         if not rows:
             return
         cols = table.column_names

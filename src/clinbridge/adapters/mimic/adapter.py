@@ -98,11 +98,10 @@ class MimicAdapter(SourceAdapter):
     name: ClassVar[str] = "mimic"
     version: ClassVar[str] = "1"
     PRIORITY: ClassVar[int] = 40
-    SUPPORTS_NOTES: ClassVar[bool] = True
-    SUPPORTS_VOCABULARY: ClassVar[bool] = False
 
     @classmethod
     def detect(cls, db: Database) -> bool:
+        """Whether ``db`` holds MIMIC's patients and admissions tables."""
         s = _Schema(db)
         return bool(
             s.table("patients")
@@ -112,6 +111,7 @@ class MimicAdapter(SourceAdapter):
         )
 
     def catalog(self, db: Database, *, source: str | None = None) -> Catalog:
+        """The catalog of the MIMIC tables in ``db`` (III, IV or EHRSQL's schema)."""
         s = _Schema(db)
         version = _version(s)
         start, end = self._span(s)

@@ -4,9 +4,12 @@ Reads MIMIC-III v1.4 (``ADMISSIONS.csv.gz``, upper-case headers or lower) and MI
 (``hosp/``, ``icu/``, ``note/`` subfolders, or all files in one folder). Every known table file is
 read in chunks, typed column by column (:mod:`._tables`; 64-bit integers never pass through a
 float) and bulk-loaded. A file that lacks a column the catalog needs is refused whole, naming the
-file and the column; a row with an unreadable value (text in a numeric column, a bad timestamp, an
-empty required value) is quarantined in ``clinbridge_rejected`` with file, row, column and reason
-(or stops the load with ``on_error="raise"``). For every file read = loaded + quarantined.
+file and the column. As in the OMOP loader (:mod:`clinbridge.adapters.omop._quarantine`), a record
+that cannot be read (wrong number of fields, a quote that never closes, bytes that are not UTF-8, a
+``.csv.gz`` cut short) and a row with an unreadable value (text in a numeric column, a bad
+timestamp, an empty required value) are quarantined in ``clinbridge_rejected`` with file, record
+number (data records from 1), column and reason, and every other record loads (or the first stops
+the load with ``on_error="raise"``). For every file read = loaded + quarantined.
 
 Two derived columns make MIMIC-IV native data answerable the way MIMIC-III and EHRSQL are, and are
 recorded in the provenance table: ``patients.birth_year`` (anchor_year − anchor_age) and
@@ -20,7 +23,7 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 import pandas as pd
 from sqlglot import exp
@@ -37,14 +40,16 @@ from clinbridge.adapters.omop._bulk import (
     BulkWriter,
     ColumnType,
     FilesReport,
+    OnError,
     Progress,
     TableLoad,
     convert_chunk,
     ensure_schema,
-    open_writable,
-    read_chunks,
     transaction,
+    writable,
 )
+from clinbridge.adapters.omop._csvread import read_tolerant
+from clinbridge.adapters.omop._quarantine import set_aside_bad_values, set_aside_unreadable
 from clinbridge.db import Database
 from clinbridge.errors import LoadError
 
@@ -52,7 +57,6 @@ __all__ = ["MimicLoadReport", "find_files", "load_mimic"]
 
 logger = logging.getLogger(__name__)
 
-OnError = Literal["raise", "quarantine"]
 _SUFFIXES = (".csv.gz", ".csv")
 
 
@@ -82,8 +86,8 @@ def find_files(folder: Path) -> list[tuple[str, Path]]:
 
 
 def _header(path: Path) -> list[str]:
-    for chunk, _ in read_chunks(path, chunksize=1):
-        return list(chunk.columns)
+    for part in read_tolerant(path, chunksize=1):
+        return list(part.frame.columns)
     return []
 
 
@@ -186,9 +190,7 @@ def load_mimic(
                 field=missing[0],
                 table=table,
             )
-    own = isinstance(db, str)
-    database = open_writable(db, schema) if isinstance(db, str) else db
-    try:
+    with writable(db, schema) as database:
         schema = schema or database.schema
         ensure_schema(database, schema)
         writer = BulkWriter(database, schema)
@@ -227,9 +229,6 @@ def load_mimic(
             database.conn.commit()
         report.seconds = time.perf_counter() - start
         return report
-    finally:
-        if own:
-            database.close()
 
 
 def _create(
@@ -267,54 +266,24 @@ def _load_file(
     required = sorted(
         {choices[0] for choices in _required_choices(table) if len(choices) == 1} & set(types)
     )
-    row_base = 0
-    for chunk, pos in read_chunks(path, chunksize=chunksize, sep=","):
-        typed, problems = convert_chunk(chunk, types, required=required)
-        load.read += len(chunk)
-        if problems.rows:
-            first_row, first_field, first_reason = min(problems.rows)
-            if on_error == "raise":
-                value = chunk.iloc[first_row].get(first_field)
-                raise LoadError(
-                    f"{first_reason}: {value!r}",
-                    file=str(path),
-                    record=row_base + first_row + 2,  # line in the file (header is line 1)
-                    field=first_field,
-                    table=table,
-                )
-            by_row: dict[int, tuple[str, str]] = {}
-            for i, fld, reason in problems.rows:
-                by_row.setdefault(i, (fld, reason))
-            bad = sorted(by_row)
-            writer.write_rejected(
-                [
-                    {
-                        "table": table,
-                        "file": path.name,
-                        "record": row_base + i + 2,
-                        "field": by_row[i][0],
-                        "reason": by_row[i][1],
-                        "raw": {k: (None if pd.isna(v) else v) for k, v in chunk.iloc[i].items()},
-                    }
-                    for i in bad
-                ]
-            )
-            keep = pd.Series(True, index=typed.index)
-            keep.iloc[bad] = False
-            typed = typed[keep.to_numpy()]
-            load.rejected += len(bad)
-            logger.warning(
-                "%s: %d rows quarantined (first: line %d, %s: %s)",
-                path.name,
-                len(bad),
-                row_base + bad[0] + 2,
-                by_row[bad[0]][0],
-                by_row[bad[0]][1],
-            )
+    for part in read_tolerant(path, chunksize=chunksize, sep=","):
+        unreadable = set_aside_unreadable(part, writer, path=path, table=table, on_error=on_error)
+        typed, problems = convert_chunk(part.frame, types, required=required)
+        typed, rejected = set_aside_bad_values(
+            part.frame,
+            typed,
+            problems,
+            part.records,
+            writer,
+            path=path,
+            table=table,
+            on_error=on_error,
+        )
+        load.read += unreadable + len(part.frame)
+        load.rejected += unreadable + rejected
         load.loaded += writer.write(table, typed, types, not_null=required)
-        row_base += len(chunk)
         if progress:
-            progress(pos, 0)
+            progress(part.pos, 0)
     load.seconds = time.perf_counter() - started
     if load.rejected:
         load.notes.append(f"{load.rejected} rows quarantined, kept in {REJECTED_TABLE}")

@@ -24,7 +24,7 @@ import pandas as pd
 from sqlglot import exp
 
 from clinbridge.adapters.omop.ddl import REJECTED_TABLE
-from clinbridge.errors import ExecutionError, LoadError
+from clinbridge.errors import ExecutionError
 
 if TYPE_CHECKING:
     from clinbridge.db import Database
@@ -42,7 +42,7 @@ __all__ = [
     "open_text",
     "open_writable",
     "quote_table",
-    "read_chunks",
+    "writable",
 ]
 
 logger = logging.getLogger(__name__)
@@ -165,34 +165,6 @@ def sniff_separator(path: Path) -> str:
     return "\t" if first.count("\t") > first.count(",") else ","
 
 
-def read_chunks(
-    path: Path, *, chunksize: int, sep: str | None = None
-) -> Iterator[tuple[pd.DataFrame, int]]:
-    """Yield (all-text chunk with lower-case headers, compressed bytes consumed so far)."""
-    sep = sep or sniff_separator(path)
-    raw, stream = open_text(path)
-    with raw:
-        try:
-            reader = pd.read_csv(
-                stream,
-                sep=sep,
-                dtype=str,
-                keep_default_na=False,
-                na_values=[""],
-                chunksize=chunksize,
-                quoting=3 if sep == "\t" else 0,  # Athena TSVs are unquoted: quotes are data
-                encoding="utf-8",
-                encoding_errors="strict",
-            )
-            for chunk in reader:
-                chunk.columns = [str(c).strip().lower() for c in chunk.columns]
-                yield chunk, raw.tell()
-        except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
-            if isinstance(exc, LoadError):
-                raise
-            raise LoadError(f"cannot parse {path.name}: {exc}", file=str(path)) from exc
-
-
 _DIGITS8 = r"^\d{8}$"
 
 
@@ -303,6 +275,20 @@ def quote_table(name: str, schema: str | None, dialect: str) -> str:
         else exp.table_(name, quoted=True)
     )
     return table.sql(dialect=dialect)
+
+
+@contextlib.contextmanager
+def writable(db: str | Database, schema: str | None = None) -> Iterator[Database]:
+    """The database a loader writes to: opened with :func:`open_writable` (and closed after the
+    block) when given as a URL, else the open database as given (left open)."""
+    if not isinstance(db, str):
+        yield db
+        return
+    database = open_writable(db, schema)
+    try:
+        yield database
+    finally:
+        database.close()
 
 
 def open_writable(url: str, schema: str | None = None) -> Database:

@@ -253,6 +253,7 @@ class OmopAdapter(SourceAdapter):
 
     @classmethod
     def detect(cls, db: Database) -> bool:
+        """Whether ``db`` holds the OMOP CDM's person table."""
         tables = {t.lower() for t in db.table_names()}
         return {"person", "observation_period"} <= tables and bool(
             tables & {"visit_occurrence", "condition_occurrence", "measurement", "drug_exposure"}

@@ -59,6 +59,8 @@ PortableType = Literal["integer", "float", "string", "date", "timestamp"]
 
 @dataclass(frozen=True)
 class ColumnSpec:
+    """One column of a CDM table, as the OHDSI field-level spec gives it."""
+
     name: str
     datatype: str
     """As OHDSI writes it: integer, float, varchar(50), varchar(max), date, datetime."""
@@ -68,6 +70,7 @@ class ColumnSpec:
 
     @property
     def portable(self) -> PortableType:
+        """The column's type in the loaders' portable terms."""
         t = self.datatype
         if t == "integer":
             return "integer"
@@ -81,12 +84,15 @@ class ColumnSpec:
 
     @property
     def max_length(self) -> int | None:
+        """The n of a varchar(n) column, else None."""
         m = re.fullmatch(r"varchar\((\d+)\)", self.datatype)
         return int(m.group(1)) if m else None
 
 
 @dataclass(frozen=True)
 class TableSpec:
+    """One CDM table: its name and columns, in the spec's order."""
+
     name: str
     columns: tuple[ColumnSpec, ...]
     required: bool = False
@@ -94,9 +100,11 @@ class TableSpec:
 
     @property
     def column_names(self) -> tuple[str, ...]:
+        """The column names, in table order."""
         return tuple(c.name for c in self.columns)
 
     def column(self, name: str) -> ColumnSpec | None:
+        """The column called ``name`` (any case), or None."""
         lname = name.lower()
         return next((c for c in self.columns if c.name == lname), None)
 
@@ -171,6 +179,7 @@ def _sql_type(col: ColumnSpec, dialect: str) -> exp.DataType:
 
 
 def qualified_table(name: str, schema: str | None = None) -> exp.Table:
+    """The sqlglot table ``name``, in ``schema`` when given."""
     return exp.table_(name, db=schema, quoted=True) if schema else exp.table_(name, quoted=True)
 
 
@@ -197,6 +206,7 @@ def create_table(
 def create_table_sql(
     spec: TableSpec, dialect: str, *, schema: str | None = None, if_not_exists: bool = True
 ) -> str:
+    """The CREATE TABLE statement of one CDM table for ``dialect``."""
     sqlglot_dialect = "postgres" if dialect in {"postgres", "postgresql"} else dialect
     return create_table(spec, sqlglot_dialect, schema=schema, if_not_exists=if_not_exists).sql(
         dialect=sqlglot_dialect

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal
 
-import pandas as pd
 from sqlglot import exp
 
 from clinbridge.adapters.omop._bulk import (
@@ -28,14 +27,16 @@ from clinbridge.adapters.omop._bulk import (
     BulkWriter,
     ColumnType,
     FilesReport,
+    OnError,
     Progress,
     TableLoad,
     convert_chunk,
     ensure_schema,
-    open_writable,
     transaction,
+    writable,
 )
 from clinbridge.adapters.omop._csvread import read_tolerant
+from clinbridge.adapters.omop._quarantine import set_aside_bad_values, set_aside_unreadable
 from clinbridge.adapters.omop.ddl import (
     CDM_VERSIONS,
     TableSpec,
@@ -58,7 +59,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-OnError = Literal["raise", "quarantine"]
 IfExists = Literal["fail", "replace", "append"]
 _SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt")
 COLUMN_ALIASES = {
@@ -177,9 +177,7 @@ def load_omop_csv(
     folder = Path(folder)
     if not folder.is_dir():
         raise LoadError(f"{folder} is not a folder of OMOP CSV files", file=str(folder))
-    own = isinstance(db, str)
-    database = open_writable(db, schema) if isinstance(db, str) else db
-    try:
+    with writable(db, schema) as database:
         schema = schema or database.schema
         version = normalise_version(cdm_version) if cdm_version else detect_csv_version(folder)
         files = _table_files(folder)
@@ -256,9 +254,6 @@ def load_omop_csv(
                     writer.execute(f"ANALYZE {writer.table(t.table)}")
         report.seconds = time.perf_counter() - start
         return report
-    finally:
-        if own:
-            database.close()
 
 
 def load_table_file(
@@ -292,31 +287,11 @@ def load_table_file(
     for part in read_tolerant(path, chunksize=chunksize):
         chunks += 1
         chunk, pos, numbers = part.frame, part.pos, part.records
-        if part.bad:
-            first = part.bad[0]
-            if on_error == "raise":
-                raise LoadError(first.reason, file=str(path), record=first.record, table=spec.name)
-            writer.write_rejected(
-                [
-                    {
-                        "table": spec.name,
-                        "file": path.name,
-                        "record": b.record,
-                        "field": None,
-                        "reason": b.reason,
-                        "raw": {"line": b.line, "text": b.raw},
-                    }
-                    for b in part.bad
-                ]
-            )
-            load.read += len(part.bad)
-            load.rejected += len(part.bad)
-            logger.warning(
-                "%s: %d unreadable records set aside (first: %s)",
-                path.name,
-                len(part.bad),
-                first.reason,
-            )
+        unreadable = set_aside_unreadable(
+            part, writer, path=path, table=spec.name, on_error=on_error
+        )
+        load.read += unreadable
+        load.rejected += unreadable
         if any(c in COLUMN_ALIASES for c in chunk.columns):
             chunk = chunk.rename(columns=COLUMN_ALIASES)
         extra = [c for c in chunk.columns if c not in types]
@@ -328,47 +303,10 @@ def load_table_file(
         load.read += len(chunk)
         for col, (count, limit) in problems.long.items():
             long_counts[col] = (long_counts.get(col, (0, limit))[0] + count, limit)
-        if problems.rows:
-            first_row, first_field, first_reason = min(problems.rows)
-            if on_error == "raise":
-                value = (
-                    chunk.iloc[first_row].get(first_field) if first_field in chunk.columns else None
-                )
-                raise LoadError(
-                    f"{first_reason}: {value!r}",
-                    file=str(path),
-                    record=int(numbers[first_row]),
-                    field=first_field,
-                    table=spec.name,
-                )
-            by_row: dict[int, tuple[str, str]] = {}
-            for i, fld, reason in problems.rows:
-                by_row.setdefault(i, (fld, reason))
-            bad_idx = sorted(by_row)
-            records = [
-                {
-                    "table": spec.name,
-                    "file": path.name,
-                    "record": int(numbers[i]),
-                    "field": by_row[i][0],
-                    "reason": by_row[i][1],
-                    "raw": {k: (None if pd.isna(v) else v) for k, v in chunk.iloc[i].items()},
-                }
-                for i in bad_idx
-            ]
-            writer.write_rejected(records)
-            keep = pd.Series(True, index=typed.index)
-            keep.iloc[bad_idx] = False
-            typed = typed[keep.to_numpy()]
-            load.rejected += len(bad_idx)
-            logger.warning(
-                "%s: %d rows rejected (first: record %d, %s: %s)",
-                path.name,
-                len(bad_idx),
-                int(numbers[bad_idx[0]]),
-                by_row[bad_idx[0]][0],
-                by_row[bad_idx[0]][1],
-            )
+        typed, rejected = set_aside_bad_values(
+            chunk, typed, problems, numbers, writer, path=path, table=spec.name, on_error=on_error
+        )
+        load.rejected += rejected
         load.loaded += writer.write(name, typed, types, not_null=required)
         if progress:
             progress(pos, 0)

@@ -1,0 +1,1 @@
+"""The OHDSI CDM field-level specifications the OMOP DDL is generated from."""

@@ -26,6 +26,7 @@ def _first_sentence(text: str, limit: int = 160) -> str:
 
 
 def regenerate(src: Path) -> None:
+    """Rewrite the committed spec files from OHDSI's field-level CSVs under ``src``."""
     for version in ("5.3", "5.4"):
         fields = list(
             csv.DictReader((src / f"OMOP_CDMv{version}_Field_Level.csv").open(encoding="utf-8"))

@@ -42,10 +42,12 @@ class TrialAdapter(SourceAdapter):
 
     @classmethod
     def detect(cls, db: Database) -> bool:
+        """Whether ``db`` holds a loaded trial table."""
         names = {t.lower() for t in db.table_names()}
         return {"trial_data", "trial_variables"} <= names
 
     def catalog(self, db: Database, *, source: str | None = None) -> Catalog:
+        """The catalog of the trial tables in ``db``."""
         if not self.detect(db):
             raise SchemaMismatchError(
                 f"{db.url!r} holds no loaded trial table (clinbridge load trial)",

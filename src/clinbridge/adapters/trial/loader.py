@@ -83,6 +83,7 @@ class TrialLoadReport:
 
     @property
     def reconciled(self) -> bool:
+        """Whether every row, column and cell read is accounted for."""
         return (
             self.rows_read == self.rows_loaded
             and self.columns_read == self.columns_loaded
@@ -91,6 +92,7 @@ class TrialLoadReport:
         )
 
     def summary_lines(self) -> list[str]:
+        """The report as short lines for the terminal."""
         lines = [
             f"read {self.rows_read} subject row(s) x {self.columns_read} column(s) from sheet "
             f"{self.sheet!r} of {self.file}",
@@ -118,6 +120,7 @@ class TrialLoadReport:
         return lines
 
     def to_json(self) -> str:
+        """The report as JSON."""
         data = dict(self.__dict__)
         data["reconciled"] = self.reconciled
         return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
@@ -348,6 +351,10 @@ def _convert(
     strict: bool,
 ) -> tuple[Any, tuple[int, int, int]]:
     """One column's values in their dictionary type; (blank, missing-code, value) cell counts."""
+
+    def problem(i: int, value: Any, reason: str) -> None:
+        problems.append(_problem(sheet, header, kept_rows, i, j, entry, value, reason))
+
     if not entry.numeric:
         out: list[Any] = []
         for v in raw:
@@ -379,17 +386,10 @@ def _convert(
                 if isinstance(v, bool):
                     raise ValueError
             except ValueError:
-                problems.append(
-                    _problem(
-                        sheet,
-                        header,
-                        kept_rows,
-                        i,
-                        j,
-                        entry,
-                        v,
-                        f"text {str(v)!r} in a {entry.type} column",
-                    )
+                problem(
+                    i,
+                    v,
+                    f"text {str(v)!r} in a {entry.type} column",
                 )
     missing_codes = np.array([float(c) for c in entry.missing if _num(c)], dtype=float)
     is_missing = np.isin(arr, missing_codes) if len(missing_codes) else np.zeros(len(arr), bool)
@@ -397,17 +397,10 @@ def _convert(
     if entry.type == "integer":
         bad = present & (np.abs(arr - np.round(arr)) > 1e-9)
         for i in np.flatnonzero(bad).tolist():
-            problems.append(
-                _problem(
-                    sheet,
-                    header,
-                    kept_rows,
-                    int(i),
-                    j,
-                    entry,
-                    raw[i],
-                    f"{raw[i]!r} in an integer column",
-                )
+            problem(
+                int(i),
+                raw[i],
+                f"{raw[i]!r} in an integer column",
             )
             arr[i] = np.nan
             present[i] = False
@@ -416,18 +409,11 @@ def _convert(
         bad = present & ~np.isin(arr, list(allowed))
         for i in np.flatnonzero(bad).tolist():
             shown = "; ".join(f"{k}={v}" for k, v in list(entry.codes.items())[:6])
-            problems.append(
-                _problem(
-                    sheet,
-                    header,
-                    kept_rows,
-                    int(i),
-                    j,
-                    entry,
-                    raw[i],
-                    f"the dictionary disagrees with the data: value {code_key(raw[i])} is not one "
-                    f"of the codes ({shown}) or missing codes",
-                )
+            problem(
+                int(i),
+                raw[i],
+                f"the dictionary disagrees with the data: value {code_key(raw[i])} is not one "
+                f"of the codes ({shown}) or missing codes",
             )
             arr[i] = np.nan
             present[i] = False
@@ -437,18 +423,11 @@ def _convert(
         undeclared = sorted(guesses[np.isin(guesses, real)].tolist())
         if undeclared and real[~np.isin(real, undeclared)].min(initial=0.0) >= 0:
             i = int(np.flatnonzero(present & np.isin(arr, undeclared))[0])
-            problems.append(
-                _problem(
-                    sheet,
-                    header,
-                    kept_rows,
-                    i,
-                    j,
-                    entry,
-                    raw[i],
-                    f"the dictionary disagrees with the data: {code_key(undeclared[0])} looks like a "
-                    "missing code but the dictionary declares none for this variable",
-                )
+            problem(
+                i,
+                raw[i],
+                f"the dictionary disagrees with the data: {code_key(undeclared[0])} looks like a "
+                "missing code but the dictionary declares none for this variable",
             )
             for x in undeclared:
                 entry.missing.setdefault(code_key(x), "undeclared")

@@ -41,6 +41,7 @@ class NoExtractor:
     name = "none"
 
     def extract(self, note: str, calculator: Calculator) -> Mapping[str, Any]:
+        """The calculator's inputs found in the note (absent ones are left out)."""
         raise ExtractionError(
             "no extractor configured: note mode needs a note extractor "
             "(pass one to run_rows/--extractor); use --mode gold for gold parameters",
@@ -65,6 +66,7 @@ class Evidence:
     """Model probability, when a model decided."""
 
     def to_json_dict(self) -> dict[str, Any]:
+        """The evidence as plain JSON types."""
         return {
             "input": self.input,
             "value": self.value,
@@ -95,5 +97,6 @@ class Extraction(Mapping[str, Any]):
         return len(self.params)
 
     def put(self, ev: Evidence) -> None:
+        """Record one input's value with its evidence."""
         self.params[ev.input] = ev.value
         self.evidence[ev.input] = ev

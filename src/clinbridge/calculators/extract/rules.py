@@ -52,6 +52,8 @@ _GENERIC_SUFFIX = re.compile(
     r"doses? per day|dose|per day)$",
     re.I,
 )
+_BODY_DIMENSIONS = {"[mass]", "[length]"}
+"""Dimensions whose unit alone identifies a body measurement (weight, height) in a note."""
 _STOP_TERMS = {"age", "sex", "no", "yes", "none", "other", "normal", "history", "present"}
 
 
@@ -129,12 +131,14 @@ class NoteIndex:
         self._mentions: dict[tuple[str, ...], list[tuple[int, int]]] = {}
 
     def sentence_of(self, pos: int) -> tuple[int, int]:
+        """The start and end of the sentence around ``pos``."""
         for s in self.sents:
             if s[0] <= pos < s[1]:
                 return s
         return (max(0, pos - 200), min(len(self.text), pos + 200))
 
     def mentions(self, terms: Iterable[str]) -> list[tuple[int, int]]:
+        """Where any of ``terms`` stands in the note, as (start, end) spans."""
         key = tuple(terms)
         got = self._mentions.get(key)
         if got is None:
@@ -152,7 +156,7 @@ class NoteIndex:
 
 def _unit_candidates(after: str) -> list[str]:
     after = re.sub(r"^\s*-(?=[A-Za-zµμ])", "", after)
-    m = re.match(r"^\s*([^\s,;()\[\]]+(?:\s+[^\s,;()\[\]]+){0,2})", after)
+    m = re.match(r"^\s*([^\s,;()\[\]—–]+(?:\s+[^\s,;()\[\]—–]+){0,2})", after)
     if not m:
         return []
     toks = m.group(1).split()
@@ -212,7 +216,20 @@ def _fit(i: InputSpec, q: Quantity, value: float) -> tuple[float, str | None, st
         return None  # a word or unit of another kind follows ('140 mg', '3-month')
     if _in_range(i, value, i.unit):
         return value, None, "unit assumed"
-    return None
+    return _unit_from_range(i, value)
+
+
+def _unit_from_range(i: InputSpec, value: float) -> tuple[float, str | None, str] | None:
+    """A unitless value outside the canonical unit's range that exactly one of the input's
+    declared alternative units puts in range ('creatinine of 129' → µmol/L)."""
+    fits = []
+    for u in i.units:
+        factor = _conversion(u, i.unit or "", i.molar_mass, i.valence, i.iu_amount)
+        if factor is not None and _in_range(i, value * factor[0] + factor[1], i.unit):
+            fits.append(u)
+    if len(fits) != 1:
+        return None
+    return value, fits[0], "unit inferred from the range"
 
 
 def _in_range(i: InputSpec, value: float, unit: str | None) -> bool:
@@ -229,6 +246,40 @@ _AGE = [
     (re.compile(r"\bage[ds]?\s*(?:of|:|was|is)?\s*(\d{1,3})\b", re.I), "year"),
     (re.compile(r"\b(\d{1,3})\s*(?:M|F)\b"), "year"),
 ]
+_ONES = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_TEENS = [
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_WORD_NUM = re.compile(
+    rf"\b((?:{'|'.join(_TENS)})(?:[\s\-](?:{'|'.join(_ONES)}))?|{'|'.join(_TEENS + _ONES)})"
+    r"[\s\-]*(year|month|week)s?[\s\-]*old\b",
+    re.I,
+)
+
+
+def _word_number(text: str) -> int:
+    """'sixty-two' → 62, 'six' → 6 (words matched by :data:`_WORD_NUM`)."""
+    n = 0
+    for w in re.split(r"[\s\-]+", text.lower()):
+        if w in _TENS:
+            n += 20 + 10 * _TENS.index(w)
+        elif w in _TEENS:
+            n += 10 + _TEENS.index(w)
+        elif w in _ONES:
+            n += 1 + _ONES.index(w)
+    return n
+
+
 _FEMALE = re.compile(
     r"\b(woman|women|female|girl|lady|she|her|hers|mrs|ms|mother|pregnan\w*|gravida)\b", re.I
 )
@@ -256,12 +307,61 @@ def _month(name: str) -> int:
     return names.index(name[:3].lower()) + 1
 
 
+_LIST_SEP = re.compile(r"\s*[^\d\s,;()]{0,12}\s*(?:,\s*and|,|and|;)\s*", re.I)
+_OTHER_PERSON = re.compile(
+    r"\b(father|mother|brother|sister|sibling|parents?|son|daughter|twin|donor)'?s?\W+"
+    r"(?:\w+\W+){0,2}$",
+    re.I,
+)
+"""A mention qualified as someone else's or as at birth ('birth weight', "her mother's height")."""
+_BEFORE_TERM = re.compile(r"\s*(?:of|in)?\s*(?:the\s+)?$", re.I)
+"""What may stand between a value's unit and the term it measures ('60 kg in weight')."""
+
+
+_SLASH_AFTER = re.compile(r"\s*/\s*[A-Za-z]")
+_SLASH_BEFORE = re.compile(r"[A-Za-z)]\s*/\s*$")
+
+
+def _in_slash_terms(idx: NoteIndex, a0: int, a1: int) -> bool:
+    """Whether the mention is one side of 'A/B' ('AST/ALT', 'BUN/creatinine ratio')."""
+    return (
+        _SLASH_AFTER.match(idx.text[a1 : a1 + 4]) is not None
+        or _SLASH_BEFORE.search(idx.text[max(0, a0 - 4) : a0]) is not None
+    )
+
+
+_NOT_CURRENT = re.compile(r"\b(baseline|usual|pre-?morbid)\b\W+(?:\w+\W+){0,1}$", re.I)
+"""A mention of a reference value rather than the current one ('baseline creatinine')."""
+_BOUND = re.compile(r"(?:[<>≤≥]|\b(?:less|more|greater|fewer) than)\s*$", re.I)
+_AT_BIRTH = re.compile(r"\b(birth|born|newborn|neonatal|fetal|fetus|prenatal(ly)?)\b", re.I)
+_CHANGE = re.compile(
+    r"\b(los[st]|losing|loosing|loss|gain(ed|ing)?|increase[ds]?|decrease[ds]?|drop(ped)?|"
+    r"reduction|fell|rose|change)(?:\s+(?:of|by|about|approximately|nearly|almost|around|over|~))*\s*$",
+    re.I,
+)
+"""Words saying a value is a change ('lost 40 kg', 'weight loss of 5 kg'), not a measurement."""
+
+
+def _someone_else(idx: NoteIndex, a0: int) -> bool:
+    """Whether the mention at ``a0`` measures another person or a reference value (cue just
+    before it: 'her mother's height', 'baseline creatinine') or the patient at birth (anywhere
+    earlier in its sentence)."""
+    s0, _s1 = idx.sentence_of(a0)
+    before = idx.text[max(s0, a0 - 40) : a0]
+    return (
+        _OTHER_PERSON.search(before) is not None
+        or _NOT_CURRENT.search(before[-25:]) is not None
+        or _AT_BIRTH.search(idx.text[s0:a0]) is not None
+    )
+
+
 class RuleExtractor:
     """The rule extractor (see the module docstring)."""
 
     name = "rules"
 
     def extract(self, note: str, calculator: Calculator, question: str = "") -> Extraction:
+        """The calculator's inputs found in the note, each with its evidence."""
         idx = NoteIndex(note)
         qidx = NoteIndex(question) if question.strip() else None
         out = Extraction()
@@ -283,6 +383,7 @@ class RuleExtractor:
     def extract_input(
         self, idx: NoteIndex, calc: Calculator, i: InputSpec, used: set[int]
     ) -> Evidence | None:
+        """One input's value found in the note, with its evidence, or None."""
         low = f"{i.name} {i.label}".lower()
         if i.type == "categorical" and {v.value.lower() for v in i.values} >= {"female", "male"}:
             return self._sex(idx, i)
@@ -313,6 +414,13 @@ class RuleExtractor:
                         i.name, [n, f"{unit}s"], m.start(), m.end(), m.group(0), "rule:age-pattern"
                     )
                     best = (m.start(), ev)
+        if best is None:
+            m = _WORD_NUM.search(idx.text)
+            if m:
+                n, unit = _word_number(m.group(1)), m.group(2).lower()
+                return Evidence(
+                    i.name, [n, f"{unit}s"], m.start(), m.end(), m.group(0), "rule:age-words"
+                )
         return best[1] if best else None
 
     def _sex(self, idx: NoteIndex, i: InputSpec) -> Evidence | None:
@@ -363,9 +471,29 @@ class RuleExtractor:
     def _number(
         self, idx: NoteIndex, calc: Calculator, i: InputSpec, used: set[int]
     ) -> Evidence | None:
-        terms = tuple(input_terms(i))
-        for a0, a1 in idx.mentions(terms):
-            _s0, s1 = idx.sentence_of(a0)
+        found = idx.mentions(tuple(input_terms(i)))
+        own = [m for m in found if not _someone_else(idx, m[0])]
+        ev = self._after_mentions(idx, i, own, used) or self._before_mentions(idx, i, own, used)
+        ev = ev or self._by_unit(idx, calc, i, used)
+        if ev is None:  # a neonate's birth weight is its weight: qualified mentions come last
+            others = [m for m in found if m not in own]
+            ev = self._after_mentions(idx, i, others, used)
+            ev = ev or self._before_mentions(idx, i, others, used)
+            if ev is not None:
+                ev = replace(ev, method=ev.method + " (qualified mention)")
+        return ev
+
+    def _after_mentions(
+        self, idx: NoteIndex, i: InputSpec, mentions: list[tuple[int, int]], used: set[int]
+    ) -> Evidence | None:
+        """The value after a mention: a slash pair, a list, or the first fitting quantity."""
+        for a0, a1 in mentions:
+            _s0, s1 = idx.sentence_of(a1 - 1)  # a term may wrap a line
+            paired = self._slash_pair(idx, i, a0, a1, s1, used)
+            if paired is not None:
+                return paired
+            if _in_slash_terms(idx, a0, a1):
+                continue  # 'BUN/creatinine ratio of 28' names a ratio, not this value
             listed = self._from_list(idx, i, a0, a1, s1, used)
             if listed is not None:
                 q, fit = listed
@@ -384,12 +512,16 @@ class RuleExtractor:
                 gap = idx.text[a1 : q.start]
                 if re.search(r"\d", gap):
                     break  # another number sits between the mention and this one
+                if _CHANGE.search(gap):
+                    break  # 'weight loss of 5 kg' is a change, not the value
+                if _BOUND.search(gap):
+                    continue  # 'weight was < 15 kg' is a bound, not a measurement
                 got = _fit(i, q, q.value)
                 if got is None:
                     continue
                 value, unit, how = got
                 used.add(q.start)
-                end = q.end + (len(unit) + 1 if unit else 0)
+                end = q.end + (len(unit) + 1 if unit and how == "unit" else 0)
                 return Evidence(
                     i.name,
                     [value, unit] if unit else value,
@@ -398,15 +530,29 @@ class RuleExtractor:
                     idx.text[a0 : min(end, s1)],
                     f"rule:term+quantity ({how})",
                 )
-        for a0, a1 in idx.mentions(terms):
-            for q in reversed(idx.quantities):  # '60 mg of tramadol': the dose before the drug
-                if q.end > a0 or a0 - q.end > 25 or q.start in used:
+        return None
+
+    def _before_mentions(
+        self, idx: NoteIndex, i: InputSpec, mentions: list[tuple[int, int]], used: set[int]
+    ) -> Evidence | None:
+        """The value written before its term, with its unit ('60 kg in weight', '88% SpO2')."""
+        for a0, a1 in mentions:
+            # '60 mg of tramadol', '60 kilograms in weight', '74/min cardiac rate': value first
+            for q in reversed(idx.quantities):
+                if q.end > a0 or a0 - q.end > 25 or q.start in used or q.second is not None:
                     continue
                 between = idx.text[q.end : a0]
-                if re.search(r"\d", between) or not re.search(r"\bof\b", between):
+                if re.search(r"\d", between) or _CHANGE.search(
+                    idx.text[max(0, q.start - 25) : q.start]
+                ):
                     continue
                 before = _fit(i, q, q.value)
                 if before is None or before[1] is None:
+                    continue
+                gap = between.lstrip(" -").replace("μ", "µ")
+                if not gap.startswith(before[1]) or not _BEFORE_TERM.fullmatch(
+                    gap[len(before[1]) :]
+                ):
                     continue
                 used.add(q.start)
                 return Evidence(
@@ -415,9 +561,35 @@ class RuleExtractor:
                     q.start,
                     a1,
                     idx.text[q.start : a1],
-                    "rule:quantity+of+term",
+                    "rule:quantity+term",
                 )
-        return self._by_unit(idx, calc, i, used)
+        return None
+
+    def _slash_pair(
+        self, idx: NoteIndex, i: InputSpec, a0: int, a1: int, s1: int, used: set[int]
+    ) -> Evidence | None:
+        """'AST/ALT of 33/24 IU/L': this mention's side of a slash pair of values."""
+        if not _in_slash_terms(idx, a0, a1):
+            return None
+        second = _SLASH_BEFORE.search(idx.text[max(0, a0 - 4) : a0]) is not None
+        for q in idx.quantities:
+            if q.start < a1 or q.start >= s1 or q.start - a1 > 60:
+                continue
+            if q.second is None or re.search(r"\d", idx.text[a1 : q.start]):
+                break
+            value = q.second if second else q.value
+            fit = _fit(i, q, value)
+            if fit is None or q.start in used:
+                break
+            return Evidence(
+                i.name,
+                [fit[0], fit[1]] if fit[1] else fit[0],
+                a0,
+                q.end,
+                idx.text[a0 : q.end + 8],
+                "rule:term+quantity (slash pair)",
+            )
+        return None
 
     _VERB = re.compile(r"\s(?:were|are|was|of|measured|respectively)\s|:\s", re.I)
 
@@ -442,8 +614,8 @@ class RuleExtractor:
             if q.start >= s1:
                 break
             between = idx.text[nums[-1].end if nums else m.end() : q.start]
-            if nums and not re.fullmatch(r"[^\d.]*?(,|and|;)[^\d.]*", between):
-                break
+            if nums and not _LIST_SEP.fullmatch(between):
+                break  # only a unit and a separator between listed values
             if not nums and len(between.strip()) > 3:
                 return None
             nums.append(q)
@@ -468,6 +640,8 @@ class RuleExtractor:
             dim = ureg.Quantity(1, normalize_unit(i.unit)).dimensionality
         except Exception:
             return None
+        if str(dim) not in _BODY_DIMENSIONS:
+            return None  # '90%' or '120 mmHg' alone says nothing about which input it is
         for o in calc.spec.inputs:
             if o.name == i.name or o.unit is None:
                 continue
@@ -483,7 +657,9 @@ class RuleExtractor:
                 ev_val = [round(inches, 2), "in"]
                 return Evidence(i.name, ev_val, m.start(), m.end(), m.group(0), "rule:feet-inches")
         for q in idx.quantities:
-            if q.start in used:
+            if q.start in used or q.second is not None or _someone_else(idx, q.start):
+                continue
+            if _CHANGE.search(idx.text[max(0, q.start - 25) : q.start]):
                 continue
             for u in _unit_candidates(q.after)[-1:]:
                 if normalize_unit(u).lower() not in mine:
@@ -504,23 +680,14 @@ class RuleExtractor:
         return None
 
     def _boolean(self, idx: NoteIndex, i: InputSpec) -> Evidence:
-        terms = tuple(input_terms(i))
-        seen: list[Evidence] = []
-        for a0, a1 in idx.mentions(terms):
-            sent = idx.sentence_of(a0)
-            asr = assertion(idx.text, sent, a0, a1)
-            ev = Evidence(
-                i.name,
-                asr.affirmed,
-                a0,
-                a1,
-                idx.text[sent[0] : sent[1]].strip()[:300],
-                "rule:term+negex",
-                asr.describe(),
-            )
-            if asr.affirmed:
-                return ev
-            seen.append(ev)
+        own = self._finding(idx, i, tuple(input_terms(i)))
+        if own is not None and own.value:
+            return own
+        if i.negated_aliases:  # 'cough absent': read the opposite finding and invert it
+            terms = {v for n in i.negated_aliases for v in _variants(n)}
+            opp = self._finding(idx, i, tuple(sorted(terms, key=lambda t: (-len(t), t))))
+            if opp is not None:
+                return replace(opp, value=not opp.value, method=opp.method + " (opposite finding)")
         if i.note_implied_by:
             for a0, a1 in idx.mentions(tuple(i.note_implied_by)):
                 sent = idx.sentence_of(a0)
@@ -535,9 +702,34 @@ class RuleExtractor:
                         "rule:implied-by-medication",
                         "affirmed",
                     )
-        if seen:
-            return seen[0]
-        return Evidence(i.name, False, None, None, "", "rule:not-mentioned", "not mentioned")
+        if own is not None:
+            return own
+        value = bool(i.absent_value) if i.absent_value is not None else False
+        return Evidence(i.name, value, None, None, "", "rule:not-mentioned", "not mentioned")
+
+    def _finding(self, idx: NoteIndex, i: InputSpec, terms: tuple[str, ...]) -> Evidence | None:
+        """The first mention of a finding that asserts it, else the first mention, else None."""
+        seen: list[Evidence] = []
+        for a0, a1 in idx.mentions(terms):
+            sent = idx.sentence_of(a0)
+            asr = assertion(idx.text, sent, a0, a1)
+            present = asr.affirmed or (
+                i.note_suspected_counts and asr.uncertain and not (asr.negated or asr.family)
+            )
+            present = present and not (i.note_recent_only and asr.historical)
+            ev = Evidence(
+                i.name,
+                present,
+                a0,
+                a1,
+                idx.text[sent[0] : sent[1]].strip()[:300],
+                "rule:term+negex",
+                asr.describe(),
+            )
+            if present:
+                return ev
+            seen.append(ev)
+        return seen[0] if seen else None
 
     def _categorical(self, idx: NoteIndex, i: InputSpec) -> Evidence | None:
         anchor = idx.mentions(tuple(input_terms(i)))

@@ -73,10 +73,12 @@ def _nlp() -> Any:
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
-    """Character spans of the sentences of ``text`` (line breaks also end a sentence)."""
+    """Character spans of the sentences of ``text``. A line break ends a sentence unless it
+    only wraps one: after a line that does not end in punctuation, before a lower-case word or
+    a number ('creatinine was\n5.97 mg/dL')."""
     out: list[tuple[int, int]] = []
     pos = 0
-    for block in re.split(r"(\n+)", text):
+    for block in re.split(r"(\n\n+|\n(?![a-z0-9(])|(?<=[.:;!?])\n)", text):
         if not block.strip() or block.startswith("\n"):
             pos += len(block)
             continue
@@ -106,6 +108,7 @@ class Assertion:
         return not (self.negated or self.family or self.uncertain)
 
     def describe(self) -> str:
+        """The mention's qualifiers in words ('negated, family'), or 'affirmed'."""
         parts = [n for n in ("negated", "family", "uncertain", "historical") if getattr(self, n)]
         return ", ".join(parts) or "affirmed"
 
@@ -128,8 +131,8 @@ _NOT_FINDING = re.compile(
 )
 """A mention followed by these is not the finding itself ('stroke risk', 'DVT prophylaxis')."""
 _HISTORICAL = re.compile(
-    r"\b(history of|h/o|past medical history|previous(ly)?|prior|known|"
-    r"diagnosed (with )?\w* ?(years?|months?) ago)\b",
+    r"\b(history of|h/o|past (medical|surgical) history|surgical history|previous(ly)?|prior|"
+    r"known|diagnosed (with )?\w* ?(years?|months?) ago|\d+ years? ago)\b",
     re.I,
 )
 

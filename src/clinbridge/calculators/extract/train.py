@@ -51,6 +51,8 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Pair:
+    """One training pair: an input's description, a sentence, and whether it states the input."""
+
     a: str
     b: str
     label: float
@@ -62,6 +64,8 @@ class Pair:
 
 @dataclass(frozen=True)
 class TrainConfig:
+    """How the judge is trained."""
+
     epochs: int = 1
     batch: int = 16
     lr: float = 5e-5

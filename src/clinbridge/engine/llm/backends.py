@@ -47,7 +47,9 @@ class LLMBackend(Protocol):
         *,
         schema: dict[str, Any] | None = None,
         max_tokens: int = 1024,
-    ) -> str: ...
+    ) -> str:
+        """The model's reply to ``messages`` (constrained to ``schema`` when given)."""
+        ...
 
 
 # -- OpenAI-compatible HTTP -----------------------------------------------------------------------
@@ -81,6 +83,7 @@ class OpenAIBackend:
         self.calls = 0
 
     def close(self) -> None:
+        """Release the backend's connection."""
         self._client.close()
 
     def _response_format(self, schema: dict[str, Any], mode: JsonMode) -> dict[str, Any] | None:
@@ -102,6 +105,7 @@ class OpenAIBackend:
         schema: dict[str, Any] | None = None,
         max_tokens: int = 1024,
     ) -> str:
+        """The model's reply to ``messages`` (constrained to ``schema`` when given)."""
         import httpx
 
         modes: list[JsonMode] = ["none"]
@@ -224,6 +228,7 @@ class TransformersBackend:
         schema: dict[str, Any] | None = None,
         max_tokens: int = 1024,
     ) -> str:
+        """The model's reply to ``messages`` (constrained to ``schema`` when given)."""
         import torch
 
         prompt = self._prompt(messages)

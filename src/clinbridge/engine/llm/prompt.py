@@ -69,6 +69,7 @@ class PromptContext:
     """(question, answer JSON) pairs."""
 
     def render(self) -> str:
+        """The context as prompt text."""
         parts = [f"Source:\n{self.summary}"]
         if self.tables:
             parts.append(

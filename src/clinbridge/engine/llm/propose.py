@@ -20,13 +20,15 @@ from pydantic import ValidationError
 from clinbridge.engine.llm.prompt import build_context, envelope_schema, plan_messages
 from clinbridge.engine.plan import QueryPlan
 from clinbridge.engine.validate import Feedback, SqlProposal, Validated, answer_with_validation
-from clinbridge.errors import LLMError
+from clinbridge.errors import ClinbridgeError, LLMError
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
     from clinbridge.engine.examples import ExampleBank
     from clinbridge.engine.llm.backends import LLMBackend, Message
+    from clinbridge.engine.understand import Understander
+    from clinbridge.engine.understand._reading import Reading
     from clinbridge.engine.validate import Proposer
     from clinbridge.settings import Settings
 
@@ -121,7 +123,11 @@ def parse_reply(text: str, *, allow_sql: bool = True) -> QueryPlan | SqlProposal
 
 
 class LLMUnderstanding:
-    """Questions → plans with an LLM backend, grounded in one source."""
+    """Questions → plans with an LLM backend, grounded in one source.
+
+    The validator holds each proposal against a second reading of the question: the built-in
+    parser's (``parser``; by default one on this database without embeddings, built on first use).
+    """
 
     def __init__(
         self,
@@ -133,6 +139,7 @@ class LLMUnderstanding:
         settings: Settings | None = None,
         allow_sql: bool = True,
         max_tokens: int = 1024,
+        parser: Understander | None = None,
     ) -> None:
         from clinbridge.settings import Settings
 
@@ -143,6 +150,24 @@ class LLMUnderstanding:
         self.settings = settings or Settings()
         self.allow_sql = allow_sql
         self.max_tokens = max_tokens
+        self._parser = parser
+
+    def second_reading(
+        self, question: str, *, patient_id: str | None = None, now: dt.datetime | None = None
+    ) -> Reading | None:
+        """The built-in parser's top reading of the question, or None when it cannot read it."""
+        if self.db is None:
+            return None
+        if self._parser is None:
+            from clinbridge.engine.understand import Understander
+
+            self._parser = Understander(self.db, self.catalog, embeddings=False)
+        try:
+            readings = self._parser.understand(question, patient_id=patient_id, now=now)
+        except ClinbridgeError as exc:  # only the verbatim coverage checks apply
+            logger.info("no second reading of %r: %s", question, exc)
+            return None
+        return readings[0] if readings else None
 
     def _ask(self, messages: list[Message]) -> tuple[QueryPlan | SqlProposal, str]:
         """One proposal; a reply that does not parse is re-asked once with the error."""
@@ -229,6 +254,7 @@ class LLMUnderstanding:
             db=self.db,
             settings=self.settings,
             understanding=self.backend.name,
+            reading=self.second_reading(question, patient_id=patient_id, now=now),
         )
 
     def back_translate(self, plan: QueryPlan) -> str:

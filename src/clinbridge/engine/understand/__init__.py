@@ -175,14 +175,7 @@ def _alternatives(items: list[Any], c: Ctx, first: Reading) -> list[Reading]:
         )
         new_items = list(items)
         new_items[k] = swapped
-        ctx = Ctx(
-            question=c.question,
-            lex=c.lex,
-            patient_id=c.patient_id,
-            now=c.now,
-            today=c.today,
-            embeddings=c.embeddings,
-        )
+        ctx = _fresh(c)
         reading = assemble(new_items, ctx)
         if reading.plan is not None and reading.plan != first.plan:
             out.append(
@@ -235,6 +228,7 @@ class Understander:
     def understand(
         self, question: str, *, patient_id: str | None = None, now: dt.datetime | None = None
     ) -> list[Reading]:
+        """Read a question into ranked readings (best first); see :func:`understand`."""
         ctx = UnderstandContext(
             self.lexicon, self.catalog, patient_id=patient_id, now=now, embeddings=self.embeddings
         )

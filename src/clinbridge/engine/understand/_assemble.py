@@ -9,6 +9,7 @@ of particular questions.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from clinbridge.engine.plan import (
@@ -78,6 +79,9 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         raise Abstain(
             f"could not ground {names} in this source's catalog or vocabulary", *unresolved
         )
+    for s in _slots(items, "los_definition"):
+        if not any(m.data.get("of") == "length_of_stay" for m in _slots(items, "measure")):
+            raise Abstain(f"could not tell what {s.text!r} defines", s.text)
     for s in _slots(items, "unsupported"):
         raise Abstain(
             f"the question asks about {s.data['what']} ({s.text!r}), which this source or plan cannot answer",
@@ -123,6 +127,7 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         items, ctx, op, intent_pos, intent, patient_id
     )
     used = {measure_concept_pos} if measure_concept_pos is not None else set()
+    used |= ctx.measure_positions
     preds, plan_window, conf2 = _predicates(items, ctx, used, measure, patient_id)
     confidence *= conf2
     if op not in {"first", "last"}:
@@ -183,6 +188,9 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         )
         raise Abstain(f"grouping by {noun!r} needs the events to group; name them")
 
+    if any(g.key == "year" for g in group_by) and measure.of == "patients" and not measure.stream:
+        measure, preds, plan_window = _patients_per_year(measure, preds, plan_window)
+
     if ctx.measure_value is not None:
         measure = measure.model_copy(update={"value": ctx.measure_value})
     if ctx.unit is not None:
@@ -213,6 +221,31 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
     except ValueError as exc:
         raise Abstain(f"the question does not make a coherent plan: {exc}") from exc
     return plan, confidence
+
+
+def _patients_per_year(
+    measure: Measure, preds: list[Any], window: Any
+) -> tuple[Measure, list[Any], Any]:
+    """'patients with a GI bleed per year': the patients with such an event in each calendar
+    year — the one event filter becomes the measure's events (its window the plan's)."""
+    events = [p for p in preds if p.kind == "event"]
+    if len(events) != 1:
+        raise Abstain("patients per year need exactly one kind of event to date them by")
+    (p,) = events
+    plain = (
+        not p.negate
+        and p.value is None
+        and p.age_at_event is None
+        and p.min_count == 1
+        and p.enc_type is None
+        and not p.first_only
+        and p.concept_set is not None
+    )
+    if not plain or (p.window is not None and window is not None):
+        raise Abstain("patients per year are counted from one plain event filter only")
+    rest = [q for q in preds if q is not p]
+    measure = Measure(of="patients", stream=p.plan_stream or p.stream, concepts=p.concept_set)
+    return measure, rest, p.window if p.window is not None else window
 
 
 def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot | None]:
@@ -251,13 +284,17 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
             )
         k = next(k for k, i in enumerate(items) if i is at_event[0])
         return "max", k, at_event[0]
+    wh_person = _which_people(items)
+    if wh_person is not None and not patient_id:  # "which patients had X": their ids
+        return "list", wh_person, items[wh_person]  # type: ignore[return-value]
     if "date" in ops:
         k, s = pos("date")
         return ("last" if order and order[0].data["which"] == "last" else "first"), k, s
     if "series" in ops:
         return ("series", *pos("series"))
     if "list" in ops:
-        return ("list", *pos("list"))
+        k, s = next(((k, i) for k, i in intents if i.data.get("target") == "patients"), pos("list"))
+        return "list", k, s
     if order:
         k = next(k for k, i in enumerate(items) if i is order[0])
         return order[0].data["which"], k, order[0]
@@ -269,12 +306,6 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
     if ms and patient_id:  # "how old is the patient", "the patient's age"
         k = next(k for k, i in enumerate(items) if i is ms[0])
         return "max", k, ms[0]
-    wh = _slots(items, "wh")
-    if wh and not patient_id:
-        k = next(k for k, i in enumerate(items) if i is wh[0])
-        after_wh = _next_significant(items[k + 1 :])
-        if after_wh is not None and _is_person(after_wh):
-            return "list", k, wh[0]  # 'which patients have died': their ids
     first = _next_significant(items)
     if (
         first is not None
@@ -283,10 +314,21 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
     ):
         # a headless noun phrase: "pts with osteoarthritis", "ER visits in 2022" — how many
         return "count", -1, None
+    if (
+        isinstance(first, Concept)
+        and not patient_id
+        and not _slots(items, "wh")
+        and _followed_by_person(items, first)
+    ):  # "covid pts in 2021": how many
+        return "count", -1, None
     if patient_id and any(isinstance(i, Concept) for i in items) and not _slots(items, "wh"):
         # "pt 1088 on warfarin?": does the patient have it
         return "exists", -1, None
-    if wh and any(isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} for i in items):
+    wh = _slots(items, "wh")
+    if wh and (
+        any(isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} for i in items)
+        or (patient_id and not _concepts(items) and _verb_stream(items))
+    ):  # "which drugs ...", "what was patient 19 diagnosed with"
         k = next(k for k, i in enumerate(items) if i is wh[0])
         return "list", k, wh[0]
     raise Abstain(
@@ -301,11 +343,62 @@ def _concepts(items: list[Item]) -> list[tuple[int, Concept]]:
     return [(k, i) for k, i in enumerate(items) if isinstance(i, Concept)]
 
 
+def _verb_stream(items: list[Item]) -> str | None:
+    """The stream a verb names ('diagnosed' → condition, 'prescribed' → drug), if one does."""
+    for i in items:
+        if isinstance(i, Word) and i.role == "hint" and i.value and i.text.endswith("ed"):
+            return i.value
+    return None
+
+
 def _noun_stream(items: list[Item], start: int = 0) -> str | None:
     for i in items[start:]:
         if isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} and i.value:
             return i.value
     return None
+
+
+_Found = tuple[Measure, int | None, float]
+"""A measure, where its concept stands among the items (None: no concept of its own), confidence."""
+
+
+@dataclass
+class _Asked:
+    """What the measure is read from: the items, the aggregate asked for and where it was asked."""
+
+    items: list[Item]
+    ctx: Ctx
+    op: str
+    intent_pos: int
+    intent: Slot | None
+    patient_id: str | None
+
+    def __post_init__(self) -> None:
+        self.lex = self.ctx.lex
+        self.concepts = _concepts(self.items)
+        mslots = _slots(self.items, "measure")
+        self.mslot: Slot | None = mslots[0] if mslots else None
+        self.enc = _slots(self.items, "encounter")
+        self.after = self.items[self.intent_pos + 1 :]
+
+    def first_concept(
+        self, streams: Sequence[str] | None = None, *, with_values: bool = False
+    ) -> tuple[int, Concept, str] | None:
+        """The first concept after the intent (then before it) stored in one of ``streams``."""
+        ordered = [c for c in self.concepts if c[0] > self.intent_pos] + [
+            c for c in self.concepts if c[0] <= self.intent_pos
+        ]
+        for k, c in ordered:
+            st = _stream_for(c, self.lex, prefer=streams, with_values=with_values)
+            if st is not None and (streams is None or st in streams):
+                return k, c, st
+        return None
+
+    def of_concept(self, of: str, found: tuple[int, Concept, str], score: float) -> _Found:
+        """A measure ``of`` the found concept's events (values for 'value')."""
+        k, c, st = found
+        cs = _concept_set(c, st, self.lex, self.ctx, values=of == "value")
+        return Measure(of=of, stream=_ps(c, st, self.lex), concepts=cs), k, score  # type: ignore[arg-type]
 
 
 def _measure(
@@ -315,248 +408,258 @@ def _measure(
     intent_pos: int,
     intent: Slot | None,
     patient_id: str | None,
-) -> tuple[Measure, int | None, float]:
-    lex = ctx.lex
-    concepts = _concepts(items)
-    mslots = _slots(items, "measure")
-    mslot = mslots[0] if mslots else None
-    enc = _slots(items, "encounter")
-    after = items[intent_pos + 1 :]
-
-    def first_concept(
-        streams: Sequence[str] | None = None, *, with_values: bool = False
-    ) -> tuple[int, Concept, str] | None:
-        ordered = [c for c in concepts if c[0] > intent_pos] + [
-            c for c in concepts if c[0] <= intent_pos
-        ]
-        for k, c in ordered:
-            st = _stream_for(c, lex, prefer=streams, with_values=with_values)
-            if st is not None and (streams is None or st in streams):
-                return k, c, st
-        return None
-
+) -> _Found:
+    a = _Asked(items, ctx, op, intent_pos, intent, patient_id)
     if op in NUMERIC_OPS or (
-        op in {"first", "last"} and mslot is not None and mslot.data["of"] != "age"
+        op in {"first", "last"} and a.mslot is not None and a.mslot.data["of"] != "age"
     ):
-        of = mslot.data["of"] if mslot else None
-        if of == "length_of_stay":
-            if not lex.has_encounter_end:
-                raise Abstain(
-                    "this source does not record when encounters end, so lengths of stay are unknown"
-                )
-            etype = mslot.data.get("type") if mslot else None
-            etype = etype or next((s.data.get("type") for s in enc if s.data.get("type")), None)
-            etype = etype or next(
-                (s.data.get("type") for s in _slots(items, "scope") if s.data.get("type")), None
-            )
-            ctx.groundings.append(
-                Grounding(
-                    phrase=mslot.text if mslot else "", kind="aggregate", target="length_of_stay"
-                )
-            )
-            return Measure(of="length_of_stay", encounter_type=etype), None, 1.0  # type: ignore[arg-type]
-        if of in {"days_supply", "quantity"}:
-            stats = lex.streams.get("drug")
-            have = (
-                stats.days_supply
-                if of == "days_supply" and stats
-                else (stats.quantity if stats else 0)
-            )
-            if not have:
-                raise Abstain(f"this source stores no {of.replace('_', ' ')} for drugs")
-            found = first_concept(["drug"])
-            cs, k = (None, None)
-            if found:
-                k, c, _ = found
-                cs = _concept_set(c, "drug", lex, ctx)
-            return Measure(of=of, stream="drug", concepts=cs), k, 1.0  # type: ignore[arg-type]
-        if of == "age":
-            if not lex.has_birth:
-                raise Abstain("this source stores no birth dates, so ages are unknown")
-            if mslot is not None and mslot.data.get("at_death"):
-                if not lex.deaths:
-                    raise Abstain("this source records no deaths", mslot.text)
-                ctx.groundings.append(
-                    Grounding(phrase=mslot.text, kind="aggregate", target="age at death")
-                )
-                return Measure(of="age", age_at=PatientAnchor(point="death")), None, 0.95
-            if mslot is not None and mslot.data.get("at_event"):
-                return _age_at_event(items, ctx, mslot), None, 0.95
-            return Measure(of="age"), None, 1.0
-        per_patient = bool(_slots(items, "per_patient")) or any(
-            isinstance(i, Slot) and i.kind == "intent" and i.data.get("target") == "events"
-            for i in items
-        )
-        if per_patient and op in NUMERIC_OPS:
-            found = first_concept()
-            if found is None:
-                raise Abstain("could not tell which events to count per patient")
-            k, c, st = found
-            return (
-                Measure(
-                    of="events_per_patient",
-                    stream=_ps(c, st, lex),
-                    concepts=_concept_set(c, st, lex, ctx),
-                ),
-                None,
-                1.0,
-            )
-        found = first_concept(VALUE_STREAMS, with_values=True) or first_concept(VALUE_STREAMS)
-        if found is None:
-            if concepts:
-                c = concepts[0][1]
-                raise Abstain(f"{c.label!r} has no numeric values to compute a {op} of", c.phrase)
-            raise Abstain(f"could not tell what quantity to compute the {op} of")
-        k, c, st = found
-        cs = _concept_set(c, st, lex, ctx, values=True)
-        unit = next(
-            (s.data.get("unit") for s in _slots(items, "value") if s.data.get("unit")), None
-        )
-        return (
-            Measure(of="value", stream=_ps(c, st, lex), concepts=cs),
-            k,
-            c.score * (1.0 if unit is None else 0.95),
-        )
-
+        return _numeric(a)
     if op in {"first", "last", "series"}:
-        wants_date = intent is not None and intent.data.get("op") == "date"
-        noun = _noun_stream(items, intent_pos + 1)
-        if wants_date:
-            point = _patient_point(items, patient_id)
-            if point is not None:
-                return point, None, 1.0
-            found = first_concept()
-            enc = _slots(items, "encounter")
-            if found is None and enc and enc[0].data.get("type"):
-                # 'the date of their most recent emergency encounter': an encounter's date
-                return Measure(of="date", encounter_type=enc[0].data.get("type")), None, 0.95
-            if found is None:
-                raise Abstain("could not tell which event's date is asked for")
-            k, c, st = found
-            return (
-                Measure(of="date", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)),
-                k,
-                c.score,
-            )
-        found = first_concept(VALUE_STREAMS, with_values=True)
-        if found is not None:
-            k, c, st = found
-            return (
-                Measure(
-                    of="value",
-                    stream=_ps(c, st, lex),
-                    concepts=_concept_set(c, st, lex, ctx, values=True),
-                ),
-                k,
-                c.score,
-            )
-        if noun and not any(k > intent_pos for k, _ in concepts):
-            return Measure(of="concept", stream=noun), None, 0.9
-        found = first_concept()
-        if found is None:
-            raise Abstain("could not tell what the first/last refers to")
-        k, c, st = found
-        vals = sum(lex.entries[e].values for e in c.entries)
-        if st in VALUE_STREAMS and not vals:
-            # asked for a measurement's value that is not stored: never its date instead
-            raise Abstain(
-                f"no numeric values are stored for {c.label!r} (only when it was recorded)",
-                c.phrase,
-            )
-        return (
-            Measure(of="date", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)),
-            k,
-            c.score * 0.9,
-        )
-
+        return _first_last(a)
     if op in {"list", "count_distinct"}:
-        nxt = _next_significant([i for i in after if not _is_slot(i, "intent", "list")])
-        if op == "list" and nxt is not None and _is_person(nxt):
-            return Measure(of="patients"), None, 0.95  # 'list the patient ids with ...'
-
-        noun = _noun_stream(items, intent_pos + 1) or _noun_stream(items)
-        if noun is None:
-            found = first_concept(VALUE_STREAMS, with_values=True)
-            if op == "list" and found is not None:
-                raise Abstain("listing values is a series; ask for 'all values' or a trend")
-            raise Abstain(
-                "could not tell what kind of things to list (drugs, conditions, procedures...)"
-            )
-        if noun not in lex.streams:
-            raise Abstain(f"this source stores no {noun} events")
-        found = first_concept([noun])
-        cs, k = None, None
-        if found is not None and found[0] > intent_pos and op == "list":
-            k, c, _ = found
-            cs = _concept_set(c, noun, lex, ctx)
-        return Measure(of="concept", stream=noun, concepts=cs), k, 0.95
-
+        return _listed(a)
     if op == "exists":
-        found = first_concept()
-        if found is None:
-            if enc:
-                return Measure(of="encounters", encounter_type=enc[0].data.get("type")), None, 0.9
-            raise Abstain("could not tell what to look for")
-        k, c, st = found
-        return (
-            Measure(of="events", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)),
-            k,
-            c.score,
-        )
-
+        return _exists(a)
     if op in {"count", "proportion"}:
-        if op == "proportion":
-            return Measure(of="patients"), None, 1.0
-        target = intent.data.get("target") if intent else None
-        nxt = _next_significant(after)
-        if target != "events" and (nxt is None or _is_person(nxt)):
-            return Measure(of="patients"), None, 1.0
-        if target != "events" and isinstance(nxt, Slot) and nxt.kind == "encounter":
-            return Measure(of="encounters", encounter_type=nxt.data.get("type")), None, 1.0
-        if (
-            not patient_id
-            and not concepts
-            and isinstance(nxt, Word)
-            and nxt.role in {"stream_noun", "event_noun"}
-            and nxt.value
-        ):  # "how many procedures were performed in 2019"
-            return Measure(of="events", stream=nxt.value), None, 0.85
-        if (
-            target != "events"
-            and isinstance(nxt, Word)
-            and nxt.role == "stream_noun"
-            and nxt.value
-            and nxt.value != "condition"
-        ) or (
-            target != "events"
-            and isinstance(nxt, Word)
-            and nxt.role == "stream_noun"
-            and patient_id
-        ):
-            assert isinstance(nxt, Word)
-            if not patient_id and not concepts:  # "how many procedures were performed in 2019"
-                return Measure(of="events", stream=nxt.value), None, 0.85
-            return Measure(of="concept", stream=nxt.value), None, 0.8
-        found = first_concept()
-        event_noun = any(isinstance(i, Word) and i.role == "event_noun" for i in after[:6])
-        concept_first = (
-            isinstance(nxt, Concept)
-            and not _followed_by_person(after, nxt)
-            and not _negated(after, nxt)
-        )
-        if found is not None and (target == "events" or event_noun or patient_id or concept_first):
-            k, c, st = found
-            return (
-                Measure(
-                    of="events", stream=_ps(c, st, lex), concepts=_concept_set(c, st, lex, ctx)
-                ),
-                k,
-                c.score,
-            )
-        if patient_id and enc:
-            return Measure(of="encounters", encounter_type=enc[0].data.get("type")), None, 0.9
-        return Measure(of="patients"), None, 0.9
+        return _counted(a)
     raise Abstain(f"cannot compute {op!r}")
+
+
+def _numeric(a: _Asked) -> _Found:
+    of = a.mslot.data["of"] if a.mslot else None
+    if of == "length_of_stay":
+        return _length_of_stay(a)
+    if of == "days_between":
+        assert a.mslot is not None
+        return _days_between(a.items, a.ctx, a.mslot), None, 0.9
+    if of in {"days_supply", "quantity"}:
+        return _drug_amount(a, of)
+    if of == "age":
+        return _age(a)
+    per_patient = bool(_slots(a.items, "per_patient")) or any(
+        isinstance(i, Slot) and i.kind == "intent" and i.data.get("target") == "events"
+        for i in a.items
+    )
+    if per_patient and a.op in NUMERIC_OPS:
+        found = a.first_concept()
+        if found is None:
+            raise Abstain("could not tell which events to count per patient")
+        measure, _, score = a.of_concept("events_per_patient", found, 1.0)
+        return measure, None, score
+    found = a.first_concept(VALUE_STREAMS, with_values=True) or a.first_concept(VALUE_STREAMS)
+    if found is None:
+        if a.concepts:
+            c = a.concepts[0][1]
+            raise Abstain(f"{c.label!r} has no numeric values to compute a {a.op} of", c.phrase)
+        raise Abstain(f"could not tell what quantity to compute the {a.op} of")
+    unit = next((s.data.get("unit") for s in _slots(a.items, "value") if s.data.get("unit")), None)
+    return a.of_concept("value", found, found[1].score * (1.0 if unit is None else 0.95))
+
+
+def _length_of_stay(a: _Asked) -> _Found:
+    if not a.lex.has_encounter_end:
+        raise Abstain(
+            "this source does not record when encounters end, so lengths of stay are unknown"
+        )
+    etype = a.mslot.data.get("type") if a.mslot else None
+    etype = etype or next((s.data.get("type") for s in a.enc if s.data.get("type")), None)
+    etype = etype or next(
+        (s.data.get("type") for s in _slots(a.items, "scope") if s.data.get("type")), None
+    )
+    a.ctx.groundings.append(
+        Grounding(phrase=a.mslot.text if a.mslot else "", kind="aggregate", target="length_of_stay")
+    )
+    return Measure(of="length_of_stay", encounter_type=etype), None, 1.0
+
+
+def _drug_amount(a: _Asked, of: str) -> _Found:
+    stats = a.lex.streams.get("drug")
+    have = stats.days_supply if of == "days_supply" and stats else (stats.quantity if stats else 0)
+    if not have:
+        raise Abstain(f"this source stores no {of.replace('_', ' ')} for drugs")
+    found = a.first_concept(["drug"])
+    cs, k = (None, None)
+    if found:
+        k, c, _ = found
+        cs = _concept_set(c, "drug", a.lex, a.ctx)
+    return Measure(of=of, stream="drug", concepts=cs), k, 1.0  # type: ignore[arg-type]
+
+
+def _age(a: _Asked) -> _Found:
+    if not a.lex.has_birth:
+        raise Abstain("this source stores no birth dates, so ages are unknown")
+    mslot = a.mslot
+    if mslot is not None and mslot.data.get("at_death"):
+        if not a.lex.deaths:
+            raise Abstain("this source records no deaths", mslot.text)
+        a.ctx.groundings.append(
+            Grounding(phrase=mslot.text, kind="aggregate", target="age at death")
+        )
+        return Measure(of="age", age_at=PatientAnchor(point="death")), None, 0.95
+    if mslot is not None and mslot.data.get("at_event"):
+        return _age_at_event(a.items, a.ctx, mslot), None, 0.95
+    return Measure(of="age"), None, 1.0
+
+
+def _first_last(a: _Asked) -> _Found:
+    if a.intent is not None and a.intent.data.get("op") == "date":
+        point = _patient_point(a.items, a.patient_id)
+        if point is not None:
+            return point, None, 1.0
+        found = a.first_concept()
+        etypes = [s.data.get("type") for s in a.enc + _slots(a.items, "scope")]
+        if found is None and etypes and a.patient_id:
+            # "patient 7's last inpatient admission date": the encounter's start
+            a.ctx.groundings.append(
+                Grounding(phrase=a.intent.text, kind="aggregate", target="encounter date")
+            )
+            etype = next((t for t in etypes if t), None)
+            return Measure(of="date", encounter_type=etype), None, 0.9
+        if found is None:
+            raise Abstain("could not tell which event's date is asked for")
+        return a.of_concept("date", found, found[1].score)
+    found = a.first_concept(VALUE_STREAMS, with_values=True)
+    if found is not None:
+        return a.of_concept("value", found, found[1].score)
+    noun = _noun_stream(a.items, a.intent_pos + 1)
+    if noun and not any(k > a.intent_pos for k, _ in a.concepts):
+        return Measure(of="concept", stream=noun), None, 0.9
+    found = a.first_concept()
+    if found is None:
+        raise Abstain("could not tell what the first/last refers to")
+    _, c, st = found
+    vals = sum(a.lex.entries[e].values for e in c.entries)
+    if st in VALUE_STREAMS and not vals:
+        # asked for a measurement's value that is not stored: never its date instead
+        raise Abstain(
+            f"no numeric values are stored for {c.label!r} (only when it was recorded)",
+            c.phrase,
+        )
+    return a.of_concept("date", found, c.score * 0.9)
+
+
+def _listed(a: _Asked) -> _Found:
+    nxt = _next_significant([i for i in a.after if not _is_slot(i, "intent", "list")])
+    intent = a.intent
+    if a.op == "list" and (
+        (intent is not None and intent.data.get("target") == "patients")
+        or (intent is not None and intent.kind == "wh" and _which_people(a.items) is not None)
+        or (nxt is not None and _is_person(nxt))
+    ):
+        if a.patient_id:
+            raise Abstain("a list of patients cannot be asked about one patient")
+        a.ctx.groundings.append(
+            Grounding(phrase=intent.text if intent else "", kind="aggregate", target="patient ids")
+        )
+        return Measure(of="patients"), None, 0.95
+    noun = _noun_stream(a.items, a.intent_pos + 1) or _noun_stream(a.items)
+    if noun is None and a.patient_id and not a.concepts:
+        noun = _verb_stream(a.items)  # "what was patient 19 diagnosed with"
+    if noun is None:
+        found = a.first_concept(VALUE_STREAMS, with_values=True)
+        if a.op == "list" and found is not None:
+            raise Abstain("listing values is a series; ask for 'all values' or a trend")
+        raise Abstain(
+            "could not tell what kind of things to list (drugs, conditions, procedures...)"
+        )
+    if noun not in a.lex.streams:
+        raise Abstain(f"this source stores no {noun} events")
+    found = a.first_concept([noun])
+    cs, k = None, None
+    if found is not None and found[0] > a.intent_pos and a.op == "list":
+        k, c, _ = found
+        cs = _concept_set(c, noun, a.lex, a.ctx)
+    return Measure(of="concept", stream=noun, concepts=cs), k, 0.95
+
+
+def _exists(a: _Asked) -> _Found:
+    found = a.first_concept()
+    if found is None:
+        if a.enc:
+            return Measure(of="encounters", encounter_type=a.enc[0].data.get("type")), None, 0.9
+        raise Abstain("could not tell what to look for")
+    return a.of_concept("events", found, found[1].score)
+
+
+def _counted(a: _Asked) -> _Found:
+    if a.op == "proportion":
+        return Measure(of="patients"), None, 1.0
+    target = a.intent.data.get("target") if a.intent else None
+    nxt = _next_significant(a.after)
+    if target != "events" and (nxt is None or _is_person(nxt)):
+        return Measure(of="patients"), None, 1.0
+    if target != "events" and isinstance(nxt, Slot) and nxt.kind == "encounter":
+        return Measure(of="encounters", encounter_type=nxt.data.get("type")), None, 1.0
+    stream_noun = isinstance(nxt, Word) and nxt.role == "stream_noun" and bool(nxt.value)
+    if (
+        not a.patient_id
+        and not a.concepts
+        and isinstance(nxt, Word)
+        and nxt.role in {"stream_noun", "event_noun"}
+        and nxt.value
+    ):  # "how many procedures were performed in 2019"
+        return Measure(of="events", stream=nxt.value), None, 0.85
+    if (
+        target != "events"
+        and isinstance(nxt, Word)
+        and nxt.role == "stream_noun"
+        and ((stream_noun and nxt.value != "condition") or a.patient_id)
+    ):
+        return Measure(of="concept", stream=nxt.value), None, 0.8
+    found = a.first_concept()
+    event_noun = False
+    for i in a.after[:6]:  # "how many diagnoses of X" — not "X patients whose first diagnosis"
+        if isinstance(i, Word) and i.role == "subject":
+            break
+        if isinstance(i, Word) and i.role == "event_noun":
+            event_noun = True
+            break
+    concept_first = (
+        isinstance(nxt, Concept)
+        and not _followed_by_person(a.after, nxt)
+        and not _negated(a.after, nxt)
+    )
+    if found is not None and (target == "events" or event_noun or a.patient_id or concept_first):
+        return a.of_concept("events", found, found[1].score)
+    if a.patient_id and a.enc:
+        return Measure(of="encounters", encounter_type=a.enc[0].data.get("type")), None, 0.9
+    return Measure(of="patients"), None, 0.9
+
+
+def _days_between(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
+    """'median days from the first X to the first Y': per patient, days from the first (or
+    last, when the question says so) X to the first Y; the two concepts follow the words."""
+    from clinbridge.engine.plan import EventAnchor
+
+    k = next(k for k, i in enumerate(items) if i is mslot)
+    after = [(j, i) for j, i in enumerate(items) if j > k and isinstance(i, Concept)][:2]
+    if len(after) < 2:
+        raise Abstain("could not tell which two events the time is between", mslot.text)
+    anchors = []
+    prev = k
+    for j, c in after:
+        st = _stream_for(c, ctx.lex)
+        if st is None:
+            raise Abstain(f"{c.label!r} is not recorded in this source", c.phrase)
+        which = "first"
+        for o in _slots(items[prev:j], "order"):
+            ctx.consumed.add(id(o))
+            which = o.data["which"]
+        prev = j
+        anchors.append(
+            EventAnchor(
+                stream=_ps(c, st, ctx.lex), concepts=_concept_set(c, st, ctx.lex, ctx), which=which
+            )  # type: ignore[arg-type]
+        )
+        ctx.measure_positions.add(j)
+    ctx.groundings.append(
+        Grounding(
+            phrase=mslot.text,
+            kind="aggregate",
+            target=f"days from the {anchors[0].which} {after[0][1].phrase} to the {anchors[1].which} {after[1][1].phrase} (when later)",
+        )
+    )
+    return Measure(of="days_between", start_at=anchors[0], end_at=anchors[1])
 
 
 def _age_at_event(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
@@ -597,6 +700,29 @@ def _patient_point(items: list[Item], patient_id: str | None) -> Measure | None:
 
 def _is_slot(item: Item, kind: str, op: str) -> bool:
     return isinstance(item, Slot) and item.kind == kind and item.data.get("op") == op
+
+
+PLURAL_PEOPLE = frozenset({"patients", "people", "persons", "individuals", "subjects", "cases"})
+
+
+def _which_people(items: list[Item]) -> int | None:
+    """'which patients / which women had X' (a plural person right after an opening which or
+    what): the position of the 'which', else None."""
+    wh = next((k for k, i in enumerate(items) if isinstance(i, Slot) and i.kind == "wh"), None)
+    if wh is None or any(
+        isinstance(i, Slot) or (isinstance(i, Word) and i.role != "hint") for i in items[:wh]
+    ):
+        return None
+    nxt = items[wh + 1] if wh + 1 < len(items) else None
+    if isinstance(nxt, Word) and nxt.role == "subject" and nxt.text in PLURAL_PEOPLE:
+        return wh
+    if (
+        isinstance(nxt, Slot)
+        and nxt.kind == "sex"
+        and nxt.text in {"women", "men", "females", "males"}
+    ):
+        return wh
+    return None
 
 
 def _next_significant(items: Sequence[Item]) -> Item | None:

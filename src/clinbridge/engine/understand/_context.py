@@ -50,6 +50,8 @@ class Ctx:
     """Phrases naming several measurements equally well, with the candidates' names."""
     consumed: set[int] = field(default_factory=set)
     """Order slots ('first') used by a filter or an anchor (ids)."""
+    measure_positions: set[int] = field(default_factory=set)
+    """Concepts the measure itself uses besides its first (the two events of a time between)."""
     unit: str | None = None
     """A unit the question names on its own ('(g/dL)', 'in kg'): the answer's unit."""
     """Alternative label chosen per concept position (for ranked readings)."""

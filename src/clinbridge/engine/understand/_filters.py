@@ -7,8 +7,7 @@ the source stores (the lexicon), never from the wording of particular questions.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from clinbridge.engine.plan import (
@@ -98,8 +97,24 @@ class Pred:
 
 # -- predicates --------------------------------------------------------------------------------
 
-_EVENT_MEASURES = frozenset(
-    {
+
+def _predicates(
+    items: list[Item], ctx: Ctx, used: set[int], measure: Measure, patient_id: str | None
+) -> tuple[list[Pred], Any, float]:
+    lex = ctx.lex
+    preds: list[Pred] = []
+    plan_window: Any = None
+    confidence = 1.0
+    neg = False
+    count: int | None = None
+    last_event: Pred | None = None
+    measure_pos = min(used) if used else None
+    pending_or = False
+    pending_first: Slot | None = None
+    pending_after: Pred | None = None
+    neg_text = ""
+    windows: list[tuple[int, Slot]] = []
+    measure_is_events = measure.of in {
         "events",
         "value",
         "date",
@@ -109,375 +124,352 @@ _EVENT_MEASURES = frozenset(
         "encounters",
         "length_of_stay",
     }
-)
 
-
-@dataclass
-class _Scan:
-    """The running state of one left-to-right pass over a question's pieces: the predicates so
-    far and what the next concept inherits (a negation, a count, an 'or', a 'first', a 'later')."""
-
-    items: list[Item]
-    ctx: Ctx
-    measure: Measure
-    patient_id: str | None
-    measure_pos: int | None
-    preds: list[Pred] = field(default_factory=list)
-    confidence: float = 1.0
-    neg: bool = False
-    neg_text: str = ""
-    count: int | None = None
-    last_event: Pred | None = None
-    pending_or: bool = False
-    pending_first: Slot | None = None
-    pending_after: Pred | None = None
-    windows: list[tuple[int, Slot]] = field(default_factory=list)
-
-    def ground(self, phrase: str, kind: str, target: str) -> None:
-        self.ctx.groundings.append(Grounding(phrase=phrase, kind=kind, target=target))
-
-
-def _predicates(
-    items: list[Item], ctx: Ctx, used: set[int], measure: Measure, patient_id: str | None
-) -> tuple[list[Pred], Any, float]:
-    """The cohort predicates of a reading, the plan-level window (if any) and a confidence."""
-    s = _Scan(items, ctx, measure, patient_id, min(used) if used else None)
     for k, item in enumerate(items):
         if isinstance(item, Slot):
-            reader = _SLOT_READERS.get(item.kind)
-            if reader is not None:
-                reader(s, k, item)
-        elif isinstance(item, Word):
-            _word(s, item)
-        elif k not in used:
-            _concept(s, k, item)
+            kind = item.kind
+            if kind == "neg":
+                neg = True
+                neg_text = item.text
+            elif kind == "order":
+                if item.data["which"] == "first" and measure.of in {"patients", "age"}:
+                    pending_first = item
+            elif kind == "count":
+                count = item.data["min"]
+                if last_event is not None and last_event.pos == k - 1 and last_event.min_count == 1:
+                    last_event.min_count, count = count, None
+            elif kind == "sex":
+                if not lex.has_sex:
+                    raise Abstain("this source stores no sex for patients", item.text)
+                preds.append(Pred(k, "sex", sex=item.data["sex"]))
+                ctx.groundings.append(
+                    Grounding(phrase=item.text, kind="sex", target=item.data["sex"])
+                )
+                neg = False
+            elif kind == "age":
+                if not lex.has_birth:
+                    raise Abstain(
+                        "this source stores no birth dates, so ages are unknown", item.text
+                    )
+                ctx.groundings.append(
+                    Grounding(
+                        phrase=item.text,
+                        kind="age",
+                        target=f"{item.data['op']} {item.data['value']}",
+                    )
+                )
+                prev = items[k - 1] if k > 0 else None
+                after_verb = (
+                    isinstance(prev, Word)
+                    and prev.role in {"hint", "boundary"}
+                    and bool(prev.value)
+                    and prev.text.endswith("ed")
+                )
+                if (item.data.get("at_event") or after_verb) and last_event is not None:
+                    if pending_first is not None and last_event.kind == "event":
+                        # "X patients whose first diagnosis came at age < 40": the age at
+                        # their first X
+                        last_event.first_only = True
+                        ctx.consumed.add(id(pending_first))
+                        pending_first = None
+                    last_event.age_at_event = AgeFilter(
+                        op=item.data["op"], value=item.data["value"], value2=item.data.get("value2")
+                    )
+                else:
+                    preds.append(Pred(k, "age", age=item.data))
+            elif kind == "death":
+                if not lex.deaths:
+                    raise Abstain("this source records no deaths", item.text)
+                if neg or any(isinstance(i, Slot) and i.kind == "window" for i in items):
+                    raise Abstain(
+                        "deaths can be counted, but not negated or inside a time window "
+                        f"({item.text!r})",
+                        item.text,
+                    )
+                preds.append(Pred(k, "death"))
+                ctx.groundings.append(
+                    Grounding(phrase=item.text, kind="death", target="a recorded death date")
+                )
+            elif kind == "unit":
+                ctx.unit = item.data["unit"]
+                ctx.groundings.append(Grounding(phrase=item.text, kind="unit", target=ctx.unit))
+            elif kind == "number":
+                bound = _bind_number(items, k, item, preds, last_event, measure, ctx)
+                if bound == "age":
+                    preds.append(
+                        Pred(
+                            k, "age", age={"op": item.data["op"], "value": int(item.data["value"])}
+                        )
+                    )
+                    ctx.groundings.append(
+                        Grounding(
+                            phrase=item.text,
+                            kind="age",
+                            target=f"{item.data['op']} {int(item.data['value'])}",
+                        )
+                    )
+                continue
+            elif kind == "value":
+                target = last_event
+                if target is None or target.stream not in VALUE_STREAMS:
+                    target = next(
+                        (
+                            p
+                            for p in reversed(preds)
+                            if p.kind == "event" and p.stream in VALUE_STREAMS
+                        ),
+                        None,
+                    )
+                vf = ValueFilter(
+                    op=item.data["op"],
+                    value=item.data["value"],
+                    value2=item.data.get("value2"),
+                    unit=item.data.get("unit"),
+                )
+                if target is None:
+                    if (
+                        measure.of in {"value", "events", "date"}
+                        and measure.stream in VALUE_STREAMS
+                        and ctx.measure_value is None
+                    ):
+                        ctx.measure_value = vf
+                        continue
+                    if (
+                        _after_person(items, k)
+                        and vf.unit is None
+                        and vf.op in {">", ">=", "<", "<="}
+                        and 0 <= vf.value <= 120
+                        and float(vf.value).is_integer()
+                        and lex.has_birth
+                    ):
+                        # "how many patients are over 65": an age
+                        preds.append(Pred(k, "age", age={"op": vf.op, "value": int(vf.value)}))
+                        ctx.groundings.append(
+                            Grounding(phrase=item.text, kind="age", target=f"{vf.op} {vf.value:g}")
+                        )
+                        continue
+                    raise Abstain(
+                        f"could not tell which measurement {item.text!r} applies to", item.text
+                    )
+                if target.concept is not None and not sum(
+                    lex.entries[e].values for e in target.concept.entries
+                ):
+                    raise Abstain(
+                        f"no numeric values are stored for {target.concept.label!r}",
+                        target.concept.phrase,
+                    )
+                target.value = vf
+                _one_measurement(target, lex, ctx)
+                ctx.groundings.append(
+                    Grounding(
+                        phrase=item.text,
+                        kind="value",
+                        target=f"{vf.op} {vf.value}{' ' + vf.unit if vf.unit else ''}",
+                    )
+                )
+            elif kind == "window":
+                windows.append((k, item))
+            elif kind == "encounter":
+                if measure.of in {"encounters", "length_of_stay"} and k == _first_pos(
+                    items, "encounter"
+                ):
+                    continue
+                if (
+                    item.data.get("located")
+                    and item.data.get("type")
+                    and measure.of in {"patients", "age"}
+                    and last_event is not None
+                    and last_event.kind == "event"
+                    and last_event.enc_type is None
+                ):
+                    # "patients with a hemoglobin test in the ER": the cohort's events happened
+                    # during encounters of that type
+                    last_event.enc_type = item.data["type"]
+                    ctx.groundings.append(
+                        Grounding(phrase=item.text, kind="encounter_type", target=item.data["type"])
+                    )
+                    continue
+                if item.data.get("located") and (last_event is not None or measure_pos is not None):
+                    # "hemoglobin in the ER": events inside encounters of a type, an encounter scope
+                    ctx.located_scope = item
+                    continue
+                p = Pred(
+                    k, "encounter", enc_type=item.data.get("type"), negate=neg, min_count=count or 1
+                )
+                if item.data.get("type"):
+                    ctx.groundings.append(
+                        Grounding(phrase=item.text, kind="encounter_type", target=item.data["type"])
+                    )
+                preds.append(p)
+                last_event, neg, count = p, False, None
+            continue
+        if isinstance(item, Word):
+            if item.role == "connector" and item.value == "or":
+                pending_or = True
+            if item.text in LATER_WORDS and measure.of == "days_between":
+                continue  # 'the first later Y': the end of a time between is later by definition
+            if item.text in LATER_WORDS:
+                # "on celecoxib ... later developed a GI bleed": after the first earlier event
+                if (
+                    last_event is None
+                    or last_event.kind != "event"
+                    or last_event.concept_set is None
+                ):
+                    raise Abstain(f"could not tell what {item.text!r} comes after", item.text)
+                pending_after = last_event
+            continue
+        # a concept
+        if k in used:
+            continue
+        st = _stream_for(item, lex)
+        if st is None:
+            raise Abstain(f"{item.label!r} is not recorded in this source", item.phrase)
+        if (
+            pending_or
+            and last_event is not None
+            and last_event.kind == "event"
+            and last_event.stream == st
+            and last_event.concept_set
+        ):
+            extra = _concept_set(item, st, lex, ctx)
+            last_event.concept_set = ConceptSet(
+                concepts=last_event.concept_set.concepts + extra.concepts,
+                label=f"{last_event.concept_set.label} or {extra.label}",
+            )
+            pending_or = False
+            continue
+        pending_or = False
+        if (
+            neg
+            and last_event is not None
+            and last_event.kind == "event"
+            and last_event.stream == st
+            and last_event.concept is not None
+            and last_event.concept_set is not None
+            and not last_event.negate
+            and _variant_of(item, last_event.concept)
+        ):
+            # "COVID-19 (not suspected)": a qualifier of the concept, not of the patient — the
+            # variant is cut out of the concept set (a no-op when the set never held it)
+            extra = _concept_set(item, st, lex, ctx)
+            last_event.concept_set = last_event.concept_set.model_copy(
+                update={
+                    "exclude": last_event.concept_set.exclude + extra.concepts,
+                    "label": f"{last_event.concept_set.label} except {extra.label}",
+                }
+            )
+            neg = False
+            continue
+        if (
+            neg
+            and " ".join(neg_text.split()) in EXCEPT_WORDS
+            and last_event is not None
+            and last_event.kind == "event"
+            and last_event.stream == st
+            and last_event.concept_set is not None
+            and not last_event.negate
+        ):
+            # "any statin except simvastatin": the second concept is cut out of the first set
+            extra = _concept_set(item, st, lex, ctx)
+            last_event.concept_set = last_event.concept_set.model_copy(
+                update={
+                    "exclude": last_event.concept_set.exclude + extra.concepts,
+                    "label": f"{last_event.concept_set.label} except {extra.label}",
+                }
+            )
+            neg = False
+            continue
+        p = Pred(
+            k,
+            "event",
+            concept=item,
+            stream=st,
+            plan_stream=_ps(item, st, lex),
+            concept_set=_concept_set(item, st, lex, ctx),
+            negate=neg,
+            min_count=count or 1,
+        )
+        confidence *= item.score if item.how != "exact" else 1.0
+        if pending_after is not None:
+            p.window = RelativeWindow(
+                anchor=EventAnchor(
+                    stream=pending_after.plan_stream or pending_after.stream or "",
+                    concepts=pending_after.concept_set,
+                    which="first",
+                ),
+                start_days=0,
+            )
+            ctx.groundings.append(
+                Grounding(phrase="later", kind="time", target="after the first earlier event")
+            )
+            pending_after = None
+        if pending_first is not None:
+            # "patients whose first GI bleed was after 2010": only each patient's first event
+            p.first_only = True
+            ctx.consumed.add(id(pending_first))
+            pending_first = None
+        preds.append(p)
+        last_event, neg, count = p, False, None
+
     if measure.of == "patients" and not any(isinstance(i, Concept) for i in items):
-        _stream_pred(s)
-    if s.neg and not any(p.negate for p in s.preds):
-        _trailing_negation(s)
-    return s.preds, _place_windows(s), s.confidence
-
-
-def _slot_neg(s: _Scan, k: int, item: Slot) -> None:
-    s.neg, s.neg_text = True, item.text
-
-
-def _slot_order(s: _Scan, k: int, item: Slot) -> None:
-    if item.data["which"] == "first" and s.measure.of in {"patients", "age"}:
-        s.pending_first = item
-
-
-def _slot_count(s: _Scan, k: int, item: Slot) -> None:
-    s.count = item.data["min"]
-    last = s.last_event
-    if last is not None and last.pos == k - 1 and last.min_count == 1:
-        last.min_count, s.count = s.count, None
-
-
-def _slot_sex(s: _Scan, k: int, item: Slot) -> None:
-    if not s.ctx.lex.has_sex:
-        raise Abstain("this source stores no sex for patients", item.text)
-    s.preds.append(Pred(k, "sex", sex=item.data["sex"]))
-    s.ground(item.text, "sex", item.data["sex"])
-    s.neg = False
-
-
-def _slot_age(s: _Scan, k: int, item: Slot) -> None:
-    if not s.ctx.lex.has_birth:
-        raise Abstain("this source stores no birth dates, so ages are unknown", item.text)
-    s.ground(item.text, "age", f"{item.data['op']} {item.data['value']}")
-    prev = s.items[k - 1] if k > 0 else None
-    after_verb = (
-        isinstance(prev, Word)
-        and prev.role in {"hint", "boundary"}
-        and bool(prev.value)
-        and prev.text.endswith("ed")
-    )
-    if (item.data.get("at_event") or after_verb) and s.last_event is not None:
-        s.last_event.age_at_event = AgeFilter(
-            op=item.data["op"], value=item.data["value"], value2=item.data.get("value2")
-        )
-    else:
-        s.preds.append(Pred(k, "age", age=item.data))
-
-
-def _slot_death(s: _Scan, k: int, item: Slot) -> None:
-    if not s.ctx.lex.deaths:
-        raise Abstain("this source records no deaths", item.text)
-    if s.neg or any(isinstance(i, Slot) and i.kind == "window" for i in s.items):
-        raise Abstain(
-            f"deaths can be counted, but not negated or inside a time window ({item.text!r})",
-            item.text,
-        )
-    s.preds.append(Pred(k, "death"))
-    s.ground(item.text, "death", "a recorded death date")
-
-
-def _slot_unit(s: _Scan, k: int, item: Slot) -> None:
-    s.ctx.unit = item.data["unit"]
-    s.ground(item.text, "unit", s.ctx.unit)
-
-
-def _slot_number(s: _Scan, k: int, item: Slot) -> None:
-    bound = _bind_number(s.items, k, item, s.preds, s.last_event, s.measure, s.ctx)
-    if bound == "age":
-        value = int(item.data["value"])
-        s.preds.append(Pred(k, "age", age={"op": item.data["op"], "value": value}))
-        s.ground(item.text, "age", f"{item.data['op']} {value}")
-
-
-def _slot_value(s: _Scan, k: int, item: Slot) -> None:
-    lex, ctx = s.ctx.lex, s.ctx
-    target = s.last_event
-    if target is None or target.stream not in VALUE_STREAMS:
-        target = next(
-            (p for p in reversed(s.preds) if p.kind == "event" and p.stream in VALUE_STREAMS),
+        # "patients who had a procedure in 2019": any event of a stream named in the catalog
+        for k, item in enumerate(items):
+            if isinstance(item, Word) and item.role in {"stream_noun", "event_noun"} and item.value:
+                if item.value not in lex.streams and item.value not in lex.stream_words.values():
+                    raise Abstain(f"this source stores no {item.value} events", item.text)
+                p = Pred(k, "event", stream=item.value, negate=neg)
+                preds.append(p)
+                ctx.groundings.append(Grounding(phrase=item.text, kind="stream", target=item.value))
+                neg = False
+                break
+    if neg and not any(p.negate for p in preds):
+        negatable = [p for p in preds if p.kind in {"event", "encounter"}]
+        last = negatable[-1] if negatable else None
+        base = next(
+            (
+                p
+                for p in negatable[:-1]
+                if last is not None
+                and p.kind == "event"
+                and p.stream == last.stream
+                and p.concept is not None
+                and last.concept is not None
+                and p.concept_set is not None
+                and last.concept_set is not None
+                and _variant_of(last.concept, p.concept)
+            ),
             None,
         )
-    vf = ValueFilter(
-        op=item.data["op"],
-        value=item.data["value"],
-        value2=item.data.get("value2"),
-        unit=item.data.get("unit"),
-    )
-    if target is None:
-        _unbound_value(s, k, item, vf)
-        return
-    if target.concept is not None and not sum(
-        lex.entries[e].values for e in target.concept.entries
-    ):
-        raise Abstain(
-            f"no numeric values are stored for {target.concept.label!r}", target.concept.phrase
+        if base is not None and last is not None and last.concept_set is not None:
+            # "COVID-19, suspected COVID-19 not counted": the variant is cut out of the set
+            assert base.concept_set is not None
+            base.concept_set = base.concept_set.model_copy(
+                update={
+                    "exclude": base.concept_set.exclude + last.concept_set.concepts,
+                    "label": f"{base.concept_set.label} except {last.concept_set.label}",
+                }
+            )
+            preds.remove(last)
+        elif negatable and not patient_id:
+            negatable[-1].negate = True
+    for s in (i for i in items if isinstance(i, Slot) and i.kind == "day0"):
+        if not any(w.data["spec"].kind in {"event", "patient"} for _, w in windows):
+            raise Abstain(f"could not tell which window {s.text!r} is about", s.text)
+        ctx.groundings.append(
+            Grounding(phrase=s.text, kind="time", target="days counted from the anchor's day (0)")
         )
-    target.value = vf
-    _one_measurement(target, lex, ctx)
-    s.ground(item.text, "value", f"{vf.op} {vf.value}{' ' + vf.unit if vf.unit else ''}")
-
-
-def _unbound_value(s: _Scan, k: int, item: Slot, vf: ValueFilter) -> None:
-    """A value no cohort measurement before it takes: the measure's, an age, or abstain."""
-    measure, ctx = s.measure, s.ctx
-    if (
-        measure.of in {"value", "events", "date"}
-        and measure.stream in VALUE_STREAMS
-        and ctx.measure_value is None
-    ):
-        ctx.measure_value = vf
-        return
-    if (
-        _after_person(s.items, k)
-        and vf.unit is None
-        and vf.op in {">", ">=", "<", "<="}
-        and 0 <= vf.value <= 120
-        and float(vf.value).is_integer()
-        and ctx.lex.has_birth
-    ):
-        # "how many patients are over 65": an age
-        s.preds.append(Pred(k, "age", age={"op": vf.op, "value": int(vf.value)}))
-        s.ground(item.text, "age", f"{vf.op} {vf.value:g}")
-        return
-    raise Abstain(f"could not tell which measurement {item.text!r} applies to", item.text)
-
-
-def _slot_window(s: _Scan, k: int, item: Slot) -> None:
-    s.windows.append((k, item))
-
-
-def _slot_encounter(s: _Scan, k: int, item: Slot) -> None:
-    measure, last = s.measure, s.last_event
-    if measure.of in {"encounters", "length_of_stay"} and k == _first_pos(s.items, "encounter"):
-        return
-    if (
-        item.data.get("located")
-        and item.data.get("type")
-        and measure.of in {"patients", "age"}
-        and last is not None
-        and last.kind == "event"
-        and last.enc_type is None
-    ):
-        # "patients with a hemoglobin test in the ER": the cohort's events happened during
-        # encounters of that type
-        last.enc_type = item.data["type"]
-        s.ground(item.text, "encounter_type", item.data["type"])
-        return
-    if item.data.get("located") and (last is not None or s.measure_pos is not None):
-        # "hemoglobin in the ER": events inside encounters of a type, an encounter scope
-        s.ctx.located_scope = item
-        return
-    p = Pred(k, "encounter", enc_type=item.data.get("type"), negate=s.neg, min_count=s.count or 1)
-    if item.data.get("type"):
-        s.ground(item.text, "encounter_type", item.data["type"])
-    s.preds.append(p)
-    s.last_event, s.neg, s.count = p, False, None
-
-
-_SLOT_READERS: dict[str, Callable[[_Scan, int, Slot], None]] = {
-    "neg": _slot_neg,
-    "order": _slot_order,
-    "count": _slot_count,
-    "sex": _slot_sex,
-    "age": _slot_age,
-    "death": _slot_death,
-    "unit": _slot_unit,
-    "number": _slot_number,
-    "value": _slot_value,
-    "window": _slot_window,
-    "encounter": _slot_encounter,
-}
-
-
-def _word(s: _Scan, item: Word) -> None:
-    if item.role == "connector" and item.value == "or":
-        s.pending_or = True
-    if item.text in LATER_WORDS:
-        # "on celecoxib ... later developed a GI bleed": after the first earlier event
-        last = s.last_event
-        if last is None or last.kind != "event" or last.concept_set is None:
-            raise Abstain(f"could not tell what {item.text!r} comes after", item.text)
-        s.pending_after = last
-
-
-def _same_stream_event(s: _Scan, st: str) -> Pred | None:
-    """The last predicate when it is an event of stream ``st`` with a concept set."""
-    last = s.last_event
-    if last is not None and last.kind == "event" and last.stream == st and last.concept_set:
-        return last
-    return None
-
-
-def _cut_out(pred: Pred, extra: ConceptSet) -> None:
-    """Cut a concept set out of a predicate's set ('X except Y', 'X (not suspected)')."""
-    assert pred.concept_set is not None
-    pred.concept_set = pred.concept_set.model_copy(
-        update={
-            "exclude": pred.concept_set.exclude + extra.concepts,
-            "label": f"{pred.concept_set.label} except {extra.label}",
-        }
-    )
-
-
-def _joins_last(s: _Scan, item: Concept, st: str) -> bool:
-    """'X or Y', 'X (not suspected)', 'any X except Y': the concept changes the last
-    predicate's set instead of adding a predicate; True when it did."""
-    lex, ctx = s.ctx.lex, s.ctx
-    last = _same_stream_event(s, st)
-    if s.pending_or and last is not None:
-        assert last.concept_set is not None
-        extra = _concept_set(item, st, lex, ctx)
-        last.concept_set = ConceptSet(
-            concepts=last.concept_set.concepts + extra.concepts,
-            label=f"{last.concept_set.label} or {extra.label}",
-        )
-        s.pending_or = False
-        return True
-    s.pending_or = False
-    if not s.neg or last is None or last.negate:
-        return False
-    variant = last.concept is not None and _variant_of(item, last.concept)
-    # "COVID-19 (not suspected)": a qualifier of the concept, not of the patient — the variant
-    # is cut out of the concept set (a no-op when the set never held it); "any statin except
-    # simvastatin": the second concept is cut out of the first set
-    if variant or " ".join(s.neg_text.split()) in EXCEPT_WORDS:
-        _cut_out(last, _concept_set(item, st, lex, ctx))
-        s.neg = False
-        return True
-    return False
-
-
-def _concept(s: _Scan, k: int, item: Concept) -> None:
-    lex, ctx = s.ctx.lex, s.ctx
-    st = _stream_for(item, lex)
-    if st is None:
-        raise Abstain(f"{item.label!r} is not recorded in this source", item.phrase)
-    if _joins_last(s, item, st):
-        return
-    p = Pred(
-        k,
-        "event",
-        concept=item,
-        stream=st,
-        plan_stream=_ps(item, st, lex),
-        concept_set=_concept_set(item, st, lex, ctx),
-        negate=s.neg,
-        min_count=s.count or 1,
-    )
-    s.confidence *= item.score if item.how != "exact" else 1.0
-    if s.pending_after is not None:
-        after = s.pending_after
-        p.window = RelativeWindow(
-            anchor=EventAnchor(
-                stream=after.plan_stream or after.stream or "",
-                concepts=after.concept_set,
-                which="first",
-            ),
-            start_days=0,
-        )
-        s.ground("later", "time", "after the first earlier event")
-        s.pending_after = None
-    if s.pending_first is not None:
-        # "patients whose first GI bleed was after 2010": only each patient's first event
-        p.first_only = True
-        ctx.consumed.add(id(s.pending_first))
-        s.pending_first = None
-    s.preds.append(p)
-    s.last_event, s.neg, s.count = p, False, None
-
-
-def _stream_pred(s: _Scan) -> None:
-    """'patients who had a procedure in 2019': any event of a stream named in the catalog."""
-    lex = s.ctx.lex
-    for k, item in enumerate(s.items):
-        if isinstance(item, Word) and item.role in {"stream_noun", "event_noun"} and item.value:
-            if item.value not in lex.streams and item.value not in lex.stream_words.values():
-                raise Abstain(f"this source stores no {item.value} events", item.text)
-            s.preds.append(Pred(k, "event", stream=item.value, negate=s.neg))
-            s.ground(item.text, "stream", item.value)
-            s.neg = False
-            return
-
-
-def _trailing_negation(s: _Scan) -> None:
-    """A negation after everything it could apply to: a variant cut out of an earlier set
-    ('COVID-19, suspected COVID-19 not counted'), else the last event or encounter negated."""
-    negatable = [p for p in s.preds if p.kind in {"event", "encounter"}]
-    last = negatable[-1] if negatable else None
-    base = next(
-        (
-            p
-            for p in negatable[:-1]
-            if last is not None
-            and p.kind == "event"
-            and p.stream == last.stream
-            and p.concept is not None
-            and last.concept is not None
-            and p.concept_set is not None
-            and last.concept_set is not None
-            and _variant_of(last.concept, p.concept)
-        ),
-        None,
-    )
-    if base is not None and last is not None and last.concept_set is not None:
-        _cut_out(base, last.concept_set)
-        s.preds.remove(last)
-    elif negatable and not s.patient_id:
-        negatable[-1].negate = True
-
-
-def _place_windows(s: _Scan) -> Any:
-    """Give each time window to the predicate it belongs to; returns the plan-level window."""
-    plan_window: Any = None
-    is_events = s.measure.of in _EVENT_MEASURES
-    for k, slot in s.windows:
-        window = _window(slot.data["spec"], s.ctx, s.items, s.preds)
-        target = _window_target(k, s.preds, s.measure_pos, is_events, s.measure.of)
-        taken = plan_window if target is None else target.window
-        if taken is not None:
-            raise Abstain("two time windows for the same events; ask one at a time", slot.text)
+    for k, slot in windows:
+        window = _window(slot.data["spec"], ctx, items, preds)
+        target = _window_target(k, preds, measure_pos, measure_is_events, measure.of)
         if target is None:
+            if plan_window is not None:
+                raise Abstain("two time windows for the same events; ask one at a time", slot.text)
             plan_window = window
         else:
+            if target.window is not None:
+                raise Abstain("two time windows for the same events; ask one at a time", slot.text)
             target.window = window
-    return plan_window
+    return preds, plan_window, confidence
 
 
 def _one_measurement(pred: Pred, lex: Any, ctx: Ctx) -> None:

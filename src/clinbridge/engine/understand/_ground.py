@@ -277,6 +277,69 @@ GLUE = frozenset(
     ]
 )
 _MAX_SPAN = 9
+QUANTITY_WORDS = frozenset(
+    [
+        "pack",
+        "packs",
+        "box",
+        "boxes",
+        "kit",
+        "kits",
+        "bottle",
+        "bottles",
+        "vial",
+        "vials",
+        "dose",
+        "doses",
+        "unit",
+        "units",
+        "tablet",
+        "tablets",
+        "tab",
+        "tabs",
+        "capsule",
+        "capsules",
+        "cap",
+        "caps",
+        "pill",
+        "pills",
+        "puff",
+        "puffs",
+        "actuation",
+        "actuations",
+        "actuat",
+        "ml",
+        "mg",
+        "mcg",
+        "g",
+        "kg",
+        "l",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "month",
+        "months",
+        "year",
+        "years",
+        "yr",
+        "yrs",
+        "hour",
+        "hours",
+        "hr",
+        "hrs",
+        "minute",
+        "minutes",
+        "cigarette",
+        "cigarettes",
+        "drink",
+        "drinks",
+        "amount",
+        "quantity",
+    ]
+)
+"""Words of amount, packaging and time: alone they name a unit a quantity is counted in
+('pack-years', 'tablets a day'), never a concept — a drug label holding 'pack' is not it."""
 
 
 @dataclass
@@ -449,15 +512,16 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 first in SOFT_WORDS or first in STREAM_NOUNS or first in SUBJECT or first in FILLER
             ):
                 continue
+            if best.how == "contains" and all(w in QUANTITY_WORDS for w in seg):
+                continue  # a unit of amount or time is not a concept
             if best.how == "contains":
                 n_labels = sum(1 for m in matches if m.how == "contains")
                 if _spread(matches, lex) > 40 or (best.score < 0.3 and n_labels > 12):
                     continue
             if best.how == "contains":
-                # a general word ('fracture', 'bronchitis'): every concept it names
-                chosen = [
-                    m for m in matches if m.how == "contains" and m.score >= best.score * 0.45
-                ]
+                # a general word ('fracture', 'bronchitis'): every concept it heads — all of
+                # them, never a subset cut by label length (a class read loosely is a wrong count)
+                chosen = [m for m in matches if m.how == "contains"]
             else:
                 chosen = [
                     m

@@ -66,7 +66,7 @@ def _word_re() -> re.Pattern[str]:
 _SEX_LETTER = re.compile(
     r"(?<![\w/])(?P<s>[fm])(?=\s+(?:patients?|pts?|people|persons?|adults?|children|subjects?)\b)"
     r"|(?<=\d)\s*(?P<s2>[fm])\b|(?<=years old )(?P<s3>[fm])\b"
-    r"|(?<=\bare )(?P<s4>[fm])\s*$"  # 'what share of them are F'
+    r"|\b(?P<v>are|is|were|was)\s+(?P<s4>[fm])\s*(?=\?|$)"  # "what % of X pts are F"
 )
 
 
@@ -78,6 +78,8 @@ def expand_words(text: str) -> str:
     def sex(m: re.Match[str]) -> str:
         letter = m["s"] or m["s2"] or m["s3"] or m["s4"]
         word = "female" if letter == "f" else "male"
+        if m["s4"]:
+            return f"{m['v']} {word}"
         return (" " if m["s2"] else "") + word
 
     text = _SEX_LETTER.sub(sex, text)

@@ -4,6 +4,9 @@ A question is turned into an ordered list of pieces: plain text (concept phrases
 grounded) and :class:`Slot` objects for everything structural — the aggregate, the subject,
 time windows, encounter scope, ages, sexes, values with units, counts, negation, grouping.
 Order is kept, so a window or a value can be attached to the phrase next to it.
+
+The rules are data: :data:`RULES_BEFORE_AGE` and :data:`RULES` are tables of (regex, maker)
+applied in order, each to the text the earlier rules left (like ``_time.PATTERNS``).
 """
 
 from __future__ import annotations
@@ -92,7 +95,7 @@ _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _UNIT_ALONE = (
     r"(?P<unit>%|percent|mg/dl|g/dl|g/l|mmol/l|mmol/mol|umol/l|µmol/l|mg/l|ng/ml|pg/ml|u/l|iu/l|"
     r"meq/l|mmhg|bpm|beats/min|/min|kg/m2|kg|lbs?|pounds|grams|mg|mcg|ml|cm|mm|°c|°f|celsius|"
-    r"fahrenheit|x10\^9/l|10\^9/l|k/ul|/ul|kilograms|centimeters|inches)"
+    r"fahrenheit|x10\^9/l|10\^9/l|k/ul|/ul|kilograms|centimeters|inches|beats\s+(?:per|a)\s+minute)"
 )
 
 Maker = Callable[[re.Match[str]], list[Piece] | Slot | None]
@@ -103,7 +106,15 @@ def _num(s: str) -> float:
 
 
 def _replace_number_words(text: str) -> str:
+    text = _time.iso_days(text)
     text = re.sub(r"\bmore than once\b", "at least 2 times", text)
+    text = re.sub(r"\bone\s+(?=\d)", "", text)  # "had one 130+": a pronoun before a value
+    # "at least one LDL of 130+": one is the default (ever), not a threshold
+    text = re.sub(
+        r"\bat\s+least\s+(?:one|1)\s+(?=[a-z])(?!(?:times?|days?|weeks?|months?|years?|mg|g/|mmol|%)\b)",
+        "a ",
+        text,
+    )
     text = re.sub(r"\btwice\b", "2 times", text)
     text = re.sub(r"\b(?:exactly|only|just)\s+once\b", "exactly 1 times", text)
     text = re.sub(r"\b(?:at\s+least\s+)?once\b", " ", text)  # 'ever', the default
@@ -134,432 +145,9 @@ def _apply(pieces: list[Piece], pattern: re.Pattern[str], make: Maker) -> list[P
     return [p for p in out if not (isinstance(p, str) and not p.strip())]
 
 
-def _pass(pieces: list[Piece], regex: str, make: Maker) -> list[Piece]:
-    return _apply(pieces, re.compile(regex), make)
-
-
-def _patient_date_maker(point: str) -> Maker:
-    def make(m: re.Match[str]) -> list[Piece]:
-        return [Slot("intent", {"op": "date"}), Slot("patient_date", {"point": point})]
-
-    return make
-
-
-def _patient_dates(pieces: list[Piece]) -> list[Piece]:
-    """'the date of birth of patient X', 'death date for pt Y', 'when was X born': a date every
-    patient has, asked of one patient named in the question (elsewhere the words stay words)."""
-    if not any(isinstance(p, Slot) and p.kind == "patient_ref" for p in pieces):
-        return pieces
-    for point in ("birth", "death"):
-        pieces = _pass(
-            pieces,
-            rf"\b(?:the\s+)?date\s+of\s+{point}\b|\b{point}\s*-?\s*date\b"
-            + (r"|\bbirthdate\b|\bbirthday\b" if point == "birth" else ""),
-            _patient_date_maker(point),
-        )
-    joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
-    if re.search(r"^\s*(?:when|on\s+what\s+date|what\s+date)\b.*\bborn\b", joined):
-        pieces = _pass(pieces, r"\bborn\b", lambda m: Slot("patient_date", {"point": "birth"}))
-    return pieces
-
-
-def extract(text: str) -> list[Piece]:
-    """Split a normalised question into text and structural slots, in order."""
-    pieces: list[Piece] = [_replace_number_words(text)]
-
-    # -- 'how long did they stay': a length of stay (before anything splits the sentence)
-    pieces = _pass(
-        pieces,
-        r"\bhow\s+(?:long|many\s+days)\s+(?:did|does|do|was|were|is|are|has|have)\b(?=.*\b(?:stay|stayed|stays|admitted|admission|admissions|hospitali[sz]ed|hospitali[sz]ation)\b)",
-        lambda m: Slot("measure", {"of": "length_of_stay", "type": None, "how_long": True}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:stay(?:ed)?|admitted)\s+(?:in|at)\s+(?:the\s+)?hospital\b",
-        lambda m: Slot("encounter", {"type": "inpatient", "plural": False}),
-    )
-    # -- subject: a patient named in the question
-    pieces = _pass(
-        pieces,
-        rf"\b(?:patient|person|subject|pt|mrn)\s*(?:id|identifier|number|no\.?|#)?\s*[#:]?\s*(?P<id>{_UUID}|\d{{1,12}})\b",
-        lambda m: Slot("patient_ref", {"id": m["id"]}),
-    )
-    pieces = _pass(  # an identifier on its own ("what is 5f1c...'s last creatinine")
-        pieces, rf"\b(?P<id>{_UUID})\b", lambda m: Slot("patient_ref", {"id": m["id"]})
-    )
-    # -- a single calendar day is not read yet: never dropped
-    pieces = _pass(
-        pieces,
-        r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b",
-        lambda m: Slot("unsupported", {"what": "events on one calendar day"}),
-    )
-    # -- age at an event (before anything splits the sentence)
-    pieces = _pass(
-        pieces,
-        r"\b(?:ages?|how\s+old\b[^?]{0,120}?)\s+(?:at|when)\s+(?:the\s+time\s+of\s+)?(?:(?:his|her|their|the\s+patient\s*'?s?)\s+)?(?:death|(?:he|she|they)\s+died)\b",
-        lambda m: Slot("measure", {"of": "age", "at_death": True, "how_old": "old" in m[0]}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\bages?\s+(?:on|at)\s+(?:the\s+)?(?:admission|discharge)\b",
-        lambda m: Slot("unsupported", {"what": "age at an admission"}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\bages?\s+(?:at|when|of\s+onset\s+of|of\s+onset|of\s+diagnosis\s+of|of\s+diagnosis)\b",
-        lambda m: Slot("measure", {"of": "age", "at_event": True, "how_old": "old" in m[0]}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\bat\s+(?:the\s+time\s+of\s+)?(?:(?:his|her|their)\s+)?death\b|\bwhen\s+(?:he|she|they)\s+died\b",
-        lambda m: Slot("at_death"),
-    )
-    marks = [p for p in pieces if isinstance(p, Slot) and p.kind == "at_death"]
-    death_age = bool(marks) and any(isinstance(p, str) and "how old" in p for p in pieces)
-    joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
-    event_age = not death_age and bool(
-        re.search(r"\bhow\s+old\b.*\b(?:when|at)\b", joined)
-        or re.search(
-            r"\bages?\b[^?]{0,80}?\b(?:at|when)\s+(?:(?:their|his|her|the)\s+)?"
-            r"(?:first|earliest|initial|last|latest|index)\b",
-            joined,
-        )
-    )  # "how old was patient 2 when first diagnosed with X", "mean age ... at their first X"
-    if death_age:  # "how old was she at death": the age is taken at death
-        pieces = [p for p in pieces if p not in marks]
-    else:  # not about an age: back to words
-        pieces = [p.text if isinstance(p, Slot) and p.kind == "at_death" else p for p in pieces]
-    pieces = _patient_dates(pieces)
-    # -- things the plan cannot express: death, cost, free text
-    pieces = _pass(
-        pieces,
-        r"\b(?:mortality|survival|survived|surviving|cause\s+of\s+death)\b",
-        lambda m: Slot("unsupported", {"what": "death or survival"}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|pass(?:ed|es)?\s+away|expired)\b",
-        lambda m: Slot("death"),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:time|days|weeks|months|years|interval|delay|gap|duration|lag)\s+(?:between|from)\b(?=.*\b(?:and|to|until|till)\b)",
-        lambda m: Slot("unsupported", {"what": "the time between two events"}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:currently|at\s+present|presently|right\s+now|still|active(?:ly)?|ongoing)\b",
-        lambda m: Slot("unsupported", {"what": "what is true now (current status)"}),
-    )
-    # -- grouping
-    pieces = _pass(
-        pieces,
-        r"\b(?:(?:broken\s+down|stratified|split|grouped|separated|categori[sz]ed|tabulated)\s+)?(?:by|per|for\s+each|across|according\s+to|in\s+each)\s+"
-        r"(?:calendar\s+)?(?P<key>sex|gender|year|age\s+groups?|age\s+bands?|age\s+brackets?|decades?\s+of\s+age|decades?|visit\s+types?|encounter\s+types?|types?\s+of\s+visits?|"
-        r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?)\b",
-        _group,
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:for\s+|between\s+|comparing\s+)?(?:men|males|women|females)\s+(?:and|vs\.?|versus)\s+(?:women|females|men|males)(?:\s+separately)?\b|\bfor\s+each\s+sex\b",
-        lambda m: Slot("group", {"key": "sex"}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:of|for|by|per)\s+(?:each|every)\s+(?:sex|gender)\b|\b(?:each|every)\s+(?:sex|gender)\b",
-        lambda m: Slot("group", {"key": "sex"}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:each|every|per)\s+(?:calendar\s+)?year\b|\b(?:annually|yearly|year\s+by\s+year)\b",
-        lambda m: Slot("group", {"key": "year"}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:per|each|every|for\s+each|by)\s+(?:patient|person|subject|individual)\b",
-        lambda m: Slot("per_patient"),
-    )
-    # -- counts: "at least 3 times", "2 or more prescriptions"
-    pieces = _pass(
-        pieces,
-        rf"\b(?P<op>at\s+least|more\s+than|over|greater\s+than|>=|>|exactly|no\s+less\s+than)\s+(?P<n>\d+)\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
-        _count,
-    )
-    pieces = _pass(
-        pieces,
-        rf"\b(?P<n>\d+)\s+or\s+more\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
-        lambda m: Slot("count", {"min": int(m["n"])}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:multiple|several|repeated|repeat)\s+(?=(?:\w+\s+){0,3}?(?:times|episodes|prescriptions|visits|admissions|diagnoses|fills|exposures|measurements)\b)",
-        lambda m: Slot("count", {"min": 2}),
-    )
-    # -- length of stay, days supply, quantity: numeric measures with their own words
-    pieces = _pass(
-        pieces,
-        rf"\b(?:{ENC_TYPE}\s+)?(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|(?:encounters?|visits?|admissions?|stays?)\s+durations?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
-        lambda m: Slot("measure", {"of": "length_of_stay", "type": _etype(m["etype"])}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:days?\s*'?\s*s?\s*supply|days\s+supplied|supply\s+days|supply)\b",
-        lambda m: Slot("measure", {"of": "days_supply"}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:(?:dispensed|prescribed)\s+)?quantit(?:y|ies)(?:\s+dispensed)?\b",
-        lambda m: Slot("measure", {"of": "quantity"}),
-    )
-    # -- encounter scope: "during their last emergency visit"
-    pieces = _pass(
-        pieces,
-        r"\b(?:during|in|at|on|within|throughout|over\s+the\s+course\s+of)\s+(?:(?:the|their|his|her|this|that|a|an|any|each)\s+)?(?:patient\s+'s\s+|patients\s+)?"
-        r"(?:(?P<which>first|last|latest|most\s+recent|final|index|initial|second|third|fourth|fifth|(?P<nth>\d+)(?:st|nd|rd|th))\s+)?"
-        rf"(?:{ENC_TYPE}\s+)?{ENC_NOUN}\b",
-        _scope,
-    )
-    # -- time windows (anchored ones carry their anchor phrase)
-    for kind, pattern in _time.PATTERNS:
-        pieces = _apply(pieces, pattern, functools.partial(_window, kind))
-    # -- encounters mentioned as things (counted or required)
-    pieces = _pass(pieces, rf"\b(?:(?:{ENC_TYPE})\s+)?{ENC_NOUN}\b", _encounter)
-    pieces = _pass(
-        pieces,
-        r"\b(?P<etype>icu|intensive\s+care|critical\s+care|er|ed|emergency(?:\s+department|\s+room)?|inpatient|outpatient)\s+(?=patients?\b|people\b|cases\b|users\b)",
-        lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:admitted|hospitali[sz]ed|transferred)(?:\s+(?:to|into|in)\s+(?:the\s+|an?\s+)?(?:hospital|icu|intensive\s+care(?:\s+unit)?|critical\s+care))?\b",
-        lambda m: Slot(
-            "encounter",
-            {
-                "type": "icu"
-                if any(w in m[0] for w in ("icu", "intensive", "critical"))
-                else "inpatient",
-                "verb": True,
-            },
-        ),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:visited|went\s+to|seen\s+(?:in|at)|presented\s+to|attended|came\s+to)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|er|ed|a&e|emergency\s+(?:room|department)|hospital|clinic)\b",
-        lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?P<prep>in|to|into|at|from|through)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|critical\s+care|er|ed|a&e|emergency\s+(?:room|department)|hospital)\b",
-        lambda m: Slot(
-            "encounter",
-            {"type": _etype(m["etype"]), "plural": False, "located": m["prep"] in {"in", "at"}},
-        ),
-    )
-    # -- ages (before values: "over 65" after a person word is an age)
-    pieces = _pass(
-        pieces,
-        r"\b(?P<op>before|under|below|prior\s+to|younger\s+than|after|over|above|older\s+than|at)\s+(?:the\s+)?age\s+(?:of\s+)?(?P<n>\d+)(?:\s+(?P<more>or\s+(?:older|more|above|over|later|younger|less|below|under|earlier)))?",
-        _age_prep,
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:aged?|ages)\s+(?:between\s+)?(?P<a>\d+)\s*(?:-|to|and|through)\s*(?P<b>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?|\bbetween\s+(?:the\s+)?ages?\s+(?:of\s+)?(?P<a2>\d+)\s+and\s+(?P<b2>\d+)|\bbetween\s+(?P<a3>\d+)\s+and\s+(?P<b3>\d+)\s+years?\s+(?:old|of\s+age)",
-        lambda m: Slot(
-            "age",
-            {
-                "op": "between",
-                "value": int(m["a"] or m["a2"] or m["a3"]),
-                "value2": int(m["b"] or m["b2"] or m["b3"]),
-            },
-        ),
-    )
-    pieces = _pass(
-        pieces,
-        rf"(?<![\w.])(?<!aged\s)(?<!age\s)(?<!ages\s)(?P<n>-?\d+(?:\.\d+)?)\s*{UNITS}?\s*(?:\+|or\s+(?P<dir>more|higher|greater|above|over|up|lower|less|below|under|fewer))(?!\s*years?\b|\s*y/?o\b|\s*years?\s+old)",
-        lambda m: Slot(
-            "number",
-            {
-                "op": "<=" if m["dir"] in {"lower", "less", "below", "under", "fewer"} else ">=",
-                "value": _num(m["n"]),
-                "unit": "%" if m["unit"] == "percent" else m["unit"],
-            },
-        ),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:aged?\s+)?(?P<n>\d+)\s*(?:\+|(?:years?\s+(?:old\s+|of\s+age\s+)?)?(?:or|and)\s+(?P<dir>older|over|above|up|more|younger|under|below|less))(?:\s+years?(?:\s+old|\s+of\s+age)?)?",
-        lambda m: Slot(
-            "age",
-            {
-                "op": "<=" if m["dir"] in {"younger", "under", "below", "less"} else ">=",
-                "value": int(m["n"]),
-            },
-        ),
-    )
-    pieces = _pass(
-        pieces,
-        rf"\b(?P<who>{PERSON})\s+(?:who\s+(?:are|were)\s+|aged\s+|of\s+age\s+)?(?P<op>older\s+than|over|above|younger\s+than|under|below|at\s+least)\s+(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b(?!\s*(?:%|mg|g/|mmol|times|visits|days))",
-        lambda m: [m["who"] + " ", Slot("age", {"op": _OPS[m["op"]], "value": int(m["n"])}, m[0])],
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?P<op>under|over|below|above|at\s+least|at\s+most)\s+(?P<n>\d+)\s+(?:years?\s+old|years?\s+of\s+age)\b",
-        lambda m: Slot("age", {"op": _OPS[" ".join(m["op"].split())], "value": int(m["n"])}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?P<op>older\s+than|younger\s+than)\s+(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?",
-        lambda m: Slot("age", {"op": _OPS[" ".join(m["op"].split())], "value": int(m["n"])}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:aged?|age\s+(?:of\s+)?)\s*(?P<op>>=|<=|>|<|=)?\s*(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b|\b(?P<n2>\d+)[- ]years?[- ]old\b",
-        lambda m: Slot("age", {"op": m["op"] or "=", "value": int(m["n"] or m["n2"])}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:children|child|kids|pediatric|paediatric|minors)\b",
-        lambda m: [" patients ", Slot("age", {"op": "<", "value": 18}, m[0])],
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:elderly|seniors|geriatric|older\s+adults)\b",
-        lambda m: [" patients ", Slot("age", {"op": ">=", "value": 65}, m[0])],
-    )
-    pieces = _pass(
-        pieces,
-        r"\badults\b",
-        lambda m: [" patients ", Slot("age", {"op": ">=", "value": 18}, m[0])],
-    )
-    pieces = _pass(
-        pieces,
-        r"\bhow\s+old\b|\bages?\b(?!\s*(?:of\s+)?\d)",
-        lambda m: Slot("measure", {"of": "age", "how_old": m[0].startswith("how")}),
-    )
-    # -- sex
-    pieces = _pass(
-        pieces,
-        r"\b(?:women|woman|females?|girls?|ladies|lady)\b",
-        lambda m: Slot("sex", {"sex": "female"}),
-    )
-    pieces = _pass(
-        pieces, r"\b(?:men|man|males?|boys?|gentlemen)\b", lambda m: Slot("sex", {"sex": "male"})
-    )
-    # -- values with units: "hemoglobin below 10 g/dl", "between 7 and 9 %"
-    pieces = _pass(
-        pieces,
-        rf"\bbetween\s+(?P<a>-?\d+(?:\.\d+)?)\s*(?:{UNITS})?\s+and\s+(?P<b>-?\d+(?:\.\d+)?)\s*(?P<unit2>{UNITS[8:]}?",
-        lambda m: Slot(
-            "value",
-            {
-                "op": "between",
-                "value": _num(m["a"]),
-                "value2": _num(m["b"]),
-                "unit": m["unit2"] or m["unit"],
-            },
-        ),
-    )
-    pieces = _pass(
-        pieces,
-        rf"(?:\b|(?<=\s)|^){_OP_RE}\s*(?P<n>-?\d+(?:\.\d+)?)\s*{UNITS}?(?!\s*(?:days?|weeks?|months?|years?|times|visits|patients)\b)",
-        _value,
-    )
-    pieces = _pass(
-        pieces,
-        rf"\(\s*(?:in\s+|as\s+|units?:?\s+)?{_UNIT_ALONE}\s*\)|\b(?:in|as)\s+{_UNIT_ALONE.replace('<unit>', '<unit2>')}(?=\s|$)",
-        lambda m: Slot("unit", {"unit": _unit_word(m["unit"] or m["unit2"])}),
-    )
-    # -- the aggregate
-    pieces = _pass(
-        pieces,
-        r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:(?:percentage|percent|proportion|fraction|share|prevalence)\b|(?<!\d)(?<!\d\s)%(?=\s+of\b))(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
-        lambda m: Slot("intent", {"op": "proportion"}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\bhow\s+many\s+(?:different|distinct|unique|separate)\b|\b(?:number|count)\s+of\s+(?:different|distinct|unique|separate)\b",
-        lambda m: Slot("intent", {"op": "count_distinct"}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\bhow\s+many\s+times\b|\bhow\s+often\b|\bnumber\s+of\s+times\b",
-        lambda m: Slot("intent", {"op": "count", "target": "events"}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\bhow\s+many\b|\b(?:total\s+)?number\s+of\b|\bcount\s+(?:of\s+)?(?:the\s+|all\s+)?|\bhow\s+much\b",
-        lambda m: Slot("intent", {"op": "count"}),
-    )
-    pieces = _pass(
-        pieces, r"\b(?:on\s+average|average|mean|avg)\b", lambda m: Slot("intent", {"op": "mean"})
-    )
-    pieces = _pass(pieces, r"\bmedian\b", lambda m: Slot("intent", {"op": "median"}))
-    pieces = _pass(
-        pieces, r"\bstandard\s+deviation\b|\bstd\b", lambda m: Slot("intent", {"op": "stddev"})
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:minimum|min|lowest|smallest|shortest|least|youngest)\b",
-        lambda m: Slot("intent", {"op": "min", "word": m[0]}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:maximum|max|highest|largest|longest|greatest|peak|biggest|oldest)\b",
-        lambda m: Slot("intent", {"op": "max", "word": m[0]}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:sum\s+of|cumulative|combined)\b|\btotal\b(?!\s+number)(?=\s+(?:days|quantity|supply|length|⟦))",
-        lambda m: Slot("intent", {"op": "sum"}),
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:trend|over\s+time|time\s+series|all\s+(?:the\s+|of\s+the\s+)?(?:values|readings|results|measurements))\b|\b(?:all|every)\b(?=\s+(?:(?:the|of|his|her|their|this|patient|'s)\s+){0,3}(?:[a-z0-9]+\s+){1,3}(?:values|readings|results|measurements)\b)",
-        lambda m: Slot("intent", {"op": "series"}),
-    )
-    pieces = _pass(
-        pieces,
-        r"^(?:when)\b|\b(?:what|which)\s+(?:was|is|were)\s+the\s+dates?\s+(?:of|when)\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+(?:date|day|year)\b|\b(?:the\s+)?dates?\s+of\b|\bwhen\b|\bdates?\b(?=\s+for\b|\s*[?.]?\s*$)",
-        lambda m: Slot("intent", {"op": "date"}),
-    )
-    pieces = _pass(
-        pieces, r"\b(?:first|earliest|initial|index)\b", lambda m: Slot("order", {"which": "first"})
-    )
-    pieces = _pass(
-        pieces,
-        r"\b(?:last|latest|most\s+recent|final|recent|newest|current)\b",
-        lambda m: Slot("order", {"which": "last"}),
-    )
-    pieces = _pass(
-        pieces,
-        r"^(?:please\s+)?(?:list|show|name|give|enumerate|display|report|tell\s+me)\b(?:\s+me)?(?:\s+all)?(?:\s+(?:of\s+)?the)?",
-        lambda m: Slot("intent", {"op": "list"}),
-    )
-    pieces = _pass(  # 'ids of the patients with X', 'the patient ids with Y': list them
-        pieces,
-        r"\b(?:the\s+)?(?:patient|person|subject)?\s*(?:ids|identifiers)\b(?:\s+of)?",
-        lambda m: [Slot("intent", {"op": "list"}), " patients "],
-    )
-    pieces = _pass(pieces, r"^(?:what|which)\b", lambda m: Slot("wh", {"word": m[0]}))
-    pieces = _pass(
-        pieces,
-        r"^(?:has|have|had|did|does|do|is|was|were|are|can|could)\b|\bever\b|\bwhether\b|\bany\s+record\b",
-        lambda m: Slot("intent", {"op": "exists", "word": m[0]}),
-    )
-    # -- negation
-    pieces = _pass(
-        pieces,
-        r"\b(?:without|never|not|no|none|didn't|did\s+not|don't|do\s+not|doesn't|does\s+not|haven't|have\s+not|hasn't|has\s+not|wasn't|weren't|excluding|except(?:\s+for)?|free\s+of|other\s+than|lacking)\b",
-        lambda m: Slot("neg"),
-    )
-    if death_age or event_age:
-        for p in pieces:
-            if isinstance(p, Slot) and p.kind == "measure" and p.data.get("of") == "age":
-                p.data["at_death" if death_age else "at_event"] = True
-    return pieces
-
-
 def _unit_word(unit: str) -> str:
+    if unit.startswith("beats"):
+        return "bpm"
     return {"percent": "%", "kilograms": "kg", "centimeters": "cm", "pounds": "lb"}.get(unit, unit)
 
 
@@ -631,11 +219,13 @@ def _scope(m: re.Match[str]) -> Slot | None:
     return Slot("scope", data)
 
 
-def _window(kind: str, m: re.Match[str]) -> Slot | None:
+def _window(kind: str, m: re.Match[str]) -> list[Piece] | Slot | None:
     spec = _time.match_to_spec(kind, m)
     if spec is None:
         return None
-    return Slot("window", {"spec": spec})
+    slot = Slot("window", {"spec": spec}, m[0])
+    noun = m.groupdict().get("noun")
+    return [noun, slot] if noun else slot  # "exposures starting <day>": the noun stays
 
 
 def _encounter(m: re.Match[str]) -> Slot:
@@ -661,6 +251,15 @@ def _age_prep(m: re.Match[str]) -> Slot:
     return Slot("age", {"op": op, "value": int(m["n"]), "at_event": at_event})
 
 
+def _between(m: re.Match[str]) -> Slot:
+    """'days from the first X to the first Y': days between two events (in days only)."""
+    if {m["u"], m["u2"]} & {"weeks", "months", "years"}:
+        return Slot(
+            "unsupported", {"what": "the time between two events in weeks, months or years"}
+        )
+    return Slot("measure", {"of": "days_between"})
+
+
 def _count(m: re.Match[str]) -> Slot:
     op = " ".join(m["op"].split())
     n = int(m["n"])
@@ -677,3 +276,494 @@ def _value(m: re.Match[str]) -> Slot | None:
     if unit in {"percent"}:
         unit = "%"
     return Slot("value", {"op": op, "value": _num(m["n"]), "unit": unit})
+
+
+RawRule = tuple[str | re.Pattern[str], Maker]
+Rule = tuple[re.Pattern[str], Maker]
+
+
+def _compile(raw: tuple[RawRule, ...]) -> tuple[Rule, ...]:
+    return tuple((re.compile(rx), make) for rx, make in raw)
+
+
+# -- the rule table: (regex, maker), applied in order ------------------------------
+
+_EARLY: tuple[RawRule, ...] = (
+    # -- 'how long did they stay': a length of stay (before anything splits the sentence)
+    (
+        r"\bhow\s+(?:long|many\s+days)\s+(?:did|does|do|was|were|is|are|has|have)\b(?=.*\b(?:stay|stayed|stays|admitted|admission|admissions|hospitali[sz]ed|hospitali[sz]ation)\b)",
+        lambda m: Slot("measure", {"of": "length_of_stay", "type": None, "how_long": True}),
+    ),
+    (
+        r"\b(?:stay(?:ed)?|admitted)\s+(?:in|at)\s+(?:the\s+)?hospital\b",
+        lambda m: Slot("encounter", {"type": "inpatient", "plural": False}),
+    ),
+    # -- subject: a patient named in the question
+    (
+        rf"\b(?:patient|person|subject|pt|mrn)\s*(?:id|identifier|number|no\.?|#)?\s*[#:]?\s*(?P<id>{_UUID}|\d{{1,12}})\b",
+        lambda m: Slot("patient_ref", {"id": m["id"]}),
+    ),
+    (  # an identifier on its own ("what is 5f1c...'s last creatinine")
+        rf"\b(?P<id>{_UUID})\b",
+        lambda m: Slot("patient_ref", {"id": m["id"]}),
+    ),
+    # -- a single calendar day: a one-day window; any other day (in a range, a two-digit
+    # year) is not read yet: never dropped
+    (_time.DAY_PATTERN, functools.partial(_window, "day")),
+    (
+        r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b",
+        lambda m: Slot("unsupported", {"what": "events on one calendar day"}),
+    ),
+    # -- "(counting the exposure day as day 0)", "(day 0 = the exposure day)": the convention
+    # the windows follow (days counted from the anchor's day), said aloud
+    (
+        r"\(\s*(?:counting\s+|taking\s+|with\s+)?(?:the\s+)?(?:[a-z]+\s+){0,2}day\s+(?:as|=|is|being)\s+"
+        r"day\s+(?:0|zero)\s*\)|\(\s*day\s+(?:0|zero)\s*(?:=|is|being|as)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}day\s*\)",
+        lambda m: Slot("day0"),
+    ),
+    # -- "(discharge date minus admission date)": the length of stay as it is computed here
+    (
+        r"\(\s*(?:[a-z]+\s+){0,3}?(?:discharge|end)\b[^()]{0,30}?\bminus\b[^()]{0,20}?\b(?:admission|start)\b[^()]{0,40}\)",
+        lambda m: Slot("los_definition"),
+    ),
+    # -- "the condition names", "the names of the drugs": a list of concepts is their names
+    (
+        r"\b(?P<noun>conditions?|diagnos[ie]s|drugs?|medications?|procedures?|measurements?|tests?)\s+names\b",
+        lambda m: [m["noun"]],
+    ),
+    (r"\bthe\s+names\s+of\b", lambda m: [" "]),
+    # -- "(any bone)", "(any type)", "(of any kind)": a clarification that widens, never a
+    # filter — the concept before it is taken whole
+    (
+        r"\(\s*(?:of\s+|at\s+|in\s+)?any\s+(?!of\b)[a-z]+(?:\s+[a-z]+)?\s*\)",
+        lambda m: [" "],
+    ),
+    # -- 'today', 'current', 'present-day' beside an age: the default (ages are taken now)
+    (
+        r"\b(?P<age>(?:aged?\s+)?\d{1,3}\s*(?:\+|(?:years?\s+)?(?:or|and)\s+(?:over|older|above|up|more|under|younger|below|less)))"
+        r"\s+(?:today|now|currently|at\s+present)\b",
+        lambda m: [m["age"]],
+    ),
+    (
+        r"\b(?:current|present[- ]day|today\s*'?s?)\s+(?=(?:(?:mean|average|median|minimum|maximum)\s+)?ages?\b)",
+        lambda m: [" "],
+    ),
+    # -- age at an event (before anything splits the sentence)
+    (
+        r"\b(?:ages?|how\s+old\b[^?]{0,120}?)\s+(?:at|when)\s+(?:the\s+time\s+of\s+)?(?:(?:his|her|their|the\s+patient\s*'?s?)\s+)?(?:death|(?:he|she|they)\s+died)\b",
+        lambda m: Slot("measure", {"of": "age", "at_death": True, "how_old": "old" in m[0]}),
+    ),
+    (
+        r"\bages?\s+(?:on|at)\s+(?:the\s+)?(?:admission|discharge)\b",
+        lambda m: Slot("unsupported", {"what": "age at an admission"}),
+    ),
+    (
+        r"\bages?\s+(?:at|when|of\s+onset\s+of|of\s+onset|of\s+diagnosis\s+of|of\s+diagnosis)\b",
+        lambda m: Slot("measure", {"of": "age", "at_event": True, "how_old": "old" in m[0]}),
+    ),
+    (
+        r"\bat\s+(?:the\s+time\s+of\s+)?(?:(?:his|her|their)\s+)?death\b|\bwhen\s+(?:he|she|they)\s+died\b",
+        lambda m: Slot("at_death"),
+    ),
+)
+_RULES: tuple[RawRule, ...] = (
+    # -- things the plan cannot express: death, cost, free text
+    (
+        r"\b(?:mortality|survival|survived|surviving|cause\s+of\s+death)\b",
+        lambda m: Slot("unsupported", {"what": "death or survival"}),
+    ),
+    (
+        r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|pass(?:ed|es)?\s+away|expired)\b",
+        lambda m: Slot("death"),
+    ),
+    (
+        r"\b(?:(?:number|count)\s+of\s+)?(?P<u>time|days|weeks|months|years|interval|delay|gap|duration|lag)"
+        r"(?:\s+in\s+(?P<u2>days|weeks|months|years))?\s+(?:between|from)\b(?=.*\b(?:and|to|until|till)\b)",
+        _between,
+    ),
+    (
+        r"\b(?:currently|at\s+present|presently|right\s+now|still|active(?:ly)?|ongoing)\b",
+        lambda m: Slot("unsupported", {"what": "what is true now (current status)"}),
+    ),
+    # -- grouping
+    (
+        r"\b(?:(?:broken\s+down|stratified|split|grouped|separated|categori[sz]ed|tabulated)\s+)?(?:by|per|for\s+each|across|according\s+to|in\s+each)\s+"
+        r"(?:calendar\s+)?(?P<key>sex|gender|year|age\s+groups?|age\s+bands?|age\s+brackets?|decades?\s+of\s+age|decades?|visit\s+types?|encounter\s+types?|types?\s+of\s+visits?|"
+        r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?)\b",
+        _group,
+    ),
+    (
+        r"\b(?:for\s+|between\s+|comparing\s+)?(?:men|males|women|females)\s+(?:and|vs\.?|versus)\s+(?:women|females|men|males)(?:\s+separately)?\b|\bfor\s+each\s+sex\b",
+        lambda m: Slot("group", {"key": "sex"}),
+    ),
+    (
+        r"\b(?:of|for|by|per)\s+(?:each|every)\s+(?:sex|gender)\b|\b(?:each|every)\s+(?:sex|gender)\b",
+        lambda m: Slot("group", {"key": "sex"}),
+    ),
+    (
+        r"\b(?:each|every|per)\s+(?:calendar\s+)?year\b|\b(?:annually|yearly|year\s+by\s+year)\b",
+        lambda m: Slot("group", {"key": "year"}),
+    ),
+    (
+        r"\b(?:per|each|every|for\s+each|by)\s+(?:patient|person|subject|individual)\b",
+        lambda m: Slot("per_patient"),
+    ),
+    # -- counts: "at least 3 times", "2 or more prescriptions"
+    (
+        rf"\b(?P<op>at\s+least|more\s+than|over|greater\s+than|>=|>|exactly|no\s+less\s+than)\s+(?P<n>\d+)\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
+        _count,
+    ),
+    (
+        rf"\b(?P<n>\d+)\s+or\s+more\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
+        lambda m: Slot("count", {"min": int(m["n"])}),
+    ),
+    (
+        r"\b(?:multiple|several|repeated|repeat)\s+(?=(?:\w+\s+){0,3}?(?:times|episodes|prescriptions|visits|admissions|diagnoses|fills|exposures|measurements)\b)",
+        lambda m: Slot("count", {"min": 2}),
+    ),
+    # -- length of stay, days supply, quantity: numeric measures with their own words
+    (  # "the length of an inpatient stay", "inpatient encounter duration"
+        rf"\blength\s+of\s+(?:an?|the|their|his|her|each)\s+{ENC_TYPE}\s+(?:hospital\s+)?(?:stays?|visits?|encounters?|admissions?)\b"
+        rf"|\b{ENC_TYPE.replace('<etype>', '<etype2>')}\s+(?:stay|visit|encounter|admission)s?\s+(?:durations?|lengths?)\b",
+        lambda m: Slot(
+            "measure", {"of": "length_of_stay", "type": _etype(m["etype"] or m["etype2"])}
+        ),
+    ),
+    (
+        rf"\b(?:{ENC_TYPE}\s+)?(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
+        lambda m: Slot("measure", {"of": "length_of_stay", "type": _etype(m["etype"])}),
+    ),
+    (
+        r"\b(?:days?\s*'?\s*s?\s*supply|days\s+supplied|supply\s+days|supply)\b",
+        lambda m: Slot("measure", {"of": "days_supply"}),
+    ),
+    (
+        r"\b(?:(?:dispensed|prescribed)\s+)?quantit(?:y|ies)(?:\s+dispensed)?\b",
+        lambda m: Slot("measure", {"of": "quantity"}),
+    ),
+    # -- encounter scope: "during their last emergency visit"
+    (
+        r"\b(?:during|in|at|on|within|throughout|over\s+the\s+course\s+of)\s+(?:(?:the|their|his|her|this|that|a|an|any|each)\s+)?(?:patient\s+'s\s+|patients\s+)?"
+        r"(?:(?P<which>first|last|latest|most\s+recent|final|index|initial|second|third|fourth|fifth|(?P<nth>\d+)(?:st|nd|rd|th))\s+)?"
+        rf"(?:{ENC_TYPE}\s+)?{ENC_NOUN}\b",
+        _scope,
+    ),
+    # -- time windows (anchored ones carry their anchor phrase)
+    *((p, functools.partial(_window, kind)) for kind, p in _time.PATTERNS),
+    # -- encounters mentioned as things (counted or required)
+    (
+        rf"\b(?:(?:{ENC_TYPE})\s+)?{ENC_NOUN}\b",
+        _encounter,
+    ),
+    (
+        r"\b(?P<etype>icu|intensive\s+care|critical\s+care|er|ed|emergency(?:\s+department|\s+room)?|inpatient|outpatient)\s+(?=patients?\b|people\b|cases\b|users\b)",
+        lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False}),
+    ),
+    (
+        r"\b(?:admitted|hospitali[sz]ed|transferred)(?:\s+(?:to|into|in)\s+(?:the\s+|an?\s+)?(?:hospital|icu|intensive\s+care(?:\s+unit)?|critical\s+care))?\b",
+        lambda m: Slot(
+            "encounter",
+            {
+                "type": "icu"
+                if any(w in m[0] for w in ("icu", "intensive", "critical"))
+                else "inpatient",
+                "verb": True,
+            },
+        ),
+    ),
+    (
+        r"\b(?:visited|went\s+to|seen\s+(?:in|at)|presented\s+to|attended|came\s+to)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|er|ed|a&e|emergency\s+(?:room|department)|hospital|clinic)\b",
+        lambda m: Slot("encounter", {"type": _etype(m["etype"]), "plural": False}),
+    ),
+    (
+        r"\b(?P<prep>in|to|into|at|from|through)\s+(?:the\s+|an?\s+)?(?P<etype>icu|intensive\s+care(?:\s+unit)?|critical\s+care|er|ed|a&e|emergency\s+(?:room|department)|hospital)\b",
+        lambda m: Slot(
+            "encounter",
+            {"type": _etype(m["etype"]), "plural": False, "located": m["prep"] in {"in", "at"}},
+        ),
+    ),
+    # -- ages (before values: "over 65" after a person word is an age)
+    (  # "diagnosed with X before 40": an age at the event (a number too small to be a year)
+        r"\b(?P<op>before|prior\s+to)\s+(?P<n>\d{1,3})(?P<more>)(?:\s+years?\s+(?:old|of\s+age))?"
+        r"(?!\s*(?:[\w/%]+\s+)?(?:days?|weeks?|months?|years?|hours?|%|mg|kg|g/|mmol|times)\b)(?![\w.%/])",
+        _age_prep,
+    ),
+    (
+        r"\b(?P<op>before|under|below|prior\s+to|younger\s+than|after|over|above|older\s+than|at)\s+(?:the\s+)?age\s+(?:of\s+)?(?P<n>\d+)(?:\s+(?P<more>or\s+(?:older|more|above|over|later|younger|less|below|under|earlier)))?",
+        _age_prep,
+    ),
+    (
+        r"\b(?:aged?|ages)\s+(?:between\s+)?(?P<a>\d+)\s*(?:-|to|and|through)\s*(?P<b>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?|\bbetween\s+(?:the\s+)?ages?\s+(?:of\s+)?(?P<a2>\d+)\s+and\s+(?P<b2>\d+)|\bbetween\s+(?P<a3>\d+)\s+and\s+(?P<b3>\d+)\s+years?\s+(?:old|of\s+age)",
+        lambda m: Slot(
+            "age",
+            {
+                "op": "between",
+                "value": int(m["a"] or m["a2"] or m["a3"]),
+                "value2": int(m["b"] or m["b2"] or m["b3"]),
+            },
+        ),
+    ),
+    (
+        rf"(?<![\w.])(?<!aged\s)(?<!age\s)(?<!ages\s)(?P<n>-?\d+(?:\.\d+)?)\s*{UNITS}?\s*(?:\+|or\s+(?P<dir>more|higher|greater|above|over|up|lower|less|below|under|fewer))(?!\s*years?\b|\s*y/?o\b|\s*years?\s+old)",
+        lambda m: Slot(
+            "number",
+            {
+                "op": "<=" if m["dir"] in {"lower", "less", "below", "under", "fewer"} else ">=",
+                "value": _num(m["n"]),
+                "unit": "%" if m["unit"] == "percent" else m["unit"],
+            },
+        ),
+    ),
+    (
+        r"\b(?:aged?\s+)?(?P<n>\d+)\s*(?:\+|(?:years?\s+(?:old\s+|of\s+age\s+)?)?(?:or|and)\s+(?P<dir>older|over|above|up|more|younger|under|below|less))(?:\s+years?(?:\s+old|\s+of\s+age)?)?",
+        lambda m: Slot(
+            "age",
+            {
+                "op": "<=" if m["dir"] in {"younger", "under", "below", "less"} else ">=",
+                "value": int(m["n"]),
+            },
+        ),
+    ),
+    (
+        rf"\b(?P<who>{PERSON})\s+(?:who\s+(?:are|were)\s+|aged\s+|of\s+age\s+)?(?P<op>older\s+than|over|above|younger\s+than|under|below|at\s+least)\s+(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b(?!\s*(?:%|mg|g/|mmol|times|visits|days))",
+        lambda m: [m["who"] + " ", Slot("age", {"op": _OPS[m["op"]], "value": int(m["n"])}, m[0])],
+    ),
+    (
+        r"\b(?P<op>under|over|below|above|at\s+least|at\s+most)\s+(?P<n>\d+)\s+(?:years?\s+old|years?\s+of\s+age)\b",
+        lambda m: Slot("age", {"op": _OPS[" ".join(m["op"].split())], "value": int(m["n"])}),
+    ),
+    (
+        r"\b(?P<op>older\s+than|younger\s+than)\s+(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?",
+        lambda m: Slot("age", {"op": _OPS[" ".join(m["op"].split())], "value": int(m["n"])}),
+    ),
+    (
+        r"\b(?P<at>at\s+)?(?:aged?|age\s+(?:of\s+)?)\s*(?P<op>>=|<=|>|<|=)?\s*(?P<n>\d+)(?:\s+years?(?:\s+old|\s+of\s+age)?)?\b|\b(?P<n2>\d+)[- ]years?[- ]old\b",
+        lambda m: Slot(
+            "age",
+            {"op": m["op"] or "=", "value": int(m["n"] or m["n2"])}
+            | ({"at_event": True} if m["at"] else {}),
+        ),
+    ),
+    (
+        r"\b(?:children|child|kids|pediatric|paediatric|minors)\b",
+        lambda m: [" patients ", Slot("age", {"op": "<", "value": 18}, m[0])],
+    ),
+    (
+        r"\b(?:elderly|seniors|geriatric|older\s+adults)\b",
+        lambda m: [" patients ", Slot("age", {"op": ">=", "value": 65}, m[0])],
+    ),
+    (
+        r"\badults\b",
+        lambda m: [" patients ", Slot("age", {"op": ">=", "value": 18}, m[0])],
+    ),
+    (
+        r"\bhow\s+old\b|\bages?\b(?!\s*(?:of\s+)?\d)",
+        lambda m: Slot("measure", {"of": "age", "how_old": m[0].startswith("how")}),
+    ),
+    # -- sex
+    (
+        r"\b(?:women|woman|females?|girls?|ladies|lady)\b",
+        lambda m: Slot("sex", {"sex": "female"}),
+    ),
+    (
+        r"\b(?:men|man|males?|boys?|gentlemen)\b",
+        lambda m: Slot("sex", {"sex": "male"}),
+    ),
+    # -- values with units: "hemoglobin below 10 g/dl", "between 7 and 9 %"
+    (
+        rf"\bbetween\s+(?P<a>-?\d+(?:\.\d+)?)\s*(?:{UNITS})?\s+and\s+(?P<b>-?\d+(?:\.\d+)?)\s*(?P<unit2>{UNITS[8:]}?",
+        lambda m: Slot(
+            "value",
+            {
+                "op": "between",
+                "value": _num(m["a"]),
+                "value2": _num(m["b"]),
+                "unit": m["unit2"] or m["unit"],
+            },
+        ),
+    ),
+    (
+        rf"(?:\b|(?<=\s)|^){_OP_RE}\s*(?P<n>-?\d+(?:\.\d+)?)\s*(?:{UNITS}(?![a-z0-9]))?(?!\s*(?:days?|weeks?|months?|years?|times|visits|patients)\b)",
+        _value,
+    ),
+    (
+        rf"\(\s*(?:in\s+|as\s+|units?:?\s+)?{_UNIT_ALONE}\s*\)|\b(?:in|as)\s+{_UNIT_ALONE.replace('<unit>', '<unit2>')}(?=[\s,;.?)]|$)",
+        lambda m: Slot("unit", {"unit": _unit_word(m["unit"] or m["unit2"])}),
+    ),
+    # -- the aggregate
+    (  # "the patient ids", "ids of the patients": a list of patients
+        r"\b(?:(?:patient|person|subject)\s+)?(?:ids|identifiers|id\s+numbers)\b(?:\s+of)?",
+        lambda m: Slot("intent", {"op": "list", "target": "patients"}),
+    ),
+    (
+        r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:(?:percentage|percent|proportion|fraction|share|prevalence)\b|%(?!\w))(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
+        lambda m: Slot("intent", {"op": "proportion"}),
+    ),
+    (
+        r"\bhow\s+many\s+(?:different|distinct|unique|separate)\b|\b(?:number|count)\s+of\s+(?:different|distinct|unique|separate)\b",
+        lambda m: Slot("intent", {"op": "count_distinct"}),
+    ),
+    (
+        r"\bhow\s+many\s+times\b|\bhow\s+often\b|\bnumber\s+of\s+times\b",
+        lambda m: Slot("intent", {"op": "count", "target": "events"}),
+    ),
+    (
+        r"\bhow\s+many\b|\b(?:total\s+)?number\s+of\b|\bcount\s+(?:of\s+)?(?:the\s+|all\s+)?|\bhow\s+much\b",
+        lambda m: Slot("intent", {"op": "count"}),
+    ),
+    (
+        r"\b(?:on\s+average|average|mean|avg)\b",
+        lambda m: Slot("intent", {"op": "mean"}),
+    ),
+    (
+        r"\bmedian\b",
+        lambda m: Slot("intent", {"op": "median"}),
+    ),
+    (
+        r"\bstandard\s+deviation\b|\bstd\b",
+        lambda m: Slot("intent", {"op": "stddev"}),
+    ),
+    (
+        r"\b(?:minimum|min|lowest|smallest|shortest|least|youngest)\b",
+        lambda m: Slot("intent", {"op": "min", "word": m[0]}),
+    ),
+    (
+        r"\b(?:maximum|max|highest|largest|longest|greatest|peak|biggest|oldest)\b",
+        lambda m: Slot("intent", {"op": "max", "word": m[0]}),
+    ),
+    (
+        r"\b(?:sum\s+of|cumulative|combined)\b|\btotal\b(?!\s+number)(?=\s+(?:days|quantity|supply|length|⟦))",
+        lambda m: Slot("intent", {"op": "sum"}),
+    ),
+    (
+        r"\b(?:trend|over\s+time|time\s+series|all\s+(?:the\s+|of\s+the\s+)?(?:values|readings|results|measurements))\b|\b(?:all|every)\b(?=\s+(?:(?:the|of|his|her|their|this|patient|'s)\s+){0,3}(?:[a-z0-9]+\s+){1,3}(?:values|readings|results|measurements)\b)",
+        lambda m: Slot("intent", {"op": "series"}),
+    ),
+    (
+        r"^(?:when)\b|\b(?:what|which)\s+(?:was|is|were)\s+the\s+dates?\s+(?:of|when)\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+(?:date|day|year)\b|\b(?:the\s+)?dates?\s+of\b|\bwhen\b|\bdates?\b(?=\s+for\b|\s*[?.]?\s*$)",
+        lambda m: Slot("intent", {"op": "date"}),
+    ),
+    (  # "last admission date", "first osteoarthritis diagnosis date", "visit start date"
+        r"\b(?:(?:start|starting|begin|beginning|onset)\s+)?dates?\b",
+        lambda m: Slot("intent", {"op": "date"}),
+    ),
+    (
+        r"\b(?:first|earliest|initial|index)\b",
+        lambda m: Slot("order", {"which": "first"}),
+    ),
+    (
+        r"\b(?:last|latest|most\s+recent|final|recent|newest|current)\b",
+        lambda m: Slot("order", {"which": "last"}),
+    ),
+    (
+        r"^(?:please\s+)?(?:list|show|name|give|enumerate|display|report|tell\s+me)\b(?:\s+me)?(?:\s+all)?(?:\s+(?:of\s+)?the)?",
+        lambda m: Slot("intent", {"op": "list"}),
+    ),
+    (
+        r"^(?:what|which)\b",
+        lambda m: Slot("wh", {"word": m[0]}),
+    ),
+    (
+        r"^(?:has|have|had|did|does|do|is|was|were|are|can|could)\b|\bever\b|\bwhether\b|\bany\s+record\b",
+        lambda m: Slot("intent", {"op": "exists", "word": m[0]}),
+    ),
+    # -- negation
+    (
+        r"\b(?:without|never|not|no|none|didn't|did\s+not|don't|do\s+not|doesn't|does\s+not|haven't|have\s+not|hasn't|has\s+not|wasn't|weren't|excluding|except(?:\s+for)?|free\s+of|other\s+than|lacking)\b",
+        lambda m: Slot("neg"),
+    ),
+)
+
+
+RULES_BEFORE_AGE = _compile(_EARLY)
+"""Rules read before an age is tied to a death or an event (they must see the whole sentence)."""
+RULES = _compile(_RULES)
+"""The remaining rules, in the order they apply: each sees only the text earlier rules left."""
+
+
+def _run(pieces: list[Piece], rules: tuple[Rule, ...]) -> list[Piece]:
+    for pattern, make in rules:
+        pieces = _apply(pieces, pattern, make)
+    return pieces
+
+
+def _age_anchor(pieces: list[Piece]) -> tuple[list[Piece], bool, bool]:
+    """Whether an age is taken at death ("how old was she at death") or at an event ("mean
+    age at their first X"); the 'at death' marks go back to words when no age is asked."""
+    marks = [p for p in pieces if isinstance(p, Slot) and p.kind == "at_death"]
+    death_age = bool(marks) and any(isinstance(p, str) and "how old" in p for p in pieces)
+    joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
+    event_age = not death_age and bool(
+        re.search(r"\bhow\s+old\b.*\b(?:when|at)\b", joined)
+        or re.search(
+            r"\bages?\b[^?]{0,80}?\b(?:at|when)\s+(?:(?:their|his|her|the)\s+)?"
+            r"(?:first|earliest|initial|last|latest|index)\b",
+            joined,
+        )
+    )  # "how old was patient 2 when first diagnosed with X", "mean age ... at their first X"
+    if death_age:  # "how old was she at death": the age is taken at death
+        pieces = [p for p in pieces if p not in marks]
+    else:  # not about an age: back to words
+        pieces = [p.text if isinstance(p, Slot) and p.kind == "at_death" else p for p in pieces]
+    return pieces, death_age, event_age
+
+
+def _split_between(pieces: list[Piece]) -> list[Piece]:
+    """'days from X to Y': the 'to' (or 'until', 'and') after a time-between measure separates
+    its two events, so that 'X to Y' is never read as one phrase."""
+    out = list(pieces)
+    for k, p in enumerate(out):
+        if not (isinstance(p, Slot) and p.kind == "measure" and p.data.get("of") == "days_between"):
+            continue
+        for j in range(k + 1, len(out)):
+            text = out[j]
+            if isinstance(text, str):
+                m = re.search(r"\b(?:to|until|till|and)\b", text)
+                if m:
+                    out[j : j + 1] = [text[: m.start()], " and ", text[m.end() :]]
+                    return [x for x in out if not (isinstance(x, str) and not x.strip())]
+    return out
+
+
+def _patient_date_maker(point: str) -> Maker:
+    def make(m: re.Match[str]) -> list[Piece]:
+        return [Slot("intent", {"op": "date"}), Slot("patient_date", {"point": point})]
+
+    return make
+
+
+def _patient_dates(pieces: list[Piece]) -> list[Piece]:
+    """'the date of birth of patient X', 'death date for pt Y', 'when was X born': a date every
+    patient has, asked of one patient named in the question (elsewhere the words stay words)."""
+    if not any(isinstance(p, Slot) and p.kind == "patient_ref" for p in pieces):
+        return pieces
+    for point in ("birth", "death"):
+        pieces = _apply(
+            pieces,
+            re.compile(
+                rf"\b(?:the\s+)?date\s+of\s+{point}\b|\b{point}\s*-?\s*date\b"
+                + (r"|\bbirthdate\b|\bbirthday\b" if point == "birth" else "")
+            ),
+            _patient_date_maker(point),
+        )
+    joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
+    if re.search(r"^\s*(?:when|on\s+what\s+date|what\s+date)\b.*\bborn\b", joined):
+        pieces = _apply(
+            pieces, re.compile(r"\bborn\b"), lambda m: Slot("patient_date", {"point": "birth"})
+        )
+    return pieces
+
+
+def extract(text: str) -> list[Piece]:
+    """Split a normalised question into text and structural slots, in order."""
+    pieces: list[Piece] = [_replace_number_words(text)]
+    pieces = _run(pieces, RULES_BEFORE_AGE)
+    pieces, death_age, event_age = _age_anchor(pieces)
+    pieces = _patient_dates(pieces)
+    pieces = _run(pieces, RULES)
+    pieces = _split_between(pieces)
+    if death_age or event_age:
+        for p in pieces:
+            if isinstance(p, Slot) and p.kind == "measure" and p.data.get("of") == "age":
+                p.data["at_death" if death_age else "at_event"] = True
+    return pieces

@@ -11,9 +11,11 @@ import re
 from dataclasses import dataclass
 
 __all__ = [
+    "DAY_PATTERN",
     "MONTHS",
     "TimeSpec",
     "days_of",
+    "iso_days",
     "parse_date",
 ]
 
@@ -59,7 +61,10 @@ def parse_date(text: str, *, end: bool = False) -> dt.date | None:
     t = text.strip().lower()
     m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", t)
     if m:
-        return dt.date(int(m[1]), int(m[2]), int(m[3]))
+        try:
+            return dt.date(int(m[1]), int(m[2]), int(m[3]))
+        except ValueError:
+            return None
     m = re.fullmatch(r"(\d{4})-(\d{1,2})", t)
     if m:
         y, mo = int(m[1]), int(m[2])
@@ -80,9 +85,54 @@ UNIT = r"(?P<u>day|week|month|year)s?"
 NUM = r"(?P<n>\d+(?:\.\d+)?)"
 _ANCHOR_END = (
     r"(?=\s*(?:,|;|\band\b|\bbut\b|\bwho\b|\bwhich\b|\bamong\b|\bby\s+(?:sex|gender|year|age)|\bper\b"
-    r"|\bin\s+(?:18|19|20)\d\d|\bduring\b|\bwithin\b|\bbetween\b|\bsince\b|⟦|$))"
+    r"|\bin\s+(?:18|19|20)\d\d|\bduring\b|\bwithin\b|\bbetween\b|\bsince\b|⟦|$"
+    r"|\bhow\s+many\b|\bcount\b|\bnumber\s+of\b|\s-\s|\())"
 )
-_WHICH = r"(?:(?:the|their|his|her|its|a|an|this\s+patient\s+'s|the\s+patient\s+'s)\s+)?(?P<which>first|initial|earliest|index|last|latest|final|most\s+recent)?\s*"
+_WHICH = r"(?:(?:the|their|his|her|its|a|an|this\s+patient\s+'s|the\s+patient\s+'s)\s+)?(?P<which>first|initial|earliest|index|last|latest|final|most\s+recent|starting|initiating|beginning|start\s+of|initiation\s+of)?\s*"
+
+ISO_DAY = r"(?P<day>\d{4}-\d{1,2}-\d{1,2})"
+_DAY_NOUN = (
+    r"(?P<noun>(?:exposures?|prescriptions?|diagnos[ie]s|conditions?|procedures?|visits?|"
+    r"encounters?|admissions?|measurements?|tests?|events?|records?|drugs?|medications?)\s+)"
+)
+_MON = r"(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DAY_FORMS = re.compile(
+    rf"\b(?P<d1>\d{{1,2}})\s+{_MON}\s+(?P<y1>\d{{4}})\b"
+    rf"|\b{_MON.replace('mon>', 'mon2>')}\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y2>\d{{4}})\b"
+    r"|\b(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y3>\d{4})\b"
+)
+
+
+def iso_days(text: str) -> str:
+    """Write the days of a question as ISO dates: '10 november 1957', 'nov 10, 1957' and
+    '11/10/1957' → '1957-11-10'. A slashed date is month/day/year (the US order of the
+    sources' own dates) unless its first number cannot be a month; one that is not a real
+    day is left as it is (and read as unsupported)."""
+
+    def iso(m: re.Match[str]) -> str:
+        g = m.groupdict()
+        if g["y3"]:
+            a, b, y = int(g["a"]), int(g["b"]), int(g["y3"])
+            mo, d = (b, a) if a > 12 else (a, b)
+        else:
+            mon = (g["mon"] or g["mon2"])[:3]
+            mo, d, y = MONTHS[mon], int(g["d1"] or g["d2"]), int(g["y1"] or g["y2"])
+        try:
+            return dt.date(y, mo, d).isoformat()
+        except ValueError:
+            return m[0]
+
+    return _DAY_FORMS.sub(iso, text)
+
+
+DAY_PATTERN = re.compile(
+    r"\b(?:(?:on|dated|for)\s+(?:the\s+)?(?:(?:day|date)\s+(?:of\s+)?)?"
+    r"|(?:with|having)\s+(?:an?\s+|the\s+)?(?:start(?:ing)?\s+)?date\s+(?:of\s+|=\s*|:\s*)?"
+    rf"|{_DAY_NOUN}(?:starting|started|beginning|began|dated)\s+(?:on\s+)?)"
+    rf"{ISO_DAY}\b"
+)
+"""One calendar day ("on 2019-03-04", "exposures starting 2019-03-04", "with start date ...");
+days are written as ISO dates first (:func:`iso_days`)."""
 
 PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # first N units of observation / follow-up
@@ -99,6 +149,14 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "event_n",
         re.compile(
             rf"\b(?:within|in|during|over)\s+(?:the\s+)?(?:first\s+|next\s+)?(?:{NUM}\s+)?{UNIT}\s+(?P<dir>after|following|of|from|since|before|prior\s+to|preceding|leading\s+up\s+to)\s+"
+            rf"{_WHICH}(?P<anchor>.+?){_ANCHOR_END}"
+        ),
+    ),
+    (  # "0-60 days after the first X", "from 7 to 30 days before X"
+        "event_range",
+        re.compile(
+            rf"\b(?:from\s+|between\s+)?(?P<a>\d+)\s*(?:-|–|to|and)\s*(?P<b>\d+)\s+{UNIT}\s+"
+            rf"(?P<dir>after|following|from|since|before|prior\s+to|preceding)\s+"
             rf"{_WHICH}(?P<anchor>.+?){_ANCHOR_END}"
         ),
     ),
@@ -124,7 +182,6 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("relday", re.compile(r"\b(?:on\s+|since\s+)?(?P<rel>today|yesterday)\b")),
-    # calendar
     (
         "between",
         re.compile(
@@ -153,7 +210,21 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "in",
         re.compile(
-            rf"\b(?:in|during|within|for|throughout)\s+(?:(?:the\s+)?(?:calendar\s+)?year\s+)?(?P<a>{DATE})\b"
+            rf"\b(?:in|during|within|for|throughout)\s+(?:(?:the\s+)?(?:year|calendar\s+year)\s+)?(?P<a>{DATE})\b"
+        ),
+    ),
+    (  # "encounters with a 2022 start date"
+        "in",
+        re.compile(
+            rf"\b(?:with|having)\s+(?:an?\s+|the\s+)?(?P<a>{DATE})\s+"
+            r"(?:(?:start(?:ing)?|admission|visit|diagnosis|event)\s+)?date\b"
+        ),
+    ),
+    (  # "in the 1990s", "during the 90s" (a two-digit decade needs 'the': 'their 60s' is an age)
+        "decade",
+        re.compile(
+            r"\b(?:in|during|throughout)\s+(?:the\s+)?(?P<c>18|19|20)(?P<d>\d)0\s*'?s\b"
+            r"|\b(?:in|during|throughout)\s+the\s+'?(?P<d2>[2-9])0\s*'?s\b"
         ),
     ),
     # open-ended relative to an anchor (no length)
@@ -187,6 +258,15 @@ def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
                 "event", start_days=-length, end_days=-1, anchor_text=anchor, which=which
             )
         return TimeSpec("event", start_days=0, end_days=length, anchor_text=anchor, which=which)
+    if kind == "event_range":
+        lo, hi = days_of(float(g["a"]), g["u"]), days_of(float(g["b"]), g["u"])
+        if lo > hi:
+            return None
+        which = _which(g.get("which"))
+        anchor = g["anchor"].strip()
+        if g["dir"] in {"before", "preceding"} or g["dir"].startswith("prior"):
+            return TimeSpec("event", start_days=-hi, end_days=-lo, anchor_text=anchor, which=which)
+        return TimeSpec("event", start_days=lo, end_days=hi, anchor_text=anchor, which=which)
     if kind in {"now", "now2"}:
         return TimeSpec("now", start_days=-days_of(n, g["u"]), end_days=0)
     if kind == "relyear":
@@ -199,6 +279,12 @@ def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
         return TimeSpec(
             "calendar", relative_year=-1 if g["rel"] == "yesterday" else 0, relative_unit="day"
         )
+    if kind == "decade":
+        start = int((g["c"] or "19") + (g["d"] if g["c"] else g["d2"]) + "0")
+        return TimeSpec("calendar", start=dt.date(start, 1, 1), end=dt.date(start + 9, 12, 31))
+    if kind == "day":
+        day = parse_date(g["day"])
+        return None if day is None else TimeSpec("calendar", start=day, end=day)
     if kind in {"between", "range"}:
         a, b = parse_date(g["a"]), parse_date(g["b"], end=True)
         if a is None or b is None or a > b:

@@ -62,6 +62,7 @@ class LearnedReading:
     spans: tuple[Span, ...] = ()
 
     def of_kind(self, kind: str, *, min_confidence: float = 0.0) -> list[Span]:
+        """The spans of one kind, at least this confident."""
         return [s for s in self.spans if s.kind == kind and s.confidence >= min_confidence]
 
     def describe(self) -> str:
@@ -70,6 +71,7 @@ class LearnedReading:
         return f"intent {self.intent} ({self.confidence:.2f})" + (f"; {spans}" if spans else "")
 
     def to_dict(self) -> dict[str, Any]:
+        """The reading as plain JSON types."""
         return {
             "intent": self.intent,
             "confidence": round(self.confidence, 4),
