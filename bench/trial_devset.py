@@ -19,7 +19,6 @@ from bench.trial_gold import Gold, Question, load_gold_frame, score
 
 __all__ = ["QUESTIONS", "Gold", "Question", "load_gold_frame", "score"]
 
-
 Q = Question
 QUESTIONS: tuple[Question, ...] = (
     Q(

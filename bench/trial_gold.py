@@ -1,10 +1,9 @@
-"""The trial dev set's machinery: questions, gold computed in pandas from the workbook, scoring.
+"""Gold and scoring for trial-table question sets (the dev set, the sealed holdout).
 
 Gold is computed with pandas straight from the generated .xlsx (``pd.read_excel``, the
 workbook's own dictionary sheet for missing codes and labels) — never through clinbridge.
 Numeric answers are judged within 5 % (CLEAR-Med's rule); a percentage must also state its
 numerator and denominator; an expected abstention is correct only if the answer abstains.
-The questions themselves are in :mod:`bench.trial_devset`.
 """
 
 from __future__ import annotations

@@ -152,3 +152,76 @@ def test_readings_that_used_to_be_wrong(conn, trial_wb) -> None:  # type: ignore
         "What was the average birth weight in kg?",  # stored in g
     ):
         assert conn.ask(q).decision == "abstain", q
+
+
+def test_shorthand_column_names_spelling_and_survivors(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    hr = clean(df, "hr_12h")
+    a = conn.ask("median HR @ 12 h")  # HR is the heart rate, not the pulse oximeter's saturation
+    assert a.accepted, a.reason
+    assert a.value == pytest.approx(hr.median())
+    a = conn.ask("how many pts w/ seizures before randomisation were cooled")
+    assert a.accepted, a.reason
+    assert a.value == ((df["SEIZ_BL"] == 1) & (df["Rand_Arm"] == 1)).sum()
+    a = conn.ask("average MAP_H24 in the standard care arm")  # a column name, in another case
+    assert a.accepted, a.reason
+    assert a.value == pytest.approx(clean(df, "map_h24")[df["Rand_Arm"] == 2].mean())
+    a = conn.ask("mean serum sodum at 48 hours")  # one letter off one dictionary word
+    assert a.accepted, a.reason
+    assert a.value == pytest.approx(clean(df, "Na_48H").mean())
+    a = conn.ask("mean FiO2 at 6h")  # the column's stem names it
+    assert a.accepted and a.value == pytest.approx(clean(df, "FiO2_6h").mean())
+    a = conn.ask("How many survivors had cerebral palsy at 18 months?")
+    assert a.accepted, a.reason
+    assert a.value == ((df["DEATH"] == 0) & (df["CP_18M"] == 1)).sum()
+
+
+def test_bounds_said_after_the_number_and_shares_within_a_group(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("Number of infants with an Apgar score at 10 minutes of 7 or more")
+    assert a.accepted, a.reason
+    assert a.value == (clean(df, "apgar10") >= 7).sum()
+    a = conn.ask("How many infants had a maternal age of 20 years or less?")
+    assert a.accepted and a.value == (clean(df, "MAT_AGE") <= 20).sum()
+    # no verb after the head: a share within HYPOTHERM, not the share of the deaths in it
+    a = conn.ask("percentage of deaths in HYPOTHERM")
+    assert a.accepted, a.reason
+    assert a.details["denominator"] == (df["TRIAL"] == 2).sum()
+    assert a.details["numerator"] == ((df["DEATH"] == 1) & (df["TRIAL"] == 2)).sum()
+
+
+def test_a_mention_does_not_span_a_clause(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    # 'dead infants, what fraction had ... disability' is two phrases (death; disability), not
+    # the primary outcome 'death or moderate or severe disability'
+    df = trial_wb.data
+    a = conn.ask(
+        "In the infants who did not die, what fraction had a severe disability at 18 months?"
+    )
+    assert a.accepted, a.reason
+    alive = df["DEATH"] == 0
+    assert a.details["numerator"] == (alive & (df["DISAB_LEVEL"] == 3)).sum()
+    assert a.details["denominator"] == (alive & df["DISAB_LEVEL"].isin([0, 1, 2, 3])).sum()
+
+
+def test_column_equals_code_and_bare_numbers(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("number of subjects with INOTROPES = 0")  # a data manager's way: no inotropes
+    assert a.accepted, a.reason
+    assert a.value == (df["INOTROPES"] == 0).sum()
+    a = conn.ask("count of rows with Rand_Arm == 1")
+    assert a.accepted and a.value == (df["Rand_Arm"] == 1).sum()
+    # a bare number is not the site of that number: without 'site' it names nothing
+    for q in ("how many infants had seizures before randomisation 4", "INOTROPES = 5 how many"):
+        assert conn.ask(q).decision == "abstain", q
+
+
+def test_guards_against_near_misses(conn) -> None:  # type: ignore[no-untyped-def]
+    for q in (
+        "mean height at birth",  # one letter from 'weight', but the first letter differs
+        "mean birth length",  # an age in weeks is no duration: not the gestational age
+        "how many infants died before discharge",  # death is recorded at 18 months
+    ):
+        assert conn.ask(q).decision == "abstain", q
+    a = conn.ask("mean birth weigth")  # a slip that keeps the first letter
+    assert a.accepted, a.reason
+    assert "spelling" in str(a.details["groundings"])

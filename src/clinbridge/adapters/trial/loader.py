@@ -356,7 +356,13 @@ def _convert(
         problems.append(_problem(sheet, header, kept_rows, i, j, entry, value, reason))
 
     if not entry.numeric:
-        out: list[Any] = []
+        out: list[Any]
+        if set(map(type, raw)) == {str}:  # the common case: a text column read as text
+            out = [v or None for v in map(str.strip, raw)]
+            blank = out.count(None)
+            missing = sum(1 for v in out if v in entry.missing) if entry.missing else 0
+            return out, (blank, missing, len(raw) - blank - missing)
+        out = []
         for v in raw:
             if type(v) is str:
                 out.append(v.strip() or None)
@@ -372,7 +378,10 @@ def _convert(
         missing = sum(1 for v in out if v in entry.missing) if entry.missing else 0
         return out, (blank, missing, len(raw) - blank - missing)
     try:
-        arr = np.array([np.nan if v == "" or v is None else v for v in raw], dtype=float)
+        try:  # numbers and None (NaN) convert at once; a "" or a text cell takes the long way
+            arr = np.array(raw, dtype=float)
+        except (TypeError, ValueError):
+            arr = np.array([np.nan if v == "" or v is None else v for v in raw], dtype=float)
         blank = int(np.isnan(arr).sum())
     except (TypeError, ValueError):
         arr = np.full(len(raw), np.nan)
@@ -538,16 +547,13 @@ def _design(
         tentry, tcol = roles["trial"]
         tvals = [None if v is None or v != v else code_key(v) for v in columns[tcol]]
         labels = {k: (tentry.codes.get(k) or k) for k in set(tvals) if k is not None}
-        masks = {lab: np.array([t == k for t in tvals]) for k, lab in labels.items()}
+        rows_of = {
+            lab: np.flatnonzero(np.array([t == k for t in tvals])) for k, lab in labels.items()
+        }
         for entry, col in entries:
             if entry is tentry or entry.role:
                 continue
-            values = columns[col]
-            if isinstance(values, np.ndarray):
-                filled = ~np.isnan(values)
-            else:
-                filled = np.array([v is not None for v in values])
-            have = sorted(lab for lab, m in masks.items() if (filled & m).any())
+            have = sorted(lab for lab, rows in rows_of.items() if _filled_in(columns[col], rows))
             if entry.trials:
                 extra = [t for t in have if t not in entry.trials]
                 if extra:
@@ -556,6 +562,13 @@ def _design(
             elif have and len(have) < len(labels):
                 report.trial_scope_from_data.append(entry.name)
                 entry.trials = tuple(have)
+
+
+def _filled_in(values: Any, rows: np.ndarray) -> bool:
+    """Whether the column has a value (not blank) on any of these rows."""
+    if isinstance(values, np.ndarray):
+        return bool((~np.isnan(values[rows])).any())
+    return any(values[i] is not None for i in rows.tolist())
 
 
 # -- writing ----------------------------------------------------------------------------------

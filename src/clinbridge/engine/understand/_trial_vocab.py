@@ -11,9 +11,12 @@ import re
 __all__ = [
     "DEFAULT_QUALIFIERS",
     "FILLER",
+    "NEGATED_WORDS",
     "ROLE_WORDS",
     "Token",
     "canon",
+    "expand_shorthand",
+    "one_edit_apart",
     "tokenize",
 ]
 
@@ -40,6 +43,7 @@ _SYNONYMS: dict[str, str] = {
     "sat": "saturation",
     "spo2": "saturation",
     "hr": "heart",
+    "resp": "respiratory",
     "pulse": "heart",
     "bp": "pressure",
     "na": "sodium",
@@ -90,6 +94,7 @@ FILLER = frozenset(
         "what",
         "which",
         "whats",
+        "where",
         "was",
         "were",
         "is",
@@ -156,6 +161,8 @@ FILLER = frozenset(
         "recorded",
         "record",
         "records",
+        "row",
+        "rows",
         "measured",
         "measurement",
         "measure",
@@ -268,3 +275,44 @@ def canon(word: str) -> str:
 
 def tokenize(text: str) -> list[Token]:
     return [Token(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text.lower())]
+
+
+_SHORTHAND = (
+    (re.compile(r"\bw/o\b", re.I), "without"),
+    (re.compile(r"\bw/(?=\s|[a-z])", re.I), "with "),
+    (re.compile(r"(?<!\d)(?<!\d )\bpts?\b", re.I), "patients"),
+    # 'HR' is the heart rate, but '24 hr' is a time
+    (re.compile(r"(?<!\d)(?<!\d )\bhr\b", re.I), "heart rate"),
+)
+
+
+def expand_shorthand(text: str) -> str:
+    """Clinical shorthand written out: 'w/' with, 'w/o' without, 'pts' patients, 'HR' heart rate."""
+    for pattern, words in _SHORTHAND:
+        text = pattern.sub(words, text)
+    return text
+
+
+NEGATED_WORDS: dict[str, str] = {
+    "survivors": "non dead infants",
+    "survivor": "non dead infant",
+    "survived": "did not die",
+    "surviving": "non dead",
+    "alive": "non dead",
+}
+"""Words that mean 'not dead', used when the dictionary has no survival variable of its own."""
+
+
+def one_edit_apart(a: str, b: str) -> bool:
+    """Whether a and b differ by one letter added, dropped or changed, or two adjacent swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 1:
+            return True
+        i = diff[0]
+        return len(diff) == 2 and diff[1] == i + 1 and a[i] == b[i + 1] and a[i + 1] == b[i]
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k in range(len(short)) if short[k] != long_[k]), len(short))
+    return short[i:] == long_[i + 1 :]

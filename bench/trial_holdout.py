@@ -1,0 +1,89 @@
+"""Score the SEALED trial holdout (bench/data/trial_holdout_sealed.py.gz) on an unseen workbook.
+
+The holdout (53 questions: percentages with numerator and denominator, means/medians by arm,
+severity, site and trial, values at a time point, changes between time points, comparisons,
+multi-condition counts, and honest abstentions) was written and committed before it was run, on
+a workbook the dev set never used (seed 913, 497 infants, 1,250 variables). Gold is computed in
+pandas from the written .xlsx (``bench.trial_gold.Gold``); numeric answers are judged within
+5 % and percentages must state the right denominator (``bench.trial_gold.score``).
+
+Do not read the questions while working on the reader: run this only to report a figure.
+
+Usage::
+
+    python bench/trial_holdout.py [--set 1|2] [--show]   # --show: every verdict, not only misses
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT))
+
+HOLDOUTS = {
+    # set: (sealed questions, workbook seed, infants, variables)
+    1: (ROOT / "bench" / "data" / "trial_holdout_sealed.py.gz", 913, 497, 1250),
+    2: (ROOT / "bench" / "data" / "trial_holdout2_sealed.py.gz", 2718, 560, 1320),
+}
+"""Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran."""
+
+
+def load_holdout(which: int = 1) -> tuple[Any, ...]:
+    """The sealed questions (a gzip-compressed Python module of ``Question`` objects)."""
+    sealed = HOLDOUTS[which][0]
+    module = types.ModuleType(sealed.name.split(".")[0])
+    code = gzip.decompress(sealed.read_bytes()).decode("utf-8")
+    exec(compile(code, str(sealed), "exec"), module.__dict__)  # our own sealed file
+    return tuple(module.QUESTIONS)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--show", action="store_true")
+    parser.add_argument("--set", type=int, default=1, choices=sorted(HOLDOUTS))
+    args = parser.parse_args()
+    from bench.trial_gold import load_gold_frame, score
+
+    import clinbridge.api as cb
+    from clinbridge.adapters.trial import load_trial
+    from clinbridge.synthetic.trial import generate_trial
+
+    questions = load_holdout(args.set)
+    _, seed, subjects, variables = HOLDOUTS[args.set]
+    with tempfile.TemporaryDirectory() as tmp:
+        xlsx = Path(tmp) / "holdout.xlsx"
+        generate_trial(seed, subjects=subjects, variables=variables).write_xlsx(xlsx)
+        url = f"duckdb:///{Path(tmp) / 'holdout.duckdb'}"
+        load_trial(xlsx, url)
+        gold = load_gold_frame(xlsx)
+        verdicts: list[str] = []
+        times = []
+        with cb.connect(url) as conn:
+            for q in questions:
+                t = time.perf_counter()
+                answer = conn.ask(q.text)
+                times.append(time.perf_counter() - t)
+                verdict, why = score(q, answer, gold)
+                verdicts.append(verdict)
+                if args.show or verdict != "correct":
+                    print(f"q{q.id} [{q.voice}] {verdict}: {q.text} — {why}")
+    n = len(verdicts)
+    print(
+        f"holdout {args.set} (seed {seed}, {subjects} x {variables}): "
+        f"{verdicts.count('correct')}/{n} correct "
+        f"({100 * verdicts.count('correct') / n:.1f} %), {verdicts.count('abstained')} abstained, "
+        f"{verdicts.count('wrong')} wrong; mean {1000 * sum(times) / n:.1f} ms per question"
+    )
+
+
+if __name__ == "__main__":
+    main()

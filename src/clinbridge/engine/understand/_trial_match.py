@@ -1,0 +1,275 @@
+"""Finding what a trial question names: variables and codes among its words, time points."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from clinbridge.engine.understand._reading import Grounding
+from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
+from clinbridge.engine.understand._trial_vocab import DEFAULT_QUALIFIERS, ROLE_WORDS, tokenize
+from clinbridge.engine.understand._trial_words import CLAUSE_BREAK, DESIGN_PRIOR
+from clinbridge.timepoint import TimePoint
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Variable
+
+
+def group_of(
+    rest: str, roles: dict[str, Variable], families: list[Family]
+) -> tuple[Variable, int] | None:
+    """The grouping variable a 'by ...' phrase names, and how many characters it used."""
+    toks = tokenize(rest)
+    if not toks:
+        return None
+    first = toks[0].norm.rstrip("s") if toks[0].norm not in ROLE_WORDS else toks[0].norm
+    for role, words in ROLE_WORDS.items():
+        if (toks[0].norm in words or first in words) and role in roles:
+            # 'by randomised arm', 'by treatment group': take the role words that follow
+            used = toks[0].end
+            for t in toks[1:]:
+                if t.norm in words or t.norm.rstrip("s") in words:
+                    used = t.end
+                else:
+                    break
+            return roles[role], used
+    best: tuple[float, Variable, int] | None = None
+    for fam in families:
+        if fam.kind != "categorical":
+            continue
+        hit = [t for t in toks if t.norm in fam.tokens]
+        if not hit or toks[0] not in hit:
+            continue
+        score = len(hit) + 0.1 * len(hit) / max(1, len(fam.head))
+        if best is None or score > best[0]:
+            members = [v for vs in fam.members.values() for v in vs]
+            best = (score, members[0], hit[-1].end)
+    if best is None:
+        return None
+    return best[1], best[2]
+
+
+def find_mentions(parse: Parse, families: list[Family], codesets: list[CodeSet]) -> list[Mention]:
+    out: list[Mention] = []
+    content = parse.content
+    while True:
+        scored: list[tuple[float, Mention]] = []
+        for fam in families:
+            mt = match(fam, parse)
+            if mt is not None:
+                scored.append((mt.score, mt))
+        for cs in codesets:
+            mt = match_codes(cs, parse)
+            if mt is not None:
+                scored.append((mt.score, mt))
+        if not scored:
+            break
+        scored.sort(key=lambda x: -x[0])
+        best = scored[0][1]
+        rivals = [
+            m
+            for s, m in scored[1:]
+            if s >= scored[0][0] - 0.05
+            and set(m.core or m.positions) & set(best.core or best.positions)
+        ]
+        if rivals:
+            names = [describe(best)] + [describe(r) for r in rivals[:3]]
+            phrase = " ".join(content[i].text for i in sorted(best.positions))
+            raise Abstain(f"{phrase!r} could mean any of: " + "; ".join(names) + " — say which")
+        parse.consumed |= set(best.positions)
+        out.append(best)
+    return out
+
+
+def describe(mt: Mention) -> str:
+    if isinstance(mt.target, CodeSet):
+        return f"{mt.target.var.description} = " + " or ".join(
+            mt.target.var.codes.get(c, c) for c in mt.codes
+        )
+    return mt.target.label
+
+
+def clusters(parse: Parse, words: set[str]) -> list[list[int]]:
+    """Runs of the question's words among ``words``, near each other and in one clause."""
+    idx = [i for i, t in enumerate(parse.content) if i not in parse.consumed and t.norm in words]
+    clusters: list[list[int]] = []
+    content = parse.content
+    for i in idx:
+        if (
+            clusters
+            and i - clusters[-1][-1] <= 3
+            and not CLAUSE_BREAK.search(
+                parse.text[content[clusters[-1][-1]].end : content[i].start]
+            )
+        ):
+            clusters[-1].append(i)
+        else:
+            clusters.append([i])
+    return clusters
+
+
+def span(parse: Parse, positions: list[int]) -> tuple[int, int]:
+    return parse.content[min(positions)].start, parse.content[max(positions)].end
+
+
+def match(fam: Family, parse: Parse) -> Mention | None:
+    best: Mention | None = None
+    for cl in clusters(parse, fam.tokens):
+        words = {parse.content[i].norm for i in cl}
+        if not words & (fam.head | fam.names | fam.qual):
+            continue
+        gaps = (
+            (cl[-1] - cl[0] + 1)
+            - len(cl)
+            - sum(1 for i in range(cl[0], cl[-1]) if i in parse.consumed)
+        )
+        head_hit = len(words & fam.head) / max(1, len(fam.head))
+        score = len(words) - 0.5 * max(0, gaps) + 0.5 * head_hit
+        for generic, defaults in DEFAULT_QUALIFIERS.items():
+            if generic in words and not (words - {generic}) & fam.qual and defaults & fam.tokens:
+                score += 0.4
+        if fam.kind != "binary" and set(cl) & parse.attributive:
+            continue
+        # a name of the variable said only in part is a weaker match ('moderate or severe
+        # disability' is not 'death or moderate or severe disability') unless its words are the
+        # family's own ('MRI score' is the brain MRI injury score)
+        if not words <= fam.own:
+            score -= 0.3 * min((len(k - words) for k in fam.keys if k & words), default=0)
+        if len(words) == 1 and not words & (fam.key | fam.qual | fam.names):
+            continue  # one word of a modifier ('cooled' ~ 'Inotropes given during cooling')
+        if score < 0.8:
+            continue
+        a, b = span(parse, cl)
+        if best is None or score > best.score:
+            best = Mention(fam, cl, a, b, score=score)
+    return best
+
+
+def match_codes(cs: CodeSet, parse: Parse) -> Mention | None:
+    best: Mention | None = None
+    for cl in clusters(parse, cs.tokens):
+        words = {parse.content[i].norm for i in cl}
+        codes = tuple(c for c, ex in cs.exclusive.items() if ex & words)
+        if not codes:
+            full = [c for c, d in cs.distinct.items() if d and d <= words]
+            codes = tuple(full[:1]) if len(full) == 1 else ()
+        if not codes:
+            continue
+        code_words = set().union(*(cs.distinct[c] for c in codes))
+        core = [i for i in cl if parse.content[i].norm in code_words]
+        near = set(core)
+        grown = True
+        while grown:  # context words count only next to the code's words
+            grown = False
+            for i in cl:
+                if (
+                    i not in near
+                    and parse.content[i].norm in cs.context
+                    and (i - 1 in near or i + 1 in near)
+                ):
+                    near.add(i)
+                    grown = True
+        if near == set(core) and all(parse.content[i].text.isdigit() for i in core):
+            continue  # a bare number is no code: '1' is not 'Site 1' unless 'site' is said
+        used = sorted(near)
+        score = len({parse.content[i].norm for i in used}) + 0.1
+        if cs.var.role in {"arm", "trial", "site"}:
+            score += DESIGN_PRIOR
+        if not (words & cs.context):
+            score -= 0.05
+        a, b = span(parse, used)
+        if best is None or score > best.score:
+            best = Mention(cs, used, a, b, codes=codes, score=score, variable=cs.var, core=core)
+    return best
+
+
+def assign_times(
+    mentions: list[Mention],
+    times: list[tuple[TimePoint, int, int]],
+    change: bool,
+    groundings: list[Grounding],
+) -> None:
+    """Give each variable family mentioned its member at the time point asked."""
+    fams = [m for m in mentions if isinstance(m.target, Family)]
+    multi = [m for m in fams if len(m.target.members) > 1]  # type: ignore[union-attr]
+    numbered = [t for t in times if t[0].scale in {"h", "min", "mo"}]
+    special = [t for t in times if t[0].scale in {"baseline", "discharge"}]
+    owners = multi or fams
+    assigned: dict[int, list[TimePoint]] = {id(m): [] for m in fams}
+    for t in (numbered + special if change else numbered) or special:
+        if not owners:
+            break
+        if len(owners) > 1 and len(numbered) == 1:
+            for m in owners:
+                assigned[id(m)].append(t[0])
+            continue
+        m = min(owners, key=lambda m: distance(m, t[1], t[2]))
+        assigned[id(m)].append(t[0])
+    for mt in fams:
+        fam = mt.target
+        assert isinstance(fam, Family)
+        asked = assigned[id(mt)]
+        if len(fam.members) == 1:
+            tp, members = next(iter(fam.members.items()))
+            if len(members) > 1:
+                raise Abstain(
+                    f"{fam.label!r} is stored in several columns "
+                    f"({', '.join(v.name for v in members)})"
+                )
+            mt.variable = members[0]
+            wrong = [
+                a for a in asked if tp is not None and a.scale != "baseline" and a.text() != tp
+            ]
+            if wrong and (numbered or any(a.scale == "discharge" for a in wrong)):
+                raise Abstain(
+                    f"{fam.label!r} was recorded only at {tp}, not at {wrong[0].text()}",
+                    unresolved=[wrong[0].text()],
+                )
+            continue
+        if change and fam.kind == "numeric" and mt.comparison is None:
+            pts = sorted(set(asked), key=order)
+            if len(pts) < 2:
+                raise Abstain(f"a change in {fam.label!r} needs two time points")
+            mt.baseline = member(fam, pts[0])
+            mt.variable = member(fam, pts[-1])
+            continue
+        if not asked:
+            raise Abstain(
+                f"{fam.label!r} was recorded at {len(fam.time_points())} time points "
+                f"({', '.join(fam.time_points())}); say which"
+            )
+        if len({a.text() for a in asked}) > 1:
+            raise Abstain(
+                f"the question asks for {fam.label!r} at "
+                f"{' and '.join(sorted({a.text() for a in asked}))}; ask for one time point "
+                "(or for the change between them)"
+            )
+        mt.variable = member(fam, asked[0])
+
+
+def member(fam: Family, tp: TimePoint) -> Variable:
+    text = tp.text()
+    members = fam.members.get(text)
+    if members is None and tp.scale == "baseline":
+        members = fam.members.get("0 h")
+    if members is None:
+        have = ", ".join(fam.time_points()) or "no time point"
+        raise Abstain(
+            f"{fam.label!r} was not recorded at {text} (recorded at: {have})",
+            unresolved=[text],
+        )
+    if len(members) > 1:
+        raise Abstain(
+            f"{fam.label!r} at {text} is stored in several columns "
+            f"({', '.join(v.name for v in members)})"
+        )
+    return members[0]
+
+
+def order(tp: TimePoint) -> tuple[int, float]:
+    return ({"baseline": 0, "min": 1, "h": 2, "mo": 3, "discharge": 4}.get(tp.scale, 5), tp.amount)
+
+
+def distance(mt: Mention, a: int, b: int) -> float:
+    # a time point usually follows its measurement ('temperature at 24 h'); one before it is
+    # a little further away
+    return a - mt.end if a >= mt.end else (mt.start - b) + 0.5

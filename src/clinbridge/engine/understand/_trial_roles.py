@@ -1,0 +1,176 @@
+"""The roles of what a trial question names: cohort or numerator, filters, trial coverage."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from clinbridge.engine.plan import VariableFilter
+from clinbridge.engine.understand._reading import Grounding
+from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, is_yes
+from clinbridge.engine.understand._trial_vocab import tokenize
+from clinbridge.engine.understand._trial_words import (
+    COHORT_MARKERS,
+    CONVERT,
+    LINK_VERBS,
+    SPLIT_VERBS,
+    SUBJECT_NOUNS,
+    UNIT_NAMES,
+)
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Variable
+
+
+def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
+    """Which conditions make the denominator (cohort) and which the numerator."""
+    m = re.search(r"\b(percentage|percent|proportion|fraction)\b|%", text)
+    after_of = m.end() if m else 0
+    split = None
+    for t in tokenize(text[after_of:]):
+        if t.text in SPLIT_VERBS:
+            split = after_of + t.start
+            break
+    of = re.compile(r"\s*of\s+(?:the\s+|all\s+)?").match(text, after_of) if m else None
+    head = None
+    if of is not None:
+        first = tokenize(text[of.end() :])[:1]
+        if first and first[0].norm not in SUBJECT_NOUNS:
+            head = next((mt for mt in mentions if mt.start == of.end()), None)
+    others = [
+        mt
+        for mt in mentions
+        if mt is not head
+        and mt.variable is not None
+        and not (isinstance(mt.target, CodeSet) and mt.target.var in groups)
+    ]
+    if head is not None and others and _linked(text, head, others):
+        # 'proportion of deaths (that) occurred in the cooled arm': of the deaths, how many
+        for mt in mentions:
+            if not (isinstance(mt.target, CodeSet) and mt.target.var in groups):
+                mt.zone = "cohort" if mt is head else "numerator"
+        return
+    for mt in mentions:
+        if isinstance(mt.target, CodeSet) and mt.target.var in groups:
+            continue
+        if split is not None:
+            mt.zone = "numerator" if mt.start >= split else "cohort"
+            continue
+        prev = [t.text for t in tokenize(text[: mt.start])][-3:]
+        role = isinstance(mt.target, CodeSet) and mt.target.var.role in {"arm", "trial", "site"}
+        if any(w in COHORT_MARKERS for w in prev) or role:
+            mt.zone = "cohort"
+        else:
+            mt.zone = "numerator"
+
+
+def _linked(text: str, head: Mention, others: list[Mention]) -> bool:
+    """Whether a verb links the head of 'proportion of X' to the conditions after it."""
+    after = [o.start for o in others if o.start >= head.end]
+    if not after:
+        return True
+    return any(t.text in LINK_VERBS for t in tokenize(text[head.end : min(after)]))
+
+
+def to_filter(mt: Mention) -> VariableFilter | None:
+    var = mt.variable
+    if var is None or mt.grouped:
+        return None
+    if isinstance(mt.target, CodeSet):
+        if not mt.codes:
+            return None
+        return VariableFilter(variable=var.name, op="in", codes=mt.codes, negate=mt.negated)
+    fam = mt.target
+    if mt.comparison is not None:
+        kind, value, value2 = mt.comparison
+        return VariableFilter(
+            variable=var.name,
+            op=kind,
+            value=value,
+            value2=value2,
+            negate=mt.negated,  # type: ignore[arg-type]
+        )
+    if fam.kind == "binary":
+        yes = [c for c, lab in var.codes.items() if is_yes(lab)]
+        return VariableFilter(variable=var.name, op="in", codes=tuple(yes), negate=mt.negated)
+    return None
+
+
+def grounding(mt: Mention, text: str, note: str = "") -> Grounding:
+    var = mt.variable
+    phrase = text[mt.start : mt.end]
+    target = f"{var.name}: {var.description}" if var else mt.target.label
+    if var is not None and var.time_point:
+        target += f" at {var.time_point}"
+    if mt.codes and var is not None:
+        target += " = " + " or ".join(var.codes.get(c, c) for c in mt.codes)
+    if mt.comparison:
+        target += f" {mt.comparison[0]} {mt.comparison[1]:g}"
+    if mt.negated:
+        target = "not " + target
+    if note:
+        target += f" {note}"
+    kind = "value" if mt.comparison else ("concept" if not mt.codes else "code")
+    return Grounding(
+        phrase=phrase, kind=kind, target=target, how="label words", score=round(mt.score, 3)
+    )
+
+
+def check_trials(
+    mentions: list[Mention],
+    trial: Variable | None,
+    trials: tuple[str, ...],
+    groups: list[Variable],
+    filters: list[VariableFilter],
+    both: bool,
+) -> None:
+    if trial is None or not trials:
+        return
+    chosen: set[str] = set(trials)
+    for f in filters:
+        if f.variable == trial.name and f.op == "in":
+            chosen = {trial.codes.get(c, c) for c in f.codes}
+            if f.negate:
+                chosen = set(trials) - chosen
+    compared = trial in groups or both
+    for mt in mentions:
+        var = mt.variable
+        if var is None or var.role or not var.trials:
+            continue
+        have = set(var.trials)
+        where = f"{var.description}" + (f" at {var.time_point}" if var.time_point else "")
+        if compared and not set(trials) <= have:
+            raise Abstain(
+                f"{where} ({var.name}) was collected only in {', '.join(sorted(have))}; "
+                "the trials cannot be compared on it"
+            )
+        if not chosen & have:
+            raise Abstain(
+                f"{where} ({var.name}) was not collected in {', '.join(sorted(chosen))} "
+                f"(only in {', '.join(sorted(have))})"
+            )
+
+
+def coverage_notes(mentions: list[Mention], trials: tuple[str, ...]) -> list[str]:
+    notes = []
+    for mt in mentions:
+        var = mt.variable
+        if var is not None and var.trials and set(var.trials) != set(trials):
+            notes.append(f"{var.name} was collected only in {', '.join(var.trials)}")
+    return notes
+
+
+def unit_factor(said: str, target: Family | CodeSet, phrase: str) -> float:
+    """What to multiply the question's number by to reach the variable's unit (1 if unsaid)."""
+    said = UNIT_NAMES.get(said.strip().lower(), said.strip())
+    if not said or not isinstance(target, Family):
+        return 1.0
+    unit = next((v.unit for vs in target.members.values() for v in vs if v.unit), None)
+    if unit is None:
+        return 1.0
+    stored = UNIT_NAMES.get(unit.lower(), unit)
+    if stored == said:
+        return 1.0
+    if (said, stored) in CONVERT:
+        return CONVERT[(said, stored)]
+    raise Abstain(f"{phrase!r} is in {said}, but {target.label!r} is stored in {unit}")

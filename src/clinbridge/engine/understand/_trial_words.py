@@ -1,0 +1,238 @@
+"""Words and patterns of trial questions: aggregates, comparisons, groupings, units.
+
+General English and general clinical phrasing only, never phrases of particular questions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from clinbridge.engine.understand._trial_vocab import FILLER, canon
+
+AGG_WORDS: dict[str, str] = {
+    "mean": "mean",
+    "average": "mean",
+    "avg": "mean",
+    "median": "median",
+    "percentage": "proportion",
+    "percent": "proportion",
+    "proportion": "proportion",
+    "fraction": "proportion",
+    "%": "proportion",
+    "how many": "count",
+    "number of": "count",
+    "count": "count",
+    "standard deviation": "stddev",
+    "sd": "stddev",
+    "minimum": "min",
+    "lowest": "min",
+    "maximum": "max",
+    "highest": "max",
+}
+AGG_RE = re.compile(
+    r"\b(mean|average|avg|median|percentage|percent|proportion|fraction|how many|number of|count|"
+    r"standard deviation|sd|minimum|lowest|maximum|highest)\b|%"
+)
+CHANGE_RE = re.compile(r"\b(change|difference|rise|fall|drop|increase|decrease|delta)\b")
+EXTRA_FILLER = frozenset(
+    [
+        "before",
+        "stratified",
+        "group",
+        "groups",
+        "stratify",
+        "broken",
+        "split",
+        "according",
+        "hour",
+        "hours",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "month",
+        "months",
+        "minute",
+        "minutes",
+        "year",
+        "years",
+        "h",
+        "g",
+        "gram",
+        "grams",
+        "kg",
+        "c",
+        "mmol",
+        "l",
+        "mmhg",
+        "bpm",
+        "unit",
+        "units",
+    ]
+)
+EXTRA_FILLER = EXTRA_FILLER | frozenset(canon(w) for w in EXTRA_FILLER | FILLER) | FILLER
+NEGATORS = frozenset({"non", "not", "no", "without", "never"})
+SUBJECT_NOUNS = frozenset(
+    canon(w)
+    for w in [
+        "infant",
+        "infants",
+        "baby",
+        "babies",
+        "neonate",
+        "neonates",
+        "newborn",
+        "newborns",
+        "child",
+        "children",
+        "patient",
+        "patients",
+        "boy",
+        "boys",
+        "girl",
+        "girls",
+        "group",
+        "groups",
+        "arm",
+        "arms",
+        "subject",
+        "subjects",
+    ]
+)
+SUBJECT_ID = re.compile(
+    r"\b(?:infant|subject|patient|baby|participant|child|record)\s*(?:id\s*|number\s*|no\.?\s*)?"
+    r"#?\s*(?P<id>(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9][A-Za-z0-9_-]*)\b"
+    r"|\b(?P<id2>[A-Za-z]{1,5}-\d+(?:-\d+)+)\b",
+    re.I,
+)
+LIST_RE = re.compile(r"^\s*(?:which|list(?:\s+(?:the|all))?|what)\s+(?P<w>[a-z]+(?:\s+[a-z]+)?)")
+COMPARATIVE = re.compile(
+    r"\b(higher|highest|lower|lowest|more|most|less|least|fewer|fewest|better|best|worse|worst|largest|smallest)\b"
+)
+DURATION_UNITS = frozenset({"days", "day", "hours", "hour", "h", "weeks", "minutes", "min"})
+"""A variable measured in a unit of time is a duration ('how long', 'duration of ventilation')."""
+DESIGN_PRIOR = 0.15
+"""Conditions on the design variables (arm, trial, site) are the commonest in trial questions."""
+SPLIT_VERBS = frozenset(
+    [
+        "who",
+        "that",
+        "which",
+        "had",
+        "has",
+        "have",
+        "were",
+        "was",
+        "died",
+        "developed",
+        "received",
+        "experienced",
+        "required",
+        "needed",
+        "got",
+        "suffered",
+        "reached",
+    ]
+)
+COHORT_MARKERS = frozenset({"among", "amongst", "in", "within", "for"})
+CLAUSE_BREAK = re.compile(r"[,;:?]|\b(?:had|has|have)\b")
+"""What ends a phrase: one mention never spans 'dead infants, what proportion had a severe ...'."""
+LINK_VERBS = frozenset(
+    {
+        *("occurred", "occur", "occurring", "happened", "happen", "took"),
+        *("were", "was", "are", "is", "that", "which", "who"),
+    }
+)
+"""'proportion of deaths (that) occurred in the cooled arm': the head is the cohort only when a
+verb links it to the rest; 'percentage of outborn babies in NEOCOOL' is a share within NEOCOOL."""
+CMP = re.compile(
+    r"(?P<op>less than or equal to|greater than or equal to|at least|at most|no more than|"
+    r"no less than|more than|greater than|higher than|older than|younger than|above|over|"
+    r"exceeding|less than|lower than|below|under|fewer than|<=|>=|≤|≥|<|>)\s*"
+    r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
+    r"mmhg\b|bpm\b|%|days?\b|years?\b|points?\b|hours?\b)?"
+)
+CMP_AFTER = re.compile(
+    r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
+    r"mmhg\b|bpm\b|%|days?\b|years?\b|points?\b|hours?\b)?\s+or\s+"
+    r"(?P<op>higher|more|above|greater|over|lower|less|below|fewer|under)\b"
+)
+"""'3 or higher', '2.5 kg or less': the bound is included."""
+CMP_AFTER_OPS = {
+    **dict.fromkeys(["higher", "more", "above", "greater", "over"], ">="),
+    **dict.fromkeys(["lower", "less", "below", "fewer", "under"], "<="),
+}
+TIME_SUFFIX = re.compile(r"_?(?:\d+\s*(?:h|hr|hrs|min|m|mo)|[hd]\d+)$", re.I)
+"""The time point at the end of a column name ('_24H', '_h72', '0h', '_D3')."""
+BETWEEN = re.compile(
+    r"\bbetween\s+(?P<a>-?\d+(?:\.\d+)?)\s*(?:°\s*c|g|kg|weeks?)?\s+and\s+(?P<b>-?\d+(?:\.\d+)?)"
+    r"\s*(?P<unit>°\s*c\b|g\b|kg\b|grams?\b|weeks?\b)?"
+)
+OPS = {
+    "less than or equal to": "<=",
+    "greater than or equal to": ">=",
+    "at least": ">=",
+    "no less than": ">=",
+    "at most": "<=",
+    "no more than": "<=",
+    "more than": ">",
+    "greater than": ">",
+    "higher than": ">",
+    "older than": ">",
+    "above": ">",
+    "over": ">",
+    "exceeding": ">",
+    "less than": "<",
+    "lower than": "<",
+    "younger than": "<",
+    "below": "<",
+    "under": "<",
+    "fewer than": "<",
+    "<=": "<=",
+    ">=": ">=",
+    "≤": "<=",
+    "≥": ">=",
+    "<": "<",
+    ">": ">",
+}
+GROUP_RE = re.compile(
+    r"\b(?P<lead>by|per|in each|for each|at each|within each|across|between|according to|in both|"
+    r"in the two|for both|for the two)\s+(?:the\s+)?(?:two\s+|both\s+|different\s+|each\s+)?"
+    r"(?P<rest>[a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*){0,2})"
+)
+BOTH_TRIALS = re.compile(r"\b(both|two|each|the two|across|between)\s+(trials|studies)\b")
+TIME_UNITS = re.compile(r"^(hours?|h|days?|months?|minutes?|weeks?)\b")
+PREPOSITIONS = re.compile(
+    r"\b(of|at|during|before|after|in|on|from|to|for|with|by|per|since|until|within|between|given)\b"
+)
+UNIT_NAMES = {
+    "g": "g",
+    "gram": "g",
+    "grams": "g",
+    "kg": "kg",
+    "kilogram": "kg",
+    "kilograms": "kg",
+    "°c": "°C",
+    "° c": "°C",
+    "°": "°C",
+    "c": "°C",
+    "week": "weeks",
+    "weeks": "weeks",
+    "wk": "weeks",
+    "wks": "weeks",
+    "mmol/l": "mmol/L",
+    "mmhg": "mmHg",
+    "bpm": "beats/min",
+    "beats/min": "beats/min",
+    "%": "%",
+    "day": "days",
+    "days": "days",
+    "year": "years",
+    "years": "years",
+    "hour": "hours",
+    "hours": "hours",
+}
+IN_UNIT = re.compile(
+    r"\bin\s+(kg|g|grams?|kilograms?|hours|days|weeks|months|minutes|°c|mmol/l|mg/dl|mmhg|%)(?:\s|\?|$|,|\.)"
+)
+CONVERT = {("kg", "g"): 1000.0, ("g", "kg"): 0.001}
