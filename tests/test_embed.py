@@ -69,3 +69,16 @@ def test_semantic_similarity_and_one_service_per_settings(tmp_path) -> None:  # 
     assert best[0][0] == 0
     with pytest.raises(ValueError, match="auto, on or off"):
         EmbeddingService(mode="sometimes")  # type: ignore[arg-type]
+
+
+def test_mapped_weights_equal_the_safetensors_loader() -> None:
+    import numpy as np
+    from safetensors.numpy import load_file
+
+    from clinbridge.embed import mapped_weights, model_path
+
+    file = model_path() / "model.safetensors"
+    loaded, mapped = load_file(str(file)), mapped_weights(file)
+    assert loaded.keys() == mapped.keys()
+    for name, value in loaded.items():
+        assert mapped[name].dtype == value.dtype and np.array_equal(mapped[name], value), name

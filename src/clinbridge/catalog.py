@@ -125,6 +125,10 @@ class PatientTable(_Model):
     observation_end_column: str | None = None
     external_id_column: str | None = None
     """Column holding the id a user types (FHIR Patient.id, MIMIC subject_id), if not id_column."""
+    given_name_column: str | None = None
+    """Given name(s) of the patient (FHIR Patient.name.given), when the source stores names."""
+    family_name_column: str | None = None
+    """Family name of the patient (FHIR Patient.name.family)."""
 
 
 class EncounterTable(_Model):

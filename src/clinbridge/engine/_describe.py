@@ -315,10 +315,14 @@ def _describe(plan: QueryPlan) -> str:
     if op == "list":
         if m.of == "concept":
             return f"Which {_plural(stream_noun)} did {subject}{where} have{window}?"
+        if m.of == "patients":
+            return f"List the ids of {subject}{where}{window}."
         return f"List the {target} {m.of.replace('_', ' ')}s of {subject}{where}{window}."
     if op == "series":
         return f"What were the {target} values of {subject}{where} over time{window}{unit}?"
     agg = _AGG.get(op, op)
+    if m.of == "date" and m.point is not None:
+        return f"What is the {m.point.point.replace('_', ' ')} date of {subject}?"
     if m.of == "date":
         what = f"{target} {stream_noun}" if m.concepts else stream_noun
         return f"When was the {agg} {what} of {subject}{where}{window}?"

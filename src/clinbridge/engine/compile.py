@@ -28,6 +28,7 @@ from clinbridge.engine._cohort import (
 )
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
+    PatientAnchor,
     QueryPlan,
 )
 from clinbridge.engine.resolve import ResolvedConceptSet, streams_for
@@ -184,7 +185,9 @@ class Compiler:
                 exp.Sum(this=hit).as_("numerator"), exp.Count(this=exp.Star()).as_("denominator")
             ).from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
             return q, "proportion"
-        if m.of in {"patients", "age", "days_between"} and m.stream is None:
+        if (
+            m.of in {"patients", "age", "days_between"} or m.point is not None
+        ) and m.stream is None:
             return self._patient_level(plan)
         ev, _ = self._events(plan)
         ctes.append(("ev", ev))
@@ -302,6 +305,35 @@ class Compiler:
             return q.order_by(exp.column("date"), exp.column("value"), copy=False), "rows"
         raise UnsupportedOperationError(f"No translation rule for aggregate {op!r} of {m.of!r}")
 
+    def _patient_ids(self) -> exp.Select:
+        """The cohort's patients as the ids a user types (external id when the source has one)."""
+        p = self.catalog.patients
+        assert p is not None
+        column = _col(p.external_id_column or p.id_column, "p")
+        members = exp.select(exp.column("pid")).from_("cohort", copy=False)
+        q = (
+            exp.select(column.as_("value"))
+            .distinct(copy=False)
+            .from_(exp.alias_(exp.to_table(p.table), "p"), copy=False)
+            .where(_col(p.id_column, "p").isin(query=members), copy=False)
+        )
+        return q.order_by(exp.Ordered(this=exp.column("value")), copy=False)
+
+    def _patient_point(self, plan: QueryPlan, point: PatientAnchor) -> tuple[exp.Select, Shape]:
+        """One patient's birth or death date (or another date every patient has)."""
+        if plan.patient_id is None or plan.aggregate.op not in {"first", "last"}:
+            raise UnsupportedOperationError("a patient's own date is asked of one patient")
+        joins = _Joins()
+        when = self.cohorts.anchor_date(point, _col("pid", "c"), joins)
+        base = joins.apply(
+            exp.select(f.as_date(when, self.cohorts.d).as_("value")).from_(
+                exp.alias_(exp.to_table("cohort"), "c"), copy=False
+            )
+        )
+        return base.where(exp.not_(when.copy().is_(exp.null())), copy=False).limit(
+            1, copy=False
+        ), "date"
+
     def _patient_level(self, plan: QueryPlan) -> tuple[exp.Select, Shape]:
         op, m = plan.aggregate.op, plan.measure
         if plan.group_by:
@@ -319,15 +351,15 @@ class Compiler:
                     .else_(exp.Literal.number(0))
                     .as_("value")
                 ), "boolean"
-            if op == "list":  # the cohort's patient ids
-                pid = exp.column("pid")
-                q = exp.select(pid.as_("value")).from_("cohort", copy=False)
-                return q.order_by(exp.Ordered(this=exp.column("value")), copy=False), "list"
+            if op == "list":
+                return self._patient_ids(), "list"
             if op not in {"count", "count_distinct"}:
                 raise UnsupportedOperationError(f"cannot take the {op} of patients")
             return exp.select(exp.Count(this=exp.Star()).as_("value")).from_(
                 "cohort", copy=False
             ), "scalar"
+        if m.point is not None:
+            return self._patient_point(plan, m.point)
         joins = _Joins()
         pid = _col("pid", "c")
         if m.of == "days_between":

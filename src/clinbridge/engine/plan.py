@@ -351,6 +351,9 @@ class Measure(_Node):
     """For length_of_stay / encounters / encounter dates: restrict to a canonical encounter type."""
     age_at: Anchor | None = None
     """For ``age``: the date the age is taken at (e.g. the first diagnosis); default 'now'."""
+    point: PatientAnchor | None = None
+    """For ``date`` without a stream: a date every patient has (birth, death) instead of an
+    encounter's date."""
     start_at: Anchor | None = None
     """For ``days_between``: the earlier date (e.g. the first exposure)."""
     end_at: Anchor | None = None

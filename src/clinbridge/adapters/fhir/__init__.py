@@ -309,6 +309,8 @@ class FhirAdapter(SourceAdapter):
                 observation_start_column="start_time",
                 observation_end_column="end_time",
                 external_id_column="id",
+                given_name_column="given_name",
+                family_name_column="family_name",
             ),
             encounters=EncounterTable(
                 table="fhir_encounter",

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._lexicon import Lexicon
+from clinbridge.engine.understand._names import replace_patient_names
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
@@ -68,7 +69,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
-    text = expand_words(normalize(question))
+    text = replace_patient_names(expand_words(normalize(question)), ctx.lexicon)
     today = (ctx.now.date() if ctx.now else None) or _data_today(ctx.catalog) or dt.date.today()
     c = Ctx(
         question=question,

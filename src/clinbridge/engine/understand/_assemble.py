@@ -503,6 +503,9 @@ def _age(a: _Asked) -> _Found:
 
 def _first_last(a: _Asked) -> _Found:
     if a.intent is not None and a.intent.data.get("op") == "date":
+        point = _patient_point(a.items, a.patient_id)
+        if point is not None:
+            return point, None, 1.0
         found = a.first_concept()
         etypes = [s.data.get("type") for s in a.enc + _slots(a.items, "scope")]
         if found is None and etypes and a.patient_id:
@@ -536,7 +539,7 @@ def _first_last(a: _Asked) -> _Found:
 
 
 def _listed(a: _Asked) -> _Found:
-    nxt = _next_significant(a.after)
+    nxt = _next_significant([i for i in a.after if not _is_slot(i, "intent", "list")])
     intent = a.intent
     if a.op == "list" and (
         (intent is not None and intent.data.get("target") == "patients")
@@ -683,6 +686,20 @@ def _age_at_event(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
         Grounding(phrase=mslot.text, kind="aggregate", target=f"age at the {which} {c.phrase}")
     )
     return Measure(of="age", age_at=anchor)
+
+
+def _patient_point(items: list[Item], patient_id: str | None) -> Measure | None:
+    """'the date of birth of patient X', 'when did X die': the patient's own date."""
+    marks = _slots(items, "patient_date")
+    if marks:
+        return Measure(of="date", point=PatientAnchor(point=marks[0].data["point"]))
+    if patient_id and _slots(items, "death") and not any(isinstance(i, Concept) for i in items):
+        return Measure(of="date", point=PatientAnchor(point="death"))
+    return None
+
+
+def _is_slot(item: Item, kind: str, op: str) -> bool:
+    return isinstance(item, Slot) and item.kind == kind and item.data.get("op") == op
 
 
 PLURAL_PEOPLE = frozenset({"patients", "people", "persons", "individuals", "subjects", "cases"})

@@ -9,6 +9,7 @@ embedding similarity, and otherwise reported as unresolved.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections import Counter
@@ -24,6 +25,7 @@ from clinbridge.engine.understand._text import (
     stem,
     tokens,
 )
+from clinbridge.engine.understand._vaccines import class_words, vaccine_group_entries
 
 if TYPE_CHECKING:
     from clinbridge.engine.understand._lexicon import Lexicon, Match
@@ -219,6 +221,11 @@ GLUE = frozenset(
         "someone",
         "number",
         "count",
+        "counts",
+        "table",
+        "tabulate",
+        "tabulation",
+        "breakdown",
         "many",
         "much",
         "value",
@@ -408,7 +415,23 @@ _DERIVATIONS = (
 )
 
 
+@functools.cache
+def _english_words() -> frozenset[str]:
+    """Whole words (4+ letters) of the packaged MiniLM's WordPiece vocabulary, i.e. common
+    English: a word found there is spelt as meant and is never 'corrected' into a concept word
+    ('table' is not 'tablet'); empty without the model package."""
+    try:
+        from clinbridge.embed import model_path
+
+        text = (model_path() / "vocab.txt").read_text("utf-8")
+    except (ImportError, OSError):
+        return frozenset()
+    return frozenset(w for w in text.split() if w.isalpha() and len(w) >= 4)
+
+
 def _derived_noun(word: str, vocab: set[str]) -> str | None:
+    if word.endswith("ics") and len(word) > 6:  # 'diabetics', 'prediabetics': the people
+        word = word[:-1]
     for suffix, noun in _DERIVATIONS:
         if word.endswith(suffix) and len(word) > len(suffix) + 3:
             cand = word[: -len(suffix)] + noun
@@ -437,7 +460,9 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             and w not in STREAM_NOUNS
             and stem(w) not in vocab
         ):
-            near = _derived_noun(w, vocab) or lex.nearest_token(stem(w))
+            near = _derived_noun(w, vocab) or (
+                None if w in _english_words() or w in class_words() else lex.nearest_token(stem(w))
+            )
             fixed.append(near if near else w)
         else:
             fixed.append(w)
@@ -456,6 +481,12 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             if all(w.replace(".", "").isdigit() for w in seg):
                 continue  # a bare number never names a concept
             phrase = " ".join(seg)
+            vaccines = _vaccine_class(phrase, lex)
+            if vaccines is not None:
+                spans[i] = (length, vaccines)
+                for k in range(i, i + length):
+                    covered[k] = True
+                continue
             matches = lex.match(phrase)
             if not matches:
                 klass = _drug_class(phrase, lex)
@@ -524,13 +555,16 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             run.clear()
 
     _relational(spans, words)
+    _compound_units(spans, words)
     i = 0
     while i < n:
         if i in spans:
             flush()
             length, concept = spans[i]
             items.append(
-                Word(concept.phrase, "unresolved") if concept.how == "relational" else concept
+                Word(concept.phrase, "unresolved")
+                if concept.how in {"relational", "compound"}
+                else concept
             )
             i += length
             continue
@@ -591,6 +625,18 @@ def _drug_class(phrase: str, lex: Lexicon) -> Concept | None:
     return Concept(phrase, label, sorted(entries), 0.95, "drug_class", primary=sorted(entries))
 
 
+def _vaccine_class(phrase: str, lex: Lexicon) -> Concept | None:
+    """'flu shots', 'an HPV vaccine': the CVX-coded immunizations of a vaccine group, by code
+    system (``data/cvx_vaccine_groups.tsv``); the label says which codes and why."""
+    found = vaccine_group_entries(phrase, lex)
+    if found is None:
+        return None
+    group, entries = found
+    codes = ", ".join(sorted({str(lex.entries[e].code) for e in entries}))
+    label = f"{group.name} vaccines (CVX {codes}; vaccine group by code system, built-in list)"
+    return Concept(phrase, label, entries, 0.95, "vaccine_group", primary=entries)
+
+
 RELATIONAL = frozenset({"to", "against", "for"})
 
 
@@ -611,6 +657,23 @@ def _relational(spans: dict[int, tuple[int, Concept]], words: list[str]) -> None
         phrase = " ".join(words[a : b + lb])
         spans[a] = (b + lb - a, Concept(phrase, "", [], 0.0, "relational"))
         del spans[b]
+
+
+_TIME_UNIT_WORDS = frozenset({"day", "days", "week", "weeks", "month", "months", "year", "years"})
+
+
+def _compound_units(spans: dict[int, tuple[int, Concept]], words: list[str]) -> None:
+    """'pack years', 'person-days': a concept word directly followed by a time unit (no number
+    before the unit) is a compound unit the concept does not name; the pair is one unresolved
+    phrase, never the concept alone."""
+    for a in sorted(spans):
+        la, concept = spans[a]
+        end = a + la
+        if concept.how == "relational" or end >= len(words) or end in spans:
+            continue
+        if words[end] in _TIME_UNIT_WORDS:
+            phrase = " ".join(words[a : end + 1])
+            spans[a] = (la + 1, Concept(phrase, "", [], 0.0, "compound"))
 
 
 def _merge_adjacent(items: list[GroundItem], lex: Lexicon) -> list[GroundItem]:

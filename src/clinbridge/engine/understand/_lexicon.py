@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from clinbridge.engine.understand._names import patient_names
 from clinbridge.engine.understand._text import content_tokens, normalize, stem, tokens
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ __all__ = ["ConceptEntry", "Lexicon", "Match", "StreamStats"]
 
 logger = logging.getLogger(__name__)
 
-_CACHE_VERSION = 7
+_CACHE_VERSION = 8
 _BRACKETS = re.compile(
     r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
     r"observable entity|regime/therapy|morphologic abnormality)\)"
@@ -55,6 +56,9 @@ class ConceptEntry:
     """True when events carry this code itself (not only its descendants)."""
     stream_name: str = ""
     """The catalog stream the events are in (several streams may share a kind)."""
+    system: str = ""
+    """The code system the events store with this code, when the stream has a system column
+    (FHIR: 'http://hl7.org/fhir/sid/cvx'); '' otherwise."""
 
 
 @dataclass
@@ -93,6 +97,8 @@ class Lexicon:
     has_sex: bool = False
     has_birth: bool = False
     has_observation_period: bool = False
+    patient_names: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Patient name (lower case, digits dropped) → the ids of the patients with that name."""
     stream_words: dict[str, str] = field(default_factory=dict)
     kind_streams: dict[str, list[str]] = field(default_factory=dict)
     """Words of the catalog's stream names and descriptions → stream name (table retrieval)."""
@@ -167,6 +173,7 @@ class Lexicon:
             has_sex=self.has_sex,
             has_birth=self.has_birth,
             has_observation_period=self.has_observation_period,
+            patient_names=self.patient_names,
             stream_words=self.stream_words,
             kind_streams=self.kind_streams,
             cache_key=self.cache_key,
@@ -201,6 +208,15 @@ class Lexicon:
             lex.has_sex = pt.sex_column is not None
             lex.has_birth = pt.birth_date_column is not None or pt.birth_year_column is not None
             lex.has_observation_period = bool(pt.observation_table and pt.observation_start_column)
+            if pt.given_name_column and pt.family_name_column:
+                pid = q.col(pt.external_id_column or pt.id_column)
+                lex.patient_names = patient_names(
+                    q.rows(
+                        exp.select(
+                            pid, q.col(pt.given_name_column), q.col(pt.family_name_column)
+                        ).from_(q.table(pt.table))
+                    )
+                )
             if pt.death_table:
                 lex.deaths = q.scalar(
                     exp.select(exp.func("count", exp.Star())).from_(q.table(pt.death_table))
@@ -258,6 +274,7 @@ class Lexicon:
         ):
             per_code[_norm(c)] = (int(n), int(v or 0))
             stored.append(c)
+        systems = self._code_systems(q, s)
         names: dict[Any, str] = {}
         synonyms: list[tuple[Any, str]] = []
         ancestors: dict[Any, set[Any]] = defaultdict(set)
@@ -310,7 +327,11 @@ class Lexicon:
         index: dict[Any, int] = {}
         for c, (n, v) in per_code.items():
             index[c] = len(self.entries)
-            self.entries.append(ConceptEntry(c, names.get(c, str(c)), s.kind, n, v, True, s.name))
+            self.entries.append(
+                ConceptEntry(
+                    c, names.get(c, str(c)), s.kind, n, v, True, s.name, systems.get(c, "")
+                )
+            )
         for anc, descs in ancestors.items():
             n = sum(per_code.get(x, (0, 0))[0] for x in descs)
             v = sum(per_code.get(x, (0, 0))[1] for x in descs)
@@ -326,6 +347,19 @@ class Lexicon:
         for c, lbl in synonyms:
             if c in index:
                 labels[(normalize(lbl), "synonym")].add(index[c])
+
+    @staticmethod
+    def _code_systems(q: _Q, s: EventStream) -> dict[Any, str]:
+        """Code → the code system its events store (one per code; streams with a system column)."""
+        if not (s.system_column and s.code_column):
+            return {}
+        rows = q.rows(
+            exp.select(q.col(s.code_column), exp.func("min", q.col(s.system_column)))
+            .from_(q.table(s.table))
+            .where(q.col(s.code_column).is_(exp.null()).not_())
+            .group_by(q.col(s.code_column))
+        )
+        return {_norm(c): str(sy) for c, sy in rows if sy is not None}
 
     @staticmethod
     def _dictionary_names(q: _Q, d: Dictionary, wanted: exp.Expression) -> dict[Any, str]:

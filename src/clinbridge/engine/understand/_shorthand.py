@@ -18,6 +18,7 @@ from importlib import resources
 
 __all__ = [
     "DrugClass",
+    "attribute_values",
     "concept_shorthand",
     "drug_class",
     "drug_classes",
@@ -91,7 +92,46 @@ def expand_words(text: str) -> str:
         ("yr|yrs", "years"),
     ):
         text = re.sub(rf"\b(\d+)\s*(?:{short})\b", rf"\1 {unit}", text)
-    return re.sub(r"\bout\s+of\b", "among", text)  # 'out of everyone with X, ...'
+    text = re.sub(r"\bout\s+of\b", "among", text)  # 'out of everyone with X, ...'
+    return attribute_values(text)
+
+
+_ETYPE = (
+    r"(?:inpatient|outpatient|ambulatory|emergency|urgent\s*care|wellness|icu|intensive\s+care|"
+    r"home\s+health|virtual)"
+)
+_ENC = r"(?:encounters?|visits?|admissions?)"
+_ATTRIBUTE_FORMS = (
+    # 'gender female', 'sex = male', 'gender of female': the field's name before its value
+    (re.compile(r"\b(?:gender|sex)\s*(?:=|:|\bis\b|\bof\b)?\s*(?P<v>females?|males?)\b"), r"\g<v>"),
+    # 'encounters with class inpatient', 'an encounter of class emergency'
+    (
+        re.compile(
+            rf"\b(?P<n>{_ENC})\s+(?:of|with)\s+(?:an?\s+|the\s+)?(?:encounter\s+)?class\s*"
+            rf"(?:=|:|\bof\b)?\s*(?P<v>{_ETYPE})\b"
+        ),
+        r"\g<v> \g<n>",
+    ),
+    # 'emergency class encounters', 'class inpatient encounters'
+    (re.compile(rf"\b(?P<v>{_ETYPE})\s+class\s+(?P<n>{_ENC})"), r"\g<v> \g<n>"),
+    (re.compile(rf"\bclass\s*(?:=|:)?\s*(?P<v>{_ETYPE})\s+(?P<n>{_ENC})"), r"\g<v> \g<n>"),
+    # 'encounters starting in 2022': the encounters' start is in that year (not 'since 2022')
+    (
+        re.compile(
+            rf"\b(?P<n>{_ENC}|stays?)\s+(?:that\s+|which\s+)?(?:starting|beginning|started|began|begun)"
+            r"\s+(?P<p>in|during)\s+(?=(?:18|19|20)\d\d\b)"
+        ),
+        r"\g<n> \g<p> ",
+    ),
+)
+
+
+def attribute_values(text: str) -> str:
+    """A data manager's 'field value' phrasing read as the value: 'patients with gender female'
+    → 'patients with female', 'encounters of class emergency' → 'emergency encounters'."""
+    for pattern, repl in _ATTRIBUTE_FORMS:
+        text = pattern.sub(repl, text)
+    return text
 
 
 @dataclass(frozen=True)

@@ -373,7 +373,7 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("unsupported", {"what": "death or survival"}),
     ),
     (
-        r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|passed\s+away|expired)\b",
+        r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|pass(?:ed|es)?\s+away|expired)\b",
         lambda m: Slot("death"),
     ),
     (
@@ -640,7 +640,7 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("intent", {"op": "series"}),
     ),
     (
-        r"^(?:when)\b|\b(?:what|which)\s+(?:was|is|were)\s+the\s+dates?\s+(?:of|when)\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+(?:date|day|year)\b|\b(?:the\s+)?dates?\s+of\b|\bwhen\b",
+        r"^(?:when)\b|\b(?:what|which)\s+(?:was|is|were)\s+the\s+dates?\s+(?:of|when)\b|\bon\s+what\s+(?:date|day)\b|\bwhat\s+(?:date|day|year)\b|\b(?:the\s+)?dates?\s+of\b|\bwhen\b|\bdates?\b(?=\s+for\b|\s*[?.]?\s*$)",
         lambda m: Slot("intent", {"op": "date"}),
     ),
     (  # "last admission date", "first osteoarthritis diagnosis date", "visit start date"
@@ -725,11 +725,41 @@ def _split_between(pieces: list[Piece]) -> list[Piece]:
     return out
 
 
+def _patient_date_maker(point: str) -> Maker:
+    def make(m: re.Match[str]) -> list[Piece]:
+        return [Slot("intent", {"op": "date"}), Slot("patient_date", {"point": point})]
+
+    return make
+
+
+def _patient_dates(pieces: list[Piece]) -> list[Piece]:
+    """'the date of birth of patient X', 'death date for pt Y', 'when was X born': a date every
+    patient has, asked of one patient named in the question (elsewhere the words stay words)."""
+    if not any(isinstance(p, Slot) and p.kind == "patient_ref" for p in pieces):
+        return pieces
+    for point in ("birth", "death"):
+        pieces = _apply(
+            pieces,
+            re.compile(
+                rf"\b(?:the\s+)?date\s+of\s+{point}\b|\b{point}\s*-?\s*date\b"
+                + (r"|\bbirthdate\b|\bbirthday\b" if point == "birth" else "")
+            ),
+            _patient_date_maker(point),
+        )
+    joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
+    if re.search(r"^\s*(?:when|on\s+what\s+date|what\s+date)\b.*\bborn\b", joined):
+        pieces = _apply(
+            pieces, re.compile(r"\bborn\b"), lambda m: Slot("patient_date", {"point": "birth"})
+        )
+    return pieces
+
+
 def extract(text: str) -> list[Piece]:
     """Split a normalised question into text and structural slots, in order."""
     pieces: list[Piece] = [_replace_number_words(text)]
     pieces = _run(pieces, RULES_BEFORE_AGE)
     pieces, death_age, event_age = _age_anchor(pieces)
+    pieces = _patient_dates(pieces)
     pieces = _run(pieces, RULES)
     pieces = _split_between(pieces)
     if death_age or event_age:

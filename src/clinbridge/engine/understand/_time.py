@@ -190,7 +190,10 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "range",
-        re.compile(r"\b(?:in|during)?\s*(?P<a>(?:18|19|20)\d{2})\s*-\s*(?P<b>(?:18|19|20)\d{2})\b"),
+        re.compile(
+            r"\b(?:in|during)?\s*(?P<a>(?:18|19|20)\d{2})\s*(?:-|–|\bthrough\b|\bthru\b|\bto\b)\s*"
+            r"(?P<b>(?:18|19|20)\d{2})\b"
+        ),
     ),
     (
         "since",
