@@ -28,6 +28,7 @@ from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._text import normalize
+from clinbridge.engine.understand._unread import untype_hospital
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
@@ -80,6 +81,8 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     )
     try:
         pieces = _rejoin_names(extract(text), ctx.lexicon)
+        enc = ctx.catalog.encounters if ctx.catalog is not None else None
+        pieces = untype_hospital(pieces, enc.label if enc is not None else None)
         items = expand(pieces, c)
     except Exception as exc:  # a parsing bug must not become an answer
         logger.exception("understanding failed for %r", question)
@@ -95,7 +98,8 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
 
 def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
     """'miscarriage in the first trimester': an order word inside a concept's own name is part
-    of the name, not 'the first event' (only when the source has a concept by that name)."""
+    of the name, not 'the first event' (only when the source has a concept by that name); so
+    are a negation ('..., not elsewhere classified') and a value ('greater than 96 hours')."""
     from clinbridge.engine.understand._slots import Slot
     from clinbridge.engine.understand._text import tokens
 
@@ -105,7 +109,7 @@ def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
         p = pieces[k]
         if (
             isinstance(p, Slot)
-            and p.kind == "order"
+            and p.kind in {"order", "neg", "value", "count"}
             and out
             and isinstance(out[-1], str)
             and k + 1 < len(pieces)

@@ -535,6 +535,8 @@ def _relational(spans: dict[int, tuple[int, Concept]], words: list[str]) -> None
     mean something neither names alone; the pair becomes one unresolved phrase."""
     starts = sorted(spans)
     for a, b in itertools.pairwise(starts):
+        if a not in spans:  # already merged into the pair before it
+            continue
         la, _ = spans[a]
         between = words[a + la : b]
         if not between or not all(

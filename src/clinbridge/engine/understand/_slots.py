@@ -162,12 +162,6 @@ def extract(text: str) -> list[Piece]:
     pieces = _pass(  # an identifier on its own ("what is 5f1c...'s last creatinine")
         pieces, rf"\b(?P<id>{_UUID})\b", lambda m: Slot("patient_ref", {"id": m["id"]})
     )
-    # -- a single calendar day is not read yet: never dropped
-    pieces = _pass(
-        pieces,
-        r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b",
-        lambda m: Slot("unsupported", {"what": "events on one calendar day"}),
-    )
     # -- age at an event (before anything splits the sentence)
     pieces = _pass(
         pieces,
@@ -205,6 +199,9 @@ def extract(text: str) -> list[Piece]:
     else:  # not about an age: back to words
         pieces = [p.text if isinstance(p, Slot) and p.kind == "at_death" else p for p in pieces]
     # -- things the plan cannot express: death, cost, free text
+    from clinbridge.engine.understand._unread import mark_unread, mark_unread_days
+
+    pieces = mark_unread(pieces)
     pieces = _pass(
         pieces,
         r"\b(?:mortality|survival|survived|surviving|cause\s+of\s+death)\b",
@@ -296,6 +293,7 @@ def extract(text: str) -> list[Piece]:
     # -- time windows (anchored ones carry their anchor phrase)
     for kind, pattern in _time.PATTERNS:
         pieces = _apply(pieces, pattern, functools.partial(_window, kind))
+    pieces = mark_unread_days(pieces)  # a day or month no time expression read: never dropped
     # -- encounters mentioned as things (counted or required)
     pieces = _pass(pieces, rf"\b(?:(?:{ENC_TYPE})\s+)?{ENC_NOUN}\b", _encounter)
     pieces = _pass(
@@ -461,8 +459,11 @@ def extract(text: str) -> list[Piece]:
     )
     pieces = _pass(
         pieces,
-        r"\bhow\s+many\b|\b(?:total\s+)?number\s+of\b|\bcount\s+(?:of\s+)?(?:the\s+|all\s+)?|\bhow\s+much\b",
+        r"\bhow\s+many\b|\b(?:total\s+)?number\s+of\b|\bcount\s+(?:of\s+)?(?:the\s+|all\s+)?",
         lambda m: Slot("intent", {"op": "count"}),
+    )
+    pieces = _pass(  # 'how much X was given': an amount, never a count of events
+        pieces, r"\bhow\s+much\b", lambda m: Slot("intent", {"op": "sum", "word": m[0]})
     )
     pieces = _pass(
         pieces, r"\b(?:on\s+average|average|mean|avg)\b", lambda m: Slot("intent", {"op": "mean"})
