@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
+from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._shorthand import expand_words
@@ -84,6 +85,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         enc = ctx.catalog.encounters if ctx.catalog is not None else None
         pieces = untype_hospital(pieces, enc.label if enc is not None else None)
         items = expand(pieces, c)
+        specific_streams(items, ctx.lexicon)
     except Exception as exc:  # a parsing bug must not become an answer
         logger.exception("understanding failed for %r", question)
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]

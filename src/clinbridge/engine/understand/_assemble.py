@@ -464,7 +464,8 @@ def _measure(
             raise Abstain(
                 "could not tell what kind of things to list (drugs, conditions, procedures...)"
             )
-        if noun not in lex.streams:
+        named = op == "count_distinct" and noun in lex.stream_words.values()
+        if noun not in lex.streams and not named:  # a named stream: only to count its kinds
             raise Abstain(f"this source stores no {noun} events")
         found = first_concept([noun])
         cs, k = None, None

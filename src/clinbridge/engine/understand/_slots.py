@@ -484,7 +484,8 @@ def extract(text: str) -> list[Piece]:
     )
     pieces = _pass(
         pieces,
-        r"\b(?:sum\s+of|cumulative|combined)\b|\btotal\b(?!\s+number)(?=\s+(?:days|quantity|supply|length|⟦))",
+        r"\b(?:sum\s+of|cumulative|combined)\b|\btotal\b(?!\s+number)(?=\s+(?:days|quantity|supply|length|⟦))"
+        r"|\b(?:(?:the|total)\s+)?(?:amount|volume|dose)\s+of\b",
         lambda m: Slot("intent", {"op": "sum"}),
     )
     pieces = _pass(
