@@ -302,7 +302,7 @@ class MimicAdapter(SourceAdapter):
                 dictionary="micro_test",
                 value_text_column=("org_name",),
                 source_value_column=("spec_type_desc",),
-                description="microbiology: specimen (spec_type_desc), test, organism (org_name)",
+                description="microbiology: specimen, test and organism",
             ),
         ]
         for table, time in (

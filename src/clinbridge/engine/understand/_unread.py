@@ -42,6 +42,17 @@ _SHAPES: tuple[tuple[str, str], ...] = (
         "who is admitted now (an open encounter)",
     ),
 )
+_SHAPES += (
+    (
+        r"\b(?:greater|less|more|higher|lower|bigger|smaller)\s+than\s+(?:the\s+|it\s+was\s+)?"
+        r"(?:first|last|second|previous|initial)\b|\bcompared\s+(?:to|with)\b",
+        "a comparison of two measurements",
+    ),
+    (
+        r"\badmission\s+(?:type|location|source)\b|\b(?:insurance|marital\s+status|language)\b",
+        "attributes of an encounter or a patient (type, location, insurance)",
+    ),
+)
 _PATTERNS = tuple((re.compile(rx), what) for rx, what in _SHAPES)
 # a calendar day or month left over after the time expressions took theirs: never dropped
 _DAYS = re.compile(
@@ -66,8 +77,23 @@ def _mark(pieces: list[Piece], pattern: re.Pattern[str], what: str) -> list[Piec
     return [p for p in out if not (isinstance(p, str) and not p.strip())]
 
 
+# 'what did they receive 2 or more times': which things, by how often each was recorded
+_LIST_BY_COUNT = re.compile(
+    r"^(?:what|which)\b.*?\b(\d+\s+or\s+more\s+times|at\s+least\s+\d+\s+times)"
+)
+_POLITE = re.compile(r"^(?:can|could|would|will)\s+(?:you|i|we|anyone|someone)\s+(?:please\s+)?")
+
+
 def mark_unread(pieces: list[Piece]) -> list[Piece]:
-    """Mark the question shapes the plan cannot express as ``unsupported`` slots."""
+    """Mark the question shapes the plan cannot express as ``unsupported`` slots (and drop a
+    polite 'could you': 'could you list ...' asks for the list, not whether one can)."""
+    if pieces and isinstance(pieces[0], str):
+        pieces = [_POLITE.sub("", pieces[0]), *pieces[1:]]
+    joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
+    m = _LIST_BY_COUNT.search(joined)
+    if m:
+        what = "the things recorded a number of times each"
+        pieces = _mark(pieces, re.compile(re.escape(m[1])), what)
     for pattern, what in _PATTERNS:
         pieces = _mark(pieces, pattern, what)
     return pieces
