@@ -4,7 +4,10 @@ Reads bench/data/ehrsql-2024/{train,valid}.jsonl.gz (CC BY 4.0) and writes
 src/clinbridge/synthetic/data/ehrsql2024_terms.json: the string literals the gold SQL compares
 columns with (drug names, routes, lab and item labels with their linksto, diagnosis and procedure
 titles, care units, specimens, admission locations), the subject ids the questions name, and
-those asked about their current stay (``dischtime IS NULL``), whom the generator keeps admitted.
+those asked about their current stay (``dischtime IS NULL``), whom the generator keeps admitted,
+and which terms each question asks of the patient it names (``planted``: subject id, kind, term),
+which the generator records in every admission or ICU stay of that patient so the gold SQL of
+patient-level questions has data to find.
 
     python bench/ehrsql_terms.py
 """
@@ -45,6 +48,7 @@ def main() -> None:
     items: collections.Counter[tuple[str, str]] = collections.Counter()
     subjects: collections.Counter[int] = collections.Counter()
     current: collections.Counter[int] = collections.Counter()
+    planted: set[tuple[int, str, str]] = set()
     for split in ("train", "valid"):
         with gzip.open(DATA / f"{split}.jsonl.gz", "rt", encoding="utf-8") as f:
             for line in f:
@@ -57,7 +61,15 @@ def main() -> None:
                         terms[key][value] += 1
                 for label, linksto in _ITEM.findall(sql):
                     items[(label, linksto.lower())] += 1
-                subjects.update(int(s) for s in _SUBJECT.findall(sql))
+                named = {int(s) for s in _SUBJECT.findall(sql)}
+                subjects.update(named)
+                asked = [
+                    (_WANTED[(t.lower(), c.lower())], v)
+                    for t, c, v in _EQ.findall(sql)
+                    if (t.lower(), c.lower()) in _WANTED
+                ]
+                asked += [(f"items:{links.lower()}", label) for label, links in _ITEM.findall(sql)]
+                planted.update((sid, kind, term) for sid in named for kind, term in asked)
                 if re.search(r"dischtime\s+IS\s+NULL", sql, re.IGNORECASE):
                     # asked about their current hospital stay: keep them admitted at 'now'
                     current.update(int(s) for s in _SUBJECT.findall(sql))
@@ -65,6 +77,7 @@ def main() -> None:
     out["items"] = sorted([label, linksto] for label, linksto in items)  # type: ignore[misc]
     out["subject_ids"] = sorted(subjects)  # type: ignore[assignment]
     out["current_subject_ids"] = sorted(current)  # type: ignore[assignment]
+    out["planted"] = sorted([sid, kind, term] for sid, kind, term in planted)  # type: ignore[misc]
     out["_source"] = [  # type: ignore[assignment]
         "Derived from the EHRSQL 2024 shared task train+valid gold SQL "
         "(github.com/glee4810/ehrsql-2024, CC BY 4.0); see bench/data/ehrsql-2024/SOURCE.md"

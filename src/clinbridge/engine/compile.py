@@ -194,8 +194,8 @@ class Compiler:
         e = "e"
         src = exp.alias_(exp.to_table("ev"), e)
         val: exp.Expr = _col("val", e)
-        if m.of == "date":
-            val = f.as_date(_col("t", e), d)
+        if m.of == "date":  # reported as stored: to the minute where the source keeps times
+            val = _col("t", e)
         if plan.group_by:
             return self._grouped(plan, ctes)
         if op in {"count", "count_distinct", "exists"}:
@@ -218,7 +218,7 @@ class Compiler:
             elif m.of == "encounters":
                 target = exp.Count(this=exp.Distinct(expressions=[_col("eid", e)]))
             elif m.of == "date":
-                target = exp.Count(this=exp.Distinct(expressions=[val]))
+                target = exp.Count(this=exp.Distinct(expressions=[f.as_date(val, d)]))
             else:
                 target = exp.Count(this=exp.Star())
             return exp.select(target.as_("value")).from_(src, copy=False), "scalar"
@@ -246,11 +246,12 @@ class Compiler:
         if op in {"first", "last"}:
             extreme = exp.Min if op == "first" else exp.Max
             if m.of == "concept":
-                # Every concept recorded on the first/last day: ties are reported, not broken at random.
-                day = f.as_date(_col("t", e), d)
+                # Every concept recorded at the first/last time (to the day where the source keeps
+                # only days): ties are reported, not broken at random.
+                day = _col("t", e)
                 b = self.cohorts.alias("x")
                 edge = exp.Subquery(
-                    this=exp.select(extreme(this=f.as_date(_col("t", b), d))).from_(
+                    this=exp.select(extreme(this=_col("t", b))).from_(
                         exp.alias_(exp.to_table("ev"), b), copy=False
                     )
                 )

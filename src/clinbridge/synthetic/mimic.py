@@ -243,6 +243,66 @@ def _pairs(
     return np.repeat(parent, reps), np.repeat(item, reps)
 
 
+class _Planter:
+    """The terms each question asks of the patient it names (``planted`` in the term list),
+    added to every admission (or ICU stay) of that patient, three times, so patient-level gold SQL —
+    first/last visit, a month, 'since' — has data to find. Patients not named are untouched."""
+
+    def __init__(self, terms: dict[str, Any], subject: np.ndarray[Any, Any]) -> None:
+        self.wanted: dict[str, list[tuple[int, str]]] = {}
+        for sid, kind, term in terms.get("planted", ()):
+            self.wanted.setdefault(str(kind), []).append((int(sid), str(term)))
+        self.row = {int(sid): k for k, sid in enumerate(subject)}
+
+    def add(
+        self,
+        kind: str,
+        parent_of: np.ndarray[Any, Any],
+        vocab: list[str],
+        pairs: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]],
+    ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """``pairs`` (parent, term) with the planted ones; ``parent_of`` maps a parent to its
+        patient row."""
+        index = {t: j for j, t in enumerate(vocab)}
+        by_patient: dict[int, list[int]] = {}
+        for parent, row in enumerate(parent_of):
+            by_patient.setdefault(int(row), []).append(parent)
+        extra_a: list[int] = []
+        extra_i: list[int] = []
+        for sid, term in self.wanted.get(kind, ()):
+            row, j = self.row.get(sid), index.get(term)
+            if row is None or j is None:
+                continue
+            parents = by_patient.get(row, [])
+            extra_a += parents * 3
+            extra_i += [j] * (3 * len(parents))
+        a = np.concatenate([pairs[0], np.array(extra_a, dtype=np.int64)])
+        i = np.concatenate([pairs[1], np.array(extra_i, dtype=np.int64)])
+        return a, i
+
+    def units(
+        self, unit: np.ndarray[Any, Any], row_of: np.ndarray[Any, Any], kind: str = "careunits"
+    ) -> np.ndarray[Any, Any]:
+        """A per-admission value (the ward, the admission location) of a named patient's
+        admissions: the ones questions ask of them, in turn."""
+        asked: dict[int, list[str]] = {}
+        for sid, term in self.wanted.get(kind, ()):
+            asked.setdefault(self.row.get(sid, -1), []).append(term)
+        for row, terms in asked.items():
+            for k, adm in enumerate(np.flatnonzero(row_of == row)):
+                unit[adm] = terms[k % len(terms)]
+        return unit
+
+    def routes(
+        self, route: np.ndarray[Any, Any], row_of: np.ndarray[Any, Any], rng: np.random.Generator
+    ) -> None:
+        """Give a few prescriptions of a named patient each route a question asks of them."""
+        for sid, term in self.wanted.get("routes", ()):
+            rows = np.flatnonzero(row_of == self.row.get(sid, -1))
+            if rows.size:
+                route[rng.choice(rows, size=min(6, rows.size), replace=False)] = term
+
+
 def _within(
     rng: np.random.Generator, start: np.ndarray[Any, Any], end: np.ndarray[Any, Any]
 ) -> np.ndarray[Any, Any]:
@@ -316,10 +376,14 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
     age = rng.integers(20, 91, size=n)
     birth_min = -(age * 365 + rng.integers(0, 365, size=n)) * 24 * 60  # before 2100-01-01
     n_adm = np.clip(2 + rng.poisson(2.0, size=n), 1, 7)
+    # the patients the questions name are seen more often, so that months and 'since' windows
+    # of the year hold their data
+    n_adm = np.where(np.isin(subject, named), np.clip(n_adm + 3, 1, 10), n_adm)
     # still admitted at 'now': the patients the questions ask about their current stay, and
     # about three in ten of the others
     named_current = {int(x) for x in terms.get("current_subject_ids", ())}
     current = np.isin(subject, list(named_current)) | (rng.random(n) < 0.3)
+    plant = _Planter(terms, subject)
 
     # -- admissions: one slot of the year per admission, the last one may still be open -----
     pat = np.repeat(np.arange(n), n_adm)
@@ -352,7 +416,9 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
             "admittime": _ts(start),
             "dischtime": dischtime,
             "admission_type": rng.choice(_ADMISSION_TYPES, size=pat.size),
-            "admission_location": rng.choice(loc_terms, size=pat.size),
+            "admission_location": plant.units(
+                rng.choice(loc_terms, size=pat.size).astype(object), pat, "admission_locations"
+            ),
             "discharge_location": np.where(
                 open_, np.array(None, dtype=object), rng.choice(_DISCHARGE_LOCATIONS, size=pat.size)
             ),
@@ -428,7 +494,7 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
         {
             "hadm": np.arange(pat.size),
             "eventtype": "admit",
-            "careunit": rng.choice(wards, size=pat.size),
+            "careunit": plant.units(rng.choice(wards, size=pat.size).astype(object), pat),
             "t_in": start + (length * 0.05).astype(np.int64),
             "t_out": end,
         }
@@ -460,7 +526,9 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
     )
 
     # -- diagnoses and procedures (timed at the admission, as EHRSQL does) -------------------
-    a, i = _pairs(rng, pat.size, len(dx_titles), 8 / len(dx_titles), 0.0)
+    a, i = plant.add(
+        "diagnoses", pat, dx_titles, _pairs(rng, pat.size, len(dx_titles), 8 / len(dx_titles), 0.0)
+    )
     out["diagnoses_icd"] = pd.DataFrame(
         {
             "row_id": np.arange(1, a.size + 1),
@@ -470,7 +538,9 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
             "charttime": _ts(start[a]),
         }
     )
-    a, i = _pairs(rng, pat.size, len(px_titles), 4 / len(px_titles), 0.0)
+    a, i = plant.add(
+        "procedures", pat, px_titles, _pairs(rng, pat.size, len(px_titles), 4 / len(px_titles), 0.0)
+    )
     out["procedures_icd"] = pd.DataFrame(
         {
             "row_id": np.arange(1, a.size + 1),
@@ -482,7 +552,7 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
     )
 
     # -- labs: most tests in every admission ---------------------------------------------------
-    a, i = _pairs(rng, pat.size, len(labs), 0.8, days * 0.12)
+    a, i = plant.add("labs", pat, labs, _pairs(rng, pat.size, len(labs), 0.8, days * 0.12))
     ranges = [_lab_range(lbl) for lbl in labs]
     lo = np.array([r[1] for r in ranges])[i]
     hi = np.array([r[2] for r in ranges])[i]
@@ -504,13 +574,16 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
     # -- prescriptions ----------------------------------------------------------------------
     drugs = list(terms["drugs"])
     routes = [_route(d, rng) for d in drugs]
-    a, i = _pairs(rng, pat.size, len(drugs), 0.45, 0.3 + days * 0.04)
+    a, i = plant.add(
+        "drugs", pat, drugs, _pairs(rng, pat.size, len(drugs), 0.45, 0.3 + days * 0.04)
+    )
     t0 = _within(rng, start[a], end[a])
     stop = np.minimum(t0 + (rng.uniform(0.2, 5, size=a.size) * 1440).astype(np.int64), _NOW_MIN)
     pick = rng.random(a.size)
     route = np.array(
         [routes[j][int(p * len(routes[j]))] for j, p in zip(i, pick, strict=True)], dtype=object
     )
+    plant.routes(route, pat[a], rng)
     unit = np.where(np.isin(route, ["iv", "iv drip", "iv bolus"]), "ml", "mg")
     dose = rng.choice([1, 2, 5, 10, 20, 25, 40, 50, 100, 250, 500, 1000], size=a.size)
     out["prescriptions"] = pd.DataFrame(
@@ -530,7 +603,12 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
     # -- ICU charting, inputs, outputs --------------------------------------------------------
     def stay_events(table: str, p: float, reps: float) -> tuple[np.ndarray[Any, Any], ...]:
         sel = d_items[d_items["linksto"] == table]
-        s_idx, j = _pairs(rng, a_icu.size, len(sel), p, reps * stay_days)
+        s_idx, j = plant.add(
+            f"items:{table}",
+            pat[a_icu],
+            [str(x) for x in sel["label"]],
+            _pairs(rng, a_icu.size, len(sel), p, reps * stay_days),
+        )
         times = _within(rng, in_t[s_idx], out_t[s_idx])
         return s_idx, sel["itemid"].to_numpy()[j], sel["label"].to_numpy()[j], times
 
@@ -579,7 +657,12 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
 
     # -- microbiology -------------------------------------------------------------------------
     specimens = list(terms["specimens"])
-    a, i = _pairs(rng, pat.size, len(specimens), 6 / len(specimens), 0.3 + days * 0.05)
+    a, i = plant.add(
+        "specimens",
+        pat,
+        specimens,
+        _pairs(rng, pat.size, len(specimens), 6 / len(specimens), 0.3 + days * 0.05),
+    )
     org = rng.choice(_ORGANISMS, size=a.size).astype(object)
     org[rng.random(a.size) < 0.4] = None
     out["microbiologyevents"] = pd.DataFrame(

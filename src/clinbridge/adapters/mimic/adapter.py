@@ -268,7 +268,7 @@ class MimicAdapter(SourceAdapter):
                 unit_column=("dose_unit_rx",),
                 route_column=("route",),
                 source_value_column=("drug",),
-                description="medication orders: drug, route, dose value and unit",
+                description="medication orders (what was prescribed): drug, route, dose value and unit",
             ),
             self._stream(
                 s,
@@ -298,11 +298,11 @@ class MimicAdapter(SourceAdapter):
                 "measurement",
                 "microbiologyevents",
                 time=("charttime", "chartdate"),
-                code=("test_name", "spec_type_desc"),
+                code=("spec_type_desc", "test_name"),  # the specimen names the test
                 dictionary="micro_test",
                 value_text_column=("org_name",),
                 source_value_column=("spec_type_desc",),
-                description="microbiology: specimen (spec_type_desc), test, organism (org_name)",
+                description="microbiology: specimen, test and organism",
             ),
         ]
         for table, time in (
@@ -427,7 +427,7 @@ class MimicAdapter(SourceAdapter):
         # names that live in the event rows themselves
         for name, table, cols in (
             ("prescription_drug", "prescriptions", ("drug",)),
-            ("micro_test", "microbiologyevents", ("test_name", "spec_type_desc")),
+            ("micro_test", "microbiologyevents", ("spec_type_desc", "test_name")),
             ("care_unit", "icustays", ("first_careunit",)),
             ("transfer_unit", "transfers", ("careunit", "curr_careunit")),
         ):

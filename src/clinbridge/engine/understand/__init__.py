@@ -23,12 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
+from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._text import normalize
+from clinbridge.engine.understand._unread import untype_hospital
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
@@ -81,7 +83,10 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     )
     try:
         pieces = _rejoin_names(extract(text), ctx.lexicon)
+        enc = ctx.catalog.encounters if ctx.catalog is not None else None
+        pieces = untype_hospital(pieces, enc.label if enc is not None else None)
         items = expand(pieces, c)
+        specific_streams(items, ctx.lexicon)
     except Exception as exc:  # a parsing bug must not become an answer
         logger.exception("understanding failed for %r", question)
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
@@ -96,7 +101,8 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
 
 def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
     """'miscarriage in the first trimester': an order word inside a concept's own name is part
-    of the name, not 'the first event' (only when the source has a concept by that name)."""
+    of the name, not 'the first event' (only when the source has a concept by that name); so
+    are a negation ('..., not elsewhere classified') and a value ('greater than 96 hours')."""
     from clinbridge.engine.understand._slots import Slot
     from clinbridge.engine.understand._text import tokens
 
@@ -106,7 +112,7 @@ def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
         p = pieces[k]
         if (
             isinstance(p, Slot)
-            and p.kind == "order"
+            and p.kind in {"order", "neg", "value", "count"}
             and out
             and isinstance(out[-1], str)
             and k + 1 < len(pieces)

@@ -562,7 +562,8 @@ def _listed(a: _Asked) -> _Found:
         raise Abstain(
             "could not tell what kind of things to list (drugs, conditions, procedures...)"
         )
-    if noun not in a.lex.streams:
+    named = a.op == "count_distinct" and noun in a.lex.stream_words.values()
+    if noun not in a.lex.streams and not named:  # a named stream: only to count its kinds
         raise Abstain(f"this source stores no {noun} events")
     found = a.first_concept([noun])
     cs, k = None, None

@@ -608,7 +608,7 @@ def _window(spec: TimeSpec, ctx: Ctx, items: list[Item], preds: list[Pred]) -> A
     )
     if spec.kind == "calendar":
         if spec.relative_year is not None:
-            spec = resolve_relative_year(spec, ctx.today)
+            spec = resolve_relative_year(spec, ctx.now or ctx.today)
         return CalendarWindow(start=spec.start, end=spec.end)
     if spec.kind == "now":
         return RelativeWindow(

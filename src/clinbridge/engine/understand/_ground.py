@@ -14,7 +14,7 @@ import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._shorthand import concept_shorthand, drug_class
 from clinbridge.engine.understand._text import (
@@ -179,6 +179,9 @@ EVENT_NOUNS = frozenset(
 )
 GLUE = frozenset(
     [
+        "calculate",
+        "compute",
+        "determine",
         "what",
         "which",
         "how",
@@ -570,8 +573,11 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             continue
         w = words[i]
         role = _role(w)
-        if role is None and stem(w) in lex.stream_words:
-            role = ("stream_noun", lex.stream_words[stem(w)])
+        if (role is None or role[0] == "hint") and stem(w) in lex.stream_words:
+            # 'prescribed' where one stream of that kind says it holds prescriptions: that stream
+            named = lex.stream_words[stem(w)]
+            if role is None or _stream_kind(lex, named) == role[1]:
+                role = ("stream_noun", named)
         if role is None:
             if _ignorable(w):
                 if w.replace(".", "").isdigit():
@@ -645,6 +651,8 @@ def _relational(spans: dict[int, tuple[int, Concept]], words: list[str]) -> None
     mean something neither names alone; the pair becomes one unresolved phrase."""
     starts = sorted(spans)
     for a, b in itertools.pairwise(starts):
+        if a not in spans:  # already merged into the pair before it
+            continue
         la, _ = spans[a]
         between = words[a + la : b]
         if not between or not all(
@@ -674,6 +682,25 @@ def _compound_units(spans: dict[int, tuple[int, Concept]], words: list[str]) -> 
         if words[end] in _TIME_UNIT_WORDS:
             phrase = " ".join(words[a : end + 1])
             spans[a] = (la + 1, Concept(phrase, "", [], 0.0, "compound"))
+
+
+def specific_streams(items: list[Any], lex: Lexicon) -> None:
+    """'drugs ... prescribed': a kind of stream narrowed to the one stream of that kind the
+    question also names (prescriptions, not every drug stream)."""
+    named = [
+        i.value
+        for i in items
+        if isinstance(i, Word) and i.role == "stream_noun" and i.value not in lex.kind_streams
+    ]
+    for i in items:
+        if isinstance(i, Word) and i.role == "stream_noun" and i.value in lex.kind_streams:
+            narrow = [n for n in named if _stream_kind(lex, n) == i.value]
+            if len(set(narrow)) == 1:
+                i.value = narrow[0]
+
+
+def _stream_kind(lex: Lexicon, name: str) -> str | None:
+    return next((k for k, names in lex.kind_streams.items() if name in names), None)
 
 
 def _merge_adjacent(items: list[GroundItem], lex: Lexicon) -> list[GroundItem]:

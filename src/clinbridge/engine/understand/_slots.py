@@ -14,26 +14,15 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from clinbridge.engine.understand import _time
+from clinbridge.engine.understand._pieces import Piece, Slot
 from clinbridge.engine.understand._text import NUMBER_WORDS
+from clinbridge.engine.understand._unread import UNREAD_DAYS, mark_unread
 
 __all__ = ["Piece", "Slot", "extract"]
 
-
-@dataclass
-class Slot:
-    kind: str
-    data: dict[str, Any] = field(default_factory=dict)
-    text: str = ""
-
-    def __repr__(self) -> str:
-        return f"⟦{self.kind}{':' + repr(self.data) if self.data else ''}⟧"
-
-
-Piece = str | Slot
 
 ENC_TYPE = (
     r"(?P<etype>inpatient|in-patient|emergency(?:\s+(?:room|department))?|er|ed|a&e|icu|intensive\s+care(?:\s+unit)?"
@@ -310,10 +299,6 @@ _EARLY: tuple[RawRule, ...] = (
     # -- a single calendar day: a one-day window; any other day (in a range, a two-digit
     # year) is not read yet: never dropped
     (_time.DAY_PATTERN, functools.partial(_window, "day")),
-    (
-        r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b",
-        lambda m: Slot("unsupported", {"what": "events on one calendar day"}),
-    ),
     # -- "(counting the exposure day as day 0)", "(day 0 = the exposure day)": the convention
     # the windows follow (days counted from the anchor's day), said aloud
     (
@@ -450,6 +435,9 @@ _RULES: tuple[RawRule, ...] = (
     ),
     # -- time windows (anchored ones carry their anchor phrase)
     *((p, functools.partial(_window, kind)) for kind, p in _time.PATTERNS),
+    # -- a calendar day or month no time expression read (in a range, a two-digit year):
+    # never dropped
+    (UNREAD_DAYS, lambda m: Slot("unsupported", {"what": "events on one calendar day or month"})),
     # -- encounters mentioned as things (counted or required)
     (
         rf"\b(?:(?:{ENC_TYPE})\s+)?{ENC_NOUN}\b",
@@ -608,8 +596,12 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("intent", {"op": "count", "target": "events"}),
     ),
     (
-        r"\bhow\s+many\b|\b(?:total\s+)?number\s+of\b|\bcount\s+(?:of\s+)?(?:the\s+|all\s+)?|\bhow\s+much\b",
+        r"\bhow\s+many\b|\b(?:total\s+)?number\s+of\b|\bcount\s+(?:of\s+)?(?:the\s+|all\s+)?",
         lambda m: Slot("intent", {"op": "count"}),
+    ),
+    (  # 'how much X was given': an amount, never a count of events
+        r"\bhow\s+much\b",
+        lambda m: Slot("intent", {"op": "sum", "word": m[0]}),
     ),
     (
         r"\b(?:on\s+average|average|mean|avg)\b",
@@ -632,7 +624,8 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("intent", {"op": "max", "word": m[0]}),
     ),
     (
-        r"\b(?:sum\s+of|cumulative|combined)\b|\btotal\b(?!\s+number)(?=\s+(?:days|quantity|supply|length|⟦))",
+        r"\b(?:sum\s+of|cumulative|combined)\b|\btotal\b(?!\s+number)(?=\s+(?:days|quantity|supply|length|⟦))"
+        r"|\b(?:(?:the|total)\s+)?(?:amount|volume|dose)\s+of\b",
         lambda m: Slot("intent", {"op": "sum"}),
     ),
     (
@@ -760,6 +753,7 @@ def extract(text: str) -> list[Piece]:
     pieces = _run(pieces, RULES_BEFORE_AGE)
     pieces, death_age, event_age = _age_anchor(pieces)
     pieces = _patient_dates(pieces)
+    pieces = mark_unread(pieces)  # shapes the plan cannot express: never dropped as filler
     pieces = _run(pieces, RULES)
     pieces = _split_between(pieces)
     if death_age or event_age:

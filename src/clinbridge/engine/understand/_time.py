@@ -54,6 +54,10 @@ class TimeSpec:
     relative_year: int | None = None
     """For 'last year'/'this year' (and month, week, day): offset in calendar units from now's."""
     relative_unit: str = "year"
+    ago: bool = False
+    """'since 3 months ago': from now minus ``-relative_year`` units, with no end."""
+    month_day: tuple[int, int] | None = None
+    """'on 11/26/this year': that month and day of the relative year."""
 
 
 def parse_date(text: str, *, end: bool = False) -> dt.date | None:
@@ -65,6 +69,13 @@ def parse_date(text: str, *, end: bool = False) -> dt.date | None:
             return dt.date(int(m[1]), int(m[2]), int(m[3]))
         except ValueError:
             return None
+    m = re.fullmatch(r"(\d{1,2})/(\d{1,2})/(\d{4})", t)  # month/day/year
+    if m and 1 <= int(m[1]) <= 12:
+        return dt.date(int(m[3]), int(m[1]), int(m[2]))
+    m = re.fullmatch(r"(\d{1,2})/(\d{4})", t)  # month/year
+    if m and 1 <= int(m[1]) <= 12:
+        y, mo = int(m[2]), int(m[1])
+        return dt.date(y, mo, calendar.monthrange(y, mo)[1] if end else 1)
     m = re.fullmatch(r"(\d{4})-(\d{1,2})", t)
     if m:
         y, mo = int(m[1]), int(m[2])
@@ -80,7 +91,7 @@ def parse_date(text: str, *, end: bool = False) -> dt.date | None:
 
 
 _MONTH_NAMES = "|".join(sorted((k for k in MONTHS if len(k) >= 3), key=len, reverse=True))
-DATE = rf"(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{4}}-\d{{1,2}}|(?:{_MONTH_NAMES})\.?\s+\d{{4}}|(?<![\d.])(?:18|19|20|21)\d{{2}}(?![\d.]))"
+DATE = rf"(?:\d{{1,2}}/\d{{1,2}}/\d{{4}}|\d{{1,2}}/\d{{4}}|\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{4}}-\d{{1,2}}|(?:{_MONTH_NAMES})\.?\s+\d{{4}}|(?<![\d.])(?:18|19|20|21)\d{{2}}(?![\d.]))"
 UNIT = r"(?P<u>day|week|month|year)s?"
 NUM = r"(?P<n>\d+(?:\.\d+)?)"
 _ANCHOR_END = (
@@ -170,10 +181,20 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "now",
         re.compile(
-            rf"\b(?:in|during|within|over|for)\s+the\s+(?:last|past|previous|preceding|prior)\s+(?:{NUM}\s+)?{UNIT}\b"
+            rf"\b(?P<prep>in|during|within|over|for)\s+the\s+(?P<lw>last|past|previous|preceding|prior)\s+(?:{NUM}\s+)?{UNIT}\b"
         ),
     ),
     ("now2", re.compile(rf"\b(?:in|during|within)\s+(?:the\s+)?(?:last|past)\s+{NUM}\s+{UNIT}\b")),
+    # "since 3 months ago": from that point up to now
+    ("ago", re.compile(rf"\b(?:since|from|after|starting)\s+{NUM}\s+{UNIT}\s+ago\b")),
+    # one calendar day: "on 2100-03-12", "on 03/12/2100", "on 11/26/this year", "on 12/24/last year"
+    (
+        "md_day",
+        re.compile(
+            r"(?:\b(?:on|in|during)\s+(?:the\s+(?:day|date)\s+)?)?(?<![\d/])(?P<md>\d{1,2}/\d{1,2})/(?:(?P<y>\d{4})\b|(?P<rel>this|last|previous|current)\s+year\b)"
+            r"|\bon\s+(?P<a>\d{4}-\d{1,2}-\d{1,2})\b"
+        ),
+    ),
     (
         "relyear",
         re.compile(
@@ -267,6 +288,13 @@ def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
         if g["dir"] in {"before", "preceding"} or g["dir"].startswith("prior"):
             return TimeSpec("event", start_days=-hi, end_days=-lo, anchor_text=anchor, which=which)
         return TimeSpec("event", start_days=lo, end_days=hi, anchor_text=anchor, which=which)
+    if kind == "now" and not g.get("n") and g["prep"] in {"in", "during"} and g["lw"] != "past":
+        # "in the previous year", "during the last month": the calendar unit before now's
+        return TimeSpec("calendar", relative_year=-1, relative_unit=g["u"])
+    if kind == "ago":
+        return TimeSpec("calendar", relative_year=-round(n), relative_unit=g["u"], ago=True)
+    if kind == "md_day":
+        return _day(g)
     if kind in {"now", "now2"}:
         return TimeSpec("now", start_days=-days_of(n, g["u"]), end_days=0)
     if kind == "relyear":
@@ -315,18 +343,63 @@ def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
     return None
 
 
+def _day(g: dict[str, str | None]) -> TimeSpec | None:
+    if g.get("a"):
+        a = parse_date(g["a"] or "")
+        return None if a is None else TimeSpec("calendar", start=a, end=a)
+    mo, d = (int(x) for x in (g["md"] or "").split("/"))
+    if not (1 <= mo <= 12 and 1 <= d <= 31):
+        return None
+    if g.get("y"):
+        try:
+            a = dt.date(int(g["y"] or 0), mo, d)
+        except ValueError:
+            return None
+        return TimeSpec("calendar", start=a, end=a)
+    return TimeSpec(
+        "calendar",
+        relative_year=-1 if g["rel"] in {"last", "previous"} else 0,
+        relative_unit="year",
+        month_day=(mo, d),
+    )
+
+
 def _which(word: str | None) -> str:
     if word and word.split()[0] in {"last", "latest", "final", "most"}:
         return "last"
     return "first"
 
 
-def resolve_relative_year(spec: TimeSpec, now: dt.date) -> TimeSpec:
+def _shift(day: dt.date, k: int, unit: str) -> dt.date:
+    """``day`` moved ``k`` calendar units (a month keeps its day, clipped to the month's end)."""
+    if unit == "day":
+        return day + dt.timedelta(days=k)
+    if unit == "week":
+        return day + dt.timedelta(weeks=k)
+    months = k * (12 if unit == "year" else 1)
+    y, m = divmod(day.year * 12 + day.month - 1 + months, 12)
+    return dt.date(y, m + 1, min(day.day, calendar.monthrange(y, m + 1)[1]))
+
+
+def resolve_relative_year(spec: TimeSpec, now: dt.date | dt.datetime) -> TimeSpec:
     """'last year' with ``now`` in 2019 → 2018-01-01 .. 2018-12-31; 'this month', 'last week',
     'yesterday' likewise (calendar units counted back from ``now``)."""
     if spec.relative_year is None:
         return spec
     k = spec.relative_year
+    if isinstance(now, dt.datetime):  # a 'now' with a time of day: its date, or the next one
+        day = now.date()
+        if spec.ago:  # 'since 3 days ago' at 23:59 starts, to the day, the next morning
+            start = _shift(day, k, spec.relative_unit)
+            late = now.time() >= dt.time(12)
+            return TimeSpec("calendar", start=start + dt.timedelta(days=1) if late else start)
+        now = day
+    if spec.ago:
+        return TimeSpec("calendar", start=_shift(now, k, spec.relative_unit))
+    if spec.month_day is not None:
+        mo, d = spec.month_day
+        day = dt.date(now.year + k, mo, min(d, calendar.monthrange(now.year + k, mo)[1]))
+        return TimeSpec("calendar", start=day, end=day)
     if spec.relative_unit == "month":
         y, m = divmod(now.year * 12 + now.month - 1 + k, 12)
         m += 1

@@ -1,0 +1,126 @@
+"""Question shapes the plan cannot express yet, marked so the reading abstains naming them.
+
+Each entry is a general shape of question — a per-day aggregate, two events at the same time or
+in the same visit, a cost, a discharge, who is admitted right now — never a phrase from one
+question set. Without these marks the words would be dropped as filler, the rest of the question
+read, and a different question answered (a wrong answer accepted is far worse than an
+abstention).
+"""
+
+from __future__ import annotations
+
+import re
+
+from clinbridge.engine.understand._pieces import Piece, Slot
+
+__all__ = ["UNREAD_DAYS", "mark_unread", "mark_unread_days", "untype_hospital"]
+
+_ENCOUNTER = r"(?:hospital\s+|icu\s+|intensive\s+care\s+|er\s+|emergency\s+)?(?:visits?|admissions?|encounters?|stays?|hospitali[sz]ations?)"
+_SHAPES: tuple[tuple[str, str], ...] = (
+    (
+        r"\b(?:costs?|costing|costly|price[sd]?|pricing|charges?|charged|expenses?|expensive|"
+        r"bill(?:ed|ing)?|paid|pay)\b",
+        "costs",
+    ),
+    (
+        r"\b(?:daily|weekly|monthly|hourly|nightly)\b|\b(?:per|each|every|a)\s+(?:day|week|month|hour)\b",
+        "an aggregate per day, week or month",
+    ),
+    (
+        r"\bat\s+the\s+same\s+time\b|\bsimultaneous(?:ly)?\b|\bconcurrent(?:ly)?\b|"
+        rf"\bsame\s+(?:{_ENCOUNTER}|day|week|month|year|time|date)\b",
+        "two events at the same time or in the same visit or period",
+    ),
+    (
+        r"\bdischarg(?:ed|es|ing)\b|\bdischarge\b(?!\s+(?:date|minus|time))",
+        "discharges (the end of an encounter)",
+    ),
+    (
+        rf"\b(?:current|ongoing|present|this)\s+{_ENCOUNTER}\b|"
+        r"\b(?:hospitali[sz]ed|admitted|inpatients?|in\s+(?:the\s+)?(?:hospital|icu|ward))\b[^?.]{0,40}\bnow\b|"
+        r"\bnow\b[^?.]{0,40}\b(?:hospitali[sz]ed|admitted|inpatients?|in\s+(?:the\s+)?(?:hospital|icu|ward))\b",
+        "who is admitted now (an open encounter)",
+    ),
+)
+_SHAPES += (
+    (
+        r"\b(?:greater|less|more|higher|lower|bigger|smaller)\s+than\s+(?:the\s+|it\s+was\s+)?"
+        r"(?:first|last|second|previous|initial)\b|\bcompared\s+(?:to|with)\b",
+        "a comparison of two measurements",
+    ),
+    (
+        r"\badmission\s+(?:type|location|source)\b|\b(?:insurance|marital\s+status|language)\b",
+        "attributes of an encounter or a patient (type, location, insurance)",
+    ),
+)
+_PATTERNS = tuple((re.compile(rx), what) for rx, what in _SHAPES)
+# a calendar day or month left over after the time expressions took theirs: never dropped
+UNREAD_DAYS = re.compile(
+    r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{1,2}/\d{4}\b"
+    r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{4}\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b"
+)
+
+
+def _mark(pieces: list[Piece], pattern: re.Pattern[str], what: str) -> list[Piece]:
+    out: list[Piece] = []
+    for piece in pieces:
+        if isinstance(piece, Slot):
+            out.append(piece)
+            continue
+        pos = 0
+        for m in pattern.finditer(piece):
+            out.append(piece[pos : m.start()])
+            out.append(Slot("unsupported", {"what": what}, m[0]))
+            pos = m.end()
+        out.append(piece[pos:])
+    return [p for p in out if not (isinstance(p, str) and not p.strip())]
+
+
+# 'what did they receive 2 or more times': which things, by how often each was recorded
+_LIST_BY_COUNT = re.compile(
+    r"^(?:what|which)\b.*?\b(\d+\s+or\s+more\s+times|at\s+least\s+\d+\s+times)"
+)
+_POLITE = re.compile(r"^(?:can|could|would|will)\s+(?:you|i|we|anyone|someone)\s+(?:please\s+)?")
+
+
+def mark_unread(pieces: list[Piece]) -> list[Piece]:
+    """Mark the question shapes the plan cannot express as ``unsupported`` slots (and drop a
+    polite 'could you': 'could you list ...' asks for the list, not whether one can)."""
+    if pieces and isinstance(pieces[0], str):
+        pieces = [_POLITE.sub("", pieces[0]), *pieces[1:]]
+    joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
+    m = _LIST_BY_COUNT.search(joined)
+    if m:
+        what = "the things recorded a number of times each"
+        pieces = _mark(pieces, re.compile(re.escape(m[1])), what)
+    for pattern, what in _PATTERNS:
+        pieces = _mark(pieces, pattern, what)
+    return pieces
+
+
+def mark_unread_days(pieces: list[Piece]) -> list[Piece]:
+    """Mark calendar days and months no time expression read (run after the time passes)."""
+    return _mark(pieces, UNREAD_DAYS, "events on one calendar day or month")
+
+
+_INPATIENT = re.compile(r"\bin-?patients?\b")  # the type named: kept
+_HOSPITAL = re.compile(r"\b(?:hospital|hospitali[sz]\w*|admissions?|admitted)\b")
+
+
+def untype_hospital(pieces: list[Piece], encounter_label: str | None) -> list[Piece]:
+    """Where every encounter the source records is a hospital admission (its catalog says so),
+    'hospital visit', 'admission' and 'admitted' name every encounter, not the inpatient type
+    only: the type filter is dropped from those slots."""
+    if not encounter_label or "hospital" not in encounter_label.lower():
+        return pieces
+    for p in pieces:
+        if (
+            isinstance(p, Slot)
+            and p.kind in {"encounter", "scope", "measure"}
+            and p.data.get("type") == "inpatient"
+            and _HOSPITAL.search(p.text)
+            and not _INPATIENT.search(p.text)
+        ):
+            p.data["type"] = None
+    return pieces
