@@ -9,8 +9,9 @@ negation by negspacy) on every chunk that mentions the target; then decide:
 * a value: one value (after unit conversion) across the evidence, or the first/last by time when
   the question says so; different values otherwise abstain, naming them;
 * yes/no: an affirmed mention → yes; only negated mentions → no; only family-history or
-  uncertain mentions → abstain; no mention → no, *not documented*, only for a curated finding
-  (a calculator input with its synonyms) — an ad hoc phrase abstains.
+  uncertain mentions → abstain; no mention → abstain, saying how much was read (or, with
+  ``absent_unmentioned``, *no — not documented* for a curated finding: a calculator input with
+  its synonyms; an ad hoc phrase always abstains).
 
 A wrong answer is worse than an abstention: every accepted answer carries the quotes it rests on.
 """
@@ -70,6 +71,7 @@ class Found:
             "chunk_span": [self.chunk.start, self.chunk.end],
             "assertion": self.evidence.assertion or None,
             "method": self.evidence.method,
+            "value": self.evidence.value,
             "similarity": round(self.score, 3),
         }
 
@@ -144,8 +146,49 @@ def _extract(target: Target, ranked: list[tuple[Chunk, float]]) -> list[Found]:
         if key in seen:
             continue  # the same mention read again in an overlapping chunk
         seen.add(key)
-        found.append(Found(chunk, ev, score))
+        hit = Found(chunk, ev, score)
+        if _plausible(hit, target):
+            found.append(hit)
     return found
+
+
+_CHANGE = re.compile(
+    r"\b(lost|gained|loss of|gain of|(increase|decrease|drop|fall|rise|reduction|change)[a-z]* "
+    r"(by|of)|up by|down by)\s*$",
+    re.I,
+)
+"""A change in a quantity is not the quantity ('lost 17 kg of body weight')."""
+_LINKING = {"is", "was", "were", "of", "at", "measured", "level", "levels", "value", "count",
+            "noted", "recorded", "documented", "found", "to", "be", "been", "about", "approximately"}
+_HYPOTHETICAL = re.compile(
+    r"\b(to prevent|prevent(s|ing|ion of)?|prophyla\w*|in case of|if|should|would|to avoid|"
+    r"to exclude|risk of|in order to)\b[^.;]*$",
+    re.I,
+)
+"""A finding named as what is to be prevented or avoided is not present."""
+
+
+def _plausible(found: Found, target: Target) -> bool:
+    """Guards the extractor's generous calculator reading takes no care of in a question."""
+    ev, text = found.evidence, found.chunk.text
+    if ev.start is None:
+        return True
+    before = text[max(0, ev.start - 40) : ev.start]
+    if target.input.type == "boolean":
+        return not (ev.value is True and _HYPOTHETICAL.search(before[-60:]))
+    if _CHANGE.search(before):
+        return False
+    if "(unit assumed)" in ev.method:
+        words = re.findall(r"[A-Za-z]+", re.sub(r"[\d.].*$", "", ev.text))
+        terms = {w.lower() for t in _terms(target) for w in re.findall(r"[A-Za-z]+", t)}
+        return all(w.lower() in terms or w.lower() in _LINKING for w in words)
+    return True
+
+
+def _terms(target: Target) -> list[str]:
+    from clinbridge.calculators.extract.rules import input_terms
+
+    return input_terms(target.input)
 
 
 def _value_ok(target: Target, ev: Evidence) -> bool:
@@ -200,7 +243,7 @@ def _decide_value(
 
 
 def _decide_finding(
-    nq: NoteQuestion, target: Target, found: list[Found], searched: int
+    nq: NoteQuestion, target: Target, found: list[Found], searched: int, absent: bool
 ) -> tuple[Any, list[Found], str | None]:
     affirmed = [f for f in found if f.evidence.value is True]
     negated = [f for f in found if "negated" in f.evidence.assertion]
@@ -211,9 +254,9 @@ def _decide_finding(
     if found:
         how = ", ".join(sorted({f.evidence.assertion for f in found}))
         return None, found, f"the notes mention {nq.target!r} only as {how}"
-    if target.curated and searched:
+    if absent and target.curated and searched:
         return False, [], None
-    return None, [], f"no note in scope mentions {nq.target!r}"
+    return None, [], f"no note in scope mentions {nq.target!r} ({searched} chunks read)"
 
 
 def answer_from_notes(
@@ -222,6 +265,7 @@ def answer_from_notes(
     index: ChunkIndex,
     *,
     structured: Answer | None = None,
+    absent_unmentioned: bool = False,
 ) -> Answer | None:
     """The notes' answer to a patient-level question (None when it is not one notes can answer:
     neither a value nor a yes/no question, or the source has no notes).
@@ -232,6 +276,8 @@ def answer_from_notes(
         index: The database's chunk index.
         structured: The tables' answer, when there is one: its plan's encounter scope and time
             window bound the notes, and the concepts it matched steer retrieval.
+        absent_unmentioned: Answer 'no' for a curated finding no note in scope mentions (the
+            chart-review convention MedCalc-Bench labels follow); default: abstain, saying so.
     """
     start = time.perf_counter()
     nq = read_question(question, structured.plan if structured is not None else None)
@@ -251,7 +297,7 @@ def answer_from_notes(
     if nq.kind == "value":
         value, cited, why = _decide_value(nq, target, found)
     else:
-        value, cited, why = _decide_finding(nq, target, found, len(chunks))
+        value, cited, why = _decide_finding(nq, target, found, len(chunks), absent_unmentioned)
     if scope_error or not chunks:
         value, why = None, scope_error or "no note of the patient is inside the question's scope"
     details = {
@@ -309,10 +355,11 @@ def _answer(
         checks.append(Check(name="note_evidence", passed=False, detail=why or "", code="no_data"))
         return Answer(decision="abstain", reason=why, reason_code="no_data", details=details,
                       checks=checks, timings=timings, provenance=prov)
-    unit = None
     if isinstance(value, tuple):
-        value, unit = value
-        details["unit"] = unit
+        value, details["unit"] = value
+        written = details["citations"][0].get("value") if details["citations"] else None
+        if written is not None:
+            details["as_written"] = written
     if nq.kind == "yesno" and not details["citations"]:
         detail = "not documented: no note in scope mentions it (absent by convention)"
     else:

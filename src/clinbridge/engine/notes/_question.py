@@ -99,8 +99,23 @@ def _date(v: Any) -> dt.date | None:
         return None
 
 
+_APPLIED = {"scope", "encounter", "patient"}
+
+
+def _kept(p: Any) -> str:
+    """A piece's words for the target: text as is, a slot's own words unless the notes apply
+    the slot themselves (an encounter scope, a calendar window)."""
+    if isinstance(p, str):
+        return p
+    if p.kind in _APPLIED:
+        return " "
+    if p.kind == "window" and getattr(p.data.get("spec"), "kind", None) == "calendar":
+        return " "
+    return f" {p.text} "
+
+
 def _target(pieces: list[Any]) -> str:
-    text = " ".join(p for p in pieces if isinstance(p, str))
+    text = "".join(_kept(p) for p in pieces)
     text = _DAY.sub(" ", text)
     text = _UNIT.sub(" ", text)
     text = _LEAD.sub(" ", text)
