@@ -178,11 +178,33 @@ def _plausible(found: Found, target: Target) -> bool:
         return not (ev.value is True and _HYPOTHETICAL.search(before[-60:]))
     if _CHANGE.search(before):
         return False
+    if _another_value(found, target):
+        return False
     if "(unit assumed)" in ev.method:
         words = re.findall(r"[A-Za-z]+", re.sub(r"[\d.].*$", "", ev.text))
         terms = {w.lower() for t in _terms(target) for w in re.findall(r"[A-Za-z]+", t)}
         return all(w.lower() in terms or w.lower() in _LINKING for w in words)
     return True
+
+
+def _another_value(found: Found, target: Target) -> bool:
+    """The same sentence goes on to give a second value in the input's unit ('0.8 mg/dL on
+    admission and 1.9 mg/dL on day three'): which one the question means is not known."""
+    from clinbridge.calculators.extract.text import find_quantities, sentences
+    from clinbridge.calculators.units import convert
+
+    ev, text, unit = found.evidence, found.chunk.text, target.input.unit
+    if ev.end is None or not unit or not isinstance(ev.value, list):
+        return False
+    end = next((b for a, b in sentences(text) if a <= ev.end - 1 < b), len(text))
+    for q in find_quantities(text[ev.end : end]):
+        written = q.after.split()[0].rstrip(".,;") if q.after.split() else ""
+        try:
+            convert(q.value, written, unit, molar_mass=target.input.molar_mass)
+        except Exception:
+            continue
+        return True
+    return False
 
 
 def _terms(target: Target) -> list[str]:
