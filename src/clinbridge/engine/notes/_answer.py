@@ -49,6 +49,8 @@ class Found:
     chunk: Chunk
     evidence: Evidence
     score: float
+    ambiguous: bool = False
+    """The same sentence goes on to another value of it at another time."""
 
     @property
     def span(self) -> tuple[int, int] | None:
@@ -147,6 +149,8 @@ def _extract(target: Target, ranked: list[tuple[Chunk, float]]) -> list[Found]:
             continue  # the same mention read again in an overlapping chunk
         seen.add(key)
         hit = Found(chunk, ev, score)
+        if target.input.type != "boolean" and _another_value(hit, target):
+            hit = Found(chunk, ev, score, ambiguous=True)
         if _plausible(hit, target):
             found.append(hit)
     return found
@@ -178,18 +182,25 @@ def _plausible(found: Found, target: Target) -> bool:
         return not (ev.value is True and _HYPOTHETICAL.search(before[-60:]))
     if _CHANGE.search(before):
         return False
-    if _another_value(found, target):
-        return False
-    if "(unit assumed)" in ev.method:
+    if "(unit assumed)" in ev.method or "(no unit)" in ev.method:
         words = re.findall(r"[A-Za-z]+", re.sub(r"[\d.].*$", "", ev.text))
         terms = {w.lower() for t in _terms(target) for w in re.findall(r"[A-Za-z]+", t)}
         return all(w.lower() in terms or w.lower() in _LINKING for w in words)
     return True
 
 
+_TIME_CUE = re.compile(
+    r"\b(then|later|subsequently|rose|fell|increas\w*|decreas\w*|dropp\w*|improv\w*|"
+    r"worsen\w*|peak\w*|day|days|week|weeks|hours?|after|before|admission|discharge|"
+    r"follow-?up|repeat\w*|previous\w*|baseline|from|to)\b",
+    re.I,
+)
+
+
 def _another_value(found: Found, target: Target) -> bool:
-    """The same sentence goes on to give a second value in the input's unit ('0.8 mg/dL on
-    admission and 1.9 mg/dL on day three'): which one the question means is not known."""
+    """The same sentence goes on, past a word of time or change, to a second value in the
+    input's unit ('0.8 mg/dL on admission and 1.9 mg/dL on day three', 'rose to 2.1 mg/dL'):
+    which one the question means is not known. A list of other analytes is not that."""
     from clinbridge.calculators.extract.text import find_quantities, sentences
     from clinbridge.calculators.units import convert
 
@@ -197,7 +208,10 @@ def _another_value(found: Found, target: Target) -> bool:
     if ev.end is None or not unit or not isinstance(ev.value, list):
         return False
     end = next((b for a, b in sentences(text) if a <= ev.end - 1 < b), len(text))
-    for q in find_quantities(text[ev.end : end]):
+    rest = text[ev.end : end]
+    for q in find_quantities(rest):
+        if not _TIME_CUE.search(rest[: q.start]):
+            continue
         written = q.after.split()[0].rstrip(".,;") if q.after.split() else ""
         try:
             convert(q.value, written, unit, molar_mass=target.input.molar_mass)
@@ -245,6 +259,12 @@ def _decide_value(
     good = [f for f in found if _value_ok(target, f.evidence)]
     if not good:
         return None, [], f"no note in scope gives a value for {nq.target!r}"
+    several = [f for f in good if f.ambiguous]
+    if several and nq.order is None:
+        return None, several, (
+            f"a note gives {nq.target!r} at more than one time in one sentence "
+            f"({several[0].evidence.text[:80]!r}...); ask for the first or the last"
+        )
     values = {id(f): _number(target, f.evidence) for f in good}
     distinct = {round(v[0], 6) for v in values.values()}
     if len(distinct) == 1:

@@ -6,6 +6,7 @@ input made for the phrase itself.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -57,12 +58,46 @@ def _curated(target: str, kind: str) -> Target | None:
         hits = [h for h in _names()[level].get((level, form), []) if h[1].type in wanted]
         if not hits:
             continue
-        units = {h[1].unit for h in hits}
-        if len(units) > 1:
-            return None  # one phrase, inputs in different units: not a guess to make
+        units = [h[1].unit for h in hits]
+        common = max(set(units), key=lambda u: (units.count(u), str(u)))
+        if any(not _convertible(u, common) for u in units):
+            return None  # one phrase, inputs of different kinds: not a guess to make
+        hits = [h for h in hits if h[1].unit == common]
         calc, inp, name = max(hits, key=lambda h: (len(h[1].note_terms) + len(h[1].aliases)))
         return Target(inp, calc, f"calculator input {inp.name!r} ({calc.spec.name}) by {name!r}", True)
     return None
+
+
+_IRREGULAR = ((re.compile(r"sis\b", re.I), "ses"), (re.compile(r"(?<=[^aeiou])us\b", re.I), "i"))
+
+
+def _with_plurals(inp: InputSpec) -> InputSpec:
+    """The input with the irregular plurals of its names as note terms ('deep vein
+    thromboses'); the extractor's own matching adds only a trailing 's'."""
+    from clinbridge.calculators.extract.rules import input_terms
+
+    extra = []
+    for term in input_terms(inp):
+        for pat, plural in _IRREGULAR:
+            if pat.search(term):
+                extra.append(pat.sub(plural, term))
+    if not extra:
+        return inp
+    return inp.model_copy(update={"note_terms": (*inp.note_terms, *sorted(set(extra)))})
+
+
+def _convertible(a: str | None, b: str | None) -> bool:
+    if a == b:
+        return True
+    if a is None or b is None:
+        return False
+    from clinbridge.calculators.units import convert
+
+    try:
+        convert(1.0, a, b)
+    except Exception:
+        return False
+    return True
 
 
 def find_target(target: str, kind: str, unit: str | None = None) -> Target:
@@ -73,12 +108,13 @@ def find_target(target: str, kind: str, unit: str | None = None) -> Target:
     if got is None and target.lower().startswith("history of "):
         got = _curated(target[len("history of ") :], kind)
     if got is not None:
-        return got
+        return Target(_with_plurals(got.input), got.calculator, got.via, True)
     inp = InputSpec(
         name="target",
         label=target,
         type="boolean" if kind == "yesno" else "number",
         unit=unit if kind == "value" else None,
     )
+    inp = _with_plurals(inp)
     stand_in = SimpleNamespace(spec=SimpleNamespace(inputs=(inp,), name="question"))
     return Target(inp, stand_in, f"the question's phrase {target!r}", False)
