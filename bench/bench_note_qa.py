@@ -61,9 +61,17 @@ def _run(url: str, items: list[dict[str, Any]], texts: dict[str, str]) -> dict[s
             if held and it.get("encounter") and first.get("encounter_id") != it["encounter"]:
                 held = False  # quoted right, but from another visit than the question's
             cites["none" if held is None else ("hold" if held else "broken")] += 1
-            rows.append({"id": it["id"], "question": it["question"], "gold": it["gold"],
-                         "outcome": out, "value": a.value, "reason": a.reason,
-                         "citations": a.details.get("citations", [])[:1]})
+            rows.append(
+                {
+                    "id": it["id"],
+                    "question": it["question"],
+                    "gold": it["gold"],
+                    "outcome": out,
+                    "value": a.value,
+                    "reason": a.reason,
+                    "citations": a.details.get("citations", [])[:1],
+                }
+            )
         secs = time.perf_counter() - t0
     n = len(items)
     return {
@@ -101,7 +109,9 @@ def synthetic(limit: int | None, workdir: Path) -> dict[str, Any]:
     import duckdb
 
     con = duckdb.connect(str(workdir / "synth.duckdb"), read_only=True)
-    texts = {f"note:{i}.{s}": t for i, s, t in con.sql("select id, seq, text from fhir_note").fetchall()}
+    texts = {
+        f"note:{i}.{s}": t for i, s, t in con.sql("select id, seq, text from fhir_note").fetchall()
+    }
     con.close()
     items = spec["questions"]
     return _run(url, items[:limit] if limit else items, texts)
@@ -113,8 +123,11 @@ def main() -> None:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--json", type=Path)
     ap.add_argument("--show", action="store_true", help="print every wrong or abstained row")
-    ap.add_argument("--absent-unmentioned", action="store_true",
-                    help="answer 'no' for a finding no note mentions (default: abstain)")
+    ap.add_argument(
+        "--absent-unmentioned",
+        action="store_true",
+        help="answer 'no' for a finding no note mentions (default: abstain)",
+    )
     args = ap.parse_args()
     global ABSENT
     ABSENT = args.absent_unmentioned
@@ -125,16 +138,27 @@ def main() -> None:
         if args.part in ("synthetic", "both"):
             out["synthetic"] = synthetic(args.limit, Path(tmp))
     for name, r in out.items():
-        print(f"{name}: {r['questions']} questions, {r['correct']} correct "
-              f"({100 * (r['accuracy'] or 0):.1f} %), {r['wrong']} wrong, {r['abstained']} "
-              f"abstained; by kind {r['by_kind']}; citations {r['citations']}; "
-              f"{r['seconds_per_question']} s/question")
+        print(
+            f"{name}: {r['questions']} questions, {r['correct']} correct "
+            f"({100 * (r['accuracy'] or 0):.1f} %), {r['wrong']} wrong, {r['abstained']} "
+            f"abstained; by kind {r['by_kind']}; citations {r['citations']}; "
+            f"{r['seconds_per_question']} s/question"
+        )
         if args.show:
             for row in r["rows"]:
                 if row["outcome"] != "correct":
-                    print("  ", row["outcome"], row["id"], row["question"], "gold", row["gold"],
-                          "got", row["value"], row["reason"] or "",
-                          (row["citations"] or [{}])[0].get("text", "")[:120])
+                    print(
+                        "  ",
+                        row["outcome"],
+                        row["id"],
+                        row["question"],
+                        "gold",
+                        row["gold"],
+                        "got",
+                        row["value"],
+                        row["reason"] or "",
+                        (row["citations"] or [{}])[0].get("text", "")[:120],
+                    )
     if args.json:
         args.json.write_text(json.dumps(out, indent=2, default=str))
 

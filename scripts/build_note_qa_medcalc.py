@@ -42,18 +42,29 @@ def questions(entities: dict[str, object]) -> list[dict[str, object]]:
     nums = [
         (k, v)
         for k, v in entities.items()
-        if isinstance(v, list) and len(v) == 2 and isinstance(v[0], int | float)
-        and not isinstance(v[0], bool) and isinstance(v[1], str)
+        if isinstance(v, list)
+        and len(v) == 2
+        and isinstance(v[0], int | float)
+        and not isinstance(v[0], bool)
+        and isinstance(v[1], str)
     ]
     nums = [(k, v) for k, v in nums if "dose" not in k.lower()]  # doses need the drug asked
     for k, v in bools[:PER_NOTE]:
-        out.append({"question": f"Did the patient have {k}?", "kind": "yesno", "gold": v,
-                    "entity": k})
+        out.append(
+            {"question": f"Did the patient have {k}?", "kind": "yesno", "gold": v, "entity": k}
+        )
     if bools:
         return out
     for k, v in nums[:PER_NOTE]:
-        out.append({"question": f"What was the patient's {k}?", "kind": "value", "gold": v[0],
-                    "unit": v[1], "entity": k})
+        out.append(
+            {
+                "question": f"What was the patient's {k}?",
+                "kind": "value",
+                "gold": v[0],
+                "unit": v[1],
+                "entity": k,
+            }
+        )
     return out[:PER_NOTE]
 
 
@@ -81,12 +92,17 @@ def main() -> None:
         n = len(lines)
         for j, q in enumerate(qs):
             q["id"] = f"mc{n:02d}-{j}"
-        lines.append({"patient": f"mc-{n:02d}", "row_number": int(r["Row Number"]),
-                      "calculator": r["Calculator Name"], "note_id": r["Note ID"],
-                      "note": note, "questions": qs})
+        lines.append(
+            {
+                "patient": f"mc-{n:02d}",
+                "row_number": int(r["Row Number"]),
+                "calculator": r["Calculator Name"],
+                "note_id": r["Note ID"],
+                "note": note,
+                "questions": qs,
+            }
+        )
     OUT.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8")
-    print(f"wrote {sum(len(x['questions']) for x in lines)} questions over {len(lines)} notes "
-          f"to {OUT.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

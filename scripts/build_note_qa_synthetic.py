@@ -29,7 +29,11 @@ PATIENTS, SEED = 12, 11
 
 
 def _read(folder: Path, kind: str) -> list[dict[str, Any]]:
-    return [json.loads(x) for f in sorted(folder.glob(f"{kind}.*.ndjson")) for x in f.read_text().splitlines()]
+    return [
+        json.loads(x)
+        for f in sorted(folder.glob(f"{kind}.*.ndjson"))
+        for x in f.read_text().splitlines()
+    ]
 
 
 def main() -> None:
@@ -42,7 +46,9 @@ def main() -> None:
         docs = _read(Path(tmp), "DocumentReference")
     note_of = {
         d["context"]["encounter"][0]["reference"].split("/")[1]: base64.b64decode(
-            d["content"][0]["attachment"]["data"]).decode() for d in docs
+            d["content"][0]["attachment"]["data"]
+        ).decode()
+        for d in docs
     }
     by_patient: dict[str, list[dict[str, Any]]] = {}
     for e in sorted(encs, key=lambda e: e["period"]["start"]):
@@ -50,8 +56,16 @@ def main() -> None:
     questions: list[dict[str, Any]] = []
 
     def add(pid: str, q: str, kind: str, gold: Any, enc: str) -> None:
-        questions.append({"id": f"syn{len(questions):03d}", "patient": pid, "question": q,
-                          "kind": kind, "gold": gold, "encounter": enc})
+        questions.append(
+            {
+                "id": f"syn{len(questions):03d}",
+                "patient": pid,
+                "question": q,
+                "kind": kind,
+                "gold": gold,
+                "encounter": enc,
+            }
+        )
 
     for pid, elist in by_patient.items():
         for etype, which in (("outpatient", "first"), ("emergency", "last"), ("inpatient", "last")):
@@ -63,27 +77,48 @@ def main() -> None:
             spo2 = re.search(r"Oxygen saturation (\d+)%", text)
             visit = f"the {which} {etype} visit"
             if spo2:
-                add(pid, f"What was the oxygen saturation at {visit}?", "value", int(spo2[1]), e["id"])
+                add(
+                    pid,
+                    f"What was the oxygen saturation at {visit}?",
+                    "value",
+                    int(spo2[1]),
+                    e["id"],
+                )
             ros = re.findall(r"^(Reports|Denies|No) (.+)\.$", text, re.M)
             if ros:
                 verb, symptom = ros[0]
-                add(pid, f"Did the patient report {symptom} at {visit}?", "yesno",
-                    verb == "Reports", e["id"])
+                add(
+                    pid,
+                    f"Did the patient report {symptom} at {visit}?",
+                    "yesno",
+                    verb == "Reports",
+                    e["id"],
+                )
             if len(ros) > 1 and etype == "outpatient":
                 verb, symptom = ros[1]
                 day = e["period"]["start"][:10]
                 if sum(x["period"]["start"][:10] == day for x in elist) == 1:
-                    add(pid, f"Did the patient have {symptom} on {day}?", "yesno",
-                        verb == "Reports", e["id"])
+                    add(
+                        pid,
+                        f"Did the patient have {symptom} on {day}?",
+                        "yesno",
+                        verb == "Reports",
+                        e["id"],
+                    )
         noted = [e for e in elist if re.search(r"Oxygen saturation \d+%", note_of.get(e["id"], ""))]
         if noted:
             last = max(noted, key=lambda e: (e["period"]["end"], e["period"]["start"]))
             value = int(re.search(r"Oxygen saturation (\d+)%", note_of[last["id"]])[1])  # type: ignore[index]
-            add(pid, "What was the most recent oxygen saturation in the notes?", "value", value,
-                last["id"])
-    OUT.write_text(json.dumps({"patients": PATIENTS, "seed": SEED, "questions": questions},
-                              indent=1) + "\n")
-    print(f"wrote {len(questions)} questions over {len(by_patient)} patients to {OUT.relative_to(ROOT)}")
+            add(
+                pid,
+                "What was the most recent oxygen saturation in the notes?",
+                "value",
+                value,
+                last["id"],
+            )
+    OUT.write_text(
+        json.dumps({"patients": PATIENTS, "seed": SEED, "questions": questions}, indent=1) + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from clinbridge.adapters.fhir.loader import load_fhir
 from clinbridge.api import connect
-from clinbridge.catalog import Catalog, EventStream, PatientTable, TableInfo, ColumnInfo
+from clinbridge.catalog import Catalog, ColumnInfo, EventStream, PatientTable, TableInfo
 from clinbridge.db import Database
 from clinbridge.engine.notes import Note, chunk_note, read_notes
 from clinbridge.engine.notes._chunk import token_counter
@@ -47,7 +48,7 @@ def test_chunks_are_sentence_aware_with_overlap() -> None:
     assert len(chunks) > 3
     assert all(count(c.text) <= 256 for c in chunks)
     assert chunks[0].start == 0 and chunks[-1].end == len(text.rstrip())
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in itertools.pairwise(chunks):
         assert not text[a.end : b.start].strip()  # nothing between two chunks is lost
         if b.start < a.end:  # the overlap is whole sentences of at most 32 tokens
             assert count(text[b.start : a.end]) <= 32
@@ -56,11 +57,16 @@ def test_chunks_are_sentence_aware_with_overlap() -> None:
 
 def test_value_from_the_visit_the_tables_pick(synth: tuple[str, Path, dict[str, object]]) -> None:
     url, tmp, spec = synth
-    q = next(x for x in spec["questions"] if x["kind"] == "value" and "first outpatient" in x["question"])  # type: ignore[index, union-attr]
+    q = next(
+        x for x in spec["questions"] if x["kind"] == "value" and "first outpatient" in x["question"]
+    )  # type: ignore[index, union-attr]
     with connect(url, settings=_settings(tmp)) as conn:
         a = conn.ask(q["question"], patient_id=q["patient"])
-        texts = dict(duckdb.connect(url.removeprefix("duckdb:///"), read_only=True)
-                     .sql("select 'note:' || id || '.' || seq, text from fhir_note").fetchall())
+        texts = dict(
+            duckdb.connect(url.removeprefix("duckdb:///"), read_only=True)
+            .sql("select 'note:' || id || '.' || seq, text from fhir_note")
+            .fetchall()
+        )
     assert a.accepted and a.value == q["gold"]
     cite = a.details["citations"][0]
     assert cite["encounter_id"] == q["encounter"]
@@ -79,8 +85,9 @@ def test_denied_symptom_is_no_and_unmentioned_abstains(
     with connect(url, settings=_settings(tmp)) as conn:
         no = conn.ask(q["question"], patient_id=q["patient"])
         unmentioned = conn.ask("Did the patient report hiccups?", patient_id=q["patient"])
-        no_visit = conn.ask("Did the patient report cough at the first icu visit?",
-                            patient_id=q["patient"])
+        no_visit = conn.ask(
+            "Did the patient report cough at the first icu visit?", patient_id=q["patient"]
+        )
     assert no.accepted and no.value is False
     assert no.details["citations"][0]["assertion"].startswith("negated")
     assert not unmentioned.accepted and "hiccups" in (unmentioned.reason or "")
@@ -88,11 +95,17 @@ def test_denied_symptom_is_no_and_unmentioned_abstains(
 
 
 CASES = [
-    {"patient": "case-1", "note": "A 61-year-old man with a history of hypertension presented "
-     "with dyspnea. Heart rate was 112 beats per minute. Serum creatinine was 2.4 mg/dL. "
-     "He denies hemoptysis. There is no history of deep vein thrombosis."},
-    {"patient": "case-2", "note": "A 45-year-old woman. Creatinine was 0.8 mg/dL on admission "
-     "and 1.9 mg/dL on day three."},
+    {
+        "patient": "case-1",
+        "note": "A 61-year-old man with a history of hypertension presented "
+        "with dyspnea. Heart rate was 112 beats per minute. Serum creatinine was 2.4 mg/dL. "
+        "He denies hemoptysis. There is no history of deep vein thrombosis.",
+    },
+    {
+        "patient": "case-2",
+        "note": "A 45-year-old woman. Creatinine was 0.8 mg/dL on admission "
+        "and 1.9 mg/dL on day three.",
+    },
 ]
 
 
@@ -126,21 +139,37 @@ def test_any_note_stream_reads_the_same(tmp_path: Path) -> None:
     con = duckdb.connect(str(path))
     con.execute("create table patients (subject_id integer)")
     con.execute("insert into patients values (7)")
-    con.execute("create table noteevents (row_id integer, subject_id integer, hadm_id integer, "
-                "charttime timestamp, category varchar, text varchar)")
-    con.execute("insert into noteevents values (11, 7, 100, '2150-01-02 10:00', 'Nursing', "
-                "'Pt denies chest pain.'), (12, 8, 101, '2150-01-03', 'Nursing', 'Other patient.')")
+    con.execute(
+        "create table noteevents (row_id integer, subject_id integer, hadm_id integer, "
+        "charttime timestamp, category varchar, text varchar)"
+    )
+    con.execute(
+        "insert into noteevents values (11, 7, 100, '2150-01-02 10:00', 'Nursing', "
+        "'Pt denies chest pain.'), (12, 8, 101, '2150-01-03', 'Nursing', 'Other patient.')"
+    )
     con.close()
     catalog = Catalog(
-        source="m", adapter="mimic", dialect="duckdb",
+        source="m",
+        adapter="mimic",
+        dialect="duckdb",
         patients=PatientTable(table="patients", id_column="subject_id"),
-        streams=(EventStream(name="noteevents", kind="note", table="noteevents",
-                             patient_column="subject_id", time_column="charttime",
-                             encounter_column="hadm_id", text_column="text",
-                             title_column="category"),),
+        streams=(
+            EventStream(
+                name="noteevents",
+                kind="note",
+                table="noteevents",
+                patient_column="subject_id",
+                time_column="charttime",
+                encounter_column="hadm_id",
+                text_column="text",
+                title_column="category",
+            ),
+        ),
         tables=(TableInfo(name="noteevents", columns=(ColumnInfo(name="row_id"),)),),
     )
     with Database.open(f"duckdb:///{path}") as db:
         notes = read_notes(db, catalog, "7")
-    assert [(n.note_id, n.encounter_id, n.title) for n in notes] == [("noteevents:11", "100", "Nursing")]
+    assert [(n.note_id, n.encounter_id, n.title) for n in notes] == [
+        ("noteevents:11", "100", "Nursing")
+    ]
     assert notes[0].time == dt.datetime(2150, 1, 2, 10, 0)

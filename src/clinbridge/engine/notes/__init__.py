@@ -14,7 +14,13 @@ from clinbridge.engine.notes._answer import answer_from_notes
 from clinbridge.engine.notes._chunk import Chunk, chunk_note
 from clinbridge.engine.notes._index import ChunkIndex
 from clinbridge.engine.notes._question import NoteQuestion, read_question
-from clinbridge.engine.notes._source import Encounter, Note, note_streams, read_encounters, read_notes
+from clinbridge.engine.notes._source import (
+    Encounter,
+    Note,
+    note_streams,
+    read_encounters,
+    read_notes,
+)
 
 __all__ = [
     "Chunk",

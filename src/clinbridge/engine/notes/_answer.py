@@ -82,8 +82,10 @@ def _in_window(c: Chunk, nq: NoteQuestion, starts: dict[str, dt.datetime | None]
     """The note was written, or its encounter began, inside the question's days."""
 
     def inside(t: dt.datetime | None) -> bool:
-        return t is not None and (nq.start is None or t.date() >= nq.start) and (
-            nq.end is None or t.date() <= nq.end
+        return (
+            t is not None
+            and (nq.start is None or t.date() >= nq.start)
+            and (nq.end is None or t.date() <= nq.end)
         )
 
     if nq.start is None and nq.end is None:
@@ -99,7 +101,7 @@ def _scoped(
     encs = read_encounters(index.db, index.catalog, patient_id) if needs else []
     starts = {e.encounter_id: e.start for e in encs}
     chunks = [c for c in chunks if _in_window(c, nq, starts)]
-    if not nq.scope or nq.scope.get("which") in (None, "all") and not nq.scope.get("type"):
+    if not nq.scope or (nq.scope.get("which") in (None, "all") and not nq.scope.get("type")):
         return chunks, None, "all of the patient's notes"
     kind = nq.scope.get("type")
     encs = [e for e in encs if kind is None or e.type == kind]
@@ -162,8 +164,27 @@ _CHANGE = re.compile(
     re.I,
 )
 """A change in a quantity is not the quantity ('lost 17 kg of body weight')."""
-_LINKING = {"is", "was", "were", "of", "at", "measured", "level", "levels", "value", "count",
-            "noted", "recorded", "documented", "found", "to", "be", "been", "about", "approximately"}
+_LINKING = {
+    "is",
+    "was",
+    "were",
+    "of",
+    "at",
+    "measured",
+    "level",
+    "levels",
+    "value",
+    "count",
+    "noted",
+    "recorded",
+    "documented",
+    "found",
+    "to",
+    "be",
+    "been",
+    "about",
+    "approximately",
+}
 _HYPOTHETICAL = re.compile(
     r"\b(to prevent|prevent(s|ing|ion of)?|prophyla\w*|in case of|if|should|would|to avoid|"
     r"to exclude|risk of|in order to)\b[^.;]*$",
@@ -246,7 +267,11 @@ def _number(target: Target, ev: Evidence) -> tuple[float, str | None]:
     i = target.input
     if unit and i.unit and unit != i.unit:
         got = convert(
-            float(value), str(unit), i.unit, molar_mass=i.molar_mass, valence=i.valence,
+            float(value),
+            str(unit),
+            i.unit,
+            molar_mass=i.molar_mass,
+            valence=i.valence,
             iu_amount=i.iu_amount,
         )
         return float(f"{got:.6g}"), i.unit
@@ -261,9 +286,13 @@ def _decide_value(
         return None, [], f"no note in scope gives a value for {nq.target!r}"
     several = [f for f in good if f.ambiguous]
     if several and nq.order is None:
-        return None, several, (
-            f"a note gives {nq.target!r} at more than one time in one sentence "
-            f"({several[0].evidence.text[:80]!r}...); ask for the first or the last"
+        return (
+            None,
+            several,
+            (
+                f"a note gives {nq.target!r} at more than one time in one sentence "
+                f"({several[0].evidence.text[:80]!r}...); ask for the first or the last"
+            ),
         )
     values = {id(f): _number(target, f.evidence) for f in good}
     distinct = {round(v[0], 6) for v in values.values()}
@@ -271,7 +300,9 @@ def _decide_value(
         return values[id(good[0])], good, None
     timed = [f for f in good if f.chunk.note.time is not None]
     if nq.order and timed:
-        pick = (min if nq.order == "first" else max)(timed, key=lambda f: f.chunk.note.time)
+        pick = (min if nq.order == "first" else max)(
+            timed, key=lambda f: f.chunk.note.time or dt.datetime.min
+        )
         same_time = [f for f in timed if f.chunk.note.time == pick.chunk.note.time]
         if len({round(values[id(f)][0], 6) for f in same_time}) == 1:
             return values[id(pick)], [pick], None
@@ -330,9 +361,18 @@ def answer_from_notes(
         return None
     target = find_target(nq.target, nq.kind, nq.unit)
     chunks, scope_error, scope_text = _scoped(index, patient_id, nq, every)
-    checks = [Check(name="notes_in_scope", passed=bool(chunks), detail=(
-        f"{len(chunks)} of {len(every)} chunks in scope: {scope_text}" if not scope_error
-        else scope_error), code="" if chunks else "scope_empty")]
+    checks = [
+        Check(
+            name="notes_in_scope",
+            passed=bool(chunks),
+            detail=(
+                scope_error
+                if scope_error
+                else f"{len(chunks)} of {len(every)} chunks in scope: {scope_text}"
+            ),
+            code="" if chunks else "scope_empty",
+        )
+    ]
     query = " ".join([question, *_structured_terms(structured)])
     ranked = index.rank(patient_id, query, chunks)
     found = _extract(target, ranked)
@@ -355,8 +395,10 @@ def answer_from_notes(
             "retrieval": [
                 {"chunk_id": c.chunk_id, "similarity": round(s, 3)} for c, s in ranked[:TOP_K]
             ],
-            "window": [nq.start.isoformat() if nq.start else None,
-                       nq.end.isoformat() if nq.end else None],
+            "window": [
+                nq.start.isoformat() if nq.start else None,
+                nq.end.isoformat() if nq.end else None,
+            ],
         },
     }
     if structured is not None:
@@ -395,8 +437,15 @@ def _answer(
     prov.understanding = "parser+notes"
     if why is not None or value is None:
         checks.append(Check(name="note_evidence", passed=False, detail=why or "", code="no_data"))
-        return Answer(decision="abstain", reason=why, reason_code="no_data", details=details,
-                      checks=checks, timings=timings, provenance=prov)
+        return Answer(
+            decision="abstain",
+            reason=why,
+            reason_code="no_data",
+            details=details,
+            checks=checks,
+            timings=timings,
+            provenance=prov,
+        )
     if isinstance(value, tuple):
         value, details["unit"] = value
         written = details["citations"][0].get("value") if details["citations"] else None
@@ -407,6 +456,14 @@ def _answer(
     else:
         detail = f"{len(details['citations'])} cited passage(s)"
     checks.append(Check(name="note_evidence", passed=True, detail=detail))
-    return Answer(decision="accept", value=value, shape="scalar", columns=["value"],
-                  rows=[[value]], details=details, checks=checks, timings=timings,
-                  provenance=prov)
+    return Answer(
+        decision="accept",
+        value=value,
+        shape="scalar",
+        columns=["value"],
+        rows=[[value]],
+        details=details,
+        checks=checks,
+        timings=timings,
+        provenance=prov,
+    )

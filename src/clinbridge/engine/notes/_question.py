@@ -43,7 +43,9 @@ _FILLER = re.compile(
     re.I,
 )
 _DAY = re.compile(r"\b(on|dated)\s+(\d{4}-\d{2}-\d{2})\b", re.I)
-_UNIT = re.compile(r"\b(?:in|as)\s+(mg/dl|g/dl|mmol/l|µmol/l|umol/l|meq/l|kg|lbs?|cm|%|bpm|mmhg)\b", re.I)
+_UNIT = re.compile(
+    r"\b(?:in|as)\s+(mg/dl|g/dl|mmol/l|µmol/l|umol/l|meq/l|kg|lbs?|cm|%|bpm|mmhg)\b", re.I
+)
 _ORDER = {
     "last": re.compile(r"\b(last|latest|most recent|final|current)\b", re.I),
     "first": re.compile(r"\b(first|initial|earliest|on admission|at admission|admission)\b", re.I),
@@ -159,7 +161,7 @@ def read_question(question: str, plan: dict[str, Any] | None = None) -> NoteQues
             nq.scope = dict(p.data)
         elif p.kind == "window" and nq.start is None and nq.end is None:
             spec = p.data.get("spec")
-            if getattr(spec, "kind", None) == "calendar":
+            if spec is not None and getattr(spec, "kind", None) == "calendar":
                 nq.start, nq.end = spec.start, spec.end
             else:
                 nq.notes.append("a relative time window is not applied to notes")

@@ -120,7 +120,9 @@ def read_notes(db: Database, catalog: Catalog, patient_id: str) -> list[Note]:
         assert s.text_column is not None
         keys = _key_columns(catalog, s.table)
         cols = [s.patient_column, s.encounter_column, s.time_column, s.title_column, s.text_column]
-        select = [_col(c).as_(f"c{i}") if c else exp.null().as_(f"c{i}") for i, c in enumerate(cols)]
+        select = [
+            _col(c).as_(f"c{i}") if c else exp.null().as_(f"c{i}") for i, c in enumerate(cols)
+        ]
         select += [_col(k).as_(f"k{i}") for i, k in enumerate(keys)]
         q = (
             exp.select(*select)

@@ -63,8 +63,10 @@ def _curated(target: str, kind: str) -> Target | None:
         if any(not _convertible(u, common) for u in units):
             return None  # one phrase, inputs of different kinds: not a guess to make
         hits = [h for h in hits if h[1].unit == common]
-        calc, inp, name = max(hits, key=lambda h: (len(h[1].note_terms) + len(h[1].aliases)))
-        return Target(inp, calc, f"calculator input {inp.name!r} ({calc.spec.name}) by {name!r}", True)
+        calc, inp, name = max(hits, key=lambda h: len(h[1].note_terms) + len(h[1].aliases))
+        return Target(
+            inp, calc, f"calculator input {inp.name!r} ({calc.spec.name}) by {name!r}", True
+        )
     return None
 
 

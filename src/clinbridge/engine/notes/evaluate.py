@@ -19,7 +19,9 @@ __all__ = ["case_notes_bundle", "citations_hold", "score"]
 Outcome = Literal["correct", "wrong", "abstain"]
 
 
-def case_notes_bundle(cases: Iterable[Mapping[str, Any]], date: str = "2020-01-01") -> dict[str, Any]:
+def case_notes_bundle(
+    cases: Iterable[Mapping[str, Any]], date: str = "2020-01-01"
+) -> dict[str, Any]:
     """A FHIR R4 collection bundle: per case (``patient``, ``note``, optional ``note_id``) a
     Patient with nothing but its id and one DocumentReference holding the note."""
     entries: list[dict[str, Any]] = []
@@ -102,9 +104,9 @@ def citations_hold(answer: Answer, texts: Mapping[str, str]) -> bool | None:
         if text is None or not span:
             return False
         s, e = span
-        if not (0 <= s < e <= len(text)) or text[s:e] not in str(c.get("text", "")) and str(
-            c.get("text", "")
-        ) not in text[s:e]:
+        if not (0 <= s < e <= len(text)) or (
+            text[s:e] not in str(c.get("text", "")) and str(c.get("text", "")) not in text[s:e]
+        ):
             return False
         cs, ce = c.get("chunk_span") or (0, 0)
         if not (cs <= s and e <= ce):
