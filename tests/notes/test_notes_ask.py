@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import json
+import re
 from pathlib import Path
 
 import duckdb
@@ -173,3 +174,31 @@ def test_any_note_stream_reads_the_same(tmp_path: Path) -> None:
         ("noteevents:11", "100", "Nursing")
     ]
     assert notes[0].time == dt.datetime(2150, 1, 2, 10, 0)
+
+
+def test_omop_note_table_answers_inside_the_visit(tmp_path: Path) -> None:
+    from clinbridge.synthetic.omop import generate_omop
+
+    path = tmp_path / "o.duckdb"
+    generate_omop(f"duckdb:///{path}", patients=5, seed=0)
+    con = duckdb.connect(str(path), read_only=True)
+    person, visit, text = con.execute(
+        "select n.person_id, n.visit_occurrence_id, n.note_text from note n join visit_occurrence v "
+        "using (visit_occurrence_id) where v.visit_concept_id in (9201, 262) and n.note_text like "
+        "'%creatinine%' order by n.person_id, v.visit_start_date limit 1"
+    ).fetchall()[0]
+    first_inpatient = con.execute(
+        f"select visit_occurrence_id from visit_occurrence where person_id = {person} and "
+        "visit_concept_id in (9201, 262) order by visit_start_date limit 1"  # 262: ER + inpatient
+    ).fetchall()[0][0]
+    con.close()
+    if first_inpatient != visit:
+        pytest.skip("the generated first inpatient visit has no creatinine in its note")
+    gold = float(re.search(r"creatinine (\d+(?:\.\d+)?) mg/dL", text)[1])  # type: ignore[index]
+    with connect(f"duckdb:///{path}", settings=_settings(tmp_path)) as conn:
+        a = conn.ask(
+            "What was the creatinine in the notes at the first inpatient visit?",
+            patient_id=str(person),
+        )
+    assert a.accepted and a.value == gold
+    assert a.details["citations"][0]["encounter_id"] == str(visit)
