@@ -318,12 +318,29 @@ def _decide_value(
 def _decide_finding(
     nq: NoteQuestion, target: Target, found: list[Found], searched: int, absent: bool
 ) -> tuple[Any, list[Found], str | None]:
-    affirmed = [f for f in found if f.evidence.value is True]
-    negated = [f for f in found if "negated" in f.evidence.assertion]
+    from clinbridge.engine.notes._target import normal
+
+    def named(f: Found) -> bool:
+        ev = f.evidence
+        return ev.start is not None and normal(f.chunk.text[ev.start : ev.end]) in target.strong
+
+    direct = [f for f in found if named(f)]
+    affirmed = [f for f in direct if f.evidence.value is True]
+    negated = [f for f in direct if "negated" in f.evidence.assertion]
     if affirmed:
         return True, affirmed, None
     if negated:
         return False, negated, None
+    if found and not direct:
+        words = sorted({f.chunk.text[f.evidence.start or 0 : f.evidence.end or 0] for f in found})
+        return (
+            None,
+            found,
+            (
+                f"the notes mention only findings related to {nq.target!r} "
+                f"({', '.join(repr(w) for w in words[:4])}), not {nq.target!r} itself"
+            ),
+        )
     if found:
         how = ", ".join(sorted({f.evidence.assertion for f in found}))
         return None, found, f"the notes mention {nq.target!r} only as {how}"

@@ -28,6 +28,10 @@ class Target:
     via: str
     curated: bool
     """From a calculator spec (True) or made for this question's phrase (False)."""
+    strong: frozenset[str] = frozenset()
+    """The input's own names (label, aliases, abbreviations, plurals), normalised: a mention
+    by one of them names the finding itself; the spec's extra note terms (related findings a
+    score may count, 'systolic dysfunction' for CHF) only point at it."""
 
 
 @functools.cache
@@ -110,13 +114,35 @@ def find_target(target: str, kind: str, unit: str | None = None) -> Target:
     if got is None and target.lower().startswith("history of "):
         got = _curated(target[len("history of ") :], kind)
     if got is not None:
-        return Target(_with_plurals(got.input), got.calculator, got.via, True)
+        inp = _with_plurals(got.input)
+        return Target(inp, got.calculator, got.via, True, _strong(got.input))
     inp = InputSpec(
         name="target",
         label=target,
         type="boolean" if kind == "yesno" else "number",
         unit=unit if kind == "value" else None,
     )
+    strong = _strong(inp)
     inp = _with_plurals(inp)
     stand_in = SimpleNamespace(spec=SimpleNamespace(inputs=(inp,), name="question"))
-    return Target(inp, stand_in, f"the question's phrase {target!r}", False)
+    return Target(inp, stand_in, f"the question's phrase {target!r}", False, strong)
+
+
+def normal(text: str) -> str:
+    """Lower case, words only, a trailing plural 's' dropped (for comparing mentions)."""
+    return re.sub(r"s$", "", " ".join(re.findall(r"[a-z0-9]+", text.lower())))
+
+
+def _strong(inp: InputSpec) -> frozenset[str]:
+    own = inp.model_copy(update={"note_terms": (), "records": ()})
+    return frozenset(normal(t) for t in input_terms_of(_with_plurals_of(own)))
+
+
+def input_terms_of(inp: InputSpec) -> list[str]:
+    from clinbridge.calculators.extract.rules import input_terms
+
+    return input_terms(inp)
+
+
+def _with_plurals_of(inp: InputSpec) -> InputSpec:
+    return _with_plurals(inp)
