@@ -88,6 +88,9 @@ class Connection:
         self._trial_reader: Any = None
         self._bank: Any = False
         self._llm: Any = None
+        self._notes: Any = None
+        self.notes_absent_unmentioned = False
+        """Notes: answer 'no' for a finding no note mentions (default: abstain, saying so)."""
 
     # -- lifecycle ---------------------------------------------------------------------------
     def close(self) -> None:
@@ -158,6 +161,10 @@ class Connection:
     ) -> Answer:
         """Answer a question in plain language, or abstain with the reason.
 
+        The tables answer first; a patient-level value or yes/no question they cannot answer
+        (or one that asks about the notes) is then answered from the patient's notes, quoting
+        and citing them (``details['citations']``, see ``clinbridge.engine.notes``).
+
         Args:
             question: The question, as a clinician would ask it.
             patient_id: The patient, for patient-level questions.
@@ -166,6 +173,35 @@ class Connection:
         Returns:
             An :class:`~clinbridge.engine.answer.Answer` (``decision`` accept or abstain).
         """
+        answer = self._ask_tables(question, patient_id=patient_id, now=now)
+        if patient_id is None:
+            return answer
+        return self._with_notes(question, patient_id, answer)
+
+    def _with_notes(self, question: str, patient_id: str, answer: Answer) -> Answer:
+        """The notes' answer when the tables have none (abstained, empty, or a 'no' the notes
+        may contradict) or the question asks about notes; otherwise the tables' answer."""
+        from clinbridge.engine.notes import ChunkIndex, answer_from_notes, note_streams
+
+        if not note_streams(self.catalog):
+            return answer
+        empty = answer.value is None or answer.value is False or answer.value == []
+        if answer.accepted and not empty and "note" not in question.lower():
+            return answer
+        if self._notes is None:
+            self._notes = ChunkIndex(self.db, self.catalog, self.embedder)
+        from_notes = answer_from_notes(
+            question, str(patient_id), self._notes, structured=answer,
+            absent_unmentioned=self.notes_absent_unmentioned,
+        )
+        if from_notes is None or (not from_notes.accepted and answer.accepted):
+            return answer
+        return from_notes
+
+    def _ask_tables(
+        self, question: str, patient_id: str | None = None, now: str | dt.datetime | None = None
+    ) -> Answer:
+        """The tables' answer (the built-in parser or the configured LLM, then the validator)."""
         from clinbridge.engine.validate import answer_choices, answer_with_validation
 
         if self.settings.llm not in {"", "none"}:

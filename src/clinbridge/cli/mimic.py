@@ -75,12 +75,13 @@ def load_mimic_cmd(
 @click.option("--db", "url", required=True, help="Target database URL.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
 @click.option("--replace", is_flag=True, help="Drop tables that already exist.")
-def synth_mimic_cmd(patients: int, url: str, seed: int, replace: bool) -> None:
+@click.option("--notes", is_flag=True, help="Also write discharge notes (MIMIC-IV-Note layout).")
+def synth_mimic_cmd(patients: int, url: str, seed: int, replace: bool, notes: bool) -> None:
     """Generate a MIMIC-IV database in exactly the EHRSQL-2024 schema (dates in the 2100s)."""
     from clinbridge.synthetic.mimic import generate_mimic
 
     try:
-        counts = generate_mimic(url, patients=patients, seed=seed, replace=replace)
+        counts = generate_mimic(url, patients=patients, seed=seed, replace=replace, notes=notes)
     except ClinbridgeError as exc:
         raise click.ClickException(str(exc)) from exc
     for table, n in counts.items():

@@ -314,6 +314,7 @@ class _Patient:
         yield enc
         ts = self.ts(t + dt.timedelta(minutes=5))
         # vital signs
+        vitals: dict[str, float] = {}
         if klass != "VR":
             bmi = weight / (height / 100) ** 2
             for code, display, value, unit in (
@@ -324,10 +325,13 @@ class _Patient:
                 ("9279-1", "Respiratory rate", rng.gauss(15, 2), "/min"),
                 ("8310-5", "Body temperature", rng.gauss(36.9, 0.4), "Cel"),
             ):
+                vitals[display] = round(value, 2)
                 yield self._obs(
                     "vital-signs", code, display, eref, pref, ts, valueQuantity=_qty(value, unit)
                 )
             sys_bp = rng.gauss(128, 15)
+            vitals["dia"] = round(sys_bp * 0.62 + rng.gauss(0, 5), 2)
+            vitals["sys"] = round(sys_bp, 2)
             yield self._obs(
                 "vital-signs",
                 "85354-9",
@@ -338,7 +342,7 @@ class _Patient:
                 component=[
                     {
                         "code": _cc(LOINC, "8462-4", "Diastolic Blood Pressure"),
-                        "valueQuantity": _qty(sys_bp * 0.62 + rng.gauss(0, 5), "mm[Hg]"),
+                        "valueQuantity": _qty(vitals["dia"], "mm[Hg]"),
                     },
                     {
                         "code": _cc(LOINC, "8480-6", "Systolic Blood Pressure"),
@@ -497,7 +501,9 @@ class _Patient:
                 "primarySource": True,
             }
         text = (
-            f"{t.date().isoformat()}\n\n# Chief Complaint\n{etype[1]}\n\n# Assessment and Plan\n"
+            f"{t.date().isoformat()}\n\n# Chief Complaint\n{etype[1]}\n\n"
+            + _note_findings(eid, vitals)
+            + "# Assessment and Plan\n"
             + ("".join(f"- {c}\n" for c in notes_conditions) or "No new problems.\n")
             + f"Smoking status: {smoking[1]}.\n"
         )
@@ -595,6 +601,47 @@ class _Patient:
         if cid:
             mr["reasonReference"] = [{"reference": f"Condition/{cid}", "display": reason}]
         return mr
+
+
+_SYMPTOMS = (
+    "chest pain",
+    "shortness of breath",
+    "cough",
+    "fever",
+    "headache",
+    "nausea",
+    "abdominal pain",
+    "dizziness",
+    "palpitations",
+    "leg swelling",
+)
+
+
+def _note_findings(eid: str, vitals: dict[str, float]) -> str:
+    """The note's vital signs (the encounter's own Observation values) and what only the note
+    records: oxygen saturation and the review of systems (reported or denied symptoms).
+
+    Drawn from a generator seeded by the encounter id, so the structured data (the patient's
+    RNG stream) is the same with or without notes.
+    """
+    if not vitals:
+        return ""
+    r = random.Random(f"note-{eid}")
+    spo2 = r.randint(90, 99)
+    lines = [
+        "# Vital Signs\n",
+        f"Heart rate {vitals['Heart rate']:.0f} bpm. Respiratory rate "
+        f"{vitals['Respiratory rate']:.0f} breaths/min. Temperature "
+        f"{vitals['Body temperature']:.1f} °C. Blood pressure {vitals['sys']:.0f}/"
+        f"{vitals['dia']:.0f} mmHg. Weight {vitals['Body Weight']:.1f} kg.\n",
+        f"Oxygen saturation {spo2}% on room air.\n\n# Review of Systems\n",
+    ]
+    for symptom in r.sample(_SYMPTOMS, 3):
+        if r.random() < 0.35:
+            lines.append(f"Reports {symptom}.\n")
+        else:
+            lines.append(r.choice((f"Denies {symptom}.\n", f"No {symptom}.\n")))
+    return "".join(lines) + "\n"
 
 
 def _shared(seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -708,7 +708,7 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
 
 
 def generate_mimic(
-    url: str, *, patients: int = 100, seed: int = 0, replace: bool = False
+    url: str, *, patients: int = 100, seed: int = 0, replace: bool = False, notes: bool = False
 ) -> dict[str, int]:
     """Create the EHRSQL-2024 tables at ``url`` and fill them; returns rows per table.
 
@@ -718,10 +718,16 @@ def generate_mimic(
         patients: Number of patients (the subject ids the EHRSQL questions name come first).
         seed: Random seed; the same (patients, seed) always gives the same database.
         replace: Drop the tables first if they exist.
+        notes: Also write a MIMIC-IV-Note ``discharge`` table, one note per admission,
+            consistent with the tables (:mod:`._mimic_notes`).
     """
     from clinbridge.adapters.omop._bulk import BulkWriter, ColumnType, open_writable
 
     frames = build_frames(patients, seed)
+    if notes:
+        from clinbridge.synthetic._mimic_notes import discharge_notes
+
+        frames["discharge"] = discharge_notes(frames, seed)
     db = open_writable(url)
     try:
         existing = {t.lower() for t in db.table_names()}
@@ -733,6 +739,12 @@ def generate_mimic(
         writer = BulkWriter(db)
         for stmt in _statements(db.dialect):
             writer.execute(stmt)
+        if notes:
+            from clinbridge.synthetic._mimic_notes import DISCHARGE_DDL
+
+            if replace:
+                writer.execute('DROP TABLE IF EXISTS "discharge"')
+            writer.execute(DISCHARGE_DDL)
         for table, df in frames.items():
             types: dict[str, ColumnType] = {
                 c: (
