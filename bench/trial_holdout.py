@@ -11,7 +11,7 @@ Do not read the questions while working on the reader: run this only to report a
 
 Usage::
 
-    python bench/trial_holdout.py [--set 1|2] [--show]   # --show: every verdict, not only misses
+    python bench/trial_holdout.py [--set 1|2|3] [--show]   # --show: every verdict, not only misses
 """
 
 from __future__ import annotations
@@ -33,8 +33,10 @@ HOLDOUTS = {
     # set: (sealed questions, workbook seed, infants, variables)
     1: (ROOT / "bench" / "data" / "trial_holdout_sealed.py.gz", 913, 497, 1250),
     2: (ROOT / "bench" / "data" / "trial_holdout2_sealed.py.gz", 2718, 560, 1320),
+    3: (ROOT / "bench" / "data" / "trial_holdout3_sealed.py.gz", 31337, 520, 1280),
 }
-"""Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran."""
+"""Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran;
+set 3 by a writer blind to the reader's code, committed before its first run."""
 
 
 def load_holdout(which: int = 1) -> tuple[Any, ...]:
