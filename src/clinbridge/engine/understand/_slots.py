@@ -584,7 +584,7 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("intent", {"op": "list", "target": "patients"}),
     ),
     (
-        r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:(?:percentage|percent|proportion|fraction|share|prevalence)\b|%(?!\w))(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
+        r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:(?:percentage|percent|proportion|fraction|share|prevalence)\b|(?<![\d.])(?<!\d\s)%(?!\w))(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
         lambda m: Slot("intent", {"op": "proportion"}),
     ),
     (
