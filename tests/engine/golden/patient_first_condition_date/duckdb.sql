@@ -38,7 +38,7 @@ WITH cohort AS (
     )
 )
 SELECT
-  CAST(e.t AS DATE) AS value
+  e.t AS value
 FROM ev AS e
 ORDER BY
   e.t ASC,

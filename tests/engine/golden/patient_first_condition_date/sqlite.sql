@@ -38,7 +38,7 @@ WITH cohort AS (
     )
 )
 SELECT
-  DATE(e.t) AS value
+  e.t AS value
 FROM ev AS e
 ORDER BY
   e.t ASC NULLS LAST,

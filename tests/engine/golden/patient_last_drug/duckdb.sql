@@ -48,12 +48,12 @@ SELECT DISTINCT
     ),
     CAST(e.code AS TEXT)
   ) AS value,
-  CAST(e.t AS DATE) AS date
+  e.t AS date
 FROM ev AS e
 WHERE
-  CAST(e.t AS DATE) = (
+  e.t = (
     SELECT
-      MAX(CAST(x2.t AS DATE))
+      MAX(x2.t)
     FROM ev AS x2
   )
 ORDER BY

@@ -48,12 +48,12 @@ SELECT DISTINCT
     ),
     CAST(e.code AS TEXT)
   ) AS value,
-  DATE(e.t) AS date
+  e.t AS date
 FROM ev AS e
 WHERE
-  DATE(e.t) = (
+  e.t = (
     SELECT
-      MAX(DATE(x2.t))
+      MAX(x2.t)
     FROM ev AS x2
   )
 ORDER BY
