@@ -1,6 +1,7 @@
 """Notes as evidence for ``ask``: accuracy, wrong answers, abstentions and citation correctness.
 
 python bench/bench_note_qa.py [--part medcalc|synthetic|both] [--limit N] [--json OUT]
+    [--unmentioned abstain|complete|always] [--show]
 
 * ``medcalc``: real published case notes (MedCalc-Bench TRAIN subset, held-out side) loaded as
   FHIR DocumentReferences for otherwise-empty patients; questions and gold from the rows'
@@ -34,11 +35,12 @@ sys.path.insert(0, str(ROOT / "src"))
 from clinbridge.adapters.fhir.loader import load_fhir  # noqa: E402
 from clinbridge.api import connect  # noqa: E402
 from clinbridge.engine.notes.evaluate import case_notes_bundle, citations_hold, score  # noqa: E402
+from clinbridge.settings import Settings  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "note_qa"
 
 
-ABSENT = False
+UNMENTIONED = "abstain"
 
 
 def _run(url: str, items: list[dict[str, Any]], texts: dict[str, str]) -> dict[str, Any]:
@@ -47,8 +49,7 @@ def _run(url: str, items: list[dict[str, Any]], texts: dict[str, str]) -> dict[s
     by_kind: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     cites: collections.Counter[str] = collections.Counter()
     rows = []
-    with connect(url) as conn:
-        conn.notes_absent_unmentioned = ABSENT
+    with connect(url, settings=Settings.from_env(notes_unmentioned=UNMENTIONED)) as conn:
         t0 = time.perf_counter()
         for it in items:
             a = conn.ask(it["question"], patient_id=it["patient"])
@@ -124,13 +125,19 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--show", action="store_true", help="print every wrong or abstained row")
     ap.add_argument(
+        "--unmentioned",
+        choices=["abstain", "complete", "always"],
+        default="abstain",
+        help="a finding no note mentions (the notes_unmentioned setting; default: abstain)",
+    )
+    ap.add_argument(
         "--absent-unmentioned",
         action="store_true",
-        help="answer 'no' for a finding no note mentions (default: abstain)",
+        help="same as --unmentioned always",
     )
     args = ap.parse_args()
-    global ABSENT
-    ABSENT = args.absent_unmentioned
+    global UNMENTIONED
+    UNMENTIONED = "always" if args.absent_unmentioned else args.unmentioned
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         if args.part in ("medcalc", "both"):

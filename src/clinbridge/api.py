@@ -89,8 +89,6 @@ class Connection:
         self._bank: Any = False
         self._llm: Any = None
         self._notes: Any = None
-        self.notes_absent_unmentioned = False
-        """Notes: answer 'no' for a finding no note mentions (default: abstain, saying so)."""
 
     # -- lifecycle ---------------------------------------------------------------------------
     def close(self) -> None:
@@ -192,7 +190,7 @@ class Connection:
             self._notes = ChunkIndex(self.db, self.catalog, self.embedder)
         from_notes = answer_from_notes(
             question, str(patient_id), self._notes, structured=answer,
-            absent_unmentioned=self.notes_absent_unmentioned,
+            unmentioned=self.settings.notes_unmentioned,
         )
         if from_notes is None or (not from_notes.accepted and answer.accepted):
             return answer

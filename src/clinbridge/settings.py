@@ -23,10 +23,19 @@ from typing import Any, Literal, get_args
 
 from clinbridge.errors import ConfigError
 
-__all__ = ["SETTINGS", "EmbeddingsMode", "LLMBackendName", "Setting", "Settings"]
+__all__ = [
+    "SETTINGS",
+    "EmbeddingsMode",
+    "LLMBackendName",
+    "NotesUnmentioned",
+    "Setting",
+    "Settings",
+]
 
 LLMBackendName = Literal["none", "openai", "transformers"]
 EmbeddingsMode = Literal["auto", "on", "off"]
+NotesUnmentioned = Literal["abstain", "complete", "always"]
+"""What ``ask`` answers from the notes for a yes/no finding no note mentions."""
 
 
 def _meta(help: str, *, lo: float | None = None, hi: float | None = None) -> dict[str, Any]:
@@ -100,6 +109,14 @@ class Settings:
             "Note-extractor checkpoint folder; empty means the one shipped in the package."
         ),
     )
+    notes_unmentioned: NotesUnmentioned = field(
+        default="abstain",
+        metadata=_meta(
+            "A yes/no finding no note mentions: abstain; complete (answer 'not documented', "
+            "False, only when the notes hold a history and a presentation section that would "
+            "record it); always (the chart-review convention MedCalc-Bench labels follow)."
+        ),
+    )
     api_token: str = field(
         default="",
         repr=False,
@@ -167,6 +184,7 @@ _TYPES: dict[str, Any] = {
     "str": str,
     "LLMBackendName": LLMBackendName,
     "EmbeddingsMode": EmbeddingsMode,
+    "NotesUnmentioned": NotesUnmentioned,
 }
 
 

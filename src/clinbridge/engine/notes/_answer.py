@@ -9,9 +9,14 @@ negation by negspacy) on every chunk that mentions the target; then decide:
 * a value: one value (after unit conversion) across the evidence, or the first/last by time when
   the question says so; different values otherwise abstain, naming them;
 * yes/no: an affirmed mention → yes; only negated mentions → no; only family-history or
-  uncertain mentions → abstain; no mention → abstain, saying how much was read (or, with
-  ``absent_unmentioned``, *no — not documented* for a curated finding: a calculator input with
-  its synonyms; an ad hoc phrase always abstains).
+  uncertain mentions → abstain; no mention → abstain, saying how much was read. With
+  ``unmentioned='complete'`` a curated finding (a calculator input with its synonyms) no note
+  mentions is *not documented in the notes* (accept, False) when the notes are a complete
+  note — they hold a history and a presentation section that would record it
+  (:mod:`._sections`) and the input has no recency window (``note_recent_only``: 'immobilized
+  for 3 days' is often only implied) — and still abstains otherwise; ``'always'`` answers so whatever the
+  notes hold (the chart-review convention MedCalc-Bench labels follow). An ad hoc phrase
+  always abstains.
 
 A wrong answer is worse than an abstention: every accepted answer carries the quotes it rests on.
 """
@@ -21,14 +26,16 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.answer import Answer, Check, Provenance, Timings
 from clinbridge.engine.notes._chunk import Chunk
 from clinbridge.engine.notes._question import NoteQuestion, read_question
+from clinbridge.engine.notes._sections import Section, complete_note_sections
 from clinbridge.engine.notes._source import read_encounters
 from clinbridge.engine.notes._target import Target, find_target
+from clinbridge.settings import NotesUnmentioned as Unmentioned
 
 if TYPE_CHECKING:
     from clinbridge.calculators.extract import Evidence
@@ -38,7 +45,7 @@ __all__ = ["answer_from_notes"]
 
 TOP_K = 8
 """Chunks ranked by similarity that are read even without a literal mention of the target."""
-_VALUE_METHODS = ("rule:term+", "rule:pressure-pair", "rule:age-pattern", "rule:quantity+of+term")
+_VALUE_METHODS = ("rule:term+", "rule:pressure-pair", "rule:age-pattern", "rule:quantity+")
 _BODY_DIMENSIONS = ("[length]", "[mass]")
 
 
@@ -140,13 +147,14 @@ def _extract(target: Target, ranked: list[tuple[Chunk, float]]) -> list[Found]:
     found: list[Found] = []
     seen: set[tuple[str, int | None]] = set()
     for rank, (chunk, score) in enumerate(ranked):
-        idx = NoteIndex(chunk.text)
+        idx = NoteIndex(_readable(chunk.text, target))
         if rank >= TOP_K and not idx.mentions(terms):
             continue
         ev = rules.extract_input(idx, target.calculator, target.input, set())
         if ev is None or ev.start is None:
             continue
         key = (chunk.note.note_id, chunk.start + ev.start)
+        ev = replace(ev, text=chunk.text[ev.start : ev.end])  # quote the note as written
         if key in seen:
             continue  # the same mention read again in an overlapping chunk
         seen.add(key)
@@ -156,6 +164,32 @@ def _extract(target: Target, ranked: list[tuple[Chunk, float]]) -> list[Found]:
         if _plausible(hit, target):
             found.append(hit)
     return found
+
+
+_ION = re.compile(r"\b(?:Na|K|Cl|Ca|Mg|Li|Fe|Zn|Cu|P)(\d?[+\-\u2212])(?=[\s:,;)=]|$)")
+"""An ion's charge written after its symbol ('Na+', 'Ca2+', 'Cl-'): the symbol names the analyte."""
+_HYPO_HYPER = re.compile(r"\b(hypo|hyper)(?=[a-z]+a?emia\b)", re.I)
+"""'hyponatremia of 130 mEq/L' gives the value of what the '-emia' word names ('natremia')."""
+_HYPHEN_UNIT = re.compile(r"(?<=\d)-(?=(cm|m|mm|kg|g|lb|lbs|in|ft)\b)")
+"""'a 163-cm tall man': a number and its unit joined as one adjective."""
+
+
+def _readable(text: str, target: Target) -> str:
+    """``text`` with ion charges, hypo-/hyper- prefixes of a value's '-emia' word and the
+    hyphen of an adjectival quantity blanked out, so the extractor's terms and quantities
+    match them; every character keeps its offset, so spans still quote the note."""
+
+    def blank(m: re.Match[str]) -> str:
+        return " " * len(m.group(0))
+
+    def charge(m: re.Match[str]) -> str:
+        return m.group(0)[: m.start(1) - m.start()] + " " * len(m.group(1))
+
+    text = _ION.sub(charge, text)
+    text = _HYPHEN_UNIT.sub(" ", text)
+    if target.input.type != "boolean":
+        text = _HYPO_HYPER.sub(blank, text)
+    return text
 
 
 _CHANGE = re.compile(
@@ -185,6 +219,11 @@ _LINKING = {
     "about",
     "approximately",
 }
+_GRADE = re.compile(r"\s?\+")
+"""'albumin 1+' (a dipstick) is a grade, not a concentration."""
+_EVENT_AGE = re.compile(r"\b(at|since|from|until|by|before|after|when|between)\s+(the\s+)?$", re.I)
+"""'an infarction at 58 years of age', 'diagnosed at the age of 40': the age at an event,
+not the patient's age."""
 _HYPOTHETICAL = re.compile(
     r"\b(to prevent|prevent(s|ing|ion of)?|prophyla\w*|in case of|if|should|would|to avoid|"
     r"to exclude|risk of|in order to)\b[^.;]*$",
@@ -201,7 +240,9 @@ def _plausible(found: Found, target: Target) -> bool:
     before = text[max(0, ev.start - 40) : ev.start]
     if target.input.type == "boolean":
         return not (ev.value is True and _HYPOTHETICAL.search(before[-60:]))
-    if _CHANGE.search(before):
+    if _CHANGE.search(before) or _GRADE.match(text, ev.end or 0):
+        return False
+    if target.input.name == "age" and _EVENT_AGE.search(before):
         return False
     if "(unit assumed)" in ev.method or "(no unit)" in ev.method:
         words = re.findall(r"[A-Za-z]+", re.sub(r"[\d.].*$", "", ev.text))
@@ -210,6 +251,8 @@ def _plausible(found: Found, target: Target) -> bool:
     return True
 
 
+_STOP = re.compile(r"(?<=[^\d\s][.!?])\s+(?=[A-Z])")
+"""A sentence end the sentencizer can miss after a unit ('11.3 mmol/l. Furthermore ...')."""
 _TIME_CUE = re.compile(
     r"\b(then|later|subsequently|rose|fell|increas\w*|decreas\w*|dropp\w*|improv\w*|"
     r"worsen\w*|peak\w*|day|days|week|weeks|hours?|after|before|admission|discharge|"
@@ -229,7 +272,7 @@ def _another_value(found: Found, target: Target) -> bool:
     if ev.end is None or not unit or not isinstance(ev.value, list):
         return False
     end = next((b for a, b in sentences(text) if a <= ev.end - 1 < b), len(text))
-    rest = text[ev.end : end]
+    rest = _STOP.split(text[ev.end : end], maxsplit=1)[0]
     for q in find_quantities(rest):
         if not _TIME_CUE.search(rest[: q.start]):
             continue
@@ -316,7 +359,12 @@ def _decide_value(
 
 
 def _decide_finding(
-    nq: NoteQuestion, target: Target, found: list[Found], searched: int, absent: bool
+    nq: NoteQuestion,
+    target: Target,
+    found: list[Found],
+    searched: int,
+    unmentioned: Unmentioned,
+    sections: tuple[list[Section], list[str]],
 ) -> tuple[Any, list[Found], str | None]:
     from clinbridge.engine.notes._target import normal
 
@@ -344,9 +392,28 @@ def _decide_finding(
     if found:
         how = ", ".join(sorted({f.evidence.assertion for f in found}))
         return None, found, f"the notes mention {nq.target!r} only as {how}"
-    if absent and target.curated and searched:
+    why = f"no note in scope mentions {nq.target!r} ({searched} chunks read)"
+    if not (target.curated and searched) or unmentioned == "abstain":
+        return None, [], why
+    if unmentioned == "always":
         return False, [], None
-    return None, [], f"no note in scope mentions {nq.target!r} ({searched} chunks read)"
+    if target.input.note_recent_only:
+        return (
+            None,
+            [],
+            (
+                f"{why}; a criterion with a recency window is not one a history or an examination "
+                "records by name (it is often only implied), so its absence is not read"
+            ),
+        )
+    if not sections[1]:
+        return False, [], None
+    missing = " or ".join(sections[1])
+    return (
+        None,
+        [],
+        f"{why}, and they are not a complete note: no {missing} section that would record it",
+    )
 
 
 def answer_from_notes(
@@ -355,7 +422,7 @@ def answer_from_notes(
     index: ChunkIndex,
     *,
     structured: Answer | None = None,
-    absent_unmentioned: bool = False,
+    unmentioned: Unmentioned = "abstain",
 ) -> Answer | None:
     """The notes' answer to a patient-level question (None when it is not one notes can answer:
     neither a value nor a yes/no question, or the source has no notes).
@@ -366,8 +433,9 @@ def answer_from_notes(
         index: The database's chunk index.
         structured: The tables' answer, when there is one: its plan's encounter scope and time
             window bound the notes, and the concepts it matched steer retrieval.
-        absent_unmentioned: Answer 'no' for a curated finding no note in scope mentions (the
-            chart-review convention MedCalc-Bench labels follow); default: abstain, saying so.
+        unmentioned: A curated finding no note in scope mentions: ``abstain`` (saying so),
+            ``complete`` (*not documented*, False, when the notes hold a history and a
+            presentation section, else abstain) or ``always`` (*not documented*, False).
     """
     start = time.perf_counter()
     nq = read_question(question, structured.plan if structured is not None else None)
@@ -393,13 +461,16 @@ def answer_from_notes(
     query = " ".join([question, *_structured_terms(structured)])
     ranked = index.rank(patient_id, query, chunks)
     found = _extract(target, ranked)
+    sections: tuple[list[Section], list[str]] = ([], [])
     if nq.kind == "value":
         value, cited, why = _decide_value(nq, target, found)
     else:
-        value, cited, why = _decide_finding(nq, target, found, len(chunks), absent_unmentioned)
+        if unmentioned == "complete":
+            sections = complete_note_sections(chunks)
+        value, cited, why = _decide_finding(nq, target, found, len(chunks), unmentioned, sections)
     if scope_error or not chunks:
         value, why = None, scope_error or "no note of the patient is inside the question's scope"
-    details = {
+    details: dict[str, Any] = {
         "citations": [f.citation() for f in cited[:6]],
         "note_answer": {
             "kind": nq.kind,
@@ -418,6 +489,10 @@ def answer_from_notes(
             ],
         },
     }
+    if value is False and not cited and why is None:
+        details["note_answer"]["not_documented"] = _not_documented(
+            nq, target, len(chunks), sections[0]
+        )
     if structured is not None:
         details["structured"] = {
             "decision": structured.decision,
@@ -425,6 +500,28 @@ def answer_from_notes(
             "reason": structured.reason,
         }
     return _answer(question, structured, nq, value, why, details, checks, start)
+
+
+def _not_documented(
+    nq: NoteQuestion, target: Target, searched: int, sections: list[Section]
+) -> dict[str, Any]:
+    """What a *not documented* answer rests on: the names looked for, how much was read and
+    the sections of a complete note that would have recorded the finding."""
+    where = "; ".join(
+        f"{s.name} section ({s.chunk.note.note_id}: {s.chunk.text[s.start : s.end]!r})"
+        for s in sections
+    )
+    summary = (
+        f"not documented in the notes: no mention of {nq.target!r} in {searched} chunk(s) "
+        + (f"of a complete note, searched: {where}" if sections else "(absent by convention)")
+    )
+    return {
+        "answer": "not documented in the notes",
+        "summary": summary,
+        "terms": _terms(target)[:12],
+        "chunks_read": searched,
+        "sections": [s.cite() for s in sections],
+    }
 
 
 def _structured_terms(structured: Answer | None) -> list[str]:
@@ -468,8 +565,9 @@ def _answer(
         written = details["citations"][0].get("value") if details["citations"] else None
         if written is not None:
             details["as_written"] = written
-    if nq.kind == "yesno" and not details["citations"]:
-        detail = "not documented: no note in scope mentions it (absent by convention)"
+    absent = details["note_answer"].get("not_documented")
+    if absent:
+        detail = absent["summary"]
     else:
         detail = f"{len(details['citations'])} cited passage(s)"
     checks.append(Check(name="note_evidence", passed=True, detail=detail))
