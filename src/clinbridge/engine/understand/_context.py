@@ -17,6 +17,7 @@ from clinbridge.engine.understand._ground import Concept, Word, ground_text
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._slots import Slot
+from clinbridge.errors import UnderstandingError
 
 __all__ = ["VALUE_STREAMS", "Abstain", "Ctx", "Item", "expand"]
 
@@ -24,11 +25,16 @@ Item = Slot | Concept | Word
 VALUE_STREAMS = ("measurement", "observation", "vital")
 
 
-class Abstain(Exception):
+class Abstain(UnderstandingError):
+    """The reader cannot answer; ``reason`` says why (control flow inside the reader)."""
+
     def __init__(self, reason: str, *unresolved: str) -> None:
         super().__init__(reason)
         self.reason = reason
         self.unresolved = unresolved
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 @dataclass

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_vocab import ROLE_WORDS, Token, canon, tokenize
 from clinbridge.engine.understand._trial_words import EXTRA_FILLER, PREPOSITIONS, TIME_SUFFIX
+from clinbridge.errors import UnderstandingError
 from clinbridge.timepoint import find_time_points
 
 if TYPE_CHECKING:
@@ -164,7 +165,9 @@ def codeset(v: Variable, label_words: set[str]) -> CodeSet:
     return CodeSet(v, distinct, exclusive, context)
 
 
-class Abstain(Exception):
+class Abstain(UnderstandingError):
+    """The reader cannot answer; ``reason`` says why (control flow inside the reader)."""
+
     def __init__(
         self,
         reason: str,
@@ -176,3 +179,6 @@ class Abstain(Exception):
         self.reason = reason
         self.unresolved = unresolved or []
         self.groundings = groundings or []
+
+    def __str__(self) -> str:
+        return self.reason
