@@ -37,6 +37,8 @@ _EMBED_LIMIT = 100_000
 """Most names (concepts + synonyms) :meth:`ConceptIndex.embedding` will embed."""
 _FUZZY_LOAD_LIMIT = 300_000
 """Above this many dictionary rows, fuzzy search pre-filters candidates in SQL first."""
+_IN_CHUNK = 1000
+"""Ids per look-up query (literal IN lists stay small)."""
 
 
 class ConceptMatch(BaseModel):
@@ -187,14 +189,43 @@ class ConceptIndex:
     def by_ids(self, ids: Iterable[int | str]) -> list[ConceptMatch]:
         """Concepts whose stored id is one of ``ids`` (unknown ids are simply absent)."""
         wanted = self._coerce_ids(ids)
-        if not wanted:
-            return []
-        q = self._concept_select().where(
-            self._col(self.spec.code_column, "c").isin(*[exp.convert(v) for v in wanted])
-        )
+        code = self._col(self.spec.code_column, "c")
+        rows = [
+            r
+            for chunk in _chunks(wanted)
+            for r in self._run(self._concept_select().where(code.isin(*chunk)))
+        ]
         order = {v: i for i, v in enumerate(wanted)}
-        rows = sorted(self._run(q), key=lambda r: order.get(_norm_id(r[0]), len(order)))
+        rows.sort(key=lambda r: order.get(_norm_id(r[0]), len(order)))
         return [self._match(r, "id") for r in rows]
+
+    def ancestor_pairs(self, ids: Iterable[int | str]) -> list[tuple[Any, Any]]:
+        """(ancestor, descendant) rows of the hierarchy (CONCEPT_ANCESTOR) whose descendant is one
+        of ``ids``, as stored (a concept may be listed as its own ancestor); [] without one."""
+        d = self.spec
+        if not (d.ancestor_table and d.ancestor_column and d.descendant_column):
+            return []
+        anc, desc = self._col(d.ancestor_column), self._col(d.descendant_column)
+        table = self._table(d.ancestor_table)
+        return [
+            (r[0], r[1])
+            for chunk in _chunks(self._coerce_ids(ids))
+            for r in self._run(exp.select(anc, desc).from_(table).where(desc.isin(*chunk)))
+        ]
+
+    def synonyms(self, ids: Iterable[int | str]) -> list[tuple[Any, str]]:
+        """(concept id, synonym) of every synonym of ``ids`` (CONCEPT_SYNONYM); [] without one."""
+        d = self.spec
+        if not (d.synonym_table and d.synonym_code_column and d.synonym_label_column):
+            return []
+        code, label = self._col(d.synonym_code_column), self._col(d.synonym_label_column)
+        table = self._table(d.synonym_table)
+        return [
+            (r[0], str(r[1]))
+            for chunk in _chunks(self._coerce_ids(ids))
+            for r in self._run(exp.select(code, label).from_(table).where(code.isin(*chunk)))
+            if r[1] is not None
+        ]
 
     def require_ids(self, ids: Iterable[int | str]) -> list[ConceptMatch]:
         """Like :meth:`by_ids`, but raise :class:`ConceptNotFoundError` naming missing ids."""
@@ -504,6 +535,12 @@ class ConceptIndex:
         except VocabularyError as exc:
             logger.info("embedding fallback unavailable: %s", exc)
             return []
+
+
+def _chunks(values: list[int | str]) -> Iterable[list[exp.Expr]]:
+    """``values`` as literal lists of at most :data:`_IN_CHUNK` (IN lists stay small)."""
+    for start in range(0, len(values), _IN_CHUNK):
+        yield [exp.convert(v) for v in values[start : start + _IN_CHUNK]]
 
 
 def _norm_id(value: Any) -> Any:
