@@ -205,26 +205,29 @@ class ConceptIndex:
         d = self.spec
         if not (d.ancestor_table and d.ancestor_column and d.descendant_column):
             return []
-        anc, desc = self._col(d.ancestor_column), self._col(d.descendant_column)
-        table = self._table(d.ancestor_table)
-        return [
-            (r[0], r[1])
-            for chunk in _chunks(self._coerce_ids(ids))
-            for r in self._run(exp.select(anc, desc).from_(table).where(desc.isin(*chunk)))
-        ]
+        return self._pairs(
+            d.ancestor_table, (d.ancestor_column, d.descendant_column), d.descendant_column, ids
+        )
 
     def synonyms(self, ids: Iterable[int | str]) -> list[tuple[Any, str]]:
         """(concept id, synonym) of every synonym of ``ids`` (CONCEPT_SYNONYM); [] without one."""
         d = self.spec
         if not (d.synonym_table and d.synonym_code_column and d.synonym_label_column):
             return []
-        code, label = self._col(d.synonym_code_column), self._col(d.synonym_label_column)
-        table = self._table(d.synonym_table)
+        code, label = d.synonym_code_column, d.synonym_label_column
+        rows = self._pairs(d.synonym_table, (code, label), code, ids)
+        return [(c, str(text)) for c, text in rows if text is not None]
+
+    def _pairs(
+        self, table: str, columns: tuple[str, str], key: str, ids: Iterable[int | str]
+    ) -> list[tuple[Any, Any]]:
+        """The two ``columns`` of the rows of ``table`` whose ``key`` is one of ``ids`` (looked
+        up in IN lists of at most :data:`_IN_CHUNK`)."""
+        select = exp.select(*(self._col(c) for c in columns)).from_(self._table(table))
         return [
-            (r[0], str(r[1]))
+            (r[0], r[1])
             for chunk in _chunks(self._coerce_ids(ids))
-            for r in self._run(exp.select(code, label).from_(table).where(code.isin(*chunk)))
-            if r[1] is not None
+            for r in self._run(select.where(self._col(key).isin(*chunk)))
         ]
 
     def require_ids(self, ids: Iterable[int | str]) -> list[ConceptMatch]:
@@ -321,29 +324,8 @@ class ConceptIndex:
             process.cdist([needle], choices, scorer=fuzz.token_set_ratio)[0].astype(np.float64)
             + process.cdist([needle], choices, scorer=fuzz.token_sort_ratio)[0]
         ) / 2
-        best: dict[Any, tuple[float, str]] = {}
-        for idx in np.argsort(-scores, kind="stable")[: max(limit * 5, 50)]:
-            score = float(scores[idx])
-            if score < min_score:
-                break
-            label, cid, _ = names[int(idx)]
-            if cid not in best:
-                best[cid] = (score, label)
-        if not best:
-            return []
-        found = {_norm_id(m.concept_id): m for m in self.by_ids(list(best))}
-        out: list[ConceptMatch] = []
-        for cid, (score, choice) in best.items():
-            m = found.get(_norm_id(cid))
-            if m is None or (domain and m.domain and m.domain.lower() != domain.lower()):
-                continue
-            out.append(
-                m.model_copy(
-                    update={"how": "fuzzy", "score": round(score / 100, 4), "matched_text": choice}
-                )
-            )
-        out.sort(key=lambda m: (-m.score, not m.standard, str(m.concept_id)))
-        return out[:limit]
+        order = np.argsort(-scores, kind="stable")
+        return self._best(names, scores, order, limit, min_score, domain, "fuzzy", 100.0)
 
     def embedding(
         self, text: str, limit: int = 10, *, domain: str | None = None, min_score: float = 0.45
@@ -376,8 +358,24 @@ class ConceptIndex:
         if self._vectors is None:
             self._vectors = embedder.encode([n[0] for n in names])
         scores = self._vectors @ embedder.encode([needle])[0]
+        order = np.argsort(-scores)
+        return self._best(names, scores, order, limit, min_score, domain, "embedding", 1.0)
+
+    def _best(
+        self,
+        names: list[tuple[str, Any, MatchHow]],
+        scores: Any,
+        order: Any,
+        limit: int,
+        min_score: float,
+        domain: str | None,
+        how: MatchHow,
+        scale: float,
+    ) -> list[ConceptMatch]:
+        """The concepts of the best-scoring ``names`` (``order`` ranks ``scores``), each once
+        with its best name, at least ``min_score``, in ``domain``; score = raw / ``scale``."""
         best: dict[Any, tuple[float, str]] = {}
-        for idx in np.argsort(-scores)[: max(limit * 5, 50)]:
+        for idx in order[: max(limit * 5, 50)]:
             score = float(scores[idx])
             if score < min_score:
                 break
@@ -385,14 +383,14 @@ class ConceptIndex:
             if cid not in best:
                 best[cid] = (score, label)
         found = {_norm_id(m.concept_id): m for m in self.by_ids(list(best))}
-        out = []
+        out: list[ConceptMatch] = []
         for cid, (score, label) in best.items():
             m = found.get(_norm_id(cid))
             if m is None or (domain and m.domain and m.domain.lower() != domain.lower()):
                 continue
             out.append(
                 m.model_copy(
-                    update={"how": "embedding", "score": round(score, 4), "matched_text": label}
+                    update={"how": how, "score": round(score / scale, 4), "matched_text": label}
                 )
             )
         out.sort(key=lambda m: (-m.score, not m.standard, str(m.concept_id)))
