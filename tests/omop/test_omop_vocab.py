@@ -69,6 +69,20 @@ def test_celecoxib_descendants_and_drug_use(eunomia_index, eunomia_duckdb_url):
     assert any(m.name == "Acetaminophen 325 MG Oral Tablet" for m in below)
 
 
+def test_ancestor_pairs_synonyms_and_chunked_ids(eunomia_index):
+    # what the understanding lexicon reads through the vocabulary layer
+    below = [m.concept_id for m in eunomia_index.descendants([1125315], include_self=False)]
+    pairs = eunomia_index.ancestor_pairs(below)
+    assert {d for _, d in pairs} == set(below)
+    assert {(1125315, d) for d in below} <= set(pairs)
+    [clop] = eunomia_index.by_name("clopidogrel")[:1]
+    syns = eunomia_index.synonyms([clop.concept_id])
+    assert syns and {c for c, _ in syns} == {clop.concept_id}
+    # more ids than one IN list holds: looked up in chunks, returned in the order asked
+    ids = [*range(-2500, 0), 1118084, 192671]
+    assert [m.concept_id for m in eunomia_index.by_ids(ids)] == [1118084, 192671]
+
+
 def test_synonyms_and_fuzzy(eunomia_index):
     [syn] = [m for m in eunomia_index.by_name("clopidogrel") if m.how in {"name", "synonym"}][:1]
     assert syn.name.lower().startswith("clopidogrel")
@@ -191,6 +205,7 @@ def test_generic_dictionary_without_hierarchy(tmp_path):
     )
     with Database.open(url) as db:
         index = ConceptIndex(db, catalog, dictionary="codes")
+        assert index.ancestor_pairs(["8867-4"]) == [] and index.synonyms(["8867-4"]) == []
         [hr] = index.by_name("heart rate")
         assert (hr.concept_id, hr.vocabulary, hr.standard, hr.dictionary) == (
             "8867-4",

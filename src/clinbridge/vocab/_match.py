@@ -37,6 +37,8 @@ _EMBED_LIMIT = 100_000
 """Most names (concepts + synonyms) :meth:`ConceptIndex.embedding` will embed."""
 _FUZZY_LOAD_LIMIT = 300_000
 """Above this many dictionary rows, fuzzy search pre-filters candidates in SQL first."""
+_IN_CHUNK = 1000
+"""Ids per look-up query (literal IN lists stay small)."""
 
 
 class ConceptMatch(BaseModel):
@@ -187,14 +189,46 @@ class ConceptIndex:
     def by_ids(self, ids: Iterable[int | str]) -> list[ConceptMatch]:
         """Concepts whose stored id is one of ``ids`` (unknown ids are simply absent)."""
         wanted = self._coerce_ids(ids)
-        if not wanted:
-            return []
-        q = self._concept_select().where(
-            self._col(self.spec.code_column, "c").isin(*[exp.convert(v) for v in wanted])
-        )
+        code = self._col(self.spec.code_column, "c")
+        rows = [
+            r
+            for chunk in _chunks(wanted)
+            for r in self._run(self._concept_select().where(code.isin(*chunk)))
+        ]
         order = {v: i for i, v in enumerate(wanted)}
-        rows = sorted(self._run(q), key=lambda r: order.get(_norm_id(r[0]), len(order)))
+        rows.sort(key=lambda r: order.get(_norm_id(r[0]), len(order)))
         return [self._match(r, "id") for r in rows]
+
+    def ancestor_pairs(self, ids: Iterable[int | str]) -> list[tuple[Any, Any]]:
+        """(ancestor, descendant) rows of the hierarchy (CONCEPT_ANCESTOR) whose descendant is one
+        of ``ids``, as stored (a concept may be listed as its own ancestor); [] without one."""
+        d = self.spec
+        if not (d.ancestor_table and d.ancestor_column and d.descendant_column):
+            return []
+        return self._pairs(
+            d.ancestor_table, (d.ancestor_column, d.descendant_column), d.descendant_column, ids
+        )
+
+    def synonyms(self, ids: Iterable[int | str]) -> list[tuple[Any, str]]:
+        """(concept id, synonym) of every synonym of ``ids`` (CONCEPT_SYNONYM); [] without one."""
+        d = self.spec
+        if not (d.synonym_table and d.synonym_code_column and d.synonym_label_column):
+            return []
+        code, label = d.synonym_code_column, d.synonym_label_column
+        rows = self._pairs(d.synonym_table, (code, label), code, ids)
+        return [(c, str(text)) for c, text in rows if text is not None]
+
+    def _pairs(
+        self, table: str, columns: tuple[str, str], key: str, ids: Iterable[int | str]
+    ) -> list[tuple[Any, Any]]:
+        """The two ``columns`` of the rows of ``table`` whose ``key`` is one of ``ids`` (looked
+        up in IN lists of at most :data:`_IN_CHUNK`)."""
+        select = exp.select(*(self._col(c) for c in columns)).from_(self._table(table))
+        return [
+            (r[0], r[1])
+            for chunk in _chunks(self._coerce_ids(ids))
+            for r in self._run(select.where(self._col(key).isin(*chunk)))
+        ]
 
     def require_ids(self, ids: Iterable[int | str]) -> list[ConceptMatch]:
         """Like :meth:`by_ids`, but raise :class:`ConceptNotFoundError` naming missing ids."""
@@ -290,29 +324,8 @@ class ConceptIndex:
             process.cdist([needle], choices, scorer=fuzz.token_set_ratio)[0].astype(np.float64)
             + process.cdist([needle], choices, scorer=fuzz.token_sort_ratio)[0]
         ) / 2
-        best: dict[Any, tuple[float, str]] = {}
-        for idx in np.argsort(-scores, kind="stable")[: max(limit * 5, 50)]:
-            score = float(scores[idx])
-            if score < min_score:
-                break
-            label, cid, _ = names[int(idx)]
-            if cid not in best:
-                best[cid] = (score, label)
-        if not best:
-            return []
-        found = {_norm_id(m.concept_id): m for m in self.by_ids(list(best))}
-        out: list[ConceptMatch] = []
-        for cid, (score, choice) in best.items():
-            m = found.get(_norm_id(cid))
-            if m is None or (domain and m.domain and m.domain.lower() != domain.lower()):
-                continue
-            out.append(
-                m.model_copy(
-                    update={"how": "fuzzy", "score": round(score / 100, 4), "matched_text": choice}
-                )
-            )
-        out.sort(key=lambda m: (-m.score, not m.standard, str(m.concept_id)))
-        return out[:limit]
+        order = np.argsort(-scores, kind="stable")
+        return self._best(names, scores, order, limit, min_score, domain, "fuzzy", 100.0)
 
     def embedding(
         self, text: str, limit: int = 10, *, domain: str | None = None, min_score: float = 0.45
@@ -345,8 +358,24 @@ class ConceptIndex:
         if self._vectors is None:
             self._vectors = embedder.encode([n[0] for n in names])
         scores = self._vectors @ embedder.encode([needle])[0]
+        order = np.argsort(-scores)
+        return self._best(names, scores, order, limit, min_score, domain, "embedding", 1.0)
+
+    def _best(
+        self,
+        names: list[tuple[str, Any, MatchHow]],
+        scores: Any,
+        order: Any,
+        limit: int,
+        min_score: float,
+        domain: str | None,
+        how: MatchHow,
+        scale: float,
+    ) -> list[ConceptMatch]:
+        """The concepts of the best-scoring ``names`` (``order`` ranks ``scores``), each once
+        with its best name, at least ``min_score``, in ``domain``; score = raw / ``scale``."""
         best: dict[Any, tuple[float, str]] = {}
-        for idx in np.argsort(-scores)[: max(limit * 5, 50)]:
+        for idx in order[: max(limit * 5, 50)]:
             score = float(scores[idx])
             if score < min_score:
                 break
@@ -354,14 +383,14 @@ class ConceptIndex:
             if cid not in best:
                 best[cid] = (score, label)
         found = {_norm_id(m.concept_id): m for m in self.by_ids(list(best))}
-        out = []
+        out: list[ConceptMatch] = []
         for cid, (score, label) in best.items():
             m = found.get(_norm_id(cid))
             if m is None or (domain and m.domain and m.domain.lower() != domain.lower()):
                 continue
             out.append(
                 m.model_copy(
-                    update={"how": "embedding", "score": round(score, 4), "matched_text": label}
+                    update={"how": how, "score": round(score / scale, 4), "matched_text": label}
                 )
             )
         out.sort(key=lambda m: (-m.score, not m.standard, str(m.concept_id)))
@@ -504,6 +533,12 @@ class ConceptIndex:
         except VocabularyError as exc:
             logger.info("embedding fallback unavailable: %s", exc)
             return []
+
+
+def _chunks(values: list[int | str]) -> Iterable[list[exp.Expr]]:
+    """``values`` as literal lists of at most :data:`_IN_CHUNK` (IN lists stay small)."""
+    for start in range(0, len(values), _IN_CHUNK):
+        yield [exp.convert(v) for v in values[start : start + _IN_CHUNK]]
 
 
 def _norm_id(value: Any) -> Any:

@@ -7,7 +7,8 @@ the source stores (the lexicon), never from the wording of particular questions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from clinbridge.engine.plan import (
@@ -97,24 +98,8 @@ class Pred:
 
 # -- predicates --------------------------------------------------------------------------------
 
-
-def _predicates(
-    items: list[Item], ctx: Ctx, used: set[int], measure: Measure, patient_id: str | None
-) -> tuple[list[Pred], Any, float]:
-    lex = ctx.lex
-    preds: list[Pred] = []
-    plan_window: Any = None
-    confidence = 1.0
-    neg = False
-    count: int | None = None
-    last_event: Pred | None = None
-    measure_pos = min(used) if used else None
-    pending_or = False
-    pending_first: Slot | None = None
-    pending_after: Pred | None = None
-    neg_text = ""
-    windows: list[tuple[int, Slot]] = []
-    measure_is_events = measure.of in {
+_EVENT_MEASURES = frozenset(
+    {
         "events",
         "value",
         "date",
@@ -124,352 +109,402 @@ def _predicates(
         "encounters",
         "length_of_stay",
     }
+)
+"""Measures over events: a window before the first predicate may belong to the measure."""
 
+
+@dataclass
+class _Walk:
+    """The state of one left-to-right walk over the pieces: what is pending for the next one."""
+
+    items: list[Item]
+    ctx: Ctx
+    measure: Measure
+    measure_pos: int | None
+    preds: list[Pred] = field(default_factory=list)
+    plan_window: Any = None
+    confidence: float = 1.0
+    neg: bool = False
+    neg_text: str = ""
+    count: int | None = None
+    last_event: Pred | None = None
+    pending_or: bool = False
+    pending_first: Slot | None = None
+    pending_after: Pred | None = None
+    windows: list[tuple[int, Slot]] = field(default_factory=list)
+
+    def ground(self, phrase: str, kind: str, target: str) -> None:
+        """Record what a phrase was read as."""
+        self.ctx.groundings.append(Grounding(phrase=phrase, kind=kind, target=target))
+
+    def add(self, p: Pred) -> None:
+        """A new negatable predicate: the pending negation and count were its."""
+        self.preds.append(p)
+        self.last_event, self.neg, self.count = p, False, None
+
+    def last_event_in(self, stream: str) -> Pred | None:
+        """The last predicate when it is an event of ``stream`` with a concept set."""
+        p = self.last_event
+        if p is not None and p.kind == "event" and p.stream == stream and p.concept_set:
+            return p
+        return None
+
+
+def _predicates(
+    items: list[Item], ctx: Ctx, used: set[int], measure: Measure, patient_id: str | None
+) -> tuple[list[Pred], Any, float]:
+    w = _Walk(items, ctx, measure, min(used) if used else None)
     for k, item in enumerate(items):
         if isinstance(item, Slot):
-            kind = item.kind
-            if kind == "neg":
-                neg = True
-                neg_text = item.text
-            elif kind == "order":
-                if item.data["which"] == "first" and measure.of in {"patients", "age"}:
-                    pending_first = item
-            elif kind == "count":
-                count = item.data["min"]
-                if last_event is not None and last_event.pos == k - 1 and last_event.min_count == 1:
-                    last_event.min_count, count = count, None
-            elif kind == "sex":
-                if not lex.has_sex:
-                    raise Abstain("this source stores no sex for patients", item.text)
-                preds.append(Pred(k, "sex", sex=item.data["sex"]))
-                ctx.groundings.append(
-                    Grounding(phrase=item.text, kind="sex", target=item.data["sex"])
-                )
-                neg = False
-            elif kind == "age":
-                if not lex.has_birth:
-                    raise Abstain(
-                        "this source stores no birth dates, so ages are unknown", item.text
-                    )
-                ctx.groundings.append(
-                    Grounding(
-                        phrase=item.text,
-                        kind="age",
-                        target=f"{item.data['op']} {item.data['value']}",
-                    )
-                )
-                prev = items[k - 1] if k > 0 else None
-                after_verb = (
-                    isinstance(prev, Word)
-                    and prev.role in {"hint", "boundary"}
-                    and bool(prev.value)
-                    and prev.text.endswith("ed")
-                )
-                if (item.data.get("at_event") or after_verb) and last_event is not None:
-                    if pending_first is not None and last_event.kind == "event":
-                        # "X patients whose first diagnosis came at age < 40": the age at
-                        # their first X
-                        last_event.first_only = True
-                        ctx.consumed.add(id(pending_first))
-                        pending_first = None
-                    last_event.age_at_event = AgeFilter(
-                        op=item.data["op"], value=item.data["value"], value2=item.data.get("value2")
-                    )
-                else:
-                    preds.append(Pred(k, "age", age=item.data))
-            elif kind == "death":
-                if not lex.deaths:
-                    raise Abstain("this source records no deaths", item.text)
-                if neg or any(isinstance(i, Slot) and i.kind == "window" for i in items):
-                    raise Abstain(
-                        "deaths can be counted, but not negated or inside a time window "
-                        f"({item.text!r})",
-                        item.text,
-                    )
-                preds.append(Pred(k, "death"))
-                ctx.groundings.append(
-                    Grounding(phrase=item.text, kind="death", target="a recorded death date")
-                )
-            elif kind == "unit":
-                ctx.unit = item.data["unit"]
-                ctx.groundings.append(Grounding(phrase=item.text, kind="unit", target=ctx.unit))
-            elif kind == "number":
-                bound = _bind_number(items, k, item, preds, last_event, measure, ctx)
-                if bound == "age":
-                    preds.append(
-                        Pred(
-                            k, "age", age={"op": item.data["op"], "value": int(item.data["value"])}
-                        )
-                    )
-                    ctx.groundings.append(
-                        Grounding(
-                            phrase=item.text,
-                            kind="age",
-                            target=f"{item.data['op']} {int(item.data['value'])}",
-                        )
-                    )
-                continue
-            elif kind == "value":
-                target = last_event
-                if target is None or target.stream not in VALUE_STREAMS:
-                    target = next(
-                        (
-                            p
-                            for p in reversed(preds)
-                            if p.kind == "event" and p.stream in VALUE_STREAMS
-                        ),
-                        None,
-                    )
-                vf = ValueFilter(
-                    op=item.data["op"],
-                    value=item.data["value"],
-                    value2=item.data.get("value2"),
-                    unit=item.data.get("unit"),
-                )
-                if target is None:
-                    if (
-                        measure.of in {"value", "events", "date"}
-                        and measure.stream in VALUE_STREAMS
-                        and ctx.measure_value is None
-                    ):
-                        ctx.measure_value = vf
-                        continue
-                    if (
-                        _after_person(items, k)
-                        and vf.unit is None
-                        and vf.op in {">", ">=", "<", "<="}
-                        and 0 <= vf.value <= 120
-                        and float(vf.value).is_integer()
-                        and lex.has_birth
-                    ):
-                        # "how many patients are over 65": an age
-                        preds.append(Pred(k, "age", age={"op": vf.op, "value": int(vf.value)}))
-                        ctx.groundings.append(
-                            Grounding(phrase=item.text, kind="age", target=f"{vf.op} {vf.value:g}")
-                        )
-                        continue
-                    raise Abstain(
-                        f"could not tell which measurement {item.text!r} applies to", item.text
-                    )
-                if target.concept is not None and not sum(
-                    lex.entries[e].values for e in target.concept.entries
-                ):
-                    raise Abstain(
-                        f"no numeric values are stored for {target.concept.label!r}",
-                        target.concept.phrase,
-                    )
-                target.value = vf
-                _one_measurement(target, lex, ctx)
-                ctx.groundings.append(
-                    Grounding(
-                        phrase=item.text,
-                        kind="value",
-                        target=f"{vf.op} {vf.value}{' ' + vf.unit if vf.unit else ''}",
-                    )
-                )
-            elif kind == "window":
-                windows.append((k, item))
-            elif kind == "encounter":
-                if measure.of in {"encounters", "length_of_stay"} and k == _first_pos(
-                    items, "encounter"
-                ):
-                    continue
-                if (
-                    item.data.get("located")
-                    and item.data.get("type")
-                    and measure.of in {"patients", "age"}
-                    and last_event is not None
-                    and last_event.kind == "event"
-                    and last_event.enc_type is None
-                ):
-                    # "patients with a hemoglobin test in the ER": the cohort's events happened
-                    # during encounters of that type
-                    last_event.enc_type = item.data["type"]
-                    ctx.groundings.append(
-                        Grounding(phrase=item.text, kind="encounter_type", target=item.data["type"])
-                    )
-                    continue
-                if item.data.get("located") and (last_event is not None or measure_pos is not None):
-                    # "hemoglobin in the ER": events inside encounters of a type, an encounter scope
-                    ctx.located_scope = item
-                    continue
-                p = Pred(
-                    k, "encounter", enc_type=item.data.get("type"), negate=neg, min_count=count or 1
-                )
-                if item.data.get("type"):
-                    ctx.groundings.append(
-                        Grounding(phrase=item.text, kind="encounter_type", target=item.data["type"])
-                    )
-                preds.append(p)
-                last_event, neg, count = p, False, None
-            continue
-        if isinstance(item, Word):
-            if item.role == "connector" and item.value == "or":
-                pending_or = True
-            if item.text in LATER_WORDS and measure.of == "days_between":
-                continue  # 'the first later Y': the end of a time between is later by definition
-            if item.text in LATER_WORDS:
-                # "on celecoxib ... later developed a GI bleed": after the first earlier event
-                if (
-                    last_event is None
-                    or last_event.kind != "event"
-                    or last_event.concept_set is None
-                ):
-                    raise Abstain(f"could not tell what {item.text!r} comes after", item.text)
-                pending_after = last_event
-            continue
-        # a concept
-        if k in used:
-            continue
-        st = _stream_for(item, lex)
-        if st is None:
-            raise Abstain(f"{item.label!r} is not recorded in this source", item.phrase)
-        if (
-            pending_or
-            and last_event is not None
-            and last_event.kind == "event"
-            and last_event.stream == st
-            and last_event.concept_set
-        ):
-            extra = _concept_set(item, st, lex, ctx)
-            last_event.concept_set = ConceptSet(
-                concepts=last_event.concept_set.concepts + extra.concepts,
-                label=f"{last_event.concept_set.label} or {extra.label}",
-            )
-            pending_or = False
-            continue
-        pending_or = False
-        if (
-            neg
-            and last_event is not None
-            and last_event.kind == "event"
-            and last_event.stream == st
-            and last_event.concept is not None
-            and last_event.concept_set is not None
-            and not last_event.negate
-            and _variant_of(item, last_event.concept)
-        ):
-            # "COVID-19 (not suspected)": a qualifier of the concept, not of the patient — the
-            # variant is cut out of the concept set (a no-op when the set never held it)
-            extra = _concept_set(item, st, lex, ctx)
-            last_event.concept_set = last_event.concept_set.model_copy(
-                update={
-                    "exclude": last_event.concept_set.exclude + extra.concepts,
-                    "label": f"{last_event.concept_set.label} except {extra.label}",
-                }
-            )
-            neg = False
-            continue
-        if (
-            neg
-            and " ".join(neg_text.split()) in EXCEPT_WORDS
-            and last_event is not None
-            and last_event.kind == "event"
-            and last_event.stream == st
-            and last_event.concept_set is not None
-            and not last_event.negate
-        ):
-            # "any statin except simvastatin": the second concept is cut out of the first set
-            extra = _concept_set(item, st, lex, ctx)
-            last_event.concept_set = last_event.concept_set.model_copy(
-                update={
-                    "exclude": last_event.concept_set.exclude + extra.concepts,
-                    "label": f"{last_event.concept_set.label} except {extra.label}",
-                }
-            )
-            neg = False
-            continue
-        p = Pred(
-            k,
-            "event",
-            concept=item,
-            stream=st,
-            plan_stream=_ps(item, st, lex),
-            concept_set=_concept_set(item, st, lex, ctx),
-            negate=neg,
-            min_count=count or 1,
-        )
-        confidence *= item.score if item.how != "exact" else 1.0
-        if pending_after is not None:
-            p.window = RelativeWindow(
-                anchor=EventAnchor(
-                    stream=pending_after.plan_stream or pending_after.stream or "",
-                    concepts=pending_after.concept_set,
-                    which="first",
-                ),
-                start_days=0,
-            )
-            ctx.groundings.append(
-                Grounding(phrase="later", kind="time", target="after the first earlier event")
-            )
-            pending_after = None
-        if pending_first is not None:
-            # "patients whose first GI bleed was after 2010": only each patient's first event
-            p.first_only = True
-            ctx.consumed.add(id(pending_first))
-            pending_first = None
-        preds.append(p)
-        last_event, neg, count = p, False, None
+            rule = _SLOT_RULES.get(item.kind)
+            if rule is not None:
+                rule(w, k, item)
+        elif isinstance(item, Word):
+            _on_word(w, item)
+        elif k not in used:
+            _on_concept(w, k, item)
+    _any_stream_event(w)
+    _trailing_negation(w, patient_id)
+    _check_day0(w)
+    _place_windows(w)
+    return w.preds, w.plan_window, w.confidence
 
-    if measure.of == "patients" and not any(isinstance(i, Concept) for i in items):
-        # "patients who had a procedure in 2019": any event of a stream named in the catalog
-        for k, item in enumerate(items):
-            if isinstance(item, Word) and item.role in {"stream_noun", "event_noun"} and item.value:
-                if item.value not in lex.streams and item.value not in lex.stream_words.values():
-                    raise Abstain(f"this source stores no {item.value} events", item.text)
-                p = Pred(k, "event", stream=item.value, negate=neg)
-                preds.append(p)
-                ctx.groundings.append(Grounding(phrase=item.text, kind="stream", target=item.value))
-                neg = False
-                break
-    if neg and not any(p.negate for p in preds):
-        negatable = [p for p in preds if p.kind in {"event", "encounter"}]
-        last = negatable[-1] if negatable else None
-        base = next(
-            (
-                p
-                for p in negatable[:-1]
-                if last is not None
-                and p.kind == "event"
-                and p.stream == last.stream
-                and p.concept is not None
-                and last.concept is not None
-                and p.concept_set is not None
-                and last.concept_set is not None
-                and _variant_of(last.concept, p.concept)
-            ),
+
+# -- slot rules: one function per slot kind ----------------------------------------------------
+
+
+def _on_neg(w: _Walk, k: int, s: Slot) -> None:
+    w.neg, w.neg_text = True, s.text
+
+
+def _on_order(w: _Walk, k: int, s: Slot) -> None:
+    if s.data["which"] == "first" and w.measure.of in {"patients", "age"}:
+        w.pending_first = s
+
+
+def _on_count(w: _Walk, k: int, s: Slot) -> None:
+    w.count = s.data["min"]
+    last = w.last_event
+    if last is not None and last.pos == k - 1 and last.min_count == 1:
+        last.min_count, w.count = w.count, None
+
+
+def _on_sex(w: _Walk, k: int, s: Slot) -> None:
+    if not w.ctx.lex.has_sex:
+        raise Abstain("this source stores no sex for patients", s.text)
+    w.preds.append(Pred(k, "sex", sex=s.data["sex"]))
+    w.ground(s.text, "sex", s.data["sex"])
+    w.neg = False
+
+
+def _on_age(w: _Walk, k: int, s: Slot) -> None:
+    if not w.ctx.lex.has_birth:
+        raise Abstain("this source stores no birth dates, so ages are unknown", s.text)
+    w.ground(s.text, "age", f"{s.data['op']} {s.data['value']}")
+    prev = w.items[k - 1] if k > 0 else None
+    after_verb = (
+        isinstance(prev, Word)
+        and prev.role in {"hint", "boundary"}
+        and bool(prev.value)
+        and prev.text.endswith("ed")
+    )
+    last = w.last_event
+    if not ((s.data.get("at_event") or after_verb) and last is not None):
+        w.preds.append(Pred(k, "age", age=s.data))
+        return
+    if w.pending_first is not None and last.kind == "event":
+        # "X patients whose first diagnosis came at age < 40": the age at their first X
+        last.first_only = True
+        w.ctx.consumed.add(id(w.pending_first))
+        w.pending_first = None
+    last.age_at_event = AgeFilter(
+        op=s.data["op"], value=s.data["value"], value2=s.data.get("value2")
+    )
+
+
+def _on_death(w: _Walk, k: int, s: Slot) -> None:
+    if not w.ctx.lex.deaths:
+        raise Abstain("this source records no deaths", s.text)
+    if w.neg or any(isinstance(i, Slot) and i.kind == "window" for i in w.items):
+        raise Abstain(
+            f"deaths can be counted, but not negated or inside a time window ({s.text!r})",
+            s.text,
+        )
+    w.preds.append(Pred(k, "death"))
+    w.ground(s.text, "death", "a recorded death date")
+
+
+def _on_unit(w: _Walk, k: int, s: Slot) -> None:
+    w.ctx.unit = s.data["unit"]
+    w.ground(s.text, "unit", s.data["unit"])
+
+
+def _add_age(w: _Walk, k: int, text: str, op: str, value: float) -> None:
+    """An age threshold read from a bare number after a person word ('patients over 65')."""
+    w.preds.append(Pred(k, "age", age={"op": op, "value": int(value)}))
+    w.ground(text, "age", f"{op} {value:g}")
+
+
+def _on_number(w: _Walk, k: int, s: Slot) -> None:
+    if _bind_number(w.items, k, s, w.preds, w.last_event, w.measure, w.ctx) == "age":
+        _add_age(w, k, s.text, s.data["op"], int(s.data["value"]))
+
+
+def _on_value(w: _Walk, k: int, s: Slot) -> None:
+    lex, ctx = w.ctx.lex, w.ctx
+    target = w.last_event
+    if target is None or target.stream not in VALUE_STREAMS:
+        target = next(
+            (p for p in reversed(w.preds) if p.kind == "event" and p.stream in VALUE_STREAMS),
             None,
         )
-        if base is not None and last is not None and last.concept_set is not None:
-            # "COVID-19, suspected COVID-19 not counted": the variant is cut out of the set
-            assert base.concept_set is not None
-            base.concept_set = base.concept_set.model_copy(
-                update={
-                    "exclude": base.concept_set.exclude + last.concept_set.concepts,
-                    "label": f"{base.concept_set.label} except {last.concept_set.label}",
-                }
-            )
-            preds.remove(last)
-        elif negatable and not patient_id:
-            negatable[-1].negate = True
-    for s in (i for i in items if isinstance(i, Slot) and i.kind == "day0"):
-        if not any(w.data["spec"].kind in {"event", "patient"} for _, w in windows):
-            raise Abstain(f"could not tell which window {s.text!r} is about", s.text)
-        ctx.groundings.append(
-            Grounding(phrase=s.text, kind="time", target="days counted from the anchor's day (0)")
+    d = s.data
+    vf = ValueFilter(op=d["op"], value=d["value"], value2=d.get("value2"), unit=d.get("unit"))
+    if target is None:
+        _unbound_value(w, k, s, vf)
+        return
+    if target.concept is not None and not sum(
+        lex.entries[e].values for e in target.concept.entries
+    ):
+        raise Abstain(
+            f"no numeric values are stored for {target.concept.label!r}", target.concept.phrase
         )
-    for k, slot in windows:
-        window = _window(slot.data["spec"], ctx, items, preds)
-        target = _window_target(k, preds, measure_pos, measure_is_events, measure.of)
+    target.value = vf
+    _one_measurement(target, lex, ctx)
+    w.ground(s.text, "value", f"{vf.op} {vf.value}{' ' + vf.unit if vf.unit else ''}")
+
+
+def _unbound_value(w: _Walk, k: int, s: Slot, vf: ValueFilter) -> None:
+    """A value with no measurement predicate before it: the measure's, an age, or unknown."""
+    m, ctx = w.measure, w.ctx
+    if (
+        m.of in {"value", "events", "date"}
+        and m.stream in VALUE_STREAMS
+        and ctx.measure_value is None
+    ):
+        ctx.measure_value = vf
+        return
+    if (
+        _after_person(w.items, k)
+        and vf.unit is None
+        and vf.op in {">", ">=", "<", "<="}
+        and 0 <= vf.value <= 120
+        and float(vf.value).is_integer()
+        and ctx.lex.has_birth
+    ):
+        # "how many patients are over 65": an age
+        _add_age(w, k, s.text, vf.op, vf.value)
+        return
+    raise Abstain(f"could not tell which measurement {s.text!r} applies to", s.text)
+
+
+def _on_window(w: _Walk, k: int, s: Slot) -> None:
+    w.windows.append((k, s))
+
+
+def _on_encounter(w: _Walk, k: int, s: Slot) -> None:
+    of, last, etype = w.measure.of, w.last_event, s.data.get("type")
+    if of in {"encounters", "length_of_stay"} and k == _first_pos(w.items, "encounter"):
+        return
+    if (
+        s.data.get("located")
+        and etype
+        and of in {"patients", "age"}
+        and last is not None
+        and last.kind == "event"
+        and last.enc_type is None
+    ):
+        # "patients with a hemoglobin test in the ER": the cohort's events happened during
+        # encounters of that type
+        last.enc_type = etype
+        w.ground(s.text, "encounter_type", etype)
+        return
+    if s.data.get("located") and (last is not None or w.measure_pos is not None):
+        # "hemoglobin in the ER": events inside encounters of a type, an encounter scope
+        w.ctx.located_scope = s
+        return
+    p = Pred(k, "encounter", enc_type=etype, negate=w.neg, min_count=w.count or 1)
+    if etype:
+        w.ground(s.text, "encounter_type", etype)
+    w.add(p)
+
+
+_SLOT_RULES: dict[str, Callable[[_Walk, int, Slot], None]] = {
+    "neg": _on_neg,
+    "order": _on_order,
+    "count": _on_count,
+    "sex": _on_sex,
+    "age": _on_age,
+    "death": _on_death,
+    "unit": _on_unit,
+    "number": _on_number,
+    "value": _on_value,
+    "window": _on_window,
+    "encounter": _on_encounter,
+}
+"""Slot kind → what the slot does to the walk (other kinds are read elsewhere)."""
+
+
+# -- words and concepts ------------------------------------------------------------------------
+
+
+def _on_word(w: _Walk, item: Word) -> None:
+    if item.role == "connector" and item.value == "or":
+        w.pending_or = True
+    if item.text not in LATER_WORDS or w.measure.of == "days_between":
+        return  # 'the first later Y': the end of a time between is later by definition
+    # "on celecoxib ... later developed a GI bleed": after the first earlier event
+    last = w.last_event
+    if last is None or last.kind != "event" or last.concept_set is None:
+        raise Abstain(f"could not tell what {item.text!r} comes after", item.text)
+    w.pending_after = last
+
+
+def _exclude(p: Pred, extra: ConceptSet) -> None:
+    """Cut ``extra``'s concepts out of ``p``'s concept set ('any statin except simvastatin')."""
+    assert p.concept_set is not None
+    p.concept_set = p.concept_set.model_copy(
+        update={
+            "exclude": p.concept_set.exclude + extra.concepts,
+            "label": f"{p.concept_set.label} except {extra.label}",
+        }
+    )
+
+
+def _merges_into_last(w: _Walk, item: Concept, st: str) -> bool:
+    """'X or Y' joins the last event's set; a negated variant or an 'except' cuts out of it."""
+    last = w.last_event_in(st)
+    if last is None:
+        w.pending_or = False
+        return False
+    assert last.concept_set is not None
+    if w.pending_or:
+        extra = _concept_set(item, st, w.ctx.lex, w.ctx)
+        last.concept_set = ConceptSet(
+            concepts=last.concept_set.concepts + extra.concepts,
+            label=f"{last.concept_set.label} or {extra.label}",
+        )
+        w.pending_or = False
+        return True
+    if not w.neg or last.negate:
+        return False
+    # "COVID-19 (not suspected)": a qualifier of the concept, not of the patient — the variant
+    # is cut out of the concept set (a no-op when the set never held it); "any statin except
+    # simvastatin": the second concept is cut out of the first set
+    variant = last.concept is not None and _variant_of(item, last.concept)
+    if variant or " ".join(w.neg_text.split()) in EXCEPT_WORDS:
+        _exclude(last, _concept_set(item, st, w.ctx.lex, w.ctx))
+        w.neg = False
+        return True
+    return False
+
+
+def _on_concept(w: _Walk, k: int, item: Concept) -> None:
+    lex, ctx = w.ctx.lex, w.ctx
+    st = _stream_for(item, lex)
+    if st is None:
+        raise Abstain(f"{item.label!r} is not recorded in this source", item.phrase)
+    if _merges_into_last(w, item, st):
+        return
+    p = Pred(
+        k,
+        "event",
+        concept=item,
+        stream=st,
+        plan_stream=_ps(item, st, lex),
+        concept_set=_concept_set(item, st, lex, ctx),
+        negate=w.neg,
+        min_count=w.count or 1,
+    )
+    w.confidence *= item.score if item.how != "exact" else 1.0
+    after = w.pending_after
+    if after is not None:
+        p.window = RelativeWindow(
+            anchor=EventAnchor(
+                stream=after.plan_stream or after.stream or "",
+                concepts=after.concept_set,
+                which="first",
+            ),
+            start_days=0,
+        )
+        w.ground("later", "time", "after the first earlier event")
+        w.pending_after = None
+    if w.pending_first is not None:
+        # "patients whose first GI bleed was after 2010": only each patient's first event
+        p.first_only = True
+        ctx.consumed.add(id(w.pending_first))
+        w.pending_first = None
+    w.add(p)
+
+
+# -- after the walk ----------------------------------------------------------------------------
+
+
+def _any_stream_event(w: _Walk) -> None:
+    """'patients who had a procedure in 2019': any event of a stream named in the catalog."""
+    if w.measure.of != "patients" or any(isinstance(i, Concept) for i in w.items):
+        return
+    lex = w.ctx.lex
+    for k, item in enumerate(w.items):
+        if isinstance(item, Word) and item.role in {"stream_noun", "event_noun"} and item.value:
+            if item.value not in lex.streams and item.value not in lex.stream_words.values():
+                raise Abstain(f"this source stores no {item.value} events", item.text)
+            w.preds.append(Pred(k, "event", stream=item.value, negate=w.neg))
+            w.ground(item.text, "stream", item.value)
+            w.neg = False
+            return
+
+
+def _trailing_negation(w: _Walk, patient_id: str | None) -> None:
+    """A negation left over at the end negates the last event, or cuts its variant out of an
+    earlier set ('COVID-19, suspected COVID-19 not counted')."""
+    if not w.neg or any(p.negate for p in w.preds):
+        return
+    negatable = [p for p in w.preds if p.kind in {"event", "encounter"}]
+    if not negatable:
+        return
+    last = negatable[-1]
+    base = next(
+        (
+            p
+            for p in negatable[:-1]
+            if p.kind == "event"
+            and p.stream == last.stream
+            and p.concept is not None
+            and last.concept is not None
+            and p.concept_set is not None
+            and last.concept_set is not None
+            and _variant_of(last.concept, p.concept)
+        ),
+        None,
+    )
+    if base is not None and last.concept_set is not None:
+        _exclude(base, last.concept_set)
+        w.preds.remove(last)
+    elif not patient_id:
+        last.negate = True
+
+
+def _check_day0(w: _Walk) -> None:
+    """'day 0' needs a window counted from an anchor."""
+    for s in (i for i in w.items if isinstance(i, Slot) and i.kind == "day0"):
+        if not any(x.data["spec"].kind in {"event", "patient"} for _, x in w.windows):
+            raise Abstain(f"could not tell which window {s.text!r} is about", s.text)
+        w.ground(s.text, "time", "days counted from the anchor's day (0)")
+
+
+def _place_windows(w: _Walk) -> None:
+    """Each time window goes to the nearest event before it (or the plan, for the measure)."""
+    is_events = w.measure.of in _EVENT_MEASURES
+    for k, slot in w.windows:
+        window = _window(slot.data["spec"], w.ctx, w.items, w.preds)
+        target = _window_target(k, w.preds, w.measure_pos, is_events, w.measure.of)
+        if (w.plan_window if target is None else target.window) is not None:
+            raise Abstain("two time windows for the same events; ask one at a time", slot.text)
         if target is None:
-            if plan_window is not None:
-                raise Abstain("two time windows for the same events; ask one at a time", slot.text)
-            plan_window = window
+            w.plan_window = window
         else:
-            if target.window is not None:
-                raise Abstain("two time windows for the same events; ask one at a time", slot.text)
             target.window = window
-    return preds, plan_window, confidence
 
 
 def _one_measurement(pred: Pred, lex: Any, ctx: Ctx) -> None:

@@ -484,19 +484,17 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             if all(w.replace(".", "").isdigit() for w in seg):
                 continue  # a bare number never names a concept
             phrase = " ".join(seg)
-            vaccines = _vaccine_class(phrase, lex)
-            if vaccines is not None:
-                spans[i] = (length, vaccines)
+            # a vaccine or (where no label matches) a drug class stands for its members
+            klass = _vaccine_class(phrase, lex)
+            matches = lex.match(phrase) if klass is None else []
+            if klass is None and not matches:
+                klass = _drug_class(phrase, lex)
+            if klass is not None:
+                spans[i] = (length, klass)
                 for k in range(i, i + length):
                     covered[k] = True
                 continue
-            matches = lex.match(phrase)
             if not matches:
-                klass = _drug_class(phrase, lex)
-                if klass is not None:
-                    spans[i] = (length, klass)
-                    for k in range(i, i + length):
-                        covered[k] = True
                 continue
             best = matches[0]
             soft_edge = (

@@ -23,9 +23,12 @@ from sqlglot import exp
 
 from clinbridge.engine.understand._names import patient_names
 from clinbridge.engine.understand._text import content_tokens, normalize, stem, tokens
+from clinbridge.vocab import ConceptIndex
 
 if TYPE_CHECKING:
-    from clinbridge.catalog import Catalog, Dictionary, EventStream
+    from collections.abc import Callable
+
+    from clinbridge.catalog import Catalog, EventStream
     from clinbridge.db import Database
     from clinbridge.embed import EmbeddingService
 
@@ -183,9 +186,16 @@ class Lexicon:
     def _build(cls, db: Database, catalog: Catalog) -> Lexicon:
         lex = cls(source=catalog.source)
         q = _Q(db, catalog)
+        indexes: dict[str, ConceptIndex] = {}
+
+        def vocab(name: str) -> ConceptIndex:
+            if name not in indexes:
+                indexes[name] = ConceptIndex(db, catalog, name)
+            return indexes[name]
+
         labels: dict[tuple[str, str], set[int]] = defaultdict(set)
         for stream in catalog.streams:
-            lex._add_stream(q, catalog, stream, labels)
+            lex._add_stream(q, vocab, stream, labels)
             lex.kind_streams.setdefault(stream.kind, []).append(stream.name)
             if lex.streams.get(stream.kind) and lex.streams[stream.kind].rows:
                 for word in content_tokens(f"{stream.name.replace('_', ' ')} {stream.description}"):
@@ -239,7 +249,11 @@ class Lexicon:
         return lex
 
     def _add_stream(
-        self, q: _Q, catalog: Catalog, s: EventStream, labels: dict[tuple[str, str], set[int]]
+        self,
+        q: _Q,
+        vocab: Callable[[str], ConceptIndex],
+        s: EventStream,
+        labels: dict[tuple[str, str], set[int]],
     ) -> None:
         stats = self.streams.setdefault(s.kind, StreamStats(kind=s.kind))
         cols: list[Any] = [exp.func("count", exp.Star())]
@@ -278,43 +292,9 @@ class Lexicon:
         names: dict[Any, str] = {}
         synonyms: list[tuple[Any, str]] = []
         ancestors: dict[Any, set[Any]] = defaultdict(set)
-        # The dictionary look-ups below take the codes just counted as literal lists (in chunks),
-        # so the fact table is scanned once per stream, not once more per look-up.
-        for start in range(0, len(stored) if s.dictionary else 0, _CODE_CHUNK):
-            assert s.dictionary is not None
-            d = catalog.dictionary(s.dictionary)
-            in_data = [exp.convert(c) for c in stored[start : start + _CODE_CHUNK]]
-            wanted: Any = exp.column(d.code_column, quoted=True).isin(*in_data)
-            if d.ancestor_table and d.ancestor_column and d.descendant_column:
-                pairs = q.rows(
-                    exp.select(q.col(d.ancestor_column), q.col(d.descendant_column))
-                    .from_(q.table(d.ancestor_table))
-                    .where(q.col(d.descendant_column).isin(*in_data))
-                )
-                for anc, desc in pairs:
-                    if _norm(anc) != _norm(desc):
-                        ancestors[_norm(anc)].add(_norm(desc))
-                anc_q = (
-                    exp.select(q.col(d.ancestor_column))
-                    .from_(q.table(d.ancestor_table))
-                    .where(q.col(d.descendant_column).isin(*in_data))
-                )
-                wanted = exp.or_(wanted, exp.column(d.code_column, quoted=True).isin(query=anc_q))
-            names.update(self._dictionary_names(q, d, wanted))
-            if d.synonym_table and d.synonym_code_column and d.synonym_label_column:
-                syn_wanted = exp.column(d.synonym_code_column, quoted=True).isin(
-                    query=exp.select(q.col(d.code_column)).from_(q.table(d.table)).where(wanted)
-                )
-                synonyms += [
-                    (_norm(c), str(lbl))
-                    for c, lbl in q.rows(
-                        exp.select(q.col(d.synonym_code_column), q.col(d.synonym_label_column))
-                        .from_(q.table(d.synonym_table))
-                        .where(syn_wanted)
-                    )
-                    if lbl and str(lbl).count(";") < 2 and len(str(lbl)) <= 150
-                ]
-        if not s.dictionary:
+        if s.dictionary:
+            names, synonyms = _dictionary_labels(vocab(s.dictionary), stored, ancestors)
+        else:
             label_col = s.title_column or s.source_value_column
             if label_col:
                 for c, lbl in q.rows(
@@ -360,15 +340,6 @@ class Lexicon:
             .group_by(q.col(s.code_column))
         )
         return {_norm(c): str(sy) for c, sy in rows if sy is not None}
-
-    @staticmethod
-    def _dictionary_names(q: _Q, d: Dictionary, wanted: exp.Expression) -> dict[Any, str]:
-        rows = q.rows(
-            exp.select(q.col(d.code_column), q.col(d.label_column))
-            .from_(q.table(d.table))
-            .where(wanted)
-        )
-        return {_norm(c): str(lbl) for c, lbl in rows if lbl is not None}
 
     # -- indexes -----------------------------------------------------------------------------
     def _index(self) -> None:
@@ -509,6 +480,33 @@ def _only_an_argument(label: str, toks: frozenset[str]) -> bool:
         return False
     head = set(words[:cut])
     return not (head & toks)
+
+
+def _dictionary_labels(
+    index: ConceptIndex, stored: list[Any], ancestors: dict[Any, set[Any]]
+) -> tuple[dict[Any, str], list[tuple[Any, str]]]:
+    """Names and synonyms of the codes a stream stores and of their ancestors, through the
+    vocabulary layer; ``ancestors`` gets each ancestor's descendants among ``stored``.
+
+    The codes go in chunks of :data:`_CODE_CHUNK`, so each look-up's IN list stays small.
+    """
+    names: dict[Any, str] = {}
+    synonyms: list[tuple[Any, str]] = []
+    for start in range(0, len(stored), _CODE_CHUNK):
+        chunk = stored[start : start + _CODE_CHUNK]
+        wanted = list(chunk)
+        for anc, desc in index.ancestor_pairs(chunk):
+            wanted.append(anc)
+            if _norm(anc) != _norm(desc):
+                ancestors[_norm(anc)].add(_norm(desc))
+        found = index.by_ids(wanted)
+        names.update({_norm(m.concept_id): m.name for m in found if m.name})
+        synonyms += [
+            (_norm(c), lbl)
+            for c, lbl in index.synonyms([m.concept_id for m in found])
+            if lbl and lbl.count(";") < 2 and len(lbl) <= 150
+        ]
+    return names, synonyms
 
 
 def _squash(text: str) -> str:

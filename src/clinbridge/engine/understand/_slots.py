@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
 from typing import Any
 
 from clinbridge.engine.understand import _time
-from clinbridge.engine.understand._pieces import Piece, Slot
+from clinbridge.engine.understand._pieces import Maker, Piece, Slot, split_pieces
 from clinbridge.engine.understand._text import NUMBER_WORDS
 from clinbridge.engine.understand._unread import UNREAD_DAYS, mark_unread
 
@@ -87,8 +86,6 @@ _UNIT_ALONE = (
     r"fahrenheit|x10\^9/l|10\^9/l|k/ul|/ul|kilograms|centimeters|inches|beats\s+(?:per|a)\s+minute)"
 )
 
-Maker = Callable[[re.Match[str]], list[Piece] | Slot | None]
-
 
 def _num(s: str) -> float:
     return float(s)
@@ -110,28 +107,6 @@ def _replace_number_words(text: str) -> str:
     text = re.sub(r"\b(a|an|one)\s+(day|week|month|year)\b", r"1 \2", text)
     words = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
     return re.sub(rf"\b({words})\b(?!\s+of\b)", lambda m: str(NUMBER_WORDS[m[1]]), text)
-
-
-def _apply(pieces: list[Piece], pattern: re.Pattern[str], make: Maker) -> list[Piece]:
-    out: list[Piece] = []
-    for piece in pieces:
-        if isinstance(piece, Slot):
-            out.append(piece)
-            continue
-        pos = 0
-        for m in pattern.finditer(piece):
-            made = make(m)
-            if made is None:
-                continue
-            out.append(piece[pos : m.start()])
-            if isinstance(made, Slot):
-                made.text = made.text or m.group(0)
-                out.append(made)
-            else:
-                out.extend(made)
-            pos = m.end()
-        out.append(piece[pos:])
-    return [p for p in out if not (isinstance(p, str) and not p.strip())]
 
 
 def _unit_word(unit: str) -> str:
@@ -676,7 +651,7 @@ RULES = _compile(_RULES)
 
 def _run(pieces: list[Piece], rules: tuple[Rule, ...]) -> list[Piece]:
     for pattern, make in rules:
-        pieces = _apply(pieces, pattern, make)
+        pieces = split_pieces(pieces, pattern, make)
     return pieces
 
 
@@ -731,7 +706,7 @@ def _patient_dates(pieces: list[Piece]) -> list[Piece]:
     if not any(isinstance(p, Slot) and p.kind == "patient_ref" for p in pieces):
         return pieces
     for point in ("birth", "death"):
-        pieces = _apply(
+        pieces = split_pieces(
             pieces,
             re.compile(
                 rf"\b(?:the\s+)?date\s+of\s+{point}\b|\b{point}\s*-?\s*date\b"
@@ -741,7 +716,7 @@ def _patient_dates(pieces: list[Piece]) -> list[Piece]:
         )
     joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
     if re.search(r"^\s*(?:when|on\s+what\s+date|what\s+date)\b.*\bborn\b", joined):
-        pieces = _apply(
+        pieces = split_pieces(
             pieces, re.compile(r"\bborn\b"), lambda m: Slot("patient_date", {"point": "birth"})
         )
     return pieces

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from clinbridge.engine.understand._pieces import Piece, Slot
+from clinbridge.engine.understand._pieces import Piece, Slot, split_pieces
 
 __all__ = ["UNREAD_DAYS", "mark_unread", "mark_unread_days", "untype_hospital"]
 
@@ -63,18 +63,7 @@ UNREAD_DAYS = re.compile(
 
 
 def _mark(pieces: list[Piece], pattern: re.Pattern[str], what: str) -> list[Piece]:
-    out: list[Piece] = []
-    for piece in pieces:
-        if isinstance(piece, Slot):
-            out.append(piece)
-            continue
-        pos = 0
-        for m in pattern.finditer(piece):
-            out.append(piece[pos : m.start()])
-            out.append(Slot("unsupported", {"what": what}, m[0]))
-            pos = m.end()
-        out.append(piece[pos:])
-    return [p for p in out if not (isinstance(p, str) and not p.strip())]
+    return split_pieces(pieces, pattern, lambda m: Slot("unsupported", {"what": what}, m[0]))
 
 
 # 'what did they receive 2 or more times': which things, by how often each was recorded
