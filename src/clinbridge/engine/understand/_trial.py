@@ -50,6 +50,7 @@ from clinbridge.engine.understand._trial_vocab import (
     ROLE_WORDS,
     Token,
     expand_shorthand,
+    neighbour_pairs,
     one_edit_apart,
     tokenize,
 )
@@ -59,6 +60,7 @@ from clinbridge.engine.understand._trial_words import (
     BETWEEN,
     BOTH_TRIALS,
     CHANGE_RE,
+    CLARIFICATION,
     CMP,
     CMP_AFTER,
     CMP_AFTER_OPS,
@@ -144,6 +146,10 @@ class TrialReader:
         for cs in self.codesets:
             self.vocabulary |= cs.tokens
         self.rewrites = _rewrites(catalog, self.vocabulary)
+        self.neighbours = neighbour_pairs(
+            [v.description or v.name for v in catalog.variables]
+            + [lab for v in catalog.variables for lab in v.codes.values() if lab]
+        )
 
     # -- reading ---------------------------------------------------------------------------
     def understand(self, question: str) -> list[Reading]:
@@ -160,12 +166,13 @@ class TrialReader:
             ]
 
     def _read(self, question: str) -> Reading:
-        said = expand_shorthand(question)
+        said = expand_shorthand(question, self.neighbours, self.vocabulary)
         for pattern, words in self.rewrites:
             said = pattern.sub(words, said)
         text = said.lower().replace("–", "-").replace("—", "-")
         text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)
         q = _Question(said, text, text)
+        self._clarifications(q)
         self._subject_list_rate(q)  # 0. one subject, a list, a rate
         _find_comparisons(q)  # 1. before time points: 'older than 35 years' is an age
         _find_times(q)  # 2.
@@ -232,6 +239,27 @@ class TrialReader:
                 for f in self.families
             ):
                 q.masked = q.masked[: m.start()] + " percentage" + q.masked[m.end() :]
+
+    def _clarifications(self, q: _Question) -> None:
+        """A parenthetical restatement ('(i.e. across rewarming)', '(that is, ...)') that names
+        nothing in the dictionary — no variable, code, group, number or negation — is a gloss on
+        what precedes it, not a condition or a grouping: it is left unread (and said so)."""
+        for m in CLARIFICATION.finditer(q.masked):
+            body = m.group("body")
+            words = [
+                t for t in tokenize(body) if t.norm not in EXTRA_FILLER and t.text not in NEGATORS
+            ]
+            if (
+                any(t.norm in self.vocabulary or t.text[:1].isdigit() for t in words)
+                or any(t.text in NEGATORS for t in tokenize(body))
+                or find_time_points(body)
+            ):
+                q.blank(m.start(), m.start("body"))  # the marker is no content word
+                continue
+            q.groundings.append(
+                Grounding(phrase=m.group(0), kind="clarification", target="a restatement, not read")
+            )
+            q.blank(m.start(), m.end())
 
     def _find_groups(self, q: _Question) -> None:
         """'by arm', 'per trial', 'in each site', 'by arm and trial', 'in both trials'."""
@@ -338,6 +366,9 @@ def _rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[s
         name = rf"(?<![\w-]){re.escape(v.name)}"
         if v.codes:  # 'SEX = 2': with the '=' any name is the column's
             out.append((re.compile(name + r"\s*==?\s*(-?\d+)(?![\w.])", re.I), _coded(v, label)))
+            if re.search(r"[_\d]", v.name) or (v.name.isupper() and len(v.name) >= 3):
+                # 'Rand_Arm 1': a column name spelled as the dictionary does, then a bare code
+                out.append((re.compile(name + r"\s+(-?\d+)(?![\w.])"), _coded(v, label)))
         if re.search(r"[_\d]", v.name):  # a name no word looks like ('TEMP_72H')
             out.append((re.compile(name + r"(?![\w-])", re.I), label))
     if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
@@ -509,6 +540,8 @@ def _conditions(
     numerator: list[VariableFilter] = []
     measured: list[Mention] = []
     vs = bool(re.search(r"\b(vs|versus|compared (with|to)|compare|between)\b", q.text))
+    # 'HIE grade = 3' read as 'severe' and 'HIE grade': the variable named beside its own code
+    coded = {mt.target.var.name for mt in q.mentions if isinstance(mt.target, CodeSet) and mt.codes}
     for mt in q.mentions:
         if isinstance(mt.target, CodeSet):
             var = mt.target.var
@@ -517,7 +550,7 @@ def _conditions(
         elif mt.target.kind == "categorical" and mt.comparison is None:
             cat_var = mt.variable
             assert cat_var is not None
-            if cat_var in q.groups:
+            if cat_var in q.groups or cat_var.name in coded:
                 continue
             shown = "; ".join(f"{k}={v or '?'}" for k, v in list(cat_var.codes.items())[:6])
             raise Abstain(

@@ -198,12 +198,18 @@ def assign_times(
     for t in (numbered + special if change else numbered) or special:
         if not owners:
             break
-        if len(owners) > 1 and len(numbered) == 1:
-            for m in owners:
+        # a time point goes to the variables recorded at it ('length of stay among infants
+        # with severe disability at 18 months': the disability's); none has it: the nearest
+        # is given it and abstains
+        holders = [m for m in mentions if holds(m, t[0])]
+        takers = [m for m in owners if m in holders] if holders else owners
+        if len(takers) > 1 and len(numbered) == 1:
+            for m in takers:
                 assigned[id(m)].append(t[0])
             continue
-        m = min(owners, key=lambda m: distance(m, t[1], t[2]))
-        assigned[id(m)].append(t[0])
+        nearest = min(holders or owners, key=lambda m: distance(m, t[1], t[2]))
+        if id(nearest) in assigned:
+            assigned[id(nearest)].append(t[0])
     for mt in fams:
         fam = mt.target
         assert isinstance(fam, Family)
@@ -244,6 +250,15 @@ def assign_times(
                 "(or for the change between them)"
             )
         mt.variable = member(fam, asked[0])
+
+
+def holds(mt: Mention, tp: TimePoint) -> bool:
+    """Whether what a mention names was recorded at the time point."""
+    if isinstance(mt.target, CodeSet):
+        return mt.target.var.time_point == tp.text()
+    if tp.text() in mt.target.members:
+        return True
+    return tp.scale == "baseline" and "0 h" in mt.target.members
 
 
 def member(fam: Family, tp: TimePoint) -> Variable:

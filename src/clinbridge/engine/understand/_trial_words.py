@@ -132,11 +132,21 @@ SPLIT_VERBS = frozenset(
         "got",
         "suffered",
         "reached",
+        "met",
+        "achieved",
+        "attained",
+        "fulfilled",
     ]
 )
 COHORT_MARKERS = frozenset({"among", "amongst", "in", "within", "for"})
-CLAUSE_BREAK = re.compile(r"[,;:?]|\b(?:had|has|have)\b")
-"""What ends a phrase: one mention never spans 'dead infants, what proportion had a severe ...'."""
+CLAUSE_BREAK = re.compile(
+    r"[,;:?]|\b(?:had|has|have)\b"
+    r"|\b(?:infants?|bab(?:y|ies)|neonates?|newborns?|child(?:ren)?|patients?|subjects?|"
+    r"participants?)\b"
+)
+"""What ends a phrase: one mention never spans 'dead infants, what proportion had a severe ...',
+nor the subjects ('dead infants with severe disability' is two conditions, not the composite
+'death or severe disability')."""
 LINK_VERBS = frozenset(
     {
         *("occurred", "occur", "occurring", "happened", "happen", "took"),
@@ -236,3 +246,7 @@ IN_UNIT = re.compile(
     r"\bin\s+(kg|g|grams?|kilograms?|hours|days|weeks|months|minutes|°c|mmol/l|mg/dl|mmhg|%)(?:\s|\?|$|,|\.)"
 )
 CONVERT = {("kg", "g"): 1000.0, ("g", "kg"): 0.001}
+CLARIFICATION = re.compile(
+    r"\(\s*(?:i\.?\s?e\.?|that\s+is|namely|viz\.?)\s*,?\s*(?P<body>[^()]*)\)"
+)
+"""A parenthetical restatement: '(i.e. ...)', '(that is, ...)', '(namely ...)'."""
