@@ -149,6 +149,15 @@ class TrialReader:
         self.neighbours = neighbour_pairs(
             [v.description or v.name for v in catalog.variables]
             + [lab for v in catalog.variables for lab in v.codes.values() if lab]
+            # a code said before its variable's name: 'moderate disability', 'severe HIE'
+            + [
+                f"{lab} {word}"
+                for v in catalog.variables
+                if v.type == "categorical" and not v.role
+                for lab in v.codes.values()
+                if lab
+                for word in label_terms(v.description or v.name)[0]
+            ]
         )
 
     # -- reading ---------------------------------------------------------------------------
@@ -479,6 +488,9 @@ def _both_sides(q: _Question) -> None:
     for mt in q.mentions:
         before = [t for t in q.tokens if t.end <= mt.start][-2:]
         mt.negated = any(t.text in NEGATORS for t in before)
+        near = [t for t in q.tokens if t.end <= mt.start][-3:]
+        if sum(t.text in NEGATORS for t in near) > 1:  # 'not the survivors': 'not the non dead'
+            raise Abstain(f"'{text[near[0].start : mt.end]}' is a double negation; say it plainly")
         inside = [t for t in q.tokens if mt.start <= t.start < mt.end and t.text in NEGATORS]
         both = re.search(r"\bwith\s+(?:and|or)\s+without\s+$", text[: mt.start])
         if inside or both:

@@ -207,7 +207,10 @@ def assign_times(
             for m in takers:
                 assigned[id(m)].append(t[0])
             continue
-        nearest = min(holders or owners, key=lambda m: distance(m, t[1], t[2]))
+        nearest = min(
+            [m for m in takers if m in holders] or holders or owners,
+            key=lambda m: distance(m, t[1], t[2]),
+        )
         if id(nearest) in assigned:
             assigned[id(nearest)].append(t[0])
     for mt in fams:
