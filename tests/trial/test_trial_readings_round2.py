@@ -94,3 +94,19 @@ def test_a_mention_does_not_span_the_subjects(conn, trial_wb) -> None:  # type: 
     assert a.accepted, a.reason
     cooled = df["Rand_Arm"] == 1
     assert a.details["numerator"] == (cooled & (df["PRIM_OUT"] == 1)).sum()
+
+
+def test_several_codes_after_a_column_name_and_linking_verbs(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("how many infants with HIE_GRADE 1 or 2")
+    assert a.accepted, a.reason
+    assert a.value == df["HIE_GRADE"].isin([1, 2]).sum()
+    a = conn.ask("count of infants where DISAB_LEVEL is 0 in TRIAL 1")
+    assert a.accepted, a.reason
+    assert a.value == ((df["DISAB_LEVEL"] == 0) & (df["TRIAL"] == 1)).sum()
+    assert conn.ask("how many infants with HIE_GRADE 2 or 9").decision == "abstain"  # 9: no code
+    # 'reached' links the infants to the outcome; it is not 'Day full enteral feeds reached'
+    a = conn.ask("what proportion of standard care infants reached the primary endpoint?")
+    assert a.accepted, a.reason
+    std = df["Rand_Arm"] == 2
+    assert a.details["numerator"] == (std & (df["PRIM_OUT"] == 1)).sum()

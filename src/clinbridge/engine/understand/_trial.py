@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING
 
 from clinbridge.engine.plan import Aggregate, GroupBy, Measure, QueryPlan, VariableFilter
 from clinbridge.engine.understand._reading import Grounding, Reading
-from clinbridge.engine.understand._trial_match import assign_times, find_mentions, group_of
+from clinbridge.engine.understand._trial_match import (
+    LINKING_VERBS,
+    assign_times,
+    find_mentions,
+    group_of,
+)
 from clinbridge.engine.understand._trial_model import (
     Abstain,
     CodeSet,
@@ -336,7 +341,9 @@ class TrialReader:
             [
                 t.text
                 for i, t in enumerate(content)
-                if i not in parse.consumed and t.norm not in design_words and not q.in_time(t.start)
+                if i not in parse.consumed
+                and t.norm not in design_words | LINKING_VERBS
+                and not q.in_time(t.start)
             ]
         )
 
@@ -374,10 +381,11 @@ def _rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[s
             label += f" at {v.time_point}"
         name = rf"(?<![\w-]){re.escape(v.name)}"
         if v.codes:  # 'SEX = 2': with the '=' any name is the column's
-            out.append((re.compile(name + r"\s*==?\s*(-?\d+)(?![\w.])", re.I), _coded(v, label)))
+            out.append((re.compile(name + rf"\s*(?:==?|:)\s*{_CODES}", re.I), _coded(v, label)))
             if re.search(r"[_\d]", v.name) or (v.name.isupper() and len(v.name) >= 3):
-                # 'Rand_Arm 1': a column name spelled as the dictionary does, then a bare code
-                out.append((re.compile(name + r"\s+(-?\d+)(?![\w.])"), _coded(v, label)))
+                # 'Rand_Arm 1', 'HIE_GRADE is 2 or 3': a column name spelled as the dictionary
+                # does, then bare codes
+                out.append((re.compile(name + rf"\s+(?:is\s+|of\s+)?{_CODES}"), _coded(v, label)))
         if re.search(r"[_\d]", v.name):  # a name no word looks like ('TEMP_72H')
             out.append((re.compile(name + r"(?![\w-])", re.I), label))
     if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
@@ -386,6 +394,8 @@ def _rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[s
 
 
 _Sub = str | Callable[[re.Match[str]], str]
+_CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?![\w.])"
+"""One code or several ('2 or 3', '2, 3', '2/3') after a column name."""
 
 
 def _coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
@@ -393,12 +403,12 @@ def _coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
     yes_no = any(is_yes(lab) for lab in v.codes.values() if lab)
 
     def sub(m: re.Match[str]) -> str:
-        said = v.codes.get(m.group(1))
-        if said is None:
-            return m.group(0)
+        said = [v.codes.get(c) for c in re.findall(r"-?\d+", m.group(1))]
+        if None in said or not said or (yes_no and len(said) > 1):
+            return m.group(0)  # a number that is no code stays, and is left unread
         if yes_no:
-            return label if is_yes(said) else f"not {label}"
-        return f"{said} {label}"
+            return label if is_yes(said[0] or "") else f"not {label}"
+        return " or ".join(str(lab) for lab in said) + f" {label}"
 
     return sub
 

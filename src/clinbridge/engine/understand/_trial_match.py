@@ -6,12 +6,22 @@ from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
-from clinbridge.engine.understand._trial_vocab import DEFAULT_QUALIFIERS, ROLE_WORDS, tokenize
-from clinbridge.engine.understand._trial_words import CLAUSE_BREAK, DESIGN_PRIOR
+from clinbridge.engine.understand._trial_vocab import (
+    DEFAULT_QUALIFIERS,
+    ROLE_WORDS,
+    canon,
+    tokenize,
+)
+from clinbridge.engine.understand._trial_words import CLAUSE_BREAK, DESIGN_PRIOR, SPLIT_VERBS
 from clinbridge.timepoint import TimePoint
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Variable
+
+
+LINKING_VERBS = frozenset(canon(w) for w in SPLIT_VERBS) - {"death"}
+"""Verbs that link the subjects to what they had ('reached', 'developed'): alone, no mention
+('died' is excluded: it names the death)."""
 
 
 def group_of(
@@ -136,6 +146,8 @@ def match(fam: Family, parse: Parse) -> Mention | None:
             score -= 0.3 * min((len(k - words) for k in fam.keys if k & words), default=0)
         if len(words) == 1 and not words & (fam.key | fam.qual | fam.names):
             continue  # one word of a modifier ('cooled' ~ 'Inotropes given during cooling')
+        if len(words) == 1 and words <= LINKING_VERBS:
+            continue  # 'reached the primary outcome' names no 'full feeds reached'
         if score < 0.8:
             continue
         a, b = span(parse, cl)

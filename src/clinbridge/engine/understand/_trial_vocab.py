@@ -83,6 +83,7 @@ _SYNONYMS: dict[str, str] = {
     "randomise": "randomis",
     "mri": "mri",
     "mother": "maternal",
+    "endpoint": "outcome",
     "mum": "maternal",
 }
 
