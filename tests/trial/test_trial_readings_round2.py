@@ -110,3 +110,25 @@ def test_several_codes_after_a_column_name_and_linking_verbs(conn, trial_wb) -> 
     assert a.accepted, a.reason
     std = df["Rand_Arm"] == 2
     assert a.details["numerator"] == (std & (df["PRIM_OUT"] == 1)).sum()
+
+
+def test_mortality_days_equality_and_lab_shorthand(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    # 'mortality' with no aggregate is the share who died; the rest is the cohort
+    a = conn.ask("What was the mortality among infants with moderate HIE who were cooled?")
+    assert a.accepted, a.reason
+    cohort = (df["HIE_GRADE"] == 2) & (df["Rand_Arm"] == 1)
+    assert a.details["numerator"] == (cohort & (df["DEATH"] == 1)).sum()
+    assert a.details["denominator"] == (cohort & df["DEATH"].isin([0, 1])).sum()
+    a = conn.ask("incidence of hearing impairment at 18 months in the standard care arm")
+    assert a.accepted, a.reason
+    assert a.details["numerator"] == ((df["Rand_Arm"] == 2) & (df["HEARING_18M"] == 1)).sum()
+    a = conn.ask("median urea d2")  # a day said as the columns say it
+    assert a.accepted, a.reason
+    assert a.value == pytest.approx(clean(df, "UREA_48H").median())
+    a = conn.ask("how many infants had an Apgar score equal to 2 at 1 minute")
+    assert a.accepted, a.reason
+    assert a.value == (clean(df, "APGAR_1") == 2).sum()
+    a = conn.ask("mean K at 24 h in infants w sz before randomisation")
+    assert a.accepted, a.reason
+    assert a.value == pytest.approx(clean(df, "K_24H")[df["SEIZ_BL"] == 1].mean())

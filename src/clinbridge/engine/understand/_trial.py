@@ -73,6 +73,7 @@ from clinbridge.engine.understand._trial_words import (
     DURATION_UNITS,
     EXTRA_FILLER,
     GROUP_RE,
+    IMPLIED_SHARE,
     IN_UNIT,
     LIST_RE,
     NEGATORS,
@@ -185,6 +186,8 @@ class TrialReader:
             said = pattern.sub(words, said)
         text = said.lower().replace("–", "-").replace("—", "-")
         text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)
+        # 'creatinine d3', 'PLT on D5': a day said the way the columns say it (not 'vitamin d3')
+        text = re.sub(r"(?<![\w.-])(?<!vitamin )d(\d{1,2})(?![\w.])", r"day \1", text)
         q = _Question(said, text, text)
         self._clarifications(q)
         self._subject_list_rate(q)  # 0. one subject, a list, a rate
@@ -486,6 +489,11 @@ def _find_times(q: _Question) -> None:
 def _find_aggregate(q: _Question) -> None:
     aggs = [(m.start(), AGG_WORDS[m.group(0)]) for m in AGG_RE.finditer(q.masked)]
     q.op = aggs[0][1] if aggs else None
+    share = IMPLIED_SHARE.search(q.masked)
+    if q.op is None and share:
+        q.op = "proportion"  # 'the mortality in the cooled arm' is the share who died
+        if share.group(0) != "mortality":  # which is the death itself; 'incidence' is no word
+            q.blank(share.start(), share.end())
     q.change = bool(CHANGE_RE.search(q.masked))
     for m in AGG_RE.finditer(q.masked):
         q.blank(m.start(), m.end())

@@ -84,6 +84,9 @@ _SYNONYMS: dict[str, str] = {
     "mri": "mri",
     "mother": "maternal",
     "endpoint": "outcome",
+    "sz": "seizure",
+    "szs": "seizure",
+    "k": "potassium",
     "mum": "maternal",
 }
 

@@ -158,7 +158,8 @@ verb links it to the rest; 'percentage of outborn babies in NEOCOOL' is a share 
 CMP = re.compile(
     r"(?P<op>less than or equal to|greater than or equal to|at least|at most|no more than|"
     r"no less than|more than|greater than|higher than|older than|younger than|above|over|"
-    r"exceeding|less than|lower than|below|under|fewer than|<=|>=|≤|≥|<|>)\s*"
+    r"exceeding|less than|lower than|below|under|fewer than|equal to|equals|exactly|"
+    r"<=|>=|≤|≥|<|>|==|=)\s*"
     r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
     r"mmhg\b|bpm\b|%|days?\b|years?\b|points?\b|hours?\b)?"
 )
@@ -198,6 +199,11 @@ OPS = {
     "below": "<",
     "under": "<",
     "fewer than": "<",
+    "equal to": "=",
+    "equals": "=",
+    "exactly": "=",
+    "==": "=",
+    "=": "=",
     "<=": "<=",
     ">=": ">=",
     "≤": "<=",
@@ -250,3 +256,5 @@ CLARIFICATION = re.compile(
     r"\(\s*(?:i\.?\s?e\.?|that\s+is|namely|viz\.?)\s*,?\s*(?P<body>[^()]*)\)"
 )
 """A parenthetical restatement: '(i.e. ...)', '(that is, ...)', '(namely ...)'."""
+IMPLIED_SHARE = re.compile(r"\b(?:mortality|incidence|prevalence)\b")
+"""Words that ask for a share when no aggregate is named ('the mortality in the cooled arm')."""
