@@ -90,6 +90,10 @@ def test_a_mention_does_not_span_the_subjects(conn, trial_wb) -> None:  # type: 
     assert a.accepted, a.reason
     want = (df["DEATH"] == 0) & (df["DISAB_LEVEL"] == 3) & (df["Rand_Arm"] == 1)
     assert a.value == want.sum()
+    a = conn.ask("percentage of cooled infants with moderate disability among survivors")
+    assert a.accepted, a.reason
+    cohort = (df["DEATH"] == 0) & (df["Rand_Arm"] == 1)
+    assert a.details["numerator"] == (cohort & (df["DISAB_LEVEL"] == 2)).sum()
     a = conn.ask("what percentage of cooled infants met the primary outcome?")
     assert a.accepted, a.reason
     cooled = df["Rand_Arm"] == 1

@@ -142,11 +142,11 @@ COHORT_MARKERS = frozenset({"among", "amongst", "in", "within", "for"})
 CLAUSE_BREAK = re.compile(
     r"[,;:?]|\b(?:had|has|have)\b"
     r"|\b(?:infants?|bab(?:y|ies)|neonates?|newborns?|child(?:ren)?|patients?|subjects?|"
-    r"participants?)\b"
+    r"participants?|among|amongst)\b"
 )
 """What ends a phrase: one mention never spans 'dead infants, what proportion had a severe ...',
-nor the subjects ('dead infants with severe disability' is two conditions, not the composite
-'death or severe disability')."""
+nor the subjects or 'among' ('dead infants with severe disability', 'severe disability among
+survivors' are two conditions, not the composite 'death or severe disability')."""
 LINK_VERBS = frozenset(
     {
         *("occurred", "occur", "occurring", "happened", "happen", "took"),
