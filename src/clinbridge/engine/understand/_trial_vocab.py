@@ -178,6 +178,7 @@ FILLER = frozenset(
         "scores",
         "and",
         "or",
+        "but",
         "recruit",
         "recruited",
         "enrol",
