@@ -136,3 +136,12 @@ def test_mortality_days_equality_and_lab_shorthand(conn, trial_wb) -> None:  # t
     a = conn.ask("mean K at 24 h in infants w sz before randomisation")
     assert a.accepted, a.reason
     assert a.value == pytest.approx(clean(df, "K_24H")[df["SEIZ_BL"] == 1].mean())
+
+
+def test_the_or_of_a_bound_joins_no_variables(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("percentage of infants with an Apgar at 5 min of 3 or less who died")
+    assert a.accepted, a.reason
+    low = clean(df, "APGAR_5") <= 3
+    assert a.details["numerator"] == (low & (df["DEATH"] == 1)).sum()
+    assert conn.ask("how many infants died or had severe disability").decision == "abstain"

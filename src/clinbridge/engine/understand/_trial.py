@@ -553,8 +553,9 @@ def _attach_comparisons(q: _Question) -> None:
         )
     ordered = sorted(q.mentions, key=lambda m: m.start)
     for left_m, right_m in itertools.pairwise(ordered):
+        # (in what is left unread: the "or" of "5 or less" belongs to its bound)
         if left_m.target is not right_m.target and re.search(
-            r"\bor\b", text[left_m.end : right_m.start]
+            r"\bor\b", q.masked[left_m.end : right_m.start]
         ):
             raise Abstain(
                 f"'{text[left_m.start : right_m.end]}' joins two variables with 'or'; "
