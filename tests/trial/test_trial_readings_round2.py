@@ -145,3 +145,11 @@ def test_the_or_of_a_bound_joins_no_variables(conn, trial_wb) -> None:  # type: 
     low = clean(df, "APGAR_5") <= 3
     assert a.details["numerator"] == (low & (df["DEATH"] == 1)).sum()
     assert conn.ask("how many infants died or had severe disability").decision == "abstain"
+
+
+def test_a_coded_variables_name_then_its_code(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("median heart rate at 12 h in HIE grade 1")
+    assert a.accepted, a.reason
+    assert a.value == pytest.approx(clean(df, "hr_12h")[df["HIE_GRADE"] == 1].median())
+    assert conn.ask("how many infants with HIE grade 6").decision == "abstain"  # no such code

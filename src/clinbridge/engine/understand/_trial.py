@@ -339,6 +339,7 @@ class TrialReader:
         ]
         q.unplaced(unknown)
         q.mentions = find_mentions(parse, self.families, self.codesets)
+        self._label_then_code(q, parse)
         design_words = set().union(*ROLE_WORDS.values())
         q.unplaced(
             [
@@ -349,6 +350,32 @@ class TrialReader:
                 and not q.in_time(t.start)
             ]
         )
+
+    def _label_then_code(self, q: _Question, parse: Parse) -> None:
+        """A coded variable's name then a bare number that is one of its codes ('HIE grade 2',
+        'Sarnat stage 3') is that code, as 'HIE_GRADE 2' is."""
+        for k, mt in enumerate(q.mentions):
+            fam = mt.target
+            if not isinstance(fam, Family) or fam.kind != "categorical" or len(fam.members) != 1:
+                continue
+            var = next(iter(fam.members.values()))[0]
+            nxt = max(mt.positions) + 1
+            if nxt >= len(parse.content) or nxt in parse.consumed:
+                continue
+            said = parse.content[nxt]
+            between = parse.text[parse.content[max(mt.positions)].end : said.start]
+            cs = next((c for c in self.codesets if c.var is var), None)
+            if (
+                cs is None
+                or not said.text.isdigit()
+                or said.text not in var.codes
+                or between.strip()
+            ):
+                continue
+            parse.consumed.add(nxt)
+            q.mentions[k] = Mention(
+                cs, [*mt.positions, nxt], mt.start, said.end, codes=(said.text,), variable=var
+            )
 
     def _correct_typos(self, q: _Question, content: list[Token]) -> None:
         """A word the dictionary lacks, one letter away from exactly one word it has (the first
