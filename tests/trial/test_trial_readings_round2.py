@@ -153,3 +153,10 @@ def test_a_coded_variables_name_then_its_code(conn, trial_wb) -> None:  # type: 
     assert a.accepted, a.reason
     assert a.value == pytest.approx(clean(df, "hr_12h")[df["HIE_GRADE"] == 1].median())
     assert conn.ask("how many infants with HIE grade 6").decision == "abstain"  # no such code
+
+
+def test_the_subject_id_column_names_the_subjects(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("count SUBJ_ID where TRIAL = 1 and OUTBORN = 1")
+    assert a.accepted, a.reason
+    assert a.value == ((df["TRIAL"] == 1) & (df["OUTBORN"] == 1)).sum()

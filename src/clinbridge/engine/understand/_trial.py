@@ -404,7 +404,10 @@ def _rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[s
     and code label; 'survivors' means not dead unless the dictionary has a survival variable."""
     out: list[tuple[re.Pattern[str], _Sub]] = []
     for v in catalog.variables:
-        if v.role == "subject" or v.type in {"string", "date"}:
+        if v.role == "subject":  # 'count SUBJ_ID where ...': the subjects themselves
+            out.append((re.compile(rf"(?<![\w-]){re.escape(v.name)}(?![\w-])", re.I), "subjects"))
+            continue
+        if v.type in {"string", "date"}:
             continue
         label = v.description or v.name
         if v.time_point and not find_time_points(label.lower()):
