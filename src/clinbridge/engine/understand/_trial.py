@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING
 
 from clinbridge.engine.plan import Aggregate, GroupBy, Measure, QueryPlan, VariableFilter
 from clinbridge.engine.understand._reading import Grounding, Reading
-from clinbridge.engine.understand._trial_match import assign_times, find_mentions, group_of
+from clinbridge.engine.understand._trial_match import (
+    LINKING_VERBS,
+    assign_times,
+    find_mentions,
+    group_of,
+)
 from clinbridge.engine.understand._trial_model import (
     Abstain,
     CodeSet,
@@ -50,6 +55,7 @@ from clinbridge.engine.understand._trial_vocab import (
     ROLE_WORDS,
     Token,
     expand_shorthand,
+    neighbour_pairs,
     one_edit_apart,
     tokenize,
 )
@@ -59,6 +65,7 @@ from clinbridge.engine.understand._trial_words import (
     BETWEEN,
     BOTH_TRIALS,
     CHANGE_RE,
+    CLARIFICATION,
     CMP,
     CMP_AFTER,
     CMP_AFTER_OPS,
@@ -66,6 +73,7 @@ from clinbridge.engine.understand._trial_words import (
     DURATION_UNITS,
     EXTRA_FILLER,
     GROUP_RE,
+    IMPLIED_SHARE,
     IN_UNIT,
     LIST_RE,
     NEGATORS,
@@ -144,6 +152,19 @@ class TrialReader:
         for cs in self.codesets:
             self.vocabulary |= cs.tokens
         self.rewrites = _rewrites(catalog, self.vocabulary)
+        self.neighbours = neighbour_pairs(
+            [v.description or v.name for v in catalog.variables]
+            + [lab for v in catalog.variables for lab in v.codes.values() if lab]
+            # a code said before its variable's name: 'moderate disability', 'severe HIE'
+            + [
+                f"{lab} {word}"
+                for v in catalog.variables
+                if v.type == "categorical" and not v.role
+                for lab in v.codes.values()
+                if lab
+                for word in label_terms(v.description or v.name)[0]
+            ]
+        )
 
     # -- reading ---------------------------------------------------------------------------
     def understand(self, question: str) -> list[Reading]:
@@ -160,12 +181,15 @@ class TrialReader:
             ]
 
     def _read(self, question: str) -> Reading:
-        said = expand_shorthand(question)
+        said = expand_shorthand(question, self.neighbours, self.vocabulary)
         for pattern, words in self.rewrites:
             said = pattern.sub(words, said)
         text = said.lower().replace("–", "-").replace("—", "-")
         text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)
+        # 'creatinine d3', 'PLT on D5': a day said the way the columns say it (not 'vitamin d3')
+        text = re.sub(r"(?<![\w.-])(?<!vitamin )d(\d{1,2})(?![\w.])", r"day \1", text)
         q = _Question(said, text, text)
+        self._clarifications(q)
         self._subject_list_rate(q)  # 0. one subject, a list, a rate
         _find_comparisons(q)  # 1. before time points: 'older than 35 years' is an age
         _find_times(q)  # 2.
@@ -233,6 +257,27 @@ class TrialReader:
             ):
                 q.masked = q.masked[: m.start()] + " percentage" + q.masked[m.end() :]
 
+    def _clarifications(self, q: _Question) -> None:
+        """A parenthetical restatement ('(i.e. across rewarming)', '(that is, ...)') that names
+        nothing in the dictionary — no variable, code, group, number or negation — is a gloss on
+        what precedes it, not a condition or a grouping: it is left unread (and said so)."""
+        for m in CLARIFICATION.finditer(q.masked):
+            body = m.group("body")
+            words = [
+                t for t in tokenize(body) if t.norm not in EXTRA_FILLER and t.text not in NEGATORS
+            ]
+            if (
+                any(t.norm in self.vocabulary or t.text[:1].isdigit() for t in words)
+                or any(t.text in NEGATORS for t in tokenize(body))
+                or find_time_points(body)
+            ):
+                q.blank(m.start(), m.start("body"))  # the marker is no content word
+                continue
+            q.groundings.append(
+                Grounding(phrase=m.group(0), kind="clarification", target="a restatement, not read")
+            )
+            q.blank(m.start(), m.end())
+
     def _find_groups(self, q: _Question) -> None:
         """'by arm', 'per trial', 'in each site', 'by arm and trial', 'in both trials'."""
         for m in GROUP_RE.finditer(q.masked):
@@ -294,14 +339,43 @@ class TrialReader:
         ]
         q.unplaced(unknown)
         q.mentions = find_mentions(parse, self.families, self.codesets)
+        self._label_then_code(q, parse)
         design_words = set().union(*ROLE_WORDS.values())
         q.unplaced(
             [
                 t.text
                 for i, t in enumerate(content)
-                if i not in parse.consumed and t.norm not in design_words and not q.in_time(t.start)
+                if i not in parse.consumed
+                and t.norm not in design_words | LINKING_VERBS
+                and not q.in_time(t.start)
             ]
         )
+
+    def _label_then_code(self, q: _Question, parse: Parse) -> None:
+        """A coded variable's name then a bare number that is one of its codes ('HIE grade 2',
+        'Sarnat stage 3') is that code, as 'HIE_GRADE 2' is."""
+        for k, mt in enumerate(q.mentions):
+            fam = mt.target
+            if not isinstance(fam, Family) or fam.kind != "categorical" or len(fam.members) != 1:
+                continue
+            var = next(iter(fam.members.values()))[0]
+            nxt = max(mt.positions) + 1
+            if nxt >= len(parse.content) or nxt in parse.consumed:
+                continue
+            said = parse.content[nxt]
+            between = parse.text[parse.content[max(mt.positions)].end : said.start]
+            cs = next((c for c in self.codesets if c.var is var), None)
+            if (
+                cs is None
+                or not said.text.isdigit()
+                or said.text not in var.codes
+                or between.strip()
+            ):
+                continue
+            parse.consumed.add(nxt)
+            q.mentions[k] = Mention(
+                cs, [*mt.positions, nxt], mt.start, said.end, codes=(said.text,), variable=var
+            )
 
     def _correct_typos(self, q: _Question, content: list[Token]) -> None:
         """A word the dictionary lacks, one letter away from exactly one word it has (the first
@@ -330,14 +404,21 @@ def _rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[s
     and code label; 'survivors' means not dead unless the dictionary has a survival variable."""
     out: list[tuple[re.Pattern[str], _Sub]] = []
     for v in catalog.variables:
-        if v.role == "subject" or v.type in {"string", "date"}:
+        if v.role == "subject":  # 'count SUBJ_ID where ...': the subjects themselves
+            out.append((re.compile(rf"(?<![\w-]){re.escape(v.name)}(?![\w-])", re.I), "subjects"))
+            continue
+        if v.type in {"string", "date"}:
             continue
         label = v.description or v.name
         if v.time_point and not find_time_points(label.lower()):
             label += f" at {v.time_point}"
         name = rf"(?<![\w-]){re.escape(v.name)}"
         if v.codes:  # 'SEX = 2': with the '=' any name is the column's
-            out.append((re.compile(name + r"\s*==?\s*(-?\d+)(?![\w.])", re.I), _coded(v, label)))
+            out.append((re.compile(name + rf"\s*(?:==?|:)\s*{_CODES}", re.I), _coded(v, label)))
+            if re.search(r"[_\d]", v.name) or (v.name.isupper() and len(v.name) >= 3):
+                # 'Rand_Arm 1', 'HIE_GRADE is 2 or 3': a column name spelled as the dictionary
+                # does, then bare codes
+                out.append((re.compile(name + rf"\s+(?:is\s+|of\s+)?{_CODES}"), _coded(v, label)))
         if re.search(r"[_\d]", v.name):  # a name no word looks like ('TEMP_72H')
             out.append((re.compile(name + r"(?![\w-])", re.I), label))
     if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
@@ -346,6 +427,8 @@ def _rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[s
 
 
 _Sub = str | Callable[[re.Match[str]], str]
+_CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?![\w.])"
+"""One code or several ('2 or 3', '2, 3', '2/3') after a column name."""
 
 
 def _coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
@@ -353,12 +436,12 @@ def _coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
     yes_no = any(is_yes(lab) for lab in v.codes.values() if lab)
 
     def sub(m: re.Match[str]) -> str:
-        said = v.codes.get(m.group(1))
-        if said is None:
-            return m.group(0)
+        said = [v.codes.get(c) for c in re.findall(r"-?\d+", m.group(1))]
+        if None in said or not said or (yes_no and len(said) > 1):
+            return m.group(0)  # a number that is no code stays, and is left unread
         if yes_no:
-            return label if is_yes(said) else f"not {label}"
-        return f"{said} {label}"
+            return label if is_yes(said[0] or "") else f"not {label}"
+        return " or ".join(str(lab) for lab in said) + f" {label}"
 
     return sub
 
@@ -436,6 +519,11 @@ def _find_times(q: _Question) -> None:
 def _find_aggregate(q: _Question) -> None:
     aggs = [(m.start(), AGG_WORDS[m.group(0)]) for m in AGG_RE.finditer(q.masked)]
     q.op = aggs[0][1] if aggs else None
+    share = IMPLIED_SHARE.search(q.masked)
+    if q.op is None and share:
+        q.op = "proportion"  # 'the mortality in the cooled arm' is the share who died
+        if share.group(0) != "mortality":  # which is the death itself; 'incidence' is no word
+            q.blank(share.start(), share.end())
     q.change = bool(CHANGE_RE.search(q.masked))
     for m in AGG_RE.finditer(q.masked):
         q.blank(m.start(), m.end())
@@ -448,6 +536,9 @@ def _both_sides(q: _Question) -> None:
     for mt in q.mentions:
         before = [t for t in q.tokens if t.end <= mt.start][-2:]
         mt.negated = any(t.text in NEGATORS for t in before)
+        near = [t for t in q.tokens if t.end <= mt.start][-3:]
+        if sum(t.text in NEGATORS for t in near) > 1:  # 'not the survivors': 'not the non dead'
+            raise Abstain(f"'{text[near[0].start : mt.end]}' is a double negation; say it plainly")
         inside = [t for t in q.tokens if mt.start <= t.start < mt.end and t.text in NEGATORS]
         both = re.search(r"\bwith\s+(?:and|or)\s+without\s+$", text[: mt.start])
         if inside or both:
@@ -492,8 +583,9 @@ def _attach_comparisons(q: _Question) -> None:
         )
     ordered = sorted(q.mentions, key=lambda m: m.start)
     for left_m, right_m in itertools.pairwise(ordered):
+        # (in what is left unread: the "or" of "5 or less" belongs to its bound)
         if left_m.target is not right_m.target and re.search(
-            r"\bor\b", text[left_m.end : right_m.start]
+            r"\bor\b", q.masked[left_m.end : right_m.start]
         ):
             raise Abstain(
                 f"'{text[left_m.start : right_m.end]}' joins two variables with 'or'; "
@@ -509,6 +601,8 @@ def _conditions(
     numerator: list[VariableFilter] = []
     measured: list[Mention] = []
     vs = bool(re.search(r"\b(vs|versus|compared (with|to)|compare|between)\b", q.text))
+    # 'HIE grade = 3' read as 'severe' and 'HIE grade': the variable named beside its own code
+    coded = {mt.target.var.name for mt in q.mentions if isinstance(mt.target, CodeSet) and mt.codes}
     for mt in q.mentions:
         if isinstance(mt.target, CodeSet):
             var = mt.target.var
@@ -517,7 +611,7 @@ def _conditions(
         elif mt.target.kind == "categorical" and mt.comparison is None:
             cat_var = mt.variable
             assert cat_var is not None
-            if cat_var in q.groups:
+            if cat_var in q.groups or cat_var.name in coded:
                 continue
             shown = "; ".join(f"{k}={v or '?'}" for k, v in list(cat_var.codes.items())[:6])
             raise Abstain(

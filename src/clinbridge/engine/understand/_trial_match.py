@@ -6,12 +6,22 @@ from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
-from clinbridge.engine.understand._trial_vocab import DEFAULT_QUALIFIERS, ROLE_WORDS, tokenize
-from clinbridge.engine.understand._trial_words import CLAUSE_BREAK, DESIGN_PRIOR
+from clinbridge.engine.understand._trial_vocab import (
+    DEFAULT_QUALIFIERS,
+    ROLE_WORDS,
+    canon,
+    tokenize,
+)
+from clinbridge.engine.understand._trial_words import CLAUSE_BREAK, DESIGN_PRIOR, SPLIT_VERBS
 from clinbridge.timepoint import TimePoint
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Variable
+
+
+LINKING_VERBS = frozenset(canon(w) for w in SPLIT_VERBS) - {"death"}
+"""Verbs that link the subjects to what they had ('reached', 'developed'): alone, no mention
+('died' is excluded: it names the death)."""
 
 
 def group_of(
@@ -136,6 +146,8 @@ def match(fam: Family, parse: Parse) -> Mention | None:
             score -= 0.3 * min((len(k - words) for k in fam.keys if k & words), default=0)
         if len(words) == 1 and not words & (fam.key | fam.qual | fam.names):
             continue  # one word of a modifier ('cooled' ~ 'Inotropes given during cooling')
+        if len(words) == 1 and words <= LINKING_VERBS:
+            continue  # 'reached the primary outcome' names no 'full feeds reached'
         if score < 0.8:
             continue
         a, b = span(parse, cl)
@@ -198,12 +210,21 @@ def assign_times(
     for t in (numbered + special if change else numbered) or special:
         if not owners:
             break
-        if len(owners) > 1 and len(numbered) == 1:
-            for m in owners:
+        # a time point goes to the variables recorded at it ('length of stay among infants
+        # with severe disability at 18 months': the disability's); none has it: the nearest
+        # is given it and abstains
+        holders = [m for m in mentions if holds(m, t[0])]
+        takers = [m for m in owners if m in holders] if holders else owners
+        if len(takers) > 1 and len(numbered) == 1:
+            for m in takers:
                 assigned[id(m)].append(t[0])
             continue
-        m = min(owners, key=lambda m: distance(m, t[1], t[2]))
-        assigned[id(m)].append(t[0])
+        nearest = min(
+            [m for m in takers if m in holders] or holders or owners,
+            key=lambda m: distance(m, t[1], t[2]),
+        )
+        if id(nearest) in assigned:
+            assigned[id(nearest)].append(t[0])
     for mt in fams:
         fam = mt.target
         assert isinstance(fam, Family)
@@ -244,6 +265,15 @@ def assign_times(
                 "(or for the change between them)"
             )
         mt.variable = member(fam, asked[0])
+
+
+def holds(mt: Mention, tp: TimePoint) -> bool:
+    """Whether what a mention names was recorded at the time point."""
+    if isinstance(mt.target, CodeSet):
+        return mt.target.var.time_point == tp.text()
+    if tp.text() in mt.target.members:
+        return True
+    return tp.scale == "baseline" and "0 h" in mt.target.members
 
 
 def member(fam: Family, tp: TimePoint) -> Variable:

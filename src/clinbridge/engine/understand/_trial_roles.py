@@ -12,6 +12,7 @@ from clinbridge.engine.understand._trial_vocab import tokenize
 from clinbridge.engine.understand._trial_words import (
     COHORT_MARKERS,
     CONVERT,
+    IMPLIED_SHARE,
     LINK_VERBS,
     SPLIT_VERBS,
     SUBJECT_NOUNS,
@@ -25,6 +26,16 @@ if TYPE_CHECKING:
 def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
     """Which conditions make the denominator (cohort) and which the numerator."""
     m = re.search(r"\b(percentage|percent|proportion|fraction)\b|%", text)
+    implied = IMPLIED_SHARE.search(text) if m is None else None
+    if implied is not None:
+        # 'the mortality among cooled infants with severe HIE': what the word names (the death,
+        # or what follows 'incidence of') is counted; everything else is the cohort
+        after = [mt for mt in mentions if mt.end > implied.start()]
+        counted = min(after, key=lambda mt: mt.start) if after else None
+        for mt in mentions:
+            if not (isinstance(mt.target, CodeSet) and mt.target.var in groups):
+                mt.zone = "numerator" if mt is counted else "cohort"
+        return
     after_of = m.end() if m else 0
     split = None
     for t in tokenize(text[after_of:]):

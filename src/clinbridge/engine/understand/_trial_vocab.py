@@ -6,7 +6,10 @@ unqualified measurement means by default) — never phrases of particular questi
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
+from importlib import resources
 
 __all__ = [
     "DEFAULT_QUALIFIERS",
@@ -16,6 +19,7 @@ __all__ = [
     "Token",
     "canon",
     "expand_shorthand",
+    "neighbour_pairs",
     "one_edit_apart",
     "tokenize",
 ]
@@ -79,6 +83,10 @@ _SYNONYMS: dict[str, str] = {
     "randomise": "randomis",
     "mri": "mri",
     "mother": "maternal",
+    "endpoint": "outcome",
+    "sz": "seizure",
+    "szs": "seizure",
+    "k": "potassium",
     "mum": "maternal",
 }
 
@@ -170,6 +178,7 @@ FILLER = frozenset(
         "scores",
         "and",
         "or",
+        "but",
         "recruit",
         "recruited",
         "enrol",
@@ -189,6 +198,12 @@ FILLER = frozenset(
         "occurred",
         "show",
         "showed",
+        "met",
+        "meet",
+        "meeting",
+        "achieved",
+        "attained",
+        "fulfilled",
         "there",
         "their",
         "they",
@@ -277,20 +292,77 @@ def tokenize(text: str) -> list[Token]:
     return [Token(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text.lower())]
 
 
-_SHORTHAND = (
-    (re.compile(r"\bw/o\b", re.I), "without"),
-    (re.compile(r"\bw/(?=\s|[a-z])", re.I), "with "),
-    (re.compile(r"(?<!\d)(?<!\d )\bpts?\b", re.I), "patients"),
-    # 'HR' is the heart rate, but '24 hr' is a time
-    (re.compile(r"(?<!\d)(?<!\d )\bhr\b", re.I), "heart rate"),
-)
+@functools.cache
+def _shorthand() -> tuple[tuple[re.Pattern[str], str, str], ...]:
+    """(pattern, expansion, when) of ``data/trial_shorthand.tsv``, longest terms first."""
+    text = resources.files("clinbridge.engine.understand").joinpath("data", "trial_shorthand.tsv")
+    rows = [
+        line.split("\t")
+        for line in text.read_text("utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    out = []
+    for term, expansion, when in sorted(rows, key=lambda r: -len(r[0])):
+        body = r"\s+".join(re.escape(w) for w in term.split())
+        when = when.strip()
+        slash = "" if when == "dictionary" else "/"  # 'mod/sev' is two words, 'mg/dl' one
+        after = "" if term.endswith("/") else rf"(?![\w{slash}'-])"
+        before = r"(?<!\d)(?<!\d )" if when == "no-number" else ""
+        pattern = re.compile(rf"{before}(?<![\w{slash}.-]){body}{after}", re.I)
+        out.append((pattern, expansion.strip() + (" " if term.endswith("/") else ""), when))
+    return tuple(out)
 
 
-def expand_shorthand(text: str) -> str:
-    """Clinical shorthand written out: 'w/' with, 'w/o' without, 'pts' patients, 'HR' heart rate."""
-    for pattern, words in _SHORTHAND:
-        text = pattern.sub(words, text)
+def expand_shorthand(
+    text: str,
+    neighbours: frozenset[tuple[str, str]] = frozenset(),
+    vocabulary: frozenset[str] | set[str] = frozenset(),
+) -> str:
+    """Clinical shorthand written out (``data/trial_shorthand.tsv``): 'w/' with, 'w/o' without,
+    'pts' patients, 'HR' heart rate; a ``dictionary`` entry ('std' standard) only where the
+    expansion and the word beside it are ``neighbours`` (adjacent words of a dictionary label)
+    and the shorthand is no word of the dictionary itself."""
+    # dictionary entries twice: 'mod/sev disability' reads 'sev' first, then 'mod' beside it
+    entries = _shorthand()
+    for pattern, words, when in entries + tuple(e for e in entries if e[2] == "dictionary"):
+        if when != "dictionary":
+            text = pattern.sub(words, text)
+            continue
+        spans = [
+            m for m in pattern.finditer(text) if _beside(text, m, words, neighbours, vocabulary)
+        ]
+        for m in reversed(spans):
+            text = text[: m.start()] + words + text[m.end() :]
     return text
+
+
+def _beside(
+    text: str,
+    m: re.Match[str],
+    words: str,
+    neighbours: frozenset[tuple[str, str]],
+    vocabulary: frozenset[str] | set[str],
+) -> bool:
+    """Whether the expansion of the shorthand m, with the word before or after it, is a pair of
+    neighbours of the dictionary (and the shorthand itself no word of it)."""
+    if canon(m.group(0)) in vocabulary:
+        return False
+    exp = [canon(w) for w in words.split()]
+    prev = [canon(t.text) for t in tokenize(text[: m.start()])][-1:]
+    nxt = [canon(t.text) for t in tokenize(text[m.end() :])][:1]
+    return bool(nxt and (exp[-1], nxt[0]) in neighbours) or bool(
+        prev and (prev[0], exp[0]) in neighbours
+    )
+
+
+def neighbour_pairs(labels: list[str]) -> frozenset[tuple[str, str]]:
+    """Adjacent content words of dictionary labels ('standard', 'care'), both orders kept
+    apart; function words ('of', 'or') are skipped, so 'moderate or severe' gives a pair."""
+    pairs: set[tuple[str, str]] = set()
+    for label in labels:
+        words = [t.norm for t in tokenize(label.replace("-", " ")) if t.norm not in FILLER]
+        pairs.update(itertools.pairwise(words))
+    return frozenset(pairs)
 
 
 NEGATED_WORDS: dict[str, str] = {

@@ -132,11 +132,21 @@ SPLIT_VERBS = frozenset(
         "got",
         "suffered",
         "reached",
+        "met",
+        "achieved",
+        "attained",
+        "fulfilled",
     ]
 )
 COHORT_MARKERS = frozenset({"among", "amongst", "in", "within", "for"})
-CLAUSE_BREAK = re.compile(r"[,;:?]|\b(?:had|has|have)\b")
-"""What ends a phrase: one mention never spans 'dead infants, what proportion had a severe ...'."""
+CLAUSE_BREAK = re.compile(
+    r"[,;:?]|\b(?:had|has|have)\b"
+    r"|\b(?:infants?|bab(?:y|ies)|neonates?|newborns?|child(?:ren)?|patients?|subjects?|"
+    r"participants?|among|amongst)\b"
+)
+"""What ends a phrase: one mention never spans 'dead infants, what proportion had a severe ...',
+nor the subjects or 'among' ('dead infants with severe disability', 'severe disability among
+survivors' are two conditions, not the composite 'death or severe disability')."""
 LINK_VERBS = frozenset(
     {
         *("occurred", "occur", "occurring", "happened", "happen", "took"),
@@ -148,7 +158,8 @@ verb links it to the rest; 'percentage of outborn babies in NEOCOOL' is a share 
 CMP = re.compile(
     r"(?P<op>less than or equal to|greater than or equal to|at least|at most|no more than|"
     r"no less than|more than|greater than|higher than|older than|younger than|above|over|"
-    r"exceeding|less than|lower than|below|under|fewer than|<=|>=|≤|≥|<|>)\s*"
+    r"exceeding|less than|lower than|below|under|fewer than|equal to|equals|exactly|"
+    r"<=|>=|≤|≥|<|>|==|=)\s*"
     r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
     r"mmhg\b|bpm\b|%|days?\b|years?\b|points?\b|hours?\b)?"
 )
@@ -188,6 +199,11 @@ OPS = {
     "below": "<",
     "under": "<",
     "fewer than": "<",
+    "equal to": "=",
+    "equals": "=",
+    "exactly": "=",
+    "==": "=",
+    "=": "=",
     "<=": "<=",
     ">=": ">=",
     "≤": "<=",
@@ -236,3 +252,9 @@ IN_UNIT = re.compile(
     r"\bin\s+(kg|g|grams?|kilograms?|hours|days|weeks|months|minutes|°c|mmol/l|mg/dl|mmhg|%)(?:\s|\?|$|,|\.)"
 )
 CONVERT = {("kg", "g"): 1000.0, ("g", "kg"): 0.001}
+CLARIFICATION = re.compile(
+    r"\(\s*(?:i\.?\s?e\.?|that\s+is|namely|viz\.?)\s*,?\s*(?P<body>[^()]*)\)"
+)
+"""A parenthetical restatement: '(i.e. ...)', '(that is, ...)', '(namely ...)'."""
+IMPLIED_SHARE = re.compile(r"\b(?:mortality|incidence|prevalence)\b")
+"""Words that ask for a share when no aggregate is named ('the mortality in the cooled arm')."""
