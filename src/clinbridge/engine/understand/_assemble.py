@@ -29,6 +29,7 @@ from clinbridge.engine.understand._context import (
     _ps,
     _slots,
     _stream_for,
+    check_named_kind,
     expand,
 )
 from clinbridge.engine.understand._filters import _predicates, _split_proportion
@@ -126,6 +127,7 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
     measure, measure_concept_pos, confidence = _measure(
         items, ctx, op, intent_pos, intent, patient_id
     )
+    check_named_kind(items, measure_concept_pos, measure.stream, ctx.lex)
     used = {measure_concept_pos} if measure_concept_pos is not None else set()
     used |= ctx.measure_positions
     preds, plan_window, conf2 = _predicates(items, ctx, used, measure, patient_id)
@@ -508,6 +510,10 @@ def _first_last(a: _Asked) -> _Found:
             return point, None, 1.0
         found = a.first_concept()
         etypes = [s.data.get("type") for s in a.enc + _slots(a.items, "scope")]
+        noun = _noun_stream(a.items)
+        if found is None and noun and a.patient_id:
+            # "when was patient 7's first microbiology test": a record of that stream, any concept
+            return Measure(of="date", stream=noun), None, 0.9
         if found is None and etypes and a.patient_id:
             # "patient 7's last inpatient admission date": the encounter's start
             a.ctx.groundings.append(
@@ -523,6 +529,11 @@ def _first_last(a: _Asked) -> _Found:
         return a.of_concept("value", found, found[1].score)
     noun = _noun_stream(a.items, a.intent_pos + 1)
     if noun and not any(k > a.intent_pos for k, _ in a.concepts):
+        if a.concepts:
+            # 'the senna dose that was last prescribed': an attribute of the named thing's
+            # record, not which thing was recorded last
+            c = a.concepts[0][1]
+            raise Abstain(f"could not tell what of {c.label!r} the first/last asks", c.phrase)
         return Measure(of="concept", stream=noun), None, 0.9
     found = a.first_concept()
     if found is None:
@@ -577,7 +588,12 @@ def _exists(a: _Asked) -> _Found:
     found = a.first_concept()
     if found is None:
         if a.enc:
-            return Measure(of="encounters", encounter_type=a.enc[0].data.get("type")), None, 0.9
+            etype = a.enc[0].data.get("type")
+            if etype and _slots(a.items, "scope"):
+                # 'to the ER during their last hospital visit': a typed visit inside a visit —
+                # where the patient went within it, not the type the whole encounter is given
+                raise Abstain("an encounter of a type within another encounter", a.enc[0].text)
+            return Measure(of="encounters", encounter_type=etype), None, 0.9
         raise Abstain("could not tell what to look for")
     return a.of_concept("events", found, found[1].score)
 
