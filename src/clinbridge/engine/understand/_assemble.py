@@ -594,6 +594,11 @@ def _exists(a: _Asked) -> _Found:
                 # where the patient went within it, not the type the whole encounter is given
                 raise Abstain("an encounter of a type within another encounter", a.enc[0].text)
             return Measure(of="encounters", encounter_type=etype), None, 0.9
+        noun = _noun_stream(a.items)
+        named = a.lex.kind_streams.get(noun, [noun]) if noun else []
+        if noun and len(named) == 1 and a.patient_id:
+            # "has patient 7 been diagnosed with any disease": any record of that one stream
+            return Measure(of="events", stream=noun), None, 0.9
         raise Abstain("could not tell what to look for")
     return a.of_concept("events", found, found[1].score)
 
