@@ -26,6 +26,7 @@ from clinbridge.engine.understand._context import (
     Ctx,
     Item,
     _concept_set,
+    _kind_of,
     _ps,
     _slots,
     _stream_for,
@@ -453,6 +454,10 @@ def _numeric(a: _Asked) -> _Found:
         if a.concepts:
             c = a.concepts[0][1]
             raise Abstain(f"{c.label!r} has no numeric values to compute a {a.op} of", c.phrase)
+        noun = _noun_stream(a.items) if a.patient_id else None
+        if noun and noun not in a.lex.kind_streams and _kind_of(noun, a.lex) in VALUE_STREAMS:
+            # "patient 7's total output since May": every value of the one stream named
+            return Measure(of="value", stream=noun), None, 0.9
         raise Abstain(f"could not tell what quantity to compute the {a.op} of")
     unit = next((s.data.get("unit") for s in _slots(a.items, "value") if s.data.get("unit")), None)
     return a.of_concept("value", found, found[1].score * (1.0 if unit is None else 0.95))
