@@ -590,6 +590,10 @@ def _listed(a: _Asked) -> _Found:
 
 
 def _exists(a: _Asked) -> _Found:
+    for i, nxt in zip(a.items, [*a.items[1:], None], strict=True):
+        in_name = isinstance(nxt, Concept) and "total" in nxt.label.lower()  # "total protein"
+        if isinstance(i, Word) and i.text == "total" and not in_name:
+            raise Abstain("'total' asks for an amount, not whether there is one", "total")
     found = a.first_concept()
     if found is None:
         if a.enc:
