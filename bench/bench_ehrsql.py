@@ -257,6 +257,8 @@ def main() -> None:
                 "ms": p.get("ms") or 0.0,
                 "question": q["question"],
                 "reason": p.get("reason"),
+                "value": p.get("value") if answered else None,
+                "gold": sorted(g)[:5] if answered and g is not None else None,
             }
         )
     if args.out:

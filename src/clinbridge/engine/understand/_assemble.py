@@ -26,9 +26,11 @@ from clinbridge.engine.understand._context import (
     Ctx,
     Item,
     _concept_set,
+    _kind_of,
     _ps,
     _slots,
     _stream_for,
+    check_named_kind,
     expand,
 )
 from clinbridge.engine.understand._filters import _predicates, _split_proportion
@@ -126,6 +128,7 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
     measure, measure_concept_pos, confidence = _measure(
         items, ctx, op, intent_pos, intent, patient_id
     )
+    check_named_kind(items, measure_concept_pos, measure.stream, ctx.lex)
     used = {measure_concept_pos} if measure_concept_pos is not None else set()
     used |= ctx.measure_positions
     preds, plan_window, conf2 = _predicates(items, ctx, used, measure, patient_id)
@@ -451,6 +454,10 @@ def _numeric(a: _Asked) -> _Found:
         if a.concepts:
             c = a.concepts[0][1]
             raise Abstain(f"{c.label!r} has no numeric values to compute a {a.op} of", c.phrase)
+        noun = _noun_stream(a.items) if a.patient_id else None
+        if noun and noun not in a.lex.kind_streams and _kind_of(noun, a.lex) in VALUE_STREAMS:
+            # "patient 7's total output since May": every value of the one stream named
+            return Measure(of="value", stream=noun), None, 0.9
         raise Abstain(f"could not tell what quantity to compute the {a.op} of")
     unit = next((s.data.get("unit") for s in _slots(a.items, "value") if s.data.get("unit")), None)
     return a.of_concept("value", found, found[1].score * (1.0 if unit is None else 0.95))
@@ -508,6 +515,10 @@ def _first_last(a: _Asked) -> _Found:
             return point, None, 1.0
         found = a.first_concept()
         etypes = [s.data.get("type") for s in a.enc + _slots(a.items, "scope")]
+        noun = _noun_stream(a.items)
+        if found is None and noun and a.patient_id:
+            # "when was patient 7's first microbiology test": a record of that stream, any concept
+            return Measure(of="date", stream=noun), None, 0.9
         if found is None and etypes and a.patient_id:
             # "patient 7's last inpatient admission date": the encounter's start
             a.ctx.groundings.append(
@@ -523,6 +534,11 @@ def _first_last(a: _Asked) -> _Found:
         return a.of_concept("value", found, found[1].score)
     noun = _noun_stream(a.items, a.intent_pos + 1)
     if noun and not any(k > a.intent_pos for k, _ in a.concepts):
+        if a.concepts:
+            # 'the senna dose that was last prescribed': an attribute of the named thing's
+            # record, not which thing was recorded last
+            c = a.concepts[0][1]
+            raise Abstain(f"could not tell what of {c.label!r} the first/last asks", c.phrase)
         return Measure(of="concept", stream=noun), None, 0.9
     found = a.first_concept()
     if found is None:
@@ -574,10 +590,24 @@ def _listed(a: _Asked) -> _Found:
 
 
 def _exists(a: _Asked) -> _Found:
+    for i, nxt in zip(a.items, [*a.items[1:], None], strict=True):
+        in_name = isinstance(nxt, Concept) and "total" in nxt.label.lower()  # "total protein"
+        if isinstance(i, Word) and i.text == "total" and not in_name:
+            raise Abstain("'total' asks for an amount, not whether there is one", "total")
     found = a.first_concept()
     if found is None:
         if a.enc:
-            return Measure(of="encounters", encounter_type=a.enc[0].data.get("type")), None, 0.9
+            etype = a.enc[0].data.get("type")
+            if etype and _slots(a.items, "scope"):
+                # 'to the ER during their last hospital visit': a typed visit inside a visit —
+                # where the patient went within it, not the type the whole encounter is given
+                raise Abstain("an encounter of a type within another encounter", a.enc[0].text)
+            return Measure(of="encounters", encounter_type=etype), None, 0.9
+        noun = _noun_stream(a.items)
+        named = a.lex.kind_streams.get(noun, [noun]) if noun else []
+        if noun and len(named) == 1 and a.patient_id:
+            # "has patient 7 been diagnosed with any disease": any record of that one stream
+            return Measure(of="events", stream=noun), None, 0.9
         raise Abstain("could not tell what to look for")
     return a.of_concept("events", found, found[1].score)
 

@@ -153,3 +153,34 @@ def _concept_set(
         )
     )
     return ConceptSet(concepts=refs, label=c.phrase)
+
+
+def _kind_of(name: str, lex: Lexicon) -> str | None:
+    if name in lex.kind_streams:
+        return name
+    return next((k for k, names in lex.kind_streams.items() if name in names), None)
+
+
+def check_named_kind(items: list[Item], pos: int | None, stream: str | None, lex: Lexicon) -> None:
+    """Abstain where the kind of record named next to the measured concept ('lab testing',
+    'platelet count tests') is not the kind its grounded concept is stored in, or a stream named
+    ('urine microbiology test') is not the concept's: the words were read loosely (a procedure
+    named 'testing', an input named 'platelets', an output named 'urine'). Value kinds (labs,
+    vitals, observations) named as a kind are one family."""
+    have = _kind_of(stream, lex) if stream and pos is not None else None
+    if have is None or pos is None:
+        return
+    near = items[max(0, pos - 1) : pos] + items[pos + 1 : pos + 3]
+    for i in near:
+        if not (isinstance(i, Word) and i.role in {"stream_noun", "event_noun"} and i.value):
+            continue
+        if i.value not in lex.kind_streams and _kind_of(i.value, lex) is not None:
+            if stream == i.value or (stream == have and i.value in lex.kind_streams[have]):
+                continue  # the stream named ('microbiology'), or a kind that holds it
+            raise Abstain(
+                f"{i.text!r} names {i.value} records, but the concept read is in {stream}"
+            )
+        named = _kind_of(i.value, lex)
+        if named is None or named == have or {named, have} <= set(VALUE_STREAMS):
+            continue
+        raise Abstain(f"{i.text!r} names {named} records, but the concept read is a {have}", i.text)

@@ -515,6 +515,8 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 continue
             if best.how == "contains" and all(w in QUANTITY_WORDS for w in seg):
                 continue  # a unit of amount or time is not a concept
+            if length == 1 and best.how == "contains" and stem(first) in lex.stream_words:
+                continue  # 'output' where a stream holds outputs: the stream, not 'ostomy (output)'
             if best.how == "contains":
                 n_labels = sum(1 for m in matches if m.how == "contains")
                 if _spread(matches, lex) > 40 or (best.score < 0.3 and n_labels > 12):

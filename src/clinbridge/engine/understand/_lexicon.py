@@ -36,7 +36,7 @@ __all__ = ["ConceptEntry", "Lexicon", "Match", "StreamStats"]
 
 logger = logging.getLogger(__name__)
 
-_CACHE_VERSION = 8
+_CACHE_VERSION = 10
 _BRACKETS = re.compile(
     r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
     r"observable entity|regime/therapy|morphologic abnormality)\)"
@@ -447,6 +447,16 @@ _GENERIC_TABLE_WORDS = frozenset(
         "value",
         "code",
         "detail",
+        # a description's question and order words ('what was prescribed', 'first and last
+        # care unit') are the question's structure, never a stream's name
+        "what",
+        "which",
+        "when",
+        "where",
+        "first",
+        "last",
+        # 'given' describes every record of administration (a prescription is given too)
+        "given",
     }
 )
 _PREPOSITIONS = frozenset(

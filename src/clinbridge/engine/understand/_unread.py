@@ -45,6 +45,7 @@ _SHAPES: tuple[tuple[str, str], ...] = (
 _SHAPES += (
     (
         r"\b(?:greater|less|more|higher|lower|bigger|smaller)\s+than\s+(?:the\s+|it\s+was\s+)?"
+        r"(?:(?:value|one|reading|level|result|measurement)\s+)?"
         r"(?:first|last|second|previous|initial)\b|\bcompared\s+(?:to|with)\b",
         "a comparison of two measurements",
     ),
@@ -70,6 +71,11 @@ def _mark(pieces: list[Piece], pattern: re.Pattern[str], what: str) -> list[Piec
 _LIST_BY_COUNT = re.compile(
     r"^(?:what|which)\b.*?\b(\d+\s+or\s+more\s+times|at\s+least\s+\d+\s+times)"
 )
+# 'how many doses of X were prescribed', 'the total amount of X prescribed': doses summed
+_DOSE_TOTAL = re.compile(
+    r"\b(how\s+many\s+doses)\b|\b(total\s+(?:amount|dose|doses))\s+of\b.*\bprescribed\b|"
+    r"\b(how\s+much)\b.*\bprescribed\b|\bprescribed\b.*\b(in\s+total)\b"
+)
 _POLITE = re.compile(r"^(?:can|could|would|will)\s+(?:you|i|we|anyone|someone)\s+(?:please\s+)?")
 
 
@@ -83,6 +89,11 @@ def mark_unread(pieces: list[Piece]) -> list[Piece]:
     if m:
         what = "the things recorded a number of times each"
         pieces = _mark(pieces, re.compile(re.escape(m[1])), what)
+    m = _DOSE_TOTAL.search(joined)
+    if m:
+        what = "the total amount of a drug prescribed (its doses summed)"
+        words = next(g for g in m.groups() if g)
+        pieces = _mark(pieces, re.compile(re.escape(words)), what)
     for pattern, what in _PATTERNS:
         pieces = _mark(pieces, pattern, what)
     return pieces
