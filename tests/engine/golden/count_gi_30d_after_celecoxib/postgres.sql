@@ -1,4 +1,4 @@
-WITH cohort AS (
+WITH cohort AS NOT MATERIALIZED (
   SELECT
     p.person_id AS pid
   FROM person AS p

@@ -1,4 +1,4 @@
-WITH cohort AS (
+WITH cohort AS NOT MATERIALIZED (
   SELECT
     p.person_id AS pid
   FROM person AS p
@@ -25,9 +25,12 @@ WITH cohort AS (
     )
 )
 SELECT
-  SUM(
-    CASE
-      WHEN c.pid IN (
+  (
+    SELECT
+      COUNT(*)
+    FROM cohort AS cn
+    WHERE
+      cn.pid IN (
         SELECT
           q2.person_id
         FROM person AS q2
@@ -36,9 +39,6 @@ SELECT
         WHERE
           b3.gender_concept_id IN (8532)
       )
-      THEN 1
-      ELSE 0
-    END
   ) AS numerator,
   COUNT(*) AS denominator
 FROM cohort AS c

@@ -1,4 +1,4 @@
-WITH cohort AS (
+WITH cohort AS NOT MATERIALIZED (
   SELECT
     p.person_id AS pid
   FROM person AS p
@@ -25,9 +25,12 @@ WITH cohort AS (
     )
 )
 SELECT
-  SUM(
-    CASE
-      WHEN c.pid IN (
+  (
+    SELECT
+      COUNT(*)
+    FROM cohort AS cn
+    WHERE
+      cn.pid IN (
         SELECT
           e3.pid
         FROM (
@@ -73,9 +76,6 @@ SELECT
         WHERE
           CAST(e3.t AS DATE) >= a6.d
       )
-      THEN 1
-      ELSE 0
-    END
   ) AS numerator,
   COUNT(*) AS denominator
 FROM cohort AS c
