@@ -11,7 +11,7 @@ Do not read the questions while working on the reader: run this only to report a
 
 Usage::
 
-    python bench/trial_holdout.py [--set 1|2|3] [--show]   # --show: every verdict, not only misses
+    python bench/trial_holdout.py [--set 1|2|3|4] [--show]   # --show: every verdict, not only misses
 """
 
 from __future__ import annotations
@@ -34,9 +34,10 @@ HOLDOUTS = {
     1: (ROOT / "bench" / "data" / "trial_holdout_sealed.py.gz", 913, 497, 1250),
     2: (ROOT / "bench" / "data" / "trial_holdout2_sealed.py.gz", 2718, 560, 1320),
     3: (ROOT / "bench" / "data" / "trial_holdout3_sealed.py.gz", 31337, 520, 1280),
+    4: (ROOT / "bench" / "data" / "trial_holdout4_sealed.py.gz", 4242, 540, 1300),
 }
 """Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran;
-set 3 by a writer blind to the reader's code, committed before its first run."""
+set 3 and set 4 by writers blind to the reader's code, each committed before its first run."""
 
 
 def load_holdout(which: int = 1) -> tuple[Any, ...]:
