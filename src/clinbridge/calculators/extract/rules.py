@@ -21,7 +21,6 @@ Every value carries an :class:`~.base.Evidence` (span, text, method, assertion).
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import re
 from collections.abc import Iterable
@@ -32,6 +31,17 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from clinbridge.calculators.extract.base import Evidence, Extraction
+from clinbridge.calculators.extract.patterns import (
+    AGE_PATTERNS,
+    DATE,
+    FEET_INCHES,
+    FEMALE,
+    MALE,
+    SEX_NOUN,
+    WORD_NUMBER,
+    to_date,
+    word_number,
+)
 from clinbridge.calculators.extract.text import Quantity, assertion, find_quantities, sentences
 from clinbridge.calculators.goldkeys import _terms
 from clinbridge.calculators.units import convert, normalize_unit, registry
@@ -238,75 +248,6 @@ def _in_range(i: InputSpec, value: float, unit: str | None) -> bool:
     return i.range[0] <= value <= i.range[1]
 
 
-_AGE = [
-    (re.compile(r"\b(\d{1,3})[\s\-]*(?:year|yr)s?[\s\-]*old\b", re.I), "year"),
-    (re.compile(r"\b(\d{1,3})[\s\-]*(?:month)s?[\s\-]*old\b", re.I), "month"),
-    (re.compile(r"\b(\d{1,3})[\s\-]*(?:week)s?[\s\-]*old\b", re.I), "week"),
-    (re.compile(r"\b(\d{1,3})\s*(?:yo|y/o|y\.o\.|yr old|years of age)\b", re.I), "year"),
-    (re.compile(r"\bage[ds]?\s*(?:of|:|was|is)?\s*(\d{1,3})\b", re.I), "year"),
-    (re.compile(r"\b(\d{1,3})\s*(?:M|F)\b"), "year"),
-]
-_ONES = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
-_TEENS = [
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-]
-_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-_WORD_NUM = re.compile(
-    rf"\b((?:{'|'.join(_TENS)})(?:[\s\-](?:{'|'.join(_ONES)}))?|{'|'.join(_TEENS + _ONES)})"
-    r"[\s\-]*(year|month|week)s?[\s\-]*old\b",
-    re.I,
-)
-
-
-def _word_number(text: str) -> int:
-    """'sixty-two' → 62, 'six' → 6 (words matched by :data:`_WORD_NUM`)."""
-    n = 0
-    for w in re.split(r"[\s\-]+", text.lower()):
-        if w in _TENS:
-            n += 20 + 10 * _TENS.index(w)
-        elif w in _TEENS:
-            n += 10 + _TEENS.index(w)
-        elif w in _ONES:
-            n += 1 + _ONES.index(w)
-    return n
-
-
-_FEMALE = re.compile(
-    r"\b(woman|women|female|girl|lady|she|her|hers|mrs|ms|mother|pregnan\w*|gravida)\b", re.I
-)
-_MALE = re.compile(r"\b(man|men|male|boy|gentleman|he|his|him|mr)\b", re.I)
-_SEX_NOUN = re.compile(
-    r"\b(?:year|yr|month|week)s?[\s\-]*old\s+(woman|female|girl|lady|man|male|boy|gentleman)\b",
-    re.I,
-)
-_MONTHS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december|"
-    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-)
-_DATE = re.compile(
-    r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b|\b(\d{4})-(\d{2})-(\d{2})\b|"
-    rf"\b({_MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b",
-    re.I,
-)
-_FT_IN = re.compile(
-    r"\b(\d)\s*(?:ft|feet|foot|')\s*(?:,?\s*(\d{1,2}(?:\.\d+)?)\s*(?:in|inches|inch|\"|'')?)?", re.I
-)
-
-
-def _month(name: str) -> int:
-    names = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-    return names.index(name[:3].lower()) + 1
-
-
 _LIST_SEP = re.compile(r"\s*[^\d\s,;()]{0,12}\s*(?:,\s*and|,|and|;)\s*", re.I)
 _OTHER_PERSON = re.compile(
     r"\b(father|mother|brother|sister|sibling|parents?|son|daughter|twin|donor)'?s?\W+"
@@ -405,7 +346,7 @@ class RuleExtractor:
 
     def _age(self, idx: NoteIndex, i: InputSpec) -> Evidence | None:
         best: tuple[int, Evidence] | None = None
-        for pat, unit in _AGE:
+        for pat, unit in AGE_PATTERNS:
             m = pat.search(idx.text)
             if m and (best is None or m.start() < best[0]):
                 n = int(m.group(1))
@@ -415,22 +356,22 @@ class RuleExtractor:
                     )
                     best = (m.start(), ev)
         if best is None:
-            m = _WORD_NUM.search(idx.text)
+            m = WORD_NUMBER.search(idx.text)
             if m:
-                n, unit = _word_number(m.group(1)), m.group(2).lower()
+                n, unit = word_number(m.group(1)), m.group(2).lower()
                 return Evidence(
                     i.name, [n, f"{unit}s"], m.start(), m.end(), m.group(0), "rule:age-words"
                 )
         return best[1] if best else None
 
     def _sex(self, idx: NoteIndex, i: InputSpec) -> Evidence | None:
-        m = _SEX_NOUN.search(idx.text)
+        m = SEX_NOUN.search(idx.text)
         if m:
             w = m.group(1).lower()
             val = "Female" if w in {"woman", "female", "girl", "lady"} else "Male"
             return Evidence(i.name, val, m.start(1), m.end(1), m.group(0), "rule:sex-noun")
-        f = list(_FEMALE.finditer(idx.text))
-        ma = list(_MALE.finditer(idx.text))
+        f = list(FEMALE.finditer(idx.text))
+        ma = list(MALE.finditer(idx.text))
         if not f and not ma:
             return None
         val = "Female" if len(f) > len(ma) else "Male"
@@ -651,7 +592,7 @@ class RuleExtractor:
             except Exception:
                 continue
         if str(dim) == "[length]":
-            m = _FT_IN.search(idx.text)
+            m = FEET_INCHES.search(idx.text)
             if m and (m.group(2) or re.search(r"ft|feet|foot", m.group(0), re.I)):
                 inches = int(m.group(1)) * 12 + float(m.group(2) or 0)
                 ev_val = [round(inches, 2), "in"]
@@ -766,12 +707,12 @@ class RuleExtractor:
 
     def _date(self, idx: NoteIndex, i: InputSpec) -> Evidence | None:
         terms = tuple(input_terms(i))
-        dates = list(_DATE.finditer(idx.text))
+        dates = list(DATE.finditer(idx.text))
         for a0, a1 in idx.mentions(terms):
             for m in dates:
                 if m.start() < a1 or m.start() - a1 > 80:
                     continue
-                d = _to_date(m)
+                d = to_date(m)
                 if d is None:
                     continue
                 return Evidence(
@@ -782,17 +723,6 @@ class RuleExtractor:
                     idx.text[a0 : m.end()],
                     "rule:term+date",
                 )
-        return None
-
-
-def _to_date(m: re.Match[str]) -> dt.date | None:
-    try:
-        if m.group(1):
-            return dt.date(int(m.group(3)), int(m.group(1)), int(m.group(2)))
-        if m.group(4):
-            return dt.date(int(m.group(4)), int(m.group(5)), int(m.group(6)))
-        return dt.date(int(m.group(9)), _month(m.group(7)), int(m.group(8)))
-    except (ValueError, TypeError):
         return None
 
 
