@@ -183,7 +183,7 @@ class Connection:
 
         if not note_streams(self.catalog):
             return answer
-        if answer.reason_code == "ambiguous" or getattr(answer, "alternatives", None):
+        if answer.reason_code == "ambiguous" or answer.alternatives:
             return answer  # the user picks a reading first; a note never hides the choice
         empty = answer.value is None or answer.value is False or answer.value == []
         if answer.accepted and not empty and "note" not in question.lower():

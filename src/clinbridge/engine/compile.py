@@ -120,10 +120,11 @@ class Compiler:
         # On PostgreSQL the cohort is inlined (NOT MATERIALIZED): a materialised CTE has no
         # statistics, so the planner guessed 200 members and probed a 1M-row index once per
         # patient ("median glucose during ICU stays": > 30 s at 100k patients, 1.1 s inlined).
-        inline = {"cohort"} if self.dialect == "postgres" else set()
         for name, query in ctes:
-            materialized = False if name in inline else None
-            select = select.with_(name, as_=query, materialized=materialized, copy=False)
+            inline = name == "cohort" and self.dialect == "postgres"
+            select = select.with_(
+                name, as_=query, materialized=False if inline else None, copy=False
+            )
         if plan.limit and shape in {"list", "rows"}:
             select = select.limit(plan.limit, copy=False)
         return CompiledPlan(
