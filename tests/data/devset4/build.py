@@ -6,7 +6,8 @@
 
 devset4 is a sealed holdout: every question is in ``holdout.jsonl.gz`` and every group source in
 ``spec_<db>.py.gz`` (gzip, never in plain text in the repository). Parser engineers must not open,
-decompress or grep them; ``bench/bench_understand_holdout.py`` scores the set and prints figures only.
+decompress or grep them; ``bench/bench_understand_holdout.py --set devset4`` scores the set and
+prints figures only.
 
 The machinery is devset2's (``tests/data/devset2``): the same databases (``databases.py``, built
 with clinbridge's loaders), the same group record and helpers (``_common.py``), the same second
