@@ -1,14 +1,15 @@
-"""Bench the understanding on devset3, the sealed holdout (figures only, never a question).
+"""Bench the understanding on a sealed holdout, devset3 or devset4 (figures only, never a question).
 
-Scores ``tests/data/devset3/holdout.jsonl.gz`` exactly as ``bench_understand_open.py`` scores
-devset2 — same databases, same public API call, same scorer (``tests/understand/devset2_eval.py``)
-and the same report: accuracy, coverage and wrong answers accepted overall, per database, per
-category, per voice and per answer type, paraphrase consistency, and p50/p95 latency for answered
-and abstained questions. It prints figures only: no question text, no answer, no gold, no
+Scores ``tests/data/devset3/holdout.jsonl.gz`` (``--set devset4``: devset4's) exactly as
+``bench_understand_open.py`` scores devset2 — same databases, same public API call, same scorer
+(``tests/understand/devset2_eval.py``) and the same report: accuracy, coverage and wrong answers
+accepted overall, per database, per category, per voice and per answer type, paraphrase
+consistency, and p50/p95 latency for answered and abstained questions. It prints figures only: no question text, no answer, no gold, no
 per-question id (the ids name the groups), and ``--json`` writes the same figures.
 
     python bench/bench_understand_holdout.py                     # the whole holdout (at the end)
     python bench/bench_understand_holdout.py --db fhir --json holdout.json
+    python bench/bench_understand_holdout.py --set devset4       # the second holdout (at the end)
     python bench/bench_understand_holdout.py --questions tests/data/devset2/dev.jsonl --limit 3
                                                                  # plumbing check on open questions
 
@@ -33,7 +34,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_understand_open import _print_split, ask_rows  # noqa: E402
 from databases import DB_NAMES  # noqa: E402  (devset2's, on the path bench_understand_open sets)
 
-HOLDOUT = ROOT / "tests" / "data" / "devset3" / "holdout.jsonl.gz"
+HOLDOUTS = {
+    name: ROOT / "tests" / "data" / name / "holdout.jsonl.gz" for name in ("devset3", "devset4")
+}
+HOLDOUT = HOLDOUTS["devset3"]
 
 
 def load_questions(path: Path) -> list[dict[str, Any]]:
@@ -69,7 +73,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--questions", type=Path, default=HOLDOUT, help="devset-style JSONL(.gz)")
+    parser.add_argument(
+        "--set", choices=sorted(HOLDOUTS), default="devset3", help="which sealed holdout"
+    )
+    parser.add_argument(
+        "--questions", type=Path, default=None, help="devset-style JSONL(.gz); overrides --set"
+    )
     parser.add_argument(
         "--db", action="append", choices=list(DB_NAMES), help="only these databases"
     )
@@ -79,13 +88,14 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     args = parser.parse_args()
 
-    path = args.questions.resolve()
+    path = (args.questions or HOLDOUTS[args.set]).resolve()
     rows = select(load_questions(path), args.db, args.limit)
     if not rows:
         raise SystemExit(f"{path}: no questions selected")
     work = args.workdir or Path(tempfile.mkdtemp(prefix="cb-bench-holdout-"))
     outcomes, cold = ask_rows(rows, args.embeddings, work)
-    name = "holdout" if path == HOLDOUT else path.name
+    sealed = {p.resolve(): n for n, p in HOLDOUTS.items()}
+    name = "holdout" if path == HOLDOUT else sealed.get(path, path.name)
     report: dict[str, Any] = {
         "questions": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path),
         "limit": args.limit,
