@@ -267,60 +267,35 @@ def _check_values(
     return checks
 
 
+def _proportion_fails(code: str, detail: str) -> list[Check]:
+    return [Check(name="numerator_le_denominator", passed=False, code=code, detail=detail)]
+
+
 def _check_proportion(ctx: _Ctx) -> list[Check]:
     details = getattr(ctx.draft, "details", None) or {}
     num, den = details.get("numerator"), details.get("denominator")
     if isinstance(num, int | float) and isinstance(den, int | float):  # the engine's Answer.details
         if num > den or num < 0:
-            return [
-                Check(
-                    name="numerator_le_denominator",
-                    passed=False,
-                    code="numerator_gt_denominator",
-                    detail=f"numerator {num} > denominator {den}",
-                )
-            ]
+            return _proportion_fails(
+                "numerator_gt_denominator", f"numerator {num} > denominator {den}"
+            )
         if den == 0:
-            return [
-                Check(
-                    name="numerator_le_denominator",
-                    passed=False,
-                    code="no_data",
-                    detail="the denominator (the cohort) is empty",
-                )
-            ]
+            return _proportion_fails("no_data", "the denominator (the cohort) is empty")
         return [Check(name="numerator_le_denominator", passed=True, detail=f"{num} ≤ {den}")]
     cols = [c.lower() for c in ctx.columns]
     if "numerator" in cols and "denominator" in cols and ctx.rows:
         i, j = cols.index("numerator"), cols.index("denominator")
         bad = [r for r in ctx.rows if r[i] is not None and r[j] is not None and r[i] > r[j]]
         if bad:
-            return [
-                Check(
-                    name="numerator_le_denominator",
-                    passed=False,
-                    code="numerator_gt_denominator",
-                    detail=f"numerator {bad[0][i]} > denominator {bad[0][j]}",
-                )
-            ]
+            return _proportion_fails(
+                "numerator_gt_denominator", f"numerator {bad[0][i]} > denominator {bad[0][j]}"
+            )
         zero = [r for r in ctx.rows if not r[j]]
         if zero and len(zero) == len(ctx.rows):
-            return [
-                Check(
-                    name="numerator_le_denominator",
-                    passed=False,
-                    code="no_data",
-                    detail="the denominator (the cohort) is empty",
-                )
-            ]
+            return _proportion_fails("no_data", "the denominator (the cohort) is empty")
     nums = _numbers(ctx.value, ctx.rows) if not isinstance(ctx.value, list) else []
     if any(x < 0 or x > 1 for x in nums):
-        return [
-            Check(
-                name="numerator_le_denominator",
-                passed=False,
-                code="numerator_gt_denominator",
-                detail=f"proportion {nums[0]:g} is outside 0–1",
-            )
-        ]
+        return _proportion_fails(
+            "numerator_gt_denominator", f"proportion {nums[0]:g} is outside 0–1"
+        )
     return [Check(name="numerator_le_denominator", passed=True, detail="numerator ≤ denominator")]

@@ -205,6 +205,15 @@ def _is_unit(text: str) -> bool:
         return False
 
 
+def _after_term(
+    idx: NoteIndex, i: InputSpec, fit: tuple[float, str | None, str], a0: int, q: Quantity, how: str
+) -> Evidence:
+    """A value found after its term: from the term (at ``a0``) to the quantity and its unit."""
+    value = [fit[0], fit[1]] if fit[1] else fit[0]
+    text = idx.text[a0 : q.end + 8]
+    return Evidence(i.name, value, a0, q.end, text, f"rule:term+quantity ({how})")
+
+
 def _fit(i: InputSpec, q: Quantity, value: float) -> tuple[float, str | None, str] | None:
     """(value, unit text, how) when ``value`` read with the unit after it fits input ``i``."""
     if i.unit is None:
@@ -439,14 +448,7 @@ class RuleExtractor:
             if listed is not None:
                 q, fit = listed
                 used.add(q.start)
-                return Evidence(
-                    i.name,
-                    [fit[0], fit[1]] if fit[1] else fit[0],
-                    a0,
-                    q.end,
-                    idx.text[a0 : q.end + 8],
-                    "rule:term+quantity (listed, respectively)",
-                )
+                return _after_term(idx, i, fit, a0, q, "listed, respectively")
             for q in idx.quantities:
                 if q.start < a1 or q.start - a1 > 60 or q.start >= s1 or q.start in used:
                     continue
@@ -522,14 +524,7 @@ class RuleExtractor:
             fit = _fit(i, q, value)
             if fit is None or q.start in used:
                 break
-            return Evidence(
-                i.name,
-                [fit[0], fit[1]] if fit[1] else fit[0],
-                a0,
-                q.end,
-                idx.text[a0 : q.end + 8],
-                "rule:term+quantity (slash pair)",
-            )
+            return _after_term(idx, i, fit, a0, q, "slash pair")
         return None
 
     _VERB = re.compile(r"\s(?:were|are|was|of|measured|respectively)\s|:\s", re.I)
