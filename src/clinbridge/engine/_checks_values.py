@@ -20,6 +20,7 @@ from clinbridge.engine._checks import (
     _run,
     _streams_for,
     _table,
+    failed,
 )
 from clinbridge.engine._shapes import (
     _GENERIC_RANGES,
@@ -124,12 +125,7 @@ def _check_values(
         bad = [x for x in nums if not math.isfinite(x)]
         if bad:
             checks.append(
-                Check(
-                    name="values_plausible",
-                    passed=False,
-                    code="value_implausible",
-                    detail=f"non-finite value {bad[0]}",
-                )
+                failed("values_plausible", "value_implausible", f"non-finite value {bad[0]}")
             )
         return checks
     m, op = plan.measure, plan.aggregate.op
@@ -145,20 +141,18 @@ def _check_values(
         who = f" for patient {plan.patient_id}" if plan.patient_id else ""
         if total == 0 and plan.patient_id:
             checks.append(
-                Check(
-                    name="data_stored",
-                    passed=False,
-                    code="no_data",
-                    detail=f"no such data for this patient: no {label!r} recorded{who}",
+                failed(
+                    "data_stored",
+                    "no_data",
+                    f"no such data for this patient: no {label!r} recorded{who}",
                 )
             )
         elif with_value == 0:
             checks.append(
-                Check(
-                    name="data_stored",
-                    passed=False,
-                    code="not_stored",
-                    detail=f"{label!r} is recorded{who} but its {m.of} is never stored (all NULL)",
+                failed(
+                    "data_stored",
+                    "not_stored",
+                    f"{label!r} is recorded{who} but its {m.of} is never stored (all NULL)",
                 )
             )
         else:
@@ -268,7 +262,7 @@ def _check_values(
 
 
 def _proportion_fails(code: str, detail: str) -> list[Check]:
-    return [Check(name="numerator_le_denominator", passed=False, code=code, detail=detail)]
+    return [failed("numerator_le_denominator", code, detail)]
 
 
 def _check_proportion(ctx: _Ctx) -> list[Check]:
