@@ -23,6 +23,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_REFUSED",
     "atomic_output",
+    "bank_option",
     "fail",
     "new_database_file",
     "on_error_option",
@@ -123,3 +124,12 @@ on_error_option = click.option(
     help="Stop at the first bad value, or keep bad rows in clinbridge_rejected.",
 )
 """The loaders' ``--on-error`` option: stop at the first bad value, or quarantine bad rows."""
+
+bank_option = click.option(
+    "--bank",
+    "bank_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Example bank file (default: $CLINBRIDGE_EXAMPLES or ~/.clinbridge/examples.jsonl).",
+)
+"""The example bank file option of ``serve`` and ``feedback approve|edit``."""

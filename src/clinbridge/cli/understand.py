@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from clinbridge.cli._io import bank_option
+
 __all__ = ["feedback_approve", "feedback_edit"]
 
 
@@ -36,13 +38,7 @@ def _options(fn: Any) -> Any:
             "--schema", default=None, help="Database schema holding the source (PostgreSQL)."
         ),
         click.option("--source", default=None, help="Source name to record with the pair."),
-        click.option(
-            "--bank",
-            "bank_path",
-            type=click.Path(dir_okay=False, path_type=Path),
-            default=None,
-            help="Example bank file (default: $CLINBRIDGE_EXAMPLES or ~/.clinbridge/examples.jsonl).",
-        ),
+        bank_option,
         click.option(
             "--augment",
             type=int,
