@@ -392,9 +392,7 @@ class Database:
 
             yield run
         finally:
-            timer.cancel()
-            if timer.is_alive():
-                timer.join(5)
+            _stop(timer)
             if guarded:
                 with contextlib.suppress(Exception):
                     cur.execute("ROLLBACK")
@@ -475,9 +473,7 @@ class Database:
         try:
             yield run
         finally:
-            timer.cancel()
-            if timer.is_alive():
-                timer.join(5)
+            _stop(timer)
             if began:
                 with contextlib.suppress(Exception):
                     self.conn.execute("ROLLBACK")
@@ -501,6 +497,13 @@ _PG_DANGEROUS_ROLES = (
     "pg_checkpoint",
 )
 """Predefined PostgreSQL roles that let a member do more than read its own tables."""
+
+
+def _stop(timer: threading.Timer) -> None:
+    """Cancel a statement's watchdog and wait out one that has begun to fire."""
+    timer.cancel()
+    if timer.is_alive():
+        timer.join(5)
 
 
 def _pg_cancel(conn: Any) -> None:

@@ -13,9 +13,18 @@ from sqlglot import exp
 
 from clinbridge.db import Database
 
-__all__ = ["SchemaNames"]
+__all__ = ["SchemaNames", "iso_date"]
 
 logger = logging.getLogger(__name__)
+
+
+def iso_date(value: Any) -> str | None:
+    """A date or timestamp (or its text) as ``YYYY-MM-DD``; None stays None."""
+    if value is None:
+        return None
+    if hasattr(value, "isoformat"):
+        return str(value.isoformat())[:10]
+    return str(value)[:10]
 
 
 class SchemaNames:

@@ -168,23 +168,14 @@ class _Gatherer:
                     - birth.year
                     - ((self.at.month, self.at.day) < (birth.month, birth.day))
                 )
-                return Evidence(
-                    input="age",
-                    found=True,
-                    value=years,
-                    unit="year",
-                    source=f"{pt.table}.{pt.birth_date_column} = {birth.isoformat()}",
-                )
+                source = f"{pt.table}.{pt.birth_date_column} = {birth.isoformat()}"
+                return Evidence(input="age", found=True, value=years, unit="year", source=source)
             year = rows[0][-1]
             if year is None:
                 return None
-            years = self.at.year - int(year)
+            source = f"{pt.table}.{pt.birth_year_column} = {int(year)} (age from birth year)"
             return Evidence(
-                input="age",
-                found=True,
-                value=years,
-                unit="year",
-                source=f"{pt.table}.{pt.birth_year_column} = {int(year)} (age from birth year)",
+                input="age", found=True, value=self.at.year - int(year), unit="year", source=source
             )
         return None
 

@@ -23,10 +23,13 @@ __all__ = [
     "EXIT_OK",
     "EXIT_REFUSED",
     "atomic_output",
+    "bank_option",
     "fail",
     "new_database_file",
+    "on_error_option",
     "patients_option",
     "plain_validation_message",
+    "seed_option",
 ]
 
 EXIT_OK = 0
@@ -103,3 +106,30 @@ patients_option = click.option(
     help="Number of patients (the same default for synth fhir and synth omop).",
 )
 """The synthetic generators' ``--patients`` option (one default for all of them)."""
+
+seed_option = click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Random seed (same data for the same seed).",
+)
+"""The synthetic OMOP and FHIR generators' ``--seed`` option."""
+
+on_error_option = click.option(
+    "--on-error",
+    type=click.Choice(["quarantine", "raise"]),
+    default="quarantine",
+    show_default=True,
+    help="Stop at the first bad value, or keep bad rows in clinbridge_rejected.",
+)
+"""The loaders' ``--on-error`` option: stop at the first bad value, or quarantine bad rows."""
+
+bank_option = click.option(
+    "--bank",
+    "bank_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Example bank file (default: $CLINBRIDGE_EXAMPLES or ~/.clinbridge/examples.jsonl).",
+)
+"""The example bank file option of ``serve`` and ``feedback approve|edit``."""

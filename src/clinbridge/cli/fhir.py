@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from clinbridge.cli._io import patients_option
+from clinbridge.cli._io import patients_option, seed_option
 from clinbridge.errors import ClinbridgeError
 
 __all__ = ["export_omop", "load_fhir", "synth_fhir"]
@@ -134,13 +134,7 @@ def load_fhir(
     show_default=True,
     help="Bulk NDJSON (one file per resource type) or one transaction bundle per patient.",
 )
-@click.option(
-    "--seed",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Random seed (same data for the same seed).",
-)
+@seed_option
 @click.option("--gzip", "gzip_output", is_flag=True, help="Write .gz files.")
 def synth_fhir(patients: int, out: Path, fmt: str, seed: int, gzip_output: bool) -> None:
     """Generate deterministic synthetic FHIR R4 data (bulk NDJSON or per-patient bundles)."""

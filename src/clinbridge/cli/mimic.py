@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from clinbridge.cli._io import on_error_option
 from clinbridge.errors import ClinbridgeError
 
 __all__ = ["load_mimic_cmd", "synth_mimic_cmd"]
@@ -16,13 +17,7 @@ __all__ = ["load_mimic_cmd", "synth_mimic_cmd"]
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--db", "url", required=True, help="Target database URL.")
 @click.option("--schema", default=None, help="Target schema (DuckDB, PostgreSQL).")
-@click.option(
-    "--on-error",
-    type=click.Choice(["quarantine", "raise"]),
-    default="quarantine",
-    show_default=True,
-    help="Stop at the first bad value, or keep bad rows in clinbridge_rejected.",
-)
+@on_error_option
 @click.option("--replace", is_flag=True, help="Drop tables that already exist.")
 @click.option("--json", "as_json", is_flag=True, help="Print the load report as JSON.")
 def load_mimic_cmd(

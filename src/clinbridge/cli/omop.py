@@ -12,7 +12,13 @@ from typing import Any
 
 import click
 
-from clinbridge.cli._io import fail, new_database_file, patients_option
+from clinbridge.cli._io import (
+    fail,
+    new_database_file,
+    on_error_option,
+    patients_option,
+    seed_option,
+)
 from clinbridge.errors import ClinbridgeError
 
 __all__ = [
@@ -96,9 +102,6 @@ def _print_report(report: Any, as_json: bool) -> None:
         fail(f"all {data['read']:,} row(s) were rejected; nothing was loaded")
 
 
-_ON_ERROR = click.Choice(["quarantine", "raise"])
-
-
 @click.command(name="omop")
 @click.option(
     "--csv",
@@ -120,13 +123,7 @@ _ON_ERROR = click.Choice(["quarantine", "raise"])
     default=None,
     help="Detected from the files if omitted.",
 )
-@click.option(
-    "--on-error",
-    type=_ON_ERROR,
-    default="quarantine",
-    show_default=True,
-    help="Stop at the first bad value, or keep bad rows in clinbridge_rejected.",
-)
+@on_error_option
 @click.option(
     "--replace", "mode", flag_value="replace", help="Replace tables that already have rows."
 )
@@ -166,13 +163,7 @@ def load_omop(
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--db", "url", required=True, help="Target database URL.")
 @click.option("--schema", default=None, help="Target schema (DuckDB, PostgreSQL).")
-@click.option(
-    "--on-error",
-    type=_ON_ERROR,
-    default="quarantine",
-    show_default=True,
-    help="Stop at the first bad value, or keep bad rows in clinbridge_rejected.",
-)
+@on_error_option
 @click.option(
     "--replace", "mode", flag_value="replace", help="Replace vocabulary tables that have rows."
 )
@@ -202,13 +193,7 @@ def load_vocab(
 @click.command(name="omop")
 @patients_option
 @click.option("--db", "url", required=True, help="Target database URL (tables are replaced).")
-@click.option(
-    "--seed",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Random seed (same data for the same seed).",
-)
+@seed_option
 @click.option("--schema", default=None, help="Target schema (DuckDB, PostgreSQL).")
 @click.option("--json", "as_json", is_flag=True, help="Print the generation report as JSON.")
 def synth_omop(patients: int, url: str, seed: int, schema: str | None, as_json: bool) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from clinbridge.cli._io import bank_option
 from clinbridge.settings import Settings
 
 __all__ = ["serve_cmd"]
@@ -45,13 +46,7 @@ def is_loopback(host: str) -> bool:
     default=None,
     help="Audit log file (SQLite, append-only; default ~/.clinbridge/audit.sqlite).",
 )
-@click.option(
-    "--bank",
-    "bank_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Example bank file (default: $CLINBRIDGE_EXAMPLES or ~/.clinbridge/examples.jsonl).",
-)
+@bank_option
 @click.option("--pool", "pool_size", default=2, show_default=True, help="Connections per source.")
 @click.option(
     "--max-body", default=1_000_000, show_default=True, help="Largest request body, in bytes."

@@ -147,21 +147,14 @@ def _fail(exc: ClinbridgeError, *, as_json: bool, exit_code: int) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--max-rows", type=click.IntRange(min=1), default=None, help="Row limit.")
 @click.option("--timeout-ms", type=click.IntRange(min=1), default=None, help="Statement timeout.")
-def sql_cmd(
-    statement: str,
-    url: str,
-    schema: str | None,
-    as_json: bool,
-    max_rows: int | None,
-    timeout_ms: int | None,
-) -> None:
+def sql_cmd(statement: str, as_json: bool, **options: Any) -> None:
     """Run one guarded, read-only SELECT and print its rows.
 
     STATEMENT is the SQL text, or - to read it from standard input. Only a single query over
     the source's tables is accepted; anything else is refused with exit code 2.
     """
     try:
-        _run(statement, url, schema, as_json, max_rows, timeout_ms)
+        _run(statement, as_json=as_json, **options)
     except SystemExit:
         raise
     except ClinbridgeError as exc:
@@ -177,6 +170,7 @@ def sql_cmd(
 
 def _run(
     statement: str,
+    *,
     url: str,
     schema: str | None,
     as_json: bool,

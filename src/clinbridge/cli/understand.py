@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from clinbridge.cli._io import bank_option
+
 __all__ = ["feedback_approve", "feedback_edit"]
 
 
@@ -36,13 +38,7 @@ def _options(fn: Any) -> Any:
             "--schema", default=None, help="Database schema holding the source (PostgreSQL)."
         ),
         click.option("--source", default=None, help="Source name to record with the pair."),
-        click.option(
-            "--bank",
-            "bank_path",
-            type=click.Path(dir_okay=False, path_type=Path),
-            default=None,
-            help="Example bank file (default: $CLINBRIDGE_EXAMPLES or ~/.clinbridge/examples.jsonl).",
-        ),
+        bank_option,
         click.option(
             "--augment",
             type=int,
@@ -70,6 +66,7 @@ def _read_sql(sql: str | None) -> str | None:
 
 def _run(
     kind: str,
+    *,
     question: str,
     plan_file: Path | None,
     sql: str | None,
@@ -78,19 +75,20 @@ def _run(
     schema: str | None,
     source: str | None,
     bank_path: Path | None,
-    augment_n: int,
+    augment: int,
     force: bool,
     as_json: bool,
     replaces: str | None = None,
 ) -> None:
-    from clinbridge.engine.examples import ExampleBank, augment
+    from clinbridge.engine.examples import ExampleBank
+    from clinbridge.engine.examples import augment as augment_variants
     from clinbridge.engine.plan import QueryPlan
     from clinbridge.errors import ClinbridgeError
     from clinbridge.settings import Settings
 
     if plan_file is None and not sql:
         raise click.UsageError("give --plan FILE or --sql SQL")
-    if augment_n and not url:
+    if augment and not url:
         raise click.UsageError("--augment needs --db to run the variants")
     try:
         plan = QueryPlan.from_json(plan_file.read_bytes()) if plan_file else None
@@ -109,19 +107,13 @@ def _run(
         else:
             from clinbridge.adapters import describe
             from clinbridge.db import Database
-            from clinbridge.engine.validate import SqlProposal, answer_with_validation
+            from clinbridge.engine.validate import SqlProposal, validate_once
 
             with Database.open(url, schema=schema) as db:
                 catalog = describe(db, adapter=adapter, source=source)
                 proposal: Any = plan if plan is not None else SqlProposal(sql=sql or "")
-                out = answer_with_validation(
-                    question,
-                    [proposal],
-                    catalog=catalog,
-                    db=db,
-                    settings=settings,
-                    max_repairs=0,
-                    understanding="feedback",
+                out = validate_once(
+                    question, proposal, catalog=catalog, db=db, settings=settings, how="feedback"
                 )
                 if out.decision == "accept":
                     click.echo(
@@ -150,16 +142,16 @@ def _run(
                     replaces,
                 )
                 stored.append(ex)
-                if augment_n:
+                if augment:
                     back = _back_translator(settings, catalog, db)
-                    stored += augment(
+                    stored += augment_variants(
                         ex,
                         catalog=catalog,
                         db=db,
                         bank=bank,
                         settings=settings,
                         back_translate=back,
-                        limit=augment_n,
+                        limit=augment,
                     )
     except (ClinbridgeError, KeyError) as exc:
         click.echo(f"error: {exc}", err=True)
@@ -200,34 +192,9 @@ def _back_translator(settings: Any, catalog: Any, db: Any) -> Any:
 
 @click.command("approve")
 @_options
-def feedback_approve(
-    question: str,
-    plan_file: Path | None,
-    sql: str | None,
-    url: str | None,
-    adapter: str | None,
-    schema: str | None,
-    source: str | None,
-    bank_path: Path | None,
-    augment: int,
-    force: bool,
-    as_json: bool,
-) -> None:
+def feedback_approve(**opts: Any) -> None:
     """Add an approved question → plan (or SQL) pair to the example bank."""
-    _run(
-        "approve",
-        question,
-        plan_file,
-        sql,
-        url,
-        adapter,
-        schema,
-        source,
-        bank_path,
-        augment,
-        force,
-        as_json,
-    )
+    _run("approve", **opts)
 
 
 @click.command("edit")
@@ -238,33 +205,6 @@ def feedback_approve(
     default=None,
     help="Id of the example to correct (default: same question).",
 )
-def feedback_edit(
-    question: str,
-    plan_file: Path | None,
-    sql: str | None,
-    url: str | None,
-    adapter: str | None,
-    schema: str | None,
-    source: str | None,
-    bank_path: Path | None,
-    augment: int,
-    force: bool,
-    as_json: bool,
-    example_id: str | None,
-) -> None:
+def feedback_edit(example_id: str | None, **opts: Any) -> None:
     """Correct a stored pair (by --id, or the pair with the same question); the old one is superseded."""
-    _run(
-        "edit",
-        question,
-        plan_file,
-        sql,
-        url,
-        adapter,
-        schema,
-        source,
-        bank_path,
-        augment,
-        force,
-        as_json,
-        replaces=example_id,
-    )
+    _run("edit", replaces=example_id, **opts)

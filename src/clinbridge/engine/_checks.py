@@ -34,7 +34,7 @@ from clinbridge.engine.plan import (
 )
 from clinbridge.errors import AbstainReason as AbstainReason
 from clinbridge.errors import CheckCode as CheckCode
-from clinbridge.errors import ClinbridgeError, ConceptNotFoundError, SQLSafetyError
+from clinbridge.errors import ClinbridgeError, ConceptNotFoundError
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog, EventStream
@@ -44,6 +44,13 @@ logger = logging.getLogger(__name__)
 
 
 Check = _AnswerCheck
+
+
+def failed(name: str, code: str, detail: str) -> Check:
+    """A failed check: its name, the abstention code it stands for, and what was wrong."""
+    return Check(name=name, passed=False, code=code, detail=detail)
+
+
 """One deterministic check: name, passed, detail, code (the reason code if it failed)."""
 
 
@@ -221,11 +228,10 @@ def _check_patient(ctx: _Ctx) -> list[Check]:
         return []
     if ctx.catalog.patients is None:
         return [
-            Check(
-                name="patient_exists",
-                passed=False,
-                code="patient_not_found",
-                detail="this source has no patient table to look the patient up in",
+            failed(
+                "patient_exists",
+                "patient_not_found",
+                "this source has no patient table to look the patient up in",
             )
         ]
     exists, _ = ctx.patient()
@@ -236,11 +242,10 @@ def _check_patient(ctx: _Ctx) -> list[Check]:
             )
         ]
     return [
-        Check(
-            name="patient_exists",
-            passed=False,
-            code="patient_not_found",
-            detail=f"no patient with id {ctx.plan.patient_id!r} in {ctx.catalog.source}",
+        failed(
+            "patient_exists",
+            "patient_not_found",
+            f"no patient with id {ctx.plan.patient_id!r} in {ctx.catalog.source}",
         )
     ]
 
@@ -257,11 +262,10 @@ def _check_concepts(
         streams = _streams_for(ctx.catalog, pcs.stream)
         if not streams:
             checks.append(
-                Check(
-                    name=f"concepts_resolved[{pcs.path}]",
-                    passed=False,
-                    code="schema_mismatch",
-                    detail=f"the source has no {pcs.stream!r} events for {label!r}",
+                failed(
+                    f"concepts_resolved[{pcs.path}]",
+                    "schema_mismatch",
+                    f"the source has no {pcs.stream!r} events for {label!r}",
                 )
             )
             continue
@@ -275,11 +279,10 @@ def _check_concepts(
                     logger.debug("could not resolve %s in %s: %s", label, s.name, exc)
         if not ids:
             checks.append(
-                Check(
-                    name=f"concepts_resolved[{pcs.path}]",
-                    passed=False,
-                    code="concept_not_found",
-                    detail=f"{label!r} matches no concept of the {pcs.stream} dictionary",
+                failed(
+                    f"concepts_resolved[{pcs.path}]",
+                    "concept_not_found",
+                    f"{label!r} matches no concept of the {pcs.stream} dictionary",
                 )
             )
             continue
@@ -312,11 +315,10 @@ def _check_concepts(
             )
         else:
             checks.append(
-                Check(
-                    name=f"concepts_in_data[{pcs.path}]",
-                    passed=False,
-                    code="concept_not_in_data",
-                    detail=f"no {pcs.stream} event in {ctx.catalog.source} is coded as {label!r}",
+                failed(
+                    f"concepts_in_data[{pcs.path}]",
+                    "concept_not_in_data",
+                    f"no {pcs.stream} event in {ctx.catalog.source} is coded as {label!r}",
                 )
             )
     return checks, resolved
@@ -334,23 +336,15 @@ def _check_shape(ctx: _Ctx, shape: Shape | None) -> list[Check]:
         return checks
     if plan is not None and plan.patient_id and actual in {"list", "rows"} and not ctx.value:
         checks.append(
-            Check(
-                name="result_present",
-                passed=False,
-                code="no_data",
-                detail="no such data for this patient: the query returned no rows",
+            failed(
+                "result_present",
+                "no_data",
+                "no such data for this patient: the query returned no rows",
             )
         )
         return checks
     if plan is not None and plan.aggregate.op == "list" and not ctx.value:
-        checks.append(
-            Check(
-                name="result_present",
-                passed=False,
-                code="no_data",
-                detail="the query returned an empty list",
-            )
-        )
+        checks.append(failed("result_present", "no_data", "the query returned an empty list"))
         return checks
     checks.append(Check(name="result_present", passed=True, detail=f"a {actual} value"))
     if (
@@ -442,11 +436,10 @@ def _check_windows(ctx: _Ctx) -> list[Check]:
         elif isinstance(w, RelativeWindow):
             if w.start_days is not None and w.end_days is not None and w.start_days > w.end_days:
                 checks.append(
-                    Check(
-                        name=f"window[{path}]",
-                        passed=False,
-                        code="window_empty",
-                        detail=f"window starts {w.start_days} days and ends {w.end_days} days from its anchor",
+                    failed(
+                        f"window[{path}]",
+                        "window_empty",
+                        f"window starts {w.start_days} days and ends {w.end_days} days from its anchor",
                     )
                 )
                 continue
@@ -461,12 +454,7 @@ def _check_windows(ctx: _Ctx) -> list[Check]:
             continue
         if lo is not None and hi is not None and lo > hi:
             checks.append(
-                Check(
-                    name=f"window[{path}]",
-                    passed=False,
-                    code="window_empty",
-                    detail=f"window starts {lo} after it ends {hi}",
-                )
+                failed(f"window[{path}]", "window_empty", f"window starts {lo} after it ends {hi}")
             )
             continue
         if (hi is not None and start is not None and hi < start) or (
@@ -550,17 +538,6 @@ def _check_sql(ctx: _Ctx) -> list[Check]:
 
 def _guard(sql: str, catalog: Catalog, db: Database, max_rows: int = 10_000) -> str:
     """Run the engine's guard on free SQL; returns the SQL to execute (or raises SQLSafetyError)."""
-    from clinbridge.engine.guard import guard
+    from clinbridge.engine.guard import guard_catalog_tables
 
-    tables = catalog.table_names()
-    if not tables:  # an empty catalog refuses, it does not switch the table check off
-        raise SQLSafetyError(
-            f"catalog {catalog.source!r} lists no tables to read", reason="unknown_table"
-        )
-    return guard(
-        sql,
-        dialect=db.dialect,
-        allowed_tables=tables,
-        max_rows=max_rows,
-        allowed_schemas={catalog.schema_name} if catalog.schema_name else None,
-    ).sql
+    return guard_catalog_tables(sql, catalog, dialect=db.dialect, max_rows=max_rows).sql

@@ -20,6 +20,7 @@ from clinbridge.engine._checks import (
     _run,
     _streams_for,
     _table,
+    failed,
 )
 from clinbridge.engine._shapes import (
     _GENERIC_RANGES,
@@ -124,12 +125,7 @@ def _check_values(
         bad = [x for x in nums if not math.isfinite(x)]
         if bad:
             checks.append(
-                Check(
-                    name="values_plausible",
-                    passed=False,
-                    code="value_implausible",
-                    detail=f"non-finite value {bad[0]}",
-                )
+                failed("values_plausible", "value_implausible", f"non-finite value {bad[0]}")
             )
         return checks
     m, op = plan.measure, plan.aggregate.op
@@ -145,20 +141,18 @@ def _check_values(
         who = f" for patient {plan.patient_id}" if plan.patient_id else ""
         if total == 0 and plan.patient_id:
             checks.append(
-                Check(
-                    name="data_stored",
-                    passed=False,
-                    code="no_data",
-                    detail=f"no such data for this patient: no {label!r} recorded{who}",
+                failed(
+                    "data_stored",
+                    "no_data",
+                    f"no such data for this patient: no {label!r} recorded{who}",
                 )
             )
         elif with_value == 0:
             checks.append(
-                Check(
-                    name="data_stored",
-                    passed=False,
-                    code="not_stored",
-                    detail=f"{label!r} is recorded{who} but its {m.of} is never stored (all NULL)",
+                failed(
+                    "data_stored",
+                    "not_stored",
+                    f"{label!r} is recorded{who} but its {m.of} is never stored (all NULL)",
                 )
             )
         else:
@@ -267,60 +261,35 @@ def _check_values(
     return checks
 
 
+def _proportion_fails(code: str, detail: str) -> list[Check]:
+    return [failed("numerator_le_denominator", code, detail)]
+
+
 def _check_proportion(ctx: _Ctx) -> list[Check]:
     details = getattr(ctx.draft, "details", None) or {}
     num, den = details.get("numerator"), details.get("denominator")
     if isinstance(num, int | float) and isinstance(den, int | float):  # the engine's Answer.details
         if num > den or num < 0:
-            return [
-                Check(
-                    name="numerator_le_denominator",
-                    passed=False,
-                    code="numerator_gt_denominator",
-                    detail=f"numerator {num} > denominator {den}",
-                )
-            ]
+            return _proportion_fails(
+                "numerator_gt_denominator", f"numerator {num} > denominator {den}"
+            )
         if den == 0:
-            return [
-                Check(
-                    name="numerator_le_denominator",
-                    passed=False,
-                    code="no_data",
-                    detail="the denominator (the cohort) is empty",
-                )
-            ]
+            return _proportion_fails("no_data", "the denominator (the cohort) is empty")
         return [Check(name="numerator_le_denominator", passed=True, detail=f"{num} ≤ {den}")]
     cols = [c.lower() for c in ctx.columns]
     if "numerator" in cols and "denominator" in cols and ctx.rows:
         i, j = cols.index("numerator"), cols.index("denominator")
         bad = [r for r in ctx.rows if r[i] is not None and r[j] is not None and r[i] > r[j]]
         if bad:
-            return [
-                Check(
-                    name="numerator_le_denominator",
-                    passed=False,
-                    code="numerator_gt_denominator",
-                    detail=f"numerator {bad[0][i]} > denominator {bad[0][j]}",
-                )
-            ]
+            return _proportion_fails(
+                "numerator_gt_denominator", f"numerator {bad[0][i]} > denominator {bad[0][j]}"
+            )
         zero = [r for r in ctx.rows if not r[j]]
         if zero and len(zero) == len(ctx.rows):
-            return [
-                Check(
-                    name="numerator_le_denominator",
-                    passed=False,
-                    code="no_data",
-                    detail="the denominator (the cohort) is empty",
-                )
-            ]
+            return _proportion_fails("no_data", "the denominator (the cohort) is empty")
     nums = _numbers(ctx.value, ctx.rows) if not isinstance(ctx.value, list) else []
     if any(x < 0 or x > 1 for x in nums):
-        return [
-            Check(
-                name="numerator_le_denominator",
-                passed=False,
-                code="numerator_gt_denominator",
-                detail=f"proportion {nums[0]:g} is outside 0–1",
-            )
-        ]
+        return _proportion_fails(
+            "numerator_gt_denominator", f"proportion {nums[0]:g} is outside 0–1"
+        )
     return [Check(name="numerator_le_denominator", passed=True, detail="numerator ≤ denominator")]

@@ -51,22 +51,14 @@ def _find_names(db: Database, d: Dictionary, question: str) -> list[tuple[Any, s
         )
         return cond
 
-    out: list[tuple[Any, str]] = []
-    names = (
-        exp.select(exp.column(d.code_column), exp.column(d.label_column))
-        .from_(d.table)
-        .where(contains(d.label_column))
-        .limit(500)
-    )
-    out += [(r[0], str(r[1])) for r in db.execute(names.sql(db.dialect), max_rows=500).rows]
+    def found(table: str, code: str, label: str) -> list[tuple[Any, str]]:
+        sql = exp.select(exp.column(code), exp.column(label)).from_(table).where(contains(label))
+        rows = db.execute(sql.limit(500).sql(db.dialect), max_rows=500).rows
+        return [(r[0], str(r[1])) for r in rows]
+
+    out = found(d.table, d.code_column, d.label_column)
     if d.synonym_table and d.synonym_code_column and d.synonym_label_column:
-        syn = (
-            exp.select(exp.column(d.synonym_code_column), exp.column(d.synonym_label_column))
-            .from_(d.synonym_table)
-            .where(contains(d.synonym_label_column))
-            .limit(500)
-        )
-        out += [(r[0], str(r[1])) for r in db.execute(syn.sql(db.dialect), max_rows=500).rows]
+        out += found(d.synonym_table, d.synonym_code_column, d.synonym_label_column)
     return out
 
 

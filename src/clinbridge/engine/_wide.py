@@ -256,11 +256,7 @@ class _WideCompiler:
             cols.append(n.as_("n"))
             cols.append(exp.Count(this=exp.Star()).as_("subjects"))
         q = exp.select(*cols).from_(exp.Subquery(this=vals).as_("w"), copy=False)
-        if not groups:
-            return q, "scalar"
-        names = [exp.column(f"g{i}", table="w") for i in range(len(groups))]
-        q = q.group_by(*names, copy=False)
-        return q.order_by(*[exp.Ordered(this=c.copy()) for c in names], copy=False), "rows"
+        return _per_group(q, groups, "scalar")
 
     def _group_label(self, g: Variable, i: int) -> exp.Expr:
         col = exp.column(f"g{i}", table="w")
@@ -343,13 +339,21 @@ class _WideCompiler:
                 ).as_("value")
             )
         q = exp.select(*cols).from_(exp.Subquery(this=inner).as_("w"), copy=False)
-        if not groups:
-            return q, "proportion"
-        names = [exp.column(f"g{i}", table="w") for i in range(len(groups))]
-        q = q.group_by(*names, copy=False)
-        return q.order_by(*[exp.Ordered(this=c.copy()) for c in names], copy=False), "rows"
+        return _per_group(q, groups, "proportion")
 
 
 def compile_wide(plan: QueryPlan, catalog: Catalog, *, dialect: str) -> tuple[exp.Select, str]:
     """The SELECT and the answer's shape ('scalar', 'proportion', 'rows', 'list')."""
     return _WideCompiler(catalog, dialect).compile(plan)
+
+
+def _per_group(
+    q: exp.Select, groups: list[Variable], ungrouped: WideShape
+) -> tuple[exp.Select, WideShape]:
+    """``q`` over the subquery ``w``: one row (shape ``ungrouped``) without groups, else grouped
+    and ordered by the group columns ``g0``, ``g1``... (shape 'rows')."""
+    if not groups:
+        return q, ungrouped
+    names = [exp.column(f"g{i}", table="w") for i in range(len(groups))]
+    q = q.group_by(*names, copy=False)
+    return q.order_by(*[exp.Ordered(this=c.copy()) for c in names], copy=False), "rows"

@@ -180,8 +180,8 @@ class ExampleBank:
         plan: QueryPlan | None = None,
         sql: str | None = None,
         *,
-        source: str | None = None,
         origin: Origin = "approved",
+        source: str | None = None,
         parent: str | None = None,
         change: str | None = None,
         replaces: str | None = None,
@@ -229,8 +229,8 @@ class ExampleBank:
         plan: QueryPlan | None = None,
         sql: str | None = None,
         *,
-        source: str | None = None,
         replaces: str | None = None,
+        source: str | None = None,
     ) -> Example:
         """Correct a stored pair: by id (``replaces``) or the pair with the same question."""
         old = self.get(replaces) if replaces else self.find(question)
@@ -564,7 +564,7 @@ def augment(
     Returns:
         The kept variants as examples (``origin="mutation"``, ``parent=example.id``).
     """
-    from clinbridge.engine.validate import answer_with_validation
+    from clinbridge.engine.validate import validate_once
 
     if example.plan is None:
         return []
@@ -581,15 +581,14 @@ def augment(
             except Exception as exc:  # an LLM failure falls back to the template
                 logger.warning("back-translation failed (%s); using the template", exc)
         plan = m.plan.model_copy(update={"question": question})
-        out = answer_with_validation(
+        out = validate_once(
             question,
-            [plan],
+            plan,
             catalog=catalog,
             db=db,
             settings=settings,
-            max_repairs=0,
+            how="mutation",
             run_plan=run_plan,
-            understanding="mutation",
         )
         if out.decision != "accept" or not _non_empty(out.value, plan):
             logger.debug("mutation %r dropped: %s %s", m.change, out.reason, out.detail)

@@ -86,6 +86,7 @@ __all__ = [
     "RefusalReason",
     "catalog_tables",
     "guard",
+    "guard_catalog_tables",
     "guard_sql",
     "identifier_key",
     "refusal_reasons",
@@ -320,6 +321,22 @@ def catalog_tables(catalog: Catalog) -> tuple[set[str], dict[str, list[str]]]:
             low(t) for t in (d.table, d.synonym_table, d.ancestor_table, d.relationship_table) if t
         )
     return names, {t: cols for t, cols in columns.items() if cols}
+
+
+def guard_catalog_tables(
+    sql: str | exp.Expr, catalog: Catalog, *, dialect: str, max_rows: int
+) -> GuardedSQL:
+    """:func:`guard` with ``catalog.tables`` (and its schema) as the only tables it may read; a
+    catalog that lists none is refused, not unchecked. :func:`guard_sql` also checks columns."""
+    tables = catalog.table_names()
+    if not tables:
+        raise SQLSafetyError(
+            f"catalog {catalog.source!r} lists no tables to read", reason="unknown_table"
+        )
+    schemas = {catalog.schema_name} if catalog.schema_name else None
+    return guard(
+        sql, dialect=dialect, allowed_tables=tables, max_rows=max_rows, allowed_schemas=schemas
+    )
 
 
 def guard_sql(

@@ -70,6 +70,9 @@ __all__ = [
 
 Comparison = Literal[">", ">=", "<", "<=", "=", "!=", "between"]
 EncounterType = Literal["inpatient", "emergency", "icu", "outpatient", "other"]
+_COUNTED_MEASURES = frozenset(("patients", "events", "encounters", "date", "concept"))
+"""The measures without a number per row (every other ``Measure.of`` has one): they are counted,
+never averaged or summed."""
 
 
 class _Node(BaseModel):
@@ -451,17 +454,7 @@ class QueryPlan(_Node):
             raise ValueError(f"measure {of!r} needs a stream")
         if op == "proportion" and not self.aggregate.numerator:
             raise ValueError("a proportion needs numerator filters (the denominator is the cohort)")
-        if op in {"mean", "median", "sum", "stddev"} and of not in {
-            "value",
-            "days_supply",
-            "quantity",
-            "length_of_stay",
-            "events_per_patient",
-            "age",
-            "variable",
-            "change",
-            "days_between",
-        }:
+        if op in {"mean", "median", "sum", "stddev"} and of in _COUNTED_MEASURES:
             raise ValueError(f"{op} needs a numeric measure, not {of!r}")
         return self
 

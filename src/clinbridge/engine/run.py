@@ -17,10 +17,10 @@ from clinbridge.db import Database, QueryResult
 from clinbridge.engine.answer import Answer, Check, Provenance, Timings
 from clinbridge.engine.compile import CompiledPlan, Shape, compile_plan
 from clinbridge.engine.execute import execute
-from clinbridge.engine.guard import GuardedSQL, guard
+from clinbridge.engine.guard import GuardedSQL, guard_catalog_tables
 from clinbridge.engine.plan import QueryPlan
 from clinbridge.engine.resolve import Resolver
-from clinbridge.errors import ClinbridgeError, SQLSafetyError
+from clinbridge.errors import ClinbridgeError
 from clinbridge.settings import Settings
 
 __all__ = ["plan_now", "run_plan", "shape_value"]
@@ -155,18 +155,7 @@ def run_plan(
 
 def _guard(expression: Any, catalog: Catalog, db: Database, settings: Settings) -> GuardedSQL:
     """The guard with the catalog's tables; a catalog that lists none is refused, not unchecked."""
-    tables = catalog.table_names()
-    if not tables:
-        raise SQLSafetyError(
-            f"catalog {catalog.source!r} lists no tables to read", reason="unknown_table"
-        )
-    return guard(
-        expression,
-        dialect=db.dialect,
-        allowed_tables=tables,
-        max_rows=settings.max_rows,
-        allowed_schemas={catalog.schema_name} if catalog.schema_name else None,
-    )
+    return guard_catalog_tables(expression, catalog, dialect=db.dialect, max_rows=settings.max_rows)
 
 
 def _number(v: Any) -> Any:

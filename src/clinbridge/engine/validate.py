@@ -117,6 +117,7 @@ __all__ = [
     "resolve_concept_ids",
     "run_sql_proposal",
     "validate",
+    "validate_once",
 ]
 
 logger = logging.getLogger(__name__)
@@ -689,6 +690,29 @@ def _with_checks(
     )
 
 
+def validate_once(
+    question: str | None,
+    proposal: Proposal,
+    *,
+    catalog: Catalog,
+    db: Database,
+    settings: Settings | None,
+    how: str,
+    run_plan: Callable[[QueryPlan], Any] | None = None,
+) -> Validated:
+    """One proposal executed and validated as it stands (no repair); ``how`` is the understanding."""
+    return answer_with_validation(
+        question,
+        [proposal],
+        catalog=catalog,
+        db=db,
+        settings=settings,
+        max_repairs=0,
+        run_plan=run_plan,
+        understanding=how,
+    )
+
+
 def answer_choices(
     question: str | None,
     choices: Sequence[tuple[str, QueryPlan]],
@@ -709,14 +733,8 @@ def answer_choices(
     started = time.perf_counter()
     outcomes: list[tuple[str, QueryPlan, Validated]] = []
     for description, plan in choices:
-        v = answer_with_validation(
-            question,
-            [plan],
-            catalog=catalog,
-            db=db,
-            settings=settings,
-            max_repairs=0,
-            understanding=understanding,
+        v = validate_once(
+            question, plan, catalog=catalog, db=db, settings=settings, how=understanding
         )
         outcomes.append((description, plan, v))
     accepted = [(d, p, v) for d, p, v in outcomes if v.decision == "accept" and v.answer]

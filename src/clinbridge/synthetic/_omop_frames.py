@@ -276,16 +276,23 @@ class FrameBuilder:
         ).astype("timedelta64[h]")
         end_dt = np.maximum(end_dt, start_dt)
         self.v = pd.DataFrame({"vid": vid, "p": p, "day": day, "los": los, "concept": concept})
+
+        def visit_columns(kind: str, id_column: str) -> dict[str, Any]:
+            """The columns visit_occurrence and visit_detail share, named after ``kind``."""
+            return {
+                id_column: vid,
+                "person_id": self.pid[p],
+                f"{kind}_concept_id": concept,
+                f"{kind}_start_date": _dates(day),
+                f"{kind}_start_datetime": start_dt,
+                f"{kind}_end_date": _dates(day + los),
+                f"{kind}_end_datetime": end_dt,
+                f"{kind}_type_concept_id": EHR,
+            }
+
         self.frames["visit_occurrence"] = pd.DataFrame(
             {
-                "visit_occurrence_id": vid,
-                "person_id": self.pid[p],
-                "visit_concept_id": concept,
-                "visit_start_date": _dates(day),
-                "visit_start_datetime": start_dt,
-                "visit_end_date": _dates(day + los),
-                "visit_end_datetime": end_dt,
-                "visit_type_concept_id": EHR,
+                **visit_columns("visit", "visit_occurrence_id"),
                 "visit_source_value": pd.Series(concept)
                 .map({9202: "OP", 9203: "ER", 9201: "IP", 262: "ERIP", 32037: "ICU"})
                 .to_numpy(),
@@ -296,14 +303,7 @@ class FrameBuilder:
         )
         self.frames["visit_detail"] = pd.DataFrame(
             {
-                "visit_detail_id": vid,
-                "person_id": self.pid[p],
-                "visit_detail_concept_id": concept,
-                "visit_detail_start_date": _dates(day),
-                "visit_detail_start_datetime": start_dt,
-                "visit_detail_end_date": _dates(day + los),
-                "visit_detail_end_datetime": end_dt,
-                "visit_detail_type_concept_id": EHR,
+                **visit_columns("visit_detail", "visit_detail_id"),
                 "visit_detail_source_value": self.frames["visit_occurrence"][
                     "visit_source_value"
                 ].to_numpy(),

@@ -612,16 +612,22 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
         times = _within(rng, in_t[s_idx], out_t[s_idx])
         return s_idx, sel["itemid"].to_numpy()[j], sel["label"].to_numpy()[j], times
 
+    def stay_keys(s_idx: np.ndarray[Any, Any]) -> dict[str, Any]:
+        """The key columns of an ICU stay's event rows: row, patient, admission and stay ids."""
+        return {
+            "row_id": np.arange(1, s_idx.size + 1),
+            "subject_id": subject[pat[a_icu[s_idx]]],
+            "hadm_id": hadm[a_icu[s_idx]],
+            "stay_id": stay[s_idx],
+        }
+
     s_idx, itemid, label, times = stay_events("chartevents", 1.0, 3.0)
     vit = [_VITALS.get(str(lbl), ("", 0.0, 100.0)) for lbl in label]
     v_lo = np.array([v[1] for v in vit], dtype=float)
     v_hi = np.array([v[2] for v in vit], dtype=float)
     out["chartevents"] = pd.DataFrame(
         {
-            "row_id": np.arange(1, s_idx.size + 1),
-            "subject_id": subject[pat[a_icu[s_idx]]],
-            "hadm_id": hadm[a_icu[s_idx]],
-            "stay_id": stay[s_idx],
+            **stay_keys(s_idx),
             "itemid": itemid,
             "charttime": _ts((times // 60) * 60),  # charted on the hour
             "valuenum": np.round(v_lo + rng.random(s_idx.size) * (v_hi - v_lo), 1),
@@ -631,10 +637,7 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
     s_idx, itemid, _label, times = stay_events("inputevents", 0.7, 0.4)
     out["inputevents"] = pd.DataFrame(
         {
-            "row_id": np.arange(1, s_idx.size + 1),
-            "subject_id": subject[pat[a_icu[s_idx]]],
-            "hadm_id": hadm[a_icu[s_idx]],
-            "stay_id": stay[s_idx],
+            **stay_keys(s_idx),
             "starttime": _ts(times),
             "itemid": itemid,
             "totalamount": np.round(rng.uniform(5, 1000, size=s_idx.size), 1),
@@ -644,10 +647,7 @@ def build_frames(patients: int, seed: int) -> dict[str, pd.DataFrame]:
     s_idx, itemid, _label, times = stay_events("outputevents", 0.8, 0.6)
     out["outputevents"] = pd.DataFrame(
         {
-            "row_id": np.arange(1, s_idx.size + 1),
-            "subject_id": subject[pat[a_icu[s_idx]]],
-            "hadm_id": hadm[a_icu[s_idx]],
-            "stay_id": stay[s_idx],
+            **stay_keys(s_idx),
             "charttime": _ts(times),
             "itemid": itemid,
             "value": np.round(rng.uniform(5, 800, size=s_idx.size), 0),

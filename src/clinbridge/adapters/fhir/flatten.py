@@ -60,6 +60,39 @@ def _row(table: str, **columns: Any) -> tuple[str, Row]:
 # -- resources ---------------------------------------------------------------------------
 
 
+def _event(
+    r: dict[str, Any],
+    ctx: Context,
+    code: tuple[str | None, str | None, str | None],
+    *,
+    patient: str = "subject",
+    encounter: str = "encounter",
+) -> dict[str, Any]:
+    """The columns an event table starts with: id, patient, encounter, status and the code."""
+    s, c, d = code
+    return {
+        "id": r["id"],
+        "patient_id": _patient(r, ctx, patient),
+        "encounter_id": _encounter(r, ctx, encounter),
+        "status": _s(r.get("status"), "status"),
+        "code_system": s,
+        "code": c,
+        "display": d,
+    }
+
+
+def _span(
+    start: str | None, start_t: str | None, end: str | None, end_t: str | None
+) -> dict[str, Any]:
+    """The ``start_time``/``end_time`` columns (each with its verbatim text) of a period."""
+    return {
+        "start_time": start,
+        "start_time_text": start_t,
+        "end_time": end,
+        "end_time_text": end_t,
+    }
+
+
 def _patient_rows(r: dict[str, Any], ctx: Context) -> Rows:
     birth, birth_text = _date(r.get("birthDate"), "birthDate")
     deceased = _bool(r.get("deceasedBoolean"), "deceasedBoolean")
@@ -153,10 +186,7 @@ def _encounter_rows(r: dict[str, Any], ctx: Context) -> Rows:
             type_system=ts,
             type_code=tc,
             type_display=td,
-            start_time=start,
-            start_time_text=start_t,
-            end_time=end,
-            end_time_text=end_t,
+            **_span(start, start_t, end, end_t),
             reason_system=rs,
             reason_code=rc,
             reason_display=rd,
@@ -309,14 +339,8 @@ def _medication_request_rows(r: dict[str, Any], ctx: Context) -> Rows:
     return [
         _row(
             "fhir_medication_request",
-            id=r["id"],
-            patient_id=_patient(r, ctx),
-            encounter_id=_encounter(r, ctx),
-            status=_s(r.get("status"), "status"),
+            **_event(r, ctx, (s, c, d)),
             intent=_s(r.get("intent"), "intent"),
-            code_system=s,
-            code=c,
-            display=d,
             medication_reference=mref,
             authored_on=auth,
             authored_on_text=auth_t,
@@ -347,22 +371,12 @@ def _medication_administration_rows(r: dict[str, Any], ctx: Context) -> Rows:
         st, st_t, en, en_t = _period(r.get("effectivePeriod"), "effectivePeriod")
     dosage = _obj(r.get("dosage"), "dosage")
     dq = _quantity(dosage.get("dose"), "dosage.dose")
-    enc = _encounter(r, ctx, "context")
     return [
         _row(
             "fhir_medication_administration",
-            id=r["id"],
-            patient_id=_patient(r, ctx),
-            encounter_id=enc,
-            status=_s(r.get("status"), "status"),
-            code_system=s,
-            code=c,
-            display=d,
+            **_event(r, ctx, (s, c, d), encounter="context"),
             medication_reference=mref,
-            start_time=st,
-            start_time_text=st_t,
-            end_time=en,
-            end_time_text=en_t,
+            **_span(st, st_t, en, en_t),
             dose_value=dq.value,
             dose_unit=dq.unit or dq.code,
             route=_cc(dosage.get("route"), "dosage.route", ctx).display,
@@ -380,17 +394,8 @@ def _procedure_rows(r: dict[str, Any], ctx: Context) -> Rows:
     return [
         _row(
             "fhir_procedure",
-            id=r["id"],
-            patient_id=_patient(r, ctx),
-            encounter_id=_encounter(r, ctx),
-            status=_s(r.get("status"), "status"),
-            code_system=s,
-            code=c,
-            display=d,
-            start_time=st,
-            start_time_text=st_t,
-            end_time=en,
-            end_time_text=en_t,
+            **_event(r, ctx, (s, c, d)),
+            **_span(st, st_t, en, en_t),
             reason_code=_cc_code(_first(r.get("reasonCode"), "reasonCode"), "reasonCode[0]", ctx),
             reason_reference=_ref_text(
                 _first(r.get("reasonReference"), "reasonReference"), "reasonReference[0]"
@@ -406,13 +411,7 @@ def _immunization_rows(r: dict[str, Any], ctx: Context) -> Rows:
     return [
         _row(
             "fhir_immunization",
-            id=r["id"],
-            patient_id=_patient(r, ctx, "patient"),
-            encounter_id=_encounter(r, ctx),
-            status=_s(r.get("status"), "status"),
-            code_system=s,
-            code=c,
-            display=d,
+            **_event(r, ctx, (s, c, d), patient="patient"),
             occurrence_time=occ,
             occurrence_time_text=occ_t,
             primary_source=_bool(r.get("primarySource"), "primarySource"),
@@ -466,14 +465,8 @@ def _diagnostic_report_rows(r: dict[str, Any], ctx: Context) -> Rows:
     rows: Rows = [
         _row(
             "fhir_diagnostic_report",
-            id=rid,
-            patient_id=_patient(r, ctx),
-            encounter_id=_encounter(r, ctx),
-            status=_s(r.get("status"), "status"),
+            **_event(r, ctx, (s, c, d)),
             category=_cc_code(_first(r.get("category"), "category"), "category[0]", ctx),
-            code_system=s,
-            code=c,
-            display=d,
             effective_time=eff,
             effective_time_text=eff_t,
             issued_text=_s(r.get("issued"), "issued"),
@@ -517,18 +510,9 @@ def _care_plan_rows(r: dict[str, Any], ctx: Context) -> Rows:
     rows: Rows = [
         _row(
             "fhir_care_plan",
-            id=rid,
-            patient_id=_patient(r, ctx),
-            encounter_id=_encounter(r, ctx),
-            status=_s(r.get("status"), "status"),
+            **_event(r, ctx, (s, c, d)),
             intent=_s(r.get("intent"), "intent"),
-            code_system=s,
-            code=c,
-            display=d,
-            start_time=st,
-            start_time_text=st_t,
-            end_time=en,
-            end_time_text=en_t,
+            **_span(st, st_t, en, en_t),
             addresses=addresses or None,
         )
     ]
@@ -567,6 +551,19 @@ def _document_rows(r: dict[str, Any], ctx: Context) -> Rows:
             clean_display(_s(_first(r.get("author"), "author").get("display"), "author[0].display"))
             or author
         )
+    note = {
+        "id": r["id"],
+        "patient_id": pid,
+        "encounter_id": eid,
+        "status": _s(r.get("status"), "status"),
+        "category": category,
+        "code_system": s,
+        "code": c,
+        "display": d,
+        "note_time": ts,
+        "note_time_text": ts_t,
+        "author": author,
+    }
     rows: Rows = []
     for i, content in enumerate(_list(r.get("content"), "content")):
         att = _obj(_obj(content, f"content[{i}]").get("attachment"), f"content[{i}].attachment")
@@ -592,46 +589,10 @@ def _document_rows(r: dict[str, Any], ctx: Context) -> Rows:
             r.get("description"), "description"
         )
         rows.append(
-            _row(
-                "fhir_note",
-                id=r["id"],
-                seq=i,
-                patient_id=pid,
-                encounter_id=eid,
-                status=_s(r.get("status"), "status"),
-                category=category,
-                code_system=s,
-                code=c,
-                display=d,
-                note_time=ts,
-                note_time_text=ts_t,
-                title=title or d,
-                author=author,
-                content_type=ctype,
-                text=text,
-            )
+            _row("fhir_note", **note, seq=i, title=title or d, content_type=ctype, text=text)
         )
     if not rows:
-        rows.append(
-            _row(
-                "fhir_note",
-                id=r["id"],
-                seq=0,
-                patient_id=pid,
-                encounter_id=eid,
-                status=_s(r.get("status"), "status"),
-                category=category,
-                code_system=s,
-                code=c,
-                display=d,
-                note_time=ts,
-                note_time_text=ts_t,
-                title=d,
-                author=author,
-                content_type=None,
-                text=None,
-            )
-        )
+        rows.append(_row("fhir_note", **note, seq=0, title=d, content_type=None, text=None))
     return rows
 
 

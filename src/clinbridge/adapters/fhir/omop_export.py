@@ -345,6 +345,30 @@ class _Records:
         """The OMOP person and visit ids of a FHIR patient and encounter."""
         return self.person.get(pid), self.visit.get(eid) if eid is not None else None
 
+    def _event(
+        self,
+        domain: str,
+        ids: tuple[int, int | None],
+        coded: tuple[Any, Any],
+        when: Any,
+        *,
+        date: str = "date",
+        type_id: int = EHR,
+    ) -> dict[str, Any]:
+        """The columns an OMOP event table names after its domain: person, concept, date and
+        time (``{domain}_{date}``, ``{domain}_{date}time``), type, visit and source code."""
+        src, std = self.voc.get(*coded)
+        return {
+            "person_id": ids[0],
+            f"{domain}_concept_id": std,
+            f"{domain}_{date}": _date(when),
+            f"{domain}_{date}time": _ts(when),
+            f"{domain}_type_concept_id": type_id,
+            "visit_occurrence_id": ids[1],
+            f"{domain}_source_value": coded[1],
+            f"{domain}_source_concept_id": src,
+        }
+
     def persons(self) -> Iterator[dict[str, Any]]:
         for pid, gender, birth, race, eth, _, _, race_label, eth_label in self.people:
             b = _date(birth)
@@ -396,19 +420,11 @@ class _Records:
             p, v = self.ids(pid, eid)
             if p is None or onset is None:
                 continue
-            src, std = self.voc.get(system, code)
             yield {
-                "person_id": p,
-                "condition_concept_id": std,
-                "condition_start_date": _date(onset),
-                "condition_start_datetime": _ts(onset),
+                **self._event("condition", (p, v), (system, code), onset, date="start_date"),
                 "condition_end_date": _date(ab),
                 "condition_end_datetime": _ts(ab),
-                "condition_type_concept_id": EHR,
                 "condition_status_concept_id": 0,
-                "visit_occurrence_id": v,
-                "condition_source_value": code,
-                "condition_source_concept_id": src,
                 "condition_status_source_value": status,
             }
 
@@ -435,26 +451,25 @@ class _Records:
                 p, v = self.ids(pid, eid)
                 if p is None or st is None:
                     continue
-                src, std = self.voc.get(system, code)
                 end = en
                 if end is None and supply:
                     end = _dt.datetime.fromisoformat(_ts(st) or "") + _dt.timedelta(
                         days=float(supply)
                     )
                 yield {
-                    "person_id": p,
-                    "drug_concept_id": std,
-                    "drug_exposure_start_date": _date(st),
-                    "drug_exposure_start_datetime": _ts(st),
+                    **self._event(
+                        "drug",
+                        (p, v),
+                        (system, code),
+                        st,
+                        date="exposure_start_date",
+                        type_id=type_id,
+                    ),
                     "drug_exposure_end_date": _date(end or st),
                     "drug_exposure_end_datetime": _ts(end or st),
-                    "drug_type_concept_id": type_id,
                     "quantity": qty,
                     "days_supply": int(supply) if supply is not None else None,
                     "route_concept_id": 0,
-                    "visit_occurrence_id": v,
-                    "drug_source_value": code,
-                    "drug_source_concept_id": src,
                     "route_source_value": route,
                     "dose_unit_source_value": unit,
                 }
@@ -466,20 +481,12 @@ class _Records:
             p, v = self.ids(pid, eid)
             if p is None or eff is None or num is None:
                 continue
-            src, std = self.voc.get(system, code)
             yield {
-                "person_id": p,
-                "measurement_concept_id": std,
-                "measurement_date": _date(eff),
-                "measurement_datetime": _ts(eff),
-                "measurement_type_concept_id": EHR,
+                **self._event("measurement", (p, v), (system, code), eff),
                 "operator_concept_id": 0,
                 "value_as_number": num,
                 "value_as_concept_id": self.voc.get(vsys, vcode)[1],
                 "unit_concept_id": self.voc.units.get(ucode or "", 0),
-                "visit_occurrence_id": v,
-                "measurement_source_value": code,
-                "measurement_source_concept_id": src,
                 "unit_source_value": ucode or unit,
                 "value_source_value": str(num) if comp is None else f"{comp}{num}",
             }
@@ -491,19 +498,11 @@ class _Records:
             p, v = self.ids(pid, eid)
             if p is None or eff is None or num is not None:
                 continue
-            src, std = self.voc.get(system, code)
             yield {
-                "person_id": p,
-                "observation_concept_id": std,
-                "observation_date": _date(eff),
-                "observation_datetime": _ts(eff),
-                "observation_type_concept_id": EHR,
+                **self._event("observation", (p, v), (system, code), eff),
                 "value_as_string": text,
                 "value_as_concept_id": self.voc.get(vsys, vcode)[1],
                 "unit_concept_id": 0,
-                "visit_occurrence_id": v,
-                "observation_source_value": code,
-                "observation_source_concept_id": src,
                 "unit_source_value": ucode or unit,
                 "value_source_value": vcode or text,
             }
@@ -517,18 +516,10 @@ class _Records:
             p, v = self.ids(pid, eid)
             if p is None or when is None:
                 continue
-            src, std = self.voc.get(system, code)
             yield {
-                "person_id": p,
-                "observation_concept_id": std,
-                "observation_date": _date(when),
-                "observation_datetime": _ts(when),
-                "observation_type_concept_id": EHR,
+                **self._event("observation", (p, v), (system, code), when),
                 "value_as_string": reaction,
                 "unit_concept_id": 0,
-                "visit_occurrence_id": v,
-                "observation_source_value": code,
-                "observation_source_concept_id": src,
             }
 
     def procedures(self) -> Iterator[dict[str, Any]]:
@@ -537,19 +528,11 @@ class _Records:
             p, v = self.ids(pid, eid)
             if p is None or st is None:
                 continue
-            src, std = self.voc.get(system, code)
             yield {
-                "person_id": p,
-                "procedure_concept_id": std,
-                "procedure_date": _date(st),
-                "procedure_datetime": _ts(st),
+                **self._event("procedure", (p, v), (system, code), st),
                 "procedure_end_date": _date(en),
                 "procedure_end_datetime": _ts(en),
-                "procedure_type_concept_id": EHR,
                 "modifier_concept_id": 0,
-                "visit_occurrence_id": v,
-                "procedure_source_value": code,
-                "procedure_source_concept_id": src,
             }
 
     def notes(self) -> Iterator[dict[str, Any]]:

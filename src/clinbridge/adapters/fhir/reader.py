@@ -173,28 +173,22 @@ def _ndjson(
         position[0] = counter.count
 
 
+def _unreadable(name: str, lineno: int, line: bytes, error: str) -> Record:
+    return Record(name, f"line {lineno}", raw=line.decode("utf-8", "replace"), error=error)
+
+
 def line_records(name: str, lineno: int, line: bytes) -> Iterator[Record]:
     """The record(s) of one NDJSON line (a Bundle on one line gives its entries)."""
     try:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
-        yield Record(
-            name,
-            f"line {lineno}",
-            raw=line.decode("utf-8", "replace"),
-            error=f"invalid JSON: {exc}",
-        )
+        yield _unreadable(name, lineno, line, f"invalid JSON: {exc}")
         return
     if isinstance(obj, dict) and obj.get("resourceType") == "Bundle":
         yield from _document(obj, name, prefix=f"line {lineno} ")
         return
     if not isinstance(obj, dict):
-        yield Record(
-            name,
-            f"line {lineno}",
-            raw=line.decode("utf-8", "replace"),
-            error=f"expected a JSON object, got {type(obj).__name__}",
-        )
+        yield _unreadable(name, lineno, line, f"expected a JSON object, got {type(obj).__name__}")
         return
     yield Record(name, f"line {lineno}", resource=obj, raw=line.decode().rstrip("\r\n"))
 

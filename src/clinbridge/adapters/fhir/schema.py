@@ -49,6 +49,8 @@ def _ts(name: str) -> tuple[tuple[str, str], tuple[str, str]]:
 
 
 _CODE = (("code_system", "text"), ("code", "text"), ("display", "text"))
+_EVENT = (("id", "text"), ("patient_id", "text"), ("encounter_id", "text"))
+"""The columns an event table starts with: its resource id and the patient and encounter ids."""
 
 TABLES: dict[str, Table] = {
     t.name: t
@@ -144,9 +146,7 @@ TABLES: dict[str, Table] = {
             "Condition",
             "id",
             (
-                ("id", "text"),
-                ("patient_id", "text"),
-                ("encounter_id", "text"),
+                *_EVENT,
                 ("clinical_status", "text"),
                 ("verification_status", "text"),
                 ("category", "text"),
@@ -168,9 +168,7 @@ TABLES: dict[str, Table] = {
             "MedicationRequest",
             "id",
             (
-                ("id", "text"),
-                ("patient_id", "text"),
-                ("encounter_id", "text"),
+                *_EVENT,
                 ("status", "text"),
                 ("intent", "text"),
                 *_CODE,
@@ -196,9 +194,7 @@ TABLES: dict[str, Table] = {
             "MedicationAdministration",
             "id",
             (
-                ("id", "text"),
-                ("patient_id", "text"),
-                ("encounter_id", "text"),
+                *_EVENT,
                 ("status", "text"),
                 *_CODE,
                 ("medication_reference", "text"),
@@ -215,9 +211,7 @@ TABLES: dict[str, Table] = {
             "Procedure",
             "id",
             (
-                ("id", "text"),
-                ("patient_id", "text"),
-                ("encounter_id", "text"),
+                *_EVENT,
                 ("status", "text"),
                 *_CODE,
                 *_ts("start_time"),
@@ -232,9 +226,7 @@ TABLES: dict[str, Table] = {
             "Immunization",
             "id",
             (
-                ("id", "text"),
-                ("patient_id", "text"),
-                ("encounter_id", "text"),
+                *_EVENT,
                 ("status", "text"),
                 *_CODE,
                 *_ts("occurrence_time"),
@@ -247,9 +239,7 @@ TABLES: dict[str, Table] = {
             "AllergyIntolerance",
             "id",
             (
-                ("id", "text"),
-                ("patient_id", "text"),
-                ("encounter_id", "text"),
+                *_EVENT,
                 ("clinical_status", "text"),
                 ("verification_status", "text"),
                 ("allergy_type", "text"),
@@ -267,9 +257,7 @@ TABLES: dict[str, Table] = {
             "DiagnosticReport",
             "id",
             (
-                ("id", "text"),
-                ("patient_id", "text"),
-                ("encounter_id", "text"),
+                *_EVENT,
                 ("status", "text"),
                 ("category", "text"),
                 *_CODE,
@@ -296,9 +284,7 @@ TABLES: dict[str, Table] = {
             "CarePlan",
             "id",
             (
-                ("id", "text"),
-                ("patient_id", "text"),
-                ("encounter_id", "text"),
+                *_EVENT,
                 ("status", "text"),
                 ("intent", "text"),
                 *_CODE,

@@ -22,7 +22,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from clinbridge.adapters._schema import SchemaNames
+from clinbridge.adapters._schema import SchemaNames, iso_date
 from clinbridge.adapters.base import SourceAdapter
 from clinbridge.catalog import (
     Catalog,
@@ -461,15 +461,7 @@ class MimicAdapter(SourceAdapter):
             return None, None
         rows = s.rows(f"SELECT min(lo), max(hi) FROM ({' UNION ALL '.join(parts)}) AS spans", 1)
         lo, hi = rows[0] if rows else (None, None)
-        return _iso(lo), _iso(hi)
-
-
-def _iso(value: Any) -> str | None:
-    if value is None:
-        return None
-    if hasattr(value, "isoformat"):
-        return str(value.isoformat())[:10]
-    return str(value)[:10]
+        return iso_date(lo), iso_date(hi)
 
 
 def _portable(declared: str) -> str:

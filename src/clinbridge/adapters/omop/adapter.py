@@ -14,7 +14,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from clinbridge.adapters._schema import SchemaNames
+from clinbridge.adapters._schema import SchemaNames, iso_date
 from clinbridge.adapters.base import SourceAdapter
 from clinbridge.adapters.omop.ddl import REJECTED_TABLE, cdm_spec, normalise_version
 from clinbridge.catalog import (
@@ -479,7 +479,7 @@ class OmopAdapter(SourceAdapter):
             logger.debug("data span not readable: %s", exc)
             return None, None
         lo, hi = rows[0] if rows else (None, None)
-        return (_iso(lo), _iso(hi))
+        return (iso_date(lo), iso_date(hi))
 
 
 def vocabulary_catalog(db: Database, *, source: str | None = None) -> Catalog:
@@ -512,14 +512,6 @@ def vocabulary_catalog(db: Database, *, source: str | None = None) -> Catalog:
         tables=tables,
         description="OMOP standardized vocabulary",
     )
-
-
-def _iso(value: Any) -> str | None:
-    if value is None:
-        return None
-    if hasattr(value, "isoformat"):
-        return str(value.isoformat())[:10]
-    return str(value)[:10]
 
 
 def _row_counts(s: _Schema) -> dict[str, int]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ __all__ = [
     "is_heldout",
     "score_rows",
     "values_agree",
+    "with_gold",
 ]
 
 HELDOUT_BUCKETS = 5
@@ -122,6 +123,22 @@ def corrected_match(decision: str, answer: Any, row: MedCalcRow, corrected: Any)
     return answer_matches(value, fixed) is True
 
 
+def with_gold(
+    rows: Iterable[MedCalcRow], registry: Registry
+) -> Iterator[tuple[MedCalcRow, Calculator, dict[str, Any]]]:
+    """Each row whose calculator is known, with its calculator and gold input values; rows whose
+    gold entities are themselves unreadable are passed over (not a fair test of extraction)."""
+    for row in rows:
+        calc = registry.find(row.calculator_id)
+        if calc is None:
+            continue
+        try:
+            gold = gold_input_values(calc, row)
+        except ClinbridgeError:
+            continue
+        yield row, calc, gold
+
+
 def score_rows(
     rows: Iterable[MedCalcRow],
     extractor: Extractor,
@@ -136,14 +153,7 @@ def score_rows(
     corrections = corrections or {}
     score = Score()
     details: list[dict[str, Any]] = []
-    for row in rows:
-        calc = registry.find(row.calculator_id)
-        if calc is None:
-            continue
-        try:
-            gold = gold_input_values(calc, row)
-        except ClinbridgeError:
-            continue  # gold entities themselves unreadable: not a fair test of extraction
+    for row, calc, gold in with_gold(rows, registry):
         t0 = time.perf_counter()
         if _takes_question(extractor):
             got = extractor.extract(row.note, calc, question=row.question)  # type: ignore[call-arg]

@@ -205,6 +205,22 @@ def _is_unit(text: str) -> bool:
         return False
 
 
+def _quoted(
+    idx: NoteIndex, i: InputSpec, value: Any, start: int, end: int, method: str
+) -> Evidence:
+    """Evidence whose text is exactly the note's span from ``start`` to ``end``."""
+    return Evidence(i.name, value, start, end, idx.text[start:end], method)
+
+
+def _after_term(
+    idx: NoteIndex, i: InputSpec, fit: tuple[float, str | None, str], a0: int, q: Quantity, how: str
+) -> Evidence:
+    """A value found after its term: from the term (at ``a0``) to the quantity and its unit."""
+    value = [fit[0], fit[1]] if fit[1] else fit[0]
+    text = idx.text[a0 : q.end + 8]
+    return Evidence(i.name, value, a0, q.end, text, f"rule:term+quantity ({how})")
+
+
 def _fit(i: InputSpec, q: Quantity, value: float) -> tuple[float, str | None, str] | None:
     """(value, unit text, how) when ``value`` read with the unit after it fits input ``i``."""
     if i.unit is None:
@@ -439,14 +455,7 @@ class RuleExtractor:
             if listed is not None:
                 q, fit = listed
                 used.add(q.start)
-                return Evidence(
-                    i.name,
-                    [fit[0], fit[1]] if fit[1] else fit[0],
-                    a0,
-                    q.end,
-                    idx.text[a0 : q.end + 8],
-                    "rule:term+quantity (listed, respectively)",
-                )
+                return _after_term(idx, i, fit, a0, q, "listed, respectively")
             for q in idx.quantities:
                 if q.start < a1 or q.start - a1 > 60 or q.start >= s1 or q.start in used:
                     continue
@@ -463,14 +472,9 @@ class RuleExtractor:
                 value, unit, how = got
                 used.add(q.start)
                 end = q.end + (len(unit) + 1 if unit and how == "unit" else 0)
-                return Evidence(
-                    i.name,
-                    [value, unit] if unit else value,
-                    a0,
-                    min(end, s1),
-                    idx.text[a0 : min(end, s1)],
-                    f"rule:term+quantity ({how})",
-                )
+                value_unit = [value, unit] if unit else value
+                method = f"rule:term+quantity ({how})"
+                return _quoted(idx, i, value_unit, a0, min(end, s1), method)
         return None
 
     def _before_mentions(
@@ -496,14 +500,7 @@ class RuleExtractor:
                 ):
                     continue
                 used.add(q.start)
-                return Evidence(
-                    i.name,
-                    [before[0], before[1]],
-                    q.start,
-                    a1,
-                    idx.text[q.start : a1],
-                    "rule:quantity+term",
-                )
+                return _quoted(idx, i, [before[0], before[1]], q.start, a1, "rule:quantity+term")
         return None
 
     def _slash_pair(
@@ -522,14 +519,7 @@ class RuleExtractor:
             fit = _fit(i, q, value)
             if fit is None or q.start in used:
                 break
-            return Evidence(
-                i.name,
-                [fit[0], fit[1]] if fit[1] else fit[0],
-                a0,
-                q.end,
-                idx.text[a0 : q.end + 8],
-                "rule:term+quantity (slash pair)",
-            )
+            return _after_term(idx, i, fit, a0, q, "slash pair")
         return None
 
     _VERB = re.compile(r"\s(?:were|are|was|of|measured|respectively)\s|:\s", re.I)
@@ -610,14 +600,7 @@ class RuleExtractor:
                     continue
                 used.add(q.start)
                 end = q.end + len(u) + 1
-                return Evidence(
-                    i.name,
-                    [fit[0], fit[1]],
-                    q.start,
-                    end,
-                    idx.text[q.start : end],
-                    "rule:quantity-in-unit",
-                )
+                return _quoted(idx, i, [fit[0], fit[1]], q.start, end, "rule:quantity-in-unit")
         return None
 
     def _boolean(self, idx: NoteIndex, i: InputSpec) -> Evidence:

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 from clinbridge.calculators.extract.evaluate import (
     _canon,
-    gold_input_values,
     is_heldout,
     values_agree,
+    with_gold,
 )
 from clinbridge.calculators.extract.model import (
     Judge,
@@ -38,7 +38,6 @@ from clinbridge.calculators.extract.model import (
 )
 from clinbridge.calculators.extract.rules import NoteIndex, input_terms
 from clinbridge.calculators.medcalc import MedCalcRow, read_medcalc_csv
-from clinbridge.errors import ClinbridgeError
 
 if TYPE_CHECKING:
     from clinbridge.calculators.compile import Calculator
@@ -124,18 +123,10 @@ def build_pairs(
     once ``limit`` pairs are collected (rows are taken in the order given)."""
     out: list[Pair] = []
     n = 0
-    for row in rows:
+    side = (row for row in rows if is_heldout(row.note) == heldout)
+    for row, calc, gold in with_gold(side, registry):
         if limit is not None and len(out) >= limit:
             break
-        if is_heldout(row.note) != heldout:
-            continue
-        calc = registry.find(row.calculator_id)
-        if calc is None:
-            continue
-        try:
-            gold = gold_input_values(calc, row)
-        except ClinbridgeError:
-            continue
         n += 1
         out += pairs_for_note(row.note, calc, gold, source, rng, negatives)
     return out, n

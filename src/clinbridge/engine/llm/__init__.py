@@ -33,7 +33,7 @@ checks are sent back once as the repair; then the pipeline abstains.
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NotRequired, TypedDict, Unpack
 
 from clinbridge.engine.llm.backends import (
     LLMBackend,
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LLMBackend",
+    "LLMContext",
     "LLMUnderstanding",
     "OpenAIBackend",
     "TransformersBackend",
@@ -76,54 +77,46 @@ def _backend(settings: Settings) -> LLMBackend:
     return _BACKENDS[key]
 
 
-def llm_proposer(
-    question: str,
-    *,
-    catalog: Catalog,
-    db: Database,
-    settings: Settings,
-    patient_id: str | None = None,
-    now: dt.datetime | None = None,
-    allow_sql: bool = True,
-) -> Proposer:
+class LLMContext(TypedDict):
+    """What an LLM proposal is made against: the catalog, database and settings (required), the
+    patient in focus, the clock, and whether raw SQL may be proposed (optional)."""
+
+    catalog: Catalog
+    db: Database
+    settings: Settings
+    patient_id: NotRequired[str | None]
+    now: NotRequired[dt.datetime | None]
+    allow_sql: NotRequired[bool]
+
+
+def llm_proposer(question: str, **context: Unpack[LLMContext]) -> Proposer:
     """A validator proposer backed by the configured LLM and the default example bank."""
     from clinbridge.engine.examples import ExampleBank, default_bank_path
 
+    settings = context["settings"]
     path = default_bank_path(settings)
     bank = ExampleBank(path, embeddings=settings.embeddings) if path.exists() else None
     llm = LLMUnderstanding(
         _backend(settings),
-        catalog=catalog,
-        db=db,
+        catalog=context["catalog"],
+        db=context["db"],
         bank=bank,
         settings=settings,
-        allow_sql=allow_sql,
+        allow_sql=context.get("allow_sql", True),
     )
-    return llm.proposer(question, patient_id=patient_id, now=now)
+    return llm.proposer(question, patient_id=context.get("patient_id"), now=context.get("now"))
 
 
-def answer_with_llm(
-    question: str,
-    *,
-    catalog: Catalog,
-    db: Database,
-    settings: Settings,
-    patient_id: str | None = None,
-    now: dt.datetime | None = None,
-    allow_sql: bool = True,
-) -> Validated:
+def answer_with_llm(question: str, **context: Unpack[LLMContext]) -> Validated:
     """Answer with the configured LLM through the validator (accept, one repair, or abstain)."""
     from clinbridge.engine.validate import answer_with_validation
 
-    proposer = llm_proposer(
-        question,
-        catalog=catalog,
-        db=db,
-        settings=settings,
-        patient_id=patient_id,
-        now=now,
-        allow_sql=allow_sql,
-    )
+    settings = context["settings"]
     return answer_with_validation(
-        question, proposer, catalog=catalog, db=db, settings=settings, understanding=settings.llm
+        question,
+        llm_proposer(question, **context),
+        catalog=context["catalog"],
+        db=context["db"],
+        settings=settings,
+        understanding=settings.llm,
     )

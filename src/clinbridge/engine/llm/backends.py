@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal
 
 from clinbridge.errors import ConfigError, LLMError
 
@@ -35,9 +35,11 @@ Message = dict[str, str]
 JsonMode = Literal["json_schema", "json_object", "json_value", "none"]
 
 
-@runtime_checkable
-class LLMBackend(Protocol):
-    """Turns chat messages into text (JSON when a schema is given)."""
+class LLMBackend:
+    """Turns chat messages into text (JSON when a schema is given).
+
+    A backend subclasses it and implements :meth:`_reply`; callers use :meth:`complete`.
+    """
 
     name: str
 
@@ -49,13 +51,18 @@ class LLMBackend(Protocol):
         max_tokens: int = 1024,
     ) -> str:
         """The model's reply to ``messages`` (constrained to ``schema`` when given)."""
-        ...
+        return self._reply(messages, schema, max_tokens)
+
+    def _reply(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None, max_tokens: int
+    ) -> str:
+        raise NotImplementedError(f"{type(self).__name__} does not implement _reply")
 
 
 # -- OpenAI-compatible HTTP -----------------------------------------------------------------------
 
 
-class OpenAIBackend:
+class OpenAIBackend(LLMBackend):
     """Any server speaking the OpenAI chat-completions protocol."""
 
     name = "openai"
@@ -98,14 +105,9 @@ class OpenAIBackend:
             return {"type": "json_object", "value": schema}
         return None
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        schema: dict[str, Any] | None = None,
-        max_tokens: int = 1024,
+    def _reply(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None, max_tokens: int
     ) -> str:
-        """The model's reply to ``messages`` (constrained to ``schema`` when given)."""
         import httpx
 
         modes: list[JsonMode] = ["none"]
@@ -175,7 +177,7 @@ def _rejects_format(resp: httpx.Response) -> bool:
 # -- local transformers ---------------------------------------------------------------------------
 
 
-class TransformersBackend:
+class TransformersBackend(LLMBackend):
     """A local causal language model (a directory with config, weights and tokenizer)."""
 
     name = "transformers"
@@ -221,14 +223,9 @@ class TransformersBackend:
         parts = [f"<|{m['role']}|>\n{m['content']}\n" for m in messages]
         return "".join(parts) + "<|assistant|>\n"
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        *,
-        schema: dict[str, Any] | None = None,
-        max_tokens: int = 1024,
+    def _reply(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None, max_tokens: int
     ) -> str:
-        """The model's reply to ``messages`` (constrained to ``schema`` when given)."""
         import torch
 
         prompt = self._prompt(messages)
