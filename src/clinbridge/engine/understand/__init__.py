@@ -124,7 +124,10 @@ def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
             for a in range(len(left) + 1):
                 for b in range(len(right), 0, -1):
                     span = " ".join(left[a:] + word + right[:b])
-                    if any(m.score >= 0.97 for m in lex.match(span)):
+                    if any(
+                        m.score >= 0.97 and set(word) <= set(tokens(m.label))
+                        for m in lex.match(span)
+                    ):
                         found = True
                         break
                 if found:
@@ -194,6 +197,22 @@ def _alternatives(items: list[Any], c: Ctx, first: Reading) -> list[Reading]:
     return out
 
 
+def _has_hierarchy(db: Database, catalog: Catalog) -> bool:
+    """Whether a dictionary's ancestor table exists and holds at least one row."""
+    from sqlglot import exp
+
+    for d in catalog.dictionaries:
+        if not d.ancestor_table:
+            continue
+        q = exp.select(exp.Literal.number(1)).from_(d.ancestor_table).limit(1)
+        try:
+            if db.execute(q.sql(db.dialect), max_rows=1).rows:
+                return True
+        except Exception as exc:  # an unreadable table is no hierarchy
+            logger.debug("no hierarchy in %s: %s", d.ancestor_table, exc)
+    return False
+
+
 def _data_today(catalog: Catalog | None) -> dt.date | None:
     return catalog.data_end_date() if catalog is not None else None
 
@@ -228,7 +247,8 @@ class Understander:
         )
         # built-in drug classes stand in for a vocabulary's classes only where a vocabulary
         # (a concept hierarchy) is attached; on bare code systems a class is not grounded
-        self.lexicon.class_list_allowed = any(d.ancestor_table for d in catalog.dictionaries)
+        # (a hierarchy table with rows: an empty CONCEPT_ANCESTOR is no hierarchy)
+        self.lexicon.class_list_allowed = _has_hierarchy(db, catalog)
         self.embeddings = embeddings
 
     def understand(

@@ -83,7 +83,8 @@ _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _UNIT_ALONE = (
     r"(?P<unit>%|percent|mg/dl|g/dl|g/l|mmol/l|mmol/mol|umol/l|µmol/l|mg/l|ng/ml|pg/ml|u/l|iu/l|"
     r"meq/l|mmhg|bpm|beats/min|/min|kg/m2|kg|lbs?|pounds|grams|mg|mcg|ml|cm|mm|°c|°f|celsius|"
-    r"fahrenheit|x10\^9/l|10\^9/l|k/ul|/ul|kilograms|centimeters|inches|beats\s+(?:per|a)\s+minute)"
+    r"fahrenheit|x10\^9/l|10\^9/l|k/ul|/ul|kilograms|centimet(?:er|re)s|inches|beats\s+(?:per|a)\s+minute|"
+    r"degrees\s+(?:celsius|fahrenheit|c|f)|deg\s+[cf]|cel|c|f)"
 )
 
 
@@ -112,7 +113,25 @@ def _replace_number_words(text: str) -> str:
 def _unit_word(unit: str) -> str:
     if unit.startswith("beats"):
         return "bpm"
-    return {"percent": "%", "kilograms": "kg", "centimeters": "cm", "pounds": "lb"}.get(unit, unit)
+    unit = " ".join(unit.split())
+    return {
+        "percent": "%",
+        "kilograms": "kg",
+        "centimeters": "cm",
+        "centimetres": "cm",
+        "pounds": "lb",
+        "c": "Cel",
+        "cel": "Cel",
+        "celsius": "Cel",
+        "degrees celsius": "Cel",
+        "degrees c": "Cel",
+        "deg c": "Cel",
+        "f": "[degF]",
+        "fahrenheit": "[degF]",
+        "degrees fahrenheit": "[degF]",
+        "degrees f": "[degF]",
+        "deg f": "[degF]",
+    }.get(unit, unit)
 
 
 def _group(m: re.Match[str]) -> Slot:
@@ -253,6 +272,11 @@ def _compile(raw: tuple[RawRule, ...]) -> tuple[Rule, ...]:
 # -- the rule table: (regex, maker), applied in order ------------------------------
 
 _EARLY: tuple[RawRule, ...] = (
+    # -- 'of any kind, Y included': Y joins the class named before it ('including Y')
+    (
+        r",\s*(?P<y>[a-z][^,()?;]{0,40}?)\s+(?:included|too|as\s+well)\b",
+        lambda m: [", including " + m["y"] + " "],
+    ),
     # -- 'how long did they stay': a length of stay (before anything splits the sentence)
     (
         r"\bhow\s+(?:long|many\s+days)\s+(?:did|does|do|was|were|is|are|has|have)\b(?=.*\b(?:stay|stayed|stays|admitted|admission|admissions|hospitali[sz]ed|hospitali[sz]ation)\b)",
@@ -348,8 +372,9 @@ _RULES: tuple[RawRule, ...] = (
     # -- grouping
     (
         r"\b(?:(?:broken\s+down|stratified|split|grouped|separated|categori[sz]ed|tabulated)\s+)?(?:by|per|for\s+each|across|according\s+to|in\s+each)\s+"
-        r"(?:calendar\s+)?(?P<key>sex|gender|year|age\s+groups?|age\s+bands?|age\s+brackets?|decades?\s+of\s+age|decades?|visit\s+types?|encounter\s+types?|types?\s+of\s+visits?|"
-        r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?)\b",
+        r"(?:calendar\s+)?(?:(?:start|admission|visit|encounter|event)\s+)?(?P<key>sex|gender|year|age\s+groups?|age\s+bands?|age\s+brackets?|decades?\s+of\s+age|decades?|visit\s+types?|encounter\s+types?|types?\s+of\s+visits?|"
+        r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?)\b"
+        r"(?:\s+of\s+(?:the\s+)?(?:(?:visit|encounter|admission|event)\s+)?(?:start|begin|admission)(?:\s+dates?)?)?",
         _group,
     ),
     (

@@ -1,0 +1,92 @@
+"""Measures taken at a patient's anchor: days between two events, age at an event, a patient's
+own dates (birth, death). Split from ``_assemble`` (which picks the measure)."""
+
+from __future__ import annotations
+
+from clinbridge.engine.plan import Measure, PatientAnchor
+from clinbridge.engine.understand._context import (
+    Abstain,
+    Ctx,
+    Item,
+    _concept_set,
+    _ps,
+    _slots,
+    _stream_for,
+)
+from clinbridge.engine.understand._ground import Concept
+from clinbridge.engine.understand._reading import Grounding
+from clinbridge.engine.understand._slots import Slot
+
+__all__ = ["age_at_event", "days_between", "patient_point"]
+
+
+def days_between(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
+    """'median days from the first X to the first Y': per patient, days from the first (or
+    last, when the question says so) X to the first Y; the two concepts follow the words."""
+    from clinbridge.engine.plan import EventAnchor
+
+    k = next(k for k, i in enumerate(items) if i is mslot)
+    after = [(j, i) for j, i in enumerate(items) if j > k and isinstance(i, Concept)][:2]
+    if len(after) < 2:
+        raise Abstain("could not tell which two events the time is between", mslot.text)
+    anchors = []
+    prev = k
+    for j, c in after:
+        st = _stream_for(c, ctx.lex)
+        if st is None:
+            raise Abstain(f"{c.label!r} is not recorded in this source", c.phrase)
+        which = "first"
+        for o in _slots(items[prev:j], "order"):
+            ctx.consumed.add(id(o))
+            which = o.data["which"]
+        prev = j
+        anchors.append(
+            EventAnchor(
+                stream=_ps(c, st, ctx.lex), concepts=_concept_set(c, st, ctx.lex, ctx), which=which
+            )  # type: ignore[arg-type]
+        )
+        ctx.measure_positions.add(j)
+    ctx.groundings.append(
+        Grounding(
+            phrase=mslot.text,
+            kind="aggregate",
+            target=f"days from the {anchors[0].which} {after[0][1].phrase} to the {anchors[1].which} {after[1][1].phrase} (when later)",
+        )
+    )
+    return Measure(of="days_between", start_at=anchors[0], end_at=anchors[1])
+
+
+def age_at_event(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
+    """'age at (first) diagnosis of X', 'how old was the patient when first given Y': the age
+    at the patient's first (or last) event of the concept named after the age words."""
+    from clinbridge.engine.plan import EventAnchor
+
+    k = next(k for k, i in enumerate(items) if i is mslot)
+    after = [(j, i) for j, i in enumerate(items) if j > k and isinstance(i, Concept)]
+    if not after:
+        raise Abstain("could not tell which event the age is taken at", mslot.text)
+    _, c = after[0]
+    st = _stream_for(c, ctx.lex)
+    if st is None:
+        raise Abstain(f"{c.label!r} is not recorded in this source", c.phrase)
+    which = "first"
+    for o in _slots(items, "order"):
+        ctx.consumed.add(id(o))
+        which = o.data["which"]
+    anchor = EventAnchor(
+        stream=_ps(c, st, ctx.lex), concepts=_concept_set(c, st, ctx.lex, ctx), which=which
+    )  # type: ignore[arg-type]
+    ctx.groundings.append(
+        Grounding(phrase=mslot.text, kind="aggregate", target=f"age at the {which} {c.phrase}")
+    )
+    return Measure(of="age", age_at=anchor)
+
+
+def patient_point(items: list[Item], patient_id: str | None) -> Measure | None:
+    """'the date of birth of patient X', 'when did X die': the patient's own date."""
+    marks = _slots(items, "patient_date")
+    if marks:
+        return Measure(of="date", point=PatientAnchor(point=marks[0].data["point"]))
+    if patient_id and _slots(items, "death") and not any(isinstance(i, Concept) for i in items):
+        return Measure(of="date", point=PatientAnchor(point="death"))
+    return None
