@@ -342,9 +342,7 @@ def _headless(items: list[Item], patient_id: str | None) -> bool:
     ):
         return True
     return (
-        isinstance(first, Concept)
-        and not _slots(items, "wh")
-        and _followed_by_person(items, first)
+        isinstance(first, Concept) and not _slots(items, "wh") and _followed_by_person(items, first)
     )
 
 

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from clinbridge.engine.understand import _time
+from clinbridge.engine.understand._age_at import mark_age_at_event
 from clinbridge.engine.understand._pieces import Maker, Piece, Slot, split_pieces
 from clinbridge.engine.understand._text import NUMBER_WORDS
 from clinbridge.engine.understand._unread import UNREAD_DAYS, mark_unread
@@ -272,11 +273,6 @@ def _compile(raw: tuple[RawRule, ...]) -> tuple[Rule, ...]:
 # -- the rule table: (regex, maker), applied in order ------------------------------
 
 _EARLY: tuple[RawRule, ...] = (
-    # -- 'of any kind, Y included': Y joins the class named before it ('including Y')
-    (
-        r",\s*(?P<y>[a-z][^,()?;]{0,40}?)\s+(?:included|too|as\s+well)\b",
-        lambda m: [", including " + m["y"] + " "],
-    ),
     # -- 'how long did they stay': a length of stay (before anything splits the sentence)
     (
         r"\bhow\s+(?:long|many\s+days)\s+(?:did|does|do|was|were|is|are|has|have)\b(?=.*\b(?:stay|stayed|stays|admitted|admission|admissions|hospitali[sz]ed|hospitali[sz]ation)\b)",
@@ -693,6 +689,9 @@ def _age_anchor(pieces: list[Piece]) -> tuple[list[Piece], bool, bool]:
             r"(?:first|earliest|initial|last|latest|index)\b",
             joined,
         )
+        or re.search(
+            r"\bages?\b[^?]{0,80}?\b(?:at\s+which|when|at\s+the\s+time\s+(?:of|when))\b", joined
+        )
     )  # "how old was patient 2 when first diagnosed with X", "mean age ... at their first X"
     if death_age:  # "how old was she at death": the age is taken at death
         pieces = [p for p in pieces if p not in marks]
@@ -747,15 +746,37 @@ def _patient_dates(pieces: list[Piece]) -> list[Piece]:
     return pieces
 
 
+_ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
+    # '(in completed years)', ', in whole years,': how ages are counted anyway
+    (
+        re.compile(
+            r",?\s*\(?\s*(?:in|as|expressed\s+in)?\s*(?:completed|whole|full)\s+years"
+            r"(?:\s+of\s+age)?\s*\)?\s*,?"
+        ),
+        " ",
+    ),
+    # 'of any kind, Y included': Y joins the class named before it ('including Y')
+    (re.compile(r",\s*([a-z][^,()?;]{0,40}?)\s+(?:included|too|as\s+well)\b"), r", including \1 "),
+)
+
+
+def _asides(text: str) -> str:
+    """Rewrite asides that restate a convention or widen a class, before the rules read it."""
+    for pattern, repl in _ASIDES:
+        text = pattern.sub(repl, text)
+    return text
+
+
 def extract(text: str) -> list[Piece]:
     """Split a normalised question into text and structural slots, in order."""
-    pieces: list[Piece] = [_replace_number_words(text)]
+    pieces: list[Piece] = [_replace_number_words(_asides(text))]
     pieces = _run(pieces, RULES_BEFORE_AGE)
     pieces, death_age, event_age = _age_anchor(pieces)
     pieces = _patient_dates(pieces)
     pieces = mark_unread(pieces)  # shapes the plan cannot express: never dropped as filler
     pieces = _run(pieces, RULES)
     pieces = _split_between(pieces)
+    pieces = mark_age_at_event(pieces)
     if death_age or event_age:
         for p in pieces:
             if isinstance(p, Slot) and p.kind == "measure" and p.data.get("of") == "age":
