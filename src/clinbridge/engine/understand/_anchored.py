@@ -3,6 +3,8 @@ own dates (birth, death). Split from ``_assemble`` (which picks the measure)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from clinbridge.engine.plan import Measure, PatientAnchor
 from clinbridge.engine.understand._context import (
     Abstain,
@@ -17,7 +19,7 @@ from clinbridge.engine.understand._ground import Concept
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._slots import Slot
 
-__all__ = ["age_at_event", "days_between", "patient_point"]
+__all__ = ["age_at_event", "days_between", "linked_event", "patient_point"]
 
 
 def days_between(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
@@ -90,3 +92,47 @@ def patient_point(items: list[Item], patient_id: str | None) -> Measure | None:
     if patient_id and _slots(items, "death") and not any(isinstance(i, Concept) for i in items):
         return Measure(of="date", point=PatientAnchor(point="death"))
     return None
+
+
+def linked_event(items: list[Item], ctx: Ctx, after: int | None) -> tuple[int, str, Any] | None:
+    """'stays where GI bleed was diagnosed', 'inpatient visits linked to X', 'X admissions':
+    the concept right after the encounter words (no person word between, none after it) or
+    right before them names what happened during the encounter — (position, stream, concept
+    set). None when the concept describes the patients ('visits of patients with X')."""
+    from clinbridge.engine.understand._ground import Word
+
+    if after is None:
+        return None
+    enc = [k for k, i in enumerate(items) if isinstance(i, Slot) and i.kind == "encounter"]
+    k0 = enc[0] if enc else after
+    for j in range(k0 + 1, len(items)):
+        i = items[j]
+        if isinstance(i, Word) and i.role == "subject":
+            return None
+        if isinstance(i, Slot) and i.kind not in {"encounter"}:
+            return None
+        if isinstance(i, Concept):
+            nxt = next((x for x in items[j + 1 :] if not _filler(x)), None)
+            if isinstance(nxt, Word) and nxt.role == "subject":
+                return None
+            return _linked(items, ctx, j, i)
+    prev = items[k0 - 1] if k0 > 0 and enc else None
+    if isinstance(prev, Concept):
+        return _linked(items, ctx, k0 - 1, prev)
+    return None
+
+
+def _filler(i: Item) -> bool:
+    from clinbridge.engine.understand._ground import Word
+
+    return isinstance(i, Word) and i.role in {"boundary", "hint", "stream_noun", "connector"}
+
+
+def _linked(items: list[Item], ctx: Ctx, k: int, c: Concept) -> tuple[int, str, Any]:
+    st = _stream_for(c, ctx.lex)
+    if st is None:
+        raise Abstain(f"{c.label!r} is not recorded in this source", c.phrase)
+    ctx.groundings.append(
+        Grounding(phrase=c.phrase, kind="concept", target=f"encounters during which {c.label}")
+    )
+    return k, _ps(c, st, ctx.lex), _concept_set(c, st, ctx.lex, ctx)

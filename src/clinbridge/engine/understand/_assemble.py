@@ -20,7 +20,12 @@ from clinbridge.engine.plan import (
     PatientAnchor,
     QueryPlan,
 )
-from clinbridge.engine.understand._anchored import age_at_event, days_between, patient_point
+from clinbridge.engine.understand._anchored import (
+    age_at_event,
+    days_between,
+    linked_event,
+    patient_point,
+)
 from clinbridge.engine.understand._context import (
     VALUE_STREAMS,
     Abstain,
@@ -483,6 +488,15 @@ def _length_of_stay(a: _Asked) -> _Found:
     a.ctx.groundings.append(
         Grounding(phrase=a.mslot.text if a.mslot else "", kind="aggregate", target="length_of_stay")
     )
+    mpos = next((k for k, i in enumerate(a.items) if i is a.mslot), None)
+    linked = linked_event(a.items, a.ctx, mpos)
+    if linked is not None:
+        k, stream, cs = linked
+        return (
+            Measure(of="length_of_stay", encounter_type=etype, stream=stream, concepts=cs),
+            k,
+            1.0,
+        )
     return Measure(of="length_of_stay", encounter_type=etype), None, 1.0
 
 

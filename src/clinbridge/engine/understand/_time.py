@@ -197,9 +197,7 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "or_earlier",
-        re.compile(
-            rf"\b(?:(?:on|in|dated)\s+)?(?P<a>{DATE})\s+(?:or|and)\s+(?:earlier|before)\b"
-        ),
+        re.compile(rf"\b(?:(?:on|in|dated)\s+)?(?P<a>{DATE})\s+(?:or|and)\s+(?:earlier|before)\b"),
     ),
     # one calendar day: "on 2100-03-12", "on 03/12/2100", "on 11/26/this year", "on 12/24/last year"
     (
