@@ -107,9 +107,20 @@ def place_pending_age(w: Any, item: Concept, pred: Any | None) -> bool:
 
 
 def unplaced_age(w: Any) -> None:
-    """An age marked as taken at an event that no event took: abstain."""
+    """An age marked as taken at an event that no later concept took: the event named before
+    it ('their first hip fracture at age 65 or older (... at the diagnosis date)'), else
+    abstain — never an age 'now'."""
     from clinbridge.engine.understand._context import Abstain
 
-    if w.pending_age is not None:
-        text = w.pending_age[2]
-        raise Abstain(f"could not tell which event the age {text!r} is taken at", text)
+    if w.pending_age is None:
+        return
+    age, before, text = w.pending_age
+    if before is not None and before.kind == "event" and before.age_at_event is None:
+        before.age_at_event = age
+        if w.pending_first is not None:
+            before.first_only = True
+            w.ctx.consumed.add(id(w.pending_first))
+            w.pending_first = None
+        w.pending_age = None
+        return
+    raise Abstain(f"could not tell which event the age {text!r} is taken at", text)

@@ -755,6 +755,8 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         " ",
     ),
+    # 'length of stay in days of ...': days are the unit a length of stay is counted in
+    (re.compile(r"\b(length\s+of\s+stay|los)\s*,?\s*\(?\s*in\s+days\s*\)?\s*,?"), r"\1 "),
     # 'of any kind, Y included': Y joins the class named before it ('including Y')
     (re.compile(r",\s*([a-z][^,()?;]{0,40}?)\s+(?:included|too|as\s+well)\b"), r", including \1 "),
 )
