@@ -28,6 +28,8 @@ def days_between(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
     from clinbridge.engine.plan import EventAnchor
 
     k = next(k for k, i in enumerate(items) if i is mslot)
+    if mslot.data.get("span"):
+        return _span(items, ctx, mslot, k)
     after = [(j, i) for j, i in enumerate(items) if j > k and isinstance(i, Concept)][:2]
     if len(after) < 2:
         raise Abstain("could not tell which two events the time is between", mslot.text)
@@ -136,3 +138,40 @@ def _linked(items: list[Item], ctx: Ctx, k: int, c: Concept) -> tuple[int, str, 
         Grounding(phrase=c.phrase, kind="concept", target=f"encounters during which {c.label}")
     )
     return k, _ps(c, st, ctx.lex), _concept_set(c, st, ctx.lex, ctx)
+
+
+def _span(items: list[Item], ctx: Ctx, mslot: Slot, k: int) -> Measure:
+    """Days from the first to the last event of the one kind named after the measure: a
+    concept's events, or (no concept) the patient's encounters of the type named."""
+    from clinbridge.engine.plan import EventAnchor
+
+    after = [(j, i) for j, i in enumerate(items) if j > k and isinstance(i, Concept)]
+    enc = [i for i in items[k + 1 :] if isinstance(i, Slot) and i.kind == "encounter"]
+    if after:
+        j, c = after[0]
+        st = _stream_for(c, ctx.lex)
+        if st is None:
+            raise Abstain(f"{c.label!r} is not recorded in this source", c.phrase)
+        cs = _concept_set(c, st, ctx.lex, ctx)
+        ps = _ps(c, st, ctx.lex)
+        ctx.measure_positions.add(j)
+        start: Any = EventAnchor(stream=ps, concepts=cs, which="first")  # type: ignore[arg-type]
+        end: Any = EventAnchor(stream=ps, concepts=cs, which="last")  # type: ignore[arg-type]
+        what = c.phrase
+    elif enc:
+        etype = enc[0].data.get("type")
+        for e in enc:
+            ctx.consumed.add(id(e))
+        start = PatientAnchor(point="first_encounter", encounter_type=etype)
+        end = PatientAnchor(point="last_encounter", encounter_type=etype)
+        what = f"{etype or 'any'} encounter"
+    else:
+        raise Abstain("could not tell which events the first and last are of", mslot.text)
+    ctx.groundings.append(
+        Grounding(
+            phrase=mslot.text,
+            kind="aggregate",
+            target=f"days from the first to the last {what}",
+        )
+    )
+    return Measure(of="days_between", start_at=start, end_at=end)

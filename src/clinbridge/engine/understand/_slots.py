@@ -18,6 +18,7 @@ from typing import Any
 from clinbridge.engine.understand import _time
 from clinbridge.engine.understand._age_at import mark_age_at_event
 from clinbridge.engine.understand._pieces import Maker, Piece, Slot, split_pieces
+from clinbridge.engine.understand._span import mark_span
 from clinbridge.engine.understand._text import NUMBER_WORDS
 from clinbridge.engine.understand._unread import UNREAD_DAYS, mark_unread
 
@@ -580,7 +581,7 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("intent", {"op": "list", "target": "patients"}),
     ),
     (
-        r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:(?:percentage|percent|proportion|fraction|share|prevalence)\b|(?<![\d.])(?<!\d\s)%(?!\w))(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
+        r"(?:^|\b)(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:(?:percentage|percent|proportion|fraction|share|prevalence)\b|(?<![\d.])(?<!\d\s)%(?!\w))(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
         lambda m: Slot("intent", {"op": "proportion"}),
     ),
     (
@@ -757,6 +758,33 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # 'length of stay in days of ...': days are the unit a length of stay is counted in
     (re.compile(r"\b(length\s+of\s+stay|los)\s*,?\s*\(?\s*in\s+days\s*\)?\s*,?"), r"\1 "),
+    # '(calendar dates)', '(visit start dates)': days are counted between dates anyway
+    (re.compile(r"\(\s*(?:calendar|visit\s+start|start|event)?\s*dates?\s*\)"), " "),
+    (re.compile(r"\b(visits?|encounters?)\s+start\s+dates?\b"), r"\1"),
+    # HL7 ActCode encounter classes (FHIR Encounter.class): 'AMB-class encounters', 'EMER visits'
+    (
+        re.compile(r"\bamb(?:[- ]class)?\b(?=\s+(?:visits?|encounters?)\b)|\bamb[- ]class\b"),
+        "ambulatory",
+    ),
+    (
+        re.compile(r"\bemer(?:[- ]class)?\b(?=\s+(?:visits?|encounters?)\b)|\bemer[- ]class\b"),
+        "emergency",
+    ),
+    (
+        re.compile(
+            r"\bimp(?:[- ]class)?\b(?=\s+(?:visits?|encounters?|stays?|admissions?)\b)|\bimp[- ]class\b"
+        ),
+        "inpatient",
+    ),
+    # 'ambulatory/outpatient encounters': two names of one encounter type
+    (
+        re.compile(
+            r"\b(?:ambulatory|outpatient|outpt)\s*(?:/|or)\s*(?:ambulatory|outpatient|outpt)\b"
+        ),
+        "outpatient",
+    ),
+    # 'admitted inpatient', 'admitted as an inpatient': admitted says it
+    (re.compile(r"\badmitted\s+(?:as\s+(?:an?\s+)?)?(?:inpatients?|inpt)\b"), "admitted"),
     # 'of any kind, Y included': Y joins the class named before it ('including Y')
     (re.compile(r",\s*([a-z][^,()?;]{0,40}?)\s+(?:included|too|as\s+well)\b"), r", including \1 "),
 )
@@ -777,6 +805,7 @@ def extract(text: str) -> list[Piece]:
     pieces = _patient_dates(pieces)
     pieces = mark_unread(pieces)  # shapes the plan cannot express: never dropped as filler
     pieces = _run(pieces, RULES)
+    pieces = mark_span(pieces)
     pieces = _split_between(pieces)
     pieces = mark_age_at_event(pieces)
     if death_age or event_age:
