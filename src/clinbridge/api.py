@@ -120,6 +120,7 @@ class Connection:
                 cache_dir=self._cache_dir,
                 embeddings=self.settings.embeddings != "off",
                 embedder=self.embedder,
+                builtin_drug_classes=self.settings.drug_classes == "builtin",
             )
         return self._understander
 

@@ -226,6 +226,9 @@ class Understander:
         cache_dir: Where the lexicon and embeddings are cached (default ~/.cache/clinbridge).
         embeddings: Use embedding similarity as the last grounding resort.
         embedder: The embedding service (default: the process's for the environment's settings).
+        builtin_drug_classes: Also ground drug classes through the built-in ingredient lists
+            (on sources with a concept hierarchy); by default a class is grounded only through
+            the source's own vocabulary, and abstains otherwise.
     """
 
     def __init__(
@@ -236,6 +239,7 @@ class Understander:
         cache_dir: str | Path | None = None,
         embeddings: bool = True,
         embedder: EmbeddingService | None = None,
+        builtin_drug_classes: bool = False,
     ) -> None:
         if embeddings and embedder is None:
             from clinbridge.embed import service_for
@@ -245,10 +249,11 @@ class Understander:
         self.lexicon = Lexicon.load(
             db, catalog, cache_dir=cache_dir, embedder=embedder if embeddings else None
         )
-        # built-in drug classes stand in for a vocabulary's classes only where a vocabulary
-        # (a concept hierarchy) is attached; on bare code systems a class is not grounded
-        # (a hierarchy table with rows: an empty CONCEPT_ANCESTOR is no hierarchy)
-        self.lexicon.class_list_allowed = _has_hierarchy(db, catalog)
+        # built-in drug classes stand in for a vocabulary's classes only when asked for, and
+        # only where a vocabulary (a concept hierarchy with rows) is attached: an answer from
+        # the built-in lists comes from outside the data
+        # (an empty CONCEPT_ANCESTOR is no hierarchy)
+        self.lexicon.class_list_allowed = builtin_drug_classes and _has_hierarchy(db, catalog)
         self.embeddings = embeddings
 
     def understand(

@@ -760,7 +760,6 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(length\s+of\s+stay|los)\s*,?\s*\(?\s*in\s+days\s*\)?\s*,?"), r"\1 "),
     # '(calendar dates)', '(visit start dates)': days are counted between dates anyway
     (re.compile(r"\(\s*(?:calendar|visit\s+start|start|event)?\s*dates?\s*\)"), " "),
-    (re.compile(r"\b(visits?|encounters?)\s+start\s+dates?\b"), r"\1"),
     # HL7 ActCode encounter classes (FHIR Encounter.class): 'AMB-class encounters', 'EMER visits'
     (
         re.compile(r"\bamb(?:[- ]class)?\b(?=\s+(?:visits?|encounters?)\b)|\bamb[- ]class\b"),

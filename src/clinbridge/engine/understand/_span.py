@@ -67,6 +67,7 @@ def mark_span(pieces: list[Piece]) -> list[Piece]:
                 out[k - 1] = " "
             head = [text] if text.strip() else []
         slot = Slot("measure", {"of": "days_between", "span": True}, "days between first and last")
+        _start_dates(out, j + 3)
         out[k : j + 3] = [*head, slot, *kept, " "]
         return out
     return out
@@ -74,3 +75,19 @@ def mark_span(pieces: list[Piece]) -> list[Piece]:
 
 def _is_count(p: Piece) -> bool:
     return isinstance(p, Slot) and p.kind == "intent" and p.data.get("op") == "count"
+
+
+def _start_dates(out: list[Piece], j: int) -> None:
+    """'... latest visit start date': the days are counted between the visits' start dates —
+    the words 'start date' after the encounter are part of the span, not a date asked."""
+    if not (j + 2 < len(out) and isinstance(out[j], Slot) and out[j].kind == "encounter"):  # type: ignore[union-attr]
+        return
+    text, nxt = out[j + 1], out[j + 2]
+    if (
+        isinstance(text, str)
+        and re.fullmatch(r"\s*start\s*", text)
+        and isinstance(nxt, Slot)
+        and nxt.kind == "intent"
+        and nxt.data.get("op") == "date"
+    ):
+        out[j + 1 : j + 3] = [" "]
