@@ -600,7 +600,10 @@ def _listed(a: _Asked) -> _Found:
             "could not tell what kind of things to list (drugs, conditions, procedures...)"
         )
     named = a.op == "count_distinct" and noun in a.lex.stream_words.values()
-    if noun not in a.lex.streams and not named:  # a named stream: only to count its kinds
+    # a stream the catalog names inside a kind ('immunization' among observations) is listed
+    # as itself
+    own = any(noun in names for names in a.lex.kind_streams.values())
+    if noun not in a.lex.streams and not named and not own:  # a named stream: only to count
         raise Abstain(f"this source stores no {noun} events")
     found = a.first_concept([noun])
     cs, k = None, None

@@ -33,6 +33,8 @@ BOUNDARY = frozenset(
         "got",
         "took",
         "underwent",
+        "undergone",
+        "gotten",
         "experienced",
         "went",
         "did",
@@ -259,6 +261,8 @@ GLUE = frozenset(
         "happen",
         "seen",
         "reported",
+        "names",
+        "present",
     ]
 )
 QUANTITY_WORDS = frozenset(
