@@ -122,10 +122,16 @@ def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
             word = tokens(p.text)
             found = False
             for a in range(len(left) + 1):
-                for b in range(len(right), 0, -1):
+                for b in range(len(right), -1, -1):
                     span = " ".join(left[a:] + word + right[:b])
                     if any(
-                        m.score >= 0.97 and set(word) <= set(tokens(m.label))
+                        word
+                        and set(word) <= set(tokens(m.label))
+                        and (
+                            (m.score >= 0.97 and b > 0)
+                            # 'body mass index (bmi) [ratio]': the words, in order, in the name
+                            or (a < len(left) and f" {span} " in f" {' '.join(tokens(m.label))} ")
+                        )
                         for m in lex.match(span)
                     ):
                         found = True

@@ -404,7 +404,16 @@ class Lexicon:
             w for w in self._postings if w[:1] == token[:1] and abs(len(w) - len(token)) <= 2
         ]
         best = process.extractOne(token, candidates, scorer=fuzz.ratio, score_cutoff=min_ratio)
-        return None if best is None else str(best[0])
+        if best is not None:
+            return str(best[0])
+        # one slip in a longer word — a letter swapped, doubled, dropped or mistyped
+        # ('colitus', 'hieght'): the single vocabulary word one edit away, when only one is
+        from rapidfuzz.distance import OSA
+
+        if len(token) < 6:
+            return None
+        near = [w for w in candidates if OSA.distance(token, w, score_cutoff=1) <= 1]
+        return near[0] if len(near) == 1 else None
 
     def embed_search(self, phrase: str, *, limit: int = 5) -> list[tuple[int, float]]:
         """Label indexes by embedding similarity, best first ([] without an embedding model)."""

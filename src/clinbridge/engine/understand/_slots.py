@@ -35,7 +35,7 @@ ENC_NOUN = (
 PERSON = r"(?:patients?|people|persons?|individuals?|subjects?|adults?|women|men|females?|males?|children|kids|cases|ones|those)"
 UNITS = (
     r"(?P<unit>%|percent|mg/dl|g/dl|g/l|mmol/l|mmol/mol|umol/l|µmol/l|mg/l|ng/ml|pg/ml|u/l|iu/l|meq/l|"
-    r"mmhg|bpm|beats/min|/min|kg/m2|kg/m\^2|kg|lbs?|pounds|grams|g|mg|mcg|ml|l|cm|mm|m|°c|°f|degrees|celsius|"
+    r"mmhg|bpm|beats\s+(?:per|a|/)\s+min(?:ute)?|beats/min|/min|kg/m2|kg/m\^2|kg|lbs?|pounds|grams|g|mg|mcg|ml|l|cm|mm|m|°c|°f|degrees|celsius|"
     r"fahrenheit|x10\^9/l|10\^9/l|x10\^3/ul|k/ul|cells/ul|/ul|ms|seconds|sec|points)"
 )
 COUNT_NOUN = (
@@ -411,6 +411,20 @@ _RULES: tuple[RawRule, ...] = (
             "measure", {"of": "length_of_stay", "type": _etype(m["etype"] or m["etype2"])}
         ),
     ),
+    (  # "longest inpatient stay", "shortest hospital stay": the extreme length of stay
+        rf"\b(?P<ext>longest|shortest)\s+(?:{ENC_TYPE}\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)\b",
+        lambda m: [
+            Slot("intent", {"op": "max" if m["ext"] == "longest" else "min"}),
+            Slot(
+                "measure",
+                {
+                    "of": "length_of_stay",
+                    "type": _etype(m["etype"], m[0].split()[-1])
+                    or ("inpatient" if "hospital" in m[0] else None),
+                },
+            ),
+        ],
+    ),
     (
         rf"\b(?:{ENC_TYPE}\s+)?(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
         lambda m: Slot("measure", {"of": "length_of_stay", "type": _etype(m["etype"])}),
@@ -760,6 +774,46 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(length\s+of\s+stay|los)\s*,?\s*\(?\s*in\s+days\s*\)?\s*,?"), r"\1 "),
     # '(calendar dates)', '(visit start dates)': days are counted between dates anyway
     (re.compile(r"\(\s*(?:calendar|visit\s+start|start|event)?\s*dates?\s*\)"), " "),
+    # 'M vs F', 'men versus women': a comparison by sex
+    (
+        re.compile(
+            r"\b(?:m|males?|men)\s*(?:vs\.?|versus|v\.|/)\s*(?:f|females?|women)\b"
+            r"|\b(?:f|females?|women)\s*(?:vs\.?|versus|v\.|/)\s*(?:m|males?|men)\b"
+        ),
+        " by sex ",
+    ),
+    # 'currently at least 70 years old': ages are taken now anyway
+    (
+        re.compile(
+            r"\b(?:currently|presently|now)\s+(?=(?:aged?\s+)?(?:at\s+least|at\s+most|over|under|"
+            r"older|younger|above|below|\d{1,3}\s*(?:\+|years|yo\b|or\b)))"
+        ),
+        "",
+    ),
+    # 'above 150 mg/dL (strictly greater)', 'at least 30 (inclusive)': the comparison said twice
+    (
+        re.compile(
+            r"(\b(?:above|over|greater\s+than|more\s+than|higher\s+than|exceeding|>)\s*[\d.]+\s*[^\s()]*\s*)"
+            r"\(\s*strictly(?:\s+(?:greater|more|higher|above))?(?:\s+than)?\s*\)"
+        ),
+        r"\1",
+    ),
+    (
+        re.compile(
+            r"(\b(?:below|under|less\s+than|lower\s+than|<)\s*[\d.]+\s*[^\s()]*\s*)"
+            r"\(\s*strictly(?:\s+(?:less|lower|below))?(?:\s+than)?\s*\)"
+        ),
+        r"\1",
+    ),
+    (
+        re.compile(
+            r"(\b(?:or\s+(?:more|higher|greater|above|over|less|lower|below)|at\s+least|at\s+most)\s*)"
+            r"\(\s*inclusive\s*\)"
+        ),
+        r"\1",
+    ),
+    # 'pts weighing 100 kg+': a body weight
+    (re.compile(r"\bweighing\b"), "with body weight"),
     # HL7 ActCode encounter classes (FHIR Encounter.class): 'AMB-class encounters', 'EMER visits'
     (
         re.compile(r"\bamb(?:[- ]class)?\b(?=\s+(?:visits?|encounters?)\b)|\bamb[- ]class\b"),
