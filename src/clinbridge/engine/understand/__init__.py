@@ -129,8 +129,13 @@ def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
                         and set(word) <= set(tokens(m.label))
                         and (
                             (m.score >= 0.97 and b > 0)
-                            # 'body mass index (bmi) [ratio]': the words, in order, in the name
-                            or (a < len(left) and f" {span} " in f" {' '.join(tokens(m.label))} ")
+                            # 'body mass index (bmi) [ratio]': two words or more before the
+                            # slot's, and they with it in order in the name
+                            or (
+                                a <= len(left) - 2
+                                and m.score >= 0.75
+                                and f" {span} " in f" {' '.join(tokens(m.label))} "
+                            )
                         )
                         for m in lex.match(span)
                     ):
