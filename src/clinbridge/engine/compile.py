@@ -26,6 +26,7 @@ from clinbridge.engine._cohort import (
     _Joins,
     _lit,
 )
+from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
     Measure,
@@ -165,7 +166,12 @@ class Compiler:
             rel = self.cohorts.stream_relation(m.stream, m.concepts, m.value)
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit")]
-            cols.append(_col(value_col, a).as_("val"))
+            converted = (
+                convert_expr(_col("val", a), _col("unit", a), m.unit)
+                if m.of == "value" and m.unit
+                else None
+            )
+            cols.append((converted or _col(value_col, a)).as_("val"))
         conds: list[exp.Expr] = [
             _col("pid", a).isin(query=exp.select("pid").from_("cohort", copy=False))
         ]

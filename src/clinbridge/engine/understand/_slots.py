@@ -586,8 +586,10 @@ _RULES: tuple[RawRule, ...] = (
         _value,
     ),
     (
-        rf"\(\s*(?:in\s+|as\s+|units?:?\s+)?{_UNIT_ALONE}\s*\)|\b(?:in|as)\s+{_UNIT_ALONE.replace('<unit>', '<unit2>')}(?=[\s,;.?)]|$)",
-        lambda m: Slot("unit", {"unit": _unit_word(m["unit"] or m["unit2"])}),
+        rf"\(\s*(?:in\s+|as\s+|units?:?\s+)?{_UNIT_ALONE}\s*\)|\b(?:(?:expressed|given|reported|converted)\s+)?(?:in|as|to|into)\s+{_UNIT_ALONE.replace('<unit>', '<unit2>')}(?=[\s,;.?)]|$)"
+        # 'latest height cm': a unit word closing the question, after no number
+        r"|(?<![\d.])(?<![\d.]\s)\b(?P<unit3>cm|mm|kg|lbs?|pounds|mmhg|mg/dl|mmol/l|bpm|kg/m2|celsius|fahrenheit|inches)\s*\??\s*$",
+        lambda m: Slot("unit", {"unit": _unit_word(m["unit"] or m["unit2"] or m["unit3"])}),
     ),
     # -- the aggregate
     (  # "the patient ids", "ids of the patients": a list of patients
@@ -811,6 +813,16 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
             r"\(\s*inclusive\s*\)"
         ),
         r"\1",
+    ),
+    # 'received at least one dose of X': received X
+    (re.compile(r"\bat\s+least\s+(?:one|1|a\s+single)\s+(?:dose|shot|injection)s?\s+of\s+"), ""),
+    # 'total HPV vaccine doses given': the number of such records
+    (
+        re.compile(
+            r"^(?:the\s+)?total\s+(?=(?:[a-z0-9-]+\s+){0,4}(?:doses|records|visits|encounters|"
+            r"admissions|prescriptions|exposures|events|measurements|tests|procedures|diagnoses)\b)"
+        ),
+        "number of ",
     ),
     # 'pts weighing 100 kg+': a body weight
     (re.compile(r"\bweighing\b"), "with body weight"),
