@@ -819,7 +819,7 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     # 'total HPV vaccine doses given': the number of such records
     (
         re.compile(
-            r"^(?:the\s+)?total\s+(?=(?:[a-z0-9-]+\s+){0,4}(?:doses|records|visits|encounters|"
+            r"^(?:the\s+)?total\s+(?!(?:number|count|no)\b)(?=(?:[a-z0-9-]+\s+){0,4}(?:doses|records|visits|encounters|"
             r"admissions|prescriptions|exposures|events|measurements|tests|procedures|diagnoses)\b)"
         ),
         "number of ",
