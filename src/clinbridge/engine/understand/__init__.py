@@ -115,10 +115,10 @@ def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
             and p.kind in {"order", "neg", "value", "count"}
             and out
             and isinstance(out[-1], str)
-            and k + 1 < len(pieces)
-            and isinstance(pieces[k + 1], str)
         ):
-            left, right = tokens(out[-1])[-4:], tokens(pieces[k + 1])[:4]
+            nxt = pieces[k + 1] if k + 1 < len(pieces) else None
+            left = tokens(out[-1])[-4:]
+            right = tokens(nxt)[:4] if isinstance(nxt, str) else []
             word = tokens(p.text)
             found = False
             for a in range(len(left) + 1):
@@ -143,9 +143,13 @@ def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
                         break
                 if found:
                     break
-            if found:
-                out[-1] = f"{out[-1]} {p.text} {pieces[k + 1]}"
+            if found and isinstance(nxt, str):
+                out[-1] = f"{out[-1]} {p.text} {nxt}"
                 k += 2
+                continue
+            if found:  # 'body mass index' before a value: the name ends with the slot's word
+                out[-1] = f"{out[-1]} {p.text} "
+                k += 1
                 continue
         out.append(p)
         k += 1

@@ -261,7 +261,6 @@ GLUE = frozenset(
         "happen",
         "seen",
         "reported",
-        "names",
         "present",
     ]
 )

@@ -309,7 +309,7 @@ _EARLY: tuple[RawRule, ...] = (
     ),
     # -- "the condition names", "the names of the drugs": a list of concepts is their names
     (
-        r"\b(?P<noun>conditions?|diagnos[ie]s|drugs?|medications?|procedures?|measurements?|tests?)\s+names\b",
+        r"\b(?P<noun>conditions?|diagnos[ie]s|drugs?|medications?|procedures?|measurements?|tests?|vaccines?|immunizations?|vaccinations?|allerg(?:y|ies))\s+names\b",
         lambda m: [m["noun"]],
     ),
     (r"\bthe\s+names\s+of\b", lambda m: [" "]),
