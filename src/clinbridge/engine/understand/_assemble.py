@@ -652,7 +652,17 @@ def _counted(a: _Asked) -> _Found:
     if target != "events" and (nxt is None or _is_person(nxt)):
         return Measure(of="patients"), None, 1.0
     if target != "events" and isinstance(nxt, Slot) and nxt.kind == "encounter":
-        return Measure(of="encounters", encounter_type=nxt.data.get("type")), None, 1.0
+        etype = nxt.data.get("type")
+        pos = next(k for k, i in enumerate(a.items) if i is nxt)
+        linked = linked_event(a.items, a.ctx, pos)  # "inpatient visits where X was recorded"
+        if linked is not None:
+            k, stream, cs = linked
+            return (
+                Measure(of="encounters", encounter_type=etype, stream=stream, concepts=cs),
+                k,
+                1.0,
+            )
+        return Measure(of="encounters", encounter_type=etype), None, 1.0
     stream_noun = isinstance(nxt, Word) and nxt.role == "stream_noun" and bool(nxt.value)
     if (
         not a.patient_id

@@ -851,7 +851,7 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     # 'admitted inpatient', 'admitted as an inpatient': admitted says it
     (re.compile(r"\badmitted\s+(?:as\s+(?:an?\s+)?)?(?:inpatients?|inpt)\b"), "admitted"),
     # 'of any kind, Y included': Y joins the class named before it ('including Y')
-    (re.compile(r",\s*([a-z][^,()?;]{0,40}?)\s+(?:included|too|as\s+well)\b"), r", including \1 "),
+    (re.compile(r",\s*([a-z][^,()?;]{0,40}?)\s+included\b"), r", including \1 "),
 )
 
 
