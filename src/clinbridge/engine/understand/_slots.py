@@ -826,21 +826,6 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # 'pts weighing 100 kg+': a body weight
     (re.compile(r"\bweighing\b"), "with body weight"),
-    # HL7 ActCode encounter classes (FHIR Encounter.class): 'AMB-class encounters', 'EMER visits'
-    (
-        re.compile(r"\bamb(?:[- ]class)?\b(?=\s+(?:visits?|encounters?)\b)|\bamb[- ]class\b"),
-        "ambulatory",
-    ),
-    (
-        re.compile(r"\bemer(?:[- ]class)?\b(?=\s+(?:visits?|encounters?)\b)|\bemer[- ]class\b"),
-        "emergency",
-    ),
-    (
-        re.compile(
-            r"\bimp(?:[- ]class)?\b(?=\s+(?:visits?|encounters?|stays?|admissions?)\b)|\bimp[- ]class\b"
-        ),
-        "inpatient",
-    ),
     # 'ambulatory/outpatient encounters': two names of one encounter type
     (
         re.compile(
