@@ -62,7 +62,9 @@ def test_length_of_stay_of_the_stays_during_which_something_was_recorded(
 ) -> None:
     linked = _plan(eunomia_conn, "average length of stay of inpatient visits linked to a GI bleed")
     assert linked.measure.stream == "condition" and not linked.filters
-    cohort = _plan(eunomia_conn, "mean length of stay of inpatient visits of patients with GI bleed")
+    cohort = _plan(
+        eunomia_conn, "mean length of stay of inpatient visits of patients with GI bleed"
+    )
     assert cohort.measure.stream is None and cohort.filters
     a = eunomia_conn.ask("average length of stay of inpatient visits linked to a GI bleed")
     b = eunomia_conn.ask("mean length of stay of inpatient visits of patients with GI bleed")
