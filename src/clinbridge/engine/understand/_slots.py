@@ -406,7 +406,7 @@ _RULES: tuple[RawRule, ...] = (
     ),
     # -- length of stay, days supply, quantity: numeric measures with their own words
     (  # "the length of an inpatient stay", "inpatient encounter duration"
-        rf"\blength\s+of\s+(?:an?|the|their|his|her|each)\s+{ENC_TYPE}\s+(?:hospital\s+)?(?:stays?|visits?|encounters?|admissions?)\b"
+        rf"\blength\s+of\s+(?:(?:an?|the|their|his|her|each|all)\s+)?{ENC_TYPE}\s+(?:hospital\s+)?(?:stays?|visits?|encounters?|admissions?)\b"
         rf"|\b{ENC_TYPE.replace('<etype>', '<etype2>')}\s+(?:stay|visit|encounter|admission)s?\s+(?:durations?|lengths?)\b",
         lambda m: Slot(
             "measure", {"of": "length_of_stay", "type": _etype(m["etype"] or m["etype2"])}
