@@ -120,6 +120,7 @@ class Connection:
                 cache_dir=self._cache_dir,
                 embeddings=self.settings.embeddings != "off",
                 embedder=self.embedder,
+                builtin_drug_classes=self.settings.drug_classes == "builtin",
             )
         return self._understander
 
@@ -191,7 +192,10 @@ class Connection:
         if self._notes is None:
             self._notes = ChunkIndex(self.db, self.catalog, self.embedder)
         from_notes = answer_from_notes(
-            question, str(patient_id), self._notes, structured=answer,
+            question,
+            str(patient_id),
+            self._notes,
+            structured=answer,
             unmentioned=self.settings.notes_unmentioned,
         )
         if from_notes is None or (not from_notes.accepted and answer.accepted):

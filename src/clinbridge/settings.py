@@ -35,6 +35,7 @@ __all__ = [
 LLMBackendName = Literal["none", "openai", "transformers"]
 EmbeddingsMode = Literal["auto", "on", "off"]
 NotesUnmentioned = Literal["abstain", "complete", "always"]
+DrugClasses = Literal["vocabulary", "builtin"]
 """What ``ask`` answers from the notes for a yes/no finding no note mentions."""
 
 
@@ -95,6 +96,15 @@ class Settings:
         metadata=_meta(
             "Dual-reader check: the learned reader must agree with the plan (on, off; off by "
             "default: measured on devset2 it cost more right answers than wrong ones it stopped)."
+        ),
+    )
+    drug_classes: DrugClasses = field(
+        default="vocabulary",
+        metadata=_meta(
+            "Where a drug class ('any statin') is grounded: vocabulary (only the source's own "
+            "class concepts and hierarchy; otherwise abstain), builtin (also the built-in "
+            "ingredient lists, on sources with a concept hierarchy — an answer from outside "
+            "the data)."
         ),
     )
     learned_reader_path: str = field(
@@ -185,6 +195,7 @@ _TYPES: dict[str, Any] = {
     "LLMBackendName": LLMBackendName,
     "EmbeddingsMode": EmbeddingsMode,
     "NotesUnmentioned": NotesUnmentioned,
+    "DrugClasses": DrugClasses,
 }
 
 

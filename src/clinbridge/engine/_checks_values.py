@@ -29,6 +29,7 @@ from clinbridge.engine._shapes import (
     _units_convertible,
     plausible_range,
 )
+from clinbridge.engine._units import engine_converts
 from clinbridge.errors import ClinbridgeError
 
 if TYPE_CHECKING:
@@ -174,7 +175,8 @@ def _check_values(
                 engine = (
                     isinstance(ctx.draft, Answer) and ctx.draft.provenance.understanding != "sql"
                 )
-                ok = same if engine else convertible
+                # (the compiled plans convert mass, length and temperature themselves)
+                ok = (same or engine_converts(units, m.unit)) if engine else convertible
                 checks.append(
                     Check(
                         name="units_consistent",

@@ -26,8 +26,10 @@ from clinbridge.engine._cohort import (
     _Joins,
     _lit,
 )
+from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
+    Measure,
     PatientAnchor,
     QueryPlan,
 )
@@ -156,16 +158,25 @@ class Compiler:
             cols: list[exp.Expr] = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "etype")]
             cols.append(f.days_between(_col("t_end", a), _col("t", a), self.cohorts.d).as_("val"))
             cols += [exp.null().as_("code"), exp.null().as_("sys"), exp.null().as_("unit")]
+            linked = self._linked_encounters(m, a)
         else:
+            linked = None
             if m.stream is None:
                 raise UnsupportedOperationError(f"measure {m.of!r} needs a stream")
             rel = self.cohorts.stream_relation(m.stream, m.concepts, m.value)
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit")]
-            cols.append(_col(value_col, a).as_("val"))
+            converted = (
+                convert_expr(_col("val", a), _col("unit", a), m.unit)
+                if m.of == "value" and m.unit
+                else None
+            )
+            cols.append((converted or _col(value_col, a)).as_("val"))
         conds: list[exp.Expr] = [
             _col("pid", a).isin(query=exp.select("pid").from_("cohort", copy=False))
         ]
+        if linked is not None:
+            conds.append(linked)
         joins = _Joins()
         window = self.cohorts.window_condition(plan.window, _col("t", a), _col("pid", a), joins)
         if window is not None:
@@ -174,6 +185,19 @@ class Compiler:
             conds.append(self.cohorts.scope_condition(a, by_encounter=True))
         q = joins.apply(exp.select(*cols).from_(_as_source(rel, a), copy=False))
         return q.where(exp.and_(*conds, copy=False), copy=False), encounter_level
+
+    def _linked_encounters(self, m: Measure, a: str) -> exp.Expr | None:
+        """'inpatient stays during which X was recorded': the encounter ids of X's events."""
+        if m.stream is None:
+            return None
+        b = self.cohorts.alias("x")
+        rel = self.cohorts.stream_relation(m.stream, m.concepts, m.value)
+        ids = (
+            exp.select(_col("eid", b))
+            .from_(_as_source(rel, b), copy=False)
+            .where(exp.Not(this=exp.Is(this=_col("eid", b), expression=exp.null())), copy=False)
+        )
+        return _col("eid", a).isin(query=ids)
 
     def _measure_and_aggregate(
         self, plan: QueryPlan, ctes: list[tuple[str, exp.Expr]]

@@ -346,6 +346,8 @@ class Measure(_Node):
         "days_between",
     ] = "patients"
     stream: str | None = None
+    """The events measured; for ``length_of_stay`` / ``encounters``: with ``concepts``, only
+    the encounters during which such an event is recorded (the same encounter id)."""
     concepts: ConceptSet | None = None
     value: ValueFilter | None = None
     unit: str | None = None

@@ -721,14 +721,17 @@ def answer_choices(
     db: Database,
     settings: Settings | None = None,
     understanding: str = "parser",
+    answer_when_agreed: bool = False,
 ) -> Answer | None:
-    """Answer each reading of an ambiguous question; ask the user when their answers differ.
+    """Answer each reading of an ambiguous question; ask the user which one they meant.
 
     Each ``(description, plan)`` is executed and validated on its own (no repair). When two or
-    more survive validation with different values, the result abstains with reason code
-    ``ambiguous`` and lists them in ``Answer.alternatives`` (description, plan, value). When one
-    survives, or all survivors agree, that answer is returned (the other readings are named in
-    ``details["ambiguity"]``). None when no reading survives (the caller abstains as usual).
+    more survive validation, the result abstains with reason code ``ambiguous`` and lists them
+    in ``Answer.alternatives`` (description, plan, value): a phrase that names two measurements
+    equally well is not read as either, even when their values happen to agree on this data
+    (``answer_when_agreed=True`` answers then instead). When one survives, that answer is
+    returned (the other readings are named in ``details["ambiguity"]``). None when no reading
+    survives (the caller abstains as usual).
     """
     started = time.perf_counter()
     outcomes: list[tuple[str, QueryPlan, Validated]] = []
@@ -747,7 +750,7 @@ def answer_choices(
             for d, _, v in outcomes
         ]
     }
-    if len(values) == 1:
+    if len(accepted) == 1 or (answer_when_agreed and len(values) == 1):
         answer = accepted[0][2].answer
         assert answer is not None
         answer.details["ambiguity"] = note
@@ -764,10 +767,10 @@ def answer_choices(
     ]
     names = "; ".join(a.description for a in alternatives if a.decision == "accept")
     first = accepted[0][2]
+    differ = "give different answers" if len(values) > 1 else "happen to give the same answer here"
     return Answer(
         decision="abstain",
-        reason=f"the question can be read in several ways that give different answers ({names}); "
-        "pick one",
+        reason=f"the question can be read in several ways that {differ} ({names}); pick one",
         reason_code="ambiguous",
         alternatives=alternatives,
         plan=accepted[0][1].to_dict(),
@@ -776,7 +779,7 @@ def answer_choices(
                 name="unambiguous",
                 passed=False,
                 code="ambiguous",
-                detail=f"{len(accepted)} readings pass validation with different values",
+                detail=f"{len(accepted)} readings pass validation ({len(values)} distinct values)",
             )
         ],
         provenance=first.provenance or Provenance(question=question),

@@ -76,9 +76,7 @@ def discharge_notes(frames: dict[str, pd.DataFrame], seed: int) -> pd.DataFrame:
             + "\n# Review of systems\n"
             + _ros(seed, hadm)
         )
-        rows.append(
-            (f"{sid}-DS-{k + 1}", int(sid), hadm, "DS", 1, when, when, text)
-        )
+        rows.append((f"{sid}-DS-{k + 1}", int(sid), hadm, "DS", 1, when, when, text))
     cols = [
         "note_id",
         "subject_id",

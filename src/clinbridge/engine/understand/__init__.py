@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
+from clinbridge.engine.understand._enc_class import read_encounter_codes
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
@@ -72,6 +73,9 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
     text = replace_patient_names(expand_words(normalize(question)), ctx.lexicon)
+    text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)
+    if not_exact:
+        return [Reading(question=question, abstain_reason=not_exact)]
     today = (ctx.now.date() if ctx.now else None) or _data_today(ctx.catalog) or dt.date.today()
     c = Ctx(
         question=question,
@@ -115,23 +119,41 @@ def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
             and p.kind in {"order", "neg", "value", "count"}
             and out
             and isinstance(out[-1], str)
-            and k + 1 < len(pieces)
-            and isinstance(pieces[k + 1], str)
         ):
-            left, right = tokens(out[-1])[-4:], tokens(pieces[k + 1])[:4]
+            nxt = pieces[k + 1] if k + 1 < len(pieces) else None
+            left = tokens(out[-1])[-4:]
+            right = tokens(nxt)[:4] if isinstance(nxt, str) else []
             word = tokens(p.text)
             found = False
             for a in range(len(left) + 1):
-                for b in range(len(right), 0, -1):
+                for b in range(len(right), -1, -1):
                     span = " ".join(left[a:] + word + right[:b])
-                    if any(m.score >= 0.97 for m in lex.match(span)):
+                    if any(
+                        word
+                        and set(word) <= set(tokens(m.label))
+                        and (
+                            (m.score >= 0.97 and b > 0)
+                            # 'body mass index (bmi) [ratio]': two words or more before the
+                            # slot's, and they with it in order in the name
+                            or (
+                                a <= len(left) - 2
+                                and m.score >= 0.75
+                                and f" {span} " in f" {' '.join(tokens(m.label))} "
+                            )
+                        )
+                        for m in lex.match(span)
+                    ):
                         found = True
                         break
                 if found:
                     break
-            if found:
-                out[-1] = f"{out[-1]} {p.text} {pieces[k + 1]}"
+            if found and isinstance(nxt, str):
+                out[-1] = f"{out[-1]} {p.text} {nxt}"
                 k += 2
+                continue
+            if found:  # 'body mass index' before a value: the name ends with the slot's word
+                out[-1] = f"{out[-1]} {p.text} "
+                k += 1
                 continue
         out.append(p)
         k += 1
@@ -194,6 +216,22 @@ def _alternatives(items: list[Any], c: Ctx, first: Reading) -> list[Reading]:
     return out
 
 
+def _has_hierarchy(db: Database, catalog: Catalog) -> bool:
+    """Whether a dictionary's ancestor table exists and holds at least one row."""
+    from sqlglot import exp
+
+    for d in catalog.dictionaries:
+        if not d.ancestor_table:
+            continue
+        q = exp.select(exp.Literal.number(1)).from_(d.ancestor_table).limit(1)
+        try:
+            if db.execute(q.sql(db.dialect), max_rows=1).rows:
+                return True
+        except Exception as exc:  # an unreadable table is no hierarchy
+            logger.debug("no hierarchy in %s: %s", d.ancestor_table, exc)
+    return False
+
+
 def _data_today(catalog: Catalog | None) -> dt.date | None:
     return catalog.data_end_date() if catalog is not None else None
 
@@ -207,6 +245,9 @@ class Understander:
         cache_dir: Where the lexicon and embeddings are cached (default ~/.cache/clinbridge).
         embeddings: Use embedding similarity as the last grounding resort.
         embedder: The embedding service (default: the process's for the environment's settings).
+        builtin_drug_classes: Also ground drug classes through the built-in ingredient lists
+            (on sources with a concept hierarchy); by default a class is grounded only through
+            the source's own vocabulary, and abstains otherwise.
     """
 
     def __init__(
@@ -217,6 +258,7 @@ class Understander:
         cache_dir: str | Path | None = None,
         embeddings: bool = True,
         embedder: EmbeddingService | None = None,
+        builtin_drug_classes: bool = False,
     ) -> None:
         if embeddings and embedder is None:
             from clinbridge.embed import service_for
@@ -226,9 +268,11 @@ class Understander:
         self.lexicon = Lexicon.load(
             db, catalog, cache_dir=cache_dir, embedder=embedder if embeddings else None
         )
-        # built-in drug classes stand in for a vocabulary's classes only where a vocabulary
-        # (a concept hierarchy) is attached; on bare code systems a class is not grounded
-        self.lexicon.class_list_allowed = any(d.ancestor_table for d in catalog.dictionaries)
+        # built-in drug classes stand in for a vocabulary's classes only when asked for, and
+        # only where a vocabulary (a concept hierarchy with rows) is attached: an answer from
+        # the built-in lists comes from outside the data
+        # (an empty CONCEPT_ANCESTOR is no hierarchy)
+        self.lexicon.class_list_allowed = builtin_drug_classes and _has_hierarchy(db, catalog)
         self.embeddings = embeddings
 
     def understand(

@@ -20,6 +20,12 @@ from clinbridge.engine.plan import (
     PatientAnchor,
     QueryPlan,
 )
+from clinbridge.engine.understand._anchored import (
+    age_at_event,
+    days_between,
+    linked_event,
+    patient_point,
+)
 from clinbridge.engine.understand._context import (
     VALUE_STREAMS,
     Abstain,
@@ -302,6 +308,10 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
         k = next(k for k, i in enumerate(items) if i is order[0])
         return order[0].data["which"], k, order[0]
     if "exists" in ops:
+        words = {" ".join(str(i.data.get("word", "")).split()) for _, i in intents}
+        if words <= {"ever"} and _headless(items, patient_id):
+            # "M pts w DBP >= 90 ever": 'ever' is a time word; the phrase names patients
+            return "count", -1, None
         return ("exists", *pos("exists"))
     if _slots(items, "group"):
         return "count", -1, None
@@ -309,20 +319,7 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
     if ms and patient_id:  # "how old is the patient", "the patient's age"
         k = next(k for k, i in enumerate(items) if i is ms[0])
         return "max", k, ms[0]
-    first = _next_significant(items)
-    if (
-        first is not None
-        and (_is_person(first) or (isinstance(first, Slot) and first.kind == "encounter"))
-        and not patient_id
-    ):
-        # a headless noun phrase: "pts with osteoarthritis", "ER visits in 2022" — how many
-        return "count", -1, None
-    if (
-        isinstance(first, Concept)
-        and not patient_id
-        and not _slots(items, "wh")
-        and _followed_by_person(items, first)
-    ):  # "covid pts in 2021": how many
+    if _headless(items, patient_id):
         return "count", -1, None
     if patient_id and any(isinstance(i, Concept) for i in items) and not _slots(items, "wh"):
         # "pt 1088 on warfarin?": does the patient have it
@@ -336,6 +333,21 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
         return "list", k, wh[0]
     raise Abstain(
         "could not tell what to compute (a count, a proportion, an average, a date, a list...)"
+    )
+
+
+def _headless(items: list[Item], patient_id: str | None) -> bool:
+    """A headless noun phrase about patients or encounters: "pts with osteoarthritis", "ER
+    visits in 2022", "covid pts in 2021" — how many."""
+    if patient_id:
+        return False
+    first = _next_significant(items)
+    if first is not None and (
+        _is_person(first) or (isinstance(first, Slot) and first.kind == "encounter")
+    ):
+        return True
+    return (
+        isinstance(first, Concept) and not _slots(items, "wh") and _followed_by_person(items, first)
     )
 
 
@@ -434,7 +446,7 @@ def _numeric(a: _Asked) -> _Found:
         return _length_of_stay(a)
     if of == "days_between":
         assert a.mslot is not None
-        return _days_between(a.items, a.ctx, a.mslot), None, 0.9
+        return days_between(a.items, a.ctx, a.mslot), None, 0.9
     if of in {"days_supply", "quantity"}:
         return _drug_amount(a, of)
     if of == "age":
@@ -476,6 +488,15 @@ def _length_of_stay(a: _Asked) -> _Found:
     a.ctx.groundings.append(
         Grounding(phrase=a.mslot.text if a.mslot else "", kind="aggregate", target="length_of_stay")
     )
+    mpos = next((k for k, i in enumerate(a.items) if i is a.mslot), None)
+    linked = linked_event(a.items, a.ctx, mpos)
+    if linked is not None:
+        k, stream, cs = linked
+        return (
+            Measure(of="length_of_stay", encounter_type=etype, stream=stream, concepts=cs),
+            k,
+            1.0,
+        )
     return Measure(of="length_of_stay", encounter_type=etype), None, 1.0
 
 
@@ -504,13 +525,13 @@ def _age(a: _Asked) -> _Found:
         )
         return Measure(of="age", age_at=PatientAnchor(point="death")), None, 0.95
     if mslot is not None and mslot.data.get("at_event"):
-        return _age_at_event(a.items, a.ctx, mslot), None, 0.95
+        return age_at_event(a.items, a.ctx, mslot), None, 0.95
     return Measure(of="age"), None, 1.0
 
 
 def _first_last(a: _Asked) -> _Found:
     if a.intent is not None and a.intent.data.get("op") == "date":
-        point = _patient_point(a.items, a.patient_id)
+        point = patient_point(a.items, a.patient_id)
         if point is not None:
             return point, None, 1.0
         found = a.first_concept()
@@ -579,7 +600,10 @@ def _listed(a: _Asked) -> _Found:
             "could not tell what kind of things to list (drugs, conditions, procedures...)"
         )
     named = a.op == "count_distinct" and noun in a.lex.stream_words.values()
-    if noun not in a.lex.streams and not named:  # a named stream: only to count its kinds
+    # a stream the catalog names inside a kind ('immunization' among observations) is listed
+    # as itself
+    own = any(noun in names for names in a.lex.kind_streams.values())
+    if noun not in a.lex.streams and not named and not own:  # a named stream: only to count
         raise Abstain(f"this source stores no {noun} events")
     found = a.first_concept([noun])
     cs, k = None, None
@@ -609,6 +633,14 @@ def _exists(a: _Asked) -> _Found:
             # "has patient 7 been diagnosed with any disease": any record of that one stream
             return Measure(of="events", stream=noun), None, 0.9
         raise Abstain("could not tell what to look for")
+    if a.intent is None and found[2] in VALUE_STREAMS:
+        # "blood type on file for patient X": no yes/no word, and a measurement is named —
+        # its value may be what is asked; never answer whether it was recorded instead
+        c = found[1]
+        raise Abstain(
+            f"could not tell whether the value of {c.label!r} or whether one is recorded is asked",
+            c.phrase,
+        )
     return a.of_concept("events", found, found[1].score)
 
 
@@ -620,7 +652,17 @@ def _counted(a: _Asked) -> _Found:
     if target != "events" and (nxt is None or _is_person(nxt)):
         return Measure(of="patients"), None, 1.0
     if target != "events" and isinstance(nxt, Slot) and nxt.kind == "encounter":
-        return Measure(of="encounters", encounter_type=nxt.data.get("type")), None, 1.0
+        etype = nxt.data.get("type")
+        pos = next(k for k, i in enumerate(a.items) if i is nxt)
+        linked = linked_event(a.items, a.ctx, pos)  # "inpatient visits where X was recorded"
+        if linked is not None:
+            k, stream, cs = linked
+            return (
+                Measure(of="encounters", encounter_type=etype, stream=stream, concepts=cs),
+                k,
+                1.0,
+            )
+        return Measure(of="encounters", encounter_type=etype), None, 1.0
     stream_noun = isinstance(nxt, Word) and nxt.role == "stream_noun" and bool(nxt.value)
     if (
         not a.patient_id
@@ -655,78 +697,6 @@ def _counted(a: _Asked) -> _Found:
     if a.patient_id and a.enc:
         return Measure(of="encounters", encounter_type=a.enc[0].data.get("type")), None, 0.9
     return Measure(of="patients"), None, 0.9
-
-
-def _days_between(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
-    """'median days from the first X to the first Y': per patient, days from the first (or
-    last, when the question says so) X to the first Y; the two concepts follow the words."""
-    from clinbridge.engine.plan import EventAnchor
-
-    k = next(k for k, i in enumerate(items) if i is mslot)
-    after = [(j, i) for j, i in enumerate(items) if j > k and isinstance(i, Concept)][:2]
-    if len(after) < 2:
-        raise Abstain("could not tell which two events the time is between", mslot.text)
-    anchors = []
-    prev = k
-    for j, c in after:
-        st = _stream_for(c, ctx.lex)
-        if st is None:
-            raise Abstain(f"{c.label!r} is not recorded in this source", c.phrase)
-        which = "first"
-        for o in _slots(items[prev:j], "order"):
-            ctx.consumed.add(id(o))
-            which = o.data["which"]
-        prev = j
-        anchors.append(
-            EventAnchor(
-                stream=_ps(c, st, ctx.lex), concepts=_concept_set(c, st, ctx.lex, ctx), which=which
-            )  # type: ignore[arg-type]
-        )
-        ctx.measure_positions.add(j)
-    ctx.groundings.append(
-        Grounding(
-            phrase=mslot.text,
-            kind="aggregate",
-            target=f"days from the {anchors[0].which} {after[0][1].phrase} to the {anchors[1].which} {after[1][1].phrase} (when later)",
-        )
-    )
-    return Measure(of="days_between", start_at=anchors[0], end_at=anchors[1])
-
-
-def _age_at_event(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
-    """'age at (first) diagnosis of X', 'how old was the patient when first given Y': the age
-    at the patient's first (or last) event of the concept named after the age words."""
-    from clinbridge.engine.plan import EventAnchor
-
-    k = next(k for k, i in enumerate(items) if i is mslot)
-    after = [(j, i) for j, i in enumerate(items) if j > k and isinstance(i, Concept)]
-    if not after:
-        raise Abstain("could not tell which event the age is taken at", mslot.text)
-    _, c = after[0]
-    st = _stream_for(c, ctx.lex)
-    if st is None:
-        raise Abstain(f"{c.label!r} is not recorded in this source", c.phrase)
-    which = "first"
-    for o in _slots(items, "order"):
-        ctx.consumed.add(id(o))
-        which = o.data["which"]
-    anchor = EventAnchor(
-        stream=_ps(c, st, ctx.lex), concepts=_concept_set(c, st, ctx.lex, ctx), which=which
-    )  # type: ignore[arg-type]
-    ctx.groundings.append(
-        Grounding(phrase=mslot.text, kind="aggregate", target=f"age at the {which} {c.phrase}")
-    )
-    return Measure(of="age", age_at=anchor)
-
-
-def _patient_point(items: list[Item], patient_id: str | None) -> Measure | None:
-    """'the date of birth of patient X', 'when did X die': the patient's own date."""
-    marks = _slots(items, "patient_date")
-    if marks:
-        return Measure(of="date", point=PatientAnchor(point=marks[0].data["point"]))
-    if patient_id and _slots(items, "death") and not any(isinstance(i, Concept) for i in items):
-        return Measure(of="date", point=PatientAnchor(point="death"))
-    return None
 
 
 def _is_slot(item: Item, kind: str, op: str) -> bool:

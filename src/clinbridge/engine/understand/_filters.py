@@ -25,6 +25,7 @@ from clinbridge.engine.plan import (
     SexFilter,
     ValueFilter,
 )
+from clinbridge.engine.understand._age_at import hold_age, place_pending_age, unplaced_age
 from clinbridge.engine.understand._context import (
     VALUE_STREAMS,
     Abstain,
@@ -131,6 +132,7 @@ class _Walk:
     pending_or: bool = False
     pending_first: Slot | None = None
     pending_after: Pred | None = None
+    pending_age: tuple[Any, Pred | None, str] | None = None
     windows: list[tuple[int, Slot]] = field(default_factory=list)
 
     def ground(self, phrase: str, kind: str, target: str) -> None:
@@ -163,6 +165,7 @@ def _predicates(
             _on_word(w, item)
         elif k not in used:
             _on_concept(w, k, item)
+    unplaced_age(w)
     _any_stream_event(w)
     _trailing_negation(w, patient_id)
     _check_day0(w)
@@ -201,6 +204,8 @@ def _on_age(w: _Walk, k: int, s: Slot) -> None:
     if not w.ctx.lex.has_birth:
         raise Abstain("this source stores no birth dates, so ages are unknown", s.text)
     w.ground(s.text, "age", f"{s.data['op']} {s.data['value']}")
+    if hold_age(w, s, s.data):
+        return
     prev = w.items[k - 1] if k > 0 else None
     after_verb = (
         isinstance(prev, Word)
@@ -246,7 +251,8 @@ def _add_age(w: _Walk, k: int, text: str, op: str, value: float) -> None:
 
 
 def _on_number(w: _Walk, k: int, s: Slot) -> None:
-    if _bind_number(w.items, k, s, w.preds, w.last_event, w.measure, w.ctx) == "age":
+    bound = _bind_number(w.items, k, s, w.preds, w.last_event, w.measure, w.ctx)
+    if bound == "age" and not hold_age(w, s, s.data):
         _add_age(w, k, s.text, s.data["op"], int(s.data["value"]))
 
 
@@ -293,7 +299,8 @@ def _unbound_value(w: _Walk, k: int, s: Slot, vf: ValueFilter) -> None:
         and ctx.lex.has_birth
     ):
         # "how many patients are over 65": an age
-        _add_age(w, k, s.text, vf.op, vf.value)
+        if not hold_age(w, s, {"op": vf.op, "value": vf.value}):
+            _add_age(w, k, s.text, vf.op, vf.value)
         return
     raise Abstain(f"could not tell which measurement {s.text!r} applies to", s.text)
 
@@ -404,6 +411,8 @@ def _on_concept(w: _Walk, k: int, item: Concept) -> None:
     st = _stream_for(item, lex)
     if st is None:
         raise Abstain(f"{item.label!r} is not recorded in this source", item.phrase)
+    if place_pending_age(w, item, None):
+        return
     if _merges_into_last(w, item, st):
         return
     p = Pred(
@@ -434,6 +443,7 @@ def _on_concept(w: _Walk, k: int, item: Concept) -> None:
         p.first_only = True
         ctx.consumed.add(id(w.pending_first))
         w.pending_first = None
+    place_pending_age(w, item, p)
     w.add(p)
 
 

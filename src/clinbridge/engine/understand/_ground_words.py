@@ -33,6 +33,8 @@ BOUNDARY = frozenset(
         "got",
         "took",
         "underwent",
+        "undergone",
+        "gotten",
         "experienced",
         "went",
         "did",
@@ -259,6 +261,7 @@ GLUE = frozenset(
         "happen",
         "seen",
         "reported",
+        "present",
     ]
 )
 QUANTITY_WORDS = frozenset(

@@ -36,7 +36,7 @@ __all__ = ["ConceptEntry", "Lexicon", "Match", "StreamStats"]
 
 logger = logging.getLogger(__name__)
 
-_CACHE_VERSION = 10
+_CACHE_VERSION = 11
 _BRACKETS = re.compile(
     r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
     r"observable entity|regime/therapy|morphologic abnormality)\)"
@@ -94,6 +94,8 @@ class Lexicon:
     """(normalised label, content-token set, entry indexes, 'name' | 'synonym')."""
     streams: dict[str, StreamStats] = field(default_factory=dict)
     encounter_types: dict[str, int] = field(default_factory=dict)
+    encounter_codes: dict[str, int] = field(default_factory=dict)
+    """The encounter type codes the source stores (as text) → rows."""
     has_encounter_end: bool = False
     patients: int = 0
     deaths: int = 0
@@ -170,6 +172,7 @@ class Lexicon:
             labels=self.labels,
             streams=self.streams,
             encounter_types=self.encounter_types,
+            encounter_codes=self.encounter_codes,
             has_encounter_end=self.has_encounter_end,
             patients=self.patients,
             deaths=self.deaths,
@@ -241,6 +244,7 @@ class Lexicon:
                     .group_by(q.col(enc.type_column))
                 )
                 for code, n in rows:
+                    lex.encounter_codes[_code_text(code)] = int(n)
                     kind = enc.type_map.get(_code_text(code), "other")
                     lex.encounter_types[kind] = lex.encounter_types.get(kind, 0) + int(n)
             else:
@@ -404,7 +408,16 @@ class Lexicon:
             w for w in self._postings if w[:1] == token[:1] and abs(len(w) - len(token)) <= 2
         ]
         best = process.extractOne(token, candidates, scorer=fuzz.ratio, score_cutoff=min_ratio)
-        return None if best is None else str(best[0])
+        if best is not None:
+            return str(best[0])
+        # one slip in a longer word — a letter swapped, doubled, dropped or mistyped
+        # ('colitus', 'hieght'): the single vocabulary word one edit away, when only one is
+        from rapidfuzz.distance import OSA
+
+        if len(token) < 6:
+            return None
+        near = [w for w in candidates if OSA.distance(token, w, score_cutoff=1) <= 1]
+        return near[0] if len(near) == 1 else None
 
     def embed_search(self, phrase: str, *, limit: int = 5) -> list[tuple[int, float]]:
         """Label indexes by embedding similarity, best first ([] without an embedding model)."""

@@ -16,7 +16,10 @@ import re
 from typing import Any
 
 from clinbridge.engine.understand import _time
+from clinbridge.engine.understand._age_at import mark_age_at_event
+from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._pieces import Maker, Piece, Slot, split_pieces
+from clinbridge.engine.understand._span import mark_span
 from clinbridge.engine.understand._text import NUMBER_WORDS
 from clinbridge.engine.understand._unread import UNREAD_DAYS, mark_unread
 
@@ -33,7 +36,7 @@ ENC_NOUN = (
 PERSON = r"(?:patients?|people|persons?|individuals?|subjects?|adults?|women|men|females?|males?|children|kids|cases|ones|those)"
 UNITS = (
     r"(?P<unit>%|percent|mg/dl|g/dl|g/l|mmol/l|mmol/mol|umol/l|µmol/l|mg/l|ng/ml|pg/ml|u/l|iu/l|meq/l|"
-    r"mmhg|bpm|beats/min|/min|kg/m2|kg/m\^2|kg|lbs?|pounds|grams|g|mg|mcg|ml|l|cm|mm|m|°c|°f|degrees|celsius|"
+    r"mmhg|bpm|beats\s+(?:per|a|/)\s+min(?:ute)?|beats/min|/min|kg/m2|kg/m\^2|kg|lbs?|pounds|grams|g|mg|mcg|ml|l|cm|mm|m|°c|°f|degrees|celsius|"
     r"fahrenheit|x10\^9/l|10\^9/l|x10\^3/ul|k/ul|cells/ul|/ul|ms|seconds|sec|points)"
 )
 COUNT_NOUN = (
@@ -83,7 +86,8 @@ _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _UNIT_ALONE = (
     r"(?P<unit>%|percent|mg/dl|g/dl|g/l|mmol/l|mmol/mol|umol/l|µmol/l|mg/l|ng/ml|pg/ml|u/l|iu/l|"
     r"meq/l|mmhg|bpm|beats/min|/min|kg/m2|kg|lbs?|pounds|grams|mg|mcg|ml|cm|mm|°c|°f|celsius|"
-    r"fahrenheit|x10\^9/l|10\^9/l|k/ul|/ul|kilograms|centimeters|inches|beats\s+(?:per|a)\s+minute)"
+    r"fahrenheit|x10\^9/l|10\^9/l|k/ul|/ul|kilograms|centimet(?:er|re)s|inches|beats\s+(?:per|a)\s+minute|"
+    r"degrees\s+(?:celsius|fahrenheit|c|f)|deg\s+[cf]|cel|c|f)"
 )
 
 
@@ -112,7 +116,25 @@ def _replace_number_words(text: str) -> str:
 def _unit_word(unit: str) -> str:
     if unit.startswith("beats"):
         return "bpm"
-    return {"percent": "%", "kilograms": "kg", "centimeters": "cm", "pounds": "lb"}.get(unit, unit)
+    unit = " ".join(unit.split())
+    return {
+        "percent": "%",
+        "kilograms": "kg",
+        "centimeters": "cm",
+        "centimetres": "cm",
+        "pounds": "lb",
+        "c": "Cel",
+        "cel": "Cel",
+        "celsius": "Cel",
+        "degrees celsius": "Cel",
+        "degrees c": "Cel",
+        "deg c": "Cel",
+        "f": "[degF]",
+        "fahrenheit": "[degF]",
+        "degrees fahrenheit": "[degF]",
+        "degrees f": "[degF]",
+        "deg f": "[degF]",
+    }.get(unit, unit)
 
 
 def _group(m: re.Match[str]) -> Slot:
@@ -288,7 +310,7 @@ _EARLY: tuple[RawRule, ...] = (
     ),
     # -- "the condition names", "the names of the drugs": a list of concepts is their names
     (
-        r"\b(?P<noun>conditions?|diagnos[ie]s|drugs?|medications?|procedures?|measurements?|tests?)\s+names\b",
+        r"\b(?P<noun>conditions?|diagnos[ie]s|drugs?|medications?|procedures?|measurements?|tests?|vaccines?|immunizations?|vaccinations?|allerg(?:y|ies))\s+names\b",
         lambda m: [m["noun"]],
     ),
     (r"\bthe\s+names\s+of\b", lambda m: [" "]),
@@ -348,8 +370,9 @@ _RULES: tuple[RawRule, ...] = (
     # -- grouping
     (
         r"\b(?:(?:broken\s+down|stratified|split|grouped|separated|categori[sz]ed|tabulated)\s+)?(?:by|per|for\s+each|across|according\s+to|in\s+each)\s+"
-        r"(?:calendar\s+)?(?P<key>sex|gender|year|age\s+groups?|age\s+bands?|age\s+brackets?|decades?\s+of\s+age|decades?|visit\s+types?|encounter\s+types?|types?\s+of\s+visits?|"
-        r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?)\b",
+        r"(?:calendar\s+)?(?:(?:start|admission|visit|encounter|event)\s+)?(?P<key>sex|gender|year|age\s+groups?|age\s+bands?|age\s+brackets?|decades?\s+of\s+age|decades?|visit\s+types?|encounter\s+types?|types?\s+of\s+visits?|"
+        r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?)\b"
+        r"(?:\s+of\s+(?:the\s+)?(?:(?:visit|encounter|admission|event)\s+)?(?:start|begin|admission)(?:\s+dates?)?)?",
         _group,
     ),
     (
@@ -383,11 +406,25 @@ _RULES: tuple[RawRule, ...] = (
     ),
     # -- length of stay, days supply, quantity: numeric measures with their own words
     (  # "the length of an inpatient stay", "inpatient encounter duration"
-        rf"\blength\s+of\s+(?:an?|the|their|his|her|each)\s+{ENC_TYPE}\s+(?:hospital\s+)?(?:stays?|visits?|encounters?|admissions?)\b"
+        rf"\blength\s+of\s+(?:(?:an?|the|their|his|her|each|all)\s+)?{ENC_TYPE}\s+(?:hospital\s+)?(?:stays?|visits?|encounters?|admissions?)\b"
         rf"|\b{ENC_TYPE.replace('<etype>', '<etype2>')}\s+(?:stay|visit|encounter|admission)s?\s+(?:durations?|lengths?)\b",
         lambda m: Slot(
             "measure", {"of": "length_of_stay", "type": _etype(m["etype"] or m["etype2"])}
         ),
+    ),
+    (  # "longest inpatient stay", "shortest hospital stay": the extreme length of stay
+        rf"\b(?P<ext>longest|shortest)\s+(?:{ENC_TYPE}\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)\b",
+        lambda m: [
+            Slot("intent", {"op": "max" if m["ext"] == "longest" else "min"}),
+            Slot(
+                "measure",
+                {
+                    "of": "length_of_stay",
+                    "type": _etype(m["etype"], m[0].split()[-1])
+                    or ("inpatient" if "hospital" in m[0] else None),
+                },
+            ),
+        ],
     ),
     (
         rf"\b(?:{ENC_TYPE}\s+)?(?:length\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|duration\s+of\s+(?:the\s+)?(?:hospital\s+)?(?:stays?|admissions?|hospitali[sz]ations?)|(?:hospital\s+)?stay\s+lengths?|days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital)\b",
@@ -550,8 +587,10 @@ _RULES: tuple[RawRule, ...] = (
         _value,
     ),
     (
-        rf"\(\s*(?:in\s+|as\s+|units?:?\s+)?{_UNIT_ALONE}\s*\)|\b(?:in|as)\s+{_UNIT_ALONE.replace('<unit>', '<unit2>')}(?=[\s,;.?)]|$)",
-        lambda m: Slot("unit", {"unit": _unit_word(m["unit"] or m["unit2"])}),
+        rf"\(\s*(?:in\s+|as\s+|units?:?\s+)?{_UNIT_ALONE}\s*\)|\b(?:(?:expressed|given|reported|converted)\s+)?(?:in|as|to|into)\s+{_UNIT_ALONE.replace('<unit>', '<unit2>')}(?=[\s,;.?)]|$)"
+        # 'latest height cm': a unit word closing the question, after no number
+        r"|(?<![\d.])(?<![\d.]\s)\b(?P<unit3>cm|mm|kg|lbs?|pounds|mmhg|mg/dl|mmol/l|bpm|kg/m2|celsius|fahrenheit|inches)\s*\??\s*$",
+        lambda m: Slot("unit", {"unit": _unit_word(m["unit"] or m["unit2"] or m["unit3"])}),
     ),
     # -- the aggregate
     (  # "the patient ids", "ids of the patients": a list of patients
@@ -559,7 +598,7 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("intent", {"op": "list", "target": "patients"}),
     ),
     (
-        r"\b(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:(?:percentage|percent|proportion|fraction|share|prevalence)\b|(?<![\d.])(?<!\d\s)%(?!\w))(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
+        r"(?:^|\b)(?:what|which)?\s*(?:is|was|are|were)?\s*(?:the\s+)?(?:(?:percentage|percent|proportion|fraction|share|prevalence)\b|(?<![\d.])(?<!\d\s)%(?!\w))(?:\s+of)?|\b(?:what|which)\s+(?:is|was)\s+the\s+rate\s+of\b",
         lambda m: Slot("intent", {"op": "proportion"}),
     ),
     (
@@ -668,6 +707,9 @@ def _age_anchor(pieces: list[Piece]) -> tuple[list[Piece], bool, bool]:
             r"(?:first|earliest|initial|last|latest|index)\b",
             joined,
         )
+        or re.search(
+            r"\bages?\b[^?]{0,80}?\b(?:at\s+which|when|at\s+the\s+time\s+(?:of|when))\b", joined
+        )
     )  # "how old was patient 2 when first diagnosed with X", "mean age ... at their first X"
     if death_age:  # "how old was she at death": the age is taken at death
         pieces = [p for p in pieces if p not in marks]
@@ -724,13 +766,15 @@ def _patient_dates(pieces: list[Piece]) -> list[Piece]:
 
 def extract(text: str) -> list[Piece]:
     """Split a normalised question into text and structural slots, in order."""
-    pieces: list[Piece] = [_replace_number_words(text)]
+    pieces: list[Piece] = [_replace_number_words(rewrite_asides(text))]
     pieces = _run(pieces, RULES_BEFORE_AGE)
     pieces, death_age, event_age = _age_anchor(pieces)
     pieces = _patient_dates(pieces)
     pieces = mark_unread(pieces)  # shapes the plan cannot express: never dropped as filler
     pieces = _run(pieces, RULES)
+    pieces = mark_span(pieces)
     pieces = _split_between(pieces)
+    pieces = mark_age_at_event(pieces)
     if death_age or event_age:
         for p in pieces:
             if isinstance(p, Slot) and p.kind == "measure" and p.data.get("of") == "age":

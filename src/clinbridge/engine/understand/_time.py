@@ -141,6 +141,7 @@ DAY_PATTERN = re.compile(
     r"|(?:with|having)\s+(?:an?\s+|the\s+)?(?:start(?:ing)?\s+)?date\s+(?:of\s+|=\s*|:\s*)?"
     rf"|{_DAY_NOUN}(?:starting|started|beginning|began|dated)\s+(?:on\s+)?)"
     rf"{ISO_DAY}\b"
+    r"(?!\s+(?:or|and)\s+(?:later|after|afterwards?|onwards?|beyond|since|earlier|before)\b)"
 )
 """One calendar day ("on 2019-03-04", "exposures starting 2019-03-04", "with start date ...");
 days are written as ISO dates first (:func:`iso_days`)."""
@@ -187,6 +188,17 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("now2", re.compile(rf"\b(?:in|during|within)\s+(?:the\s+)?(?:last|past)\s+{NUM}\s+{UNIT}\b")),
     # "since 3 months ago": from that point up to now
     ("ago", re.compile(rf"\b(?:since|from|after|starting)\s+{NUM}\s+{UNIT}\s+ago\b")),
+    # "dated 2000-01-01 or later", "in 2015 or earlier": an open end on that date's side
+    (
+        "or_later",
+        re.compile(
+            rf"\b(?:(?:on|in|from|dated)\s+)?(?P<a>{DATE})\s+(?:or|and)\s+(?:later|after(?:wards?)?|onwards?|beyond|since)\b"
+        ),
+    ),
+    (
+        "or_earlier",
+        re.compile(rf"\b(?:(?:on|in|dated)\s+)?(?P<a>{DATE})\s+(?:or|and)\s+(?:earlier|before)\b"),
+    ),
     # one calendar day: "on 2100-03-12", "on 03/12/2100", "on 11/26/this year", "on 12/24/last year"
     (
         "md_day",
@@ -318,6 +330,10 @@ def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
         if a is None or b is None or a > b:
             return None
         return TimeSpec("calendar", start=a, end=b)
+    if kind == "or_later":
+        return TimeSpec("calendar", start=parse_date(g["a"]))
+    if kind == "or_earlier":
+        return TimeSpec("calendar", end=parse_date(g["a"], end=True))
     if kind == "since":
         a = parse_date(g["a"])
         if a is None:

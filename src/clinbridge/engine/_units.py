@@ -1,0 +1,83 @@
+"""Unit conversion the compiled plans do themselves: physical units whose conversion does not
+depend on the analyte (mass, length, temperature).
+
+A plan that asks for its values in one unit (``Measure.unit``: 'last weight in lb') converts the
+stored values row by row, by the unit each row records; a row in a unit outside the target's
+family becomes NULL, and the validator accepts the conversion only when every stored unit is in
+the family (:func:`engine_converts`). Analyte-dependent conversions (mg/dL ↔ mmol/L) are not made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlglot import exp
+
+__all__ = ["convert_expr", "engine_converts"]
+
+# unit spelling (lower case) -> (family, factor to the family's base, offset): base = v*f + o
+_UNITS: dict[str, tuple[str, float, float]] = {
+    "kg": ("mass", 1.0, 0.0),
+    "g": ("mass", 0.001, 0.0),
+    "lb": ("mass", 0.45359237, 0.0),
+    "lbs": ("mass", 0.45359237, 0.0),
+    "[lb_av]": ("mass", 0.45359237, 0.0),
+    "oz": ("mass", 0.028349523125, 0.0),
+    "[oz_av]": ("mass", 0.028349523125, 0.0),
+    "m": ("length", 1.0, 0.0),
+    "cm": ("length", 0.01, 0.0),
+    "mm": ("length", 0.001, 0.0),
+    "in": ("length", 0.0254, 0.0),
+    "[in_i]": ("length", 0.0254, 0.0),
+    "inch": ("length", 0.0254, 0.0),
+    "inches": ("length", 0.0254, 0.0),
+    "ft": ("length", 0.3048, 0.0),
+    "[ft_i]": ("length", 0.3048, 0.0),
+    "cel": ("temperature", 1.0, 0.0),
+    "c": ("temperature", 1.0, 0.0),
+    "°c": ("temperature", 1.0, 0.0),
+    "degc": ("temperature", 1.0, 0.0),
+    "[degf]": ("temperature", 5.0 / 9.0, -32.0 * 5.0 / 9.0),
+    "degf": ("temperature", 5.0 / 9.0, -32.0 * 5.0 / 9.0),
+    "°f": ("temperature", 5.0 / 9.0, -32.0 * 5.0 / 9.0),
+    "f": ("temperature", 5.0 / 9.0, -32.0 * 5.0 / 9.0),
+}
+
+
+def _key(unit: str | None) -> str:
+    return (unit or "").strip().lower().replace(" ", "")
+
+
+def engine_converts(units: Iterable[str | None], target: str) -> bool:
+    """Whether every stored unit converts to ``target`` by :func:`convert_expr`."""
+    t = _UNITS.get(_key(target))
+    if t is None:
+        return False
+    units = list(units)
+    return bool(units) and all(
+        (u := _UNITS.get(_key(x))) is not None and u[0] == t[0] for x in units
+    )
+
+
+def convert_expr(value: exp.Expr, unit: exp.Expr, target: str) -> exp.Expr | None:
+    """``value`` (recorded in the row's ``unit``) in ``target``; None when ``target`` is not a
+    unit converted here (the value is then used as stored and the validator checks the unit)."""
+    t = _UNITS.get(_key(target))
+    if t is None:
+        return None
+    family, tf, to = t
+    key = exp.func("lower", exp.func("trim", exp.cast(unit, "TEXT")))
+    case = exp.Case()
+    for name, (fam, f, o) in _UNITS.items():
+        if fam != family:
+            continue
+        # value -> base: v*f + o; base -> target: (b - to) / tf
+        factor = f / tf
+        offset = (o - to) / tf
+        conv: exp.Expr = exp.Mul(
+            this=exp.cast(value, "DOUBLE"), expression=exp.Literal.number(factor)
+        )
+        if offset:
+            conv = exp.Add(this=conv, expression=exp.Literal.number(offset))
+        case = case.when(key.eq(exp.Literal.string(name)), conv)
+    return case.else_(exp.null())

@@ -1,0 +1,95 @@
+"""Asides rewritten before the rules read a question: words that restate a convention the
+answer follows anyway ('(in completed years)', 'length of stay in days', '(strictly greater)'),
+widen a class ('Y included'), or say a structure another way ('M vs F' is by sex, 'at least one
+dose of X' is X, 'total X doses given' is a number of records). Each is a whole-text rewrite,
+so the rules after it see one sentence (a piece split here would hide words from them).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["rewrite_asides"]
+
+_ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
+    # '(in completed years)', ', in whole years,': how ages are counted anyway
+    (
+        re.compile(
+            r",?\s*\(?\s*(?:in|as|expressed\s+in)?\s*(?:completed|whole|full)\s+years"
+            r"(?:\s+of\s+age)?\s*\)?\s*,?"
+        ),
+        " ",
+    ),
+    # 'length of stay in days of ...': days are the unit a length of stay is counted in
+    (re.compile(r"\b(length\s+of\s+stay|los)\s*,?\s*\(?\s*in\s+days\s*\)?\s*,?"), r"\1 "),
+    # '(calendar dates)', '(visit start dates)': days are counted between dates anyway
+    (re.compile(r"\(\s*(?:calendar|visit\s+start|start|event)?\s*dates?\s*\)"), " "),
+    # 'M vs F', 'men versus women': a comparison by sex
+    (
+        re.compile(
+            r"\b(?:m|males?|men)\s*(?:vs\.?|versus|v\.|/)\s*(?:f|females?|women)\b"
+            r"|\b(?:f|females?|women)\s*(?:vs\.?|versus|v\.|/)\s*(?:m|males?|men)\b"
+        ),
+        " by sex ",
+    ),
+    # 'currently at least 70 years old': ages are taken now anyway
+    (
+        re.compile(
+            r"\b(?:currently|presently|now)\s+(?=(?:aged?\s+)?(?:at\s+least|at\s+most|over|under|"
+            r"older|younger|above|below|\d{1,3}\s*(?:\+|years|yo\b|or\b)))"
+        ),
+        "",
+    ),
+    # 'above 150 mg/dL (strictly greater)', 'at least 30 (inclusive)': the comparison said twice
+    (
+        re.compile(
+            r"(\b(?:above|over|greater\s+than|more\s+than|higher\s+than|exceeding|>)\s*[\d.]+\s*[^\s()]*\s*)"
+            r"\(\s*strictly(?:\s+(?:greater|more|higher|above))?(?:\s+than)?\s*\)"
+        ),
+        r"\1",
+    ),
+    (
+        re.compile(
+            r"(\b(?:below|under|less\s+than|lower\s+than|<)\s*[\d.]+\s*[^\s()]*\s*)"
+            r"\(\s*strictly(?:\s+(?:less|lower|below))?(?:\s+than)?\s*\)"
+        ),
+        r"\1",
+    ),
+    (
+        re.compile(
+            r"(\b(?:or\s+(?:more|higher|greater|above|over|less|lower|below)|at\s+least|at\s+most)\s*)"
+            r"\(\s*inclusive\s*\)"
+        ),
+        r"\1",
+    ),
+    # 'received at least one dose of X': received X
+    (re.compile(r"\bat\s+least\s+(?:one|1|a\s+single)\s+(?:dose|shot|injection)s?\s+of\s+"), ""),
+    # 'total HPV vaccine doses given': the number of such records
+    (
+        re.compile(
+            r"^(?:the\s+)?total\s+(?!(?:number|count|no)\b)(?=(?:[a-z0-9-]+\s+){0,4}(?:doses|records|visits|encounters|"
+            r"admissions|prescriptions|exposures|events|measurements|tests|procedures|diagnoses)\b)"
+        ),
+        "number of ",
+    ),
+    # 'pts weighing 100 kg+': a body weight
+    (re.compile(r"\bweighing\b"), "with body weight"),
+    # 'ambulatory/outpatient encounters': two names of one encounter type
+    (
+        re.compile(
+            r"\b(?:ambulatory|outpatient|outpt)\s*(?:/|or)\s*(?:ambulatory|outpatient|outpt)\b"
+        ),
+        "outpatient",
+    ),
+    # 'admitted inpatient', 'admitted as an inpatient': admitted says it
+    (re.compile(r"\badmitted\s+(?:as\s+(?:an?\s+)?)?(?:inpatients?|inpt)\b"), "admitted"),
+    # 'of any kind, Y included': Y joins the class named before it ('including Y')
+    (re.compile(r",\s*([a-z][^,()?;]{0,40}?)\s+included\b"), r", including \1 "),
+)
+
+
+def rewrite_asides(text: str) -> str:
+    """Rewrite asides that restate a convention or widen a class, before the rules read it."""
+    for pattern, repl in _ASIDES:
+        text = pattern.sub(repl, text)
+    return text
