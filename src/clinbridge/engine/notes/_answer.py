@@ -30,9 +30,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.answer import Answer, Check, Provenance, Timings
+from clinbridge.engine.notes._absence import global_negation, negated_after
 from clinbridge.engine.notes._chunk import Chunk
 from clinbridge.engine.notes._question import NoteQuestion, read_question
 from clinbridge.engine.notes._sections import Section, complete_note_sections
+from clinbridge.engine.notes._slips import UnitSlip, relaxed, unit_slip
 from clinbridge.engine.notes._source import read_encounters
 from clinbridge.engine.notes._target import Target, find_target
 from clinbridge.settings import NotesUnmentioned as Unmentioned
@@ -158,6 +160,12 @@ def _extract(target: Target, ranked: list[tuple[Chunk, float]]) -> list[Found]:
         if key in seen:
             continue  # the same mention read again in an overlapping chunk
         seen.add(key)
+        if ev.value is True and ev.end is not None:
+            cue = negated_after(idx.text, ev.end)
+            if cue is not None:  # a negation after the finding that NegEx did not read
+                ev = replace(
+                    ev, value=False, assertion="negated", method=f"{ev.method} (post: {cue!r})"
+                )
         hit = Found(chunk, ev, score)
         if target.input.type != "boolean" and _another_value(hit, target):
             hit = Found(chunk, ev, score, ambiguous=True)
@@ -170,6 +178,8 @@ _ION = re.compile(r"\b(?:Na|K|Cl|Ca|Mg|Li|Fe|Zn|Cu|P)(\d?[+\-\u2212])(?=[\s:,;)=
 """An ion's charge written after its symbol ('Na+', 'Ca2+', 'Cl-'): the symbol names the analyte."""
 _HYPO_HYPER = re.compile(r"\b(hypo|hyper)(?=[a-z]+a?emia\b)", re.I)
 """'hyponatremia of 130 mEq/L' gives the value of what the '-emia' word names ('natremia')."""
+_UNIT_SPELLING = re.compile(r"(?<=\d)(\s?)(kgs|kgm|Kgs|KGs)\b")
+"""'135 kgm', '60 kgs': kilograms as case notes spell them (read as 'kg', offsets kept)."""
 _HYPHEN_UNIT = re.compile(r"(?<=\d)-(?=(cm|m|mm|kg|g|lb|lbs|in|ft)\b)")
 """'a 163-cm tall man': a number and its unit joined as one adjective."""
 
@@ -186,6 +196,7 @@ def _readable(text: str, target: Target) -> str:
         return m.group(0)[: m.start(1) - m.start()] + " " * len(m.group(1))
 
     text = _ION.sub(charge, text)
+    text = _UNIT_SPELLING.sub(lambda m: m.group(1) + "kg" + " " * (len(m.group(2)) - 2), text)
     text = _HYPHEN_UNIT.sub(" ", text)
     if target.input.type != "boolean":
         text = _HYPO_HYPER.sub(blank, text)
@@ -273,6 +284,8 @@ def _another_value(found: Found, target: Target) -> bool:
         return False
     end = next((b for a, b in sentences(text) if a <= ev.end - 1 < b), len(text))
     rest = _STOP.split(text[ev.end : end], maxsplit=1)[0]
+    if re.match(r"[.!?]\s+[A-Z]", rest):
+        return False  # the sentence ends right after the value ('11.3 mmol/l. Furthermore')
     for q in find_quantities(rest):
         if not _TIME_CUE.search(rest[: q.start]):
             continue
@@ -362,11 +375,13 @@ def _decide_finding(
     nq: NoteQuestion,
     target: Target,
     found: list[Found],
-    searched: int,
+    chunks: list[Chunk],
     unmentioned: Unmentioned,
     sections: tuple[list[Section], list[str]],
 ) -> tuple[Any, list[Found], str | None]:
     from clinbridge.engine.notes._target import normal
+
+    searched = len(chunks)
 
     def named(f: Found) -> bool:
         ev = f.evidence
@@ -379,6 +394,10 @@ def _decide_finding(
         return True, affirmed, None
     if negated:
         return False, negated, None
+    if not found or (direct and len(direct) == len(found)):
+        denial = _global_denial(nq, target, chunks)
+        if denial is not None:
+            return False, [denial], None
     if found and not direct:
         words = sorted({f.chunk.text[f.evidence.start or 0 : f.evidence.end or 0] for f in found})
         return (
@@ -393,8 +412,25 @@ def _decide_finding(
         how = ", ".join(sorted({f.evidence.assertion for f in found}))
         return None, found, f"the notes mention {nq.target!r} only as {how}"
     why = f"no note in scope mentions {nq.target!r} ({searched} chunks read)"
-    if not (target.curated and searched) or unmentioned == "abstain":
+    if not (target.curated and searched):
         return None, [], why
+    if unmentioned == "abstain":
+        notes = len({c.note.note_id for c in chunks})
+        looked = ", ".join(repr(t) for t in _terms(target)[:6])
+        held = (
+            "the notes hold a history and a presentation section"
+            if sections[0] and not sections[1]
+            else f"the notes have no {' or '.join(sections[1])} section"
+        )
+        return (
+            None,
+            [],
+            (
+                f"not documented: no mention of {nq.target!r} (looked for {looked}) in "
+                f"{searched} chunk(s) of {notes} note(s) searched; {held}. An unmentioned "
+                "finding is not read as 'no' (setting notes_unmentioned)"
+            ),
+        )
     if unmentioned == "always":
         return False, [], None
     if target.input.note_recent_only:
@@ -414,6 +450,39 @@ def _decide_finding(
         [],
         f"{why}, and they are not a complete note: no {missing} section that would record it",
     )
+
+
+def _slipped(
+    target: Target, ranked: list[tuple[Chunk, float]]
+) -> tuple[list[Found], list[UnitSlip]]:
+    """Values whose written unit is a metric-prefix slip, re-read in the input's unit."""
+    found, slips = [], []
+    for f in _extract(relaxed(target), ranked):
+        slip = unit_slip(target, f.evidence)
+        if slip is not None:
+            found.append(Found(f.chunk, slip.evidence, f.score, f.ambiguous))
+            slips.append(slip)
+    return found, slips
+
+
+def _global_denial(nq: NoteQuestion, target: Target, chunks: list[Chunk]) -> Found | None:
+    """A statement of absence that covers the finding without naming it (:mod:`._absence`)."""
+    from clinbridge.calculators.extract import Evidence
+
+    names = [nq.target, target.input.label, *target.input.aliases]
+    got = global_negation(names, sorted(chunks, key=lambda c: (c.note.note_id, c.start)))
+    if got is None:
+        return None
+    ev = Evidence(
+        target.input.name,
+        False,
+        got.start,
+        got.end,
+        got.text,
+        f"rule:global-negation ({got.kind})",
+        assertion="negated (global)",
+    )
+    return Found(got.chunk, ev, 0.0)
 
 
 def answer_from_notes(
@@ -461,13 +530,24 @@ def answer_from_notes(
     query = " ".join([question, *_structured_terms(structured)])
     ranked = index.rank(patient_id, query, chunks)
     found = _extract(target, ranked)
+    if nq.kind == "value" and not any(_value_ok(target, f.evidence) for f in found):
+        found, slips = _slipped(target, ranked)
+        checks.extend(
+            Check(
+                name="unit_as_written",
+                passed=True,
+                detail=sl.detail(target.input.label, target.input.unit or "", *target.input.range),
+            )
+            for sl in slips[:1]
+            if target.input.range
+        )
     sections: tuple[list[Section], list[str]] = ([], [])
     if nq.kind == "value":
         value, cited, why = _decide_value(nq, target, found)
     else:
-        if unmentioned == "complete":
+        if unmentioned != "always":
             sections = complete_note_sections(chunks)
-        value, cited, why = _decide_finding(nq, target, found, len(chunks), unmentioned, sections)
+        value, cited, why = _decide_finding(nq, target, found, chunks, unmentioned, sections)
     if scope_error or not chunks:
         value, why = None, scope_error or "no note of the patient is inside the question's scope"
     details: dict[str, Any] = {
@@ -489,9 +569,9 @@ def answer_from_notes(
             ],
         },
     }
-    if value is False and not cited and why is None:
+    if not cited and ((value is False and why is None) or (why or "").startswith("not documented")):
         details["note_answer"]["not_documented"] = _not_documented(
-            nq, target, len(chunks), sections[0]
+            nq, target, len(chunks), sections[0], answered=value is False
         )
     if structured is not None:
         details["structured"] = {
@@ -503,7 +583,12 @@ def answer_from_notes(
 
 
 def _not_documented(
-    nq: NoteQuestion, target: Target, searched: int, sections: list[Section]
+    nq: NoteQuestion,
+    target: Target,
+    searched: int,
+    sections: list[Section],
+    *,
+    answered: bool = True,
 ) -> dict[str, Any]:
     """What a *not documented* answer rests on: the names looked for, how much was read and
     the sections of a complete note that would have recorded the finding."""
@@ -511,9 +596,15 @@ def _not_documented(
         f"{s.name} section ({s.chunk.note.note_id}: {s.chunk.text[s.start : s.end]!r})"
         for s in sections
     )
+    if not answered:
+        how = f"sections present: {where}" if sections else "no history or presentation section"
+        tail = f"({how}); not read as 'no'"
+    elif sections:
+        tail = f"of a complete note, searched: {where}"
+    else:
+        tail = "(absent by convention)"
     summary = (
-        f"not documented in the notes: no mention of {nq.target!r} in {searched} chunk(s) "
-        + (f"of a complete note, searched: {where}" if sections else "(absent by convention)")
+        f"not documented in the notes: no mention of {nq.target!r} in {searched} chunk(s) {tail}"
     )
     return {
         "answer": "not documented in the notes",
