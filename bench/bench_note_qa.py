@@ -63,7 +63,10 @@ def _run(url: str, items: list[dict[str, Any]], texts: dict[str, str]) -> dict[s
             out = score(a, it["kind"], it["gold"], it.get("unit"))
             says = it.get("note_says")
             if says:
-                classes[_klass(it)][_class_outcome(a, it, out)] += 1
+                klass = _klass(it)
+                if it.get("batch"):
+                    klass = f"batch {it['batch']} {klass}"
+                classes[klass][_class_outcome(a, it, out)] += 1
             tally[out] += 1
             kind = it["kind"] + ("" if it["kind"] == "value" else f"={bool(it['gold'])}")
             by_kind[kind][out] += 1
@@ -194,13 +197,17 @@ def main() -> None:
             n = sum(v.values())
             good = v.get("correct", 0) + v.get("not documented", 0)
             print(f"  {k}: {n} questions, {good} right ({100 * good / n:.1f} %) {dict(v)}")
-        inn = [v for k, v in r["by_class"].items() if k.startswith("in-note")]
-        if inn:
+        groups: dict[str, list[dict[str, int]]] = collections.defaultdict(list)
+        for k, v in r["by_class"].items():
+            if "in-note" in k:
+                groups[k[: k.index("in-note")]].append(v)
+        for group, inn in sorted(groups.items()):
             n = sum(sum(v.values()) for v in inn)
             good = sum(v.get("correct", 0) for v in inn)
             bad = sum(v.get("wrong", 0) for v in inn)
             print(
-                f"  in-note total: {n} questions, {good} correct ({100 * good / n:.1f} %), {bad} wrong"
+                f"  {group}in-note total: {n} questions, {good} correct "
+                f"({100 * good / n:.1f} %), {bad} wrong"
             )
         if args.show:
             for row in r["rows"]:

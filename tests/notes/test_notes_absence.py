@@ -33,6 +33,16 @@ CASES = [
         "mg/dl and glucose 95 mg/dL. Jugular venous distention is not detected.",
     },
     {
+        "patient": "exam",
+        "note": "A 57-year-old man with palpitations. Physical examination showed no "
+        "abnormalities other than an irregular heart rhythm. Potassium: K+ 4.1 mEq/L.",
+    },
+    {
+        "patient": "edema",
+        "note": "A 62-year-old man. Examination shows 2+ pretibial edema bilaterally. The "
+        "remainder of the examination shows no abnormalities.",
+    },
+    {
         "patient": "odd",
         "note": "A 50-year-old woman. Laboratory tests showed albumin 900 g/dL.",
     },
@@ -107,3 +117,17 @@ def test_an_unmentioned_finding_is_an_explicit_not_documented(url: tuple[str, Pa
     absent = a.details["note_answer"]["not_documented"]
     assert absent["chunks_read"] == 1 and "not read as 'no'" in absent["summary"]
     assert "haemoptysis" in [t.lower() for t in absent["terms"]]
+
+
+def test_a_whole_normal_examination_answers_only_signs(url: tuple[str, Path]) -> None:
+    a = _ask(url, "Did the patient have unilateral leg swelling?", "exam")
+    assert a.accepted and a.value is False and citations_hold(a, TEXTS)
+    assert a.details["citations"][0]["text"] == "Physical examination showed no abnormalities"
+    assert not _ask(url, "Did the patient have hemoptysis?", "exam").accepted  # not a sign
+    # 'the remainder is normal' after a sign was found: which signs it leaves out is unknown
+    assert not _ask(url, "Did the patient have lymphadenopathy?", "edema").accepted
+
+
+def test_an_ion_symbol_that_is_itself_the_term(url: tuple[str, Path]) -> None:
+    a = _ask(url, "What was the patient's potassium?", "exam")
+    assert a.accepted and a.value == pytest.approx(4.1)

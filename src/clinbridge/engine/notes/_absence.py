@@ -10,6 +10,9 @@ only for a finding of its kind:
   (*history*, *prior*, *previous(ly)*, *past*, *known*): *no past medical history* says nothing
   about a symptom at presentation or a condition first found there (*hypertension?* with a
   blood pressure of 190/110);
+* an **examination** found normal as a whole (*physical examination was unremarkable*, *the
+  remainder of the examination shows no abnormalities*, not one region's) answers only a sign
+  the question names (swelling, edema, lymphadenopathy, a murmur, crackles, tenderness …);
 * a **mental-status** statement answers only confusion / altered mental status / disorientation,
   and only when it is whole: *oriented to person and place only* is a disorientation.
 
@@ -53,6 +56,30 @@ _ABOUT = re.compile(
 _OTHER_PERSON = re.compile(
     r"\b(family|father|mother|parents?|sibling|brother|sister|social|travel|sexual|"
     r"drug|smoking|alcohol|obstetric|gyn(a)?ecologic(al)?|menstrual)\W+(?:\w+\W+){0,2}$",
+    re.I,
+)
+_SIGN_ITEM = re.compile(
+    r"\b(swell\w*|swollen|o?edema|lymphadenopathy|murmurs?|rales|crackles|wheez\w*|"
+    r"tender\w*|rash|jaundice|icterus|distension|distention|JVD|hepatomegaly|splenomegaly|"
+    r"organomegaly|clubbing|cyanosis|pallor|erythema|bruits?|gallops?|rubs?|exudates?)\b",
+    re.I,
+)
+"""A finding a physical examination looks for (a sign)."""
+_EXAM_NORMAL = re.compile(
+    r"\b(?P<who>(?:the\s+)?(?:remainder|rest)\s+of\s+(?:the\s+|his\s+|her\s+)?|"
+    r"(?:physical|clinical|general|systemic)\s+)?"
+    r"exam(?:ination)?(?:\s+findings)?\s+(?:was|were|is|are|showed|shows|revealed|reveals|"
+    r"demonstrated)?\s*(?:otherwise\s+|completely\s+|entirely\s+)?"
+    r"(?:unremarkable|normal|within\s+normal\s+limits|no\s+(?:other\s+)?abnormalit(?:y|ies)|"
+    r"non-?contributory)\b",
+    re.I,
+)
+"""A whole examination found normal ('physical examination was unremarkable', 'the
+remainder of the examination shows no abnormalities'); a region's examination ('cardiac
+examination was normal') is not the whole."""
+_REGION = re.compile(
+    r"\b[a-z]+(?:al|ic|ar|ary|ous|eal)\s+$|\b(?:eye|skin|neck|chest|heart|"
+    r"lung|abdomen|breast|knee|foot|hand|ear|nose|throat|head)\s+$",
     re.I,
 )
 _MENTAL_ITEM = re.compile(
@@ -146,6 +173,38 @@ def _oriented(chunk: Chunk) -> GlobalNegation | None:
     return None
 
 
+def _examined_before(text: str, pos: int) -> str:
+    """The sentences before ``pos`` back to where the examination's findings begin (the last
+    sentence naming an examination, at most 600 characters back; else two sentences)."""
+    lo = max(0, pos - 600)
+    starts = [m.start() for m in re.finditer(r"\bexam(?:ination)?s?\b", text[lo:pos], re.I)]
+    if starts:
+        cut = lo + starts[-1]
+        return text[max(0, text.rfind(".", 0, cut)) : pos]
+    back = text.rfind(".", 0, text.rfind(".", 0, pos))
+    return text[max(0, text.rfind(".", 0, back)) : pos]
+
+
+def _exam(chunk: Chunk) -> GlobalNegation | None:
+    text = chunk.text
+    for m in _EXAM_NORMAL.finditer(text):
+        if not m.group("who") and _REGION.search(text[max(0, m.start() - 20) : m.start()]):
+            continue  # 'abdominal examination was unremarkable' is one region
+        end = re.search(r"[.;\n]|$", text[m.end() :])
+        tail = text[m.end() : m.end() + (end.start() if end else 0)]
+        named = (
+            tail
+            if re.match(r"\s*,?\s*(except|other than|apart from|besides|but|save)\b", tail)
+            else ""
+        )
+        if m.group("who"):  # 'the remainder of ...': what the examination before it found
+            named += _examined_before(text, m.start())
+        if _SIGN_ITEM.search(named):
+            continue  # a sign was found: which one the normal rest leaves out is not known
+        return GlobalNegation(chunk, m.start(), m.end(), "examination")
+    return None
+
+
 def global_negation(names: list[str], chunks: list[Chunk]) -> GlobalNegation | None:
     """The first statement in ``chunks`` that negates a finding named ``names`` (the
     question's target and the input's label) without naming it, or None.
@@ -161,6 +220,8 @@ def global_negation(names: list[str], chunks: list[Chunk]) -> GlobalNegation | N
         finders.append(_oriented)
     elif _HISTORY_ITEM.search(asked):
         finders.append(_history)
+    elif _SIGN_ITEM.search(asked):
+        finders.append(_exam)
     for chunk in chunks:
         for find in finders:
             got = find(chunk)

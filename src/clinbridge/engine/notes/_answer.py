@@ -185,15 +185,21 @@ _HYPHEN_UNIT = re.compile(r"(?<=\d)-(?=(cm|m|mm|kg|g|lb|lbs|in|ft)\b)")
 
 
 def _readable(text: str, target: Target) -> str:
-    """``text`` with ion charges, hypo-/hyper- prefixes of a value's '-emia' word and the
+    """``text`` with ion charges (where the bare symbol is one of the target's terms),
+    hypo-/hyper- prefixes of a value's '-emia' word and the
     hyphen of an adjectival quantity blanked out, so the extractor's terms and quantities
     match them; every character keeps its offset, so spans still quote the note."""
 
     def blank(m: re.Match[str]) -> str:
         return " " * len(m.group(0))
 
+    terms = set(_terms(target))
+
     def charge(m: re.Match[str]) -> str:
-        return m.group(0)[: m.start(1) - m.start()] + " " * len(m.group(1))
+        symbol = m.group(0)[: m.start(1) - m.start()]
+        if symbol not in terms:
+            return m.group(0)  # 'K+' is the term itself where a bare 'K' is not one
+        return symbol + " " * len(m.group(1))
 
     text = _ION.sub(charge, text)
     text = _UNIT_SPELLING.sub(lambda m: m.group(1) + "kg" + " " * (len(m.group(2)) - 2), text)
@@ -414,9 +420,15 @@ def _decide_finding(
     why = f"no note in scope mentions {nq.target!r} ({searched} chunks read)"
     if not (target.curated and searched):
         return None, [], why
+    if unmentioned == "always":
+        return False, [], None
+    notes = len({c.note.note_id for c in chunks})
+    looked = ", ".join(repr(t) for t in _terms(target)[:6])
+    said = (
+        f"not documented: no mention of {nq.target!r} (looked for {looked}) in {searched} "
+        f"chunk(s) of {notes} note(s) searched"
+    )
     if unmentioned == "abstain":
-        notes = len({c.note.note_id for c in chunks})
-        looked = ", ".join(repr(t) for t in _terms(target)[:6])
         held = (
             "the notes hold a history and a presentation section"
             if sections[0] and not sections[1]
@@ -425,21 +437,16 @@ def _decide_finding(
         return (
             None,
             [],
-            (
-                f"not documented: no mention of {nq.target!r} (looked for {looked}) in "
-                f"{searched} chunk(s) of {notes} note(s) searched; {held}. An unmentioned "
-                "finding is not read as 'no' (setting notes_unmentioned)"
-            ),
+            f"{said}; {held}. An unmentioned finding is not read as 'no' (setting "
+            "notes_unmentioned)",
         )
-    if unmentioned == "always":
-        return False, [], None
     if target.input.note_recent_only:
         return (
             None,
             [],
             (
-                f"{why}; a criterion with a recency window is not one a history or an examination "
-                "records by name (it is often only implied), so its absence is not read"
+                f"{said}; a criterion with a recency window is not one a history or an "
+                "examination records by name (it is often only implied), so its absence is not read"
             ),
         )
     if not sections[1]:
@@ -448,7 +455,7 @@ def _decide_finding(
     return (
         None,
         [],
-        f"{why}, and they are not a complete note: no {missing} section that would record it",
+        f"{said}, and they are not a complete note: no {missing} section that would record it",
     )
 
 
