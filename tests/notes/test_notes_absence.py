@@ -39,8 +39,8 @@ CASES = [
     },
     {
         "patient": "edema",
-        "note": "A 62-year-old man. Examination shows 2+ pretibial edema bilaterally. The "
-        "remainder of the examination shows no abnormalities.",
+        "note": "A 62-year-old man. He does not smoke. Examination shows 2+ pretibial edema "
+        "bilaterally. The remainder of the examination shows no abnormalities.",
     },
     {
         "patient": "odd",
@@ -131,3 +131,9 @@ def test_a_whole_normal_examination_answers_only_signs(url: tuple[str, Path]) ->
 def test_an_ion_symbol_that_is_itself_the_term(url: tuple[str, Path]) -> None:
     a = _ask(url, "What was the patient's potassium?", "exam")
     assert a.accepted and a.value == pytest.approx(4.1)
+
+
+def test_a_gerund_names_its_verb(url: tuple[str, Path]) -> None:
+    a = _ask(url, "Is the patient a smoker?", "edema")
+    assert a.accepted and a.value is False
+    assert a.details["citations"][0]["text"] == "smoke"
