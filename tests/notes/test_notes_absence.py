@@ -12,6 +12,7 @@ import pytest
 from clinbridge.adapters.fhir.loader import load_fhir
 from clinbridge.api import connect
 from clinbridge.engine.answer import Answer
+from clinbridge.engine.notes._absence import negated_after
 from clinbridge.engine.notes.evaluate import case_notes_bundle, citations_hold
 from clinbridge.settings import Settings
 
@@ -41,6 +42,11 @@ CASES = [
         "patient": "edema",
         "note": "A 62-year-old man. He does not smoke. Examination shows 2+ pretibial edema "
         "bilaterally. The remainder of the examination shows no abnormalities.",
+    },
+    {
+        "patient": "region",
+        "note": "A 70-year-old woman. Cardiac examination was normal. Her personal history was "
+        "unremarkable. A thrombus was suspected since it was not reported on the earlier scan.",
     },
     {
         "patient": "odd",
@@ -137,3 +143,14 @@ def test_a_gerund_names_its_verb(url: tuple[str, Path]) -> None:
     a = _ask(url, "Is the patient a smoker?", "edema")
     assert a.accepted and a.value is False
     assert a.details["citations"][0]["text"] == "smoke"
+
+
+def test_what_is_not_whole_or_not_a_negation(url: tuple[str, Path]) -> None:
+    # one region's examination is not the whole; a personal (social) history is not medical
+    assert not _ask(url, "Did the patient have leg swelling?", "region").accepted
+    assert not _ask(url, "Did the patient have a history of diabetes?", "region").accepted
+    # 'not reported' after a conjunction belongs to another clause
+    text = CASES[-2]["note"]
+    assert negated_after(text, text.index("thrombus") + len("thrombus")) is None
+    jvd = "Jugular venous distention is not detected."
+    assert negated_after(jvd, len("Jugular venous distention")) == "is not detected"

@@ -39,7 +39,8 @@ _NO_HISTORY = re.compile(
     r"(?:history|comorbidit(?:y|ies)|co-morbidit(?:y|ies)|medical\s+(?:problems|conditions|illness(?:es)?)|"
     r"illness(?:es)?|diseases?)"
     r"|(?:previously|otherwise)\s+(?:healthy|well|fit)"
-    r"|(?:(?:personal|past|medical|surgical)\s+(?:and\s+)?){1,4}history\s+(?:was|is|were)\s+"
+    r"|(?:(?:personal|surgical)\s+(?:and\s+)?)*(?:past|medical)\s+(?:(?:and\s+)?"
+    r"(?:medical|surgical)\s+)*history\s+(?:was|is|were)\s+"
     r"(?:unremarkable|negative|non-?contributory|insignificant|not\s+significant|nil)"
     r"|without\s+(?:any\s+)?(?:significant\s+|relevant\s+|known\s+)?(?:past\s+)?"
     r"(?:medical\s+history|comorbidit(?:y|ies))"
@@ -66,22 +67,25 @@ _SIGN_ITEM = re.compile(
 )
 """A finding a physical examination looks for (a sign)."""
 _EXAM_NORMAL = re.compile(
-    r"\b(?P<who>(?:the\s+)?(?:remainder|rest)\s+of\s+(?:the\s+|his\s+|her\s+)?|"
-    r"(?:physical|clinical|general|systemic)\s+)?"
+    r"\b(?P<rest>(?:the\s+)?(?:(?:remainder|rest)\s+of\s+(?:the\s+|his\s+|her\s+)?|remaining\s+))?"
+    r"(?P<kind>(?:physical|clinical|general|systemic)\s+)?"
     r"exam(?:ination)?(?:\s+findings)?\s+(?:was|were|is|are|showed|shows|revealed|reveals|"
-    r"demonstrated)?\s*(?:otherwise\s+|completely\s+|entirely\s+)?"
-    r"(?:unremarkable|normal|within\s+normal\s+limits|no\s+(?:other\s+)?abnormalit(?:y|ies)|"
-    r"non-?contributory)\b",
+    r"demonstrated)?\s*(?P<otherwise>otherwise\s+|completely\s+|entirely\s+)?"
+    r"(?:unremarkable|(?:normal|within\s+normal\s+limits)(?=\s*(?:[.,;:)]|$|(?:except|other|"
+    r"apart|besides|but|save|and|on|at|in|throughout|preoperatively)\b))|"
+    r"no\s+(?:other\s+)?abnormalit(?:y|ies)|non-?contributory)",
     re.I,
 )
 """A whole examination found normal ('physical examination was unremarkable', 'the
-remainder of the examination shows no abnormalities'); a region's examination ('cardiac
-examination was normal') is not the whole."""
-_REGION = re.compile(
-    r"\b[a-z]+(?:al|ic|ar|ary|ous|eal)\s+$|\b(?:eye|skin|neck|chest|heart|"
-    r"lung|abdomen|breast|knee|foot|hand|ear|nose|throat|head)\s+$",
+remainder of the examination shows no abnormalities'); a region's or a test's examination
+('cardiac examination was normal', 'blood examination', 'examination revealed normal sinus
+rhythm') is not the whole."""
+_WHOLE_EXAM = re.compile(
+    r"(?:^|[.;:,]\s*|\b(?:the|his|her|their|on|an?|of|complete|full|whole|initial|admission|"
+    r"at|and)\s+)$",
     re.I,
 )
+"""What may stand right before 'examination' when it is the whole one."""
 _MENTAL_ITEM = re.compile(
     r"\b(confus\w*|altered mental|disorient\w*|delirium|mental status)\b", re.I
 )
@@ -113,7 +117,12 @@ detected'), which the NegEx termset may not hold."""
 def negated_after(text: str, end: int) -> str | None:
     """The words that negate a mention ending at ``end`` of ``text`` from after it, or None."""
     m = _AFTER.match(text, end)
-    if m is None or re.search(r"\b(but|however|although|and\s+(?:a|an|the)\b)", m.group(0), re.I):
+    if m is None or re.search(
+        r"\b(but|however|although|though|since|because|as|when|while|which|that|who|if|unless|"
+        r"until|and\s+(?:a|an|the)\b)",
+        m.group(0),
+        re.I,
+    ):
         return None
     return m.group(0).strip()
 
@@ -188,7 +197,9 @@ def _examined_before(text: str, pos: int) -> str:
 def _exam(chunk: Chunk) -> GlobalNegation | None:
     text = chunk.text
     for m in _EXAM_NORMAL.finditer(text):
-        if not m.group("who") and _REGION.search(text[max(0, m.start() - 20) : m.start()]):
+        if not (m.group("rest") or m.group("kind")) and not _WHOLE_EXAM.search(
+            text[max(0, m.start() - 20) : m.start()]
+        ):
             continue  # 'abdominal examination was unremarkable' is one region
         end = re.search(r"[.;\n]|$", text[m.end() :])
         tail = text[m.end() : m.end() + (end.start() if end else 0)]
@@ -197,7 +208,9 @@ def _exam(chunk: Chunk) -> GlobalNegation | None:
             if re.match(r"\s*,?\s*(except|other than|apart from|besides|but|save)\b", tail)
             else ""
         )
-        if m.group("who"):  # 'the remainder of ...': what the examination before it found
+        lead = max(text.rfind(".", 0, m.start()), text.rfind("\n", 0, m.start()))
+        named += text[lead + 1 : m.start()]  # 'Other than some rashes, the examination ...'
+        if m.group("rest") or m.group("otherwise"):  # what the examination before it found
             named += _examined_before(text, m.start())
         if _SIGN_ITEM.search(named):
             continue  # a sign was found: which one the normal rest leaves out is not known
