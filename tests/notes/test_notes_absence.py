@@ -49,6 +49,12 @@ CASES = [
         "unremarkable. A thrombus was suspected since it was not reported on the earlier scan.",
     },
     {
+        "patient": "renal",
+        "note": "A 63-year-old man without known significant past medical history. He has "
+        "Alzheimer's dementia. The panel showed an elevated creatinine of 2.79 mg/dL from a "
+        "baseline of 2.15 mg/dL; CBC was remarkable for anemia with hemoglobin at 9.5 g/dL.",
+    },
+    {
         "patient": "odd",
         "note": "A 50-year-old woman. Laboratory tests showed albumin 900 g/dL.",
     },
@@ -150,7 +156,18 @@ def test_what_is_not_whole_or_not_a_negation(url: tuple[str, Path]) -> None:
     assert not _ask(url, "Did the patient have leg swelling?", "region").accepted
     assert not _ask(url, "Did the patient have a history of diabetes?", "region").accepted
     # 'not reported' after a conjunction belongs to another clause
-    text = CASES[-2]["note"]
+    text = next(c["note"] for c in CASES if c["patient"] == "region")
     assert negated_after(text, text.index("thrombus") + len("thrombus")) is None
     jvd = "Jugular venous distention is not detected."
     assert negated_after(jvd, len("Jugular venous distention")) == "is not detected"
+
+
+def test_a_reading_beside_its_baseline_and_another_analyte(url: tuple[str, Path]) -> None:
+    a = _ask(url, "What was the patient's creatinine?", "renal")
+    assert a.accepted and a.value == pytest.approx(2.79)
+    # the finding's own name beside a related term; several modifiers before the history
+    dementia = _ask(url, "Does the patient have dementia?", "renal")
+    assert dementia.accepted and dementia.value is True
+    assert dementia.details["citations"][0]["text"].lower() == "dementia"
+    htn = _ask(url, "Did the patient have a history of hypertension?", "renal")
+    assert htn.accepted and htn.value is False

@@ -42,7 +42,7 @@ _NO_HISTORY = re.compile(
     r"|(?:(?:personal|surgical)\s+(?:and\s+)?)*(?:past|medical)\s+(?:(?:and\s+)?"
     r"(?:medical|surgical)\s+)*history\s+(?:was|is|were)\s+"
     r"(?:unremarkable|negative|non-?contributory|insignificant|not\s+significant|nil)"
-    r"|without\s+(?:any\s+)?(?:significant\s+|relevant\s+|known\s+)?(?:past\s+)?"
+    r"|without\s+(?:any\s+)?(?:(?:significant|relevant|known|prior|previous|other)\s+){0,3}(?:past\s+)?"
     r"(?:medical\s+history|comorbidit(?:y|ies))"
     r")\b",
     re.I,

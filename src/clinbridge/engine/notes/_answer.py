@@ -24,6 +24,7 @@ A wrong answer is worse than an abstention: every accepted answer carries the qu
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import time
 from dataclasses import dataclass, replace
@@ -143,9 +144,11 @@ def _scoped(
 
 def _extract(target: Target, ranked: list[tuple[Chunk, float]]) -> list[Found]:
     from clinbridge.calculators.extract.rules import NoteIndex, RuleExtractor, input_terms
+    from clinbridge.engine.notes._target import normal, own_names
 
     terms = tuple(input_terms(target.input))
     rules = RuleExtractor()
+    own = own_names(target) if target.input.type == "boolean" and target.strong else None
     found: list[Found] = []
     seen: set[tuple[str, int | None]] = set()
     for rank, (chunk, score) in enumerate(ranked):
@@ -155,7 +158,11 @@ def _extract(target: Target, ranked: list[tuple[Chunk, float]]) -> list[Found]:
         ev = rules.extract_input(idx, target.calculator, target.input, set())
         if ev is None or ev.start is None:
             continue
-        key = (chunk.note.note_id, chunk.start + ev.start)
+        if own is not None and normal(chunk.text[ev.start : ev.end]) not in target.strong:
+            named = rules.extract_input(idx, target.calculator, own, set())
+            if named is not None and named.start is not None:
+                ev = named  # the finding's own name beside a related one ('Alzheimer's dementia')
+        key = (chunk.note.note_id, chunk.start + (ev.start or 0))
         ev = replace(ev, text=chunk.text[ev.start : ev.end])  # quote the note as written
         if key in seen:
             continue  # the same mention read again in an overlapping chunk
@@ -278,6 +285,14 @@ _TIME_CUE = re.compile(
 )
 
 
+_BASELINE = re.compile(
+    r"\b(?:from\s+)?(?:an?\s+|the\s+|his\s+|her\s+)?(?:usual\s+)?baseline"
+    r"(?:\s+value)?(?:\s+(?:of|was|is))?\s*:?\s*(?:about|approximately|~)?\s*$",
+    re.I,
+)
+"""A value named as the patient's baseline is a reference for the reading before it."""
+
+
 def _another_value(found: Found, target: Target) -> bool:
     """The same sentence goes on, past a word of time or change, to a second value in the
     input's unit ('0.8 mg/dL on admission and 1.9 mg/dL on day three', 'rose to 2.1 mg/dL'):
@@ -292,9 +307,17 @@ def _another_value(found: Found, target: Target) -> bool:
     rest = _STOP.split(text[ev.end : end], maxsplit=1)[0]
     if re.match(r"[.!?]\s+[A-Z]", rest):
         return False  # the sentence ends right after the value ('11.3 mmol/l. Furthermore')
+    prev = 0
     for q in find_quantities(rest):
         if not _TIME_CUE.search(rest[: q.start]):
+            prev = q.end
             continue
+        if _BASELINE.search(rest[: q.start]):
+            continue  # 'of 2.79 mg/dL from a baseline of 2.15': a reference, not another reading
+        gap = rest[prev : q.start]
+        prev = q.end
+        if _other_analyte(target).search(gap):
+            continue  # '...; CBC showed hemoglobin at 9.5 g/dL': another analyte's value
         written = q.after.split()[0].rstrip(".,;") if q.after.split() else ""
         try:
             convert(q.value, written, unit, molar_mass=target.input.molar_mass)
@@ -302,6 +325,20 @@ def _another_value(found: Found, target: Target) -> bool:
             continue
         return True
     return False
+
+
+def _other_analyte(target: Target) -> re.Pattern[str]:
+    """Names of the measurements the extractor's vocabulary knows, other than the target's."""
+    return _analytes_but(frozenset(t.lower() for t in _terms(target)))
+
+
+@functools.cache
+def _analytes_but(own: frozenset[str]) -> re.Pattern[str]:
+    from clinbridge.calculators.extract.rules import _synonyms
+
+    names = {n for k, vs in _synonyms().items() for n in (k, *vs) if len(n) > 3}
+    words = sorted((n for n in names if n.lower() not in own), key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b", re.I)
 
 
 def _terms(target: Target) -> list[str]:

@@ -148,6 +148,12 @@ def normal(text: str) -> str:
     return re.sub(r"s$", "", " ".join(re.findall(r"[a-z0-9]+", text.lower())))
 
 
+def own_names(target: Target) -> InputSpec:
+    """The target's input with only its own names (no related note terms, no records)."""
+    own = target.input.model_copy(update={"note_terms": (), "records": ()})
+    return _with_plurals(own)
+
+
 def _strong(inp: InputSpec) -> frozenset[str]:
     own = inp.model_copy(update={"note_terms": (), "records": ()})
     return frozenset(normal(t) for t in input_terms_of(_with_plurals_of(own)))
