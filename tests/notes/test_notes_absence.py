@@ -56,7 +56,8 @@ CASES = [
     },
     {
         "patient": "odd",
-        "note": "A 50-year-old woman. Laboratory tests showed albumin 900 g/dL.",
+        "note": "A 50-year-old woman. Laboratory tests showed albumin 900 g/dL. Urinalysis: "
+        "urine albumin 3.1 mg/dL.",
     },
 ]
 TEXTS = {f"note:{c['patient']}-note.0": c["note"] for c in CASES}

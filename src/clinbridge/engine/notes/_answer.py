@@ -496,12 +496,22 @@ def _decide_finding(
     )
 
 
+_SPECIMEN = re.compile(
+    r"\b(urine|urinary|CSF|cerebrospinal|fluid|pleural|ascitic|peritoneal|dipstick|stool|"
+    r"sputum|drain|dialysate|24-?h(our)?)\b",
+    re.I,
+)
+
+
 def _slipped(
     target: Target, ranked: list[tuple[Chunk, float]]
 ) -> tuple[list[Found], list[UnitSlip]]:
     """Values whose written unit is a metric-prefix slip, re-read in the input's unit."""
     found, slips = [], []
     for f in _extract(relaxed(target), ranked):
+        before = f.chunk.text[max(0, (f.evidence.start or 0) - 60) : f.evidence.start or 0]
+        if _SPECIMEN.search(before):
+            continue  # 'urine albumin 3 mg/dL' is plausible as written, for another specimen
         slip = unit_slip(target, f.evidence)
         if slip is not None:
             found.append(Found(f.chunk, slip.evidence, f.score, f.ambiguous))
