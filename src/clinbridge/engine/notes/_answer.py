@@ -24,15 +24,18 @@ A wrong answer is worse than an abstention: every accepted answer carries the qu
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.answer import Answer, Check, Provenance, Timings
+from clinbridge.engine.notes._absence import global_negation, negated_after
 from clinbridge.engine.notes._chunk import Chunk
 from clinbridge.engine.notes._question import NoteQuestion, read_question
 from clinbridge.engine.notes._sections import Section, complete_note_sections
+from clinbridge.engine.notes._slips import UnitSlip, relaxed, unit_slip
 from clinbridge.engine.notes._source import read_encounters
 from clinbridge.engine.notes._target import Target, find_target
 from clinbridge.settings import NotesUnmentioned as Unmentioned
@@ -141,9 +144,11 @@ def _scoped(
 
 def _extract(target: Target, ranked: list[tuple[Chunk, float]]) -> list[Found]:
     from clinbridge.calculators.extract.rules import NoteIndex, RuleExtractor, input_terms
+    from clinbridge.engine.notes._target import normal, own_names
 
     terms = tuple(input_terms(target.input))
     rules = RuleExtractor()
+    own = own_names(target) if target.input.type == "boolean" and target.strong else None
     found: list[Found] = []
     seen: set[tuple[str, int | None]] = set()
     for rank, (chunk, score) in enumerate(ranked):
@@ -153,11 +158,21 @@ def _extract(target: Target, ranked: list[tuple[Chunk, float]]) -> list[Found]:
         ev = rules.extract_input(idx, target.calculator, target.input, set())
         if ev is None or ev.start is None:
             continue
-        key = (chunk.note.note_id, chunk.start + ev.start)
+        if own is not None and normal(chunk.text[ev.start : ev.end]) not in target.strong:
+            named = rules.extract_input(idx, target.calculator, own, set())
+            if named is not None and named.start is not None:
+                ev = named  # the finding's own name beside a related one ('Alzheimer's dementia')
+        key = (chunk.note.note_id, chunk.start + (ev.start or 0))
         ev = replace(ev, text=chunk.text[ev.start : ev.end])  # quote the note as written
         if key in seen:
             continue  # the same mention read again in an overlapping chunk
         seen.add(key)
+        if ev.value is True and ev.end is not None:
+            cue = negated_after(idx.text, ev.end)
+            if cue is not None:  # a negation after the finding that NegEx did not read
+                ev = replace(
+                    ev, value=False, assertion="negated", method=f"{ev.method} (post: {cue!r})"
+                )
         hit = Found(chunk, ev, score)
         if target.input.type != "boolean" and _another_value(hit, target):
             hit = Found(chunk, ev, score, ambiguous=True)
@@ -170,22 +185,31 @@ _ION = re.compile(r"\b(?:Na|K|Cl|Ca|Mg|Li|Fe|Zn|Cu|P)(\d?[+\-\u2212])(?=[\s:,;)=
 """An ion's charge written after its symbol ('Na+', 'Ca2+', 'Cl-'): the symbol names the analyte."""
 _HYPO_HYPER = re.compile(r"\b(hypo|hyper)(?=[a-z]+a?emia\b)", re.I)
 """'hyponatremia of 130 mEq/L' gives the value of what the '-emia' word names ('natremia')."""
+_UNIT_SPELLING = re.compile(r"(?<=\d)(\s?)(kgs|kgm|Kgs|KGs)\b")
+"""'135 kgm', '60 kgs': kilograms as case notes spell them (read as 'kg', offsets kept)."""
 _HYPHEN_UNIT = re.compile(r"(?<=\d)-(?=(cm|m|mm|kg|g|lb|lbs|in|ft)\b)")
 """'a 163-cm tall man': a number and its unit joined as one adjective."""
 
 
 def _readable(text: str, target: Target) -> str:
-    """``text`` with ion charges, hypo-/hyper- prefixes of a value's '-emia' word and the
+    """``text`` with ion charges (where the bare symbol is one of the target's terms),
+    hypo-/hyper- prefixes of a value's '-emia' word and the
     hyphen of an adjectival quantity blanked out, so the extractor's terms and quantities
     match them; every character keeps its offset, so spans still quote the note."""
 
     def blank(m: re.Match[str]) -> str:
         return " " * len(m.group(0))
 
+    terms = set(_terms(target))
+
     def charge(m: re.Match[str]) -> str:
-        return m.group(0)[: m.start(1) - m.start()] + " " * len(m.group(1))
+        symbol = m.group(0)[: m.start(1) - m.start()]
+        if symbol not in terms:
+            return m.group(0)  # 'K+' is the term itself where a bare 'K' is not one
+        return symbol + " " * len(m.group(1))
 
     text = _ION.sub(charge, text)
+    text = _UNIT_SPELLING.sub(lambda m: m.group(1) + "kg" + " " * (len(m.group(2)) - 2), text)
     text = _HYPHEN_UNIT.sub(" ", text)
     if target.input.type != "boolean":
         text = _HYPO_HYPER.sub(blank, text)
@@ -261,6 +285,14 @@ _TIME_CUE = re.compile(
 )
 
 
+_BASELINE = re.compile(
+    r"\b(?:from\s+)?(?:an?\s+|the\s+|his\s+|her\s+)?(?:usual\s+)?baseline"
+    r"(?:\s+value)?(?:\s+(?:of|was|is))?\s*:?\s*(?:about|approximately|~)?\s*$",
+    re.I,
+)
+"""A value named as the patient's baseline is a reference for the reading before it."""
+
+
 def _another_value(found: Found, target: Target) -> bool:
     """The same sentence goes on, past a word of time or change, to a second value in the
     input's unit ('0.8 mg/dL on admission and 1.9 mg/dL on day three', 'rose to 2.1 mg/dL'):
@@ -273,9 +305,19 @@ def _another_value(found: Found, target: Target) -> bool:
         return False
     end = next((b for a, b in sentences(text) if a <= ev.end - 1 < b), len(text))
     rest = _STOP.split(text[ev.end : end], maxsplit=1)[0]
+    if re.match(r"[.!?]\s+[A-Z]", rest):
+        return False  # the sentence ends right after the value ('11.3 mmol/l. Furthermore')
+    prev = 0
     for q in find_quantities(rest):
         if not _TIME_CUE.search(rest[: q.start]):
+            prev = q.end
             continue
+        if _BASELINE.search(rest[: q.start]):
+            continue  # 'of 2.79 mg/dL from a baseline of 2.15': a reference, not another reading
+        gap = rest[prev : q.start]
+        prev = q.end
+        if _other_analyte(target).search(gap):
+            continue  # '...; CBC showed hemoglobin at 9.5 g/dL': another analyte's value
         written = q.after.split()[0].rstrip(".,;") if q.after.split() else ""
         try:
             convert(q.value, written, unit, molar_mass=target.input.molar_mass)
@@ -283,6 +325,20 @@ def _another_value(found: Found, target: Target) -> bool:
             continue
         return True
     return False
+
+
+def _other_analyte(target: Target) -> re.Pattern[str]:
+    """Names of the measurements the extractor's vocabulary knows, other than the target's."""
+    return _analytes_but(frozenset(t.lower() for t in _terms(target)))
+
+
+@functools.cache
+def _analytes_but(own: frozenset[str]) -> re.Pattern[str]:
+    from clinbridge.calculators.extract.rules import _synonyms
+
+    names = {n for k, vs in _synonyms().items() for n in (k, *vs) if len(n) > 3}
+    words = sorted((n for n in names if n.lower() not in own), key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b", re.I)
 
 
 def _terms(target: Target) -> list[str]:
@@ -362,11 +418,13 @@ def _decide_finding(
     nq: NoteQuestion,
     target: Target,
     found: list[Found],
-    searched: int,
+    chunks: list[Chunk],
     unmentioned: Unmentioned,
     sections: tuple[list[Section], list[str]],
 ) -> tuple[Any, list[Found], str | None]:
     from clinbridge.engine.notes._target import normal
+
+    searched = len(chunks)
 
     def named(f: Found) -> bool:
         ev = f.evidence
@@ -379,6 +437,10 @@ def _decide_finding(
         return True, affirmed, None
     if negated:
         return False, negated, None
+    if not found or (direct and len(direct) == len(found)):
+        denial = _global_denial(nq, target, chunks)
+        if denial is not None:
+            return False, [denial], None
     if found and not direct:
         words = sorted({f.chunk.text[f.evidence.start or 0 : f.evidence.end or 0] for f in found})
         return (
@@ -393,17 +455,35 @@ def _decide_finding(
         how = ", ".join(sorted({f.evidence.assertion for f in found}))
         return None, found, f"the notes mention {nq.target!r} only as {how}"
     why = f"no note in scope mentions {nq.target!r} ({searched} chunks read)"
-    if not (target.curated and searched) or unmentioned == "abstain":
+    if not (target.curated and searched):
         return None, [], why
     if unmentioned == "always":
         return False, [], None
+    notes = len({c.note.note_id for c in chunks})
+    looked = ", ".join(repr(t) for t in _terms(target)[:6])
+    said = (
+        f"not documented: no mention of {nq.target!r} (looked for {looked}) in {searched} "
+        f"chunk(s) of {notes} note(s) searched"
+    )
+    if unmentioned == "abstain":
+        held = (
+            "the notes hold a history and a presentation section"
+            if sections[0] and not sections[1]
+            else f"the notes have no {' or '.join(sections[1])} section"
+        )
+        return (
+            None,
+            [],
+            f"{said}; {held}. An unmentioned finding is not read as 'no' (setting "
+            "notes_unmentioned)",
+        )
     if target.input.note_recent_only:
         return (
             None,
             [],
             (
-                f"{why}; a criterion with a recency window is not one a history or an examination "
-                "records by name (it is often only implied), so its absence is not read"
+                f"{said}; a criterion with a recency window is not one a history or an "
+                "examination records by name (it is often only implied), so its absence is not read"
             ),
         )
     if not sections[1]:
@@ -412,8 +492,51 @@ def _decide_finding(
     return (
         None,
         [],
-        f"{why}, and they are not a complete note: no {missing} section that would record it",
+        f"{said}, and they are not a complete note: no {missing} section that would record it",
     )
+
+
+_SPECIMEN = re.compile(
+    r"\b(urine|urinary|CSF|cerebrospinal|fluid|pleural|ascitic|peritoneal|dipstick|stool|"
+    r"sputum|drain|dialysate|24-?h(our)?)\b",
+    re.I,
+)
+
+
+def _slipped(
+    target: Target, ranked: list[tuple[Chunk, float]]
+) -> tuple[list[Found], list[UnitSlip]]:
+    """Values whose written unit is a metric-prefix slip, re-read in the input's unit."""
+    found, slips = [], []
+    for f in _extract(relaxed(target), ranked):
+        before = f.chunk.text[max(0, (f.evidence.start or 0) - 60) : f.evidence.start or 0]
+        if _SPECIMEN.search(before):
+            continue  # 'urine albumin 3 mg/dL' is plausible as written, for another specimen
+        slip = unit_slip(target, f.evidence)
+        if slip is not None:
+            found.append(Found(f.chunk, slip.evidence, f.score, f.ambiguous))
+            slips.append(slip)
+    return found, slips
+
+
+def _global_denial(nq: NoteQuestion, target: Target, chunks: list[Chunk]) -> Found | None:
+    """A statement of absence that covers the finding without naming it (:mod:`._absence`)."""
+    from clinbridge.calculators.extract import Evidence
+
+    names = [nq.target, target.input.label, *target.input.aliases]
+    got = global_negation(names, sorted(chunks, key=lambda c: (c.note.note_id, c.start)))
+    if got is None:
+        return None
+    ev = Evidence(
+        target.input.name,
+        False,
+        got.start,
+        got.end,
+        got.text,
+        f"rule:global-negation ({got.kind})",
+        assertion="negated (global)",
+    )
+    return Found(got.chunk, ev, 0.0)
 
 
 def answer_from_notes(
@@ -461,13 +584,24 @@ def answer_from_notes(
     query = " ".join([question, *_structured_terms(structured)])
     ranked = index.rank(patient_id, query, chunks)
     found = _extract(target, ranked)
+    if nq.kind == "value" and not any(_value_ok(target, f.evidence) for f in found):
+        found, slips = _slipped(target, ranked)
+        checks.extend(
+            Check(
+                name="unit_as_written",
+                passed=True,
+                detail=sl.detail(target.input.label, target.input.unit or "", *target.input.range),
+            )
+            for sl in slips[:1]
+            if target.input.range
+        )
     sections: tuple[list[Section], list[str]] = ([], [])
     if nq.kind == "value":
         value, cited, why = _decide_value(nq, target, found)
     else:
-        if unmentioned == "complete":
+        if unmentioned != "always":
             sections = complete_note_sections(chunks)
-        value, cited, why = _decide_finding(nq, target, found, len(chunks), unmentioned, sections)
+        value, cited, why = _decide_finding(nq, target, found, chunks, unmentioned, sections)
     if scope_error or not chunks:
         value, why = None, scope_error or "no note of the patient is inside the question's scope"
     details: dict[str, Any] = {
@@ -489,9 +623,9 @@ def answer_from_notes(
             ],
         },
     }
-    if value is False and not cited and why is None:
+    if not cited and ((value is False and why is None) or (why or "").startswith("not documented")):
         details["note_answer"]["not_documented"] = _not_documented(
-            nq, target, len(chunks), sections[0]
+            nq, target, len(chunks), sections[0], answered=value is False
         )
     if structured is not None:
         details["structured"] = {
@@ -503,7 +637,12 @@ def answer_from_notes(
 
 
 def _not_documented(
-    nq: NoteQuestion, target: Target, searched: int, sections: list[Section]
+    nq: NoteQuestion,
+    target: Target,
+    searched: int,
+    sections: list[Section],
+    *,
+    answered: bool = True,
 ) -> dict[str, Any]:
     """What a *not documented* answer rests on: the names looked for, how much was read and
     the sections of a complete note that would have recorded the finding."""
@@ -511,9 +650,15 @@ def _not_documented(
         f"{s.name} section ({s.chunk.note.note_id}: {s.chunk.text[s.start : s.end]!r})"
         for s in sections
     )
+    if not answered:
+        how = f"sections present: {where}" if sections else "no history or presentation section"
+        tail = f"({how}); not read as 'no'"
+    elif sections:
+        tail = f"of a complete note, searched: {where}"
+    else:
+        tail = "(absent by convention)"
     summary = (
-        f"not documented in the notes: no mention of {nq.target!r} in {searched} chunk(s) "
-        + (f"of a complete note, searched: {where}" if sections else "(absent by convention)")
+        f"not documented in the notes: no mention of {nq.target!r} in {searched} chunk(s) {tail}"
     )
     return {
         "answer": "not documented in the notes",

@@ -87,9 +87,24 @@ def _with_plurals(inp: InputSpec) -> InputSpec:
         for pat, plural in _IRREGULAR:
             if pat.search(term):
                 extra.append(pat.sub(plural, term))
+        extra.extend(_verb_forms(term))
     if not extra:
         return inp
     return inp.model_copy(update={"note_terms": (*inp.note_terms, *sorted(set(extra)))})
+
+
+def _verb_forms(term: str) -> list[str]:
+    """A one-word '-ing' name's verb forms ('smoking' → 'smoke', 'smoked'; 'bleeding' →
+    'bleed'): 'he does not smoke' names the finding as much as 'smoking' does. Both the stem
+    and stem + 'e' are kept (English spelling does not say which); the wrong one matches no
+    word."""
+    m = re.fullmatch(r"([a-z]{3,})ing", term)
+    if m is None:
+        return []
+    stem = m.group(1)
+    if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        stem = stem[:-1]  # 'clubbing' → 'club'
+    return [stem, f"{stem}e", f"{stem}ed"]
 
 
 def _convertible(a: str | None, b: str | None) -> bool:
@@ -131,6 +146,12 @@ def find_target(target: str, kind: str, unit: str | None = None) -> Target:
 def normal(text: str) -> str:
     """Lower case, words only, a trailing plural 's' dropped (for comparing mentions)."""
     return re.sub(r"s$", "", " ".join(re.findall(r"[a-z0-9]+", text.lower())))
+
+
+def own_names(target: Target) -> InputSpec:
+    """The target's input with only its own names (no related note terms, no records)."""
+    own = target.input.model_copy(update={"note_terms": (), "records": ()})
+    return _with_plurals(own)
 
 
 def _strong(inp: InputSpec) -> frozenset[str]:
