@@ -29,12 +29,17 @@ sys.path.insert(0, str(HERE))
 sys.modules.pop("build", None)
 
 from _fhir_raw import resources  # noqa: E402
+
 _spec = importlib.util.spec_from_file_location("devset2_build", DEVSET2 / "build.py")
 assert _spec is not None and _spec.loader is not None
 _b2 = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_b2)
 list_key, plain, raw_frames, same, sql_value = (
-    _b2.list_key, _b2.plain, _b2.raw_frames, _b2.same, _b2.sql_value
+    _b2.list_key,
+    _b2.plain,
+    _b2.raw_frames,
+    _b2.same,
+    _b2.sql_value,
 )
 from databases import SOURCES, database_path  # noqa: E402
 from spec_dm import GROUPS, NOW  # noqa: E402

@@ -27,6 +27,7 @@ from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
+from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._text import normalize
@@ -81,6 +82,11 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         today=today,
         embeddings=ctx.embeddings,
     )
+    schema = read_schema(
+        question, ctx.lexicon, ctx.catalog, None, patient_id=ctx.patient_id, now=ctx.now
+    )
+    if schema is not None:  # the question names tables, fields or codes: read as such only
+        return [schema]
     try:
         pieces = _rejoin_names(extract(text), ctx.lexicon)
         enc = ctx.catalog.encounters if ctx.catalog is not None else None
@@ -230,6 +236,7 @@ class Understander:
         # (a concept hierarchy) is attached; on bare code systems a class is not grounded
         self.lexicon.class_list_allowed = any(d.ancestor_table for d in catalog.dictionaries)
         self.embeddings = embeddings
+        schema_lookup(db, catalog, self.lexicon)
 
     def understand(
         self, question: str, *, patient_id: str | None = None, now: dt.datetime | None = None
