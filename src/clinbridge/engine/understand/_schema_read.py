@@ -85,8 +85,6 @@ FILLER = frozenset(
         "tables",
         "field",
         "column",
-        "value",
-        "values",
         "me",
         "give",
         "show",
@@ -114,7 +112,6 @@ FILLER = frozenset(
         "as",
         "be",
         "than",
-        "per",
         "person's",
         "patient's",
         "with",
@@ -172,6 +169,7 @@ AGG = {
     "last": "last",
     "most": "last",
 }
+SEX_WORDS = {"female": "female", "women": "female", "male": "male", "men": "male"}
 LIST = {"list", "which", "show", "enumerate"}
 YESNO = {"does", "is", "are", "has", "have", "do", "was", "were", "did"}
 OPWORDS = {
@@ -219,9 +217,12 @@ BLOCK = {
 
 
 class _Abstain(Exception):
-    def __init__(self, reason: str, phrase: str) -> None:
+    """Not read. ``final``: a schema word is not grounded (the answer is an abstention);
+    otherwise a construct this reader does not express, left to the general reader."""
+
+    def __init__(self, reason: str, phrase: str, *, final: bool = True) -> None:
         super().__init__(reason)
-        self.reason, self.phrase = reason, phrase
+        self.reason, self.phrase, self.final = reason, phrase, final
 
 
 class _State:
@@ -234,12 +235,14 @@ class _State:
         self.measure_field = ""  # value | time | days_supply | quantity
         self.enc_code: str | None = None
         self.sex_code: str | None = None
+        self.sex_word: str | None = None
         self.patient: str | None = None
         self.agg = ""
         self.unit = ""
         self.listing = False
         self.yesno = False
         self.groundings: list[Grounding] = []
+        self.unbound: list[str] = []  # fields named that no literal was bound to yet
 
 
 def read_schema(
@@ -260,6 +263,8 @@ def read_schema(
     try:
         plan, st = _read(toks, lex, catalog, lookup, patient_id, now, question)
     except _Abstain as exc:
+        if not exc.final:
+            return None
         return Reading(
             question=question,
             abstain_reason=f"cannot answer: {exc.reason}",
@@ -310,6 +315,10 @@ def _read(
             op, t.used = OP1[w], True
         elif w == "between" and pending == "value":
             lo, hi = _between(toks, k)
+            if st.value is not None:
+                raise _Abstain("two value conditions", "between")
+            if st.unbound:
+                st.unbound.pop()
             st.value = ValueFilter(op="between", value=lo, value2=hi)
             st.groundings.append(
                 Grounding(
@@ -374,14 +383,37 @@ def _read(
             t.used = True
         elif w == "concept" or w == "concepts":
             pending, t.used = pending or "code", True
+        elif w in SEX_WORDS:
+            if st.sex_code is not None:
+                raise _Abstain("two sexes named", t.text)
+            st.sex_word, t.used = SEX_WORDS[w], True
+        elif w in {"value", "values", "result", "results"}:
+            if k > 0 and toks[k - 1].kind == "ident":  # 'the person_id values': the field's
+                pass
+            elif st.agg in AGG.values() and not st.measure_field:
+                st.measure_field = "value"
+            elif st.agg not in AGG.values():
+                pending = "value"
+                st.unbound.append(t.text)
+            t.used = True
+        elif (
+            t.kind == "word"
+            and w not in FILLER
+            and field_role(cat, None, w) in {"days_supply", "quantity", "other"}
+        ):
+            pending = _name(t, toks, k, st, cat, pending)  # a column named by a plain word
         elif w in FILLER or w in YESNO:
             t.used = True
         elif w in BLOCK:
-            raise _Abstain(f"{t.text!r} (a condition the schema reader does not express)", t.text)
+            raise _Abstain(f"{t.text!r} (not expressed by the schema reader)", t.text, final=False)
         k += 1
+    if st.unbound:
+        raise _Abstain(f"no value is given for {st.unbound[0]!r}", st.unbound[0])
     left = [t.text for t in toks if not t.used]
     if left:
-        raise _Abstain(f"{' '.join(left)!r} is not grounded in the schema", " ".join(left))
+        raise _Abstain(
+            f"{' '.join(left)!r} is not grounded in the schema", " ".join(left), final=False
+        )
     return _plan(st, lex, cat, question, now), st
 
 
@@ -439,6 +471,7 @@ def _name(t: Tok, toks: list[Tok], k: int, st: _State, cat: Catalog, pending: st
     if role in {"time", "days_supply", "quantity"} or (role == "value" and st.agg in AGG.values()):
         st.measure_field = role
         return "value" if role == "value" else ""
+    st.unbound.append(t.text)
     return role  # code | value | enc_type | sex
 
 
@@ -486,6 +519,8 @@ def _literal(
     t: Tok, pending: str, op: str, st: _State, lex: Lexicon, cat: Catalog, lookup: Lookup | None
 ) -> str:
     t.used = True
+    if pending and pending != "patient" and st.unbound:
+        st.unbound.pop()
     if pending == "patient" or t.kind in {"uuid", "ref"}:
         pid = t.text.split("/")[-1]
         if st.patient is not None and st.patient != pid:
@@ -494,6 +529,8 @@ def _literal(
         st.groundings.append(Grounding(phrase=t.text, kind="patient", target=pid))
         return ""
     if pending == "value":
+        if st.value is not None:
+            raise _Abstain("two value conditions", t.text)
         try:
             v = float(t.text)
         except ValueError:
@@ -509,6 +546,8 @@ def _literal(
         st.enc_code = t.text
         return ""
     if pending == "sex":
+        if st.sex_code is not None or st.sex_word is not None:
+            raise _Abstain("two sexes named", t.text)
         st.sex_code = t.text
         return ""
     if op and op != "=":
@@ -572,6 +611,11 @@ def _plan(
             raise _Abstain(f"sex code {st.sex_code!r} is not male or female here", st.sex_code)
         filters.append(SexFilter(sex=sex))  # type: ignore[arg-type]
         st.groundings.append(Grounding(phrase=st.sex_code, kind="sex", target=str(sex)))
+    if st.sex_word is not None:
+        if st.sex_code is not None or (cat.patients is None or not cat.patients.sex_column):
+            raise _Abstain("the sex is named twice or not stored", st.sex_word)
+        filters.append(SexFilter(sex=st.sex_word))  # type: ignore[arg-type]
+        st.groundings.append(Grounding(phrase=st.sex_word, kind="sex", target=st.sex_word))
     enc_type = None
     if st.enc_code is not None:
         enc_type = _enc_type(cat, lex, st.enc_code)
@@ -667,6 +711,8 @@ def _concepts(st: _State, lex: Lexicon, cat: Catalog) -> tuple[ConceptSet | None
         if st.value is not None and len(stream_names) == 1:
             raise _Abstain("a value condition without a code", "value")
         return None, (stream_names[0] if len(stream_names) == 1 else None)
+    if len(codes) > 1:
+        raise _Abstain("several codes named (and / or between codes is not read here)", codes[1][0])
     found: list[int] = []
     for code, system, _via in codes:
         hits = _entries(lex, code, system, st, cat, lookup=_LOOKUP.get(id(lex)))

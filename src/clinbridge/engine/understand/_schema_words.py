@@ -191,11 +191,20 @@ def _stream_roles(s: EventStream) -> list[tuple[str | None, str]]:
     ]
 
 
+def _identifier(text: str) -> bool:
+    """A schema identifier (``value_as_number``, ``Encounter.class``), not an abbreviation
+    written with dots (``e.g``, ``i.e``)."""
+    if "_" in text:
+        return True
+    parts = text.split(".")
+    return len(parts[0]) >= 3 and all(len(p) >= 2 for p in parts[1:])
+
+
 def looks_schema(toks: list[Tok], catalog: Catalog) -> bool:
     """True when the question names the schema: an underscored/dotted identifier, a FHIR
     resource type or reference, or a system|code pair."""
     for k, t in enumerate(toks):
-        if t.kind in {"syscode", "ref", "ident"}:
+        if t.kind in {"syscode", "ref"} or (t.kind == "ident" and _identifier(t.text)):
             return True
         nxt = toks[k + 1] if k + 1 < len(toks) else None
         if t.text.lower() in SYSTEMS and nxt is not None and nxt.kind == "code":
