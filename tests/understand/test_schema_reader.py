@@ -1,0 +1,126 @@
+"""The schema reader: questions that name tables, fields, codes and ids (the data-manager voice).
+
+Gold comes from SQL written here over the loaded tables, independently of the plan; the
+abstentions check that a code with no rows, a field the catalog lacks or the plan cannot use, and
+an encounter code that shares its canonical type with another stored code are named, never
+answered."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from clinbridge.engine.understand._schema_words import looks_schema, tokenize
+
+EDDIE = "f71747e7-e5dd-4e04-8d0a-0c6bc545c2a4"
+
+
+def _one(conn: Any, sql: str) -> Any:
+    return conn.db.execute(sql, max_rows=None).rows[0][0]
+
+
+def test_distinct_persons_with_concept_id(eunomia_conn: Any) -> None:
+    a = eunomia_conn.ask(
+        "how many distinct person_id in condition_occurrence with condition_concept_id 4112343"
+    )
+    gold = _one(
+        eunomia_conn,
+        "SELECT count(DISTINCT person_id) FROM condition_occurrence "
+        "WHERE condition_concept_id = 4112343",
+    )
+    assert a.decision == "accept" and a.value == gold
+    [f] = a.plan["filters"]
+    assert f["concepts"]["include_descendants"] is False
+
+
+def test_rows_by_vocabulary_code(eunomia_conn: Any) -> None:
+    a = eunomia_conn.ask("number of rows in drug_exposure for RxNorm code 1118084")
+    assert a.decision == "abstain"  # 1118084 is a concept id, not an RxNorm code
+    a = eunomia_conn.ask("number of rows in drug_exposure for RxNorm code 140587")
+    gold = _one(
+        eunomia_conn,
+        "SELECT count(*) FROM drug_exposure d JOIN concept c ON c.concept_id = d.drug_concept_id "
+        "WHERE c.vocabulary_id = 'RxNorm' AND c.concept_code = '140587'",
+    )
+    assert a.decision == "accept" and a.value == gold
+
+
+def test_value_threshold_and_list(s27_conn: Any) -> None:
+    a = s27_conn.ask("measurement rows where value_as_number > 7 for LOINC 4548-4")
+    gold = _one(
+        s27_conn,
+        "SELECT count(*) FROM measurement m JOIN concept c ON c.concept_id = m.measurement_concept_id "
+        "WHERE c.vocabulary_id = 'LOINC' AND c.concept_code = '4548-4' AND m.value_as_number > 7",
+    )
+    assert a.decision == "accept" and a.value == gold
+    a = s27_conn.ask("list the person_ids in condition_occurrence with condition_concept_id 439777")
+    rows = s27_conn.db.execute(
+        "SELECT DISTINCT person_id FROM condition_occurrence WHERE condition_concept_id = 439777 "
+        "ORDER BY 1",
+        max_rows=None,
+    ).rows
+    assert a.decision == "accept" and sorted(int(v) for v in a.value) == [r[0] for r in rows]
+
+
+def test_patient_yes_no(s27_conn: Any) -> None:
+    yes = s27_conn.ask("does person_id 7 have a condition_occurrence row for SNOMED 271737000")
+    no = s27_conn.ask(
+        "does person 8 have a row in condition_occurrence with condition_concept_id 439777"
+    )
+    assert (yes.decision, yes.value) == ("accept", True)
+    assert (no.decision, no.value) == ("accept", False)
+
+
+def test_fhir_resources_fields_and_codes(fhir_conn: Any) -> None:
+    a = fhir_conn.ask("patients with Encounter.class = EMER")
+    gold = _one(
+        fhir_conn, "SELECT count(DISTINCT patient_id) FROM fhir_encounter WHERE class_code = 'EMER'"
+    )
+    assert a.decision == "accept" and a.value == gold
+    a = fhir_conn.ask("how many Observation resources with code http://loinc.org|8480-6")
+    gold = _one(
+        fhir_conn,
+        "SELECT count(*) FROM fhir_observation WHERE code = '8480-6' AND value_num IS NOT NULL",
+    )
+    assert a.decision == "accept" and a.value == gold
+    a = fhir_conn.ask(f"does patient {EDDIE} have an Observation with code 4548-4")
+    assert (a.decision, a.value) == ("accept", True)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how many distinct person_id in condition_occurrence with condition_concept_id 99999999",
+        "count rows in the lab_results table where result_flag = 'H'",
+        "how many person_id in drug_exposure with adherence_score > 0.8",
+        "count condition_occurrence records where condition_source_value = '444814009'",
+        "count of condition_occurrence rows per gender_concept_id",
+        "count distinct person_id in condition_occurrence with condition_concept_id 4112343 or 260139",
+    ],
+)
+def test_omop_abstentions(eunomia_conn: Any, question: str) -> None:
+    a = eunomia_conn.ask(question)
+    assert a.decision == "abstain"
+
+
+@pytest.mark.parametrize(
+    "question, named",
+    [
+        ("number of Encounter resources with class AMB", "AMB"),  # AMB and VR are both outpatient
+        ("patients with Encounter.class = ICU", "ICU"),
+        ("count of Condition resources with clinicalStatus = active", "clinicalStatus"),
+        ("how many Observation resources with code 99999-9", "99999-9"),
+    ],
+)
+def test_fhir_abstentions_name_what_is_missing(fhir_conn: Any, question: str, named: str) -> None:
+    a = fhir_conn.ask(question)
+    assert a.decision == "abstain" and named in (a.reason or "")
+
+
+def test_plain_questions_are_not_schema_questions(eunomia_conn: Any) -> None:
+    for q in (
+        "How many patients were exposed to any anticoagulant (e.g., warfarin)?",
+        "how many women had a GI bleed in 2015",
+    ):
+        assert not looks_schema(tokenize(q), eunomia_conn.catalog)
