@@ -11,6 +11,7 @@ An encounter type code is used only when no other stored code maps to the same c
 from __future__ import annotations
 
 import datetime as dt
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -33,7 +34,7 @@ from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._schema_words import SYSTEMS
 
-__all__ = ["Abstain", "Lookup", "State", "build_plan", "schema_lookup"]
+__all__ = ["Abstain", "Lookup", "State", "build_plan", "same_rows", "schema_lookup"]
 
 Lookup = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 """Runs one read-only statement with parameters on the source (vocabulary look-ups)."""
@@ -50,6 +51,7 @@ class Abstain(Exception):
 
 class State:
     def __init__(self) -> None:
+        self.lex: Lexicon | None = None
         self.streams: list[EventStream] | None = None
         self.table_word = ""
         self.target = ""  # "" | "encounters" | "patients"
@@ -239,9 +241,9 @@ def _concepts(st: State, lex: Lexicon, cat: Catalog) -> tuple[ConceptSet | None,
     codes = [c for c in st.codes if c[0]]
     if any(not c[0] for c in st.codes):
         raise Abstain("a code system is named without a code", st.codes[0][1])
-    if st.names:
-        if codes or len(st.names) > 1:
-            raise Abstain("several concepts named", st.names[-1][0], final=False)
+    if len(st.names) > 1:
+        raise Abstain("several concepts named", st.names[-1][0], final=False)
+    if st.names and not codes:
         return _named(st, lex)
     stream_names = [s.name for s in st.streams] if st.streams else []
     if not codes:
@@ -277,6 +279,9 @@ def _concepts(st: State, lex: Lexicon, cat: Catalog) -> tuple[ConceptSet | None,
                 codes=tuple(str(c) for c in seen),
             )
         )
+    for phrase, entries in st.names:  # 'concept 4112343 (acute viral pharyngitis)'
+        if not {lex.entries[i].code for i in entries} & set(seen):
+            raise Abstain(f"code {codes[0][0]} is not {phrase!r} in this source", phrase)
     label = "; ".join(e.name for e in seen.values())
     return ConceptSet(concepts=refs, include_descendants=False, label=label), stream
 
@@ -345,7 +350,8 @@ _ENC_CODES: dict[int, set[str]] = {}
 def bind_encounter_codes(lex: Lexicon, cat: Catalog, lookup: Lookup | None) -> None:
     """Read (once) the encounter type codes the source stores."""
     enc = cat.encounters
-    if lookup is None or enc is None or not enc.type_column or id(lex) in _ENC_CODES:
+    _ENC_CODES.pop(id(lex), None)
+    if lookup is None or enc is None or not enc.type_column:
         return
     rows = lookup(f'SELECT DISTINCT "{enc.type_column}" FROM "{enc.table}"', ())
     _ENC_CODES[id(lex)] = {str(r[0]) for r in rows if r[0] is not None}
@@ -366,3 +372,23 @@ def schema_lookup(db: Any, cat: Catalog, lex: Lexicon) -> None:
         bind_encounter_codes(lex, cat, lookup)
     except Exception:  # a look-up that fails must not stop understanding
         _LOOKUP.pop(id(lex), None)
+
+
+_ROWS: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], bool]] = weakref.WeakKeyDictionary()
+
+
+def same_rows(lex: Lexicon, table_a: str, table_b: str) -> bool | None:
+    """Whether two tables hold the same number of rows (a stream view that is exactly one
+    resource's table); None when the source cannot be asked."""
+    lookup = _LOOKUP.get(id(lex))
+    if lookup is None:
+        return None
+    cache = _ROWS.setdefault(lookup, {})
+    if (table_a, table_b) not in cache:
+        try:
+            a = lookup(f'SELECT count(*) FROM "{table_a}"', ())[0][0]
+            b = lookup(f'SELECT count(*) FROM "{table_b}"', ())[0][0]
+        except Exception:
+            return None
+        cache[(table_a, table_b)] = a == b
+    return cache[(table_a, table_b)]

@@ -24,6 +24,7 @@ from clinbridge.engine.understand._schema_plan import (
     Lookup,
     State,
     build_plan,
+    same_rows,
     schema_lookup,
 )
 from clinbridge.engine.understand._schema_words import (
@@ -42,6 +43,7 @@ from clinbridge.engine.understand._schema_words import (
     UNIT_ROWS,
     YESNO,
     Tok,
+    _snake,
     field_role,
     looks_schema,
     resource_streams,
@@ -96,6 +98,7 @@ def _read(
     question: str,
 ) -> tuple[QueryPlan, State]:
     st = State()
+    st.lex = lex
     st.patient = patient_id
     pending = ""  # the role the next literal binds to
     op = ""
@@ -110,6 +113,11 @@ def _read(
             if op == "!=":
                 raise Abstain("a 'not equal' condition is not supported here", t.text)
             t.used = True
+        elif (w, nxt) == ("at", "least") and k + 2 < len(toks) and words[k + 2] in {"one", "1"}:
+            for t2 in toks[k : k + 3]:  # 'at least one row': any
+                t2.used = True
+            k += 3
+            continue
         elif (w, nxt) in OPWORDS and pending in {"value", ""}:
             op = OPWORDS[(w, nxt)]
             if w == "or":  # postfix: applies to the value just read
@@ -152,6 +160,9 @@ def _read(
         elif w in SYSTEMS:
             st.codes.append(("", w, "system"))
             pending, t.used = "system:" + w, True
+            if w == "snomed" and nxt == "ct":
+                toks[k + 1].used = True
+                k += 1
         elif (
             t.kind == "code"
             and _year(t.text)
@@ -254,9 +265,16 @@ def _names(toks: list[Tok], st: State, lex: Lexicon) -> None:
         if toks[k].used or toks[k].kind != "word":
             k += 1
             continue
+        # the run: left-over words and the filler between them ('CT of head' is one phrase)
         j = k
-        while j < len(toks) and not toks[j].used and toks[j].kind == "word":
+        while (
+            j < len(toks)
+            and toks[j].kind == "word"
+            and (not toks[j].used or toks[j].text.lower() in FILLER)
+        ):
             j += 1
+        while j > k + 1 and toks[j - 1].used:
+            j -= 1
         span = " ".join(t.text for t in toks[k:j])
         good = []
         for m in lex.match(expand_words(normalize(span))):
@@ -314,6 +332,8 @@ def _name(t: Tok, toks: list[Tok], k: int, st: State, cat: Catalog, pending: str
             break
     stream = st.streams[0] if st.streams and len(st.streams) == 1 else None
     role = field_role(cat, stream, text)
+    if role is None and cat.table(text) is not None:
+        raise Abstain(f"table {text!r} is in the source but the plan cannot read it", text)
     if role is None:
         raise Abstain(f"{text!r} is not a table or field of this source", text)
     if role in {"other", "source"}:
@@ -359,6 +379,15 @@ def _set_table(st: State, cat: Catalog, name: str) -> bool:
     res = resource_streams(cat, name) if name[:1].isupper() else None
     if res is not None:
         streams = res
+        own = f"fhir_{_snake(name)}"
+        if (
+            len(res) == 1
+            and not res[0].table.lower().endswith(own[4:])
+            and cat.table(own) is not None
+            and st.lex is not None
+            and same_rows(st.lex, res[0].table, own) is not True
+        ):
+            raise Abstain(f"{name} resources are stored with others in {res[0].table}", name)
     if not streams:
         res = resource_streams(cat, name)
         if res is None:
