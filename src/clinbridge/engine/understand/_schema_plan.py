@@ -74,22 +74,49 @@ class State:
         ] = []  # concept names: (phrase, entries)  # fields named that no literal was bound to yet
 
 
+def _vocab_ids(cat: Catalog, lookup: Lookup | None, code: str, system: str) -> set[str]:
+    """Concept ids of a vocabulary code (in the vocabulary named, or in any when none is)."""
+    d = next((d for d in cat.dictionaries if d.system_column and d.source_code_column), None)
+    if d is None or lookup is None:
+        return set()
+    sql = f'SELECT "{d.code_column}" FROM "{d.table}" WHERE "{d.source_code_column}" = ?'
+    params: tuple[Any, ...] = (code,)
+    if system:
+        sql += f' AND lower("{d.system_column}") = ?'
+        params = (code, SYSTEMS.get(system.lower(), ("", system.lower()))[1])
+    return {str(r[0]) for r in lookup(sql, params)}
+
+
 def _entries(
-    lex: Lexicon, code: str, system: str, st: State, cat: Catalog, lookup: Lookup | None
+    lex: Lexicon,
+    code: str,
+    system: str,
+    st: State,
+    cat: Catalog,
+    lookup: Lookup | None,
+    via: str = "",
 ) -> list[int]:
-    """Indexes of lexicon entries that carry the literal code, in the named streams."""
+    """Indexes of lexicon entries that carry the literal code, in the named streams. On OMOP a
+    bare number not bound to a concept id field may be an id or a vocabulary code: when it is
+    both (of different concepts with rows) the reading abstains."""
     names = {s.name for s in st.streams} if st.streams else None
     omop_ids: set[str] = set()
-    if system and cat.adapter != "fhir" and lookup is not None:
-        vocab = SYSTEMS.get(system.lower(), ("", system.lower()))[1]
-        d = next((d for d in cat.dictionaries if d.system_column and d.source_code_column), None)
-        if d is not None:
-            rows = lookup(
-                f'SELECT "{d.code_column}" FROM "{d.table}" WHERE "{d.source_code_column}" = ? '
-                f'AND lower("{d.system_column}") = ?',
-                (code, vocab),
-            )
-            omop_ids = {str(r[0]) for r in rows}
+    if cat.adapter != "fhir" and (system or via != "code_id"):
+        omop_ids = _vocab_ids(cat, lookup, code, system)
+    if cat.adapter != "fhir" and not system and via != "code_id" and omop_ids:
+        as_code = [
+            i
+            for i, e in enumerate(lex.entries)
+            if str(e.code) in omop_ids and e.direct and (names is None or e.stream_name in names)
+        ]
+        as_id = [
+            i
+            for i, e in enumerate(lex.entries)
+            if str(e.code) == code and e.direct and (names is None or e.stream_name in names)
+        ]
+        if as_code and as_id and set(as_code) != set(as_id):
+            raise Abstain(f"{code} is both a concept id and a vocabulary code here", code)
+        return as_code or as_id
     out = []
     for i, e in enumerate(lex.entries):
         if not e.direct or (names is not None and e.stream_name not in names):
@@ -146,8 +173,8 @@ def build_plan(
     of_patients = st.unit == "patients" or st.listing or st.target == "patients"
     agg = st.agg or ("count" if not st.yesno else "")
     if st.yesno:
-        if st.patient is None or stream is None:
-            raise Abstain("a yes/no question needs one patient and one table", "does")
+        if stream is None:
+            raise Abstain("a yes/no question needs one table or code", "does")
         measure = Measure(of="events", stream=stream, concepts=concepts, value=st.value)
         return _qp(question, st, filters, measure, Aggregate(op="exists"), now)
     if st.listing:
@@ -254,7 +281,7 @@ def _concepts(st: State, lex: Lexicon, cat: Catalog) -> tuple[ConceptSet | None,
         raise Abstain("several codes named (and / or between codes is not read here)", codes[1][0])
     found: list[int] = []
     for code, system, _via in codes:
-        hits = _entries(lex, code, system, st, cat, lookup=_LOOKUP.get(id(lex)))
+        hits = _entries(lex, code, system, st, cat, _LOOKUP.get(id(lex)), _via)
         if not hits:
             where = f" in {st.table_word}" if st.table_word else ""
             raise Abstain(f"code {code!r} has no rows{where} in this source", code)

@@ -147,7 +147,7 @@ def _read(
         elif w in {"is", "equal", "equals"} and pending and pending != "value":
             t.used = True
         elif (
-            pending in {"enc_type", "sex", "code"}
+            pending in {"enc_type", "sex", "code", "code_id"}
             and t.kind == "word"
             and w not in FILLER
             and w not in YESNO
@@ -349,6 +349,8 @@ def _name(t: Tok, toks: list[Tok], k: int, st: State, cat: Catalog, pending: str
         st.measure_field = role
         return "value" if role == "value" else ""
     st.unbound.append(t.text)
+    if role == "code" and text.lower().endswith("concept_id"):
+        return "code_id"  # a concept id field: the literal is an id, not a vocabulary code
     return role  # code | value | enc_type | sex
 
 

@@ -219,7 +219,11 @@ def looks_schema(toks: list[Tok], catalog: Catalog) -> bool:
         if t.kind in {"syscode", "ref"} or (t.kind == "ident" and _identifier(t.text)):
             return True
         nxt = toks[k + 1] if k + 1 < len(toks) else None
-        if t.text.lower() in SYSTEMS and nxt is not None and nxt.kind == "code":
+        if (
+            t.text.lower() in set(SYSTEMS) | {"concept", "concept_id"}
+            and nxt is not None
+            and nxt.kind == "code"
+        ):
             return True
         if (
             t.kind == "word"
