@@ -124,3 +124,25 @@ def test_plain_questions_are_not_schema_questions(eunomia_conn: Any) -> None:
         "how many women had a GI bleed in 2015",
     ):
         assert not looks_schema(tokenize(q), eunomia_conn.catalog)
+
+
+def test_a_name_beside_a_code_confirms_or_abstains(s27_conn: Any) -> None:
+    ok = s27_conn.ask(
+        "number of persons with at least one BMI (LOINC 39156-5) value_as_number >= 30"
+    )
+    gold = _one(
+        s27_conn,
+        "SELECT count(DISTINCT person_id) FROM measurement WHERE measurement_concept_id = 3038553 "
+        "AND value_as_number >= 30",
+    )
+    assert ok.decision == "accept" and ok.value == gold
+    clash = s27_conn.ask(
+        "number of persons with at least one BMI (LOINC 8480-6) value_as_number >= 30"
+    )
+    assert clash.decision == "abstain"
+
+
+def test_fhir_search_syntax(fhir_conn: Any) -> None:
+    a = fhir_conn.ask("Immunization?vaccine-code=140 -- how many resources")
+    gold = _one(fhir_conn, "SELECT count(*) FROM fhir_immunization WHERE code = '140'")
+    assert a.decision == "accept" and a.value == gold

@@ -34,7 +34,7 @@ from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._schema_words import SYSTEMS
 
-__all__ = ["Abstain", "Lookup", "State", "build_plan", "same_rows", "schema_lookup"]
+__all__ = ["Abstain", "Lookup", "State", "build_plan", "code_entries", "same_rows", "schema_lookup"]
 
 Lookup = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 """Runs one read-only statement with parameters on the source (vocabulary look-ups)."""
@@ -419,3 +419,10 @@ def same_rows(lex: Lexicon, table_a: str, table_b: str) -> bool | None:
             return None
         cache[(table_a, table_b)] = a == b
     return cache[(table_a, table_b)]
+
+
+def code_entries(
+    lex: Lexicon, code: str, system: str, st: State, cat: Catalog, via: str = ""
+) -> list[int]:
+    """The lexicon entries of one literal code (see ``_entries``), with this source's look-up."""
+    return _entries(lex, code, system, st, cat, _LOOKUP.get(id(lex)), via)

@@ -24,6 +24,7 @@ from clinbridge.engine.understand._schema_plan import (
     Lookup,
     State,
     build_plan,
+    code_entries,
     same_rows,
     schema_lookup,
 )
@@ -244,7 +245,7 @@ def _read(
         k += 1
     if st.unbound:
         raise Abstain(f"no value is given for {st.unbound[0]!r}", st.unbound[0])
-    _names(toks, st, lex)
+    _names(toks, st, lex, cat)
     left = [t.text for t in toks if not t.used]
     if left:
         raise Abstain(
@@ -253,13 +254,41 @@ def _read(
     return build_plan(st, lex, cat, question, now), st
 
 
-def _names(toks: list[Tok], st: State, lex: Lexicon) -> None:
+def _code_entries(st: State, lex: Lexicon, cat: Catalog) -> set[int]:
+    """Entries of the literal codes named (empty when none, or when one does not ground)."""
+    out: set[int] = set()
+    for code, system, via in st.codes:
+        if not code:
+            continue
+        try:
+            out |= set(code_entries(lex, code, system, st, cat, via))
+        except Abstain:
+            return set()
+    return out
+
+
+def _confirms(lex: Lexicon, span: str, coded: set[int]) -> bool:
+    """The words name the concept of a code named beside them (same code in a match)."""
+    from clinbridge.engine.understand._shorthand import expand_words
+    from clinbridge.engine.understand._text import normalize
+
+    codes = {lex.entries[i].code for i in coded}
+    matches = lex.match(expand_words(normalize(span)))
+    best = max((m.score for m in matches), default=0.0)
+    return any(
+        m.score >= max(0.3, best) and any(lex.entries[i].code in codes for i in m.entries)
+        for m in matches
+    )
+
+
+def _names(toks: list[Tok], st: State, lex: Lexicon, cat: Catalog) -> None:
     """Ground each run of words left over as one concept name (exact name, synonym or the same
     words, after shorthand expansion), in the named table's stream when one is named."""
     from clinbridge.engine.understand._shorthand import expand_words
     from clinbridge.engine.understand._text import normalize
 
     names = {s.name for s in st.streams} if st.streams else None
+    coded = _code_entries(st, lex, cat)
     k = 0
     while k < len(toks):
         if toks[k].used or toks[k].kind != "word":
@@ -276,6 +305,11 @@ def _names(toks: list[Tok], st: State, lex: Lexicon) -> None:
         while j > k + 1 and toks[j - 1].used:
             j -= 1
         span = " ".join(t.text for t in toks[k:j])
+        if coded and _confirms(lex, span, coded):
+            for t in toks[k:j]:  # 'BMI (LOINC 39156-5)': the name of the code named
+                t.used = True
+            k = j
+            continue
         good = []
         for m in lex.match(expand_words(normalize(span))):
             entries = [i for i in m.entries if names is None or lex.entries[i].stream_name in names]
@@ -347,7 +381,7 @@ def _name(t: Tok, toks: list[Tok], k: int, st: State, cat: Catalog, pending: str
         return pending
     if role in {"time", "days_supply", "quantity"} or (role == "value" and st.agg in AGG.values()):
         st.measure_field = role
-        return "value" if role == "value" else ""
+        return ""
     st.unbound.append(t.text)
     if role == "code" and text.lower().endswith("concept_id"):
         return "code_id"  # a concept id field: the literal is an id, not a vocabulary code

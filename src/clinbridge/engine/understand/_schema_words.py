@@ -53,7 +53,7 @@ _TOKEN = re.compile(
       | (?P<op>>=|<=|!=|<>|==|=|>|<)
       | (?P<ident>[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+)
       | (?P<code>\d+(?:[-.]\d+)*[A-Za-z]?)
-      | (?P<word>[A-Za-z][A-Za-z']*)
+      | (?P<word>[A-Za-z][A-Za-z']*(?:-[a-z]+)*)
       | (?P<hash>\#)
     """,
     re.VERBOSE,
@@ -97,6 +97,11 @@ FIELD_ROLES: dict[str, str] = {
     "performeddatetime": "time",
     "code": "code",
     "vaccinecode": "code",
+    # FHIR search parameters (kebab-case)
+    "vaccine-code": "code",
+    "value-quantity": "value",
+    "onset-date": "time",
+    "effective": "time",
     "medicationcodeableconcept": "code",
     "class": "enc_type",
     "class_code": "enc_type",
