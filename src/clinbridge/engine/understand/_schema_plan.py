@@ -65,6 +65,8 @@ class State:
         self.agg = ""
         self.unit = ""
         self.listing = False
+        self.count_word = False
+        self.show = False
         self.yesno = False
         self.groundings: list[Grounding] = []
         self.year: int | None = None
@@ -177,6 +179,10 @@ def build_plan(
             raise Abstain("a yes/no question needs one table or code", "does")
         measure = Measure(of="events", stream=stream, concepts=concepts, value=st.value)
         return _qp(question, st, filters, measure, Aggregate(op="exists"), now)
+    if st.show and not st.count_word and not st.agg:
+        st.listing = True
+    if st.listing and st.count_word:
+        raise Abstain("a list and a count asked together", "list")
     if st.listing:
         if st.patient is not None or agg not in {"count", ""} or st.measure_field:
             raise Abstain("only lists of patients are read here", "list")
@@ -209,6 +215,8 @@ def build_plan(
         return _qp(question, st, filters, Measure(of="patients"), Aggregate(op=agg), now)
     if enc_type is not None:
         raise Abstain("an encounter type together with another table", st.enc_code or "")
+    if st.target == "encounters":
+        raise Abstain(f"encounters together with {stream or 'another table'}", st.table_word)
     if stream is None:
         if st.target == "patients" and st.value is None:
             return _qp(question, st, filters, Measure(of="patients"), Aggregate(op=agg), now)

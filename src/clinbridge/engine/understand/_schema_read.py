@@ -192,6 +192,7 @@ def _read(
             pending = _name(t, toks, k, st, cat, pending)
         elif w in COUNT or (w == "how" and nxt == "many"):
             st.agg = st.agg or "count"
+            st.count_word = True
             t.used = True
         elif w in {"distinct", "unique"}:
             t.used = True
@@ -215,7 +216,10 @@ def _read(
             st.agg = AGG[w]
             t.used = True
         elif w in LIST:
-            st.listing = True
+            if w in {"show", "display"}:  # 'show the number of …' / 'show the person_ids …'
+                st.show = True
+            elif w != "which" or k == 0:  # 'which' inside a sentence is a relative pronoun
+                st.listing = True
             t.used = True
         elif w == "concept" or w == "concepts":
             pending, t.used = pending or "code", True
@@ -315,11 +319,32 @@ def _names(toks: list[Tok], st: State, lex: Lexicon, cat: Catalog) -> None:
             entries = [i for i in m.entries if names is None or lex.entries[i].stream_name in names]
             if m.score >= 0.97 and entries:
                 good.append((m.label, entries))
-        if good and all(set(e) == set(good[0][1]) for _, e in good):
-            st.names.append((span, good[0][1]))
+        found = good[0][1] if good and all(set(e) == set(good[0][1]) for _, e in good) else None
+        if found is None and names is not None:
+            found = _grounded(span, lex, names)
+        if found:
+            st.names.append((span, found))
             for t in toks[k:j]:
                 t.used = True
         k = j
+
+
+def _grounded(span: str, lex: Lexicon, names: set[str]) -> list[int] | None:
+    """The general reader's grounding of a phrase (shorthand, contained words), taken only
+    inside the table the question names, when it is one concept, not tied with another label,
+    and its best label's entries are all in that table."""
+    from clinbridge.engine.understand._ground import Concept, ground_text
+
+    items = ground_text(span, lex, embeddings=False)
+    if len(items) != 1 or not isinstance(items[0], Concept):
+        return None
+    c = items[0]
+    if c.score < 0.6 or c.how == "embedding" or len(c.tied) > 1:
+        return None
+    best = c.primary or c.entries
+    if not best or any(lex.entries[i].stream_name not in names for i in best):
+        return None
+    return list(best)
 
 
 def _year(text: str) -> bool:

@@ -52,8 +52,8 @@ _TOKEN = re.compile(
       | '(?P<sq>[^']*)' | "(?P<dq>[^"]*)"
       | (?P<op>>=|<=|!=|<>|==|=|>|<)
       | (?P<ident>[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+)
-      | (?P<code>\d+(?:[-.]\d+)*[A-Za-z]?)
-      | (?P<word>[A-Za-z][A-Za-z']*(?:-[a-z]+)*)
+      | (?P<code>(?<![\w.])-?\d+(?:[-.]\d+)*[A-Za-z]?)
+      | (?P<word>[A-Za-z][A-Za-z0-9']*(?:-[a-z]+)*)
       | (?P<hash>\#)
     """,
     re.VERBOSE,
@@ -338,6 +338,7 @@ FILLER = FILLER | frozenset(
         "listed",
         "appear",
         "appears",
+        "recent",
         "appearing",
         "belonging",
         "belong",
