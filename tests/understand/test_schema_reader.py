@@ -146,3 +146,23 @@ def test_fhir_search_syntax(fhir_conn: Any) -> None:
     a = fhir_conn.ask("Immunization?vaccine-code=140 -- how many resources")
     gold = _one(fhir_conn, "SELECT count(*) FROM fhir_immunization WHERE code = '140'")
     assert a.decision == "accept" and a.value == gold
+
+
+def test_date_comparisons_bind_to_the_stream_read(eunomia_conn: Any) -> None:
+    a = eunomia_conn.ask(
+        "distinct person_id in condition_occurrence with condition_concept_id 4112343 and "
+        "condition_start_date between 2015-01-01 and 2015-12-31"
+    )
+    gold = _one(
+        eunomia_conn,
+        "SELECT count(DISTINCT person_id) FROM condition_occurrence WHERE condition_concept_id = "
+        "4112343 AND condition_start_date BETWEEN DATE '2015-01-01' AND DATE '2015-12-31'",
+    )
+    assert a.decision == "accept" and a.value == gold
+    wrong_table = eunomia_conn.ask(
+        "how many persons have drug_exposure rows with drug_concept_id 1118084 and "
+        "condition_start_date > 2015-01-01"
+    )
+    assert wrong_table.decision == "abstain" and "condition_start_date" in (
+        wrong_table.reason or ""
+    )

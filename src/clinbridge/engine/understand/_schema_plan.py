@@ -70,6 +70,9 @@ class State:
         self.yesno = False
         self.groundings: list[Grounding] = []
         self.year: int | None = None
+        self.fields: list[str] = []  # stream fields named (checked against the stream read)
+        self.date_from: dt.date | None = None
+        self.date_to: dt.date | None = None
         self.unbound: list[str] = []
         self.names: list[
             tuple[str, list[int]]
@@ -162,6 +165,7 @@ def build_plan(
             Grounding(phrase=st.enc_code, kind="encounter_type", target=str(enc_type))
         )
     concepts, stream = _concepts(st, lex, cat)
+    _fields_of(st, cat, stream)
     if st.target == "death":
         if st.streams or st.codes or st.value is not None or st.measure_field:
             raise Abstain("the death table together with another table", st.table_word)
@@ -232,6 +236,37 @@ def build_plan(
     return _qp(question, st, filters, Measure(of="patients"), Aggregate(op=agg), now)
 
 
+def _fields_of(st: State, cat: Catalog, stream: str | None) -> None:
+    """Every column named must be a column of the stream read (``condition_start_date`` is not
+    a field of drug_exposure); FHIR element names are the adapter's, not columns."""
+    from clinbridge.engine.understand._schema_words import FIELD_ROLES
+
+    named = [f for f in st.fields if "_" in f and f.lower() not in FIELD_ROLES]
+    if not named:
+        return
+    if stream is None:
+        raise Abstain(f"{named[0]!r} names no table read here", named[0])
+    s = cat.stream(stream)
+    info = cat.table(s.table)
+    cols = {c.name.lower() for c in info.columns} if info is not None else set()
+    cols |= {
+        str(c).lower()
+        for c in (
+            s.code_column,
+            s.value_column,
+            s.time_column,
+            s.days_supply_column,
+            s.quantity_column,
+            s.source_value_column,
+            s.patient_column,
+        )
+        if c
+    }
+    for f in named:
+        if f.lower().split(".")[-1] not in cols:
+            raise Abstain(f"{f!r} is not a field of {s.table}", f)
+
+
 def _qp(
     question: str,
     st: State,
@@ -241,8 +276,12 @@ def _qp(
     now: dt.datetime | None,
 ) -> QueryPlan:
     window = None
+    if st.year is not None and (st.date_from or st.date_to):
+        raise Abstain("a year and a date condition together", str(st.year), final=False)
     if st.year is not None:
-        window = CalendarWindow(start=dt.date(st.year, 1, 1), end=dt.date(st.year, 12, 31))
+        st.date_from, st.date_to = dt.date(st.year, 1, 1), dt.date(st.year, 12, 31)
+    if st.date_from is not None or st.date_to is not None:
+        window = CalendarWindow(start=st.date_from, end=st.date_to)
         events = [f for f in filters if isinstance(f, EventFilter)]
         if measure.of == "events" and agg.op == "count" and not events and not st.patient:
             pass  # the window of the counted events
@@ -252,13 +291,9 @@ def _qp(
             ]
             window = None
         else:
-            raise Abstain(
-                f"the year {st.year} with this kind of question", str(st.year), final=False
-            )
+            raise Abstain("a date window with this kind of question", "date", final=False)
         st.groundings.append(
-            Grounding(
-                phrase=f"in {st.year}", kind="time", target=f"{st.year}-01-01..{st.year}-12-31"
-            )
+            Grounding(phrase="date window", kind="time", target=f"{st.date_from}..{st.date_to}")
         )
     return QueryPlan(
         window=window,

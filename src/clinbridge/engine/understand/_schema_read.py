@@ -129,6 +129,11 @@ def _read(
             k += 1
         elif w in OP1 and pending == "value":
             op, t.used = OP1[w], True
+        elif w == "between" and pending == "time":
+            lo_d, hi_d = _dates_between(toks, k)
+            _window(st, lo_d, hi_d, "between")
+            pending, k = "", k + 4
+            continue
         elif w == "between" and pending == "value":
             lo, hi = _between(toks, k)
             if st.value is not None:
@@ -347,6 +352,35 @@ def _grounded(span: str, lex: Lexicon, names: set[str]) -> list[int] | None:
     return list(best)
 
 
+def _date(text: str) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def _dates_between(toks: list[Tok], k: int) -> tuple[dt.date, dt.date]:
+    try:
+        a, conj, b = toks[k + 1], toks[k + 2], toks[k + 3]
+    except IndexError:
+        raise Abstain("'between' needs two dates", "between") from None
+    lo, hi = _date(a.text), _date(b.text)
+    if conj.text.lower() != "and" or lo is None or hi is None:
+        raise Abstain("'between' needs two dates", "between")
+    for t in toks[k : k + 4]:
+        t.used = True
+    return lo, hi
+
+
+def _window(st: State, lo: dt.date | None, hi: dt.date | None, phrase: str) -> None:
+    """Narrow the date window of the events (one lower and one upper bound at most)."""
+    if (lo is not None and st.date_from is not None) or (hi is not None and st.date_to is not None):
+        raise Abstain("two date conditions", phrase, final=False)
+    st.date_from = lo or st.date_from
+    st.date_to = hi or st.date_to
+    st.measure_field = ""
+
+
 def _year(text: str) -> bool:
     return len(text) == 4 and text.isdigit() and 1900 <= int(text) <= 2100
 
@@ -398,13 +432,18 @@ def _name(t: Tok, toks: list[Tok], k: int, st: State, cat: Catalog, pending: str
     if role in {"other", "source"}:
         raise Abstain(f"field {text!r} (the plan cannot filter on it)", text)
     t.used = True
+    if role in {"code", "value", "time", "days_supply", "quantity"}:
+        st.fields.append(text)
     if role == "patient":
         nxt = toks[k + 1] if k + 1 < len(toks) else None
         if nxt is not None and (nxt.kind in {"code", "uuid", "ref"} or nxt.kind == "op"):
             return "patient"
         st.unit = st.unit or "patients"
         return pending
-    if role in {"time", "days_supply", "quantity"} or (role == "value" and st.agg in AGG.values()):
+    if role == "time":
+        st.measure_field = role
+        return "time"  # a date comparison may follow ('condition_start_date >= 2015-01-01')
+    if role in {"days_supply", "quantity"} or (role == "value" and st.agg in AGG.values()):
         st.measure_field = role
         return ""
     st.unbound.append(t.text)
@@ -488,6 +527,20 @@ def _literal(
                 phrase=f"{op or '='} {t.text}", kind="value", target=f"value {op or '='} {v:g}"
             )
         )
+        return ""
+    if pending == "time":
+        day = _date(t.text)
+        if day is None:
+            raise Abstain(f"{t.text!r} is not a date", t.text)
+        lo, hi = {
+            ">=": (day, None),
+            ">": (day + dt.timedelta(days=1), None),
+            "<=": (None, day),
+            "<": (None, day - dt.timedelta(days=1)),
+            "=": (day, day),
+            "": (day, day),
+        }[op]
+        _window(st, lo, hi, f"{op or '='} {t.text}")
         return ""
     if pending == "enc_type":
         st.enc_code = t.text
