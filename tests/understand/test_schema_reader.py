@@ -166,3 +166,15 @@ def test_date_comparisons_bind_to_the_stream_read(eunomia_conn: Any) -> None:
     assert wrong_table.decision == "abstain" and "condition_start_date" in (
         wrong_table.reason or ""
     )
+
+
+def test_rows_per_patient(s27_conn: Any) -> None:
+    a = s27_conn.ask(
+        "list person_id with at least 20 measurement rows for measurement_concept_id 3038553"
+    )
+    rows = s27_conn.db.execute(
+        "SELECT person_id FROM measurement WHERE measurement_concept_id = 3038553 "
+        "GROUP BY person_id HAVING count(*) >= 20 ORDER BY 1",
+        max_rows=None,
+    ).rows
+    assert a.decision == "accept" and sorted(int(v) for v in a.value) == [r[0] for r in rows]

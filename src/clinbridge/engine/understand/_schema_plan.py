@@ -70,6 +70,7 @@ class State:
         self.yesno = False
         self.groundings: list[Grounding] = []
         self.year: int | None = None
+        self.min_count = 1  # 'at least N rows' per patient
         self.fields: list[str] = []  # stream fields named (checked against the stream read)
         self.date_from: dt.date | None = None
         self.date_to: dt.date | None = None
@@ -232,7 +233,9 @@ def build_plan(
         raise Abstain("rows or patients? the count unit is not named", question)
     if st.patient is not None:
         raise Abstain("count of patients for one patient", st.patient)
-    filters.append(EventFilter(stream=stream, concepts=concepts, value=st.value))
+    filters.append(
+        EventFilter(stream=stream, concepts=concepts, value=st.value, min_count=st.min_count)
+    )
     return _qp(question, st, filters, Measure(of="patients"), Aggregate(op=agg), now)
 
 
@@ -275,6 +278,10 @@ def _qp(
     agg: Aggregate,
     now: dt.datetime | None,
 ) -> QueryPlan:
+    if st.min_count != 1 and not any(
+        isinstance(f, EventFilter) and f.min_count == st.min_count for f in filters
+    ):
+        raise Abstain("a per-patient row count with this kind of question", "rows")
     window = None
     if st.year is not None and (st.date_from or st.date_to):
         raise Abstain("a year and a date condition together", str(st.year), final=False)

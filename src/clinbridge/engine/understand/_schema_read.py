@@ -119,6 +119,25 @@ def _read(
                 t2.used = True
             k += 3
             continue
+        elif (
+            (w, nxt) in {("at", "least"), ("more", "than")}
+            and k + 3 < len(toks)
+            and _count_of(words[k + 2]) is not None
+            and (
+                words[k + 3] in UNIT_ROWS
+                or toks[k + 3].kind == "ident"
+                or _is_name(cat, toks[k + 3].text)
+            )
+        ):  # 'at least 2 rows', 'more than one condition_occurrence record': per patient
+            n = _count_of(words[k + 2])
+            assert n is not None
+            if st.min_count != 1:
+                raise Abstain("two row counts", t.text, final=False)
+            st.min_count = n + 1 if w == "more" else n
+            for t2 in toks[k : k + 3]:
+                t2.used = True
+            k += 3
+            continue
         elif (w, nxt) in OPWORDS and pending in {"value", ""}:
             op = OPWORDS[(w, nxt)]
             if w == "or":  # postfix: applies to the value just read
@@ -379,6 +398,15 @@ def _window(st: State, lo: dt.date | None, hi: dt.date | None, phrase: str) -> N
     st.date_from = lo or st.date_from
     st.date_to = hi or st.date_to
     st.measure_field = ""
+
+
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
+
+
+def _count_of(word: str) -> int | None:
+    if word.isdigit() and 0 < int(word) < 1000:
+        return int(word)
+    return _NUMBER_WORDS.get(word)
 
 
 def _year(text: str) -> bool:
