@@ -178,3 +178,15 @@ def test_rows_per_patient(s27_conn: Any) -> None:
         max_rows=None,
     ).rows
     assert a.decision == "accept" and sorted(int(v) for v in a.value) == [r[0] for r in rows]
+
+
+def test_death_table(s27_conn: Any, eunomia_conn: Any) -> None:
+    yes = s27_conn.ask("does person_id 7 appear in the death table")
+    gold = _one(s27_conn, "SELECT count(*) > 0 FROM death WHERE person_id = 7")
+    assert yes.decision == "accept" and yes.value == gold
+    a = s27_conn.ask("list person_id in death")
+    rows = s27_conn.db.execute(
+        "SELECT DISTINCT person_id FROM death ORDER BY 1", max_rows=None
+    ).rows
+    assert a.decision == "accept" and sorted(int(v) for v in a.value) == [r[0] for r in rows]
+    assert eunomia_conn.ask("list person_id in death").decision == "abstain"  # no rows there

@@ -67,6 +67,7 @@ class State:
         self.listing = False
         self.count_word = False
         self.show = False
+        self.death = False
         self.yesno = False
         self.groundings: list[Grounding] = []
         self.year: int | None = None
@@ -170,8 +171,10 @@ def build_plan(
     if st.target == "death":
         if st.streams or st.codes or st.value is not None or st.measure_field:
             raise Abstain("the death table together with another table", st.table_word)
-        filters.append(AgeFilter(op=">=", value=0, at=PatientAnchor(point="death")))
-        st.target = "patients"
+        if not lex.deaths:
+            raise Abstain("the death table has no rows in this source", st.table_word)
+        filters.insert(0, AgeFilter(op=">=", value=0, at=PatientAnchor(point="death")))
+        st.target, st.death = "patients", True
     if st.unit == "encounters":
         if st.target != "encounters" or st.streams:
             raise Abstain("visits counted in another table", "visits", final=False)
@@ -180,6 +183,9 @@ def build_plan(
     of_patients = st.unit == "patients" or st.listing or st.target == "patients"
     agg = st.agg or ("count" if not st.yesno else "")
     if st.yesno:
+        if stream is None and st.death and st.patient is not None and not filters[1:]:
+            # 'does person 7 appear in the death table'
+            return _qp(question, st, filters, Measure(of="patients"), Aggregate(op="exists"), now)
         if stream is None:
             raise Abstain("a yes/no question needs one table or code", "does")
         measure = Measure(of="events", stream=stream, concepts=concepts, value=st.value)

@@ -418,6 +418,9 @@ def _camel(word: str) -> bool:
 
 
 def _is_name(cat: Catalog, word: str) -> bool:
+    pt = cat.patients
+    if pt is not None and pt.death_table and word.lower() == pt.death_table.lower():
+        return True
     return bool(table_streams(cat, word)) or resource_streams(cat, word) is not None
 
 
