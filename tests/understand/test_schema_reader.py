@@ -190,3 +190,29 @@ def test_death_table(s27_conn: Any, eunomia_conn: Any) -> None:
     ).rows
     assert a.decision == "accept" and sorted(int(v) for v in a.value) == [r[0] for r in rows]
     assert eunomia_conn.ask("list person_id in death").decision == "abstain"  # no rows there
+
+
+SCHEMA_CASES = [
+    ("count of persons with SNOMED 65363002 in condition_occurrence", 2025),
+    ("patients with visit_occurrence rows with visit_concept_id 9201", 890),
+    ("number of rows in drug_exposure where drug_concept_id = 1118084", 1844),
+]
+
+
+def _check_backend(url: str, cache: Any) -> None:
+    import clinbridge
+    from clinbridge.settings import Settings
+
+    with clinbridge.connect(url, settings=Settings(embeddings="off"), cache_dir=cache) as conn:
+        for question, gold in SCHEMA_CASES:
+            a = conn.ask(question)
+            assert (a.decision, a.value) == ("accept", gold), (question, a.reason)
+
+
+def test_schema_questions_on_sqlite(eunomia_sqlite_url: str, tmp_path: Any) -> None:
+    _check_backend(eunomia_sqlite_url, tmp_path)
+
+
+@pytest.mark.postgres
+def test_schema_questions_on_postgres(eunomia_pg_url: str, tmp_path: Any) -> None:
+    _check_backend(eunomia_pg_url, tmp_path)
