@@ -296,8 +296,14 @@ def _qp(
     if st.date_from is not None or st.date_to is not None:
         window = CalendarWindow(start=st.date_from, end=st.date_to)
         events = [f for f in filters if isinstance(f, EventFilter)]
-        if measure.of == "events" and agg.op == "count" and not events and not st.patient:
-            pass  # the window of the counted events
+        visits = [f for f in filters if isinstance(f, EncounterFilter)]
+        if measure.of in {"events", "encounters"} and agg.op == "count" and not events + visits:
+            pass  # the window of the counted events or encounters
+        elif measure.of == "patients" and not events and len(visits) == 1:
+            filters = [
+                f.model_copy(update={"window": window}) if f is visits[0] else f for f in filters
+            ]
+            window = None
         elif measure.of == "patients" and len(events) == 1 and events[0].window is None:
             filters = [
                 f.model_copy(update={"window": window}) if f is events[0] else f for f in filters
