@@ -82,9 +82,13 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         today=today,
         embeddings=ctx.embeddings,
     )
-    schema = read_schema(
-        question, ctx.lexicon, ctx.catalog, None, patient_id=ctx.patient_id, now=ctx.now
-    )
+    try:
+        schema = read_schema(
+            question, ctx.lexicon, ctx.catalog, None, patient_id=ctx.patient_id, now=ctx.now
+        )
+    except Exception as exc:  # a reader bug must not become an answer
+        logger.exception("schema reading failed for %r", question)
+        return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     if schema is not None:  # the question names tables, fields or codes: read as such only
         return [schema]
     try:

@@ -44,6 +44,7 @@ from clinbridge.engine.understand._schema_words import (
     UNIT_ROWS,
     YESNO,
     Tok,
+    _identifier,
     _snake,
     field_role,
     looks_schema,
@@ -172,6 +173,12 @@ def _read(
         elif w in {"is", "equal", "equals"} and pending and pending != "value":
             t.used = True
         elif (
+            pending.startswith("system:")
+            and t.kind in {"word", "ident"}
+            and any(ch.isdigit() for ch in w)
+        ):  # 'ICD10 J02.9': a code with letters after its system
+            pending, op = _literal(t, pending, op, st, lex, cat, lookup), ""
+        elif (
             pending in {"enc_type", "sex", "code", "code_id"}
             and t.kind == "word"
             and w not in FILLER
@@ -204,6 +211,8 @@ def _read(
             st.year, t.used = int(t.text), True
         elif t.kind in {"syscode", "uuid", "ref", "code", "str"}:
             pending, op = _literal(t, pending, op, st, lex, cat, lookup), ""
+        elif t.kind == "ident" and not _identifier(t.text):  # 'e.g', 'i.e'
+            t.used = True
         elif t.kind == "ident" or (
             t.kind == "word"
             and (

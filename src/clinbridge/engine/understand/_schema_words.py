@@ -53,7 +53,7 @@ _TOKEN = re.compile(
       | (?P<op>>=|<=|!=|<>|==|=|>|<)
       | (?P<ident>[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+)
       | (?P<code>(?<![\w.])-?\d+(?:[-.]\d+)*[A-Za-z]?)
-      | (?P<word>[A-Za-z][A-Za-z0-9']*(?:-[a-z]+)*)
+      | (?P<word>[A-Za-z][A-Za-z0-9']*(?:-[a-z]+)*(?:\.\d+)?)
       | (?P<hash>\#)
     """,
     re.VERBOSE,
