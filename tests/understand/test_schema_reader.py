@@ -216,3 +216,11 @@ def test_schema_questions_on_sqlite(eunomia_sqlite_url: str, tmp_path: Any) -> N
 @pytest.mark.postgres
 def test_schema_questions_on_postgres(eunomia_pg_url: str, tmp_path: Any) -> None:
     _check_backend(eunomia_pg_url, tmp_path)
+
+
+def test_a_value_condition_needs_stored_values(eunomia_conn: Any) -> None:
+    # GiBleed stores no numeric measurement values: counting rows above 38 is not an answer
+    a = eunomia_conn.ask(
+        "how many measurement rows for measurement_concept_id 3006322 with value_as_number > 38"
+    )
+    assert a.decision == "abstain" and "no numeric values" in (a.reason or "")

@@ -333,7 +333,7 @@ def _concepts(st: State, lex: Lexicon, cat: Catalog) -> tuple[ConceptSet | None,
     if len(st.names) > 1:
         raise Abstain("several concepts named", st.names[-1][0], final=False)
     if st.names and not codes:
-        return _named(st, lex)
+        return _stored_values(st, lex, st.names[0][1], _named(st, lex))
     stream_names = [s.name for s in st.streams] if st.streams else []
     if not codes:
         if st.value is not None and len(stream_names) == 1:
@@ -372,7 +372,18 @@ def _concepts(st: State, lex: Lexicon, cat: Catalog) -> tuple[ConceptSet | None,
         if not {lex.entries[i].code for i in entries} & set(seen):
             raise Abstain(f"code {codes[0][0]} is not {phrase!r} in this source", phrase)
     label = "; ".join(e.name for e in seen.values())
-    return ConceptSet(concepts=refs, include_descendants=False, label=label), stream
+    exact = ConceptSet(concepts=refs, include_descendants=False, label=label)
+    return _stored_values(st, lex, found, (exact, stream))
+
+
+def _stored_values(
+    st: State, lex: Lexicon, entries: list[int], out: tuple[ConceptSet, str]
+) -> tuple[ConceptSet, str]:
+    """A value condition needs values: a concept whose values are never stored abstains
+    (counting its rows above a threshold would answer 0 for data that is not there)."""
+    if st.value is not None and not any(lex.entries[i].values for i in entries):
+        raise Abstain(f"no numeric values are stored for {out[0].describe()!r}", "value")
+    return out
 
 
 def _named(st: State, lex: Lexicon) -> tuple[ConceptSet, str]:
