@@ -89,8 +89,11 @@ def _vocab_ids(cat: Catalog, lookup: Lookup | None, code: str, system: str) -> s
     sql = f'SELECT "{d.code_column}" FROM "{d.table}" WHERE "{d.source_code_column}" = ?'
     params: tuple[Any, ...] = (code,)
     if system:
+        name = system.lower()
+        if "://" in name:  # a FHIR system URI names its vocabulary ('http://snomed.info/sct')
+            name = next((k for k, (frag, _) in SYSTEMS.items() if frag in name), name)
         sql += f' AND lower("{d.system_column}") = ?'
-        params = (code, SYSTEMS.get(system.lower(), ("", system.lower()))[1])
+        params = (code, SYSTEMS.get(name, ("", name))[1])
     return {str(r[0]) for r in lookup(sql, params)}
 
 
