@@ -28,6 +28,7 @@ from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
+from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._text import normalize
@@ -85,6 +86,15 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         today=today,
         embeddings=ctx.embeddings,
     )
+    try:
+        schema = read_schema(
+            question, ctx.lexicon, ctx.catalog, None, patient_id=ctx.patient_id, now=ctx.now
+        )
+    except Exception as exc:  # a reader bug must not become an answer
+        logger.exception("schema reading failed for %r", question)
+        return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
+    if schema is not None:  # the question names tables, fields or codes: read as such only
+        return [schema]
     try:
         pieces = _rejoin_names(extract(text), ctx.lexicon)
         enc = ctx.catalog.encounters if ctx.catalog is not None else None
@@ -274,6 +284,7 @@ class Understander:
         # (an empty CONCEPT_ANCESTOR is no hierarchy)
         self.lexicon.class_list_allowed = builtin_drug_classes and _has_hierarchy(db, catalog)
         self.embeddings = embeddings
+        schema_lookup(db, catalog, self.lexicon)
 
     def understand(
         self, question: str, *, patient_id: str | None = None, now: dt.datetime | None = None
