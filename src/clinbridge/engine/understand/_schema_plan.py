@@ -33,6 +33,7 @@ from clinbridge.engine.plan import (
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._schema_words import SYSTEMS
+from clinbridge.errors import UnderstandingError
 
 __all__ = ["Abstain", "Lookup", "State", "build_plan", "code_entries", "same_rows", "schema_lookup"]
 
@@ -40,7 +41,7 @@ Lookup = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 """Runs one read-only statement with parameters on the source (vocabulary look-ups)."""
 
 
-class Abstain(Exception):
+class Abstain(UnderstandingError):
     """Not read. ``final``: a schema word is not grounded (the answer is an abstention);
     otherwise a construct this reader does not express, left to the general reader."""
 
