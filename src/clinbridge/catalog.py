@@ -172,6 +172,10 @@ class EventStream(_Model):
     route_column: str | None = None
     """Route of administration (MIMIC prescriptions.route), when the source records it."""
     source_value_column: str | None = None
+    label_column: str | None = None
+    """The record's own display text of its code (FHIR ``display``), when each record keeps one:
+    answers that print a concept name print the records' text, not a dictionary's one name for
+    the code (a code may be displayed differently across records)."""
     dictionary: str | None = None
     """Name of the :class:`Dictionary` that explains ``code_column``."""
     unit_dictionary: str | None = None

@@ -92,7 +92,7 @@ class CohortBuilder:
     def stream_relation(
         self, stream_name: str, concepts: ConceptSet | None, value: ValueFilter | None = None
     ) -> exp.Expr:
-        """The union of a kind's streams, normalised to (pid, eid, t, t_end, code, sys, val, unit, days_supply, quantity) and filtered by concept/value."""
+        """The union of a kind's streams, normalised to (pid, eid, t, t_end, code, sys, val, unit, days_supply, quantity, lbl) and filtered by concept/value."""
         parts: list[exp.Select] = []
         for s in streams_for(self.catalog, stream_name):
             a = self.alias("s")
@@ -116,6 +116,7 @@ class CohortBuilder:
                 c(unit).as_("unit"),
                 c(s.days_supply_column).as_("days_supply"),
                 c(s.quantity_column).as_("quantity"),
+                c(s.label_column).as_("lbl"),
             ).from_(exp.alias_(exp.to_table(s.table), a), copy=False)
             conds: list[exp.Expr] = []
             if concepts is not None:

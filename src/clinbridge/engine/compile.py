@@ -158,6 +158,7 @@ class Compiler:
             cols: list[exp.Expr] = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "etype")]
             cols.append(f.days_between(_col("t_end", a), _col("t", a), self.cohorts.d).as_("val"))
             cols += [exp.null().as_("code"), exp.null().as_("sys"), exp.null().as_("unit")]
+            cols.append(exp.null().as_("lbl"))
             linked = self._linked_encounters(m, a)
         else:
             linked = None
@@ -165,7 +166,7 @@ class Compiler:
                 raise UnsupportedOperationError(f"measure {m.of!r} needs a stream")
             rel = self.cohorts.stream_relation(m.stream, m.concepts, m.value)
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
-            cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit")]
+            cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit", "lbl")]
             converted = (
                 convert_expr(_col("val", a), _col("unit", a), m.unit)
                 if m.of == "value" and m.unit
@@ -477,13 +478,23 @@ class Compiler:
             .where(middle, copy=False)
         )
 
-    def _label(self, e: str, stream: str | None) -> exp.Expr:
-        """The concept's name from the stream's dictionary (falls back to the code)."""
+    def _label(self, e: str, stream: str | None, *, record: bool = True) -> exp.Expr:
+        """The concept's name: the record's own display text where every stream keeps one
+        (``record``), else the stream's dictionary's (falls back to the code)."""
         streams = streams_for(self.catalog, stream) if stream else ()
         kinds = {s.dictionary for s in streams if s.dictionary}
         code = _col("code", e)
+        # A code may be displayed differently across records (FHIR CVX 113): a list prints
+        # what the records say, not one name the dictionary kept for the code.
+        names: list[exp.Expr] = (
+            [_col("lbl", e)] if record and streams and all(s.label_column for s in streams) else []
+        )
         if len(kinds) != 1:
-            return exp.cast(code, "TEXT")
+            return (
+                exp.Coalesce(this=names[0], expressions=[exp.cast(code, "TEXT")])
+                if names
+                else (exp.cast(code, "TEXT"))
+            )
         d = self.catalog.dictionary(next(iter(kinds)))
         a = self.cohorts.alias("dl")
         cond: exp.Expr = _col(d.code_column, a).eq(code)
@@ -496,7 +507,8 @@ class Compiler:
             .from_(exp.alias_(exp.to_table(d.table), a), copy=False)
             .where(cond, copy=False)
         )
-        return exp.Coalesce(this=sub, expressions=[exp.cast(code, "TEXT")])
+        names.append(sub)
+        return exp.Coalesce(this=names[0], expressions=[*names[1:], exp.cast(code, "TEXT")])
 
     def _grouped(
         self, plan: QueryPlan, ctes: list[tuple[str, exp.Expr]]
@@ -545,7 +557,8 @@ class Compiler:
             elif g.key == "concept":
                 if patient_level:
                     raise UnsupportedOperationError("group by concept needs events")
-                keys.append(self._label(e, m.stream).as_("concept"))
+                # one group per concept: the dictionary's name, not each record's own text
+                keys.append(self._label(e, m.stream, record=False).as_("concept"))
             elif g.key == "encounter_type":
                 if m.of not in {"encounters", "length_of_stay"}:
                     raise UnsupportedOperationError(

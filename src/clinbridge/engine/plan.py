@@ -112,6 +112,9 @@ class ConceptSet(_Node):
     concepts: tuple[ConceptRef, ...]
     include_descendants: bool = True
     exclude: tuple[ConceptRef, ...] = ()
+    exclude_must_cut: bool | None = None
+    """The asker named the exclusion ('except X'): each excluded concept must remove one of the
+    set's concepts, else the set is not what was asked (an exclusion read wrongly)."""
     label: str | None = None
 
     @model_validator(mode="after")

@@ -160,6 +160,15 @@ class Resolver:
             if cs.include_descendants:
                 excluded += [m.concept_id for m in index.descendants(excluded, include_self=False)]
             drop = set(excluded)
+            if cs.exclude_must_cut and not any(c.concept_id in drop for c in concepts):
+                # 'any statin except aspirin': an exclusion that cuts nothing was read wrongly
+                # (or asked wrongly); the answer would ignore it
+                names = ", ".join(ref.label() for ref in cs.exclude)
+                raise ConceptNotFoundError(
+                    f"the exclusion {names!r} is not among the concepts of {cs.describe()!r}: "
+                    "nothing to leave out",
+                    concept=names,
+                )
             concepts = [c for c in concepts if c.concept_id not in drop]
         seen: dict[Any, ResolvedConcept] = {}
         for m in concepts:

@@ -155,6 +155,7 @@ def _stream(
         system_column="code_system",
         encounter_column="encounter_id",
         source_value_column="code",
+        label_column="display",
         dictionary="fhir_code",
         description=description,
         **kw,  # type: ignore[arg-type]

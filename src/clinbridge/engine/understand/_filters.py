@@ -36,6 +36,7 @@ from clinbridge.engine.understand._context import (
     _stream_for,
     expand,
 )
+from clinbridge.engine.understand._exclusion import check_exclusion
 from clinbridge.engine.understand._ground import Concept, Word
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._slots import Slot
@@ -367,15 +368,17 @@ def _on_word(w: _Walk, item: Word) -> None:
     w.pending_after = last
 
 
-def _exclude(p: Pred, extra: ConceptSet) -> None:
-    """Cut ``extra``'s concepts out of ``p``'s concept set ('any statin except simvastatin')."""
+def _exclude(p: Pred, extra: ConceptSet, *, strict: bool = False) -> None:
+    """Cut ``extra``'s concepts out of ``p``'s concept set ('any statin except simvastatin');
+    ``strict``: the asker named the exclusion, so it must cut something (the resolver checks)."""
     assert p.concept_set is not None
-    p.concept_set = p.concept_set.model_copy(
-        update={
-            "exclude": p.concept_set.exclude + extra.concepts,
-            "label": f"{p.concept_set.label} except {extra.label}",
-        }
-    )
+    update: dict[str, Any] = {
+        "exclude": p.concept_set.exclude + extra.concepts,
+        "label": f"{p.concept_set.label} except {extra.label}",
+    }
+    if strict:
+        update["exclude_must_cut"] = True
+    p.concept_set = p.concept_set.model_copy(update=update)
 
 
 def _merges_into_last(w: _Walk, item: Concept, st: str) -> bool:
@@ -399,8 +402,11 @@ def _merges_into_last(w: _Walk, item: Concept, st: str) -> bool:
     # is cut out of the concept set (a no-op when the set never held it); "any statin except
     # simvastatin": the second concept is cut out of the first set
     variant = last.concept is not None and _variant_of(item, last.concept)
-    if variant or " ".join(w.neg_text.split()) in EXCEPT_WORDS:
-        _exclude(last, _concept_set(item, st, w.ctx.lex, w.ctx))
+    named = " ".join(w.neg_text.split()) in EXCEPT_WORDS
+    if variant or named:
+        extra = _concept_set(item, st, w.ctx.lex, w.ctx)
+        strict = named and check_exclusion(w, item, extra, last, st, variant=variant)
+        _exclude(last, extra, strict=strict)
         w.neg = False
         return True
     return False

@@ -17,7 +17,8 @@ WITH cohort AS NOT MATERIALIZED (
           NULL AS val,
           NULL AS unit,
           s0.days_supply AS days_supply,
-          s0.quantity AS quantity
+          s0.quantity AS quantity,
+          NULL AS lbl
         FROM drug_exposure AS s0
         WHERE
           s0.drug_concept_id IN (1118084) AND NOT s0.person_id IS NULL
@@ -40,7 +41,8 @@ WITH cohort AS NOT MATERIALIZED (
             NULL AS val,
             NULL AS unit,
             s2.days_supply AS days_supply,
-            s2.quantity AS quantity
+            s2.quantity AS quantity,
+            NULL AS lbl
           FROM drug_exposure AS s2
           WHERE
             s2.drug_concept_id IN (1124300) AND NOT s2.person_id IS NULL

@@ -17,7 +17,8 @@ WITH cohort AS NOT MATERIALIZED (
           NULL AS val,
           NULL AS unit,
           s0.days_supply AS days_supply,
-          s0.quantity AS quantity
+          s0.quantity AS quantity,
+          NULL AS lbl
         FROM drug_exposure AS s0
         WHERE
           s0.drug_concept_id IN (1118084) AND NOT s0.person_id IS NULL

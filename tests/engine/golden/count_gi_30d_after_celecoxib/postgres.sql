@@ -17,7 +17,8 @@ WITH cohort AS NOT MATERIALIZED (
           NULL AS val,
           NULL AS unit,
           NULL AS days_supply,
-          NULL AS quantity
+          NULL AS quantity,
+          NULL AS lbl
         FROM condition_occurrence AS s0
         WHERE
           s0.condition_concept_id IN (192671) AND NOT s0.person_id IS NULL
@@ -37,7 +38,8 @@ WITH cohort AS NOT MATERIALIZED (
             NULL AS val,
             NULL AS unit,
             s2.days_supply AS days_supply,
-            s2.quantity AS quantity
+            s2.quantity AS quantity,
+            NULL AS lbl
           FROM drug_exposure AS s2
           WHERE
             s2.drug_concept_id IN (1118084) AND NOT s2.person_id IS NULL

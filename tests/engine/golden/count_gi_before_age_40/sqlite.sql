@@ -17,7 +17,8 @@ WITH cohort AS (
           NULL AS val,
           NULL AS unit,
           NULL AS days_supply,
-          NULL AS quantity
+          NULL AS quantity,
+          NULL AS lbl
         FROM condition_occurrence AS s0
         WHERE
           s0.condition_concept_id IN (192671) AND NOT s0.person_id IS NULL

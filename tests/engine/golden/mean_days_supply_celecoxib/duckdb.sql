@@ -11,6 +11,7 @@ WITH cohort AS (
     m0.code,
     m0.sys,
     m0.unit,
+    m0.lbl,
     m0.days_supply AS val
   FROM (
     SELECT
@@ -23,7 +24,8 @@ WITH cohort AS (
       NULL AS val,
       NULL AS unit,
       s1.days_supply AS days_supply,
-      s1.quantity AS quantity
+      s1.quantity AS quantity,
+      NULL AS lbl
     FROM drug_exposure AS s1
     WHERE
       s1.drug_concept_id IN (1118084) AND NOT s1.person_id IS NULL

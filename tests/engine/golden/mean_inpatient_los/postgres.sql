@@ -12,7 +12,8 @@ WITH cohort AS NOT MATERIALIZED (
     CAST(m0.t_end AS DATE) - CAST(m0.t AS DATE) AS val,
     NULL AS code,
     NULL AS sys,
-    NULL AS unit
+    NULL AS unit,
+    NULL AS lbl
   FROM (
     SELECT
       v1.visit_occurrence_id AS eid,

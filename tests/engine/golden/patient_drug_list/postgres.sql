@@ -13,6 +13,7 @@ WITH cohort AS NOT MATERIALIZED (
     m0.code,
     m0.sys,
     m0.unit,
+    m0.lbl,
     m0.val AS val
   FROM (
     SELECT
@@ -25,7 +26,8 @@ WITH cohort AS NOT MATERIALIZED (
       NULL AS val,
       NULL AS unit,
       s1.days_supply AS days_supply,
-      s1.quantity AS quantity
+      s1.quantity AS quantity,
+      NULL AS lbl
     FROM drug_exposure AS s1
     WHERE
       NOT s1.person_id IS NULL

@@ -13,6 +13,7 @@ WITH cohort AS (
     m0.code,
     m0.sys,
     m0.unit,
+    m0.lbl,
     m0.val AS val
   FROM (
     SELECT
@@ -25,7 +26,8 @@ WITH cohort AS (
       NULL AS val,
       NULL AS unit,
       NULL AS days_supply,
-      NULL AS quantity
+      NULL AS quantity,
+      NULL AS lbl
     FROM condition_occurrence AS s1
     WHERE
       s1.condition_concept_id IN (192671) AND NOT s1.person_id IS NULL

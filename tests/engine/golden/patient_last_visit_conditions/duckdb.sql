@@ -88,6 +88,7 @@ WITH cohort AS (
     m3.code,
     m3.sys,
     m3.unit,
+    m3.lbl,
     m3.val AS val
   FROM (
     SELECT
@@ -100,7 +101,8 @@ WITH cohort AS (
       NULL AS val,
       NULL AS unit,
       NULL AS days_supply,
-      NULL AS quantity
+      NULL AS quantity,
+      NULL AS lbl
     FROM condition_occurrence AS s4
     WHERE
       NOT s4.person_id IS NULL

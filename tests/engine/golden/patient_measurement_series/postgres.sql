@@ -13,6 +13,7 @@ WITH cohort AS NOT MATERIALIZED (
     m0.code,
     m0.sys,
     m0.unit,
+    m0.lbl,
     m0.val AS val
   FROM (
     SELECT
@@ -25,7 +26,8 @@ WITH cohort AS NOT MATERIALIZED (
       s1.value_as_number AS val,
       s1.unit_source_value AS unit,
       NULL AS days_supply,
-      NULL AS quantity
+      NULL AS quantity,
+      NULL AS lbl
     FROM measurement AS s1
     WHERE
       NOT s1.person_id IS NULL

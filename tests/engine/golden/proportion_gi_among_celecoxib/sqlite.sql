@@ -17,7 +17,8 @@ WITH cohort AS (
           NULL AS val,
           NULL AS unit,
           s0.days_supply AS days_supply,
-          s0.quantity AS quantity
+          s0.quantity AS quantity,
+          NULL AS lbl
         FROM drug_exposure AS s0
         WHERE
           s0.drug_concept_id IN (1118084) AND NOT s0.person_id IS NULL
@@ -44,7 +45,8 @@ SELECT
             NULL AS val,
             NULL AS unit,
             NULL AS days_supply,
-            NULL AS quantity
+            NULL AS quantity,
+            NULL AS lbl
           FROM condition_occurrence AS s2
           WHERE
             s2.condition_concept_id IN (192671) AND NOT s2.person_id IS NULL
@@ -64,7 +66,8 @@ SELECT
               NULL AS val,
               NULL AS unit,
               s4.days_supply AS days_supply,
-              s4.quantity AS quantity
+              s4.quantity AS quantity,
+              NULL AS lbl
             FROM drug_exposure AS s4
             WHERE
               s4.drug_concept_id IN (1118084) AND NOT s4.person_id IS NULL
