@@ -11,7 +11,9 @@ Do not read the questions while working on the reader: run this only to report a
 
 Usage::
 
-    python bench/trial_holdout.py [--set 1|2|3|4] [--show]   # --show: every verdict, not only misses
+    python bench/trial_holdout.py [--set 1|2|3|4|open777] [--show]   # --show: every verdict
+
+``--set open777`` scores the OPEN dev set of bench/trial_open777.py (not sealed) the same way.
 """
 
 from __future__ import annotations
@@ -40,9 +42,13 @@ HOLDOUTS = {
 set 3 and set 4 by writers blind to the reader's code, each committed before its first run."""
 
 
-def load_holdout(which: int = 1) -> tuple[Any, ...]:
+def load_holdout(which: int | str = 1) -> tuple[Any, ...]:
     """The sealed questions (a gzip-compressed Python module of ``Question`` objects)."""
-    sealed = HOLDOUTS[which][0]
+    if which == "open777":
+        from bench.trial_open777 import QUESTIONS
+
+        return QUESTIONS
+    sealed = HOLDOUTS[int(which)][0]
     module = types.ModuleType(sealed.name.split(".")[0])
     code = gzip.decompress(sealed.read_bytes()).decode("utf-8")
     exec(compile(code, str(sealed), "exec"), module.__dict__)  # our own sealed file
@@ -52,7 +58,7 @@ def load_holdout(which: int = 1) -> tuple[Any, ...]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--show", action="store_true")
-    parser.add_argument("--set", type=int, default=1, choices=sorted(HOLDOUTS))
+    parser.add_argument("--set", default="1", choices=[*map(str, sorted(HOLDOUTS)), "open777"])
     args = parser.parse_args()
     from bench.trial_gold import load_gold_frame, score
 
@@ -60,8 +66,14 @@ def main() -> None:
     from clinbridge.adapters.trial import load_trial
     from clinbridge.synthetic.trial import generate_trial
 
-    questions = load_holdout(args.set)
-    _, seed, subjects, variables = HOLDOUTS[args.set]
+    which: int | str = int(args.set) if args.set.isdigit() else args.set
+    questions = load_holdout(which)
+    if which == "open777":
+        from bench.trial_open777 import SEED, SUBJECTS, VARIABLES
+
+        seed, subjects, variables = SEED, SUBJECTS, VARIABLES
+    else:
+        _, seed, subjects, variables = HOLDOUTS[int(which)]
     with tempfile.TemporaryDirectory() as tmp:
         xlsx = Path(tmp) / "holdout.xlsx"
         generate_trial(seed, subjects=subjects, variables=variables).write_xlsx(xlsx)
