@@ -8,7 +8,6 @@ classes of failure generalise to phrasings nobody tuned for. Score it with
 ``python bench/trial_holdout.py --set open777``.
 """
 
-# ruff: noqa: E501
 from __future__ import annotations
 
 from typing import Any
@@ -42,75 +41,225 @@ def _one(g: Gold, sid: str, col: str) -> float:
 
 QUESTIONS: tuple[Q, ...] = (
     # -- neonatologist typing fast ------------------------------------------------------------
-    Q(701, "neo", "mortality cooled vs std care", "rows_proportion",
-      lambda g: g.by(ARM, lambda m: g.prop("DEATH", (1,), m))),
-    Q(702, "neo", "avg temp 48h in normothermia grp", "number",
-      lambda g: g.mean("TEMP_48H", g.eq(ARM, 2))),
-    Q(703, "neo", "median plt 24h severe hie", "number",
-      lambda g: g.median("PLT_24H", g.eq(SEV, 3))),
-    Q(704, "neo", "how many died w/ severe hie in neocool", "count",
-      lambda g: _count(g.eq("DEATH", 1) & g.eq(SEV, 3) & g.eq(TR, 1))),
-    Q(705, "neo", "na at 72h by trial", "rows",
-      lambda g: g.by(TR, lambda m: g.mean("Na_72H", m))),
-    Q(706, "neo", "spo2 at 12h cooled babies", "number",
-      lambda g: g.mean("SpO2_12h", g.eq(ARM, 1))),
-    Q(707, "neo", "lactate change 0 to 24h in hypotherm", "number",
-      lambda g: _change(g, "LACT_24H", "LACT_0H", g.eq(TR, 2))),
-    Q(708, "neo", "pct with seizures in first 72h by hie grade", "rows_proportion",
-      lambda g: g.by(SEV, lambda m: g.prop("SEIZ_72H", (1,), m))),
-    Q(709, "neo", "pH 0h vs 72h mean change, cooled only", "number",
-      lambda g: _change(g, "ph_72h", "ph_0h", g.eq(ARM, 1))),
+    Q(
+        701,
+        "neo",
+        "mortality cooled vs std care",
+        "rows_proportion",
+        lambda g: g.by(ARM, lambda m: g.prop("DEATH", (1,), m)),
+    ),
+    Q(
+        702,
+        "neo",
+        "avg temp 48h in normothermia grp",
+        "number",
+        lambda g: g.mean("TEMP_48H", g.eq(ARM, 2)),
+    ),
+    Q(
+        703,
+        "neo",
+        "median plt 24h severe hie",
+        "number",
+        lambda g: g.median("PLT_24H", g.eq(SEV, 3)),
+    ),
+    Q(
+        704,
+        "neo",
+        "how many died w/ severe hie in neocool",
+        "count",
+        lambda g: _count(g.eq("DEATH", 1) & g.eq(SEV, 3) & g.eq(TR, 1)),
+    ),
+    Q(705, "neo", "na at 72h by trial", "rows", lambda g: g.by(TR, lambda m: g.mean("Na_72H", m))),
+    Q(
+        706,
+        "neo",
+        "spo2 at 12h cooled babies",
+        "number",
+        lambda g: g.mean("SpO2_12h", g.eq(ARM, 1)),
+    ),
+    Q(
+        707,
+        "neo",
+        "lactate change 0 to 24h in hypotherm",
+        "number",
+        lambda g: _change(g, "LACT_24H", "LACT_0H", g.eq(TR, 2)),
+    ),
+    Q(
+        708,
+        "neo",
+        "pct with seizures in first 72h by hie grade",
+        "rows_proportion",
+        lambda g: g.by(SEV, lambda m: g.prop("SEIZ_72H", (1,), m)),
+    ),
+    Q(
+        709,
+        "neo",
+        "pH 0h vs 72h mean change, cooled only",
+        "number",
+        lambda g: _change(g, "ph_72h", "ph_0h", g.eq(ARM, 1)),
+    ),
     # -- trial statistician -------------------------------------------------------------------
-    Q(710, "stat", "What proportion of infants with moderate HIE (grade 2) died before 18 months, by trial?", "rows_proportion",
-      lambda g: g.by(TR, lambda m: g.prop("DEATH", (1,), m & g.eq(SEV, 2)))),
-    Q(711, "stat", "Mean birth weight (grams) in the hypothermia arm, excluding missing values.", "number",
-      lambda g: g.mean("BWT_g", g.eq(ARM, 1))),
-    Q(712, "stat", "What was the median age at randomisation (hours) for outborn infants?", "number",
-      lambda g: g.median("AGE_RAND_H", g.eq("OUTBORN", 1))),
-    Q(713, "stat", "Among infants with a cord pH below 7.0, what percentage had severe HIE?", "proportion",
-      lambda g: g.prop(SEV, (3,), _cut(g, "CORD_PH", "<", 7.0))),
-    Q(714, "stat", "Mean Bayley-III motor composite score at 18 months by treatment arm (NEOCOOL only).", "rows",
-      lambda g: g.by(ARM, lambda m: g.mean("BAYLEY_MOT_18M", m & g.eq(TR, 1)))),
-    Q(715, "stat", "Compare the mean arterial pressure at 12 hours between the cooled and standard care groups.", "rows",
-      lambda g: g.by(ARM, lambda m: g.mean("map_h12", m))),
-    Q(716, "stat", "What percentage of infants with a birth weight of at least 4000 g were delivered by emergency caesarean section?", "proportion",
-      lambda g: g.prop("DELIV_MODE", (3,), _cut(g, "BWT_g", ">=", 4000))),
-    Q(717, "stat", "Mean heart rate at 24 h in infants with a gestational age of 40 weeks or more.", "number",
-      lambda g: g.mean("hr_24h", _cut(g, "GA_WKS", ">=", 40))),
-    Q(718, "stat", "Overall, what proportion of infants reached the primary outcome (death or moderate/severe disability)?", "proportion",
-      lambda g: g.prop("PRIM_OUT", (1,))),
-    Q(719, "stat", "Was the rate of cerebral palsy at 18 months lower in the hypothermia arm? Report the percentage in each arm.", "rows_proportion",
-      lambda g: g.by(ARM, lambda m: g.prop("CP_18M", (1,), m))),
-    Q(720, "stat", "How many infants were born before 36 weeks' gestation?", "count",
-      lambda g: _count(_cut(g, "GA_WKS", "<", 36))),
-    Q(721, "stat", "Among survivors, what percentage had hearing impairment at 18 months (unknown excluded)?", "proportion",
-      lambda g: g.prop("HEARING_18M", (1,), g.eq("DEATH", 0))),
+    Q(
+        710,
+        "stat",
+        "What proportion of infants with moderate HIE (grade 2) died before 18 months, by trial?",
+        "rows_proportion",
+        lambda g: g.by(TR, lambda m: g.prop("DEATH", (1,), m & g.eq(SEV, 2))),
+    ),
+    Q(
+        711,
+        "stat",
+        "Mean birth weight (grams) in the hypothermia arm, excluding missing values.",
+        "number",
+        lambda g: g.mean("BWT_g", g.eq(ARM, 1)),
+    ),
+    Q(
+        712,
+        "stat",
+        "What was the median age at randomisation (hours) for outborn infants?",
+        "number",
+        lambda g: g.median("AGE_RAND_H", g.eq("OUTBORN", 1)),
+    ),
+    Q(
+        713,
+        "stat",
+        "Among infants with a cord pH below 7.0, what percentage had severe HIE?",
+        "proportion",
+        lambda g: g.prop(SEV, (3,), _cut(g, "CORD_PH", "<", 7.0)),
+    ),
+    Q(
+        714,
+        "stat",
+        "Mean Bayley-III motor composite score at 18 months by treatment arm (NEOCOOL only).",
+        "rows",
+        lambda g: g.by(ARM, lambda m: g.mean("BAYLEY_MOT_18M", m & g.eq(TR, 1))),
+    ),
+    Q(
+        715,
+        "stat",
+        "Compare the mean arterial pressure at 12 hours between the cooled and standard care groups.",
+        "rows",
+        lambda g: g.by(ARM, lambda m: g.mean("map_h12", m)),
+    ),
+    Q(
+        716,
+        "stat",
+        "What percentage of infants with a birth weight of at least 4000 g were delivered by emergency caesarean section?",
+        "proportion",
+        lambda g: g.prop("DELIV_MODE", (3,), _cut(g, "BWT_g", ">=", 4000)),
+    ),
+    Q(
+        717,
+        "stat",
+        "Mean heart rate at 24 h in infants with a gestational age of 40 weeks or more.",
+        "number",
+        lambda g: g.mean("hr_24h", _cut(g, "GA_WKS", ">=", 40)),
+    ),
+    Q(
+        718,
+        "stat",
+        "Overall, what proportion of infants reached the primary outcome (death or moderate/severe disability)?",
+        "proportion",
+        lambda g: g.prop("PRIM_OUT", (1,)),
+    ),
+    Q(
+        719,
+        "stat",
+        "Was the rate of cerebral palsy at 18 months lower in the hypothermia arm? Report the percentage in each arm.",
+        "rows_proportion",
+        lambda g: g.by(ARM, lambda m: g.prop("CP_18M", (1,), m)),
+    ),
+    Q(
+        720,
+        "stat",
+        "How many infants were born before 36 weeks' gestation?",
+        "count",
+        lambda g: _count(_cut(g, "GA_WKS", "<", 36)),
+    ),
+    Q(
+        721,
+        "stat",
+        "Among survivors, what percentage had hearing impairment at 18 months (unknown excluded)?",
+        "proportion",
+        lambda g: g.prop("HEARING_18M", (1,), g.eq("DEATH", 0)),
+    ),
     # -- data manager -------------------------------------------------------------------------
-    Q(722, "dm", "count SUBJ_ID where SEIZ_BL = 1 and Rand_Arm = 1", "count",
-      lambda g: _count(g.eq("SEIZ_BL", 1) & g.eq(ARM, 1))),
-    Q(723, "dm", "mean CREAT_72H by TRIAL", "rows",
-      lambda g: g.by(TR, lambda m: g.mean("CREAT_72H", m))),
-    Q(724, "dm", "median LOS_DAYS where HIE_GRADE = 3", "number",
-      lambda g: g.median("LOS_DAYS", g.eq(SEV, 3))),
-    Q(725, "dm", "TEMP_0H for SUBJ_ID NC-05-0035", "number",
-      lambda g: _one(g, "NC-05-0035", "TEMP_0H")),
-    Q(726, "dm", "percentage HEARING_18M = 1 by Rand_Arm", "rows_proportion",
-      lambda g: g.by(ARM, lambda m: g.prop("HEARING_18M", (1,), m))),
-    Q(727, "dm", "mean ph_24h where TRIAL = 1", "number",
-      lambda g: g.mean("ph_24h", g.eq(TR, 1))),
+    Q(
+        722,
+        "dm",
+        "count SUBJ_ID where SEIZ_BL = 1 and Rand_Arm = 1",
+        "count",
+        lambda g: _count(g.eq("SEIZ_BL", 1) & g.eq(ARM, 1)),
+    ),
+    Q(
+        723,
+        "dm",
+        "mean CREAT_72H by TRIAL",
+        "rows",
+        lambda g: g.by(TR, lambda m: g.mean("CREAT_72H", m)),
+    ),
+    Q(
+        724,
+        "dm",
+        "median LOS_DAYS where HIE_GRADE = 3",
+        "number",
+        lambda g: g.median("LOS_DAYS", g.eq(SEV, 3)),
+    ),
+    Q(
+        725,
+        "dm",
+        "TEMP_0H for SUBJ_ID NC-05-0035",
+        "number",
+        lambda g: _one(g, "NC-05-0035", "TEMP_0H"),
+    ),
+    Q(
+        726,
+        "dm",
+        "percentage HEARING_18M = 1 by Rand_Arm",
+        "rows_proportion",
+        lambda g: g.by(ARM, lambda m: g.prop("HEARING_18M", (1,), m)),
+    ),
+    Q(727, "dm", "mean ph_24h where TRIAL = 1", "number", lambda g: g.mean("ph_24h", g.eq(TR, 1))),
     # -- research nurse -----------------------------------------------------------------------
-    Q(728, "nurse", "What was the birth weight of baby NC-02-0032?", "number",
-      lambda g: _one(g, "NC-02-0032", "BWT_g")),
-    Q(729, "nurse", "How many babies were born by elective caesarean?", "count",
-      lambda g: _count(g.eq("DELIV_MODE", 4))),
-    Q(730, "nurse", "How many infants had a heart rate over 160 at 6 hours?", "count",
-      lambda g: _count(_cut(g, "hr_6h", ">", 160))),
-    Q(731, "nurse", "What was the MRI score of NC-02-0247?", "abstain", None),  # -88: not applicable
+    Q(
+        728,
+        "nurse",
+        "What was the birth weight of baby NC-02-0032?",
+        "number",
+        lambda g: _one(g, "NC-02-0032", "BWT_g"),
+    ),
+    Q(
+        729,
+        "nurse",
+        "How many babies were born by elective caesarean?",
+        "count",
+        lambda g: _count(g.eq("DELIV_MODE", 4)),
+    ),
+    Q(
+        730,
+        "nurse",
+        "How many infants had a heart rate over 160 at 6 hours?",
+        "count",
+        lambda g: _count(_cut(g, "hr_6h", ">", 160)),
+    ),
+    Q(
+        731, "nurse", "What was the MRI score of NC-02-0247?", "abstain", None
+    ),  # -88: not applicable
     # -- honest abstentions -------------------------------------------------------------------
     Q(732, "neo", "mean lactate at 24h in NEOCOOL", "abstain", None),  # HYPOTHERM only
-    Q(733, "stat", "Compare the Bayley cognitive score at 24 months between the two trials.", "abstain", None),  # HYPOTHERM only
+    Q(
+        733,
+        "stat",
+        "Compare the Bayley cognitive score at 24 months between the two trials.",
+        "abstain",
+        None,
+    ),  # HYPOTHERM only
     Q(734, "neo", "avg EEG seizure burden by arm", "abstain", None),  # no such variable
     Q(735, "neo", "mean temperature by arm", "abstain", None),  # no time point
-    Q(736, "stat", "What was the mean serum sodium at 96 hours?", "abstain", None),  # labs stop at 72 h
-    Q(737, "nurse", "What was the median head circumference at birth?", "abstain", None),  # no such variable
+    Q(
+        736, "stat", "What was the mean serum sodium at 96 hours?", "abstain", None
+    ),  # labs stop at 72 h
+    Q(
+        737, "nurse", "What was the median head circumference at birth?", "abstain", None
+    ),  # no such variable
 )

@@ -24,6 +24,11 @@ from typing import TYPE_CHECKING
 
 from clinbridge.engine.plan import Aggregate, GroupBy, Measure, QueryPlan, VariableFilter
 from clinbridge.engine.understand._reading import Grounding, Reading
+from clinbridge.engine.understand._trial_clauses import (
+    compare_sides,
+    find_yes_no_comparisons,
+    read_missing_clauses,
+)
 from clinbridge.engine.understand._trial_match import (
     LINKING_VERBS,
     assign_times,
@@ -40,6 +45,7 @@ from clinbridge.engine.understand._trial_model import (
     is_yes,
     key_terms,
     label_terms,
+    name_stem,
     name_terms,
 )
 from clinbridge.engine.understand._trial_roles import (
@@ -62,6 +68,8 @@ from clinbridge.engine.understand._trial_vocab import (
 from clinbridge.engine.understand._trial_words import (
     AGG_RE,
     AGG_WORDS,
+    BEFORE_AFTER,
+    BEFORE_AFTER_OPS,
     BETWEEN,
     BOTH_TRIALS,
     CHANGE_RE,
@@ -80,8 +88,10 @@ from clinbridge.engine.understand._trial_words import (
     OPS,
     SUBJECT_ID,
     SUBJECT_NOUNS,
+    TIME_RANGE,
     TIME_UNITS,
     UNIT_NAMES,
+    missing_clause,
 )
 from clinbridge.timepoint import TimePoint, find_time_points, parse_time_point
 
@@ -126,6 +136,9 @@ class TrialReader:
                 by_key[key] = fam
                 self.families.append(fam)
             fam.names |= name_terms(v.name)
+            stem = name_stem(v.name)
+            if stem is not None:
+                fam.stems.add(stem)
             if (
                 v.unit or ""
             ).lower() in DURATION_UNITS and "age" not in head:  # an age is no duration
@@ -144,14 +157,28 @@ class TrialReader:
         for f in self.families:
             for w in f.tokens:
                 seen[w] = seen.get(w, 0) + 1
+        stems: dict[str, int] = {}
         for f in self.families:
             f.own = {w for w in f.tokens if seen[w] == 1}
+            for w in f.stems:
+                stems[w] = stems.get(w, 0) + 1
+        for f in self.families:
+            f.stems = {w for w in f.stems if stems[w] == 1}
         self.vocabulary: set[str] = set()
         for f in self.families:
             self.vocabulary |= f.tokens
         for cs in self.codesets:
             self.vocabulary |= cs.tokens
         self.rewrites = _rewrites(catalog, self.vocabulary)
+        missing_words = {
+            lab.lower()
+            for v in catalog.variables
+            for lab in (v.missing_labels or {}).values()
+            if lab
+        }
+        self.missing_clause = missing_clause(
+            sorted(w for w in missing_words if not set(w.split()) & self.vocabulary)
+        )
         self.neighbours = neighbour_pairs(
             [v.description or v.name for v in catalog.variables]
             + [lab for v in catalog.variables for lab in v.codes.values() if lab]
@@ -188,14 +215,18 @@ class TrialReader:
         text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)
         # 'creatinine d3', 'PLT on D5': a day said the way the columns say it (not 'vitamin d3')
         text = re.sub(r"(?<![\w.-])(?<!vitamin )d(\d{1,2})(?![\w.])", r"day \1", text)
+        text = TIME_RANGE.sub(r"\g<a> \g<unit> \g<sep> \g<b> \g<unit>", text)
         q = _Question(said, text, text)
         self._clarifications(q)
         self._subject_list_rate(q)  # 0. one subject, a list, a rate
         _find_comparisons(q)  # 1. before time points: 'older than 35 years' is an age
         _find_times(q)  # 2.
         _find_aggregate(q)  # 3.
+        read_missing_clauses(q, self.missing_clause)  # 'unknowns excluded', 'paired'
+        find_yes_no_comparisons(q)  # 'was mortality lower in ...?'
         self._find_groups(q)  # 4.
         self._find_mentions(q)  # 5. content words → mentions of variables and codes
+        compare_sides(q)
         _both_sides(q)
         _attach_comparisons(q)  # 6. comparisons attach to the nearest numeric variable
         assign_times(q.mentions, q.times, q.change, q.groundings)  # 7. time points → members
@@ -334,8 +365,11 @@ class TrialReader:
             if tokens[k + 1].norm in SUBJECT_NOUNS and t in content:
                 parse.attributive.add(content.index(t))
         self._correct_typos(q, content)
+        # a verb linking the subjects to what they had ('needed', 'required') is no content
         unknown = [
-            t.text for t in content if t.norm not in self.vocabulary and not q.in_time(t.start)
+            t.text
+            for t in content
+            if t.norm not in self.vocabulary | LINKING_VERBS and not q.in_time(t.start)
         ]
         q.unplaced(unknown)
         q.mentions = find_mentions(parse, self.families, self.codesets)
@@ -356,6 +390,9 @@ class TrialReader:
         'Sarnat stage 3') is that code, as 'HIE_GRADE 2' is."""
         for k, mt in enumerate(q.mentions):
             fam = mt.target
+            if isinstance(fam, CodeSet) and len(mt.codes) == 1:
+                self._code_restated(q, parse, mt)
+                continue
             if not isinstance(fam, Family) or fam.kind != "categorical" or len(fam.members) != 1:
                 continue
             var = next(iter(fam.members.values()))[0]
@@ -376,6 +413,28 @@ class TrialReader:
             q.mentions[k] = Mention(
                 cs, [*mt.positions, nxt], mt.start, said.end, codes=(said.text,), variable=var
             )
+
+    def _code_restated(self, q: _Question, parse: Parse, mt: Mention) -> None:
+        """A code's label then its number ('moderate HIE (grade 2)', 'severe HIE = 3') says the
+        code twice: the number is read; another code's number is a contradiction."""
+        nxt = max(mt.positions) + 1
+        if nxt >= len(parse.content) or nxt in parse.consumed:
+            return
+        said = parse.content[nxt]
+        between = parse.text[parse.content[max(mt.positions)].end : said.start]
+        assert isinstance(mt.target, CodeSet)
+        var = mt.target.var
+        if not said.text.isdigit() or said.text not in var.codes or between.strip(" (=:"):
+            return
+        if said.text != mt.codes[0]:
+            raise Abstain(
+                f"{q.text[mt.start : said.end]!r} names two codes of {var.name} "
+                f"({var.codes.get(mt.codes[0])} and {var.codes.get(said.text)}); say which"
+            )
+        parse.consumed.add(nxt)
+        q.groundings.append(
+            Grounding(phrase=said.text, kind="code", target=f"{var.name} = {said.text}, restated")
+        )
 
     def _correct_typos(self, q: _Question, content: list[Token]) -> None:
         """A word the dictionary lacks, one letter away from exactly one word it has (the first
@@ -409,7 +468,8 @@ def _rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[s
             continue
         if v.type in {"string", "date"}:
             continue
-        label = v.description or v.name
+        # a range or count in brackets ('score (0-12)') is no word of the question
+        label = re.sub(r"\s*\([^()a-zA-Z]*\)", "", v.description or v.name)
         if v.time_point and not find_time_points(label.lower()):
             label += f" at {v.time_point}"
         name = rf"(?<![\w-]){re.escape(v.name)}"
@@ -466,6 +526,8 @@ class _Question:
     both_trials: bool = False
     tokens: list[Token] = field(default_factory=list)
     mentions: list[Mention] = field(default_factory=list)
+    compared: list[tuple[int, int]] = field(default_factory=list)
+    """(start of the comparative word, end of its sentence) of each yes/no comparison."""
 
     def blank(self, a: int, b: int) -> None:
         """Blank out characters a..b of what is left (they have been read)."""
@@ -497,6 +559,12 @@ def _find_comparisons(q: _Question) -> None:
             continue
         q.comparisons.append((OPS[m.group("op")], float(m.group("num")), None, *m.span()))
         q.units[m.span()] = m.group("unit") or ""
+        q.blank(m.start(), m.end())
+    for m in BEFORE_AFTER.finditer(q.masked):  # 'born before 37 weeks'
+        q.comparisons.append(
+            (BEFORE_AFTER_OPS[m.group("op")], float(m.group("num")), None, *m.span())
+        )
+        q.units[m.span()] = m.group("unit")
         q.blank(m.start(), m.end())
     for m in CMP_AFTER.finditer(q.masked):  # '3 or higher'
         if re.search(
@@ -631,6 +699,9 @@ def _conditions(
             numerator.append(flt)
         else:
             filters.append(flt)
+    # one condition said twice ('was mortality different ...? the percentage who died') is
+    # one condition: what is counted is not also the cohort (a share of 100 % by construction)
+    filters = [f for k, f in enumerate(filters) if f not in numerator and f not in filters[:k]]
     return filters, numerator, measured
 
 

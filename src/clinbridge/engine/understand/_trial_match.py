@@ -143,7 +143,10 @@ def match(fam: Family, parse: Parse) -> Mention | None:
         # disability' is not 'death or moderate or severe disability') unless its words are the
         # family's own ('MRI score' is the brain MRI injury score)
         if not words <= fam.own:
-            score -= 0.3 * min((len(k - words) for k in fam.keys if k & words), default=0)
+            missing = min((len(k - words) for k in fam.keys if k & words), default=0)
+            if words <= fam.stems:  # the word its columns are named by ('ph' of ph_24h)
+                missing = min(missing, 1)
+            score -= 0.3 * missing
         if len(words) == 1 and not words & (fam.key | fam.qual | fam.names):
             continue  # one word of a modifier ('cooled' ~ 'Inotropes given during cooling')
         if len(words) == 1 and words <= LINKING_VERBS:

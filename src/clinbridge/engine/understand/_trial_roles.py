@@ -67,7 +67,10 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
         if split is not None:
             mt.zone = "numerator" if mt.start >= split else "cohort"
             continue
-        prev = [t.text for t in tokenize(text[: mt.start])][-3:]
+        # a cohort marker governs its own clause: 'in neocool, primary outcome rate' counts the
+        # primary outcome within NEOCOOL
+        clause = re.split(r"[,;:?()]", text[: mt.start])[-1]
+        prev = [t.text for t in tokenize(clause)][-3:]
         role = isinstance(mt.target, CodeSet) and mt.target.var.role in {"arm", "trial", "site"}
         if any(w in COHORT_MARKERS for w in prev) or role:
             mt.zone = "cohort"

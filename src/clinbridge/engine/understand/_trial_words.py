@@ -169,6 +169,17 @@ CMP_AFTER = re.compile(
     r"(?P<op>higher|more|above|greater|over|lower|less|below|fewer|under)\b"
 )
 """'3 or higher', '2.5 kg or less': the bound is included."""
+BEFORE_AFTER = re.compile(
+    r"\b(?P<op>at or before|at or after|before|after|earlier than|later than|prior to|beyond)\s+"
+    r"(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>weeks?|wks?)(?![\w])"
+)
+"""'born before 37 weeks': a bound on a quantity in weeks (no time point is counted in weeks)."""
+BEFORE_AFTER_OPS = {
+    **dict.fromkeys(["before", "earlier than", "prior to"], "<"),
+    **dict.fromkeys(["after", "later than", "beyond"], ">"),
+    "at or before": "<=",
+    "at or after": ">=",
+}
 CMP_AFTER_OPS = {
     **dict.fromkeys(["higher", "more", "above", "greater", "over"], ">="),
     **dict.fromkeys(["lower", "less", "below", "fewer", "under"], "<="),
@@ -217,6 +228,11 @@ GROUP_RE = re.compile(
     r"(?P<rest>[a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*){0,2})"
 )
 BOTH_TRIALS = re.compile(r"\b(both|two|each|the two|across|between)\s+(trials|studies)\b")
+TIME_RANGE = re.compile(
+    r"(?<![\w.])(?P<a>\d+(?:\.\d+)?)\s*(?P<sep>to|-|vs\.?|versus)\s*(?P<b>\d+(?:\.\d+)?)\s*"
+    r"(?P<unit>h|hrs?|hours?|days?|min|minutes?|months?)\b"
+)
+"""'0 to 24h', '0-72 h', '6 vs 24 hours': the unit written once, after the second time point."""
 TIME_UNITS = re.compile(r"^(hours?|h|days?|months?|minutes?|weeks?)\b")
 PREPOSITIONS = re.compile(
     r"\b(of|at|during|before|after|in|on|from|to|for|with|by|per|since|until|within|between|given)\b"
@@ -258,3 +274,41 @@ CLARIFICATION = re.compile(
 """A parenthetical restatement: '(i.e. ...)', '(that is, ...)', '(namely ...)'."""
 IMPLIED_SHARE = re.compile(r"\b(?:mortality|incidence|prevalence)\b")
 """Words that ask for a share when no aggregate is named ('the mortality in the cooled arm')."""
+
+_EXCLUDE = (
+    r"(?:exclud(?:e|es|ed|ing)|omit(?:s|ted|ting)?|ignor(?:e|es|ed|ing)|drop(?:s|ped|ping)?|"
+    r"remov(?:e|es|ed|ing)|leav(?:e|es|ing)\s+out|left\s+out|not\s+counting|without)"
+)
+_EXCLUDED = r"(?:(?:are|were|being|is)\s+)?(?:excluded|omitted|ignored|dropped|removed|left\s+out)"
+_DATA = r"(?:\s+(?:values?|codes?|data|entries|cases|outcomes?|results?|status))?"
+_WHO = r"(?:(?:infants|babies|subjects|patients|children|neonates)\s+)?"
+
+
+def missing_clause(missing_words: list[str]) -> re.Pattern[str]:
+    """A clause that restates the default about missing data: 'unknowns excluded', 'excluding
+    missing values', 'complete cases only', 'where known' (the dictionary's missing-code labels,
+    such as 'not done', count as missing words too). Including them is no default: never read."""
+    nouns = "|".join(
+        [r"unknowns?", r"missing", r"blanks?", r"nas?"]
+        + [re.escape(w) + "s?" for w in sorted(missing_words, key=len, reverse=True)]
+    )
+    noun = rf"(?:the\s+)?(?:{nouns}){_DATA}"
+    return re.compile(
+        rf"\b(?:{_EXCLUDE}\s+{noun}|{noun}\s+{_EXCLUDED}"
+        rf"|complete\s+cases?(?:\s+only)?|{_WHO}with\s+(?:known|available|non\s+missing)"
+        rf"{_DATA}(?:\s+only)?|(?:known|available|non\s+missing|observed)"
+        rf"(?:\s+(?:values?|data|cases|outcomes?))(?:\s+only)?|where\s+known|if\s+known)\b"
+    )
+
+
+PAIRED = re.compile(
+    rf"\b(?:paired|{_WHO}with\s+both\s+(?:values|measurements|readings|results|time\s+points))\b"
+)
+"""A change among the infants measured at both time points: what every change is."""
+YES_NO = re.compile(r"^\W*(?:and\s+|so\s+)?(?:was|were|is|are|did|does|do)\b")
+"""A sentence that asks yes or no ('Was mortality different between the two trials?')."""
+COMPARED = re.compile(
+    r"\b(?:different|differ|higher|lower|greater|smaller|larger|more|less|fewer|better|worse|"
+    r"similar)\b"
+)
+"""What a yes/no comparison asks about: the figures of each side are the answer."""

@@ -1,0 +1,106 @@
+"""Clauses of trial questions that restate a default or ask for a comparison.
+
+* 'unknowns excluded', 'excluding missing values', 'complete cases', and for a change 'paired'
+  or 'infants with both values': missing codes never enter a figure, so these say what is done
+  anyway — read, and said so in a grounding. 'Including unknowns' is no default: it stays unread.
+* 'Was mortality different between the two trials?', 'Was CP lower in the hypothermia arm?':
+  a yes/no comparison is answered with the figures of each side (grouped by what is compared),
+  never with a verdict; with nothing to compare against, the reading abstains.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Protocol
+
+from clinbridge.engine.understand._reading import Grounding
+from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Mention
+from clinbridge.engine.understand._trial_words import COMPARED, PAIRED, YES_NO
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Variable
+
+
+class _Read(Protocol):
+    """What of a question being read these steps use (``_trial._Question``)."""
+
+    masked: str
+    change: bool
+    groundings: list[Grounding]
+    groups: list[Variable]
+    mentions: list[Mention]
+    compared: list[tuple[int, int]]
+
+    def blank(self, a: int, b: int) -> None: ...
+
+
+def read_missing_clauses(q: _Read, clause: re.Pattern[str]) -> None:
+    """Blank out the clauses that restate how missing data are handled (see module doc)."""
+    spans = [m.span() for m in clause.finditer(q.masked)]
+    if q.change:
+        spans += [m.span() for m in PAIRED.finditer(q.masked)]
+    for a, b in spans:
+        q.groundings.append(
+            Grounding(
+                phrase=q.masked[a:b].strip(),
+                kind="missing",
+                target="missing codes and blanks are excluded (as in every figure)",
+            )
+        )
+        q.blank(a, b)
+
+
+def find_yes_no_comparisons(q: _Read) -> None:
+    """Record (and blank) the comparative word of each yes/no sentence ('Was X lower in ...?')."""
+    for sentence in re.finditer(r"[^?!.]+(?:[?!]|\.(?!\d)|$)|\.(?=\d)", q.masked):
+        body = sentence.group(0)
+        if not YES_NO.match(body):
+            continue
+        word = COMPARED.search(body)
+        if word is None:
+            continue
+        a, b = sentence.start() + word.start(), sentence.start() + word.end()
+        q.compared.append((a, sentence.end()))
+        q.groundings.append(
+            Grounding(
+                phrase=body.strip(),
+                kind="comparison",
+                target="the figures of each side are given; no test of significance is made",
+            )
+        )
+        q.blank(a, b)
+
+
+def compare_sides(q: _Read) -> None:
+    """The code said after a yes/no comparison's word ('lower in the hypothermia arm') is a side
+    of the comparison: group by its variable instead of keeping only that code. Two codes after
+    it ('lower in severe HIE in the cooled arm') leave the side unknown: abstain."""
+    for a, end in q.compared:
+        after = [
+            mt
+            for mt in q.mentions
+            if isinstance(mt.target, CodeSet) and mt.codes and a <= mt.start < end
+        ]
+        grouped = [mt for mt in after if _var(mt) in q.groups]
+        sides = after if len(after) <= 1 else grouped
+        if len(sides) > 1 or (after and not sides):
+            raise Abstain(
+                "the comparison could be between the groups of any of: "
+                + "; ".join(f"{_var(mt).name} ({_var(mt).description})" for mt in after)
+                + " — ask for the figures 'by ...' one of them"
+            )
+        if sides:
+            var = _var(sides[0])
+            if var not in q.groups:
+                q.groups.append(var)
+            sides[0].grouped = True
+        elif not q.groups:
+            raise Abstain(
+                "the question asks for a comparison but names no groups to compare; "
+                "ask for the figures 'by arm', 'by trial', ..."
+            )
+
+
+def _var(mt: Mention) -> Variable:
+    assert isinstance(mt.target, CodeSet)
+    return mt.target.var
