@@ -16,6 +16,7 @@ __all__ = [
     "FILLER",
     "NEGATED_WORDS",
     "ROLE_WORDS",
+    "SUBJECT_WORDS",
     "Token",
     "canon",
     "expand_shorthand",
@@ -97,6 +98,9 @@ DEFAULT_QUALIFIERS: dict[str, frozenset[str]] = {
     "glucose": frozenset({"blood"}),
 }
 
+SUBJECT_WORDS = ("infant", "baby", "neonate", "newborn", "child", "patient", "subject")
+"""The nouns a trial question calls its subjects by (each also said in the plural)."""
+
 FILLER = frozenset(
     [
         "what",
@@ -140,20 +144,9 @@ FILLER = frozenset(
         "many",
         "much",
         "number",
-        "infant",
-        "infants",
-        "baby",
+        *(w + s for w in SUBJECT_WORDS for s in ("", "s")),
         "babies",
-        "neonate",
-        "neonates",
-        "newborn",
-        "newborns",
-        "child",
         "children",
-        "patient",
-        "patients",
-        "subject",
-        "subjects",
         "participant",
         "participants",
         "case",

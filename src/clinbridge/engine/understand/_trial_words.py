@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from clinbridge.engine.understand._trial_vocab import FILLER, canon
+from clinbridge.engine.understand._trial_vocab import FILLER, SUBJECT_WORDS, canon
 
 AGG_WORDS: dict[str, str] = {
     "mean": "mean",
@@ -44,18 +44,7 @@ EXTRA_FILLER = frozenset(
         "broken",
         "split",
         "according",
-        "hour",
-        "hours",
-        "day",
-        "days",
-        "week",
-        "weeks",
-        "month",
-        "months",
-        "minute",
-        "minutes",
-        "year",
-        "years",
+        *(w + s for w in ("hour", "day", "week", "month", "minute", "year") for s in ("", "s")),
         "h",
         "g",
         "gram",
@@ -73,32 +62,9 @@ EXTRA_FILLER = frozenset(
 EXTRA_FILLER = EXTRA_FILLER | frozenset(canon(w) for w in EXTRA_FILLER | FILLER) | FILLER
 NEGATORS = frozenset({"non", "not", "no", "without", "never"})
 SUBJECT_NOUNS = frozenset(
-    canon(w)
-    for w in [
-        "infant",
-        "infants",
-        "baby",
-        "babies",
-        "neonate",
-        "neonates",
-        "newborn",
-        "newborns",
-        "child",
-        "children",
-        "patient",
-        "patients",
-        "boy",
-        "boys",
-        "girl",
-        "girls",
-        "group",
-        "groups",
-        "arm",
-        "arms",
-        "subject",
-        "subjects",
-    ]
-)
+    canon(w + s) for w in (*SUBJECT_WORDS, "boy", "girl", "group", "arm") for s in ("", "s")
+) | frozenset(canon(w) for w in ("babies", "children"))
+"""The subjects and their groups ('the girls', 'the cooled arm')."""
 SUBJECT_ID = re.compile(
     r"\b(?:infant|subject|patient|baby|participant|child|record)\s*(?:id\s*|number\s*|no\.?\s*)?"
     r"#?\s*(?P<id>(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9][A-Za-z0-9_-]*)\b"
