@@ -265,7 +265,6 @@ QUESTIONS: tuple[Q, ...] = (
     ),  # no such variable
     # -- batch 2 (written after batch 1's fixes, before it was run) ---------------------------
     *(
-        # fmt: off
         Q(
             738,
             "neo",
@@ -479,6 +478,5 @@ QUESTIONS: tuple[Q, ...] = (
             "rows",
             lambda g: g.by(ARM, lambda m: g.median("VENT_DAYS", m & g.eq("DEATH", 0))),
         ),
-        # fmt: on
     ),
 )

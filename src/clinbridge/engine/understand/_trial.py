@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -27,6 +26,7 @@ from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._trial_clauses import (
     compare_sides,
     find_yes_no_comparisons,
+    merge_repeats,
     read_missing_clauses,
 )
 from clinbridge.engine.understand._trial_match import (
@@ -48,6 +48,7 @@ from clinbridge.engine.understand._trial_model import (
     name_stem,
     name_terms,
 )
+from clinbridge.engine.understand._trial_rewrites import rewrites
 from clinbridge.engine.understand._trial_roles import (
     check_trials,
     coverage_notes,
@@ -57,7 +58,6 @@ from clinbridge.engine.understand._trial_roles import (
     zones,
 )
 from clinbridge.engine.understand._trial_vocab import (
-    NEGATED_WORDS,
     ROLE_WORDS,
     Token,
     expand_shorthand,
@@ -169,7 +169,7 @@ class TrialReader:
             self.vocabulary |= f.tokens
         for cs in self.codesets:
             self.vocabulary |= cs.tokens
-        self.rewrites = _rewrites(catalog, self.vocabulary)
+        self.rewrites = rewrites(catalog, self.vocabulary)
         missing_words = {
             lab.lower()
             for v in catalog.variables
@@ -229,6 +229,8 @@ class TrialReader:
         compare_sides(q)
         _both_sides(q)
         _attach_comparisons(q)  # 6. comparisons attach to the nearest numeric variable
+        if q.change:  # 'change Gluc0h to Gluc24h': one measurement named at each end
+            q.mentions = merge_repeats(q.mentions)
         assign_times(q.mentions, q.times, q.change, q.groundings)  # 7. time points → members
         filters, numerator, measured = _conditions(q)  # 8. roles of the mentions
         measure = _measure(q, measured)  # 9. the measure and the aggregate
@@ -332,7 +334,7 @@ class TrialReader:
             if var not in q.groups:
                 q.groups.append(var)
             more = re.match(
-                r"\s*(?:and|,)\s+(?:by\s+)?(?:the\s+)?([a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*)?)",
+                r"\s*(?:and|,)\s+(?:by\s+)?(?:\|\s*)?(?:the\s+)?([a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*)?)",
                 q.masked[m.start("rest") + used :],
             )
             if more:
@@ -341,6 +343,7 @@ class TrialReader:
                     if second[0] not in q.groups:
                         q.groups.append(second[0])
                     used += more.start(1) + second[1]
+            used += self._groups_listed(q, var, m.start("rest") + used)
             q.groundings.append(
                 Grounding(
                     phrase=m.group(0).strip(),
@@ -354,6 +357,21 @@ class TrialReader:
         if q.both_trials and trial_var is not None and trial_var not in q.groups:
             q.groups.append(trial_var)
 
+    def _groups_listed(self, q: _Question, var: Variable, at: int) -> int:
+        """'by HIE grade (mild, moderate, severe)': the grouping's codes listed in brackets
+        restate the groups; how many characters they take (0 when there is no such list)."""
+        listed = re.match(r"\s*\(([^()]*)\)", q.masked[at:])
+        cs = next((c for c in self.codesets if c.var is var), None)
+        if listed is None or cs is None:
+            return 0
+        words = [t for t in tokenize(listed.group(1)) if t.norm not in EXTRA_FILLER]
+        if not words or any(t.norm not in cs.tokens and t.text not in var.codes for t in words):
+            return 0
+        q.groundings.append(
+            Grounding(phrase=listed.group(0).strip(), kind="group", target="the groups, restated")
+        )
+        return listed.end()
+
     def _find_mentions(self, q: _Question) -> None:
         """The variables and codes the remaining words name; abstain on any word left over."""
         q.tokens = tokens = tokenize(q.masked.replace("%", " "))
@@ -361,8 +379,15 @@ class TrialReader:
         parse = Parse(q.masked, content)
         # a word right before a subject noun ('cooled babies', 'the standard care group')
         # describes the subjects: a code or a yes/no item, never a measurement
+        # ('avg(GA_WKS) group by SITE': no noun after a bracket, and 'group by' is a verb)
         for k, t in enumerate(tokens[:-1]):
-            if tokens[k + 1].norm in SUBJECT_NOUNS and t in content:
+            noun = tokens[k + 1]
+            if (
+                noun.norm in SUBJECT_NOUNS
+                and t in content
+                and not q.masked[t.end : noun.start].strip()
+                and not re.match(r"\s+by\b", q.text[noun.end :])
+            ):
                 parse.attributive.add(content.index(t))
         self._correct_typos(q, content)
         # a verb linking the subjects to what they had ('needed', 'required') is no content
@@ -458,54 +483,6 @@ class TrialReader:
                 t.norm = near[0]
 
 
-def _rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[str], _Sub]]:
-    """Column names said in a question ('TEMP_72H', 'SEIZ_BL = 1') become their label, time point
-    and code label; 'survivors' means not dead unless the dictionary has a survival variable."""
-    out: list[tuple[re.Pattern[str], _Sub]] = []
-    for v in catalog.variables:
-        if v.role == "subject":  # 'count SUBJ_ID where ...': the subjects themselves
-            out.append((re.compile(rf"(?<![\w-]){re.escape(v.name)}(?![\w-])", re.I), "subjects"))
-            continue
-        if v.type in {"string", "date"}:
-            continue
-        # a range or count in brackets ('score (0-12)') is no word of the question
-        label = re.sub(r"\s*\([^()a-zA-Z]*\)", "", v.description or v.name)
-        if v.time_point and not find_time_points(label.lower()):
-            label += f" at {v.time_point}"
-        name = rf"(?<![\w-]){re.escape(v.name)}"
-        if v.codes:  # 'SEX = 2': with the '=' any name is the column's
-            out.append((re.compile(name + rf"\s*(?:==?|:)\s*{_CODES}", re.I), _coded(v, label)))
-            if re.search(r"[_\d]", v.name) or (v.name.isupper() and len(v.name) >= 3):
-                # 'Rand_Arm 1', 'HIE_GRADE is 2 or 3': a column name spelled as the dictionary
-                # does, then bare codes
-                out.append((re.compile(name + rf"\s+(?:is\s+|of\s+)?{_CODES}"), _coded(v, label)))
-        if re.search(r"[_\d]", v.name):  # a name no word looks like ('TEMP_72H')
-            out.append((re.compile(name + r"(?![\w-])", re.I), label))
-    if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
-        out += [(re.compile(rf"\b{w}\b", re.I), words) for w, words in NEGATED_WORDS.items()]
-    return out
-
-
-_Sub = str | Callable[[re.Match[str]], str]
-_CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?![\w.])"
-"""One code or several ('2 or 3', '2, 3', '2/3') after a column name."""
-
-
-def _coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
-    """'SEIZ_BL = 1' → the label (yes), 'not' the label (no), or the code's label and the label."""
-    yes_no = any(is_yes(lab) for lab in v.codes.values() if lab)
-
-    def sub(m: re.Match[str]) -> str:
-        said = [v.codes.get(c) for c in re.findall(r"-?\d+", m.group(1))]
-        if None in said or not said or (yes_no and len(said) > 1):
-            return m.group(0)  # a number that is no code stays, and is left unread
-        if yes_no:
-            return label if is_yes(said[0] or "") else f"not {label}"
-        return " or ".join(str(lab) for lab in said) + f" {label}"
-
-    return sub
-
-
 @dataclass
 class _Question:
     """A question being read: its text, what is left of it (masked), and what was found."""
@@ -564,7 +541,7 @@ def _find_comparisons(q: _Question) -> None:
         q.comparisons.append(
             (BEFORE_AFTER_OPS[m.group("op")], float(m.group("num")), None, *m.span())
         )
-        q.units[m.span()] = m.group("unit")
+        q.units[m.span()] = m.group("unit") or m.group("age")
         q.blank(m.start(), m.end())
     for m in CMP_AFTER.finditer(q.masked):  # '3 or higher'
         if re.search(

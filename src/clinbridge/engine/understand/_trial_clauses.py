@@ -14,8 +14,23 @@ import re
 from typing import TYPE_CHECKING, Protocol
 
 from clinbridge.engine.understand._reading import Grounding
-from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Mention
-from clinbridge.engine.understand._trial_words import COMPARED, PAIRED, YES_NO
+from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention
+from clinbridge.engine.understand._trial_words import CLAUSE_END, WHO
+
+PAIRED = re.compile(
+    rf"\b(?:paired|{WHO}with\s+both\s+(?:values|measurements|readings|results|time\s+points))"
+    rf"{CLAUSE_END}"
+)
+"""A change among the infants measured at both time points: what every change is."""
+_ASKS_YES_NO = r"^\W*(?:and\s+|so\s+)?(?:was|were|is|are|did|does|do)\b"
+_COMPARATIVES = (
+    *("different", "differ", "higher", "lower", "greater", "smaller", "larger"),
+    *("more", "less", "fewer", "better", "worse", "similar"),
+)
+YES_NO = re.compile(_ASKS_YES_NO)
+"""A sentence that asks yes or no ('Was mortality different between the two trials?')."""
+COMPARED = re.compile(r"\b(?:" + "|".join(_COMPARATIVES) + r")\b")
+"""What a yes/no comparison asks about: the figures of each side are the answer."""
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Variable
@@ -104,3 +119,27 @@ def compare_sides(q: _Read) -> None:
 def _var(mt: Mention) -> Variable:
     assert isinstance(mt.target, CodeSet)
     return mt.target.var
+
+
+def merge_repeats(mentions: list[Mention]) -> list[Mention]:
+    """Mentions of one measured family (no condition on them) become one, spanning both."""
+    out: list[Mention] = []
+    for mt in mentions:
+        first = next(
+            (
+                o
+                for o in out
+                if o.target is mt.target
+                and isinstance(o.target, Family)
+                and o.target.kind == "numeric"
+                and o.comparison is None
+                and mt.comparison is None
+            ),
+            None,
+        )
+        if first is None:
+            out.append(mt)
+            continue
+        first.positions = sorted({*first.positions, *mt.positions})
+        first.start, first.end = min(first.start, mt.start), max(first.end, mt.end)
+    return out

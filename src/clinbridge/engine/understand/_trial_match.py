@@ -137,7 +137,11 @@ def match(fam: Family, parse: Parse) -> Mention | None:
         for generic, defaults in DEFAULT_QUALIFIERS.items():
             if generic in words and not (words - {generic}) & fam.qual and defaults & fam.tokens:
                 score += 0.4
-        if fam.kind != "binary" and set(cl) & parse.attributive:
+        if (
+            fam.kind != "binary"
+            and set(cl) & parse.attributive
+            and not any(k <= words for k in fam.keys)  # 'birth weight girls' says it in full
+        ):
             continue
         # a name of the variable said only in part is a weaker match ('moderate or severe
         # disability' is not 'death or moderate or severe disability') unless its words are the
@@ -222,10 +226,16 @@ def assign_times(
             for m in takers:
                 assigned[id(m)].append(t[0])
             continue
-        nearest = min(
-            [m for m in takers if m in holders] or holders or owners,
-            key=lambda m: distance(m, t[1], t[2]),
-        )
+        if len(numbered) > 1 and holders:
+            # several time points: each goes to the mention recorded at it that it follows
+            # ('sodium at 48 h in infants with seizures during the first 72 hours': the 72 h is
+            # the seizures'; 'sodium from 24 to 72 hours in infants with seizures': sodium's)
+            nearest = min(holders, key=lambda m: (m.end > t[1], distance(m, t[1], t[2])))
+        else:
+            nearest = min(
+                [m for m in takers if m in holders] or holders or owners,
+                key=lambda m: distance(m, t[1], t[2]),
+            )
         if id(nearest) in assigned:
             assigned[id(nearest)].append(t[0])
     for mt in fams:

@@ -42,7 +42,7 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
         if t.text in SPLIT_VERBS:
             split = after_of + t.start
             break
-    of = re.compile(r"\s*of\s+(?:the\s+|all\s+)?").match(text, after_of) if m else None
+    of = re.compile(r"\s*of\s+(?:\|\s*)?(?:the\s+|all\s+)?").match(text, after_of) if m else None
     head = None
     if of is not None:
         first = tokenize(text[of.end() :])[:1]

@@ -37,6 +37,7 @@ CHANGE_RE = re.compile(r"\b(change|difference|rise|fall|drop|increase|decrease|d
 EXTRA_FILLER = frozenset(
     [
         "before",
+        *("select", "get", "fetch", "display"),  # a request ('select count(*) where ...')
         "stratified",
         "group",
         "groups",
@@ -71,7 +72,9 @@ SUBJECT_ID = re.compile(
     r"|\b(?P<id2>[A-Za-z]{1,5}-\d+(?:-\d+)+)\b",
     re.I,
 )
-LIST_RE = re.compile(r"^\s*(?:which|list(?:\s+(?:the|all))?|what)\s+(?P<w>[a-z]+(?:\s+[a-z]+)?)")
+LIST_RE = re.compile(
+    r"^\s*(?:which|list(?:\s+(?:the|all))?|what)\s+(?:\|\s*)?(?P<w>[a-z]+(?:\s+[a-z]+)?)"
+)
 COMPARATIVE = re.compile(
     r"\b(higher|highest|lower|lowest|more|most|less|least|fewer|fewest|better|best|worse|worst|largest|smallest)\b"
 )
@@ -104,11 +107,12 @@ SPLIT_VERBS = frozenset(
         "fulfilled",
     ]
 )
-COHORT_MARKERS = frozenset({"among", "amongst", "in", "within", "for"})
+COHORT_MARKERS = frozenset({"among", "amongst", "in", "within", "for", "where"})
+"""'percentage DEATH = 1 where HIE_GRADE = 3': what follows 'where' is the cohort."""
 CLAUSE_BREAK = re.compile(
-    r"[,;:?]|\b(?:had|has|have)\b"
+    r"[,;:?|]|\b(?:had|has|have)\b"
     r"|\b(?:infants?|bab(?:y|ies)|neonates?|newborns?|child(?:ren)?|patients?|subjects?|"
-    r"participants?|among|amongst)\b"
+    r"participants?|among|amongst|where)\b"
 )
 """What ends a phrase: one mention never spans 'dead infants, what proportion had a severe ...',
 nor the subjects or 'among' ('dead infants with severe disability', 'severe disability among
@@ -137,9 +141,11 @@ CMP_AFTER = re.compile(
 """'3 or higher', '2.5 kg or less': the bound is included."""
 BEFORE_AFTER = re.compile(
     r"\b(?P<op>at or before|at or after|before|after|earlier than|later than|prior to|beyond)\s+"
-    r"(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>weeks?|wks?)(?![\w])"
+    r"(?P<num>\d+(?:\.\d+)?)\s*(?:(?P<unit>weeks?|wks?)(?![\w])"
+    r"|(?P<age>hours?|h|days?|minutes?)(?=\s+(?:of\s+(?:age|life)|old)\b))"
 )
-"""'born before 37 weeks': a bound on a quantity in weeks (no time point is counted in weeks)."""
+"""'born before 37 weeks': a bound on a quantity in weeks (no time point is counted in weeks);
+'randomised after 5 hours of age': a bound on an age."""
 BEFORE_AFTER_OPS = {
     **dict.fromkeys(["before", "earlier than", "prior to"], "<"),
     **dict.fromkeys(["after", "later than", "beyond"], ">"),
@@ -190,7 +196,7 @@ OPS = {
 }
 GROUP_RE = re.compile(
     r"\b(?P<lead>by|per|in each|for each|at each|within each|across|between|according to|in both|"
-    r"in the two|for both|for the two)\s+(?:the\s+)?(?:two\s+|both\s+|different\s+|each\s+)?"
+    r"in the two|for both|for the two)\s+(?:\|\s*)?(?:the\s+)?(?:two\s+|both\s+|different\s+|each\s+)?"
     r"(?P<rest>[a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*){0,2})"
 )
 BOTH_TRIALS = re.compile(r"\b(both|two|each|the two|across|between)\s+(trials|studies)\b")
@@ -247,7 +253,9 @@ _EXCLUDE = (
 )
 _EXCLUDED = r"(?:(?:are|were|being|is)\s+)?(?:excluded|omitted|ignored|dropped|removed|left\s+out)"
 _DATA = r"(?:\s+(?:values?|codes?|data|entries|cases|outcomes?|results?|status))?"
-_WHO = r"(?:(?:infants|babies|subjects|patients|children|neonates)\s+)?"
+WHO = r"(?:(?:infants|babies|subjects|patients|children|neonates)\s+)?"
+CLAUSE_END = r"(?=\s*(?:$|[,;:?.!()]|and\b))"
+"""Such a clause ends where its clause does: 'with known primary outcome' names a variable."""
 
 
 def missing_clause(missing_words: list[str]) -> re.Pattern[str]:
@@ -259,22 +267,10 @@ def missing_clause(missing_words: list[str]) -> re.Pattern[str]:
         + [re.escape(w) + "s?" for w in sorted(missing_words, key=len, reverse=True)]
     )
     noun = rf"(?:the\s+)?(?:{nouns}){_DATA}"
+    known = rf"{WHO}with\s+(?:known|available|non\s+missing){_DATA}"
     return re.compile(
-        rf"\b(?:{_EXCLUDE}\s+{noun}|{noun}\s+{_EXCLUDED}"
-        rf"|complete\s+cases?(?:\s+only)?|{_WHO}with\s+(?:known|available|non\s+missing)"
-        rf"{_DATA}(?:\s+only)?|(?:known|available|non\s+missing|observed)"
-        rf"(?:\s+(?:values?|data|cases|outcomes?))(?:\s+only)?|where\s+known|if\s+known)\b"
+        rf"\b(?:{_EXCLUDE}\s+{noun}|{noun}\s+{_EXCLUDED}|complete\s+cases?"
+        rf"|(?:denominators?\s*[:=]?\s*)?{known}"
+        rf"|(?:known|available|non\s+missing|observed)\s+(?:values?|data|cases|outcomes?)"
+        rf"|where\s+known|if\s+known)(?:\s+only)?{CLAUSE_END}"
     )
-
-
-PAIRED = re.compile(
-    rf"\b(?:paired|{_WHO}with\s+both\s+(?:values|measurements|readings|results|time\s+points))\b"
-)
-"""A change among the infants measured at both time points: what every change is."""
-YES_NO = re.compile(r"^\W*(?:and\s+|so\s+)?(?:was|were|is|are|did|does|do)\b")
-"""A sentence that asks yes or no ('Was mortality different between the two trials?')."""
-COMPARED = re.compile(
-    r"\b(?:different|differ|higher|lower|greater|smaller|larger|more|less|fewer|better|worse|"
-    r"similar)\b"
-)
-"""What a yes/no comparison asks about: the figures of each side are the answer."""
