@@ -412,7 +412,7 @@ class TrialReader:
 
     def _label_then_code(self, q: _Question, parse: Parse) -> None:
         """A coded variable's name then a bare number that is one of its codes ('HIE grade 2',
-        'Sarnat stage 3') is that code, as 'HIE_GRADE 2' is."""
+        'Sarnat stage 3') is that code, as 'HIE_GRADE 2' is; 'HIE grade 2 or 3' are both."""
         for k, mt in enumerate(q.mentions):
             fam = mt.target
             if isinstance(fam, CodeSet) and len(mt.codes) == 1:
@@ -434,9 +434,18 @@ class TrialReader:
                 or between.strip()
             ):
                 continue
-            parse.consumed.add(nxt)
+            taken = [nxt]
+            while taken[-1] + 1 < len(parse.content) and taken[-1] + 1 not in parse.consumed:
+                more = parse.content[taken[-1] + 1]
+                gap = parse.text[parse.content[taken[-1]].end : more.start]
+                if more.text not in var.codes or not re.fullmatch(r"\s*(?:or|,|/)\s*", gap):
+                    break
+                taken.append(taken[-1] + 1)
+            parse.consumed |= set(taken)
+            said = parse.content[taken[-1]]
+            codes = tuple(dict.fromkeys(parse.content[i].text for i in taken))
             q.mentions[k] = Mention(
-                cs, [*mt.positions, nxt], mt.start, said.end, codes=(said.text,), variable=var
+                cs, [*mt.positions, *taken], mt.start, said.end, codes=codes, variable=var
             )
 
     def _code_restated(self, q: _Question, parse: Parse, mt: Mention) -> None:
@@ -562,7 +571,7 @@ def _find_times(q: _Question) -> None:
 
 
 def _find_aggregate(q: _Question) -> None:
-    aggs = [(m.start(), AGG_WORDS[m.group(0)]) for m in AGG_RE.finditer(q.masked)]
+    aggs = [(m.start(), AGG_WORDS[m.group(1) or m.group(0)]) for m in AGG_RE.finditer(q.masked)]
     q.op = aggs[0][1] if aggs else None
     share = IMPLIED_SHARE.search(q.masked)
     if q.op is None and share:

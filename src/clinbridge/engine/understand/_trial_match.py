@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._reading import Grounding
@@ -175,6 +177,7 @@ def match_codes(cs: CodeSet, parse: Parse) -> Mention | None:
             continue
         code_words = set().union(*(cs.distinct[c] for c in codes))
         core = [i for i in cl if parse.content[i].norm in code_words]
+        codes = _code_range(cs, parse, core, codes)
         near = set(core)
         grown = True
         while grown:  # context words count only next to the code's words
@@ -199,6 +202,28 @@ def match_codes(cs: CodeSet, parse: Parse) -> Mention | None:
         if best is None or score > best.score:
             best = Mention(cs, used, a, b, codes=codes, score=score, variable=cs.var, core=core)
     return best
+
+
+def _code_range(
+    cs: CodeSet, parse: Parse, core: list[int], codes: tuple[str, ...]
+) -> tuple[str, ...]:
+    """'sites 1 to 5', 'sites 13-21': every code numbered from the first to the last (not the
+    two ends only); a number in the range that is no code abstains."""
+    said = [parse.content[i] for i in core if parse.content[i].text.isdigit()]
+    for lo, hi in itertools.pairwise(said):
+        if not re.fullmatch(
+            r"\s*(?:to|-|through|thru|till|until)\s*", parse.text[lo.end : hi.start]
+        ):
+            continue
+        wanted = [str(k) for k in range(int(lo.text), int(hi.text) + 1)]
+        found = {w: [c for c, d in cs.distinct.items() if w in d] for w in wanted}
+        if not wanted or any(len(c) != 1 for c in found.values()):
+            raise Abstain(
+                f"'{parse.text[lo.start : hi.end]}': not every number from {lo.text} to {hi.text} "
+                f"is one code of {cs.var.name}; name the codes"
+            )
+        codes = tuple(dict.fromkeys([*codes, *(c[0] for c in found.values())]))
+    return codes
 
 
 def assign_times(

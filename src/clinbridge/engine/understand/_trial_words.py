@@ -30,9 +30,10 @@ AGG_WORDS: dict[str, str] = {
     "highest": "max",
 }
 AGG_RE = re.compile(
-    r"\b(mean|average|avg|median|percentage|percent|proportion|fraction|how many|number of|count|"
-    r"standard deviation|sd|minimum|lowest|maximum|highest)\b|%"
+    r"\b(?:(mean|average|median|percentage|proportion|fraction)s?|avg|percent|how many|number of|"
+    r"count|standard deviation|sd|minimum|lowest|maximum|highest)\b|%"
 )
+"""An aggregate word, said once or in the plural ('report percentages by arm')."""
 CHANGE_RE = re.compile(r"\b(change|difference|rise|fall|drop|increase|decrease|delta)\b")
 EXTRA_FILLER = frozenset(
     [
