@@ -607,6 +607,20 @@ def _both_sides(q: _Question) -> None:
             if both_sides not in q.groups:
                 q.groups.append(both_sides)
             mt.grouped = True  # a grouping, not a condition
+    # 'outborn infants compared with inborn (non outborn) infants': a yes/no item and its
+    # negation, said apart, are both sides of it (as a filter they would leave no one)
+    for mt, other in itertools.combinations(q.mentions, 2):
+        if (
+            isinstance(mt.target, Family)
+            and mt.target is other.target
+            and mt.target.kind == "binary"
+            and mt.negated != other.negated
+            and len(mt.target.members) == 1
+        ):
+            var = next(iter(mt.target.members.values()))[0]
+            if var not in q.groups:
+                q.groups.append(var)
+            mt.grouped = other.grouped = True
 
 
 def _attach_comparisons(q: _Question) -> None:

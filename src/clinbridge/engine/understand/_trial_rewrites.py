@@ -43,6 +43,9 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
                 out.append((re.compile(name + rf"\s+(?:is\s+|of\s+)?{_CODES}"), _coded(v, label)))
         if re.search(r"[_\d]", v.name):  # a name no word looks like ('TEMP_72H')
             out.append((re.compile(name + r"(?![\w-])", re.I), label))
+    for w in sorted(vocabulary):  # 'inborn' is not 'outborn' (a yes/no item of the dictionary)
+        if w.startswith("out") and len(w) > 5:
+            out.append((re.compile(rf"\bin[- ]?{re.escape(w[3:])}\b", re.I), f"non {w}"))
     if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
         out += [(re.compile(rf"\b{w}\b", re.I), words) for w, words in NEGATED_WORDS.items()]
     return out

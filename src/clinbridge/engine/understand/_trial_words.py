@@ -27,11 +27,13 @@ AGG_WORDS: dict[str, str] = {
     "minimum": "min",
     "lowest": "min",
     "maximum": "max",
+    "max": "max",
+    "min": "min",
     "highest": "max",
 }
 AGG_RE = re.compile(
     r"\b(?:(mean|average|median|percentage|proportion|fraction)s?|avg|percent|how many|number of|"
-    r"count|standard deviation|sd|minimum|lowest|maximum|highest)\b|%"
+    r"count|standard deviation|sd|minimum|lowest|maximum|highest|max|(?<![\d\s])min)\b|%"
 )
 """An aggregate word, said once or in the plural ('report percentages by arm')."""
 CHANGE_RE = re.compile(r"\b(change|difference|rise|fall|drop|increase|decrease|delta)\b")
