@@ -664,4 +664,147 @@ QUESTIONS: tuple[Q, ...] = (
             None,
         ),  # 'or' across variables
     ),
+    # -- batch 4 (written after batch 3's fixes, before it was run) ---------------------------
+    *(
+        Q(
+            801,
+            "neo",
+            "avg hr at day 2 in cooled",
+            "number",
+            lambda g: g.mean("hr_48h", g.eq(ARM, 1)),
+        ),
+        Q(
+            802,
+            "neo",
+            "temprature 48h std care median",
+            "number",
+            lambda g: g.median("TEMP_48H", g.eq(ARM, 2)),
+        ),
+        Q(
+            803,
+            "stat",
+            "What was the mean 72-hour serum potassium by treatment arm?",
+            "rows",
+            lambda g: g.by(ARM, lambda m: g.mean("K_72H", m)),
+        ),
+        Q(
+            804,
+            "neo",
+            "% hearing loss at 18m by trial",
+            "rows_proportion",
+            lambda g: g.by(TR, lambda m: g.prop("HEARING_18M", (1,), m)),
+        ),
+        Q(
+            805,
+            "stat",
+            "Median birth weight (g) of infants who died, by trial.",
+            "rows",
+            lambda g: g.by(TR, lambda m: g.median("BWT_g", m & g.eq("DEATH", 1))),
+        ),
+        Q(
+            806,
+            "dm",
+            "mean TEMP_24H - TEMP_0H by Rand_Arm",
+            "rows",
+            lambda g: g.by(ARM, lambda m: _change(g, "TEMP_24H", "TEMP_0H", m)),
+        ),
+        Q(
+            807,
+            "dm",
+            "count(SUBJ_ID) by SITE where TRIAL = 2",
+            "rows",
+            lambda g: {f"Site {k}": _count(g.eq("SITE", k) & g.eq(TR, 2)) for k in range(13, 22)},
+        ),
+        Q(
+            808,
+            "nurse",
+            "What was baby NC-01-0180's temperature at 48 hours?",
+            "number",
+            lambda g: _one(g, "NC-01-0180", "TEMP_48H"),
+        ),
+        Q(
+            809,
+            "stat",
+            "What proportion of infants had a base deficit of 16 mmol/L or more?",
+            "proportion",
+            lambda g: (
+                int((g.clean("BASE_DEF").dropna() >= 16).sum()),
+                int(g.clean("BASE_DEF").notna().sum()),
+            ),
+        ),
+        Q(
+            810,
+            "stat",
+            "Mean serum bilirubin at 72 hours in infants with a birth weight under 3 kg.",
+            "number",
+            lambda g: g.mean("BILI_72H", _cut(g, "BWT_g", "<", 3000)),
+        ),
+        Q(811, "neo", "mean map day 1 vs day 3", "abstain", None),  # two values asked, no change
+        Q(
+            812,
+            "stat",
+            "Among infants with moderate HIE, compare mortality between arms.",
+            "rows_proportion",
+            lambda g: g.by(ARM, lambda m: g.prop("DEATH", (1,), m & g.eq(SEV, 2))),
+        ),
+        Q(813, "neo", "how many NC babies died", "abstain", None),  # 'NC' is no trial's name
+        Q(
+            814,
+            "stat",
+            "What was the median Thompson score for tone on day 1?",
+            "number",
+            lambda g: g.median("NEURO04_D1"),
+        ),
+        Q(
+            815,
+            "dm",
+            "mean NEURO04_D3 by TRIAL",
+            "rows",
+            lambda g: g.by(TR, lambda m: g.mean("NEURO04_D3", m)),
+        ),
+        Q(
+            816,
+            "stat",
+            "What percentage of infants had an Apgar score of 0 at 10 minutes?",
+            "proportion",
+            lambda g: (
+                int((g.clean("apgar10").dropna() == 0).sum()),
+                int(g.clean("apgar10").notna().sum()),
+            ),
+        ),
+        Q(
+            817,
+            "neo",
+            "dopamine d1 mean cooled vs std",
+            "rows",
+            lambda g: g.by(ARM, lambda m: g.mean("DOPA_D1", m)),
+        ),
+        Q(
+            818,
+            "stat",
+            "How many infants in each arm had a GMFCS level of 4 or 5?",
+            "rows",
+            lambda g: g.by(ARM, lambda m: _count(m & g.clean("GMFCS_18M").isin([4, 5]))),
+        ),
+        Q(819, "neo", "mean troponin at 96 h", "abstain", None),  # labs stop at 72 h
+        Q(820, "stat", "What percentage of infants had HIE grade 4?", "abstain", None),  # no code 4
+        Q(
+            821, "stat", "Compare water temperature at 0 h between arms.", "abstain", None
+        ),  # from 6 h
+        Q(822, "neo", "mean MRI score in HYPOTHERM", "abstain", None),  # NEOCOOL only
+        Q(
+            823,
+            "nurse",
+            "How many infants were born at site 21?",
+            "count",
+            lambda g: _count(g.eq("SITE", 21)),
+        ),
+        Q(
+            824,
+            "stat",
+            "What was the mean maternal age for mothers of infants with severe HIE?",
+            "number",
+            lambda g: g.mean("MAT_AGE", g.eq(SEV, 3)),
+        ),
+    ),
 )
