@@ -80,6 +80,7 @@ from clinbridge.engine.understand._trial_words import (
     COMPARATIVE,
     DURATION_UNITS,
     EXTRA_FILLER,
+    GENERIC_FAMILIES,
     GROUP_RE,
     IMPLIED_SHARE,
     IN_UNIT,
@@ -91,6 +92,7 @@ from clinbridge.engine.understand._trial_words import (
     TIME_RANGE,
     TIME_UNITS,
     UNIT_NAMES,
+    VALUE_OF,
     missing_clause,
 )
 from clinbridge.timepoint import TimePoint, find_time_points, parse_time_point
@@ -164,6 +166,7 @@ class TrialReader:
                 stems[w] = stems.get(w, 0) + 1
         for f in self.families:
             f.stems = {w for w in f.stems if stems[w] == 1}
+        self.generic = {w for w, n in seen.items() if n >= GENERIC_FAMILIES}
         self.vocabulary: set[str] = set()
         for f in self.families:
             self.vocabulary |= f.tokens
@@ -376,7 +379,7 @@ class TrialReader:
         """The variables and codes the remaining words name; abstain on any word left over."""
         q.tokens = tokens = tokenize(q.masked.replace("%", " "))
         content = [t for t in tokens if t.norm not in EXTRA_FILLER and t.text not in NEGATORS]
-        parse = Parse(q.masked, content)
+        parse = Parse(q.masked, content, generic=self.generic)
         # a word right before a subject noun ('cooled babies', 'the standard care group')
         # describes the subjects: a code or a yes/no item, never a measurement
         # ('avg(GA_WKS) group by SITE': no noun after a bracket, and 'group by' is a verb)
@@ -407,8 +410,29 @@ class TrialReader:
                 if i not in parse.consumed
                 and t.norm not in design_words | LINKING_VERBS
                 and not q.in_time(t.start)
+                and not self._absorbed(q, parse, i)
             ]
         )
+
+    def _absorbed(self, q: _Question, parse: Parse, i: int) -> bool:
+        """A word of many families left beside a mention whose words are all its own ('serum'
+        of 'serum bilirubin' where the label is 'Total bilirubin') qualifies nothing else: it is
+        read (and said so). Beside a family with a shared word ('Urine creatinine'), it is not."""
+        t = parse.content[i]
+        if t.norm not in self.generic:
+            return False
+        for mt in q.mentions:
+            fam = mt.target
+            if (
+                isinstance(fam, Family)
+                and (i - 1 in mt.positions or i + 1 in mt.positions)
+                and fam.tokens <= fam.own
+            ):
+                q.groundings.append(
+                    Grounding(phrase=t.text, kind="qualifier", target=f"part of {fam.label!r}")
+                )
+                return True
+        return False
 
     def _label_then_code(self, q: _Question, parse: Parse) -> None:
         """A coded variable's name then a bare number that is one of its codes ('HIE grade 2',
@@ -561,6 +585,16 @@ def _find_comparisons(q: _Question) -> None:
         q.comparisons.append((op, float(m.group("num")), None, *m.span()))
         q.units[m.span()] = m.group("unit") or ""
         q.blank(m.start(), m.end())
+    for m in VALUE_OF.finditer(q.masked):  # 'an Apgar score of 0', 'a GMFCS level of 4 or 5'
+        if TIME_UNITS.match(q.masked[m.end() :].lstrip()):
+            continue
+        a, b = int(m.group("num")), int(m.group("num2") or m.group("num"))
+        if b < a or (m.group("sep") == "or" and b > a + 1):
+            continue  # '4 or 6' is no range: left unread
+        span = (m.start("num"), m.end())
+        q.comparisons.append(("=", float(a), None, *span) if a == b else ("between", a, b, *span))
+        q.units[span] = ""
+        q.blank(*span)
 
 
 def _find_times(q: _Question) -> None:

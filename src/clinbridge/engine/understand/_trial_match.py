@@ -155,6 +155,8 @@ def match(fam: Family, parse: Parse) -> Mention | None:
             score -= 0.3 * missing
         if len(words) == 1 and not words & (fam.key | fam.qual | fam.names):
             continue  # one word of a modifier ('cooled' ~ 'Inotropes given during cooling')
+        if len(words) == 1 and words <= parse.generic:
+            continue  # 'serum' alone is none of the serum measurements
         if len(words) == 1 and words <= LINKING_VERBS:
             continue  # 'reached the primary outcome' names no 'full feeds reached'
         if score < 0.8:

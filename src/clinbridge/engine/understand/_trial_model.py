@@ -99,6 +99,8 @@ class Parse:
     content: list[Token]
     consumed: set[int] = field(default_factory=set)
     attributive: set[int] = field(default_factory=set)
+    generic: set[str] = field(default_factory=set)
+    """Words of many families ('serum', 'blood', 'dose'): alone they name none of them."""
 
 
 def label_terms(label: str) -> tuple[set[str], set[str]]:

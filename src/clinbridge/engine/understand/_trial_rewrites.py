@@ -30,7 +30,8 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         if v.type in {"string", "date"}:
             continue
         # a range or count in brackets ('score (0-12)') is no word of the question
-        label = re.sub(r"\s*\([^()a-zA-Z]*\)", "", v.description or v.name)
+        # ... and its colon no clause break ('Neurological examination: tone')
+        label = re.sub(r"\s*\([^()a-zA-Z]*\)", "", v.description or v.name).replace(":", " ")
         if v.time_point and not find_time_points(label.lower()):
             label += f" at {v.time_point}"
         label = f" | {label} | "

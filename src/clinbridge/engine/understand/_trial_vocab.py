@@ -89,6 +89,7 @@ _SYNONYMS: dict[str, str] = {
     "szs": "seizure",
     "k": "potassium",
     "mum": "maternal",
+    "loss": "impairment",
 }
 
 # an unqualified measurement means this one ('temperature' is the core body temperature)

@@ -83,6 +83,8 @@ COMPARATIVE = re.compile(
 )
 DURATION_UNITS = frozenset({"days", "day", "hours", "hour", "h", "weeks", "minutes", "min"})
 """A variable measured in a unit of time is a duration ('how long', 'duration of ventilation')."""
+GENERIC_FAMILIES = 4
+"""A word in the labels of this many families or more is generic ('serum', 'dose')."""
 DESIGN_PRIOR = 0.15
 """Conditions on the design variables (arm, trial, site) are the commonest in trial questions."""
 SPLIT_VERBS = frozenset(
@@ -155,6 +157,11 @@ BEFORE_AFTER_OPS = {
     "at or before": "<=",
     "at or after": ">=",
 }
+VALUE_OF = re.compile(
+    r"\b(?:score|level|value|count|number)\s+of\s+(?P<num>\d+)"
+    r"(?:\s*(?P<sep>or|to|-)\s*(?P<num2>\d+))?(?![\w.%])"
+)
+"""'an Apgar score of 0', 'a GMFCS level of 4 or 5' (two adjacent), 'an MRI score of 4 to 6'."""
 CMP_AFTER_OPS = {
     **dict.fromkeys(["higher", "more", "above", "greater", "over"], ">="),
     **dict.fromkeys(["lower", "less", "below", "fewer", "under"], "<="),
