@@ -536,8 +536,9 @@ class _Question:
     both_trials: bool = False
     tokens: list[Token] = field(default_factory=list)
     mentions: list[Mention] = field(default_factory=list)
-    compared: list[tuple[int, int]] = field(default_factory=list)
-    """(start of the comparative word, end of its sentence) of each yes/no comparison."""
+    compared: list[tuple[int, int, int]] = field(default_factory=list)
+    """(start of its sentence, of the comparative word, end of the sentence) of each yes/no
+    comparison."""
 
     def blank(self, a: int, b: int) -> None:
         """Blank out characters a..b of what is left (they have been read)."""

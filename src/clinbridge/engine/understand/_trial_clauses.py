@@ -44,7 +44,7 @@ class _Read(Protocol):
     groundings: list[Grounding]
     groups: list[Variable]
     mentions: list[Mention]
-    compared: list[tuple[int, int]]
+    compared: list[tuple[int, int, int]]
 
     def blank(self, a: int, b: int) -> None: ...
 
@@ -75,7 +75,7 @@ def find_yes_no_comparisons(q: _Read) -> None:
         if word is None:
             continue
         a, b = sentence.start() + word.start(), sentence.start() + word.end()
-        q.compared.append((a, sentence.end()))
+        q.compared.append((sentence.start(), a, sentence.end()))
         q.groundings.append(
             Grounding(
                 phrase=body.strip(),
@@ -90,11 +90,11 @@ def compare_sides(q: _Read) -> None:
     """The code said after a yes/no comparison's word ('lower in the hypothermia arm') is a side
     of the comparison: group by its variable instead of keeping only that code. Two codes after
     it ('lower in severe HIE in the cooled arm') leave the side unknown: abstain."""
-    for a, end in q.compared:
+    for start, a, end in q.compared:
         after = [
             mt
             for mt in q.mentions
-            if isinstance(mt.target, CodeSet) and mt.codes and a <= mt.start < end
+            if isinstance(mt.target, CodeSet) and mt.codes and mt.end > a and mt.start < end
         ]
         grouped = [mt for mt in after if _var(mt) in q.groups]
         sides = after if len(after) <= 1 else grouped
@@ -108,7 +108,9 @@ def compare_sides(q: _Read) -> None:
             var = _var(sides[0])
             if var not in q.groups:
                 q.groups.append(var)
-            sides[0].grouped = True
+            for mt in q.mentions:  # 'mortality in NEOCOOL higher than in HYPOTHERM': both sides
+                if isinstance(mt.target, CodeSet) and _var(mt) is var and start <= mt.start < end:
+                    mt.grouped = True
         elif not q.groups:
             raise Abstain(
                 "the question asks for a comparison but names no groups to compare; "
