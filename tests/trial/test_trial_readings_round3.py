@@ -164,3 +164,31 @@ def test_stems_ranges_and_time_points(conn, trial_wb) -> None:  # type: ignore[n
     assert a.accepted and a.value == int((df["INOTROPES"] == 1).sum())
     a = conn.ask("mortality in outborn vs inborn")
     assert a.accepted and {r["outborn"] for r in a.value} == {"Yes", "No"}
+
+
+def test_rates_risks_and_shares_count_within_the_cohort(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    alive = 1 - clean(df, "DEATH")
+    cooled = df["Rand_Arm"] == 1
+    # 'rate' read as 'percentage' in the text too: the arm stays the cohort (was 232/530 once)
+    a = conn.ask("what was the survival rate in the cooled arm")
+    assert a.accepted, a.reason
+    assert (a.details["numerator"], a.details["denominator"]) == share(alive, cooled)
+    a = conn.ask("risk of death by arm")
+    assert a.accepted and len(a.value) == 2
+    a = conn.ask("share of infants with seizures before randomisation, by trial")
+    assert a.accepted and len(a.value) == 2
+    a = conn.ask(
+        "Is the mortality in NEOCOOL higher than in HYPOTHERM? Give the percentage per trial."
+    )
+    assert a.accepted and {r["trial"] for r in a.value} == {"NEOCOOL", "HYPOTHERM"}
+    a = conn.ask("mean serum bilirubin at 72 hours")  # 'serum' of a label that says 'Total'
+    assert a.accepted and a.value == pytest.approx(clean(df, "BILI_72H").mean())
+    assert conn.ask("mean serum at 24h").decision == "abstain"
+    a = conn.ask("How many infants in each arm had a GMFCS level of 4 or 5?")
+    assert a.accepted, a.reason
+    gm = clean(df, "GMFCS_18M")
+    assert {r["value"] for r in a.value} == {
+        int((gm.isin([4, 5]) & cooled).sum()),
+        int((gm.isin([4, 5]) & ~cooled).sum()),
+    }

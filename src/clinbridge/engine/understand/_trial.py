@@ -285,13 +285,18 @@ class TrialReader:
                 q.listing = found[0]
                 q.listing_phrase = lm.group(0)
                 q.blank(0, lm.start("w") + found[1])
-        for m in re.finditer(r"\brate\b", q.masked):
+        at = 0
+        while (m := re.compile(r"\brate\b").search(q.masked, at)) is not None:
+            at = m.end()
             prev_words = [t.norm for t in tokenize(q.masked[: m.start()])][-1:]
             if not any(
                 f.kind == "numeric" and "rate" in f.head and set(prev_words) & f.head
                 for f in self.families
             ):
+                # in the text too: what is read stays aligned with what is left of it
                 q.masked = q.masked[: m.start()] + " percentage" + q.masked[m.end() :]
+                q.text = q.text[: m.start()] + " percentage" + q.text[m.end() :]
+                at = m.start() + len(" percentage")
 
     def _clarifications(self, q: _Question) -> None:
         """A parenthetical restatement ('(i.e. across rewarming)', '(that is, ...)') that names

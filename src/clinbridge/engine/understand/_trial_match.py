@@ -272,10 +272,7 @@ def assign_times(
         if len(fam.members) == 1:
             tp, members = next(iter(fam.members.items()))
             if len(members) > 1:
-                raise Abstain(
-                    f"{fam.label!r} is stored in several columns "
-                    f"({', '.join(v.name for v in members)})"
-                )
+                raise Abstain(f"{fam.label!r} is stored in several columns ({_names(members)})")
             mt.variable = members[0]
             wrong = [
                 a for a in asked if tp is not None and a.scale != "baseline" and a.text() != tp
@@ -328,11 +325,15 @@ def member(fam: Family, tp: TimePoint) -> Variable:
             unresolved=[text],
         )
     if len(members) > 1:
-        raise Abstain(
-            f"{fam.label!r} at {text} is stored in several columns "
-            f"({', '.join(v.name for v in members)})"
-        )
+        raise Abstain(f"{fam.label!r} at {text} is stored in several columns ({_names(members)})")
     return members[0]
+
+
+def _names(members: list[Variable], most: int = 6) -> str:
+    """The column names, the first few of a long list and how many more."""
+    names = [v.name for v in members]
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
 
 
 def order(tp: TimePoint) -> tuple[int, float]:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
     """Which conditions make the denominator (cohort) and which the numerator."""
-    m = re.search(r"\b(percentage|percent|proportion|fraction)s?\b|%", text)
+    m = re.search(r"\b(percentage|percent|proportion|fraction|share|risk)s?\b|%", text)
     implied = IMPLIED_SHARE.search(text) if m is None else None
     if implied is not None:
         # 'the mortality among cooled infants with severe HIE': what the word names (the death,

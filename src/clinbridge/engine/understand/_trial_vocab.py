@@ -362,6 +362,7 @@ def neighbour_pairs(labels: list[str]) -> frozenset[tuple[str, str]]:
 NEGATED_WORDS: dict[str, str] = {
     r"(?:did\s+not|didn'?t|did\s+n't|not|never|failed\s+to)\s+surviv(?:e|ed)": "died",
     "survive": "not die",
+    "survival": "non death",
     "survivors": "non dead infants",
     "survivor": "non dead infant",
     "survived": "did not die",

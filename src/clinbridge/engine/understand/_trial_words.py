@@ -18,6 +18,8 @@ AGG_WORDS: dict[str, str] = {
     "percent": "proportion",
     "proportion": "proportion",
     "fraction": "proportion",
+    "share": "proportion",
+    "risk": "proportion",
     "%": "proportion",
     "how many": "count",
     "number of": "count",
@@ -32,7 +34,8 @@ AGG_WORDS: dict[str, str] = {
     "highest": "max",
 }
 AGG_RE = re.compile(
-    r"\b(?:(mean|average|median|percentage|proportion|fraction)s?|avg|percent|how many|number of|"
+    r"\b(?:(mean|average|median|percentage|proportion|fraction|share)s?|avg|percent|risk|how many|"
+    r"number of|"
     r"count|standard deviation|sd|minimum|lowest|maximum|highest|max|(?<![\d\s])min)\b|%"
 )
 """An aggregate word, said once or in the plural ('report percentages by arm')."""
