@@ -192,3 +192,19 @@ def test_rates_risks_and_shares_count_within_the_cohort(conn, trial_wb) -> None:
         int((gm.isin([4, 5]) & cooled).sum()),
         int((gm.isin([4, 5]) & ~cooled).sum()),
     }
+
+
+def test_a_relative_clause_then_its_own_verb_is_the_cohort(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    death = clean(df, "DEATH")
+    cooled = df["Rand_Arm"] == 1
+    a = conn.ask("What percentage of infants who were cooled died?")  # was 35/530 once
+    assert a.accepted and (a.details["numerator"], a.details["denominator"]) == share(death, cooled)
+    a = conn.ask("what percentage of babies that had severe HIE died")
+    assert (a.details["numerator"], a.details["denominator"]) == share(death, df["HIE_GRADE"] == 3)
+    # joined by 'and', the second verb belongs to the clause: both are counted among all
+    a = conn.ask("percentage of infants who had seizures before randomisation and died")
+    seiz = clean(df, "SEIZ_BL", (9,))
+    known = seiz.notna() & death.notna()
+    assert a.details["numerator"] == int(((seiz == 1) & (death == 1)).sum())
+    assert a.details["denominator"] == int(known.sum())

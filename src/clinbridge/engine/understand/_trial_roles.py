@@ -37,11 +37,7 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
                 mt.zone = "numerator" if mt is counted else "cohort"
         return
     after_of = m.end() if m else 0
-    split = None
-    for t in tokenize(text[after_of:]):
-        if t.text in SPLIT_VERBS:
-            split = after_of + t.start
-            break
+    split = _split(text, after_of)
     of = re.compile(r"\s*of\s+(?:\|\s*)?(?:the\s+|all\s+)?").match(text, after_of) if m else None
     head = None
     if of is not None:
@@ -76,6 +72,31 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
             mt.zone = "cohort"
         else:
             mt.zone = "numerator"
+
+
+def _split(text: str, after: int) -> int | None:
+    """Where what is counted starts: the first verb after the percentage ('... of cooled
+    infants | who died'). A relative clause then a verb of its own ('infants who were cooled |
+    died', 'infants who had severe HIE | died') describes the cohort: the count starts at that
+    second verb, unless 'and'/'or' joins it to the clause ('who had seizures and died')."""
+    toks = tokenize(text[after:])
+    first = next((k for k, t in enumerate(toks) if t.text in SPLIT_VERBS), None)
+    if first is None:
+        return None
+    if (
+        toks[first].text in RELATIVE
+        and first + 1 < len(toks)
+        and toks[first + 1].text in SPLIT_VERBS
+    ):
+        for k in range(first + 3, len(toks)):
+            if toks[k].text in SPLIT_VERBS - RELATIVE:
+                if toks[k - 1].text in {"and", "or", "but", "nor"}:
+                    break
+                return after + toks[k].start
+    return after + toks[first].start
+
+
+RELATIVE = frozenset({"who", "that", "which"})
 
 
 def _linked(text: str, head: Mention, others: list[Mention]) -> bool:
