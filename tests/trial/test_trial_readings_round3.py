@@ -208,3 +208,17 @@ def test_a_relative_clause_then_its_own_verb_is_the_cohort(conn, trial_wb) -> No
     known = seiz.notna() & death.notna()
     assert a.details["numerator"] == int(((seiz == 1) & (death == 1)).sum())
     assert a.details["denominator"] == int(known.sum())
+
+
+def test_what_among_opens_is_the_cohort_wherever_it_stands(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    death, sev = clean(df, "DEATH"), df["HIE_GRADE"].where(df["HIE_GRADE"] > 0)
+    cooled = df["Rand_Arm"] == 1
+    a = conn.ask("% who died among cooled babies")  # was 35/530 on main
+    assert (a.details["numerator"], a.details["denominator"]) == share(death, cooled)
+    a = conn.ask("What proportion had severe HIE among infants who died?")
+    assert (a.details["numerator"], a.details["denominator"]) == share(sev == 3, death == 1)
+    a = conn.ask("% with severe hie among cooled babies who died")
+    assert (a.details["numerator"], a.details["denominator"]) == share(
+        sev == 3, cooled & (death == 1)
+    )

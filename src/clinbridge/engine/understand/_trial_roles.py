@@ -37,7 +37,8 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
                 mt.zone = "numerator" if mt is counted else "cohort"
         return
     after_of = m.end() if m else 0
-    split = _split(text, after_of)
+    phrases = cohort_phrases(text)
+    split = _split(text, after_of, phrases)
     of = re.compile(r"\s*of\s+(?:\|\s*)?(?:the\s+|all\s+)?").match(text, after_of) if m else None
     head = None
     if of is not None:
@@ -60,6 +61,9 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
     for mt in mentions:
         if isinstance(mt.target, CodeSet) and mt.target.var in groups:
             continue
+        if any(a <= mt.start < b for a, b in phrases):
+            mt.zone = "cohort"
+            continue
         if split is not None:
             mt.zone = "numerator" if mt.start >= split else "cohort"
             continue
@@ -74,12 +78,48 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
             mt.zone = "numerator"
 
 
-def _split(text: str, after: int) -> int | None:
+def cohort_phrases(text: str) -> list[tuple[int, int]]:
+    """The spans that 'among', 'amongst', 'within' or 'where' open: to the end of the clause or
+    the next verb that is not a relative clause's ('among cooled babies who died', but 'among
+    the cooled | died'). Everything said in them is the cohort, wherever they stand."""
+    toks = tokenize(text)
+    out: list[tuple[int, int]] = []
+    k = 0
+    while k < len(toks):
+        if toks[k].text not in STRONG_COHORT:
+            k += 1
+            continue
+        start, end = toks[k].start, len(text)
+        j = k + 1
+        while j < len(toks):
+            t = toks[j]
+            if re.search(r"[,;:?()]", text[toks[j - 1].end : t.start]) or t.text in ASKING:
+                end = toks[j - 1].end
+                break
+            relative = t.text in RELATIVE or toks[j - 1].text in RELATIVE
+            if t.text in SPLIT_VERBS and not relative:
+                end = toks[j - 1].end
+                break
+            j += 1
+        out.append((start, end))
+        k = j
+    return out
+
+
+STRONG_COHORT = frozenset({"among", "amongst", "within", "where"})
+ASKING = frozenset({"what", "how", "percentage", "percent", "proportion", "fraction", "share"})
+
+
+def _split(text: str, after: int, phrases: list[tuple[int, int]]) -> int | None:
     """Where what is counted starts: the first verb after the percentage ('... of cooled
     infants | who died'). A relative clause then a verb of its own ('infants who were cooled |
     died', 'infants who had severe HIE | died') describes the cohort: the count starts at that
     second verb, unless 'and'/'or' joins it to the clause ('who had seizures and died')."""
-    toks = tokenize(text[after:])
+    toks = [
+        t
+        for t in tokenize(text[after:])
+        if not any(a <= after + t.start < b for a, b in phrases)  # a cohort's own verbs
+    ]
     first = next((k for k, t in enumerate(toks) if t.text in SPLIT_VERBS), None)
     if first is None:
         return None
