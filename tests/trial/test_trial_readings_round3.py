@@ -222,3 +222,18 @@ def test_what_among_opens_is_the_cohort_wherever_it_stands(conn, trial_wb) -> No
     assert (a.details["numerator"], a.details["denominator"]) == share(
         sev == 3, cooled & (death == 1)
     )
+
+
+def test_an_arm_said_with_in_beside_what_is_counted_is_the_cohort(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    death = clean(df, "DEATH")
+    cooled = df["Rand_Arm"] == 1
+    a = conn.ask("% who died in the cooled arm")  # was 35/530 on main
+    assert (a.details["numerator"], a.details["denominator"]) == share(death, cooled)
+    a = conn.ask("percentage of infants who died in NEOCOOL")
+    assert (a.details["numerator"], a.details["denominator"]) == share(death, df["TRIAL"] == 1)
+    # the arm alone after the verb is what is counted
+    a = conn.ask("What percentage of infants with severe HIE were in the cooled arm?")
+    assert (a.details["numerator"], a.details["denominator"]) == share(
+        cooled.astype(float), df["HIE_GRADE"] == 3
+    )

@@ -76,6 +76,19 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
             mt.zone = "cohort"
         else:
             mt.zone = "numerator"
+    # an arm, trial or site said with 'in'/'at' beside something else counted ('% who died in
+    # the cooled arm') is where it is counted: the cohort; alone ('% ... were in the cooled arm')
+    # or joined to it ('% who were cooled and died') it is counted
+    in_count = [mt for mt in mentions if mt.zone == "numerator"]
+    if any(not _design(mt) for mt in in_count):
+        for mt in in_count:
+            before = [t.text for t in tokenize(text[: mt.start])][-2:]
+            if _design(mt) and set(before) & {"in", "at", "within", "from", "for"}:
+                mt.zone = "cohort"
+
+
+def _design(mt: Mention) -> bool:
+    return isinstance(mt.target, CodeSet) and mt.target.var.role in {"arm", "trial", "site"}
 
 
 def cohort_phrases(text: str) -> list[tuple[int, int]]:
