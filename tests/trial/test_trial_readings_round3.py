@@ -237,3 +237,16 @@ def test_an_arm_said_with_in_beside_what_is_counted_is_the_cohort(conn, trial_wb
     assert (a.details["numerator"], a.details["denominator"]) == share(
         cooled.astype(float), df["HIE_GRADE"] == 3
     )
+
+
+def test_one_word_of_two_families_names_neither(conn) -> None:  # type: ignore[no-untyped-def]
+    # 'seizures' alone: before randomisation, or during the first 72 hours? (SEIZ_BL once)
+    for q in ("how many infants had seizures", "percentage with seizures"):
+        a = conn.ask(q)
+        assert a.decision == "abstain" and "seizures" in str(a.reason), q
+    for q in (
+        "how many had seizures before randomisation",  # the label's other word settles it
+        "how many pts had seizures in first 72h",
+        "mean temperature at 24h",  # the default qualifier: the core temperature
+    ):
+        assert conn.ask(q).accepted, q

@@ -32,6 +32,7 @@ from clinbridge.engine.understand._trial_clauses import (
 from clinbridge.engine.understand._trial_match import (
     LINKING_VERBS,
     assign_times,
+    check_shadows,
     find_mentions,
     group_of,
 )
@@ -235,6 +236,7 @@ class TrialReader:
         if q.change:  # 'change Gluc0h to Gluc24h': one measurement named at each end
             q.mentions = merge_repeats(q.mentions)
         assign_times(q.mentions, q.times, q.change, q.groundings)  # 7. time points → members
+        check_shadows(q.mentions, self.families, q.times, q.text, q.tokens)
         filters, numerator, measured = _conditions(q)  # 8. roles of the mentions
         measure = _measure(q, measured)  # 9. the measure and the aggregate
         op = q.op

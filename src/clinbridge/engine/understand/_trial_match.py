@@ -11,6 +11,7 @@ from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, 
 from clinbridge.engine.understand._trial_vocab import (
     DEFAULT_QUALIFIERS,
     ROLE_WORDS,
+    Token,
     canon,
     tokenize,
 )
@@ -327,6 +328,55 @@ def member(fam: Family, tp: TimePoint) -> Variable:
     if len(members) > 1:
         raise Abstain(f"{fam.label!r} at {text} is stored in several columns ({_names(members)})")
     return members[0]
+
+
+def check_shadows(
+    mentions: list[Mention],
+    families: list[Family],
+    times: list[tuple[TimePoint, int, int]],
+    text: str,
+    tokens: list[Token],
+) -> None:
+    """One word that names a family only in part ('seizures') while another family of the same
+    kind has it in its name too ('Clinical seizures before randomisation' and 'Clinical or
+    electrographic seizures during the first 72 hours') is ambiguous, unless the time point
+    asked is recorded for one of them only. The family's own words, column stem and default
+    qualifier ('temperature' is the core one) settle it."""
+    asked = [t for t, _, _ in times if t.scale in {"h", "min", "mo"}]
+    for mt in mentions:
+        fam = mt.target
+        if not isinstance(fam, Family):
+            continue
+        # (the question's tokens as read: 'sodum' is 'sodium' once its spelling is corrected)
+        words = {t.norm for t in tokens if mt.start <= t.start < mt.end} & fam.tokens
+        if len(words) != 1 or words <= fam.own | fam.stems | set(DEFAULT_QUALIFIERS):
+            continue
+        if any(k <= words for k in fam.keys):
+            continue  # the family's whole name
+        shadows = [
+            f
+            for f in families
+            if f is not fam
+            and f.kind == fam.kind
+            and words <= f.key
+            and (not asked or any(t.text() in f.members for t in asked))
+        ]
+        if (
+            asked
+            and mt.variable is not None
+            and mt.variable.time_point in {t.text() for t in asked}
+        ):
+            shadows = [f for f in shadows if any(t.text() in f.members for t in asked)]
+        # a word of its label said elsewhere ('seizures before randomisation') settles it
+        said = {t.norm for t in tokens} & fam.tokens
+        if shadows and said - set().union(*(f.tokens for f in shadows)):
+            continue
+        if shadows:
+            raise Abstain(
+                f"{text[mt.start : mt.end]!r} could mean any of: "
+                + "; ".join(f.label for f in [fam, *shadows[:3]])
+                + " — say which"
+            )
 
 
 def _names(members: list[Variable], most: int = 6) -> str:

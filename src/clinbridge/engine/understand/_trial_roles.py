@@ -92,14 +92,25 @@ def _design(mt: Mention) -> bool:
 
 
 def cohort_phrases(text: str) -> list[tuple[int, int]]:
-    """The spans that 'among', 'amongst', 'within' or 'where' open: to the end of the clause or
+    """The spans that 'among', 'amongst', 'within', 'where' or 'in infants' / 'for those' open:
+    to the end of the clause or
     the next verb that is not a relative clause's ('among cooled babies who died', but 'among
     the cooled | died'). Everything said in them is the cohort, wherever they stand."""
     toks = tokenize(text)
     out: list[tuple[int, int]] = []
     k = 0
     while k < len(toks):
-        if toks[k].text not in STRONG_COHORT:
+        opens = toks[k].text in STRONG_COHORT or (
+            # 'in infants with severe HIE', 'for those who were cooled': as 'among'
+            toks[k].text in {"in", "for"}
+            and k + 1 < len(toks)
+            and (toks[k + 1].norm in SUBJECT_NOUNS or toks[k + 1].text in {"those", "the"})
+            and (
+                toks[k + 1].text != "the"
+                or (k + 2 < len(toks) and toks[k + 2].norm in SUBJECT_NOUNS)
+            )
+        )
+        if not opens:
             k += 1
             continue
         start, end = toks[k].start, len(text)
