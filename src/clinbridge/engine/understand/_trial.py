@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 from clinbridge.engine.plan import Aggregate, GroupBy, Measure, QueryPlan, VariableFilter
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._trial_clauses import (
+    absorbed,
+    code_restated,
     compare_sides,
     find_yes_no_comparisons,
     merge_repeats,
@@ -417,29 +419,9 @@ class TrialReader:
                 if i not in parse.consumed
                 and t.norm not in design_words | LINKING_VERBS
                 and not q.in_time(t.start)
-                and not self._absorbed(q, parse, i)
+                and not absorbed(q, parse, i)
             ]
         )
-
-    def _absorbed(self, q: _Question, parse: Parse, i: int) -> bool:
-        """A word of many families left beside a mention whose words are all its own ('serum'
-        of 'serum bilirubin' where the label is 'Total bilirubin') qualifies nothing else: it is
-        read (and said so). Beside a family with a shared word ('Urine creatinine'), it is not."""
-        t = parse.content[i]
-        if t.norm not in self.generic:
-            return False
-        for mt in q.mentions:
-            fam = mt.target
-            if (
-                isinstance(fam, Family)
-                and (i - 1 in mt.positions or i + 1 in mt.positions)
-                and fam.tokens <= fam.own
-            ):
-                q.groundings.append(
-                    Grounding(phrase=t.text, kind="qualifier", target=f"part of {fam.label!r}")
-                )
-                return True
-        return False
 
     def _label_then_code(self, q: _Question, parse: Parse) -> None:
         """A coded variable's name then a bare number that is one of its codes ('HIE grade 2',
@@ -447,7 +429,7 @@ class TrialReader:
         for k, mt in enumerate(q.mentions):
             fam = mt.target
             if isinstance(fam, CodeSet) and len(mt.codes) == 1:
-                self._code_restated(q, parse, mt)
+                code_restated(q, parse, mt)
                 continue
             if not isinstance(fam, Family) or fam.kind != "categorical" or len(fam.members) != 1:
                 continue
@@ -478,28 +460,6 @@ class TrialReader:
             q.mentions[k] = Mention(
                 cs, [*mt.positions, *taken], mt.start, said.end, codes=codes, variable=var
             )
-
-    def _code_restated(self, q: _Question, parse: Parse, mt: Mention) -> None:
-        """A code's label then its number ('moderate HIE (grade 2)', 'severe HIE = 3') says the
-        code twice: the number is read; another code's number is a contradiction."""
-        nxt = max(mt.positions) + 1
-        if nxt >= len(parse.content) or nxt in parse.consumed:
-            return
-        said = parse.content[nxt]
-        between = parse.text[parse.content[max(mt.positions)].end : said.start]
-        assert isinstance(mt.target, CodeSet)
-        var = mt.target.var
-        if not said.text.isdigit() or said.text not in var.codes or between.strip(" (=:"):
-            return
-        if said.text != mt.codes[0]:
-            raise Abstain(
-                f"{q.text[mt.start : said.end]!r} names two codes of {var.name} "
-                f"({var.codes.get(mt.codes[0])} and {var.codes.get(said.text)}); say which"
-            )
-        parse.consumed.add(nxt)
-        q.groundings.append(
-            Grounding(phrase=said.text, kind="code", target=f"{var.name} = {said.text}, restated")
-        )
 
     def _correct_typos(self, q: _Question, content: list[Token]) -> None:
         """A word the dictionary lacks, one letter away from exactly one word it has (the first

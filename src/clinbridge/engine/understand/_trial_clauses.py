@@ -6,6 +6,8 @@
 * 'Was mortality different between the two trials?', 'Was CP lower in the hypothermia arm?':
   a yes/no comparison is answered with the figures of each side (grouped by what is compared),
   never with a verdict; with nothing to compare against, the reading abstains.
+* 'moderate HIE (grade 2)': a code restated by its number; 'serum bilirubin': a word of many
+  families beside one whose words are all its own.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import re
 from typing import TYPE_CHECKING, Protocol
 
 from clinbridge.engine.understand._reading import Grounding
-from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention
+from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
 from clinbridge.engine.understand._trial_words import CLAUSE_END, WHO
 
 PAIRED = re.compile(
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
 class _Read(Protocol):
     """What of a question being read these steps use (``_trial._Question``)."""
 
+    text: str
     masked: str
     change: bool
     groundings: list[Grounding]
@@ -145,3 +148,47 @@ def merge_repeats(mentions: list[Mention]) -> list[Mention]:
         first.positions = sorted({*first.positions, *mt.positions})
         first.start, first.end = min(first.start, mt.start), max(first.end, mt.end)
     return out
+
+
+def absorbed(q: _Read, parse: Parse, i: int) -> bool:
+    """A word of many families left beside a mention whose words are all its own ('serum'
+    of 'serum bilirubin' where the label is 'Total bilirubin') qualifies nothing else: it is
+    read (and said so). Beside a family with a shared word ('Urine creatinine'), it is not."""
+    t = parse.content[i]
+    if t.norm not in parse.generic:
+        return False
+    for mt in q.mentions:
+        fam = mt.target
+        if (
+            isinstance(fam, Family)
+            and (i - 1 in mt.positions or i + 1 in mt.positions)
+            and fam.tokens <= fam.own
+        ):
+            q.groundings.append(
+                Grounding(phrase=t.text, kind="qualifier", target=f"part of {fam.label!r}")
+            )
+            return True
+    return False
+
+
+def code_restated(q: _Read, parse: Parse, mt: Mention) -> None:
+    """A code's label then its number ('moderate HIE (grade 2)', 'severe HIE = 3') says the
+    code twice: the number is read; another code's number is a contradiction."""
+    nxt = max(mt.positions) + 1
+    if nxt >= len(parse.content) or nxt in parse.consumed:
+        return
+    said = parse.content[nxt]
+    between = parse.text[parse.content[max(mt.positions)].end : said.start]
+    assert isinstance(mt.target, CodeSet)
+    var = mt.target.var
+    if not said.text.isdigit() or said.text not in var.codes or between.strip(" (=:"):
+        return
+    if said.text != mt.codes[0]:
+        raise Abstain(
+            f"{q.text[mt.start : said.end]!r} names two codes of {var.name} "
+            f"({var.codes.get(mt.codes[0])} and {var.codes.get(said.text)}); say which"
+        )
+    parse.consumed.add(nxt)
+    q.groundings.append(
+        Grounding(phrase=said.text, kind="code", target=f"{var.name} = {said.text}, restated")
+    )

@@ -33,12 +33,14 @@ AGG_WORDS: dict[str, str] = {
     "min": "min",
     "highest": "max",
 }
+_PLURAL_AGGS = ("mean", "average", "median", "percentage", "proportion", "fraction", "share")
+_OTHER_AGGS = [w for w in AGG_WORDS if w not in _PLURAL_AGGS and w not in {"min", "%"}]
 AGG_RE = re.compile(
-    r"\b(?:(mean|average|median|percentage|proportion|fraction|share)s?|avg|percent|risk|how many|"
-    r"number of|"
-    r"count|standard deviation|sd|minimum|lowest|maximum|highest|max|(?<![\d\s])min)\b|%"
+    rf"\b(?:({'|'.join(_PLURAL_AGGS)})s?|{'|'.join(sorted(_OTHER_AGGS, key=len, reverse=True))}"
+    r"|(?<!\d)(?<!\d\s)min)\b|%"
 )
-"""An aggregate word, said once or in the plural ('report percentages by arm')."""
+"""An aggregate word, said once or in the plural ('report percentages by arm'); 'min' but not
+the minutes of '5 min'."""
 CHANGE_RE = re.compile(r"\b(change|difference|rise|fall|drop|increase|decrease|delta)\b")
 EXTRA_FILLER = frozenset(
     [
