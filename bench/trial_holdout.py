@@ -11,7 +11,7 @@ Do not read the questions while working on the reader: run this only to report a
 
 Usage::
 
-    python bench/trial_holdout.py [--set 1|2|3|4|open777] [--show]   # --show: every verdict
+    python bench/trial_holdout.py [--set 1|2|3|4|5] [--show]   # --show: every verdict, not only misses
 
 ``--set open777`` scores the OPEN dev set of bench/trial_open777.py (not sealed) the same way.
 """
