@@ -8,12 +8,11 @@ pandas from the written .xlsx (``bench.trial_gold.Gold``); numeric answers are j
 5 % and percentages must state the right denominator (``bench.trial_gold.score``).
 
 Do not read the questions while working on the reader: run this only to report a figure.
+``--set open777`` scores the OPEN dev set of bench/trial_open777.py (not sealed) the same way.
 
 Usage::
 
     python bench/trial_holdout.py [--set 1|2|3|4|5] [--show]   # --show: every verdict, not only misses
-
-``--set open777`` scores the OPEN dev set of bench/trial_open777.py (not sealed) the same way.
 """
 
 from __future__ import annotations
