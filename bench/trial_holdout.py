@@ -8,6 +8,7 @@ pandas from the written .xlsx (``bench.trial_gold.Gold``); numeric answers are j
 5 % and percentages must state the right denominator (``bench.trial_gold.score``).
 
 Do not read the questions while working on the reader: run this only to report a figure.
+``--set open777`` scores the OPEN dev set of bench/trial_open777.py (not sealed) the same way.
 
 Usage::
 
@@ -43,9 +44,13 @@ set 5 (61 questions, 12 abstentions; seed 5151, 526 x 1310) was written blind to
 and committed before its first run, every answered gold checked a second way from a long view."""
 
 
-def load_holdout(which: int = 1) -> tuple[Any, ...]:
+def load_holdout(which: int | str = 1) -> tuple[Any, ...]:
     """The sealed questions (a gzip-compressed Python module of ``Question`` objects)."""
-    sealed = HOLDOUTS[which][0]
+    if which == "open777":
+        from bench.trial_open777 import QUESTIONS
+
+        return QUESTIONS
+    sealed = HOLDOUTS[int(which)][0]
     module = types.ModuleType(sealed.name.split(".")[0])
     code = gzip.decompress(sealed.read_bytes()).decode("utf-8")
     exec(compile(code, str(sealed), "exec"), module.__dict__)  # our own sealed file
@@ -55,7 +60,7 @@ def load_holdout(which: int = 1) -> tuple[Any, ...]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--show", action="store_true")
-    parser.add_argument("--set", type=int, default=1, choices=sorted(HOLDOUTS))
+    parser.add_argument("--set", default="1", choices=[*map(str, sorted(HOLDOUTS)), "open777"])
     args = parser.parse_args()
     from bench.trial_gold import load_gold_frame, score
 
@@ -63,8 +68,14 @@ def main() -> None:
     from clinbridge.adapters.trial import load_trial
     from clinbridge.synthetic.trial import generate_trial
 
-    questions = load_holdout(args.set)
-    _, seed, subjects, variables = HOLDOUTS[args.set]
+    which: int | str = int(args.set) if args.set.isdigit() else args.set
+    questions = load_holdout(which)
+    if which == "open777":
+        from bench.trial_open777 import SEED, SUBJECTS, VARIABLES
+
+        seed, subjects, variables = SEED, SUBJECTS, VARIABLES
+    else:
+        _, seed, subjects, variables = HOLDOUTS[int(which)]
     with tempfile.TemporaryDirectory() as tmp:
         xlsx = Path(tmp) / "holdout.xlsx"
         generate_trial(seed, subjects=subjects, variables=variables).write_xlsx(xlsx)

@@ -62,10 +62,16 @@ _Q_LIST = re.compile(
 )
 
 
+_SENTENCE = re.compile(r"(?<=[?!])\s+(?=\S)|(?<=\.)\s+(?=[A-Z])")
+
+
 def question_shape(question: str | None) -> Shape | None:
     """The shape a question asks for, from its wording; None when it does not say."""
     if not question:
         return None
+    # 'Was mortality different between the trials? Give the percentage in each.': the last
+    # sentence says what is asked for
+    question = _SENTENCE.split(question.strip())[-1]
     if _Q_DATE.search(question):
         return "date"
     if _Q_NUMBER.search(question):

@@ -18,15 +18,23 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.plan import Aggregate, GroupBy, Measure, QueryPlan, VariableFilter
 from clinbridge.engine.understand._reading import Grounding, Reading
+from clinbridge.engine.understand._trial_clauses import (
+    absorbed,
+    code_restated,
+    compare_sides,
+    find_yes_no_comparisons,
+    merge_repeats,
+    read_missing_clauses,
+)
 from clinbridge.engine.understand._trial_match import (
     LINKING_VERBS,
     assign_times,
+    check_shadows,
     find_mentions,
     group_of,
 )
@@ -40,8 +48,10 @@ from clinbridge.engine.understand._trial_model import (
     is_yes,
     key_terms,
     label_terms,
+    name_stem,
     name_terms,
 )
+from clinbridge.engine.understand._trial_rewrites import rewrites
 from clinbridge.engine.understand._trial_roles import (
     check_trials,
     coverage_notes,
@@ -51,7 +61,6 @@ from clinbridge.engine.understand._trial_roles import (
     zones,
 )
 from clinbridge.engine.understand._trial_vocab import (
-    NEGATED_WORDS,
     ROLE_WORDS,
     Token,
     expand_shorthand,
@@ -62,6 +71,8 @@ from clinbridge.engine.understand._trial_vocab import (
 from clinbridge.engine.understand._trial_words import (
     AGG_RE,
     AGG_WORDS,
+    BEFORE_AFTER,
+    BEFORE_AFTER_OPS,
     BETWEEN,
     BOTH_TRIALS,
     CHANGE_RE,
@@ -72,6 +83,7 @@ from clinbridge.engine.understand._trial_words import (
     COMPARATIVE,
     DURATION_UNITS,
     EXTRA_FILLER,
+    GENERIC_FAMILIES,
     GROUP_RE,
     IMPLIED_SHARE,
     IN_UNIT,
@@ -80,8 +92,11 @@ from clinbridge.engine.understand._trial_words import (
     OPS,
     SUBJECT_ID,
     SUBJECT_NOUNS,
+    TIME_RANGE,
     TIME_UNITS,
     UNIT_NAMES,
+    VALUE_OF,
+    missing_clause,
 )
 from clinbridge.timepoint import TimePoint, find_time_points, parse_time_point
 
@@ -126,6 +141,9 @@ class TrialReader:
                 by_key[key] = fam
                 self.families.append(fam)
             fam.names |= name_terms(v.name)
+            stem = name_stem(v.name)
+            if stem is not None:
+                fam.stems.add(stem)
             if (
                 v.unit or ""
             ).lower() in DURATION_UNITS and "age" not in head:  # an age is no duration
@@ -144,14 +162,29 @@ class TrialReader:
         for f in self.families:
             for w in f.tokens:
                 seen[w] = seen.get(w, 0) + 1
+        stems: dict[str, int] = {}
         for f in self.families:
             f.own = {w for w in f.tokens if seen[w] == 1}
+            for w in f.stems:
+                stems[w] = stems.get(w, 0) + 1
+        for f in self.families:
+            f.stems = {w for w in f.stems if stems[w] == 1}
+        self.generic = {w for w, n in seen.items() if n >= GENERIC_FAMILIES}
         self.vocabulary: set[str] = set()
         for f in self.families:
             self.vocabulary |= f.tokens
         for cs in self.codesets:
             self.vocabulary |= cs.tokens
-        self.rewrites = _rewrites(catalog, self.vocabulary)
+        self.rewrites = rewrites(catalog, self.vocabulary)
+        missing_words = {
+            lab.lower()
+            for v in catalog.variables
+            for lab in (v.missing_labels or {}).values()
+            if lab
+        }
+        self.missing_clause = missing_clause(
+            sorted(w for w in missing_words if not set(w.split()) & self.vocabulary)
+        )
         self.neighbours = neighbour_pairs(
             [v.description or v.name for v in catalog.variables]
             + [lab for v in catalog.variables for lab in v.codes.values() if lab]
@@ -188,17 +221,24 @@ class TrialReader:
         text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)
         # 'creatinine d3', 'PLT on D5': a day said the way the columns say it (not 'vitamin d3')
         text = re.sub(r"(?<![\w.-])(?<!vitamin )d(\d{1,2})(?![\w.])", r"day \1", text)
+        text = TIME_RANGE.sub(r"\g<a> \g<unit> \g<sep> \g<b> \g<unit>", text)
         q = _Question(said, text, text)
         self._clarifications(q)
         self._subject_list_rate(q)  # 0. one subject, a list, a rate
         _find_comparisons(q)  # 1. before time points: 'older than 35 years' is an age
         _find_times(q)  # 2.
         _find_aggregate(q)  # 3.
+        read_missing_clauses(q, self.missing_clause)  # 'unknowns excluded', 'paired'
+        find_yes_no_comparisons(q)  # 'was mortality lower in ...?'
         self._find_groups(q)  # 4.
         self._find_mentions(q)  # 5. content words → mentions of variables and codes
+        compare_sides(q)
         _both_sides(q)
         _attach_comparisons(q)  # 6. comparisons attach to the nearest numeric variable
+        if q.change:  # 'change Gluc0h to Gluc24h': one measurement named at each end
+            q.mentions = merge_repeats(q.mentions)
         assign_times(q.mentions, q.times, q.change, q.groundings)  # 7. time points → members
+        check_shadows(q.mentions, self.families, q.times, q.text, q.tokens)
         filters, numerator, measured = _conditions(q)  # 8. roles of the mentions
         measure = _measure(q, measured)  # 9. the measure and the aggregate
         op = q.op
@@ -249,13 +289,18 @@ class TrialReader:
                 q.listing = found[0]
                 q.listing_phrase = lm.group(0)
                 q.blank(0, lm.start("w") + found[1])
-        for m in re.finditer(r"\brate\b", q.masked):
+        at = 0
+        while (m := re.compile(r"\brate\b").search(q.masked, at)) is not None:
+            at = m.end()
             prev_words = [t.norm for t in tokenize(q.masked[: m.start()])][-1:]
             if not any(
                 f.kind == "numeric" and "rate" in f.head and set(prev_words) & f.head
                 for f in self.families
             ):
+                # in the text too: what is read stays aligned with what is left of it
                 q.masked = q.masked[: m.start()] + " percentage" + q.masked[m.end() :]
+                q.text = q.text[: m.start()] + " percentage" + q.text[m.end() :]
+                at = m.start() + len(" percentage")
 
     def _clarifications(self, q: _Question) -> None:
         """A parenthetical restatement ('(i.e. across rewarming)', '(that is, ...)') that names
@@ -301,7 +346,7 @@ class TrialReader:
             if var not in q.groups:
                 q.groups.append(var)
             more = re.match(
-                r"\s*(?:and|,)\s+(?:by\s+)?(?:the\s+)?([a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*)?)",
+                r"\s*(?:and|,)\s+(?:by\s+)?(?:\|\s*)?(?:the\s+)?([a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*)?)",
                 q.masked[m.start("rest") + used :],
             )
             if more:
@@ -310,6 +355,7 @@ class TrialReader:
                     if second[0] not in q.groups:
                         q.groups.append(second[0])
                     used += more.start(1) + second[1]
+            used += self._groups_listed(q, var, m.start("rest") + used)
             q.groundings.append(
                 Grounding(
                     phrase=m.group(0).strip(),
@@ -323,19 +369,44 @@ class TrialReader:
         if q.both_trials and trial_var is not None and trial_var not in q.groups:
             q.groups.append(trial_var)
 
+    def _groups_listed(self, q: _Question, var: Variable, at: int) -> int:
+        """'by HIE grade (mild, moderate, severe)': the grouping's codes listed in brackets
+        restate the groups; how many characters they take (0 when there is no such list)."""
+        listed = re.match(r"\s*\(([^()]*)\)", q.masked[at:])
+        cs = next((c for c in self.codesets if c.var is var), None)
+        if listed is None or cs is None:
+            return 0
+        words = [t for t in tokenize(listed.group(1)) if t.norm not in EXTRA_FILLER]
+        if not words or any(t.norm not in cs.tokens and t.text not in var.codes for t in words):
+            return 0
+        q.groundings.append(
+            Grounding(phrase=listed.group(0).strip(), kind="group", target="the groups, restated")
+        )
+        return listed.end()
+
     def _find_mentions(self, q: _Question) -> None:
         """The variables and codes the remaining words name; abstain on any word left over."""
         q.tokens = tokens = tokenize(q.masked.replace("%", " "))
         content = [t for t in tokens if t.norm not in EXTRA_FILLER and t.text not in NEGATORS]
-        parse = Parse(q.masked, content)
+        parse = Parse(q.masked, content, generic=self.generic)
         # a word right before a subject noun ('cooled babies', 'the standard care group')
         # describes the subjects: a code or a yes/no item, never a measurement
+        # ('avg(GA_WKS) group by SITE': no noun after a bracket, and 'group by' is a verb)
         for k, t in enumerate(tokens[:-1]):
-            if tokens[k + 1].norm in SUBJECT_NOUNS and t in content:
+            noun = tokens[k + 1]
+            if (
+                noun.norm in SUBJECT_NOUNS
+                and t in content
+                and not q.masked[t.end : noun.start].strip()
+                and not re.match(r"\s+by\b", q.text[noun.end :])
+            ):
                 parse.attributive.add(content.index(t))
         self._correct_typos(q, content)
+        # a verb linking the subjects to what they had ('needed', 'required') is no content
         unknown = [
-            t.text for t in content if t.norm not in self.vocabulary and not q.in_time(t.start)
+            t.text
+            for t in content
+            if t.norm not in self.vocabulary | LINKING_VERBS and not q.in_time(t.start)
         ]
         q.unplaced(unknown)
         q.mentions = find_mentions(parse, self.families, self.codesets)
@@ -348,14 +419,18 @@ class TrialReader:
                 if i not in parse.consumed
                 and t.norm not in design_words | LINKING_VERBS
                 and not q.in_time(t.start)
+                and not absorbed(q, parse, i)
             ]
         )
 
     def _label_then_code(self, q: _Question, parse: Parse) -> None:
         """A coded variable's name then a bare number that is one of its codes ('HIE grade 2',
-        'Sarnat stage 3') is that code, as 'HIE_GRADE 2' is."""
+        'Sarnat stage 3') is that code, as 'HIE_GRADE 2' is; 'HIE grade 2 or 3' are both."""
         for k, mt in enumerate(q.mentions):
             fam = mt.target
+            if isinstance(fam, CodeSet) and len(mt.codes) == 1:
+                code_restated(q, parse, mt)
+                continue
             if not isinstance(fam, Family) or fam.kind != "categorical" or len(fam.members) != 1:
                 continue
             var = next(iter(fam.members.values()))[0]
@@ -372,9 +447,18 @@ class TrialReader:
                 or between.strip()
             ):
                 continue
-            parse.consumed.add(nxt)
+            taken = [nxt]
+            while taken[-1] + 1 < len(parse.content) and taken[-1] + 1 not in parse.consumed:
+                more = parse.content[taken[-1] + 1]
+                gap = parse.text[parse.content[taken[-1]].end : more.start]
+                if more.text not in var.codes or not re.fullmatch(r"\s*(?:or|,|/)\s*", gap):
+                    break
+                taken.append(taken[-1] + 1)
+            parse.consumed |= set(taken)
+            said = parse.content[taken[-1]]
+            codes = tuple(dict.fromkeys(parse.content[i].text for i in taken))
             q.mentions[k] = Mention(
-                cs, [*mt.positions, nxt], mt.start, said.end, codes=(said.text,), variable=var
+                cs, [*mt.positions, *taken], mt.start, said.end, codes=codes, variable=var
             )
 
     def _correct_typos(self, q: _Question, content: list[Token]) -> None:
@@ -399,53 +483,6 @@ class TrialReader:
                 t.norm = near[0]
 
 
-def _rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[str], _Sub]]:
-    """Column names said in a question ('TEMP_72H', 'SEIZ_BL = 1') become their label, time point
-    and code label; 'survivors' means not dead unless the dictionary has a survival variable."""
-    out: list[tuple[re.Pattern[str], _Sub]] = []
-    for v in catalog.variables:
-        if v.role == "subject":  # 'count SUBJ_ID where ...': the subjects themselves
-            out.append((re.compile(rf"(?<![\w-]){re.escape(v.name)}(?![\w-])", re.I), "subjects"))
-            continue
-        if v.type in {"string", "date"}:
-            continue
-        label = v.description or v.name
-        if v.time_point and not find_time_points(label.lower()):
-            label += f" at {v.time_point}"
-        name = rf"(?<![\w-]){re.escape(v.name)}"
-        if v.codes:  # 'SEX = 2': with the '=' any name is the column's
-            out.append((re.compile(name + rf"\s*(?:==?|:)\s*{_CODES}", re.I), _coded(v, label)))
-            if re.search(r"[_\d]", v.name) or (v.name.isupper() and len(v.name) >= 3):
-                # 'Rand_Arm 1', 'HIE_GRADE is 2 or 3': a column name spelled as the dictionary
-                # does, then bare codes
-                out.append((re.compile(name + rf"\s+(?:is\s+|of\s+)?{_CODES}"), _coded(v, label)))
-        if re.search(r"[_\d]", v.name):  # a name no word looks like ('TEMP_72H')
-            out.append((re.compile(name + r"(?![\w-])", re.I), label))
-    if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
-        out += [(re.compile(rf"\b{w}\b", re.I), words) for w, words in NEGATED_WORDS.items()]
-    return out
-
-
-_Sub = str | Callable[[re.Match[str]], str]
-_CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?![\w.])"
-"""One code or several ('2 or 3', '2, 3', '2/3') after a column name."""
-
-
-def _coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
-    """'SEIZ_BL = 1' → the label (yes), 'not' the label (no), or the code's label and the label."""
-    yes_no = any(is_yes(lab) for lab in v.codes.values() if lab)
-
-    def sub(m: re.Match[str]) -> str:
-        said = [v.codes.get(c) for c in re.findall(r"-?\d+", m.group(1))]
-        if None in said or not said or (yes_no and len(said) > 1):
-            return m.group(0)  # a number that is no code stays, and is left unread
-        if yes_no:
-            return label if is_yes(said[0] or "") else f"not {label}"
-        return " or ".join(str(lab) for lab in said) + f" {label}"
-
-    return sub
-
-
 @dataclass
 class _Question:
     """A question being read: its text, what is left of it (masked), and what was found."""
@@ -466,6 +503,9 @@ class _Question:
     both_trials: bool = False
     tokens: list[Token] = field(default_factory=list)
     mentions: list[Mention] = field(default_factory=list)
+    compared: list[tuple[int, int, int]] = field(default_factory=list)
+    """(start of its sentence, of the comparative word, end of the sentence) of each yes/no
+    comparison."""
 
     def blank(self, a: int, b: int) -> None:
         """Blank out characters a..b of what is left (they have been read)."""
@@ -498,6 +538,12 @@ def _find_comparisons(q: _Question) -> None:
         q.comparisons.append((OPS[m.group("op")], float(m.group("num")), None, *m.span()))
         q.units[m.span()] = m.group("unit") or ""
         q.blank(m.start(), m.end())
+    for m in BEFORE_AFTER.finditer(q.masked):  # 'born before 37 weeks'
+        q.comparisons.append(
+            (BEFORE_AFTER_OPS[m.group("op")], float(m.group("num")), None, *m.span())
+        )
+        q.units[m.span()] = m.group("unit") or m.group("age")
+        q.blank(m.start(), m.end())
     for m in CMP_AFTER.finditer(q.masked):  # '3 or higher'
         if re.search(
             r"\b(?:day|d|h|hours?|months?|min|minutes?|weeks?)\s*$", q.masked[: m.start()]
@@ -507,6 +553,16 @@ def _find_comparisons(q: _Question) -> None:
         q.comparisons.append((op, float(m.group("num")), None, *m.span()))
         q.units[m.span()] = m.group("unit") or ""
         q.blank(m.start(), m.end())
+    for m in VALUE_OF.finditer(q.masked):  # 'an Apgar score of 0', 'a GMFCS level of 4 or 5'
+        if TIME_UNITS.match(q.masked[m.end() :].lstrip()):
+            continue
+        a, b = int(m.group("num")), int(m.group("num2") or m.group("num"))
+        if b < a or (m.group("sep") == "or" and b > a + 1):
+            continue  # '4 or 6' is no range: left unread
+        span = (m.start("num"), m.end())
+        q.comparisons.append(("=", float(a), None, *span) if a == b else ("between", a, b, *span))
+        q.units[span] = ""
+        q.blank(*span)
 
 
 def _find_times(q: _Question) -> None:
@@ -517,7 +573,7 @@ def _find_times(q: _Question) -> None:
 
 
 def _find_aggregate(q: _Question) -> None:
-    aggs = [(m.start(), AGG_WORDS[m.group(0)]) for m in AGG_RE.finditer(q.masked)]
+    aggs = [(m.start(), AGG_WORDS[m.group(1) or m.group(0)]) for m in AGG_RE.finditer(q.masked)]
     q.op = aggs[0][1] if aggs else None
     share = IMPLIED_SHARE.search(q.masked)
     if q.op is None and share:
@@ -553,6 +609,20 @@ def _both_sides(q: _Question) -> None:
             if both_sides not in q.groups:
                 q.groups.append(both_sides)
             mt.grouped = True  # a grouping, not a condition
+    # 'outborn infants compared with inborn (non outborn) infants': a yes/no item and its
+    # negation, said apart, are both sides of it (as a filter they would leave no one)
+    for mt, other in itertools.combinations(q.mentions, 2):
+        if (
+            isinstance(mt.target, Family)
+            and mt.target is other.target
+            and mt.target.kind == "binary"
+            and mt.negated != other.negated
+            and len(mt.target.members) == 1
+        ):
+            var = next(iter(mt.target.members.values()))[0]
+            if var not in q.groups:
+                q.groups.append(var)
+            mt.grouped = other.grouped = True
 
 
 def _attach_comparisons(q: _Question) -> None:
@@ -631,6 +701,9 @@ def _conditions(
             numerator.append(flt)
         else:
             filters.append(flt)
+    # one condition said twice ('was mortality different ...? the percentage who died') is
+    # one condition: what is counted is not also the cohort (a share of 100 % by construction)
+    filters = [f for k, f in enumerate(filters) if f not in numerator and f not in filters[:k]]
     return filters, numerator, measured
 
 

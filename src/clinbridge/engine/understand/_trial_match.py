@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._reading import Grounding
@@ -9,6 +11,7 @@ from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, 
 from clinbridge.engine.understand._trial_vocab import (
     DEFAULT_QUALIFIERS,
     ROLE_WORDS,
+    Token,
     canon,
     tokenize,
 )
@@ -137,15 +140,24 @@ def match(fam: Family, parse: Parse) -> Mention | None:
         for generic, defaults in DEFAULT_QUALIFIERS.items():
             if generic in words and not (words - {generic}) & fam.qual and defaults & fam.tokens:
                 score += 0.4
-        if fam.kind != "binary" and set(cl) & parse.attributive:
+        if (
+            fam.kind != "binary"
+            and set(cl) & parse.attributive
+            and not any(k <= words for k in fam.keys)  # 'birth weight girls' says it in full
+        ):
             continue
         # a name of the variable said only in part is a weaker match ('moderate or severe
         # disability' is not 'death or moderate or severe disability') unless its words are the
         # family's own ('MRI score' is the brain MRI injury score)
         if not words <= fam.own:
-            score -= 0.3 * min((len(k - words) for k in fam.keys if k & words), default=0)
+            missing = min((len(k - words) for k in fam.keys if k & words), default=0)
+            if words <= fam.stems:  # the word its columns are named by ('ph' of ph_24h)
+                missing = min(missing, 1)
+            score -= 0.3 * missing
         if len(words) == 1 and not words & (fam.key | fam.qual | fam.names):
             continue  # one word of a modifier ('cooled' ~ 'Inotropes given during cooling')
+        if len(words) == 1 and words <= parse.generic:
+            continue  # 'serum' alone is none of the serum measurements
         if len(words) == 1 and words <= LINKING_VERBS:
             continue  # 'reached the primary outcome' names no 'full feeds reached'
         if score < 0.8:
@@ -168,6 +180,7 @@ def match_codes(cs: CodeSet, parse: Parse) -> Mention | None:
             continue
         code_words = set().union(*(cs.distinct[c] for c in codes))
         core = [i for i in cl if parse.content[i].norm in code_words]
+        codes = _code_range(cs, parse, core, codes)
         near = set(core)
         grown = True
         while grown:  # context words count only next to the code's words
@@ -192,6 +205,28 @@ def match_codes(cs: CodeSet, parse: Parse) -> Mention | None:
         if best is None or score > best.score:
             best = Mention(cs, used, a, b, codes=codes, score=score, variable=cs.var, core=core)
     return best
+
+
+def _code_range(
+    cs: CodeSet, parse: Parse, core: list[int], codes: tuple[str, ...]
+) -> tuple[str, ...]:
+    """'sites 1 to 5', 'sites 13-21': every code numbered from the first to the last (not the
+    two ends only); a number in the range that is no code abstains."""
+    said = [parse.content[i] for i in core if parse.content[i].text.isdigit()]
+    for lo, hi in itertools.pairwise(said):
+        if not re.fullmatch(
+            r"\s*(?:to|-|through|thru|till|until)\s*", parse.text[lo.end : hi.start]
+        ):
+            continue
+        wanted = [str(k) for k in range(int(lo.text), int(hi.text) + 1)]
+        found = {w: [c for c, d in cs.distinct.items() if w in d] for w in wanted}
+        if not wanted or any(len(c) != 1 for c in found.values()):
+            raise Abstain(
+                f"'{parse.text[lo.start : hi.end]}': not every number from {lo.text} to {hi.text} "
+                f"is one code of {cs.var.name}; name the codes"
+            )
+        codes = tuple(dict.fromkeys([*codes, *(c[0] for c in found.values())]))
+    return codes
 
 
 def assign_times(
@@ -219,10 +254,16 @@ def assign_times(
             for m in takers:
                 assigned[id(m)].append(t[0])
             continue
-        nearest = min(
-            [m for m in takers if m in holders] or holders or owners,
-            key=lambda m: distance(m, t[1], t[2]),
-        )
+        if len(numbered) > 1 and holders:
+            # several time points: each goes to the mention recorded at it that it follows
+            # ('sodium at 48 h in infants with seizures during the first 72 hours': the 72 h is
+            # the seizures'; 'sodium from 24 to 72 hours in infants with seizures': sodium's)
+            nearest = min(holders, key=lambda m: (m.end > t[1], distance(m, t[1], t[2])))
+        else:
+            nearest = min(
+                [m for m in takers if m in holders] or holders or owners,
+                key=lambda m: distance(m, t[1], t[2]),
+            )
         if id(nearest) in assigned:
             assigned[id(nearest)].append(t[0])
     for mt in fams:
@@ -232,10 +273,7 @@ def assign_times(
         if len(fam.members) == 1:
             tp, members = next(iter(fam.members.items()))
             if len(members) > 1:
-                raise Abstain(
-                    f"{fam.label!r} is stored in several columns "
-                    f"({', '.join(v.name for v in members)})"
-                )
+                raise Abstain(f"{fam.label!r} is stored in several columns ({_names(members)})")
             mt.variable = members[0]
             wrong = [
                 a for a in asked if tp is not None and a.scale != "baseline" and a.text() != tp
@@ -288,11 +326,64 @@ def member(fam: Family, tp: TimePoint) -> Variable:
             unresolved=[text],
         )
     if len(members) > 1:
-        raise Abstain(
-            f"{fam.label!r} at {text} is stored in several columns "
-            f"({', '.join(v.name for v in members)})"
-        )
+        raise Abstain(f"{fam.label!r} at {text} is stored in several columns ({_names(members)})")
     return members[0]
+
+
+def check_shadows(
+    mentions: list[Mention],
+    families: list[Family],
+    times: list[tuple[TimePoint, int, int]],
+    text: str,
+    tokens: list[Token],
+) -> None:
+    """One word that names a family only in part ('seizures') while another family of the same
+    kind has it in its name too ('Clinical seizures before randomisation' and 'Clinical or
+    electrographic seizures during the first 72 hours') is ambiguous, unless the time point
+    asked is recorded for one of them only. The family's own words, column stem and default
+    qualifier ('temperature' is the core one) settle it."""
+    asked = [t for t, _, _ in times if t.scale in {"h", "min", "mo"}]
+    for mt in mentions:
+        fam = mt.target
+        if not isinstance(fam, Family):
+            continue
+        # (the question's tokens as read: 'sodum' is 'sodium' once its spelling is corrected)
+        words = {t.norm for t in tokens if mt.start <= t.start < mt.end} & fam.tokens
+        if len(words) != 1 or words <= fam.own | fam.stems | set(DEFAULT_QUALIFIERS):
+            continue
+        if any(k <= words for k in fam.keys):
+            continue  # the family's whole name
+        shadows = [
+            f
+            for f in families
+            if f is not fam
+            and f.kind == fam.kind
+            and words <= f.key
+            and (not asked or any(t.text() in f.members for t in asked))
+        ]
+        if (
+            asked
+            and mt.variable is not None
+            and mt.variable.time_point in {t.text() for t in asked}
+        ):
+            shadows = [f for f in shadows if any(t.text() in f.members for t in asked)]
+        # a word of its label said elsewhere ('seizures before randomisation') settles it
+        said = {t.norm for t in tokens} & fam.tokens
+        if shadows and said - set().union(*(f.tokens for f in shadows)):
+            continue
+        if shadows:
+            raise Abstain(
+                f"{text[mt.start : mt.end]!r} could mean any of: "
+                + "; ".join(f.label for f in [fam, *shadows[:3]])
+                + " — say which"
+            )
+
+
+def _names(members: list[Variable], most: int = 6) -> str:
+    """The column names, the first few of a long list and how many more."""
+    names = [v.name for v in members]
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
 
 
 def order(tp: TimePoint) -> tuple[int, float]:

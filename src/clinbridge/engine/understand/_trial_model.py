@@ -35,6 +35,8 @@ class Family:
     """The label's leading noun phrases ('inotropes' in 'Inotropes given during cooling')."""
     own: set[str] = field(default_factory=set)
     """Words of this family that no other family has ('mri' of 'Brain MRI injury score')."""
+    stems: set[str] = field(default_factory=set)
+    """Its columns' one-word stems that no other family's columns have ('ph' of ``ph_24h``)."""
 
     @property
     def key(self) -> set[str]:
@@ -97,6 +99,8 @@ class Parse:
     content: list[Token]
     consumed: set[int] = field(default_factory=set)
     attributive: set[int] = field(default_factory=set)
+    generic: set[str] = field(default_factory=set)
+    """Words of many families ('serum', 'blood', 'dose'): alone they name none of them."""
 
 
 def label_terms(label: str) -> tuple[set[str], set[str]]:
@@ -143,6 +147,12 @@ def name_terms(name: str) -> set[str]:
     if re.fullmatch(r"[a-z][a-z0-9]*\d[a-z0-9]*", stem):
         out.add(canon(stem))
     return out
+
+
+def name_stem(name: str) -> str | None:
+    """The one word a column name says without its time point ('ph' of ``ph_24h``), if any."""
+    stem = TIME_SUFFIX.sub("", name).strip("_").lower()
+    return canon(stem) if re.fullmatch(r"[a-z]+", stem) else None
 
 
 def codeset(v: Variable, label_words: set[str]) -> CodeSet:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
     """Which conditions make the denominator (cohort) and which the numerator."""
-    m = re.search(r"\b(percentage|percent|proportion|fraction)\b|%", text)
+    m = re.search(r"\b(percentage|percent|proportion|fraction|share|risk)s?\b|%", text)
     implied = IMPLIED_SHARE.search(text) if m is None else None
     if implied is not None:
         # 'the mortality among cooled infants with severe HIE': what the word names (the death,
@@ -37,12 +37,9 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
                 mt.zone = "numerator" if mt is counted else "cohort"
         return
     after_of = m.end() if m else 0
-    split = None
-    for t in tokenize(text[after_of:]):
-        if t.text in SPLIT_VERBS:
-            split = after_of + t.start
-            break
-    of = re.compile(r"\s*of\s+(?:the\s+|all\s+)?").match(text, after_of) if m else None
+    phrases = cohort_phrases(text)
+    split = _split(text, after_of, phrases)
+    of = re.compile(r"\s*of\s+(?:\|\s*)?(?:the\s+|all\s+)?").match(text, after_of) if m else None
     head = None
     if of is not None:
         first = tokenize(text[of.end() :])[:1]
@@ -64,15 +61,106 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
     for mt in mentions:
         if isinstance(mt.target, CodeSet) and mt.target.var in groups:
             continue
+        if any(a <= mt.start < b for a, b in phrases):
+            mt.zone = "cohort"
+            continue
         if split is not None:
             mt.zone = "numerator" if mt.start >= split else "cohort"
             continue
-        prev = [t.text for t in tokenize(text[: mt.start])][-3:]
+        # a cohort marker governs its own clause: 'in neocool, primary outcome rate' counts the
+        # primary outcome within NEOCOOL
+        clause = re.split(r"[,;:?()]", text[: mt.start])[-1]
+        prev = [t.text for t in tokenize(clause)][-3:]
         role = isinstance(mt.target, CodeSet) and mt.target.var.role in {"arm", "trial", "site"}
         if any(w in COHORT_MARKERS for w in prev) or role:
             mt.zone = "cohort"
         else:
             mt.zone = "numerator"
+    # an arm, trial or site said with 'in'/'at' beside something else counted ('% who died in
+    # the cooled arm') is where it is counted: the cohort; alone ('% ... were in the cooled arm')
+    # or joined to it ('% who were cooled and died') it is counted
+    in_count = [mt for mt in mentions if mt.zone == "numerator"]
+    if any(not _design(mt) for mt in in_count):
+        for mt in in_count:
+            before = [t.text for t in tokenize(text[: mt.start])][-2:]
+            if _design(mt) and set(before) & {"in", "at", "within", "from", "for"}:
+                mt.zone = "cohort"
+
+
+def _design(mt: Mention) -> bool:
+    return isinstance(mt.target, CodeSet) and mt.target.var.role in {"arm", "trial", "site"}
+
+
+def cohort_phrases(text: str) -> list[tuple[int, int]]:
+    """The spans that 'among', 'amongst', 'within', 'where' or 'in infants' / 'for those' open:
+    to the end of the clause or
+    the next verb that is not a relative clause's ('among cooled babies who died', but 'among
+    the cooled | died'). Everything said in them is the cohort, wherever they stand."""
+    toks = tokenize(text)
+    out: list[tuple[int, int]] = []
+    k = 0
+    while k < len(toks):
+        opens = toks[k].text in STRONG_COHORT or (
+            # 'in infants with severe HIE', 'for those who were cooled': as 'among'
+            toks[k].text in {"in", "for"}
+            and k + 1 < len(toks)
+            and (toks[k + 1].norm in SUBJECT_NOUNS or toks[k + 1].text in {"those", "the"})
+            and (
+                toks[k + 1].text != "the"
+                or (k + 2 < len(toks) and toks[k + 2].norm in SUBJECT_NOUNS)
+            )
+        )
+        if not opens:
+            k += 1
+            continue
+        start, end = toks[k].start, len(text)
+        j = k + 1
+        while j < len(toks):
+            t = toks[j]
+            if re.search(r"[,;:?()]", text[toks[j - 1].end : t.start]) or t.text in ASKING:
+                end = toks[j - 1].end
+                break
+            relative = t.text in RELATIVE or toks[j - 1].text in RELATIVE
+            if t.text in SPLIT_VERBS and not relative:
+                end = toks[j - 1].end
+                break
+            j += 1
+        out.append((start, end))
+        k = j
+    return out
+
+
+STRONG_COHORT = frozenset({"among", "amongst", "within", "where"})
+ASKING = frozenset({"what", "how", "percentage", "percent", "proportion", "fraction", "share"})
+
+
+def _split(text: str, after: int, phrases: list[tuple[int, int]]) -> int | None:
+    """Where what is counted starts: the first verb after the percentage ('... of cooled
+    infants | who died'). A relative clause then a verb of its own ('infants who were cooled |
+    died', 'infants who had severe HIE | died') describes the cohort: the count starts at that
+    second verb, unless 'and'/'or' joins it to the clause ('who had seizures and died')."""
+    toks = [
+        t
+        for t in tokenize(text[after:])
+        if not any(a <= after + t.start < b for a, b in phrases)  # a cohort's own verbs
+    ]
+    first = next((k for k, t in enumerate(toks) if t.text in SPLIT_VERBS), None)
+    if first is None:
+        return None
+    if (
+        toks[first].text in RELATIVE
+        and first + 1 < len(toks)
+        and toks[first + 1].text in SPLIT_VERBS
+    ):
+        for k in range(first + 3, len(toks)):
+            if toks[k].text in SPLIT_VERBS - RELATIVE:
+                if toks[k - 1].text in {"and", "or", "but", "nor"}:
+                    break
+                return after + toks[k].start
+    return after + toks[first].start
+
+
+RELATIVE = frozenset({"who", "that", "which"})
 
 
 def _linked(text: str, head: Mention, others: list[Mention]) -> bool:

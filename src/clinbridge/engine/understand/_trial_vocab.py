@@ -16,6 +16,7 @@ __all__ = [
     "FILLER",
     "NEGATED_WORDS",
     "ROLE_WORDS",
+    "SUBJECT_WORDS",
     "Token",
     "canon",
     "expand_shorthand",
@@ -88,6 +89,7 @@ _SYNONYMS: dict[str, str] = {
     "szs": "seizure",
     "k": "potassium",
     "mum": "maternal",
+    "loss": "impairment",
 }
 
 # an unqualified measurement means this one ('temperature' is the core body temperature)
@@ -96,6 +98,9 @@ DEFAULT_QUALIFIERS: dict[str, frozenset[str]] = {
     "pressure": frozenset({"arterial"}),
     "glucose": frozenset({"blood"}),
 }
+
+SUBJECT_WORDS = ("infant", "baby", "neonate", "newborn", "child", "patient", "subject")
+"""The nouns a trial question calls its subjects by (each also said in the plural)."""
 
 FILLER = frozenset(
     [
@@ -140,20 +145,9 @@ FILLER = frozenset(
         "many",
         "much",
         "number",
-        "infant",
-        "infants",
-        "baby",
+        *(w + s for w in SUBJECT_WORDS for s in ("", "s")),
         "babies",
-        "neonate",
-        "neonates",
-        "newborn",
-        "newborns",
-        "child",
         "children",
-        "patient",
-        "patients",
-        "subject",
-        "subjects",
         "participant",
         "participants",
         "case",
@@ -366,6 +360,9 @@ def neighbour_pairs(labels: list[str]) -> frozenset[tuple[str, str]]:
 
 
 NEGATED_WORDS: dict[str, str] = {
+    r"(?:did\s+not|didn'?t|did\s+n't|not|never|failed\s+to)\s+surviv(?:e|ed)": "died",
+    "survive": "not die",
+    "survival": "non death",
     "survivors": "non dead infants",
     "survivor": "non dead infant",
     "survived": "did not die",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from clinbridge.engine.understand._trial_vocab import FILLER, canon
+from clinbridge.engine.understand._trial_vocab import FILLER, SUBJECT_WORDS, canon
 
 AGG_WORDS: dict[str, str] = {
     "mean": "mean",
@@ -18,6 +18,8 @@ AGG_WORDS: dict[str, str] = {
     "percent": "proportion",
     "proportion": "proportion",
     "fraction": "proportion",
+    "share": "proportion",
+    "risk": "proportion",
     "%": "proportion",
     "how many": "count",
     "number of": "count",
@@ -27,16 +29,23 @@ AGG_WORDS: dict[str, str] = {
     "minimum": "min",
     "lowest": "min",
     "maximum": "max",
+    "max": "max",
+    "min": "min",
     "highest": "max",
 }
+_PLURAL_AGGS = ("mean", "average", "median", "percentage", "proportion", "fraction", "share")
+_OTHER_AGGS = [w for w in AGG_WORDS if w not in _PLURAL_AGGS and w not in {"min", "%"}]
 AGG_RE = re.compile(
-    r"\b(mean|average|avg|median|percentage|percent|proportion|fraction|how many|number of|count|"
-    r"standard deviation|sd|minimum|lowest|maximum|highest)\b|%"
+    rf"\b(?:({'|'.join(_PLURAL_AGGS)})s?|{'|'.join(sorted(_OTHER_AGGS, key=len, reverse=True))}"
+    r"|(?<!\d)(?<!\d\s)min)\b|%"
 )
+"""An aggregate word, said once or in the plural ('report percentages by arm'); 'min' but not
+the minutes of '5 min'."""
 CHANGE_RE = re.compile(r"\b(change|difference|rise|fall|drop|increase|decrease|delta)\b")
 EXTRA_FILLER = frozenset(
     [
         "before",
+        *("select", "get", "fetch", "display"),  # a request ('select count(*) where ...')
         "stratified",
         "group",
         "groups",
@@ -44,18 +53,7 @@ EXTRA_FILLER = frozenset(
         "broken",
         "split",
         "according",
-        "hour",
-        "hours",
-        "day",
-        "days",
-        "week",
-        "weeks",
-        "month",
-        "months",
-        "minute",
-        "minutes",
-        "year",
-        "years",
+        *(w + s for w in ("hour", "day", "week", "month", "minute", "year") for s in ("", "s")),
         "h",
         "g",
         "gram",
@@ -73,44 +71,25 @@ EXTRA_FILLER = frozenset(
 EXTRA_FILLER = EXTRA_FILLER | frozenset(canon(w) for w in EXTRA_FILLER | FILLER) | FILLER
 NEGATORS = frozenset({"non", "not", "no", "without", "never"})
 SUBJECT_NOUNS = frozenset(
-    canon(w)
-    for w in [
-        "infant",
-        "infants",
-        "baby",
-        "babies",
-        "neonate",
-        "neonates",
-        "newborn",
-        "newborns",
-        "child",
-        "children",
-        "patient",
-        "patients",
-        "boy",
-        "boys",
-        "girl",
-        "girls",
-        "group",
-        "groups",
-        "arm",
-        "arms",
-        "subject",
-        "subjects",
-    ]
-)
+    canon(w + s) for w in (*SUBJECT_WORDS, "boy", "girl", "group", "arm") for s in ("", "s")
+) | frozenset(canon(w) for w in ("babies", "children"))
+"""The subjects and their groups ('the girls', 'the cooled arm')."""
 SUBJECT_ID = re.compile(
     r"\b(?:infant|subject|patient|baby|participant|child|record)\s*(?:id\s*|number\s*|no\.?\s*)?"
     r"#?\s*(?P<id>(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9][A-Za-z0-9_-]*)\b"
     r"|\b(?P<id2>[A-Za-z]{1,5}-\d+(?:-\d+)+)\b",
     re.I,
 )
-LIST_RE = re.compile(r"^\s*(?:which|list(?:\s+(?:the|all))?|what)\s+(?P<w>[a-z]+(?:\s+[a-z]+)?)")
+LIST_RE = re.compile(
+    r"^\s*(?:which|list(?:\s+(?:the|all))?|what)\s+(?:\|\s*)?(?P<w>[a-z]+(?:\s+[a-z]+)?)"
+)
 COMPARATIVE = re.compile(
     r"\b(higher|highest|lower|lowest|more|most|less|least|fewer|fewest|better|best|worse|worst|largest|smallest)\b"
 )
 DURATION_UNITS = frozenset({"days", "day", "hours", "hour", "h", "weeks", "minutes", "min"})
 """A variable measured in a unit of time is a duration ('how long', 'duration of ventilation')."""
+GENERIC_FAMILIES = 4
+"""A word in the labels of this many families or more is generic ('serum', 'dose')."""
 DESIGN_PRIOR = 0.15
 """Conditions on the design variables (arm, trial, site) are the commonest in trial questions."""
 SPLIT_VERBS = frozenset(
@@ -138,11 +117,12 @@ SPLIT_VERBS = frozenset(
         "fulfilled",
     ]
 )
-COHORT_MARKERS = frozenset({"among", "amongst", "in", "within", "for"})
+COHORT_MARKERS = frozenset({"among", "amongst", "in", "within", "for", "where"})
+"""'percentage DEATH = 1 where HIE_GRADE = 3': what follows 'where' is the cohort."""
 CLAUSE_BREAK = re.compile(
-    r"[,;:?]|\b(?:had|has|have)\b"
+    r"[,;:?|]|\b(?:had|has|have)\b"
     r"|\b(?:infants?|bab(?:y|ies)|neonates?|newborns?|child(?:ren)?|patients?|subjects?|"
-    r"participants?|among|amongst)\b"
+    r"participants?|among|amongst|where)\b"
 )
 """What ends a phrase: one mention never spans 'dead infants, what proportion had a severe ...',
 nor the subjects or 'among' ('dead infants with severe disability', 'severe disability among
@@ -169,6 +149,24 @@ CMP_AFTER = re.compile(
     r"(?P<op>higher|more|above|greater|over|lower|less|below|fewer|under)\b"
 )
 """'3 or higher', '2.5 kg or less': the bound is included."""
+BEFORE_AFTER = re.compile(
+    r"\b(?P<op>at or before|at or after|before|after|earlier than|later than|prior to|beyond)\s+"
+    r"(?P<num>\d+(?:\.\d+)?)\s*(?:(?P<unit>weeks?|wks?)(?![\w])"
+    r"|(?P<age>hours?|h|days?|minutes?)(?=\s+(?:of\s+(?:age|life)|old)\b))"
+)
+"""'born before 37 weeks': a bound on a quantity in weeks (no time point is counted in weeks);
+'randomised after 5 hours of age': a bound on an age."""
+BEFORE_AFTER_OPS = {
+    **dict.fromkeys(["before", "earlier than", "prior to"], "<"),
+    **dict.fromkeys(["after", "later than", "beyond"], ">"),
+    "at or before": "<=",
+    "at or after": ">=",
+}
+VALUE_OF = re.compile(
+    r"\b(?:score|level|value|count|number)\s+of\s+(?P<num>\d+)"
+    r"(?:\s*(?P<sep>or|to|-)\s*(?P<num2>\d+))?(?![\w.%])"
+)
+"""'an Apgar score of 0', 'a GMFCS level of 4 or 5' (two adjacent), 'an MRI score of 4 to 6'."""
 CMP_AFTER_OPS = {
     **dict.fromkeys(["higher", "more", "above", "greater", "over"], ">="),
     **dict.fromkeys(["lower", "less", "below", "fewer", "under"], "<="),
@@ -213,10 +211,15 @@ OPS = {
 }
 GROUP_RE = re.compile(
     r"\b(?P<lead>by|per|in each|for each|at each|within each|across|between|according to|in both|"
-    r"in the two|for both|for the two)\s+(?:the\s+)?(?:two\s+|both\s+|different\s+|each\s+)?"
+    r"in the two|for both|for the two)\s+(?:\|\s*)?(?:the\s+)?(?:two\s+|both\s+|different\s+|each\s+)?"
     r"(?P<rest>[a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*){0,2})"
 )
 BOTH_TRIALS = re.compile(r"\b(both|two|each|the two|across|between)\s+(trials|studies)\b")
+TIME_RANGE = re.compile(
+    r"(?<![\w.])(?P<a>\d+(?:\.\d+)?)\s*(?P<sep>to|-|vs\.?|versus)\s*(?P<b>\d+(?:\.\d+)?)\s*"
+    r"(?P<unit>h|hrs?|hours?|days?|min|minutes?|months?)\b"
+)
+"""'0 to 24h', '0-72 h', '6 vs 24 hours': the unit written once, after the second time point."""
 TIME_UNITS = re.compile(r"^(hours?|h|days?|months?|minutes?|weeks?)\b")
 PREPOSITIONS = re.compile(
     r"\b(of|at|during|before|after|in|on|from|to|for|with|by|per|since|until|within|between|given)\b"
@@ -258,3 +261,31 @@ CLARIFICATION = re.compile(
 """A parenthetical restatement: '(i.e. ...)', '(that is, ...)', '(namely ...)'."""
 IMPLIED_SHARE = re.compile(r"\b(?:mortality|incidence|prevalence)\b")
 """Words that ask for a share when no aggregate is named ('the mortality in the cooled arm')."""
+
+_EXCLUDE = (
+    r"(?:exclud(?:e|es|ed|ing)|omit(?:s|ted|ting)?|ignor(?:e|es|ed|ing)|drop(?:s|ped|ping)?|"
+    r"remov(?:e|es|ed|ing)|leav(?:e|es|ing)\s+out|left\s+out|not\s+counting|without)"
+)
+_EXCLUDED = r"(?:(?:are|were|being|is)\s+)?(?:excluded|omitted|ignored|dropped|removed|left\s+out)"
+_DATA = r"(?:\s+(?:values?|codes?|data|entries|cases|outcomes?|results?|status))?"
+WHO = r"(?:(?:infants|babies|subjects|patients|children|neonates)\s+)?"
+CLAUSE_END = r"(?=\s*(?:$|[,;:?.!()]|and\b))"
+"""Such a clause ends where its clause does: 'with known primary outcome' names a variable."""
+
+
+def missing_clause(missing_words: list[str]) -> re.Pattern[str]:
+    """A clause that restates the default about missing data: 'unknowns excluded', 'excluding
+    missing values', 'complete cases only', 'where known' (the dictionary's missing-code labels,
+    such as 'not done', count as missing words too). Including them is no default: never read."""
+    nouns = "|".join(
+        [r"unknowns?", r"missing", r"blanks?", r"nas?"]
+        + [re.escape(w) + "s?" for w in sorted(missing_words, key=len, reverse=True)]
+    )
+    noun = rf"(?:the\s+)?(?:{nouns}){_DATA}"
+    known = rf"{WHO}with\s+(?:known|available|non\s+missing){_DATA}"
+    return re.compile(
+        rf"\b(?:{_EXCLUDE}\s+{noun}|{noun}\s+{_EXCLUDED}|complete\s+cases?"
+        rf"|(?:denominators?\s*[:=]?\s*)?{known}"
+        rf"|(?:known|available|non\s+missing|observed)\s+(?:values?|data|cases|outcomes?)"
+        rf"|where\s+known|if\s+known)(?:\s+only)?{CLAUSE_END}"
+    )

@@ -1,0 +1,72 @@
+"""Column names said in a trial question, written as their dictionary labels ('TEMP_72H',
+'SEIZ_BL = 1', 'HIE_GRADE 2 or 3'), and 'survivors' as 'not dead'."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from clinbridge.engine.understand._trial_model import is_yes
+from clinbridge.engine.understand._trial_vocab import NEGATED_WORDS
+from clinbridge.timepoint import find_time_points
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog, Variable
+
+__all__ = ["rewrites"]
+
+
+def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[str], _Sub]]:
+    """Column names said in a question ('TEMP_72H', 'SEIZ_BL = 1') become their label, time point
+    and code label, fenced by '|' (a clause break: the label's words never join the words beside
+    it, as 'moderate or severe' of PRIM_OUT's label would join HIE_GRADE's 'moderate'); 'survivors'
+    means not dead unless the dictionary has a survival variable."""
+    out: list[tuple[re.Pattern[str], _Sub]] = []
+    for v in catalog.variables:
+        if v.role == "subject":  # 'count SUBJ_ID where ...': the subjects themselves
+            out.append((re.compile(rf"(?<![\w-]){re.escape(v.name)}(?![\w-])", re.I), "subjects"))
+            continue
+        if v.type in {"string", "date"}:
+            continue
+        # a range or count in brackets ('score (0-12)') is no word of the question
+        # ... and its colon no clause break ('Neurological examination: tone')
+        label = re.sub(r"\s*\([^()a-zA-Z]*\)", "", v.description or v.name).replace(":", " ")
+        if v.time_point and not find_time_points(label.lower()):
+            label += f" at {v.time_point}"
+        label = f" | {label} | "
+        name = rf"(?<![\w-]){re.escape(v.name)}"
+        if v.codes:  # 'SEX = 2': with the '=' any name is the column's
+            out.append((re.compile(name + rf"\s*(?:==?|:)\s*{_CODES}", re.I), _coded(v, label)))
+            if re.search(r"[_\d]", v.name) or (v.name.isupper() and len(v.name) >= 3):
+                # 'Rand_Arm 1', 'HIE_GRADE is 2 or 3': a column name spelled as the dictionary
+                # does, then bare codes
+                out.append((re.compile(name + rf"\s+(?:is\s+|of\s+)?{_CODES}"), _coded(v, label)))
+        if re.search(r"[_\d]", v.name):  # a name no word looks like ('TEMP_72H')
+            out.append((re.compile(name + r"(?![\w-])", re.I), label))
+    for w in sorted(vocabulary):  # 'inborn' is not 'outborn' (a yes/no item of the dictionary)
+        if w.startswith("out") and len(w) > 5:
+            out.append((re.compile(rf"\bin[- ]?{re.escape(w[3:])}\b", re.I), f"non {w}"))
+    if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
+        out += [(re.compile(rf"\b{w}\b", re.I), words) for w, words in NEGATED_WORDS.items()]
+    return out
+
+
+_Sub = str | Callable[[re.Match[str]], str]
+_CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?![\w.])"
+"""One code or several ('2 or 3', '2, 3', '2/3') after a column name."""
+
+
+def _coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
+    """'SEIZ_BL = 1' → the label (yes), 'not' the label (no), or the code's label and the label."""
+    yes_no = any(is_yes(lab) for lab in v.codes.values() if lab)
+
+    def sub(m: re.Match[str]) -> str:
+        said = [v.codes.get(c) for c in re.findall(r"-?\d+", m.group(1))]
+        if None in said or not said or (yes_no and len(said) > 1):
+            return m.group(0)  # a number that is no code stays, and is left unread
+        if yes_no:
+            return label if is_yes(said[0] or "") else f" not{label}"
+        return " | " + " or ".join(str(lab) for lab in said) + f" {label.lstrip(' |')}"
+
+    return sub
