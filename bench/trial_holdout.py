@@ -12,7 +12,7 @@ Do not read the questions while working on the reader: run this only to report a
 
 Usage::
 
-    python bench/trial_holdout.py [--set 1|2|3|4|5] [--show]   # --show: every verdict, not only misses
+    python bench/trial_holdout.py [--set 1|2|3|4|5|6] [--show]   # --show: every verdict, not only misses
 """
 
 from __future__ import annotations
@@ -37,11 +37,15 @@ HOLDOUTS = {
     3: (ROOT / "bench" / "data" / "trial_holdout3_sealed.py.gz", 31337, 520, 1280),
     4: (ROOT / "bench" / "data" / "trial_holdout4_sealed.py.gz", 4242, 540, 1300),
     5: (ROOT / "bench" / "data" / "trial_holdout5_sealed.py.gz", 5151, 526, 1310),
+    6: (ROOT / "bench" / "data" / "trial_holdout6_sealed.py.gz", 6262, 535, 1300),
 }
 """Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran;
 set 3 and set 4 by writers blind to the reader's code, each committed before its first run;
 set 5 (61 questions, 12 abstentions; seed 5151, 526 x 1310) was written blind to the reader's code
-and committed before its first run, every answered gold checked a second way from a long view."""
+and committed before its first run, every answered gold checked a second way from a long view;
+set 6 (64 questions, 12 abstentions; seed 6262, 535 x 1300) likewise, written blind and committed
+before its first run, its golds checked against a long view by label and time point and each
+abstention's reason checked on the data (the module's ``verify``)."""
 
 
 def load_holdout(which: int | str = 1) -> tuple[Any, ...]:
