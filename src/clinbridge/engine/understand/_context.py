@@ -15,8 +15,8 @@ from typing import Any
 from clinbridge.engine.plan import ConceptRef, ConceptSet, ValueFilter
 from clinbridge.engine.understand._ground import Concept, Word, ground_text
 from clinbridge.engine.understand._lexicon import Lexicon
+from clinbridge.engine.understand._pieces import Slot
 from clinbridge.engine.understand._reading import Grounding
-from clinbridge.engine.understand._slots import Slot
 from clinbridge.errors import UnderstandingError
 
 __all__ = ["VALUE_STREAMS", "Abstain", "Ctx", "Item", "expand"]
