@@ -529,6 +529,25 @@ class CohortBuilder:
         )
         if scope.which == "all":
             return inner
+        enc = self.catalog.encounters
+        end = enc.end_column if enc is not None else None
+        if scope.which == "current":
+            if end is None:
+                raise SchemaMismatchError(
+                    f"source {self.catalog.source!r} records no encounter ends, so no encounter "
+                    "is known to be open now"
+                )
+            now = f.date_literal(self.now, self.d)
+            return inner.where(
+                exp.and_(
+                    _col("t_end", a).is_(exp.null()),
+                    exp.LTE(this=f.as_date(_col("t", a), self.d), expression=now),
+                    copy=False,
+                ),
+                copy=False,
+            )
+        if end is not None:  # the first/last visit is one that has ended
+            inner = inner.where(exp.not_(_col("t_end", a).is_(exp.null())), copy=False)
         descending = scope.which == "last"
         order = [
             exp.Ordered(this=_col("t", a), desc=descending),

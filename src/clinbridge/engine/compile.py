@@ -172,6 +172,11 @@ class Compiler:
             conds.append(window)
         if plan.scope is not None:
             conds.append(self.cohorts.scope_condition(a, by_encounter=True))
+        enc = self.catalog.encounters
+        if encounter_level and plan.aggregate.op in {"first", "last"} and enc and enc.end_column:
+            # 'the last admission' is the last that has ended (an open one is the current one),
+            # as for an encounter scope
+            conds.append(exp.not_(_col("t_end", a).is_(exp.null())))
         q = joins.apply(exp.select(*cols).from_(_as_source(rel, a), copy=False))
         return q.where(exp.and_(*conds, copy=False), copy=False), encounter_level
 
@@ -289,6 +294,8 @@ class Compiler:
                 .where(exp.not_(val.is_(exp.null()), copy=False), copy=False)
             )
             return q.order_by(*order, copy=False).limit(1, copy=False), "value_at"
+        if op == "list" and plan.aggregate.top is not None:
+            return self._top_concepts(plan.aggregate.top, m.stream), "list"
         if op == "list":
             by_label = m.of in {"concept", "events"}
             item = self._label(e, m.stream) if by_label else val
@@ -451,6 +458,38 @@ class Compiler:
             exp.select(exp.Avg(this=exp.cast(_col("v", b), "DOUBLE")).as_("value"))
             .from_(exp.alias_(exp.Subquery(this=ranked), b), copy=False)
             .where(middle, copy=False)
+        )
+
+    def _top_concepts(self, top: int, stream: str | None) -> exp.Select:
+        """The concepts of ``ev`` ranked in the first ``top`` places by their number of events;
+        ties share a place (DENSE_RANK), so every concept as frequent as the last one kept is
+        kept too."""
+        streams = streams_for(self.catalog, stream) if stream else ()
+        if len({s.dictionary for s in streams}) != 1:
+            # several streams with different codes (labs and microbiology): their codes are
+            # not one list of names to rank
+            raise UnsupportedOperationError(
+                f"cannot rank the concepts of {stream!r}: its streams name them differently"
+            )
+        e = self.cohorts.alias("tk")
+        rank = exp.Window(
+            this=exp.func("DENSE_RANK"),
+            order=exp.Order(expressions=[exp.Ordered(this=exp.Count(this=exp.Star()), desc=True)]),
+        )
+        keys = [_col("code", e), _col("sys", e)]
+        ranked = (
+            exp.select(*keys, rank.as_("rk"))
+            .from_(exp.alias_(exp.to_table("ev"), e), copy=False)
+            .where(exp.not_(_col("code", e).is_(exp.null())), copy=False)
+            .group_by(*[k.copy() for k in keys], copy=False)
+        )
+        r = self.cohorts.alias("rk")
+        return (
+            exp.select(self._label(r, stream).as_("value"))
+            .distinct(copy=False)
+            .from_(exp.alias_(exp.Subquery(this=ranked), r), copy=False)
+            .where(exp.LTE(this=_col("rk", r), expression=exp.Literal.number(top)), copy=False)
+            .order_by(exp.Ordered(this=exp.column("value")), copy=False)
         )
 
     def _label(self, e: str, stream: str | None) -> exp.Expr:

@@ -207,7 +207,10 @@ TimeWindow = Annotated[CalendarWindow | RelativeWindow, Field(discriminator="kin
 class EncounterScope(_Node):
     """Restrict events to a patient's first/last/nth/all encounters of a canonical type."""
 
-    which: Literal["first", "last", "nth", "all"] = "all"
+    which: Literal["first", "last", "nth", "all", "current"] = "all"
+    """``first``/``last``/``nth`` count the encounters that have ended (where the source records
+    ends, an open encounter is the ``current`` one, not the 'last visit'); ``current`` is the
+    encounter still open (no end) that started by 'now'."""
     type: EncounterType | None = None
     n: int | None = None
     """1-based position for 'nth' (counted from the first)."""
@@ -393,6 +396,16 @@ class Aggregate(_Node):
     ]
     numerator: tuple[Filter, ...] = ()
     round_to: int | None = None
+    top: int | None = None
+    """For ``list`` of concepts: only the concepts ranked in the first ``top`` places by how many
+    events record them ('the five most common diagnoses'); ties share a place (dense rank), so
+    more than ``top`` concepts can come back."""
+
+    @model_validator(mode="after")
+    def _top(self) -> Aggregate:
+        if self.top is not None and (self.op != "list" or self.top < 1):
+            raise ValueError("'top' ranks a list: it needs op 'list' and top >= 1")
+        return self
 
 
 class GroupBy(_Node):
@@ -449,6 +462,8 @@ class QueryPlan(_Node):
             raise ValueError("measure 'change' needs a baseline variable")
         if needs_stream and self.measure.stream is None:
             raise ValueError(f"measure {of!r} needs a stream")
+        if self.aggregate.top is not None and of != "concept":
+            raise ValueError("'top' ranks concepts: it needs measure 'concept'")
         if op == "proportion" and not self.aggregate.numerator:
             raise ValueError("a proportion needs numerator filters (the denominator is the cohort)")
         if op in {"mean", "median", "sum", "stddev"} and of not in {

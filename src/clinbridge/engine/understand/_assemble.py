@@ -35,6 +35,7 @@ from clinbridge.engine.understand._context import (
 )
 from clinbridge.engine.understand._filters import _predicates, _split_proportion
 from clinbridge.engine.understand._ground import Concept, Word
+from clinbridge.engine.understand._ranking import apply_rank
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._slots import Slot
 
@@ -56,6 +57,7 @@ ENCOUNTER_WORDS = {
 def assemble(items: list[Item], ctx: Ctx) -> Reading:
     try:
         plan, confidence = _plan(items, ctx)
+        plan = apply_rank(plan, items, ctx.lex)
     except Abstain as exc:
         return Reading(
             question=ctx.question,
@@ -578,7 +580,8 @@ def _listed(a: _Asked) -> _Found:
         raise Abstain(
             "could not tell what kind of things to list (drugs, conditions, procedures...)"
         )
-    named = a.op == "count_distinct" and noun in a.lex.stream_words.values()
+    ranked = a.op == "list" and bool(_slots(a.items, "rank"))  # 'the most common prescriptions'
+    named = (a.op == "count_distinct" or ranked) and noun in a.lex.stream_words.values()
     if noun not in a.lex.streams and not named:  # a named stream: only to count its kinds
         raise Abstain(f"this source stores no {noun} events")
     found = a.first_concept([noun])

@@ -36,7 +36,6 @@ _SHAPES: tuple[tuple[str, str], ...] = (
         "discharges (the end of an encounter)",
     ),
     (
-        rf"\b(?:current|ongoing|present|this)\s+{_ENCOUNTER}\b|"
         r"\b(?:hospitali[sz]ed|admitted|inpatients?|in\s+(?:the\s+)?(?:hospital|icu|ward))\b[^?.]{0,40}\bnow\b|"
         r"\bnow\b[^?.]{0,40}\b(?:hospitali[sz]ed|admitted|inpatients?|in\s+(?:the\s+)?(?:hospital|icu|ward))\b",
         "who is admitted now (an open encounter)",
