@@ -151,6 +151,18 @@ class Compiler:
             m.of == "date" and m.stream is None
         )
         a = self.cohorts.alias("m")
+        nested = plan.scope is not None and (
+            self.catalog.nested_encounter(plan.scope.type) is not None
+        )
+        nested_measure = encounter_level and (
+            self.catalog.nested_encounter(m.encounter_type) is not None
+        )
+        if nested_measure and (plan.scope is not None or m.of == "length_of_stay"):
+            # ICU stays inside an admission: not matched to a scope of admissions, and their
+            # length (hours to days) is not read in whole days
+            raise UnsupportedOperationError(
+                "nested encounters (ICU stays) are counted and dated, not scoped or measured"
+            )
         if encounter_level:
             rel: exp.Expr = self.cohorts.encounter_relation(m.encounter_type)
             cols: list[exp.Expr] = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "etype")]
@@ -159,7 +171,9 @@ class Compiler:
         else:
             if m.stream is None:
                 raise UnsupportedOperationError(f"measure {m.of!r} needs a stream")
-            rel = self.cohorts.stream_relation(m.stream, m.concepts, m.value)
+            rel = self.cohorts.stream_relation(
+                m.stream, m.concepts, m.value, nested=nested, cost=m.of == "cost"
+            )
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit")]
             cols.append(_col(value_col, a).as_("val"))
@@ -171,7 +185,7 @@ class Compiler:
         if window is not None:
             conds.append(window)
         if plan.scope is not None:
-            conds.append(self.cohorts.scope_condition(a, by_encounter=True))
+            conds.append(self.cohorts.scope_condition(a, by_encounter=True, nested=nested))
         enc = self.catalog.encounters
         if encounter_level and plan.aggregate.op in {"first", "last"} and enc and enc.end_column:
             # 'the last admission' is the last that has ended (an open one is the current one),
@@ -497,7 +511,14 @@ class Compiler:
         streams = streams_for(self.catalog, stream) if stream else ()
         kinds = {s.dictionary for s in streams if s.dictionary}
         code = _col("code", e)
-        if len(kinds) != 1:
+        if len(kinds) > 1:
+            # streams whose codes different dictionaries explain (MIMIC prescriptions' drug
+            # names and inputevents' itemids): a code is not a name, and codes could collide
+            raise UnsupportedOperationError(
+                f"the concepts of {stream!r} are named by {len(kinds)} different dictionaries; "
+                "ask about one of its streams"
+            )
+        if not kinds:
             return exp.cast(code, "TEXT")
         d = self.catalog.dictionary(next(iter(kinds)))
         a = self.cohorts.alias("dl")

@@ -326,7 +326,8 @@ class Measure(_Node):
     * ``concept``: the event's concept (for lists of distinct drugs/conditions);
     * ``variable``: a variable of a wide (trial) table, missing codes excluded unless
       ``include_missing``;
-    * ``change``: ``variable`` minus ``baseline`` per subject (subjects with both known).
+    * ``change``: ``variable`` minus ``baseline`` per subject (subjects with both known);
+    * ``cost``: the charge the source's cost table records for each event of ``stream``.
     """
 
     of: Literal[
@@ -344,6 +345,7 @@ class Measure(_Node):
         "variable",
         "change",
         "days_between",
+        "cost",
     ] = "patients"
     stream: str | None = None
     concepts: ConceptSet | None = None
@@ -453,6 +455,7 @@ class QueryPlan(_Node):
             "events",
             "concept",
             "events_per_patient",
+            "cost",
         }
         if of in {"variable", "change"} and self.measure.variable is None:
             raise ValueError(f"measure {of!r} needs a variable")
@@ -476,6 +479,7 @@ class QueryPlan(_Node):
             "variable",
             "change",
             "days_between",
+            "cost",
         }:
             raise ValueError(f"{op} needs a numeric measure, not {of!r}")
         return self

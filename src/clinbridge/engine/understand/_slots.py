@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from clinbridge.engine.understand import _time
+from clinbridge.engine.understand._phrasing import plain_phrasing
 from clinbridge.engine.understand._pieces import Maker, Piece, Slot, split_pieces
 from clinbridge.engine.understand._rank_marks import mark_rank
 from clinbridge.engine.understand._text import NUMBER_WORDS
@@ -727,6 +728,7 @@ def _patient_dates(pieces: list[Piece]) -> list[Piece]:
 
 def extract(text: str) -> list[Piece]:
     """Split a normalised question into text and structural slots, in order."""
+    text = plain_phrasing(text)  # 'what was the first time X' → 'when was the first time X'
     pieces: list[Piece] = mark_rank([_replace_number_words(text)])  # 'the 5 most common'
     pieces = _run(pieces, RULES_BEFORE_AGE)
     pieces, death_age, event_age = _age_anchor(pieces)

@@ -63,6 +63,8 @@ UNREAD_DAYS = re.compile(
 
 
 def _mark(pieces: list[Piece], pattern: re.Pattern[str], what: str) -> list[Piece]:
+    if what == "costs":  # read by ._costs where the source records charges per event
+        return split_pieces(pieces, pattern, lambda m: Slot("cost", {}, m[0]))
     return split_pieces(pieces, pattern, lambda m: Slot("unsupported", {"what": what}, m[0]))
 
 
