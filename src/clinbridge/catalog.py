@@ -146,6 +146,8 @@ class EncounterTable(_Model):
     label: str = "visit"
     fixed_type: EncounterType | None = None
     """Every row is an encounter of this type (a table of ICU stays), instead of a type column."""
+    attributes: dict[str, str] = Field(default_factory=dict)
+    """Facts recorded per encounter, by name ('insurance', 'admission type') → column."""
 
 
 class CostTable(_Model):

@@ -201,7 +201,24 @@ class CohortBuilder:
             )
         return f.COMPARISONS[v.op](this=column, expression=exp.Literal.number(v.value))
 
-    def encounter_relation(self, etype: str | None) -> exp.Select:
+    def encounter_relation(self, etype: str | None, attribute: str | None = None) -> exp.Select:
+        """Encounters (of canonical type ``etype``) as (eid, pid, t, t_end, etype), with the
+        encounter fact ``attribute`` as ``attr`` when asked."""
+        q = self._encounter_relation(etype)
+        if attribute is None:
+            return q
+        enc = self.catalog.encounters
+        column = enc.attributes.get(attribute) if enc is not None else None
+        if enc is None or column is None or self.catalog.nested_encounter(etype) is not None:
+            raise SchemaMismatchError(
+                f"source {self.catalog.source!r} records no {attribute!r} for its encounters"
+            )
+        source = q.args.get("from") or q.args.get("from_")
+        assert source is not None
+        alias = source.this.alias_or_name
+        return q.select(_col(column, alias).as_("attr"), copy=False)
+
+    def _encounter_relation(self, etype: str | None) -> exp.Select:
         nested = self.catalog.nested_encounter(etype)
         if nested is not None:  # ICU stays kept in their own table: every row is of the type
             a = self.alias("v")

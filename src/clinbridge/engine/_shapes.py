@@ -36,9 +36,9 @@ def expected_shape(plan: QueryPlan) -> Shape:
     if op == "series":
         return "rows"
     if op in {"first", "last", "min", "max"}:
-        if of == "date":
+        if of in {"date", "end_date"}:
             return "date"
-        if of == "concept":
+        if of in {"concept", "attribute"}:
             return "text"
     return "number"
 
@@ -47,7 +47,7 @@ _Q_NUMBER = re.compile(
     r"^\s*(how\s+(many|much|long|old)|what\s+(is|was|were|are)\s+(the\s+)?"
     r"(number|count|average|mean|median|total|sum|proportion|percentage|fraction|rate|share|"
     r"highest|lowest|maximum|minimum|max|min|first|last|latest|most\s+recent)\b(?!.*\b(date|day|drug|"
-    r"medication|condition|diagnosis|procedure)s?\b)|what\s+(percentage|proportion|fraction|share)|"
+    r"medication|condition|diagnosis|procedure|type|insurance|language|status|location)s?\b)|what\s+(percentage|proportion|fraction|share)|"
     r"(average|mean|median|count)\b)",
     re.I,
 )

@@ -147,7 +147,7 @@ class Compiler:
     def _events(self, plan: QueryPlan) -> tuple[exp.Select, bool]:
         """ev: the measure's events (or encounters) for cohort members, in window and scope."""
         m = plan.measure
-        encounter_level = m.of in {"encounters", "length_of_stay"} or (
+        encounter_level = m.of in {"encounters", "length_of_stay", "end_date", "attribute"} or (
             m.of == "date" and m.stream is None
         )
         a = self.cohorts.alias("m")
@@ -164,9 +164,15 @@ class Compiler:
                 "nested encounters (ICU stays) are counted and dated, not scoped or measured"
             )
         if encounter_level:
-            rel: exp.Expr = self.cohorts.encounter_relation(m.encounter_type)
+            attribute = m.variable if m.of == "attribute" else None
+            rel: exp.Expr = self.cohorts.encounter_relation(m.encounter_type, attribute)
             cols: list[exp.Expr] = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "etype")]
-            cols.append(f.days_between(_col("t_end", a), _col("t", a), self.cohorts.d).as_("val"))
+            if attribute is not None:
+                cols.append(_col("attr", a).as_("val"))
+            else:
+                cols.append(
+                    f.days_between(_col("t_end", a), _col("t", a), self.cohorts.d).as_("val")
+                )
             cols += [exp.null().as_("code"), exp.null().as_("sys"), exp.null().as_("unit")]
         else:
             if m.stream is None:
@@ -187,7 +193,14 @@ class Compiler:
         if plan.scope is not None:
             conds.append(self.cohorts.scope_condition(a, by_encounter=True, nested=nested))
         enc = self.catalog.encounters
-        if encounter_level and plan.aggregate.op in {"first", "last"} and enc and enc.end_column:
+        current = plan.scope is not None and plan.scope.which == "current"
+        if (
+            encounter_level
+            and plan.aggregate.op in {"first", "last"}
+            and enc
+            and enc.end_column
+            and not current
+        ):
             # 'the last admission' is the last that has ended (an open one is the current one),
             # as for an encounter scope
             conds.append(exp.not_(_col("t_end", a).is_(exp.null())))
@@ -224,6 +237,8 @@ class Compiler:
         val: exp.Expr = _col("val", e)
         if m.of == "date":  # reported as stored: to the minute where the source keeps times
             val = _col("t", e)
+        if m.of == "end_date":
+            val = _col("t_end", e)
         if plan.group_by:
             return self._grouped(plan, ctes)
         if op in {"count", "count_distinct", "exists"}:
@@ -295,7 +310,9 @@ class Compiler:
                 exp.Ordered(this=_col("t", e), desc=op == "last"),
                 exp.Ordered(this=_col("val", e), desc=op == "last"),
             ]
-            if m.of == "date":
+            if m.of == "end_date":  # the first/last discharge, by when it happened
+                order = [exp.Ordered(this=val.copy(), desc=op == "last"), *order]
+            if m.of in {"date", "end_date"}:
                 q = exp.select(val.as_("value")).from_(src, copy=False)
                 return q.order_by(*order, copy=False).limit(1, copy=False), "date"
             q = (

@@ -327,7 +327,9 @@ class Measure(_Node):
     * ``variable``: a variable of a wide (trial) table, missing codes excluded unless
       ``include_missing``;
     * ``change``: ``variable`` minus ``baseline`` per subject (subjects with both known);
-    * ``cost``: the charge the source's cost table records for each event of ``stream``.
+    * ``cost``: the charge the source's cost table records for each event of ``stream``;
+    * ``end_date``: when an encounter ended (a discharge), as stored;
+    * ``attribute``: a fact recorded per encounter (``variable`` names it: 'insurance').
     """
 
     of: Literal[
@@ -346,6 +348,8 @@ class Measure(_Node):
         "change",
         "days_between",
         "cost",
+        "end_date",
+        "attribute",
     ] = "patients"
     stream: str | None = None
     concepts: ConceptSet | None = None
@@ -461,6 +465,8 @@ class QueryPlan(_Node):
             raise ValueError(f"measure {of!r} needs a variable")
         if of == "days_between" and (self.measure.start_at is None or self.measure.end_at is None):
             raise ValueError("measure 'days_between' needs start_at and end_at")
+        if of == "attribute" and self.measure.variable is None:
+            raise ValueError("measure 'attribute' needs the attribute's name in 'variable'")
         if of == "change" and self.measure.baseline is None:
             raise ValueError("measure 'change' needs a baseline variable")
         if needs_stream and self.measure.stream is None:

@@ -195,6 +195,18 @@ class MimicAdapter(SourceAdapter):
             type_column=type_col,
             type_map=dict(sorted(type_map.items())),
             label="hospital admission",
+            attributes={
+                name: col
+                for name in (
+                    "admission type",
+                    "admission location",
+                    "discharge location",
+                    "insurance",
+                    "language",
+                    "marital status",
+                )
+                if (col := s.column(t, name.replace(" ", "_")))
+            },
         )
 
     def _costs(self, s: _Schema, streams: tuple[EventStream, ...]) -> CostTable | None:

@@ -33,7 +33,7 @@ from clinbridge.engine.understand._context import (
     check_named_kind,
     expand,
 )
-from clinbridge.engine.understand._costs import cost_plan
+from clinbridge.engine.understand._facts import special_plan
 from clinbridge.engine.understand._filters import _predicates, _split_proportion
 from clinbridge.engine.understand._ground import Concept, Word
 from clinbridge.engine.understand._ranking import apply_rank
@@ -57,7 +57,7 @@ ENCOUNTER_WORDS = {
 
 def assemble(items: list[Item], ctx: Ctx) -> Reading:
     try:
-        plan, confidence = cost_plan(items, ctx) if _slots(items, "cost") else _plan(items, ctx)
+        plan, confidence = special_plan(items, ctx) or _plan(items, ctx)
         plan = apply_rank(plan, items, ctx.lex)
     except Abstain as exc:
         return Reading(

@@ -49,7 +49,7 @@ _SHAPES += (
         "a comparison of two measurements",
     ),
     (
-        r"\badmission\s+(?:type|location|source)\b|\b(?:insurance|marital\s+status|language)\b",
+        r"\b(?:hospital\s+)?admission\s+(?:type|location|source)\b|\b(?:insurance|marital\s+status|language)\b",
         "attributes of an encounter or a patient (type, location, insurance)",
     ),
 )
@@ -65,6 +65,15 @@ UNREAD_DAYS = re.compile(
 def _mark(pieces: list[Piece], pattern: re.Pattern[str], what: str) -> list[Piece]:
     if what == "costs":  # read by ._costs where the source records charges per event
         return split_pieces(pieces, pattern, lambda m: Slot("cost", {}, m[0]))
+    if what.startswith("discharges"):  # read by ._facts for one patient's encounter
+        return split_pieces(pieces, pattern, lambda m: Slot("discharge", {}, m[0]))
+    if what.startswith("attributes"):
+
+        def fact(m: re.Match[str]) -> Slot:
+            name = re.sub(r"^hospital\s+", "", re.sub(r"\s+", " ", m[0]))
+            return Slot("attribute", {"name": name}, m[0])
+
+        return split_pieces(pieces, pattern, fact)
     return split_pieces(pieces, pattern, lambda m: Slot("unsupported", {"what": what}, m[0]))
 
 
