@@ -149,3 +149,63 @@ def test_cost_of_a_drug_is_its_distinct_charges(ehrsql_sqlite: Path) -> None:
         f"What is the maximum cost of {drug} since 2100?",
     ):
         assert _ask(ehrsql_sqlite, q).decision == "abstain", q
+
+
+def test_admission_facts_and_discharges(ehrsql_sqlite: Path) -> None:
+    pid = _rows(
+        ehrsql_sqlite,
+        "SELECT subject_id FROM admissions WHERE dischtime IS NOT NULL GROUP BY subject_id "
+        "HAVING count(*) > 1 LIMIT 1",
+    )[0][0]
+    (first_ins,) = _rows(
+        ehrsql_sqlite,
+        "SELECT insurance FROM admissions WHERE subject_id = ? AND dischtime IS NOT NULL "
+        "ORDER BY admittime LIMIT 1",
+        pid,
+    )[0]
+    (last_out,) = _rows(
+        ehrsql_sqlite,
+        "SELECT max(dischtime) FROM admissions WHERE subject_id = ?",
+        pid,
+    )[0]
+    a = _ask(
+        ehrsql_sqlite, f"What was the insurance of patient {pid} on their first hospital visit?"
+    )
+    assert a.decision == "accept", a.reason
+    assert a.value == first_ins
+    a = _ask(ehrsql_sqlite, f"When was patient {pid} last discharged from the hospital?")
+    assert a.decision == "accept", a.reason
+    assert str(a.value) == str(last_out)[:19]
+    for q in (
+        f"What was the insurance of patient {pid}?",  # which admission?
+        f"How many times was patient {pid} discharged?",
+        "What was the insurance on the last hospital visit?",
+    ):
+        assert _ask(ehrsql_sqlite, q).decision == "abstain", q
+
+
+def test_or_list_split_by_the_walk_is_one_list(ehrsql_sqlite: Path) -> None:
+    pid, _hadm = _rows(
+        ehrsql_sqlite,
+        "SELECT subject_id, hadm_id FROM admissions WHERE dischtime IS NOT NULL "
+        "AND hadm_id IN (SELECT hadm_id FROM prescriptions) ORDER BY admittime LIMIT 1",
+    )[0]
+    given = _rows(
+        ehrsql_sqlite, "SELECT DISTINCT drug FROM prescriptions WHERE subject_id = ? LIMIT 2", pid
+    )
+    never = _rows(
+        ehrsql_sqlite,
+        "SELECT DISTINCT drug FROM prescriptions WHERE drug NOT IN "
+        "(SELECT drug FROM prescriptions WHERE subject_id = ?) LIMIT 2",
+        pid,
+    )
+    assert given and len(never) == 2, "the generator prescribes many drugs"
+    q = f"Was patient {pid} prescribed {never[0][0]}, {never[1][0]}, or {given[0][0]}?"
+    a = _ask(ehrsql_sqlite, q)
+    assert a.decision == "accept", a.reason
+    assert a.value is True
+    assert not a.plan["filters"]
+
+
+def test_census_of_now_abstains(ehrsql_sqlite: Path) -> None:
+    assert _ask(ehrsql_sqlite, "How many operating rooms are there now?").decision == "abstain"

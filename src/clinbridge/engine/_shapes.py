@@ -53,7 +53,7 @@ _Q_NUMBER = re.compile(
 )
 _Q_DATE = re.compile(
     r"^\s*(when\b|on\s+what\s+date|what\s+(is|was)\s+the\s+(\w+\s+){0,3}date\b|what\s+date"
-    r"|what\s+(is|was|were)\s+the\s+(first|last|latest|earliest|most\s+recent)\s+time\b)",
+    r"|what\s+(time\s+)?(is|was|were)\s+the\s+(first|last|latest|earliest|most\s+recent)\s+time\b)",
     re.I,
 )
 _Q_BOOL = re.compile(r"^\s*(is|was|were|are|does|did|do|has|have|had|can|could)\b", re.I)

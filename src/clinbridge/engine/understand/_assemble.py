@@ -36,6 +36,7 @@ from clinbridge.engine.understand._context import (
 from clinbridge.engine.understand._facts import special_plan
 from clinbridge.engine.understand._filters import _predicates, _split_proportion
 from clinbridge.engine.understand._ground import Concept, Word
+from clinbridge.engine.understand._orlists import fold_or_list
 from clinbridge.engine.understand._ranking import apply_rank
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._slots import Slot
@@ -58,7 +59,7 @@ ENCOUNTER_WORDS = {
 def assemble(items: list[Item], ctx: Ctx) -> Reading:
     try:
         plan, confidence = special_plan(items, ctx) or _plan(items, ctx)
-        plan = apply_rank(plan, items, ctx.lex)
+        plan = fold_or_list(apply_rank(plan, items, ctx.lex), ctx.question)
     except Abstain as exc:
         return Reading(
             question=ctx.question,

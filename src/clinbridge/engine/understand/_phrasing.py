@@ -14,7 +14,7 @@ import re
 __all__ = ["plain_phrasing"]
 
 _WHAT_TIME = re.compile(
-    r"\bwhat\s+(?:was|is|were)\s+(?P<the>the\s+(?:first|last|latest|earliest|most\s+recent)\s+time)\b"
+    r"\bwhat\s+(?:time\s+)?(?:was|is|were)\s+(?P<the>the\s+(?:first|last|latest|earliest|most\s+recent)\s+time)\b"
 )
 _NAME_OF = re.compile(r"\b(?:the\s+)?names?\s+of\s+(?=(?:the|a|an|that|this)\s+)")
 

@@ -40,6 +40,11 @@ _SHAPES: tuple[tuple[str, str], ...] = (
         r"\bnow\b[^?.]{0,40}\b(?:hospitali[sz]ed|admitted|inpatients?|in\s+(?:the\s+)?(?:hospital|icu|ward))\b",
         "who is admitted now (an open encounter)",
     ),
+    (  # 'how many operating rooms are there now': a census of the present, not of records
+        r"\b(?:are|is)\s+there\s+(?:\w+\s+){0,2}now\b|\b(?:in\s+(?:operation|use|service)|open|"
+        r"available|occupied)\s+now\b|\bnow\s+(?:in\s+(?:operation|use|service)|open|available|occupied)\b",
+        "what exists now (a census of the present)",
+    ),
 )
 _SHAPES += (
     (
