@@ -32,7 +32,8 @@ _SHAPES: tuple[tuple[str, str], ...] = (
         "two events at the same time or in the same visit or period",
     ),
     (
-        r"\bdischarg(?:ed|es|ing)\b|\bdischarge\b(?!\s+(?:date|minus|time))",
+        r"\bdischarg(?:ed|es|ing)\b|\bdischarge\b(?!\s+(?:date|minus|time))"
+        r"|\b(?:depart(?:ed|s|ing)?|left|leave|leaves|leaving)\s+(?:from\s+)?(?:the\s+)?hospital\b",
         "discharges (the end of an encounter)",
     ),
     (
@@ -54,7 +55,7 @@ _SHAPES += (
         "a comparison of two measurements",
     ),
     (
-        r"\b(?:hospital\s+)?admission\s+(?:type|location|source)\b|\b(?:insurance|marital\s+status|language)\b",
+        r"\b(?:hospital\s+)?admission\s+(?:type|location|source)\b|\b(?:insurance(?:\s+(?:plan|name|type))?|marital\s+status|language)\b",
         "attributes of an encounter or a patient (type, location, insurance)",
     ),
 )
@@ -76,6 +77,7 @@ def _mark(pieces: list[Piece], pattern: re.Pattern[str], what: str) -> list[Piec
 
         def fact(m: re.Match[str]) -> Slot:
             name = re.sub(r"^hospital\s+", "", re.sub(r"\s+", " ", m[0]))
+            name = re.sub(r"^insurance\s+\w+$", "insurance", name)  # 'insurance plan'
             return Slot("attribute", {"name": name}, m[0])
 
         return split_pieces(pieces, pattern, fact)
