@@ -160,6 +160,10 @@ class CostTable(_Model):
     event_id_column: str
     event_types: dict[str, str] = Field(default_factory=dict)
     """Stream name → the event type the cost table stores for that stream's rows."""
+    encounter_column: str | None = None
+    """The encounter each charge belongs to (for totals per encounter)."""
+    time_column: str | None = None
+    """When the charge was made."""
 
 
 class EventStream(_Model):

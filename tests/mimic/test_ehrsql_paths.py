@@ -145,7 +145,7 @@ def test_cost_of_a_drug_is_its_distinct_charges(ehrsql_sqlite: Path) -> None:
     assert a.plan["measure"]["of"] == "cost"
     assert {round(float(v), 6) for v in a.value} == gold
     for q in (
-        f"What is the average total hospital cost that includes {drug}?",
+        f"What is the total cost of {drug} for the patients who got it?",
         f"What is the maximum cost of {drug} since 2100?",
     ):
         assert _ask(ehrsql_sqlite, q).decision == "abstain", q
@@ -209,3 +209,24 @@ def test_or_list_split_by_the_walk_is_one_list(ehrsql_sqlite: Path) -> None:
 
 def test_census_of_now_abstains(ehrsql_sqlite: Path) -> None:
     assert _ask(ehrsql_sqlite, "How many operating rooms are there now?").decision == "abstain"
+
+
+def test_statistic_of_stay_totals(ehrsql_sqlite: Path) -> None:
+    """'the maximum total hospital cost that involves X': the largest total charge of a stay
+    that held an event of X."""
+    drug = _rows(
+        ehrsql_sqlite,
+        "SELECT drug FROM prescriptions GROUP BY drug ORDER BY count(DISTINCT hadm_id) DESC LIMIT 1",
+    )[0][0]
+    gold = _rows(
+        ehrsql_sqlite,
+        "SELECT max(t) FROM (SELECT sum(cost) AS t FROM cost WHERE hadm_id IN "
+        "(SELECT hadm_id FROM prescriptions WHERE drug = ?) GROUP BY hadm_id)",
+        drug,
+    )[0][0]
+    a = _ask(ehrsql_sqlite, f"What is the maximum total hospital cost that involves {drug}?")
+    assert a.decision == "accept", a.reason
+    assert a.plan["measure"]["of"] == "encounter_cost"
+    assert abs(float(a.value) - float(gold)) < 1e-6
+    a = _ask(ehrsql_sqlite, f"What is the total hospital cost that involves {drug}?")
+    assert a.decision == "abstain"  # which statistic of the totals?

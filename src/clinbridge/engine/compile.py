@@ -226,6 +226,8 @@ class Compiler:
                 numerator.as_("numerator"), exp.Count(this=exp.Star()).as_("denominator")
             ).from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
             return q, "proportion"
+        if m.of == "encounter_cost":
+            return self._encounter_cost(plan, ctes)
         if (
             m.of in {"patients", "age", "days_between"} or m.point is not None
         ) and m.stream is None:
@@ -447,6 +449,50 @@ class Compiler:
         if op not in _AGGS and op not in {"median", "count"}:
             raise UnsupportedOperationError(f"cannot take the {op} of days between two events")
         return self._numeric_aggregate(op, exp.Subquery(this=base), "val")
+
+    def _encounter_cost(
+        self, plan: QueryPlan, ctes: list[tuple[str, exp.Expr]]
+    ) -> tuple[exp.Select, Shape]:
+        """The total charge per encounter holding one of the measure's events, aggregated."""
+        m, costs = plan.measure, self.catalog.costs
+        if costs is None or costs.encounter_column is None or m.stream is None:
+            raise UnsupportedOperationError(
+                f"source {self.catalog.source!r} records no charges per encounter"
+            )
+        if plan.scope is not None or plan.group_by or plan.aggregate.op in {"first", "last"}:
+            raise UnsupportedOperationError("encounter costs are aggregated over encounters only")
+        a = self.cohorts.alias("m")
+        rel = self.cohorts.stream_relation(m.stream, m.concepts, m.value)
+        holding = (
+            exp.select(_col("eid", a))
+            .from_(_as_source(rel, a), copy=False)
+            .where(
+                _col("pid", a).isin(query=exp.select("pid").from_("cohort", copy=False)),
+                copy=False,
+            )
+        )
+        c = self.cohorts.alias("ct")
+        conds: list[exp.Expr] = [_col(costs.encounter_column, c).isin(query=holding)]
+        if plan.window is not None:
+            if costs.time_column is None:
+                raise UnsupportedOperationError("the source does not time its charges")
+            joins = _Joins()
+            w = self.cohorts.window_condition(
+                plan.window, _col(costs.time_column, c), exp.null(), joins
+            )
+            if w is not None:
+                conds.append(w)
+        per = (
+            exp.select(
+                _col(costs.encounter_column, c).as_("eid"),
+                exp.Sum(this=_col(costs.amount_column, c)).as_("val"),
+            )
+            .from_(exp.alias_(exp.to_table(costs.table), c), copy=False)
+            .where(exp.and_(*conds, copy=False), copy=False)
+            .group_by(_col(costs.encounter_column, c), copy=False)
+        )
+        ctes.append(("per_encounter", per))
+        return self._numeric_aggregate(plan.aggregate.op, exp.to_table("per_encounter"), "val")
 
     def _numeric_aggregate(
         self, op: str, source: exp.Expr, column: str

@@ -329,6 +329,8 @@ class Measure(_Node):
     * ``change``: ``variable`` minus ``baseline`` per subject (subjects with both known);
     * ``cost``: the charge the source's cost table records for each event of ``stream``;
     * ``end_date``: when an encounter ended (a discharge), as stored;
+    * ``encounter_cost``: the total charge of each encounter holding an event of ``stream``
+      matching ``concepts`` (the window, if any, selects the charges by their time);
     * ``attribute``: a fact recorded per encounter (``variable`` names it: 'insurance').
     """
 
@@ -350,6 +352,7 @@ class Measure(_Node):
         "cost",
         "end_date",
         "attribute",
+        "encounter_cost",
     ] = "patients"
     stream: str | None = None
     concepts: ConceptSet | None = None
@@ -460,6 +463,7 @@ class QueryPlan(_Node):
             "concept",
             "events_per_patient",
             "cost",
+            "encounter_cost",
         }
         if of in {"variable", "change"} and self.measure.variable is None:
             raise ValueError(f"measure {of!r} needs a variable")
@@ -486,6 +490,7 @@ class QueryPlan(_Node):
             "change",
             "days_between",
             "cost",
+            "encounter_cost",
         }:
             raise ValueError(f"{op} needs a numeric measure, not {of!r}")
         return self

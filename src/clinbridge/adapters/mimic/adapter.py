@@ -233,6 +233,8 @@ class MimicAdapter(SourceAdapter):
             event_type_column=etype,
             event_id_column=eid,
             event_types=types,
+            encounter_column=s.column(t, "hadm_id"),
+            time_column=s.column(t, "chargetime"),
         )
 
     def _icu_stays(self, s: _Schema) -> tuple[EncounterTable, ...]:
