@@ -113,9 +113,11 @@ def _norm(v: Any) -> str:
         return _norm(float(text))
     except ValueError:
         pass
-    if re.fullmatch(r"\d{4}-\d\d-\d\dt\d\d:\d\d(:\d\d)?", text):
+    if re.fullmatch(r"\d{4}-\d\d-\d\d[t ]\d\d:\d\d(:\d\d)?", text):
         text = text.replace("t", " ")
-        return text if len(text) == 19 else text + ":00"
+        text = text if len(text) == 19 else text + ":00"
+    if text.endswith(" 00:00:00") and len(text) == 19:  # a midnight timestamp is its day
+        text = text[:10]
     return text
 
 

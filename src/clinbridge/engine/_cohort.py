@@ -90,20 +90,43 @@ class CohortBuilder:
 
     # -- relations -------------------------------------------------------------------------
     def stream_relation(
-        self, stream_name: str, concepts: ConceptSet | None, value: ValueFilter | None = None
+        self,
+        stream_name: str,
+        concepts: ConceptSet | None,
+        value: ValueFilter | None = None,
+        *,
+        nested: bool = False,
+        cost: bool = False,
     ) -> exp.Expr:
-        """The union of a kind's streams, normalised to (pid, eid, t, t_end, code, sys, val, unit, days_supply, quantity, lbl) and filtered by concept/value."""
+        """The union of a kind's streams, normalised to (pid, eid, t, t_end, code, sys, val, unit, days_supply, quantity, lbl) and filtered by concept/value.
+
+        With ``nested``, ``eid`` is the event's nested encounter (its ICU stay); a stream that
+        does not record one cannot be scoped to those encounters. With ``cost``, ``val`` is the
+        charge the source's cost table records for the event (events without one are left out)."""
         parts: list[exp.Select] = []
         for s in streams_for(self.catalog, stream_name):
             a = self.alias("s")
+            if nested and not s.nested_encounter_column:
+                raise UnsupportedOperationError(
+                    f"stream {s.name!r} does not record the nested encounter (e.g. the ICU "
+                    "stay) of its events"
+                )
 
             def c(name: str | None, a: str = a) -> exp.Expr:
                 return _col(name, a) if name else exp.null()
 
             unit = s.unit_label_column or s.unit_column
+            costs = self.catalog.costs
+            ca = self.alias("ct") if cost else ""
+            if cost and (
+                costs is None or s.name not in costs.event_types or s.row_id_column is None
+            ):
+                raise UnsupportedOperationError(
+                    f"source {self.catalog.source!r} records no costs for {s.name!r} events"
+                )
             q = exp.select(
                 c(s.patient_column).as_("pid"),
-                c(s.encounter_column).as_("eid"),
+                c(s.nested_encounter_column if nested else s.encounter_column).as_("eid"),
                 c(s.time_column).as_("t"),
                 c(s.end_time_column).as_("t_end"),
                 c(s.code_column).as_("code"),
@@ -112,12 +135,25 @@ class CohortBuilder:
                     if s.system_column
                     else (exp.Literal.string(s.code_system) if s.code_system else exp.null())
                 ).as_("sys"),
-                c(s.value_column).as_("val"),
+                (_col(costs.amount_column, ca) if cost and costs else c(s.value_column)).as_("val"),
                 c(unit).as_("unit"),
                 c(s.days_supply_column).as_("days_supply"),
                 c(s.quantity_column).as_("quantity"),
                 c(s.label_column).as_("lbl"),
             ).from_(exp.alias_(exp.to_table(s.table), a), copy=False)
+            if cost:
+                assert costs is not None and s.row_id_column is not None
+                q = q.join(
+                    exp.alias_(exp.to_table(costs.table), ca),
+                    on=exp.and_(
+                        _col(costs.event_type_column, ca).eq(
+                            exp.Literal.string(costs.event_types[s.name])
+                        ),
+                        _col(costs.event_id_column, ca).eq(_col(s.row_id_column, a)),
+                        copy=False,
+                    ),
+                    copy=False,
+                )
             conds: list[exp.Expr] = []
             if concepts is not None:
                 if s.code_column is None:
@@ -166,7 +202,34 @@ class CohortBuilder:
             )
         return f.COMPARISONS[v.op](this=column, expression=exp.Literal.number(v.value))
 
-    def encounter_relation(self, etype: str | None) -> exp.Select:
+    def encounter_relation(self, etype: str | None, attribute: str | None = None) -> exp.Select:
+        """Encounters (of canonical type ``etype``) as (eid, pid, t, t_end, etype), with the
+        encounter fact ``attribute`` as ``attr`` when asked."""
+        q = self._encounter_relation(etype)
+        if attribute is None:
+            return q
+        enc = self.catalog.encounters
+        column = enc.attributes.get(attribute) if enc is not None else None
+        if enc is None or column is None or self.catalog.nested_encounter(etype) is not None:
+            raise SchemaMismatchError(
+                f"source {self.catalog.source!r} records no {attribute!r} for its encounters"
+            )
+        source = q.args.get("from") or q.args.get("from_")
+        assert source is not None
+        alias = source.this.alias_or_name
+        return q.select(_col(column, alias).as_("attr"), copy=False)
+
+    def _encounter_relation(self, etype: str | None) -> exp.Select:
+        nested = self.catalog.nested_encounter(etype)
+        if nested is not None:  # ICU stays kept in their own table: every row is of the type
+            a = self.alias("v")
+            return exp.select(
+                _col(nested.id_column, a).as_("eid"),
+                _col(nested.patient_column, a).as_("pid"),
+                _col(nested.start_column, a).as_("t"),
+                _col(nested.end_column or nested.start_column, a).as_("t_end"),
+                exp.Literal.string(nested.fixed_type or "other").as_("etype"),
+            ).from_(exp.alias_(exp.to_table(nested.table), a), copy=False)
         enc = self.catalog.encounters
         if enc is None:
             raise SchemaMismatchError(f"source {self.catalog.source!r} has no encounter table")
@@ -480,6 +543,11 @@ class CohortBuilder:
             age = self.age(pid, f.as_date(_col("t", a), self.d), joins)
             conds.append(self._age_condition(age, flt.age_at_event))
         if flt.encounter_type is not None:
+            if self.catalog.nested_encounter(flt.encounter_type) is not None:
+                raise UnsupportedOperationError(
+                    f"events during {flt.encounter_type} encounters kept in their own table "
+                    "are read only as an encounter scope"
+                )
             conds.append(
                 self._encounter_condition(
                     a, exp.Subquery(this=self.encounter_relation(flt.encounter_type))
@@ -530,6 +598,25 @@ class CohortBuilder:
         )
         if scope.which == "all":
             return inner
+        enc = self.catalog.nested_encounter(scope.type) or self.catalog.encounters
+        end = enc.end_column if enc is not None else None
+        if scope.which == "current":
+            if end is None:
+                raise SchemaMismatchError(
+                    f"source {self.catalog.source!r} records no encounter ends, so no encounter "
+                    "is known to be open now"
+                )
+            now = f.date_literal(self.now, self.d)
+            return inner.where(
+                exp.and_(
+                    _col("t_end", a).is_(exp.null()),
+                    exp.LTE(this=f.as_date(_col("t", a), self.d), expression=now),
+                    copy=False,
+                ),
+                copy=False,
+            )
+        if end is not None:  # the first/last visit is one that has ended
+            inner = inner.where(exp.not_(_col("t_end", a).is_(exp.null())), copy=False)
         descending = scope.which == "last"
         order = [
             exp.Ordered(this=_col("t", a), desc=descending),
@@ -547,8 +634,16 @@ class CohortBuilder:
             .where(_col("rn", b).eq(exp.Literal.number(n)), copy=False)
         )
 
-    def scope_condition(self, a: str, by_encounter: bool) -> exp.Expr:
-        """Events of alias ``a`` that belong to a scoped encounter (by id, else by time)."""
+    def scope_condition(self, a: str, by_encounter: bool, *, nested: bool = False) -> exp.Expr:
+        """Events of alias ``a`` that belong to a scoped encounter (by id, else by time); a
+        nested encounter (an ICU stay) by its id only."""
+        if nested:
+            b = self.alias("se")
+            return _col("eid", a).isin(
+                query=exp.select(_col("eid", b)).from_(
+                    exp.alias_(exp.to_table("scope_enc"), b), copy=False
+                )
+            )
         return self._encounter_condition(a, exp.to_table("scope_enc"), by_encounter=by_encounter)
 
     def _encounter_condition(

@@ -36,9 +36,9 @@ def expected_shape(plan: QueryPlan) -> Shape:
     if op == "series":
         return "rows"
     if op in {"first", "last", "min", "max"}:
-        if of == "date":
+        if of in {"date", "end_date"}:
             return "date"
-        if of == "concept":
+        if of in {"concept", "attribute"}:
             return "text"
     return "number"
 
@@ -47,12 +47,14 @@ _Q_NUMBER = re.compile(
     r"^\s*(how\s+(many|much|long|old)|what\s+(is|was|were|are)\s+(the\s+)?"
     r"(number|count|average|mean|median|total|sum|proportion|percentage|fraction|rate|share|"
     r"highest|lowest|maximum|minimum|max|min|first|last|latest|most\s+recent)\b(?!.*\b(date|day|drug|"
-    r"medication|condition|diagnosis|procedure)s?\b)|what\s+(percentage|proportion|fraction|share)|"
+    r"medication|condition|diagnosis|procedure|type|insurance|language|status|location)s?\b)|what\s+(percentage|proportion|fraction|share)|"
     r"(average|mean|median|count)\b)",
     re.I,
 )
 _Q_DATE = re.compile(
-    r"^\s*(when\b|on\s+what\s+date|what\s+(is|was)\s+the\s+(\w+\s+){0,3}date\b|what\s+date)", re.I
+    r"^\s*(when\b|on\s+what\s+date|what\s+(is|was)\s+the\s+(\w+\s+){0,3}date\b|what\s+date"
+    r"|what\s+(time\s+)?(is|was|were)\s+the\s+(first|last|latest|earliest|most\s+recent)\s+time\b)",
+    re.I,
 )
 _Q_BOOL = re.compile(r"^\s*(is|was|were|are|does|did|do|has|have|had|can|could)\b", re.I)
 _Q_LIST = re.compile(

@@ -149,14 +149,32 @@ class Compiler:
     def _events(self, plan: QueryPlan) -> tuple[exp.Select, bool]:
         """ev: the measure's events (or encounters) for cohort members, in window and scope."""
         m = plan.measure
-        encounter_level = m.of in {"encounters", "length_of_stay"} or (
+        encounter_level = m.of in {"encounters", "length_of_stay", "end_date", "attribute"} or (
             m.of == "date" and m.stream is None
         )
         a = self.cohorts.alias("m")
+        nested = plan.scope is not None and (
+            self.catalog.nested_encounter(plan.scope.type) is not None
+        )
+        nested_measure = encounter_level and (
+            self.catalog.nested_encounter(m.encounter_type) is not None
+        )
+        if nested_measure and (plan.scope is not None or m.of == "length_of_stay"):
+            # ICU stays inside an admission: not matched to a scope of admissions, and their
+            # length (hours to days) is not read in whole days
+            raise UnsupportedOperationError(
+                "nested encounters (ICU stays) are counted and dated, not scoped or measured"
+            )
         if encounter_level:
-            rel: exp.Expr = self.cohorts.encounter_relation(m.encounter_type)
+            attribute = m.variable if m.of == "attribute" else None
+            rel: exp.Expr = self.cohorts.encounter_relation(m.encounter_type, attribute)
             cols: list[exp.Expr] = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "etype")]
-            cols.append(f.days_between(_col("t_end", a), _col("t", a), self.cohorts.d).as_("val"))
+            if attribute is not None:
+                cols.append(_col("attr", a).as_("val"))
+            else:
+                cols.append(
+                    f.days_between(_col("t_end", a), _col("t", a), self.cohorts.d).as_("val")
+                )
             cols += [exp.null().as_("code"), exp.null().as_("sys"), exp.null().as_("unit")]
             cols.append(exp.null().as_("lbl"))
             linked = self._linked_encounters(m, a)
@@ -164,7 +182,9 @@ class Compiler:
             linked = None
             if m.stream is None:
                 raise UnsupportedOperationError(f"measure {m.of!r} needs a stream")
-            rel = self.cohorts.stream_relation(m.stream, m.concepts, m.value)
+            rel = self.cohorts.stream_relation(
+                m.stream, m.concepts, m.value, nested=nested, cost=m.of == "cost"
+            )
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit", "lbl")]
             converted = (
@@ -183,7 +203,19 @@ class Compiler:
         if window is not None:
             conds.append(window)
         if plan.scope is not None:
-            conds.append(self.cohorts.scope_condition(a, by_encounter=True))
+            conds.append(self.cohorts.scope_condition(a, by_encounter=True, nested=nested))
+        enc = self.catalog.encounters
+        current = plan.scope is not None and plan.scope.which == "current"
+        if (
+            encounter_level
+            and plan.aggregate.op in {"first", "last"}
+            and enc
+            and enc.end_column
+            and not current
+        ):
+            # 'the last admission' is the last that has ended (an open one is the current one),
+            # as for an encounter scope
+            conds.append(exp.not_(_col("t_end", a).is_(exp.null())))
         q = joins.apply(exp.select(*cols).from_(_as_source(rel, a), copy=False))
         return q.where(exp.and_(*conds, copy=False), copy=False), encounter_level
 
@@ -219,6 +251,8 @@ class Compiler:
                 numerator.as_("numerator"), exp.Count(this=exp.Star()).as_("denominator")
             ).from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
             return q, "proportion"
+        if m.of == "encounter_cost":
+            return self._encounter_cost(plan, ctes)
         if (
             m.of in {"patients", "age", "days_between"} or m.point is not None
         ) and m.stream is None:
@@ -230,6 +264,8 @@ class Compiler:
         val: exp.Expr = _col("val", e)
         if m.of == "date":  # reported as stored: to the minute where the source keeps times
             val = _col("t", e)
+        if m.of == "end_date":
+            val = _col("t_end", e)
         if plan.group_by:
             return self._grouped(plan, ctes)
         if op in {"count", "count_distinct", "exists"}:
@@ -301,7 +337,9 @@ class Compiler:
                 exp.Ordered(this=_col("t", e), desc=op == "last"),
                 exp.Ordered(this=_col("val", e), desc=op == "last"),
             ]
-            if m.of == "date":
+            if m.of == "end_date":  # the first/last discharge, by when it happened
+                order = [exp.Ordered(this=val.copy(), desc=op == "last"), *order]
+            if m.of in {"date", "end_date"}:
                 q = exp.select(val.as_("value")).from_(src, copy=False)
                 return q.order_by(*order, copy=False).limit(1, copy=False), "date"
             q = (
@@ -314,6 +352,8 @@ class Compiler:
                 .where(exp.not_(val.is_(exp.null()), copy=False), copy=False)
             )
             return q.order_by(*order, copy=False).limit(1, copy=False), "value_at"
+        if op == "list" and plan.aggregate.top is not None:
+            return self._top_concepts(plan.aggregate.top, m.stream), "list"
         if op == "list":
             by_label = m.of in {"concept", "events"}
             item = self._label(e, m.stream) if by_label else val
@@ -435,6 +475,50 @@ class Compiler:
             raise UnsupportedOperationError(f"cannot take the {op} of days between two events")
         return self._numeric_aggregate(op, exp.Subquery(this=base), "val")
 
+    def _encounter_cost(
+        self, plan: QueryPlan, ctes: list[tuple[str, exp.Expr]]
+    ) -> tuple[exp.Select, Shape]:
+        """The total charge per encounter holding one of the measure's events, aggregated."""
+        m, costs = plan.measure, self.catalog.costs
+        if costs is None or costs.encounter_column is None or m.stream is None:
+            raise UnsupportedOperationError(
+                f"source {self.catalog.source!r} records no charges per encounter"
+            )
+        if plan.scope is not None or plan.group_by or plan.aggregate.op in {"first", "last"}:
+            raise UnsupportedOperationError("encounter costs are aggregated over encounters only")
+        a = self.cohorts.alias("m")
+        rel = self.cohorts.stream_relation(m.stream, m.concepts, m.value)
+        holding = (
+            exp.select(_col("eid", a))
+            .from_(_as_source(rel, a), copy=False)
+            .where(
+                _col("pid", a).isin(query=exp.select("pid").from_("cohort", copy=False)),
+                copy=False,
+            )
+        )
+        c = self.cohorts.alias("ct")
+        conds: list[exp.Expr] = [_col(costs.encounter_column, c).isin(query=holding)]
+        if plan.window is not None:
+            if costs.time_column is None:
+                raise UnsupportedOperationError("the source does not time its charges")
+            joins = _Joins()
+            w = self.cohorts.window_condition(
+                plan.window, _col(costs.time_column, c), exp.null(), joins
+            )
+            if w is not None:
+                conds.append(w)
+        per = (
+            exp.select(
+                _col(costs.encounter_column, c).as_("eid"),
+                exp.Sum(this=_col(costs.amount_column, c)).as_("val"),
+            )
+            .from_(exp.alias_(exp.to_table(costs.table), c), copy=False)
+            .where(exp.and_(*conds, copy=False), copy=False)
+            .group_by(_col(costs.encounter_column, c), copy=False)
+        )
+        ctes.append(("per_encounter", per))
+        return self._numeric_aggregate(plan.aggregate.op, exp.to_table("per_encounter"), "val")
+
     def _numeric_aggregate(
         self, op: str, source: exp.Expr, column: str
     ) -> tuple[exp.Select, Shape]:
@@ -478,6 +562,38 @@ class Compiler:
             .where(middle, copy=False)
         )
 
+    def _top_concepts(self, top: int, stream: str | None) -> exp.Select:
+        """The concepts of ``ev`` ranked in the first ``top`` places by their number of events;
+        ties share a place (DENSE_RANK), so every concept as frequent as the last one kept is
+        kept too."""
+        streams = streams_for(self.catalog, stream) if stream else ()
+        if len({s.dictionary for s in streams}) != 1:
+            # several streams with different codes (labs and microbiology): their codes are
+            # not one list of names to rank
+            raise UnsupportedOperationError(
+                f"cannot rank the concepts of {stream!r}: its streams name them differently"
+            )
+        e = self.cohorts.alias("tk")
+        rank = exp.Window(
+            this=exp.func("DENSE_RANK"),
+            order=exp.Order(expressions=[exp.Ordered(this=exp.Count(this=exp.Star()), desc=True)]),
+        )
+        keys = [_col("code", e), _col("sys", e)]
+        ranked = (
+            exp.select(*keys, rank.as_("rk"))
+            .from_(exp.alias_(exp.to_table("ev"), e), copy=False)
+            .where(exp.not_(_col("code", e).is_(exp.null())), copy=False)
+            .group_by(*[k.copy() for k in keys], copy=False)
+        )
+        r = self.cohorts.alias("rk")
+        return (
+            exp.select(self._label(r, stream, record=False).as_("value"))
+            .distinct(copy=False)
+            .from_(exp.alias_(exp.Subquery(this=ranked), r), copy=False)
+            .where(exp.LTE(this=_col("rk", r), expression=exp.Literal.number(top)), copy=False)
+            .order_by(exp.Ordered(this=exp.column("value")), copy=False)
+        )
+
     def _label(self, e: str, stream: str | None, *, record: bool = True) -> exp.Expr:
         """The concept's name: the record's own display text where every stream keeps one
         (``record``), else the stream's dictionary's (falls back to the code)."""
@@ -489,6 +605,13 @@ class Compiler:
         names: list[exp.Expr] = (
             [_col("lbl", e)] if record and streams and all(s.label_column for s in streams) else []
         )
+        if len(kinds) > 1 and not names:
+            # streams whose codes different dictionaries explain (MIMIC prescriptions' drug
+            # names and inputevents' itemids): a code is not a name, and codes could collide
+            raise UnsupportedOperationError(
+                f"the concepts of {stream!r} are named by {len(kinds)} different dictionaries; "
+                "ask about one of its streams"
+            )
         if len(kinds) != 1:
             return (
                 exp.Coalesce(this=names[0], expressions=[exp.cast(code, "TEXT")])

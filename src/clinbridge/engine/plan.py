@@ -70,7 +70,9 @@ __all__ = [
 
 Comparison = Literal[">", ">=", "<", "<=", "=", "!=", "between"]
 EncounterType = Literal["inpatient", "emergency", "icu", "outpatient", "other"]
-_COUNTED_MEASURES = frozenset(("patients", "events", "encounters", "date", "concept"))
+_COUNTED_MEASURES = frozenset(
+    ("patients", "events", "encounters", "date", "concept", "end_date", "attribute")
+)
 """The measures without a number per row (every other ``Measure.of`` has one): they are counted,
 never averaged or summed."""
 
@@ -213,7 +215,10 @@ TimeWindow = Annotated[CalendarWindow | RelativeWindow, Field(discriminator="kin
 class EncounterScope(_Node):
     """Restrict events to a patient's first/last/nth/all encounters of a canonical type."""
 
-    which: Literal["first", "last", "nth", "all"] = "all"
+    which: Literal["first", "last", "nth", "all", "current"] = "all"
+    """``first``/``last``/``nth`` count the encounters that have ended (where the source records
+    ends, an open encounter is the ``current`` one, not the 'last visit'); ``current`` is the
+    encounter still open (no end) that started by 'now'."""
     type: EncounterType | None = None
     n: int | None = None
     """1-based position for 'nth' (counted from the first)."""
@@ -329,7 +334,12 @@ class Measure(_Node):
     * ``concept``: the event's concept (for lists of distinct drugs/conditions);
     * ``variable``: a variable of a wide (trial) table, missing codes excluded unless
       ``include_missing``;
-    * ``change``: ``variable`` minus ``baseline`` per subject (subjects with both known).
+    * ``change``: ``variable`` minus ``baseline`` per subject (subjects with both known);
+    * ``cost``: the charge the source's cost table records for each event of ``stream``;
+    * ``end_date``: when an encounter ended (a discharge), as stored;
+    * ``encounter_cost``: the total charge of each encounter holding an event of ``stream``
+      matching ``concepts`` (the window, if any, selects the charges by their time);
+    * ``attribute``: a fact recorded per encounter (``variable`` names it: 'insurance').
     """
 
     of: Literal[
@@ -347,6 +357,10 @@ class Measure(_Node):
         "variable",
         "change",
         "days_between",
+        "cost",
+        "end_date",
+        "attribute",
+        "encounter_cost",
     ] = "patients"
     stream: str | None = None
     """The events measured; for ``length_of_stay`` / ``encounters``: with ``concepts``, only
@@ -401,6 +415,16 @@ class Aggregate(_Node):
     ]
     numerator: tuple[Filter, ...] = ()
     round_to: int | None = None
+    top: int | None = None
+    """For ``list`` of concepts: only the concepts ranked in the first ``top`` places by how many
+    events record them ('the five most common diagnoses'); ties share a place (dense rank), so
+    more than ``top`` concepts can come back."""
+
+    @model_validator(mode="after")
+    def _top(self) -> Aggregate:
+        if self.top is not None and (self.op != "list" or self.top < 1):
+            raise ValueError("'top' ranks a list: it needs op 'list' and top >= 1")
+        return self
 
 
 class GroupBy(_Node):
@@ -448,15 +472,21 @@ class QueryPlan(_Node):
             "events",
             "concept",
             "events_per_patient",
+            "cost",
+            "encounter_cost",
         }
         if of in {"variable", "change"} and self.measure.variable is None:
             raise ValueError(f"measure {of!r} needs a variable")
         if of == "days_between" and (self.measure.start_at is None or self.measure.end_at is None):
             raise ValueError("measure 'days_between' needs start_at and end_at")
+        if of == "attribute" and self.measure.variable is None:
+            raise ValueError("measure 'attribute' needs the attribute's name in 'variable'")
         if of == "change" and self.measure.baseline is None:
             raise ValueError("measure 'change' needs a baseline variable")
         if needs_stream and self.measure.stream is None:
             raise ValueError(f"measure {of!r} needs a stream")
+        if self.aggregate.top is not None and of != "concept":
+            raise ValueError("'top' ranks concepts: it needs measure 'concept'")
         if op == "proportion" and not self.aggregate.numerator:
             raise ValueError("a proportion needs numerator filters (the denominator is the cohort)")
         if op in {"mean", "median", "sum", "stddev"} and of in _COUNTED_MEASURES:

@@ -10,6 +10,7 @@ import datetime as dt
 import decimal
 import logging
 import math
+import re
 from typing import Any
 
 from clinbridge.catalog import Catalog
@@ -226,10 +227,22 @@ def shape_value(
 
 
 def _iso(raw: Any) -> str | None:
+    """A stored date or time as ISO text: the day, and the time of day where the source keeps
+    one ('2100-09-12 13:23:00'); a midnight timestamp is a date ('2054-04-21')."""
     if raw is None:
         return None
     if isinstance(raw, dt.datetime):
-        return raw.date().isoformat()
+        if raw.time() == dt.time(0, 0):
+            return raw.date().isoformat()
+        return raw.strftime("%Y-%m-%d %H:%M:%S")
     if isinstance(raw, dt.date):
         return raw.isoformat()
-    return str(raw)[:10]
+    text = str(raw)
+    m = _STAMP.match(text)
+    if m is None or m.group(2) is None:
+        return text[:10]
+    clock = (m.group(2) + ":00")[:8]
+    return m.group(1) if clock == "00:00:00" else f"{m.group(1)} {clock}"
+
+
+_STAMP = re.compile(r"(\d{4}-\d\d-\d\d)(?:[ T](\d\d:\d\d(?::\d\d)?))?")

@@ -27,6 +27,7 @@ from clinbridge.adapters.base import SourceAdapter
 from clinbridge.catalog import (
     Catalog,
     ColumnInfo,
+    CostTable,
     Dictionary,
     EncounterTable,
     EncounterType,
@@ -115,6 +116,7 @@ class MimicAdapter(SourceAdapter):
         s = _Schema(db)
         version = _version(s)
         start, end = self._span(s)
+        streams = self._streams(s)
         return Catalog(
             source=source or db.url,
             adapter=self.name,
@@ -124,7 +126,9 @@ class MimicAdapter(SourceAdapter):
             cdm_version=version,
             patients=self._patients(s),
             encounters=self._encounters(s),
-            streams=self._streams(s),
+            nested_encounters=self._icu_stays(s),
+            streams=streams,
+            costs=self._costs(s, streams),
             dictionaries=self._dictionaries(s),
             tables=self._tables(s),
             data_start=start,
@@ -191,6 +195,64 @@ class MimicAdapter(SourceAdapter):
             type_column=type_col,
             type_map=dict(sorted(type_map.items())),
             label="hospital admission",
+            attributes={
+                name: col
+                for name in (
+                    "admission type",
+                    "admission location",
+                    "discharge location",
+                    "insurance",
+                    "language",
+                    "marital status",
+                )
+                if (col := s.column(t, name.replace(" ", "_")))
+            },
+        )
+
+    def _costs(self, s: _Schema, streams: tuple[EventStream, ...]) -> CostTable | None:
+        t = "cost"
+        cols = [s.column(t, c) for c in ("cost", "event_type", "event_id")] if s.table(t) else []
+        if not cols or not all(cols):
+            return None
+        amount, etype, eid = (str(c) for c in cols)
+        stored = {
+            str(v).lower(): str(v)
+            for (v,) in s.rows(
+                f"SELECT DISTINCT {s.sql_col(t, etype)} FROM {s.sql_table(t)}", max_rows=None
+            )
+            if v is not None
+        }
+        types = {
+            st.name: stored[st.table.lower()]
+            for st in streams
+            if st.table.lower() in stored and st.row_id_column
+        }
+        return CostTable(
+            table=s.table(t) or t,
+            amount_column=amount,
+            event_type_column=etype,
+            event_id_column=eid,
+            event_types=types,
+            encounter_column=s.column(t, "hadm_id"),
+            time_column=s.column(t, "chargetime"),
+        )
+
+    def _icu_stays(self, s: _Schema) -> tuple[EncounterTable, ...]:
+        t = "icustays"
+        sid = s.column(t, "stay_id", "icustay_id") if s.table(t) else None
+        start = s.column(t, "intime") if sid else None
+        if not sid or not start:
+            return ()
+        return (
+            EncounterTable(
+                table=s.table(t) or t,
+                id_column=sid,
+                patient_column=s.column(t, "subject_id") or "subject_id",
+                start_column=start,
+                end_column=s.column(t, "outtime"),
+                label="ICU stay",
+                fixed_type="icu",
+            ),
         )
 
     def _stream(
@@ -219,6 +281,10 @@ class MimicAdapter(SourceAdapter):
             time_column=time_col,
             code_column=s.column(table, *code) if code else None,
             encounter_column=s.column(table, "hadm_id"),
+            row_id_column=s.column(table, "row_id"),
+            nested_encounter_column=s.column(table, "stay_id", "icustay_id")
+            if table != "icustays"
+            else None,
             dictionary=dictionary,
             description=description,
             **{k: v for k, v in fields.items() if v},

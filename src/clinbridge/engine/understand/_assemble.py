@@ -39,8 +39,11 @@ from clinbridge.engine.understand._context import (
     check_named_kind,
     expand,
 )
+from clinbridge.engine.understand._facts import special_plan
 from clinbridge.engine.understand._filters import _predicates, _split_proportion
 from clinbridge.engine.understand._ground import Concept, Word
+from clinbridge.engine.understand._orlists import fold_or_list
+from clinbridge.engine.understand._ranking import apply_rank
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._slots import Slot
 
@@ -61,7 +64,8 @@ ENCOUNTER_WORDS = {
 
 def assemble(items: list[Item], ctx: Ctx) -> Reading:
     try:
-        plan, confidence = _plan(items, ctx)
+        plan, confidence = special_plan(items, ctx) or _plan(items, ctx)
+        plan = fold_or_list(apply_rank(plan, items, ctx.lex), ctx.question)
     except Abstain as exc:
         return Reading(
             question=ctx.question,
@@ -599,7 +603,8 @@ def _listed(a: _Asked) -> _Found:
         raise Abstain(
             "could not tell what kind of things to list (drugs, conditions, procedures...)"
         )
-    named = a.op == "count_distinct" and noun in a.lex.stream_words.values()
+    ranked = a.op == "list" and bool(_slots(a.items, "rank"))  # 'the most common prescriptions'
+    named = (a.op == "count_distinct" or ranked) and noun in a.lex.stream_words.values()
     # a stream the catalog names inside a kind ('immunization' among observations) is listed
     # as itself
     own = any(noun in names for names in a.lex.kind_streams.values())

@@ -396,6 +396,15 @@ def specific_streams(items: list[Any], lex: Lexicon) -> None:
             narrow = [n for n in named if _stream_kind(lex, n) == i.value]
             if len(set(narrow)) == 1:
                 i.value = narrow[0]
+                continue
+            # 'lab tests' where labs and microbiology are both measurements: the one stream of
+            # that kind whose name starts with the noun's first word (labevents)
+            first = i.text.split()[0] if i.text.split() else ""
+            by_name = [
+                n for n in lex.kind_streams[i.value] if len(first) >= 3 and n.startswith(first)
+            ]
+            if len(lex.kind_streams[i.value]) > 1 and len(by_name) == 1:
+                i.value = by_name[0]
 
 
 def _stream_kind(lex: Lexicon, name: str) -> str | None:

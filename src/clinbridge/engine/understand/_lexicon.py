@@ -250,6 +250,11 @@ class Lexicon:
             else:
                 n = q.scalar(exp.select(exp.func("count", exp.Star())).from_(q.table(enc.table)))
                 lex.encounter_types["other"] = n
+        for nested in catalog.nested_encounters:
+            if nested.fixed_type and catalog.nested_encounter(nested.fixed_type) is nested:
+                n = q.scalar(exp.select(exp.func("count", exp.Star())).from_(q.table(nested.table)))
+                kind = nested.fixed_type
+                lex.encounter_types[kind] = lex.encounter_types.get(kind, 0) + int(n or 0)
         return lex
 
     def _add_stream(

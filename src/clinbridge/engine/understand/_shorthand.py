@@ -60,7 +60,11 @@ def _word_re() -> re.Pattern[str]:
     keys = sorted(word_shorthand(), key=len, reverse=True)
     alts = "|".join(re.escape(k) for k in keys)
     # a shorthand is a whole token: not inside a word, an id or a unit ('mg/dl', 'w/o' is one)
-    return re.compile(rf"(?<![\w/.'-])(?:{alts})(?![\w/'-]|\.\w)")
+    # nor a test's name: 'the pt test' is prothrombin time, never 'the patient test'
+    return re.compile(
+        rf"(?<![\w/.'-])(?:{alts})(?![\w/'-]|\.\w)"
+        r"(?!\s+(?:lab\s+)?(?:tests?|labs?|levels?|values?|results?|measurements?)\b)"
+    )
 
 
 _SEX_LETTER = re.compile(

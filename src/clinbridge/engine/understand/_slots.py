@@ -18,7 +18,9 @@ from typing import Any
 from clinbridge.engine.understand import _time
 from clinbridge.engine.understand._age_at import mark_age_at_event
 from clinbridge.engine.understand._asides import rewrite_asides
+from clinbridge.engine.understand._phrasing import plain_phrasing
 from clinbridge.engine.understand._pieces import Maker, Piece, Slot, split_pieces
+from clinbridge.engine.understand._rank_marks import mark_rank
 from clinbridge.engine.understand._span import mark_span
 from clinbridge.engine.understand._text import NUMBER_WORDS
 from clinbridge.engine.understand._unread import UNREAD_DAYS, mark_unread
@@ -200,6 +202,8 @@ def _scope(m: re.Match[str]) -> Slot | None:
         )
     elif which in {"first", "index", "initial"}:
         data["which"] = "first"
+    elif which in {"current", "present", "ongoing", "this"}:
+        data["which"] = "current"  # the encounter still open now
     else:
         data["which"] = "last"
     return Slot("scope", data)
@@ -440,8 +444,8 @@ _RULES: tuple[RawRule, ...] = (
     ),
     # -- encounter scope: "during their last emergency visit"
     (
-        r"\b(?:during|in|at|on|within|throughout|over\s+the\s+course\s+of)\s+(?:(?:the|their|his|her|this|that|a|an|any|each)\s+)?(?:patient\s+'s\s+|patients\s+)?"
-        r"(?:(?P<which>first|last|latest|most\s+recent|final|index|initial|second|third|fourth|fifth|(?P<nth>\d+)(?:st|nd|rd|th))\s+)?"
+        r"\b(?:during|in|at|on|within|throughout|over\s+the\s+course\s+of)\s+(?:(?:the|their|his|her|this(?=\s+patients?\b)|that|a|an|any|each)\s+)?(?:patient\s+'s\s+|patients\s+)?"
+        r"(?:(?P<which>first|last|latest|most\s+recent|final|index|initial|second|third|fourth|fifth|current|present|ongoing|this|(?P<nth>\d+)(?:st|nd|rd|th))\s+)?"
         rf"(?:{ENC_TYPE}\s+)?{ENC_NOUN}\b",
         _scope,
     ),
@@ -766,7 +770,10 @@ def _patient_dates(pieces: list[Piece]) -> list[Piece]:
 
 def extract(text: str) -> list[Piece]:
     """Split a normalised question into text and structural slots, in order."""
-    pieces: list[Piece] = [_replace_number_words(rewrite_asides(text))]
+    text = plain_phrasing(text)  # 'what was the first time X' → 'when was the first time X'
+    pieces: list[Piece] = mark_rank(
+        [_replace_number_words(rewrite_asides(text))]
+    )  # 'the 5 most common'
     pieces = _run(pieces, RULES_BEFORE_AGE)
     pieces, death_age, event_age = _age_anchor(pieces)
     pieces = _patient_dates(pieces)

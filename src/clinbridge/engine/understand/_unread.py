@@ -32,14 +32,19 @@ _SHAPES: tuple[tuple[str, str], ...] = (
         "two events at the same time or in the same visit or period",
     ),
     (
-        r"\bdischarg(?:ed|es|ing)\b|\bdischarge\b(?!\s+(?:date|minus|time))",
+        r"\bdischarg(?:ed|es|ing)\b|\bdischarge\b(?!\s+(?:date|minus|time))"
+        r"|\b(?:depart(?:ed|s|ing)?|left|leave|leaves|leaving)\s+(?:from\s+)?(?:the\s+)?hospital\b",
         "discharges (the end of an encounter)",
     ),
     (
-        rf"\b(?:current|ongoing|present|this)\s+{_ENCOUNTER}\b|"
         r"\b(?:hospitali[sz]ed|admitted|inpatients?|in\s+(?:the\s+)?(?:hospital|icu|ward))\b[^?.]{0,40}\bnow\b|"
         r"\bnow\b[^?.]{0,40}\b(?:hospitali[sz]ed|admitted|inpatients?|in\s+(?:the\s+)?(?:hospital|icu|ward))\b",
         "who is admitted now (an open encounter)",
+    ),
+    (  # 'how many operating rooms are there now': a census of the present, not of records
+        r"\b(?:are|is)\s+there\s+(?:\w+\s+){0,2}now\b|\b(?:in\s+(?:operation|use|service)|open|"
+        r"available|occupied)\s+now\b|\bnow\s+(?:in\s+(?:operation|use|service)|open|available|occupied)\b",
+        "what exists now (a census of the present)",
     ),
 )
 _SHAPES += (
@@ -50,7 +55,7 @@ _SHAPES += (
         "a comparison of two measurements",
     ),
     (
-        r"\badmission\s+(?:type|location|source)\b|\b(?:insurance|marital\s+status|language)\b",
+        r"\b(?:hospital\s+)?admission\s+(?:type|location|source)\b|\b(?:insurance(?:\s+(?:plan|name|type))?|marital\s+status|language)\b",
         "attributes of an encounter or a patient (type, location, insurance)",
     ),
 )
@@ -64,6 +69,18 @@ UNREAD_DAYS = re.compile(
 
 
 def _mark(pieces: list[Piece], pattern: re.Pattern[str], what: str) -> list[Piece]:
+    if what == "costs":  # read by ._costs where the source records charges per event
+        return split_pieces(pieces, pattern, lambda m: Slot("cost", {}, m[0]))
+    if what.startswith("discharges"):  # read by ._facts for one patient's encounter
+        return split_pieces(pieces, pattern, lambda m: Slot("discharge", {}, m[0]))
+    if what.startswith("attributes"):
+
+        def fact(m: re.Match[str]) -> Slot:
+            name = re.sub(r"^hospital\s+", "", re.sub(r"\s+", " ", m[0]))
+            name = re.sub(r"^insurance\s+\w+$", "insurance", name)  # 'insurance plan'
+            return Slot("attribute", {"name": name}, m[0])
+
+        return split_pieces(pieces, pattern, fact)
     return split_pieces(pieces, pattern, lambda m: Slot("unsupported", {"what": what}, m[0]))
 
 

@@ -75,7 +75,7 @@ WITH cohort AS (
         SELECT
           pid
         FROM cohort
-      )
+      ) AND NOT v1.t_end IS NULL
   ) AS w2
   WHERE
     w2.rn = 1

@@ -1,0 +1,49 @@
+"""'Was patient 7 given X, Y, or Z?': one list of alternatives, split by the walk.
+
+The first item of a comma list becomes the measure's concepts and the 'Y or Z' that follows a
+filter on the same stream, which would ask for X *and* (Y or Z). When the filter is exactly
+such an or-list on the measure's own stream — not negated, no window, value or count of its
+own, and the only filter — it is folded back into the measure: X or Y or Z.
+"""
+
+from __future__ import annotations
+
+import re
+
+from clinbridge.engine.plan import ConceptSet, EventFilter, QueryPlan
+
+__all__ = ["fold_or_list"]
+
+
+def fold_or_list(plan: QueryPlan, question: str) -> QueryPlan:
+    """The plan with a split 'X, Y, or Z' list folded into its measure (else unchanged)."""
+    m = plan.measure
+    if len(plan.filters) != 1 or m.concepts is None or m.stream is None:
+        return plan
+    flt = plan.filters[0]
+    if not isinstance(flt, EventFilter) or flt.concepts is None:
+        return plan
+    simple = not (flt.negate or flt.window or flt.value or flt.age_at_event or flt.first_only)
+    if not simple or flt.min_count != 1 or flt.stream != m.stream or flt.encounter_type:
+        return plan
+    label = flt.concepts.label or ""
+    first = _plain(m.concepts.label or "")
+    text = _plain(question)
+    # the list as written: 'X, Y(,) or Z' — X right before a comma, the filter's set an or-list
+    if " or " not in label or not first or f"{first}," not in text:
+        return plan
+    merged = ConceptSet(
+        concepts=m.concepts.concepts + flt.concepts.concepts,
+        include_descendants=m.concepts.include_descendants and flt.concepts.include_descendants,
+        exclude=m.concepts.exclude + flt.concepts.exclude,
+        label=f"{m.concepts.label}, {label}",
+    )
+    return plan.model_copy(
+        update={"filters": (), "measure": m.model_copy(update={"concepts": merged})}
+    )
+
+
+def _plain(text: str) -> str:
+    """Lower case, words and commas only, single spaces ('X (regular), Y' → 'x regular, y')."""
+    words = re.sub(r"[^\w\s,]", " ", text.lower())
+    return re.sub(r"\s+", " ", re.sub(r"\s+,", ",", words)).strip()
