@@ -17,11 +17,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "clinbridge"
 RUN = 6
 _PUNCT = re.compile(r"[()\[\]{},:;*]+")
 
-# Pairs of files whose shared words list another session owns now (docs/house.md, "left").
-OWNED_ELSEWHERE = {
-    frozenset({"engine/understand/_trial_vocab.py", "engine/understand/_trial_words.py"}),
-    frozenset({"engine/understand/_ground_words.py", "engine/understand/_trial_words.py"}),
-}
+# Pairs of files let through (none: the trial word lists are written once now).
+OWNED_ELSEWHERE: set[frozenset[str]] = set()
 
 
 def _lines(path: Path) -> list[tuple[int, str]]:
