@@ -96,9 +96,31 @@ _BREAKDOWN = re.compile(
     re.I,
 )
 _NOT_GROUPS = frozenset(
-    "patient patients person persons people subject subjects individual individuals member members "
-    "capita one other time times and or of the a an day"
-    .split()
+    [
+        "patient",
+        "patients",
+        "person",
+        "persons",
+        "people",
+        "subject",
+        "subjects",
+        "individual",
+        "individuals",
+        "member",
+        "members",
+        "capita",
+        "one",
+        "other",
+        "time",
+        "times",
+        "and",
+        "or",
+        "of",
+        "the",
+        "a",
+        "an",
+        "day",
+    ]
 )
 
 
