@@ -383,6 +383,15 @@ def _check_shape(ctx: _Ctx, shape: Shape | None) -> list[Check]:
             planned in _COMPATIBLE[asked]
             or (asked == "number" and planned == "rows")
             or (asked == "boolean" and planned == "number")
+            # 'what was the last vaccine given': the first/last event of a kind named by no
+            # concept can only be answered by the concept recorded then
+            or (
+                asked == "number"
+                and planned == "text"
+                and plan.measure.of == "concept"
+                and plan.measure.stream is not None
+                and plan.measure.concepts is None
+            )
         )
         checks.append(
             Check(
