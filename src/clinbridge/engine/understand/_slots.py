@@ -371,7 +371,8 @@ _RULES: tuple[RawRule, ...] = (
     (
         r"\b(?:(?:broken\s+down|stratified|split|grouped|separated|categori[sz]ed|tabulated)\s+)?(?:by|per|for\s+each|across|according\s+to|in\s+each)\s+"
         r"(?:calendar\s+)?(?:(?:start|admission|visit|encounter|event)\s+)?(?P<key>sex|gender|year|age\s+groups?|age\s+bands?|age\s+brackets?|decades?\s+of\s+age|decades?|visit\s+types?|encounter\s+types?|types?\s+of\s+visits?|"
-        r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?)\b"
+        r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?|"
+        r"vaccines?|vaccinations?|immuni[sz]ations?|measurements?|labs?|observations?|allerg(?:y|ies))\b"
         r"(?:\s+of\s+(?:the\s+)?(?:(?:visit|encounter|admission|event)\s+)?(?:start|begin|admission)(?:\s+dates?)?)?",
         _group,
     ),
