@@ -28,7 +28,7 @@ __all__ = ["Piece", "Slot", "extract"]
 
 ENC_TYPE = (
     r"(?P<etype>inpatient|in-patient|emergency(?:\s+(?:room|department))?|er|ed|a&e|icu|intensive\s+care(?:\s+unit)?"
-    r"|critical\s+care|outpatient|out-patient|ambulatory|clinic|office|hospital|home|telehealth|virtual)"
+    r"|critical\s+care|outpatient|out-patient|ambulatory|clinic|office|hospital|other-class)"
 )
 ENC_NOUN = (
     r"(?P<noun>visits?|stays?|admissions?|encounters?|hospitali[sz]ations?|episodes\s+of\s+care)"
@@ -169,11 +169,10 @@ def _etype(word: str | None, noun: str | None = None) -> str | None:
         "ambulatory",
         "clinic",
         "office",
-        "telehealth",
-        "virtual",
-        "home",
     }:
         return "outpatient"
+    if w == "other-class":
+        return "other"
     n = (noun or "").lower()
     if n.startswith(("hospitali", "admission")):
         return "inpatient"
