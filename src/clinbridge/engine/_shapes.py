@@ -85,7 +85,7 @@ def question_shape(question: str | None) -> Shape | None:
 
 # 'per vaccine', 'for each drug', 'in each arm', 'each site's', 'broken down by X', '... by sex?':
 # the question asks for one answer per member of X, not one number.  'per patient', 'per 1000'
-# and 'each time' are rates or fillers, not breakdowns.
+# 'per minute' and 'each time' are rates or fillers, not breakdowns.
 _BREAKDOWN = re.compile(
     r"\b(?:(?:broken|break(?:\s+(?:it|this|that))?)\s+down|stratified|split|grouped|separated|"
     r"categori[sz]ed|tabulated|grouping)\s+(?:by|per|into|according\s+to)\s+(?:the\s+|each\s+)?"
@@ -120,6 +120,9 @@ _NOT_GROUPS = frozenset(
         "a",
         "an",
         "day",
+        # units of a rate ('beats per minute', 'mg per dL'), not members of a grouping
+        *("second", "sec", "minute", "min", "hour", "hr", "dl", "l", "ml", "liter", "litre"),
+        *("kg", "g", "mg", "m2", "mmol", "cent", "cents", "mille", "dose", "tablet"),
     ]
 )
 
