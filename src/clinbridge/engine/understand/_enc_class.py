@@ -47,9 +47,9 @@ def read_encounter_codes(
     """``text`` with each encounter code it names ('amb-class', 'EMER encounters') replaced by
     its canonical type's word, or (text, reason) when a code cannot be read exactly."""
     enc = catalog.encounters if catalog is not None else None
-    text, reason = _read_kinds(text, lex, catalog)
-    if reason is not None:
-        return text, reason
+    text, kind_reason = _read_kinds(text, lex, catalog)
+    if kind_reason is not None:
+        return text, kind_reason
     if enc is None or not enc.type_map or not lex.encounter_codes:
         return text, None
     present = {c.lower(): c for c in lex.encounter_codes if len(c) >= 2 and c.isalpha()}
