@@ -572,6 +572,8 @@ def _first_last(a: _Asked) -> _Found:
     if found is not None:
         return a.of_concept("value", found, found[1].score)
     noun = _noun_stream(a.items, a.intent_pos + 1)
+    if noun is None and not a.concepts and a.ctx.question.lower().startswith(("which ", "what ")):
+        noun = _noun_stream(a.items)  # 'which vaccine was given first': the kind asked about
     if noun and not any(k > a.intent_pos for k, _ in a.concepts):
         if a.concepts:
             # 'the senna dose that was last prescribed': an attribute of the named thing's
