@@ -197,3 +197,36 @@ def test_vaccine_names_are_not_spell_corrected(fhir_conn: Any) -> None:
     )
     a = fhir_conn.ask("which patients received a shingles vaccine")
     assert a.decision == "accept" and sorted(a.value) == [r[0] for r in rows]
+
+
+def test_patients_per_vaccine_are_grouped_by_code(fhir_conn: Any) -> None:
+    a = fhir_conn.ask("how many patients per vaccine")
+    gold = _sql(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_immunization GROUP BY code_system, code",
+    )
+    assert a.decision == "accept"
+    assert sorted(r[-1] for r in a.rows) == sorted(r[0] for r in gold)
+
+
+def test_last_vaccine_is_a_concept_name(fhir_conn: Any) -> None:
+    a = fhir_conn.ask("what was the last vaccine given")
+    gold = _sql(
+        fhir_conn,
+        "SELECT DISTINCT display FROM fhir_immunization WHERE occurrence_time = "
+        "(SELECT max(occurrence_time) FROM fhir_immunization)",
+    )
+    assert a.decision == "accept"
+    assert a.value in {g[0] for g in gold} and len(gold) == 1
+
+
+def test_home_health_visits_only_where_the_class_stands_alone(fhir_conn: Any) -> None:
+    classes = dict(_sql(fhir_conn, "SELECT class_code, count(*) FROM fhir_encounter GROUP BY 1"))
+    a = fhir_conn.ask("how many home health visits were there")
+    if "HH" in classes and "FLD" not in classes:
+        assert a.decision == "accept" and a.value == classes["HH"]
+    else:
+        assert a.decision == "abstain"
+    # virtual encounters share 'outpatient' with AMB: not read as all outpatient visits
+    b = fhir_conn.ask("how many telehealth visits were there")
+    assert b.decision == "abstain" or b.value == classes.get("VR")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from clinbridge.engine._shapes import question_breakdown
 from clinbridge.engine.plan import (
     Aggregate,
     CalendarWindow,
@@ -372,6 +373,16 @@ def test_result_shape(tiny):
             question="When was the first diagnosis of T2DM?",
         )
     ) == {"shape_mismatch"}
+    # The question asks for a count per drug; one number is not that.
+    assert failed(
+        validate(
+            draft,
+            plan=plan,
+            catalog=tiny.catalog,
+            db=tiny.db,
+            question="How many patients with T2DM per drug?",
+        )
+    ) == {"shape_mismatch"}
     listy = SimpleNamespace(
         value=[1, 3, 4], rows=[(1,), (3,), (4,)], columns=["p"], plan=plan, sql="", concept_sets={}
     )
@@ -397,6 +408,25 @@ def test_result_shape(tiny):
 )
 def test_question_shape(question, shape):
     assert question_shape(question) == shape
+
+
+@pytest.mark.parametrize(
+    ("question", "by"),
+    [
+        ("how many patients per vaccine", "vaccine"),
+        ("number of visits for each site", "site"),
+        ("counts broken down by ward", "ward"),
+        ("how many patients by gender?", "gender"),
+        ("what was each drug's count", "drug"),
+        ("mean visits per patient", None),
+        ("median heart rate in beats per minute", None),
+        ("how many were seen by a doctor", None),
+        ("how many doses were given by mouth", None),
+        ("rate per 1000", None),
+    ],
+)
+def test_question_breakdown(question, by):
+    assert question_breakdown(question) == by
 
 
 def test_expected_shape_and_ranges():

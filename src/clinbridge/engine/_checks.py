@@ -19,6 +19,7 @@ from clinbridge.engine._shapes import (
     Shape,
     _actual_shape,
     expected_shape,
+    question_breakdown,
     question_shape,
 )
 from clinbridge.engine.answer import Check as _AnswerCheck
@@ -382,6 +383,15 @@ def _check_shape(ctx: _Ctx, shape: Shape | None) -> list[Check]:
             planned in _COMPATIBLE[asked]
             or (asked == "number" and planned == "rows")
             or (asked == "boolean" and planned == "number")
+            # 'what was the last vaccine given': the first/last event of a kind named by no
+            # concept can only be answered by the concept recorded then
+            or (
+                asked == "number"
+                and planned == "text"
+                and plan.measure.of == "concept"
+                and plan.measure.stream is not None
+                and plan.measure.concepts is None
+            )
         )
         checks.append(
             Check(
@@ -391,7 +401,18 @@ def _check_shape(ctx: _Ctx, shape: Shape | None) -> list[Check]:
                 detail=f"the question asks for a {asked}; the plan gives a {planned}",
             )
         )
-    elif asked is not None and plan is None:
+    by = question_breakdown(ctx.question)
+    given = expected_shape(plan) if plan is not None else actual
+    if by is not None and given not in {"rows", "list"}:
+        # 'how many patients per vaccine' answered with one number is not what was asked
+        checks.append(
+            failed(
+                "breakdown_matches_question",
+                "shape_mismatch",
+                f"the question asks for an answer per {by}; the plan gives a single {given}",
+            )
+        )
+    if asked is not None and plan is None:
         # Free SQL: what the SQL returned must be what the question asks for, whatever the
         # proposer claimed its shape was.
         ok = actual in _COMPATIBLE[asked] or (asked == "boolean" and actual == "number")

@@ -17,7 +17,7 @@ from clinbridge.engine.plan import QueryPlan
 if TYPE_CHECKING:
     from clinbridge.catalog import EventStream
 
-__all__ = ["Shape", "expected_shape", "plausible_range", "question_shape"]
+__all__ = ["Shape", "expected_shape", "plausible_range", "question_breakdown", "question_shape"]
 
 Shape = Literal["number", "list", "date", "boolean", "rows", "text"]
 
@@ -82,6 +82,61 @@ def question_shape(question: str | None) -> Shape | None:
         return "list"
     if _Q_BOOL.search(question):
         return "boolean"
+    return None
+
+
+# 'per vaccine', 'for each drug', 'in each arm', 'each site's', 'broken down by X', '... by sex?':
+# the question asks for one answer per member of X, not one number.  'per patient', 'per 1000'
+# 'per minute' and 'each time' are rates or fillers, not breakdowns.
+_BREAKDOWN = re.compile(
+    r"\b(?:(?:broken|break(?:\s+(?:it|this|that))?)\s+down|stratified|split|grouped|separated|"
+    r"categori[sz]ed|tabulated|grouping)\s+(?:by|per|into|according\s+to)\s+(?:the\s+|each\s+)?"
+    r"(?P<by>[a-z][\w-]*)"
+    r"|\b(?:per|each|for\s+every|in\s+every)\s+(?:single\s+|individual\s+|distinct\s+|different\s+)?"
+    r"(?P<each>[a-z][\w-]*)"
+    r"|(?<!ed)(?<!en)\s+by\s+(?P<end>[a-z][\w-]*)\s*[?.!]*\s*$",
+    re.I,
+)
+_NOT_GROUPS = frozenset(
+    [
+        "patient",
+        "patients",
+        "person",
+        "persons",
+        "people",
+        "subject",
+        "subjects",
+        "individual",
+        "individuals",
+        "member",
+        "members",
+        "capita",
+        "one",
+        "other",
+        "time",
+        "times",
+        "and",
+        "or",
+        "of",
+        "the",
+        "a",
+        "an",
+        "day",
+        # units of a rate ('beats per minute', 'mg per dL'), not members of a grouping
+        *("second", "sec", "minute", "min", "hour", "hr", "dl", "l", "ml", "liter", "litre"),
+        *("kg", "g", "mg", "m2", "mmol", "cent", "cents", "mille", "dose", "tablet"),
+    ]
+)
+
+
+def question_breakdown(question: str | None) -> str | None:
+    """The dimension a question asks its answer broken down by ('vaccine'), or None."""
+    if not question:
+        return None
+    for m in _BREAKDOWN.finditer(question):
+        noun = (m["by"] or m["each"] or m["end"]).lower()
+        if noun not in _NOT_GROUPS and not noun[0].isdigit():
+            return noun
     return None
 
 

@@ -42,10 +42,12 @@ from clinbridge.engine.understand._context import (
 from clinbridge.engine.understand._facts import special_plan
 from clinbridge.engine.understand._filters import _predicates, _split_proportion
 from clinbridge.engine.understand._ground import Concept, Word
+from clinbridge.engine.understand._ground_words import STREAM_NOUNS
 from clinbridge.engine.understand._orlists import fold_or_list
 from clinbridge.engine.understand._ranking import apply_rank
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._slots import Slot
+from clinbridge.engine.understand._text import stem
 
 __all__ = ["Abstain", "Ctx", "assemble", "expand"]
 
@@ -199,7 +201,13 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         noun = next(
             (s.data.get("noun") for s in _slots(items, "group") if s.data["key"] == "concept"), None
         )
-        raise Abstain(f"grouping by {noun!r} needs the events to group; name them")
+        # 'how many patients per vaccine': the patients of each concept of the stream the
+        # grouping noun names (only where it names exactly one stream of this source)
+        named = _group_stream(str(noun or ""), ctx) if measure.of == "patients" else None
+        if named is None:
+            raise Abstain(f"grouping by {noun!r} needs the events to group; name them")
+        measure = measure.model_copy(update={"stream": named})
+        ctx.groundings.append(Grounding(phrase=str(noun), kind="stream", target=named))
 
     if any(g.key == "year" for g in group_by) and measure.of == "patients" and not measure.stream:
         measure, preds, plan_window = _patients_per_year(measure, preds, plan_window)
@@ -360,6 +368,16 @@ def _headless(items: list[Item], patient_id: str | None) -> bool:
 
 def _concepts(items: list[Item]) -> list[tuple[int, Concept]]:
     return [(k, i) for k, i in enumerate(items) if isinstance(i, Concept)]
+
+
+def _group_stream(noun: str, ctx: Ctx) -> str | None:
+    """The one stream of this source a grouping noun ('vaccine', 'condition') names, if one."""
+    word = noun.split()[-1] if noun else ""
+    names = {ctx.lex.stream_words[w] for w in (word, stem(word)) if w in ctx.lex.stream_words}
+    kind = STREAM_NOUNS.get(word)
+    if kind is not None:
+        names.update(ctx.lex.kind_streams.get(kind, ()))
+    return next(iter(names)) if len(names) == 1 else None
 
 
 def _verb_stream(items: list[Item]) -> str | None:
@@ -558,6 +576,8 @@ def _first_last(a: _Asked) -> _Found:
     if found is not None:
         return a.of_concept("value", found, found[1].score)
     noun = _noun_stream(a.items, a.intent_pos + 1)
+    if noun is None and not a.concepts and a.ctx.question.lower().startswith(("which ", "what ")):
+        noun = _noun_stream(a.items)  # 'which vaccine was given first': the kind asked about
     if noun and not any(k > a.intent_pos for k, _ in a.concepts):
         if a.concepts:
             # 'the senna dose that was last prescribed': an attribute of the named thing's

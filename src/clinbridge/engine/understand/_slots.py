@@ -30,7 +30,7 @@ __all__ = ["Piece", "Slot", "extract"]
 
 ENC_TYPE = (
     r"(?P<etype>inpatient|in-patient|emergency(?:\s+(?:room|department))?|er|ed|a&e|icu|intensive\s+care(?:\s+unit)?"
-    r"|critical\s+care|outpatient|out-patient|ambulatory|clinic|office|hospital|home|telehealth|virtual)"
+    r"|critical\s+care|outpatient|out-patient|ambulatory|clinic|office|hospital|other-class)"
 )
 ENC_NOUN = (
     r"(?P<noun>visits?|stays?|admissions?|encounters?|hospitali[sz]ations?|episodes\s+of\s+care)"
@@ -171,11 +171,10 @@ def _etype(word: str | None, noun: str | None = None) -> str | None:
         "ambulatory",
         "clinic",
         "office",
-        "telehealth",
-        "virtual",
-        "home",
     }:
         return "outpatient"
+    if w == "other-class":
+        return "other"
     n = (noun or "").lower()
     if n.startswith(("hospitali", "admission")):
         return "inpatient"
@@ -375,7 +374,8 @@ _RULES: tuple[RawRule, ...] = (
     (
         r"\b(?:(?:broken\s+down|stratified|split|grouped|separated|categori[sz]ed|tabulated)\s+)?(?:by|per|for\s+each|across|according\s+to|in\s+each)\s+"
         r"(?:calendar\s+)?(?:(?:start|admission|visit|encounter|event)\s+)?(?P<key>sex|gender|year|age\s+groups?|age\s+bands?|age\s+brackets?|decades?\s+of\s+age|decades?|visit\s+types?|encounter\s+types?|types?\s+of\s+visits?|"
-        r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?)\b"
+        r"drugs?|medications?|conditions?|diagnos[ie]s|procedures?|concepts?|ingredients?|"
+        r"vaccines?|vaccinations?|immuni[sz]ations?|measurements?|labs?|observations?|allerg(?:y|ies))\b"
         r"(?:\s+of\s+(?:the\s+)?(?:(?:visit|encounter|admission|event)\s+)?(?:start|begin|admission)(?:\s+dates?)?)?",
         _group,
     ),
