@@ -147,6 +147,16 @@ def _split(text: str, after: int, phrases: list[tuple[int, int]]) -> int | None:
     first = next((k for k, t in enumerate(toks) if t.text in SPLIT_VERBS), None)
     if first is None:
         return None
+    if toks[first].text == "whose":
+        # 'infants whose aEEG was flat | died', 'infants whose aEEG showed a flat trace | died':
+        # the clause's own verb (a copula, or one the splitter does not know) is the cohort's;
+        # the count starts at the verb after it, or at 'whose' when none follows
+        verbs = [k for k in range(first + 2, len(toks)) if toks[k].text in SPLIT_VERBS - RELATIVE]
+        if verbs and toks[verbs[0]].text in _COPULAS:
+            verbs = verbs[1:]
+        if verbs and toks[verbs[0] - 1].text not in {"and", "or", "but", "nor"}:
+            return after + toks[verbs[0]].start
+        return after + toks[first].start
     if (
         toks[first].text in RELATIVE
         and first + 1 < len(toks)
@@ -160,7 +170,8 @@ def _split(text: str, after: int, phrases: list[tuple[int, int]]) -> int | None:
     return after + toks[first].start
 
 
-RELATIVE = frozenset({"who", "that", "which"})
+RELATIVE = frozenset({"who", "whose", "that", "which"})
+_COPULAS = frozenset({"was", "were", "is", "are", "had", "has", "have"})
 
 
 def _linked(text: str, head: Mention, others: list[Mention]) -> bool:

@@ -131,6 +131,7 @@ FILLER = frozenset(
         "amongst",
         "who",
         "whom",
+        "whose",
         "that",
         "those",
         "these",

@@ -95,6 +95,7 @@ DESIGN_PRIOR = 0.15
 SPLIT_VERBS = frozenset(
     [
         "who",
+        "whose",
         "that",
         "which",
         "had",
