@@ -1,0 +1,51 @@
+"""Readings added after holdout 5 (the wrong answers they replaced): a closed-class word is never
+'corrected' into a code ('whose' read as 'whole', the label word of the cooled arm), 'whose' opens
+a relative clause of the cohort, and conditions said before the share word ('severe HIE
+mortality, %', 'severe HIE death rate') are the cohort of the last of them."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import clinbridge.api as cb
+
+
+@pytest.fixture(scope="module")
+def conn(trial_db):  # type: ignore[no-untyped-def]
+    c = cb.connect(trial_db)
+    yield c
+    c.close()
+
+
+def share(num: pd.Series, cohort: pd.Series) -> tuple[int, int]:
+    known = num.where(~num.isin([-99, -88, -77, 9]))[cohort].dropna()
+    return int((known == 1).sum()), len(known)
+
+
+def test_whose_is_a_relative_not_a_typo(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    want = share(df["DEATH"], df["AEEG_BL"] == 4)
+    for q in (
+        "Of the infants whose aEEG showed a flat trace at randomisation, what percentage died?",
+        "what percentage of infants whose aEEG showed a flat trace at randomisation died?",
+        "what percentage of infants whose aEEG was a flat trace at randomisation died?",
+    ):
+        a = conn.ask(q)
+        assert a.decision == "accept", (q, a.reason)
+        assert (a.details["numerator"], a.details["denominator"]) == want, q
+        assert not any("Rand_Arm" in str(g) for g in a.details["groundings"]), q
+
+
+def test_conditions_before_the_share_word_are_the_cohort(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    want = share(df["DEATH"], df["HIE_GRADE"] == 3)
+    for q in ("severe hie mortality, %", "severe hie death rate", "severe HIE death percentage"):
+        a = conn.ask(q)
+        assert a.decision == "accept", (q, a.reason)
+        assert (a.details["numerator"], a.details["denominator"]) == want, q
+    # a word between them ('cp in severe hie rate') is read as it says: CP within severe HIE
+    a = conn.ask("cp in severe hie rate")
+    assert (a.details["numerator"], a.details["denominator"]) == share(
+        df["CP_18M"], df["HIE_GRADE"] == 3
+    )
