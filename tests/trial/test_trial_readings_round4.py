@@ -49,3 +49,32 @@ def test_conditions_before_the_share_word_are_the_cohort(conn, trial_wb) -> None
     assert (a.details["numerator"], a.details["denominator"]) == share(
         df["CP_18M"], df["HIE_GRADE"] == 3
     )
+
+
+def test_missing_clause_naming_those_not_assessed(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    disab = df["DISAB_LEVEL"].where(df["DISAB_LEVEL"] >= 0)
+    cohort = (df["DEATH"] == 0) & disab.notna()
+    want = (int(disab[cohort].isin([2, 3]).sum()), int(cohort.sum()))
+    a = conn.ask(
+        "Among survivors, what proportion had moderate or severe disability at 18 months "
+        "(excluding those not assessed)?"
+    )
+    assert a.decision == "accept", a.reason
+    assert (a.details["numerator"], a.details["denominator"]) == want
+    # excluding a condition is no missing-data clause: left unread, so the reader abstains
+    assert conn.ask("what percentage died (excluding those who were cooled)?").decision == "abstain"
+
+
+def test_no_of_and_frequency_table_and_category(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("no of babies with seizures before randomisation")
+    assert a.decision == "accept", a.reason
+    assert a.value == int((df["SEIZ_BL"] == 1).sum())
+    a = conn.ask("frequency table of AEEG_BL")
+    assert a.decision == "accept", a.reason
+    got = {r["aeeg_bl"]: r["value"] for r in a.value}
+    b = conn.ask("number of infants in each aEEG background category at randomisation")
+    assert {r["aeeg_bl"]: r["value"] for r in b.value} == got
+    want = df["AEEG_BL"].value_counts()
+    assert sorted(got.values()) == sorted(int(n) for k, n in want.items() if k in {1, 2, 3, 4})

@@ -161,6 +161,8 @@ FILLER = frozenset(
         "values",
         "level",
         "levels",
+        "category",
+        "categories",
         "recorded",
         "record",
         "records",

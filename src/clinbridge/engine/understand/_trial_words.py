@@ -280,9 +280,15 @@ def missing_clause(missing_words: list[str]) -> re.Pattern[str]:
     such as 'not done', count as missing words too). Including them is no default: never read."""
     nouns = "|".join(
         [r"unknowns?", r"missing", r"blanks?", r"nas?"]
+        + [r"not\s+(?:assessed|measured|recorded|known|available|done|tested|examined)"]
         + [re.escape(w) + "s?" for w in sorted(missing_words, key=len, reverse=True)]
     )
-    noun = rf"(?:the\s+)?(?:{nouns}){_DATA}"
+    # 'excluding those not assessed', 'excluding infants with missing data'
+    those = (
+        r"(?:(?:those|infants|babies|subjects|patients|children|neonates)\s+"
+        r"(?:who\s+(?:were|are)\s+|with\s+)?)?"
+    )
+    noun = rf"{those}(?:the\s+)?(?:{nouns}){_DATA}"
     known = rf"{WHO}with\s+(?:known|available|non\s+missing){_DATA}"
     return re.compile(
         rf"\b(?:{_EXCLUDE}\s+{noun}|{noun}\s+{_EXCLUDED}|complete\s+cases?"
