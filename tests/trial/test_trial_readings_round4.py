@@ -78,3 +78,13 @@ def test_no_of_and_frequency_table_and_category(conn, trial_wb) -> None:  # type
     assert {r["aeeg_bl"]: r["value"] for r in b.value} == got
     want = df["AEEG_BL"].value_counts()
     assert sorted(got.values()) == sorted(int(n) for k, n in want.items() if k in {1, 2, 3, 4})
+
+
+def test_every_code_listed_with_slashes_is_by_group(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("seizures in 1st 72h - rate for mild / mod / sev hie")
+    assert a.decision == "accept", a.reason
+    got = {r["hie_grade"]: (r["numerator"], r["denominator"]) for r in a.value}
+    seiz = df["SEIZ_72H"].where(df["SEIZ_72H"].isin([0, 1]))
+    for code, label in (("1", "Mild"), ("2", "Moderate"), ("3", "Severe")):
+        assert got[label] == share(seiz, df["HIE_GRADE"] == int(code)), label

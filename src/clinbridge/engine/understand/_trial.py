@@ -655,7 +655,11 @@ def _conditions(
     for mt in q.mentions:
         if isinstance(mt.target, CodeSet):
             var = mt.target.var
-            if len(mt.codes) >= 2 and vs and var not in q.groups:
+            # every code of it listed with '/' ('rate for mild / mod / sev HIE') restricts
+            # nothing: by it ('mild, moderate or severe' is one pooled condition)
+            said = q.text[mt.start : mt.end]
+            every = set(mt.codes) == set(var.codes) and "/" in said and " or " not in said
+            if len(mt.codes) >= 2 and (vs or every) and var not in q.groups:
                 q.groups.append(var)
         elif mt.target.kind == "categorical" and mt.comparison is None:
             cat_var = mt.variable

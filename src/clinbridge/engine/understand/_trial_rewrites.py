@@ -27,6 +27,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
     # and 'frequency table of X' is the count in each group of X
     out: list[tuple[re.Pattern[str], _Sub]] = [
         (re.compile(r"\bno\.?\s+of\b", re.I), "number of"),
+        *((re.compile(rf"\b{n}\b", re.I), w) for n, w in _ORDINALS.items()),
         (
             re.compile(
                 r"\bfrequenc(?:y|ies)\s+(?:table|distribution|counts?)s?\s+(?:of|for)\b", re.I
@@ -63,6 +64,8 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
     return out
 
 
+_ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third"}
+"""An ordinal said in figures ('seizures in the 1st 72h') is the word the labels use."""
 _Sub = str | Callable[[re.Match[str]], str]
 _CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?![\w.])"
 """One code or several ('2 or 3', '2, 3', '2/3') after a column name."""
