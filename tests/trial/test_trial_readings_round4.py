@@ -88,3 +88,10 @@ def test_every_code_listed_with_slashes_is_by_group(conn, trial_wb) -> None:  # 
     seiz = df["SEIZ_72H"].where(df["SEIZ_72H"].isin([0, 1]))
     for code, label in (("1", "Mild"), ("2", "Moderate"), ("3", "Severe")):
         assert got[label] == share(seiz, df["HIE_GRADE"] == int(code)), label
+
+
+def test_a_past_tense_is_the_noun_its_stem_begins(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("how many babies seized before randomisation")
+    assert a.decision == "accept", a.reason
+    assert a.value == int((df["SEIZ_BL"] == 1).sum())
