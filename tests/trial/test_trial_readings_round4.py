@@ -95,3 +95,16 @@ def test_a_past_tense_is_the_noun_its_stem_begins(conn, trial_wb) -> None:  # ty
     a = conn.ask("how many babies seized before randomisation")
     assert a.decision == "accept", a.reason
     assert a.value == int((df["SEIZ_BL"] == 1).sum())
+
+
+def test_unknown_of_a_variable_excluded(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    sex = df["sex"].where(df["sex"].isin([1, 2]))
+    a = conn.ask("What percentage of infants were male (unknown sex excluded)?")
+    assert a.decision == "accept", a.reason
+    assert (a.details["numerator"], a.details["denominator"]) == (
+        int((sex == 1).sum()),
+        int(sex.notna().sum()),
+    )
+    # said of a variable no code of which is asked: which value? (a cohort, not the default)
+    assert conn.ask("mean birth weight (unknown sex excluded)").decision == "abstain"

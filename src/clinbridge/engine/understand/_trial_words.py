@@ -274,6 +274,13 @@ CLAUSE_END = r"(?=\s*(?:$|[,;:?.!()]|and\b))"
 """Such a clause ends where its clause does: 'with known primary outcome' names a variable."""
 
 
+MISSING_OF = re.compile(
+    rf"\b(?:unknown|missing)\s+(?P<x>[a-z]+(?:\s+[a-z]+)?)\s+{_EXCLUDED}{CLAUSE_END}"
+)
+"""'unknown sex excluded': the missing default, said of a variable whose name (x) is left to be
+read — beside a code of it ('male') it is that code's variable; alone it asks which value."""
+
+
 def missing_clause(missing_words: list[str]) -> re.Pattern[str]:
     """A clause that restates the default about missing data: 'unknowns excluded', 'excluding
     missing values', 'complete cases only', 'where known' (the dictionary's missing-code labels,
