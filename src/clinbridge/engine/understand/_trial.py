@@ -60,12 +60,12 @@ from clinbridge.engine.understand._trial_roles import (
     unit_factor,
     zones,
 )
+from clinbridge.engine.understand._trial_spelling import correct_typos
 from clinbridge.engine.understand._trial_vocab import (
     ROLE_WORDS,
     Token,
     expand_shorthand,
     neighbour_pairs,
-    one_edit_apart,
     tokenize,
 )
 from clinbridge.engine.understand._trial_words import (
@@ -401,7 +401,7 @@ class TrialReader:
                 and not re.match(r"\s+by\b", q.text[noun.end :])
             ):
                 parse.attributive.add(content.index(t))
-        self._correct_typos(q, content)
+        correct_typos(content, self.vocabulary, q.in_time, q.groundings)
         # a verb linking the subjects to what they had ('needed', 'required') is no content
         unknown = [
             t.text
@@ -460,27 +460,6 @@ class TrialReader:
             q.mentions[k] = Mention(
                 cs, [*mt.positions, *taken], mt.start, said.end, codes=codes, variable=var
             )
-
-    def _correct_typos(self, q: _Question, content: list[Token]) -> None:
-        """A word the dictionary lacks, one letter away from exactly one word it has (the first
-        letter kept), is that word ('platelts' → platelet); a word near a general word too, or
-        near several, is left ('height' is not 'weight')."""
-        general = EXTRA_FILLER | SUBJECT_NOUNS
-        for t in content:
-            if t.norm in self.vocabulary or len(t.norm) < 5 or q.in_time(t.start):
-                continue
-            if any(ch.isdigit() for ch in t.norm):
-                continue
-            near = [
-                w
-                for w in self.vocabulary | general
-                if w[:1] == t.norm[:1] and one_edit_apart(t.norm, w)
-            ]
-            if len(near) == 1 and near[0] in self.vocabulary and len(near[0]) >= 5:
-                q.groundings.append(
-                    Grounding(phrase=t.text, kind="spelling", target=f"read as {near[0]!r}")
-                )
-                t.norm = near[0]
 
 
 @dataclass
@@ -676,7 +655,11 @@ def _conditions(
     for mt in q.mentions:
         if isinstance(mt.target, CodeSet):
             var = mt.target.var
-            if len(mt.codes) >= 2 and vs and var not in q.groups:
+            # every code of it listed with '/' ('rate for mild / mod / sev HIE') restricts
+            # nothing: by it ('mild, moderate or severe' is one pooled condition)
+            said = q.text[mt.start : mt.end]
+            every = set(mt.codes) == set(var.codes) and "/" in said and " or " not in said
+            if len(mt.codes) >= 2 and (vs or every) and var not in q.groups:
                 q.groups.append(var)
         elif mt.target.kind == "categorical" and mt.comparison is None:
             cat_var = mt.variable

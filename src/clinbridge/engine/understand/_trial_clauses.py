@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
-from clinbridge.engine.understand._trial_words import CLAUSE_END, WHO
+from clinbridge.engine.understand._trial_words import CLAUSE_END, MISSING_OF, WHO
 
 PAIRED = re.compile(
     rf"\b(?:paired|{WHO}with\s+both\s+(?:values|measurements|readings|results|time\s+points))"
@@ -57,6 +57,8 @@ def read_missing_clauses(q: _Read, clause: re.Pattern[str]) -> None:
     spans = [m.span() for m in clause.finditer(q.masked)]
     if q.change:
         spans += [m.span() for m in PAIRED.finditer(q.masked)]
+    for m in MISSING_OF.finditer(q.masked):  # the variable's name stays, to be read
+        spans += [(m.start(), m.start("x")), (m.end("x"), m.end())]
     for a, b in spans:
         q.groundings.append(
             Grounding(

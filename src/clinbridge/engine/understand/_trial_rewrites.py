@@ -21,8 +21,20 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
     """Column names said in a question ('TEMP_72H', 'SEIZ_BL = 1') become their label, time point
     and code label, fenced by '|' (a clause break: the label's words never join the words beside
     it, as 'moderate or severe' of PRIM_OUT's label would join HIE_GRADE's 'moderate'); 'survivors'
-    means not dead unless the dictionary has a survival variable."""
-    out: list[tuple[re.Pattern[str], _Sub]] = []
+    means not dead unless the dictionary has a survival variable; 'no of' is 'number of',
+    'frequency table of X' the number by X."""
+    # 'no of babies', 'no. of infants': the abbreviation of 'number', never a negation
+    # and 'frequency table of X' is the count in each group of X
+    out: list[tuple[re.Pattern[str], _Sub]] = [
+        (re.compile(r"\bno\.?\s+of\b", re.I), "number of"),
+        *((re.compile(rf"\b{n}\b", re.I), w) for n, w in _ORDINALS.items()),
+        (
+            re.compile(
+                r"\bfrequenc(?:y|ies)\s+(?:table|distribution|counts?)s?\s+(?:of|for)\b", re.I
+            ),
+            "number of infants by",
+        ),
+    ]
     for v in catalog.variables:
         if v.role == "subject":  # 'count SUBJ_ID where ...': the subjects themselves
             out.append((re.compile(rf"(?<![\w-]){re.escape(v.name)}(?![\w-])", re.I), "subjects"))
@@ -52,6 +64,8 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
     return out
 
 
+_ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third"}
+"""An ordinal said in figures ('seizures in the 1st 72h') is the word the labels use."""
 _Sub = str | Callable[[re.Match[str]], str]
 _CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?![\w.])"
 """One code or several ('2 or 3', '2, 3', '2/3') after a column name."""

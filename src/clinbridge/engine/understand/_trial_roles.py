@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import TYPE_CHECKING
 
@@ -26,10 +27,11 @@ if TYPE_CHECKING:
 def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
     """Which conditions make the denominator (cohort) and which the numerator."""
     m = re.search(r"\b(percentage|percent|proportion|fraction|share|risk)s?\b|%", text)
-    implied = IMPLIED_SHARE.search(text) if m is None else None
+    implied = IMPLIED_SHARE.search(text)
     if implied is not None:
         # 'the mortality among cooled infants with severe HIE': what the word names (the death,
-        # or what follows 'incidence of') is counted; everything else is the cohort
+        # or what follows 'incidence of') is counted; everything else is the cohort — with a
+        # share word said too ('severe HIE mortality, %': the mortality of severe HIE)
         after = [mt for mt in mentions if mt.end > implied.start()]
         counted = min(after, key=lambda mt: mt.start) if after else None
         for mt in mentions:
@@ -37,6 +39,8 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
                 mt.zone = "numerator" if mt is counted else "cohort"
         return
     after_of = m.end() if m else 0
+    if m is not None and _premodified(mentions, text, groups, m.start(), m.end()):
+        return
     phrases = cohort_phrases(text)
     split = _split(text, after_of, phrases)
     of = re.compile(r"\s*of\s+(?:\|\s*)?(?:the\s+|all\s+)?").match(text, after_of) if m else None
@@ -85,6 +89,30 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
             before = [t.text for t in tokenize(text[: mt.start])][-2:]
             if _design(mt) and set(before) & {"in", "at", "within", "from", "for"}:
                 mt.zone = "cohort"
+
+
+def _premodified(
+    mentions: list[Mention], text: str, groups: list[Variable], start: int, end: int
+) -> bool:
+    """'severe HIE death rate', 'male CP percentage': the share word after a bare run of
+    conditions (nothing but their own words between them) and none after it counts the last
+    of them, within the others; set the zones and say so, or leave them."""
+    conds = [
+        mt
+        for mt in mentions
+        if mt.variable is not None
+        and not (isinstance(mt.target, CodeSet) and mt.target.var in groups)
+    ]
+    before = sorted((mt for mt in conds if mt.end <= start), key=lambda mt: mt.start)
+    if len(before) < 2 or any(mt.start >= end for mt in conds):
+        return False
+    gaps = [text[a.end : b.start] for a, b in itertools.pairwise([*before])]
+    gaps.append(text[before[-1].end : start])
+    if any(g.strip() for g in gaps):
+        return False
+    for mt in conds:
+        mt.zone = "numerator" if mt is before[-1] else "cohort"
+    return True
 
 
 def _design(mt: Mention) -> bool:
@@ -147,6 +175,16 @@ def _split(text: str, after: int, phrases: list[tuple[int, int]]) -> int | None:
     first = next((k for k, t in enumerate(toks) if t.text in SPLIT_VERBS), None)
     if first is None:
         return None
+    if toks[first].text == "whose":
+        # 'infants whose aEEG was flat | died', 'infants whose aEEG showed a flat trace | died':
+        # the clause's own verb (a copula, or one the splitter does not know) is the cohort's;
+        # the count starts at the verb after it, or at 'whose' when none follows
+        verbs = [k for k in range(first + 2, len(toks)) if toks[k].text in SPLIT_VERBS - RELATIVE]
+        if verbs and toks[verbs[0]].text in _COPULAS:
+            verbs = verbs[1:]
+        if verbs and toks[verbs[0] - 1].text not in {"and", "or", "but", "nor"}:
+            return after + toks[verbs[0]].start
+        return after + toks[first].start
     if (
         toks[first].text in RELATIVE
         and first + 1 < len(toks)
@@ -160,7 +198,8 @@ def _split(text: str, after: int, phrases: list[tuple[int, int]]) -> int | None:
     return after + toks[first].start
 
 
-RELATIVE = frozenset({"who", "that", "which"})
+RELATIVE = frozenset({"who", "whose", "that", "which"})
+_COPULAS = frozenset({"was", "were", "is", "are", "had", "has", "have"})
 
 
 def _linked(text: str, head: Mention, others: list[Mention]) -> bool:

@@ -95,6 +95,7 @@ DESIGN_PRIOR = 0.15
 SPLIT_VERBS = frozenset(
     [
         "who",
+        "whose",
         "that",
         "which",
         "had",
@@ -273,15 +274,28 @@ CLAUSE_END = r"(?=\s*(?:$|[,;:?.!()]|and\b))"
 """Such a clause ends where its clause does: 'with known primary outcome' names a variable."""
 
 
+MISSING_OF = re.compile(
+    rf"\b(?:unknown|missing)\s+(?P<x>[a-z]+(?:\s+[a-z]+)?)\s+{_EXCLUDED}{CLAUSE_END}"
+)
+"""'unknown sex excluded': the missing default, said of a variable whose name (x) is left to be
+read — beside a code of it ('male') it is that code's variable; alone it asks which value."""
+
+
 def missing_clause(missing_words: list[str]) -> re.Pattern[str]:
     """A clause that restates the default about missing data: 'unknowns excluded', 'excluding
     missing values', 'complete cases only', 'where known' (the dictionary's missing-code labels,
     such as 'not done', count as missing words too). Including them is no default: never read."""
     nouns = "|".join(
         [r"unknowns?", r"missing", r"blanks?", r"nas?"]
+        + [r"not\s+(?:assessed|measured|recorded|known|available|done|tested|examined)"]
         + [re.escape(w) + "s?" for w in sorted(missing_words, key=len, reverse=True)]
     )
-    noun = rf"(?:the\s+)?(?:{nouns}){_DATA}"
+    # 'excluding those not assessed', 'excluding infants with missing data'
+    those = (
+        r"(?:(?:those|infants|babies|subjects|patients|children|neonates)\s+"
+        r"(?:who\s+(?:were|are)\s+|with\s+)?)?"
+    )
+    noun = rf"{those}(?:the\s+)?(?:{nouns}){_DATA}"
     known = rf"{WHO}with\s+(?:known|available|non\s+missing){_DATA}"
     return re.compile(
         rf"\b(?:{_EXCLUDE}\s+{noun}|{noun}\s+{_EXCLUDED}|complete\s+cases?"

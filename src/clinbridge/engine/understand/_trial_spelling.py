@@ -1,0 +1,57 @@
+"""Misspelt words of a trial question read as the dictionary word they are one letter from.
+
+A word the dictionary lacks, one letter away from exactly one word it has (the first letter
+kept), is that word ('platelts' → platelet); a word near a general word too, or near several, is
+left ('height' is not 'weight'). A closed-class English word ('whose', 'other', 'should') is no
+misspelling of anything: it is never corrected, so it is either read as what it is or left
+unread and named in an abstention — never turned into a code ('whose' is not 'whole'). A past
+tense the dictionary lacks is the one noun its stem begins ('babies who seized' → seizure).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from clinbridge.engine.understand._reading import Grounding
+from clinbridge.engine.understand._trial_vocab import Token, one_edit_apart
+from clinbridge.engine.understand._trial_words import EXTRA_FILLER, SUBJECT_NOUNS
+
+CLOSED_CLASS = frozenset(
+    {
+        *("whose", "whom", "whoever", "whatever", "whichever", "whether", "whereas", "while"),
+        *("their", "theirs", "there", "these", "those", "itself", "other", "others", "another"),
+        *("either", "neither", "every", "each", "should", "would", "could", "might", "shall"),
+        *("about", "above", "below", "under", "until", "since", "though", "although", "because"),
+        *("against", "around", "beyond", "except", "toward", "towards", "through", "upon"),
+        *("throughout", "unless", "after", "before", "during", "within", "without", "among"),
+    }
+)
+"""English function words (pronouns, determiners, modals, conjunctions, prepositions)."""
+
+
+def correct_typos(
+    content: Iterable[Token],
+    vocabulary: frozenset[str] | set[str],
+    in_time: Callable[[int], bool],
+    groundings: list[Grounding],
+) -> None:
+    """Re-read each misspelt content word as its one near dictionary word (module docstring)."""
+    general = EXTRA_FILLER | SUBJECT_NOUNS
+    for t in content:
+        if t.norm in vocabulary or len(t.norm) < 4 or in_time(t.start):
+            continue
+        if any(ch.isdigit() for ch in t.norm) or t.text in CLOSED_CLASS:
+            continue
+        near = [
+            w
+            for w in vocabulary | general
+            if len(t.norm) >= 5 and w[:1] == t.norm[:1] and one_edit_apart(t.norm, w)
+        ]
+        if not near and t.text.endswith("ed") and len(t.norm) >= 4:
+            # a past tense said of the noun its stem begins ('seized' → seizure): one such noun
+            near = [w for w in vocabulary if w.startswith(t.norm) and len(w) > len(t.norm) + 1]
+        if len(near) == 1 and near[0] in vocabulary and len(near[0]) >= 5:
+            groundings.append(
+                Grounding(phrase=t.text, kind="spelling", target=f"read as {near[0]!r}")
+            )
+            t.norm = near[0]
