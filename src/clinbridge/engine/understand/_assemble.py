@@ -43,6 +43,7 @@ from clinbridge.engine.understand._facts import special_plan
 from clinbridge.engine.understand._filters import _predicates, _split_proportion
 from clinbridge.engine.understand._ground import Concept, Word
 from clinbridge.engine.understand._ground_words import STREAM_NOUNS
+from clinbridge.engine.understand._list_guard import check_list_wording
 from clinbridge.engine.understand._orlists import fold_or_list
 from clinbridge.engine.understand._ranking import apply_rank
 from clinbridge.engine.understand._reading import Grounding, Reading
@@ -600,6 +601,8 @@ def _first_last(a: _Asked) -> _Found:
 
 
 def _listed(a: _Asked) -> _Found:
+    if a.op == "list":  # 'tell me the total X output' is never a list
+        check_list_wording(list(a.items))
     nxt = _next_significant([i for i in a.after if not _is_slot(i, "intent", "list")])
     intent = a.intent
     if a.op == "list" and (
@@ -635,6 +638,8 @@ def _listed(a: _Asked) -> _Found:
     if found is not None and found[0] > a.intent_pos and a.op == "list":
         k, c, _ = found
         cs = _concept_set(c, noun, a.lex, a.ctx)
+    if cs is None and a.op == "list":
+        check_list_wording(list(a.items), noun)  # 'the void output': one, not a list
     return Measure(of="concept", stream=noun, concepts=cs), k, 0.95
 
 

@@ -271,9 +271,22 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+# A time of its own inside an event window's anchor ('within 2 days after X this month'): the
+# window is relative to X and X is itself windowed; one TimeSpec cannot carry both, so the
+# pattern does not apply (the words stay unread and are named, never dropped).
+_TIME_IN_ANCHOR = re.compile(
+    r"\b((this|last|next|current|previous|past|same|first|latest|earliest)\s+(\w+\s+)?"
+    r"(day|week|month|year|visit|admission|encounter|hospital|icu|stay)|since|ago|today|"
+    r"yesterday|\d{4}|\d{1,2}/\d{1,2}|in\s+the\s+last)\b",
+    re.I,
+)
+
+
 def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
     """Turn one regex match from :data:`PATTERNS` into a :class:`TimeSpec`."""
     g = m.groupdict()
+    if g.get("anchor") and _TIME_IN_ANCHOR.search(g["anchor"]):
+        return None
     n = float(g["n"]) if g.get("n") else 1.0
     if kind == "observation":
         length = days_of(n, g["u"])
