@@ -12,7 +12,7 @@ Do not read the questions while working on the reader: run this only to report a
 
 Usage::
 
-    python bench/trial_holdout.py [--set 1|2|3|4|5|6] [--show]   # --show: every verdict, not only misses
+    python bench/trial_holdout.py [--set 1|2|3|4|5|6|7] [--show]   # --show: every verdict, not only misses
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ HOLDOUTS = {
     4: (ROOT / "bench" / "data" / "trial_holdout4_sealed.py.gz", 4242, 540, 1300),
     5: (ROOT / "bench" / "data" / "trial_holdout5_sealed.py.gz", 5151, 526, 1310),
     6: (ROOT / "bench" / "data" / "trial_holdout6_sealed.py.gz", 6262, 535, 1300),
+    7: (ROOT / "bench" / "data" / "trial_holdout7_sealed.py.gz", 7373, 545, 1290),
 }
 """Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran;
 set 3 and set 4 by writers blind to the reader's code, each committed before its first run;
@@ -45,7 +46,10 @@ set 5 (61 questions, 12 abstentions; seed 5151, 526 x 1310) was written blind to
 and committed before its first run, every answered gold checked a second way from a long view;
 set 6 (64 questions, 12 abstentions; seed 6262, 535 x 1300) likewise, written blind and committed
 before its first run, its golds checked against a long view by label and time point and each
-abstention's reason checked on the data (the module's ``verify``)."""
+abstention's reason checked on the data (the module's ``verify``);
+set 7 (64 questions, 12 abstentions; seed 7373, 545 x 1290) likewise, written blind to the reader's
+code and committed before its first run, every answered gold checked a second way from a long view
+by dictionary label and time point, each abstention's reason checked on the data (``verify``)."""
 
 
 def load_holdout(which: int | str = 1) -> tuple[Any, ...]:
