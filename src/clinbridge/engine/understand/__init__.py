@@ -131,7 +131,7 @@ def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
             and isinstance(out[-1], str)
         ):
             nxt = pieces[k + 1] if k + 1 < len(pieces) else None
-            left = tokens(out[-1])[-4:]
+            left = tokens(out[-1])[-6:]
             right = tokens(nxt)[:4] if isinstance(nxt, str) else []
             word = tokens(p.text)
             found = False
