@@ -90,12 +90,16 @@ def _expand(words: list[str], vocab: set[str], lex: Lexicon | None = None) -> li
     out: list[str] = []
     split = text.split()
     for i, w in enumerate(split):
-        if w in shorthand and not _in_exact_name(split, i, lex) and (
-            stem(w) not in vocab
-            or (
-                lex is not None
-                and not any(m.how in {"exact", "synonym", "same_words"} for m in lex.match(w))
-                and any(lex.match(x) for x in shorthand[w])
+        if (
+            w in shorthand
+            and not _in_exact_name(split, i, lex)
+            and (
+                stem(w) not in vocab
+                or (
+                    lex is not None
+                    and not any(m.how in {"exact", "synonym", "same_words"} for m in lex.match(w))
+                    and any(lex.match(x) for x in shorthand[w])
+                )
             )
         ):
             out.extend(_pick(shorthand[w], vocab).split())
