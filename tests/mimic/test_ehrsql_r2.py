@@ -93,3 +93,19 @@ def test_count_the_number_of_times_counts_events(ehrsql_sqlite: Path) -> None:
     assert a.decision == "accept", a.reason
     assert a.plan["measure"]["of"] == "events"
     assert a.value == n
+
+
+def test_a_care_unit_named_exactly_is_that_unit(ehrsql_sqlite: Path) -> None:
+    """'in the emergency department observation': patients with a transfer to that unit."""
+    units = [str(u) for (u,) in _rows(ehrsql_sqlite, "SELECT DISTINCT careunit FROM transfers")]
+    unit = next((u for u in units if u.startswith("emergency department ")), None)
+    if unit is None:
+        return
+    (n,) = _rows(
+        ehrsql_sqlite,
+        "SELECT count(DISTINCT subject_id) FROM transfers WHERE careunit = ?",
+        unit,
+    )[0]
+    a = _ask(ehrsql_sqlite, f"How many patients were present in the {unit}?")
+    assert a.decision == "accept", a.reason
+    assert a.value == n

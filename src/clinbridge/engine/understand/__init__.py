@@ -32,6 +32,7 @@ from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._text import normalize
+from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     if schema is not None:  # the question names tables, fields or codes: read as such only
         return [schema]
     try:
-        pieces = _rejoin_names(extract(text), ctx.lexicon)
+        pieces = unit_names(_rejoin_names(extract(text), ctx.lexicon), ctx.lexicon)
         enc = ctx.catalog.encounters if ctx.catalog is not None else None
         pieces = untype_hospital(pieces, enc.label if enc is not None else None)
         items = expand(pieces, c)
