@@ -356,6 +356,8 @@ class CohortBuilder:
         if isinstance(anchor, FixedAnchor):
             return f.date_literal(anchor.date or self.now, d)
         if isinstance(anchor, EventAnchor):
+            if anchor.which == "each":
+                raise UnsupportedOperationError("an 'each event' anchor gives no single date")
             rel = self.stream_relation(anchor.stream, anchor.concepts)
             dates: exp.Select | None = self._per_patient_date(
                 rel, "pid", "t", anchor.which == "first"
@@ -426,6 +428,8 @@ class CohortBuilder:
                 conds.append(exp.GTE(this=day, expression=f.date_literal(window.start, d)))
             if window.end:
                 conds.append(exp.LTE(this=day, expression=f.date_literal(window.end, d)))
+        elif isinstance(window.anchor, EventAnchor) and window.anchor.which == "each":
+            conds.append(self._each_anchor(window, window.anchor, t, pid))
         else:
             anchor = self.anchor_date(window.anchor, pid, joins)
             if window.start_days is None and window.end_days is None:
@@ -437,6 +441,34 @@ class CohortBuilder:
                     exp.LTE(this=day, expression=f.add_days(anchor.copy(), window.end_days, d))
                 )
         return exp.and_(*conds, copy=False) if conds else None
+
+    def _each_anchor(
+        self, window: RelativeWindow, anchor: EventAnchor, t: exp.Expr, pid: exp.Expr
+    ) -> exp.Expr:
+        """EXISTS an anchor event of the patient's that ``t`` falls in the window of."""
+        d = self.d
+        a = self.alias("ea")
+        at = _col("t", a)
+        conds: list[exp.Expr] = [_col("pid", a).eq(pid.copy())]
+        if window.start_days == 0:
+            conds.append(exp.LT(this=at, expression=t.copy()))
+        elif window.start_days is not None:
+            conds.append(
+                exp.GTE(this=t.copy(), expression=f.add_days_exact(at.copy(), window.start_days, d))
+            )
+        if window.end_days == 0:
+            conds.append(exp.LTE(this=t.copy(), expression=at.copy()))
+        elif window.end_days is not None:
+            conds.append(
+                exp.LTE(this=t.copy(), expression=f.add_days_exact(at.copy(), window.end_days, d))
+            )
+        rel = self.stream_relation(anchor.stream, anchor.concepts)
+        sub = (
+            exp.select(exp.Literal.number(1))
+            .from_(_as_source(rel, a), copy=False)
+            .where(exp.and_(*conds, copy=False), copy=False)
+        )
+        return exp.Exists(this=sub)
 
     # -- cohort ----------------------------------------------------------------------------
     # Every filter compiles to ``pid IN (SELECT pid ...)``: a self-contained semi-join that

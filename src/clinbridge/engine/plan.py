@@ -150,12 +150,16 @@ class ValueFilter(_Node):
 
 
 class EventAnchor(_Node):
-    """The date of a patient's first/last event of a kind: 'after the first exposure to X'."""
+    """The date of a patient's first/last event of a kind: 'after the first exposure to X'.
+
+    ``each``: relative to any of the patient's events of that kind ('within 2 days after a
+    bronchoscopy', where there were several), compared at the source's own time precision and
+    strictly after the event for a window that starts at it."""
 
     kind: Literal["event"] = "event"
     stream: str
     concepts: ConceptSet | None = None
-    which: Literal["first", "last"] = "first"
+    which: Literal["first", "last", "each"] = "first"
 
 
 class PatientAnchor(_Node):

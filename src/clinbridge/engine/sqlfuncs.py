@@ -61,6 +61,19 @@ def add_days(e: exp.Expr, days: int, dialect: str) -> exp.Expr:
     return exp.DateAdd(this=e, expression=exp.Literal.number(days), unit=exp.var("DAY"))
 
 
+def add_days_exact(e: exp.Expr, days: int, dialect: str) -> exp.Expr:
+    """``e`` plus ``days`` days at its own precision (a timestamp stays one: 48 hours, not
+    two calendar days)."""
+    if dialect == "sqlite":
+        return exp.func("DATETIME", e, exp.Literal.string(f"{days:+d} days"))
+    if dialect in {"duckdb", "postgres"}:
+        return exp.Add(
+            this=exp.cast(e, "TIMESTAMP"),
+            expression=exp.Interval(this=exp.Literal.string(str(days)), unit=exp.var("DAY")),
+        )
+    return exp.DateAdd(this=e, expression=exp.Literal.number(days), unit=exp.var("DAY"))
+
+
 def days_between(later: exp.Expr, earlier: exp.Expr, dialect: str) -> exp.Expr:
     """Whole days from ``earlier`` to ``later`` (both dates)."""
     if dialect == "sqlite":

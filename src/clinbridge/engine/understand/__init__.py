@@ -32,6 +32,7 @@ from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._text import normalize
+from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     if schema is not None:  # the question names tables, fields or codes: read as such only
         return [schema]
     try:
-        pieces = _rejoin_names(extract(text), ctx.lexicon)
+        pieces = unit_names(_rejoin_names(extract(text), ctx.lexicon), ctx.lexicon)
         enc = ctx.catalog.encounters if ctx.catalog is not None else None
         pieces = untype_hospital(pieces, enc.label if enc is not None else None)
         items = expand(pieces, c)
@@ -131,7 +132,7 @@ def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
             and isinstance(out[-1], str)
         ):
             nxt = pieces[k + 1] if k + 1 < len(pieces) else None
-            left = tokens(out[-1])[-4:]
+            left = tokens(out[-1])[-6:]
             right = tokens(nxt)[:4] if isinstance(nxt, str) else []
             word = tokens(p.text)
             found = False

@@ -689,7 +689,7 @@ def _anchor(spec: TimeSpec, ctx: Ctx, preds: list[Pred]) -> Any:
     for s in pieces:
         if isinstance(s, Slot) and s.kind == "encounter" and not s.data.get("type"):
             return PatientAnchor(
-                point="first_encounter" if spec.which == "first" else "last_encounter"
+                point="last_encounter" if spec.which == "last" else "first_encounter"
             )
         if isinstance(s, Slot) and s.kind == "encounter":
             raise Abstain(

@@ -88,19 +88,39 @@ def _expand(words: list[str], vocab: set[str], lex: Lexicon | None = None) -> li
         if re.search(rf"\b{re.escape(key)}\b", text):
             text = re.sub(rf"\b{re.escape(key)}\b", _pick(shorthand[key], vocab), text)
     out: list[str] = []
-    for w in text.split():
-        if w in shorthand and (
-            stem(w) not in vocab
-            or (
-                lex is not None
-                and not any(m.how in {"exact", "synonym", "same_words"} for m in lex.match(w))
-                and any(lex.match(x) for x in shorthand[w])
+    split = text.split()
+    for i, w in enumerate(split):
+        if (
+            w in shorthand
+            and not _in_exact_name(split, i, lex)
+            and (
+                stem(w) not in vocab
+                or (
+                    lex is not None
+                    and not any(m.how in {"exact", "synonym", "same_words"} for m in lex.match(w))
+                    and any(lex.match(x) for x in shorthand[w])
+                )
             )
         ):
             out.extend(_pick(shorthand[w], vocab).split())
         else:
             out.append(w)
     return out
+
+
+def _in_exact_name(words: list[str], i: int, lex: Lexicon | None) -> bool:
+    """Whether ``words[i]`` ends or starts a phrase that is exactly one of the source's names
+    ('cr' in 'nifedipine cr' stays: the drug is named so, it is no creatinine)."""
+    if lex is None:
+        return False
+    for length in (2, 3):
+        for start in (i - length + 1, i):
+            seg = words[max(start, 0) : start + length]
+            if start < 0 or len(seg) < length:
+                continue
+            if any(m.how in {"exact", "same_words"} for m in lex.match(" ".join(seg))):
+                return True
+    return False
 
 
 # English adjective → noun derivations of clinical words ('prediabetic' → 'prediabetes',

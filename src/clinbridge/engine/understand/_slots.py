@@ -610,7 +610,7 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("intent", {"op": "count_distinct"}),
     ),
     (
-        r"\bhow\s+many\s+times\b|\bhow\s+often\b|\bnumber\s+of\s+times\b",
+        r"\bhow\s+many\s+times\b|\bhow\s+often\b|\b(?:count\s+(?:the\s+|of\s+the\s+)?)?(?:total\s+)?number\s+of\s+times\b",
         lambda m: Slot("intent", {"op": "count", "target": "events"}),
     ),
     (

@@ -303,6 +303,8 @@ def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
             return TimeSpec(
                 "event", start_days=-length, end_days=-1, anchor_text=anchor, which=which
             )
+        # 'within 2 days after a bronchoscopy' (no first/last said): after any of them
+        which = which if g.get("which") else "each"
         return TimeSpec("event", start_days=0, end_days=length, anchor_text=anchor, which=which)
     if kind == "event_range":
         lo, hi = days_of(float(g["a"]), g["u"]), days_of(float(g["b"]), g["u"])
