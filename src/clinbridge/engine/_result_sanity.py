@@ -182,6 +182,7 @@ def check_ambiguous(plan: QueryPlan | None, question: str | None) -> list[Check]
         )
     if (
         plan.measure.of == "age"
+        and plan.measure.age_at is None
         and not plan.patient_id
         and op in {"mean", "median", "min", "max", "stddev"}
         and any(getattr(f, "kind", None) == "event" for f in plan.filters)
@@ -197,6 +198,7 @@ def check_ambiguous(plan: QueryPlan | None, question: str | None) -> list[Check]
     if (
         plan.patient_id
         and plan.measure.of == "age"
+        and plan.measure.age_at is None
         and any(getattr(f, "kind", None) == "event" for f in plan.filters)
     ):
         # 'pt 96 age @ CABG': the event names when the age is taken, not which patient
