@@ -321,7 +321,8 @@ def validate(
     checks += concept_checks
     checks += _check_windows(ctx)
     checks += _check_shape(ctx, expected)
-    checks += check_result(plan, ctx.value, question) + check_ambiguous(plan, question)
+    if all(c.passed for c in checks):  # the result's own sense, once nothing else failed
+        checks += check_result(plan, ctx.value, question) + check_ambiguous(plan, question)
     if plan is not None and is_wide(plan, catalog):  # trial tables: coverage, missing codes
         checks += check_wide(plan, catalog, draft)
     if coverage:
