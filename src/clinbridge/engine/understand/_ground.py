@@ -24,6 +24,7 @@ from clinbridge.engine.understand._ground_words import (
     QUANTITY_WORDS,
     STREAM_NOUNS,
     SUBJECT,
+    VALUE_KIND_NOUNS,
 )
 from clinbridge.engine.understand._shorthand import concept_shorthand, drug_class
 from clinbridge.engine.understand._text import (
@@ -234,6 +235,8 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 continue
             if best.how == "contains" and all(w in QUANTITY_WORDS for w in seg):
                 continue  # a unit of amount or time is not a concept
+            if best.how == "contains" and all(w in VALUE_KIND_NOUNS for w in seg):
+                continue  # 'score', 'results': the kind of value, not which concept
             if length == 1 and best.how == "contains" and stem(first) in lex.stream_words:
                 continue  # 'output' where a stream holds outputs: the stream, not 'ostomy (output)'
             if best.how == "contains":

@@ -327,3 +327,15 @@ QUANTITY_WORDS = frozenset(
 )
 """Words of amount, packaging and time: alone they name a unit a quantity is counted in
 ('pack-years', 'tablets a day'), never a concept — a drug label holding 'pack' is not it."""
+
+# Nouns that name the kind of a recorded value, never which one ('the latest score', 'all
+# results'): alone, a label merely containing one ('Pain severity ... [Score]') is not what
+# the question names.
+VALUE_KIND_NOUNS = frozenset(
+    [
+        *("score", "scores", "result", "results", "value", "values", "level", "levels"),
+        *("rating", "ratings", "total", "totals", "reading", "readings", "number", "numbers"),
+        *("measurement", "measurements", "test", "tests", "scale", "index", "grade"),
+        *("record", "records", "entry", "entries", "row", "rows"),
+    ]
+)

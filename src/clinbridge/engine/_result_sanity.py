@@ -1,0 +1,233 @@
+"""Checks on what an executed plan returned and on choices the question left open.
+
+Execution-guided checking: a reading whose result is degenerate is not accepted as the answer,
+however well it parsed.  Measured on devset4 (questions written blind over three databases),
+every accepted count of 0 was a misreading (a filter read twice, a window bound to the wrong
+field, a word taken as an age), a proportion of exactly 1 over every patient counted patients
+where records were asked for, and questions asking for an age or for identifiers got a date
+or a count.  Each becomes an abstention that names the reason:
+
+* ``no_data`` (result_nonempty): a cohort/event count of 0, or a breakdown whose every cell is
+  0 — no record satisfies all the conditions read; a yes/no or one patient's count is not
+  affected;
+* ``value_implausible`` (proportion_informative): a proportion of exactly 0, or of exactly 1
+  over every patient (no cohort condition);
+* ``shape_mismatch`` (answer_type): 'what age / how old' answered with a date, 'the ids /
+  values' answered with one number.
+
+:func:`check_ambiguous` turns a default the plan chose where the question names none into an
+``ambiguous`` abstention: one patient's length of stay with no summary word (which stay?), the
+mean age of a cohort with no 'current' / 'at diagnosis', and 'last year' / 'last month'
+(previous calendar period or the past 12 months / 30 days).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from clinbridge.engine.answer import Check
+from clinbridge.engine.plan import QueryPlan
+
+_AGE_ASKED = re.compile(r"\b(?:what|which)\s+age\b|\bhow\s+old\b|\bage\s*(?:@|at|when)\b", re.I)
+_IDS_ASKED = re.compile(
+    r"\b(?:ids|identifiers|person_id\s+values|patient_id\s+values|values)\b|^\s*list\b", re.I
+)
+_COUNT_ASKED = re.compile(r"\bhow\s+many\b|\bcount\b|\bnumber\s+of\b|#", re.I)
+
+
+def _numbers(value: Any) -> list[float] | None:
+    """The numeric cells of a breakdown (mapping, or rows whose last cell is the count)."""
+    cells: list[Any]
+    if isinstance(value, Mapping):
+        cells = list(value.values())
+    elif isinstance(value, list | tuple):
+        cells = []
+        for row in value:
+            if isinstance(row, Mapping):
+                cells.append(list(row.values())[-1] if row else None)
+            elif isinstance(row, list | tuple):
+                cells.append(row[-1] if row else None)
+            else:
+                return None
+    else:
+        return None
+    out: list[float] = []
+    for c in cells:
+        if isinstance(c, bool) or not isinstance(c, int | float | decimal.Decimal):
+            return None
+        out.append(float(c))
+    return out
+
+
+def _is_date(value: Any) -> bool:
+    if isinstance(value, dt.date):
+        return True
+    return isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}([ T].*)?", value) is not None
+
+
+def check_result(plan: QueryPlan | None, value: Any, question: str | None) -> list[Check]:
+    """Failed checks for a degenerate result of ``plan`` (empty when the result is plausible)."""
+    if plan is None:
+        return []
+    op = plan.aggregate.op
+    out: list[Check] = []
+    is_num = isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool)
+    if op in {"count", "count_distinct"} and not plan.patient_id:
+        if is_num and float(value) == 0.0:
+            out.append(
+                Check(
+                    name="result_nonempty",
+                    passed=False,
+                    code="no_data",
+                    detail="the count is 0: no record satisfies every condition as read; a "
+                    "condition was probably read wrongly (rephrase, or check each condition alone)",
+                )
+            )
+        elif plan.group_by:
+            cells = _numbers(value)
+            if cells is not None and (not cells or all(c == 0 for c in cells)):
+                out.append(
+                    Check(
+                        name="result_nonempty",
+                        passed=False,
+                        code="no_data",
+                        detail="every group of the breakdown counts 0: no record satisfies the "
+                        "conditions as read",
+                    )
+                )
+    # 0 % is an empty numerator; 100 % of a cohort ('of the MI patients, what share had a
+    # CABG') can be a finding, but 100 % of everyone means the part was not told from the whole
+    whole = float(value) in (1.0, 100.0) and not plan.filters if is_num else False
+    if op == "proportion" and is_num and (float(value) == 0.0 or whole) and not plan.group_by:
+        out.append(
+            Check(
+                name="proportion_informative",
+                passed=False,
+                code="value_implausible",
+                detail=f"the proportion is exactly {value}: the numerator and the denominator "
+                "select the same records (or none); the part asked about was probably not "
+                "told apart from the whole",
+            )
+        )
+    if question:
+        if _AGE_ASKED.search(question) and _is_date(value):
+            out.append(
+                Check(
+                    name="answer_type",
+                    passed=False,
+                    code="shape_mismatch",
+                    detail="the question asks for an age; the reading gives a date",
+                )
+            )
+        if (
+            is_num
+            and op in {"count", "count_distinct"}
+            and _IDS_ASKED.search(question)
+            and not _COUNT_ASKED.search(question)
+        ):
+            out.append(
+                Check(
+                    name="answer_type",
+                    passed=False,
+                    code="shape_mismatch",
+                    detail="the question asks for the identifiers or values themselves; the "
+                    "reading gives only how many there are",
+                )
+            )
+    return out
+
+
+# A summary word ('mean', 'longest', 'last', 'total'...) choosing one of a patient's stays.
+_SUMMARY = re.compile(
+    r"\b(?:mean|average|avg|median|total|sum|overall|combined|max(?:imum)?|min(?:imum)?|longest|"
+    r"shortest|first|last|latest|earliest|most\s+recent|recent|each|every|all|per)\b",
+    re.I,
+)
+# When an age is taken: now ('current', 'today', 'as of') or at an event ('at diagnosis').
+_AGE_NOW = re.compile(r"\b(?:now|current(?:ly)?|today|present(?:-day)?|as\s+of)\b", re.I)
+_AGE_AT = re.compile(
+    r"\b(?:at|when|on|of\s+onset)\b(?!\s+(?:least|most)\b)",
+    re.I,
+)
+_AGE_WORD = re.compile(r"\bages?\b", re.I)
+# 'last year' / 'last month': the previous calendar period or the past 12 months / 30 days.
+_LAST_PERIOD = re.compile(r"\b(?:last|previous|prior)\s+(?P<u>yr|year|month|mo)\b", re.I)
+_PERIOD_PINNED = re.compile(
+    r"\bcalendar\b|\b\d+\s*(?:months?|mos?|days?|weeks?|wks?)\b|\b(?:12|twelve|30|thirty)\b|"
+    r"\brolling\b|\btrailing\b",
+    re.I,
+)
+
+
+def _ambiguous(detail: str) -> Check:
+    return Check(name="reading_unique", passed=False, code="ambiguous", detail=detail)
+
+
+def check_ambiguous(plan: QueryPlan | None, question: str | None) -> list[Check]:
+    """Failed checks for a plan that settled a choice the question leaves open."""
+    if plan is None or not question:
+        return []
+    out: list[Check] = []
+    op = plan.aggregate.op
+    if plan.patient_id and plan.measure.of == "length_of_stay" and not _SUMMARY.search(question):
+        out.append(
+            _ambiguous(
+                "one patient may have several stays: say which length of stay is wanted "
+                "(the last, the longest, the mean or the total)"
+            )
+        )
+    if (
+        plan.measure.of == "age"
+        and plan.measure.age_at is None
+        and not plan.patient_id
+        and op in {"mean", "median", "min", "max", "stddev"}
+        and any(getattr(f, "kind", None) == "event" for f in plan.filters)
+    ):
+        after = _AGE_WORD.split(question, maxsplit=1)
+        if len(after) == 2 and not _AGE_NOW.search(question) and not _AGE_AT.search(after[1]):
+            out.append(
+                _ambiguous(
+                    "the age of patients who had an event can be taken today or at the event: "
+                    "say 'current age' or 'age at (first) diagnosis'"
+                )
+            )
+    if (
+        plan.patient_id
+        and plan.measure.of == "age"
+        and plan.measure.age_at is None
+        and any(getattr(f, "kind", None) == "event" for f in plan.filters)
+    ):
+        # 'pt 96 age @ CABG': the event names when the age is taken, not which patient
+        out.append(
+            _ambiguous(
+                "the question names an event beside the patient's age: the age today or at "
+                "that event? say 'age at (first) …' or 'current age'"
+            )
+        )
+    ages = [f for f in plan.filters if getattr(f, "kind", None) == "age"]
+    if any(getattr(f, "at", None) is not None for f in ages) and any(
+        getattr(f, "at", None) is None for f in ages
+    ):
+        # 'pts who died before 65': the bound read as today's age beside an age at death
+        out.append(
+            _ambiguous(
+                "an age bound stands beside an age taken at an event (e.g. at death): "
+                "is the bound on that age or on today's age? say 'aged under 65 at death'"
+            )
+        )
+    m = _LAST_PERIOD.search(question)
+    windowed = plan.window is not None or any(getattr(f, "window", None) for f in plan.filters)
+    if m and windowed and not _PERIOD_PINNED.search(question):
+        unit = "year" if m["u"].lower().startswith("y") else "month"
+        span = "12 months" if unit == "year" else "30 days"
+        out.append(
+            _ambiguous(
+                f"'{m[0]}' reads as the previous calendar {unit} or as the past {span}: "
+                f"say 'in calendar …' or 'in the past {span}'"
+            )
+        )
+    return out
