@@ -22,7 +22,10 @@ def _rows(db: str) -> list[dict[str, Any]]:
     return [r for r in rows if r["db"] == db]
 
 
-@pytest.mark.parametrize(("db", "floor"), [("eunomia", 0.9), ("s27", 0.9), ("fhir", 0.85)])
+# eunomia: 35 of 39 (0.897). Its one true zero count ("patients with ulcerative colitis under 30",
+# gold 0) abstains by design since engine/_result_sanity.py: a count of 0 is refused as a likely
+# misreading (on devset4 eight accepted zeros were all wrong). The floor keeps every other answer.
+@pytest.mark.parametrize(("db", "floor"), [("eunomia", 0.89), ("s27", 0.9), ("fhir", 0.85)])
 def test_parser_devset(
     db: str, floor: float, eunomia_conn: Any, s27_conn: Any, fhir_conn: Any
 ) -> None:
