@@ -48,6 +48,7 @@ from clinbridge.engine.understand._trial_model import (
     is_yes,
     key_terms,
     label_terms,
+    modifier_terms,
     name_stem,
     name_terms,
 )
@@ -137,6 +138,7 @@ class TrialReader:
                     set(),
                     kind,
                     key_terms(v.description or v.name, head),
+                    modifiers=modifier_terms(v.description or v.name, head),
                 )
                 by_key[key] = fam
                 self.families.append(fam)

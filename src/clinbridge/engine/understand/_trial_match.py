@@ -101,6 +101,18 @@ def describe(mt: Mention) -> str:
     return mt.target.label
 
 
+def stem_only(text: str, fam: Family) -> bool:
+    """Whether a question's word meets a participle that modifies another word of the family's
+    label by its stem alone, in another form ('treated' and 'the treating centre', 'cooled' and
+    'Cooling device water temperature'): the act, not the thing it describes."""
+    said = text.lower()
+    forms = fam.modifiers.get(canon(said))
+    if not forms:
+        return False
+    participles = {f for f in forms if f.endswith(("ing", "ed"))}
+    return bool(participles) and said not in participles
+
+
 def clusters(parse: Parse, words: set[str]) -> list[list[int]]:
     """Runs of the question's words among ``words``, near each other and in one clause."""
     idx = [i for i, t in enumerate(parse.content) if i not in parse.consumed and t.norm in words]
@@ -158,6 +170,8 @@ def match(fam: Family, parse: Parse) -> Mention | None:
             continue  # one word of a modifier ('cooled' ~ 'Inotropes given during cooling')
         if len(words) == 1 and words <= parse.generic:
             continue  # 'serum' alone is none of the serum measurements
+        if len(words) == 1 and stem_only(parse.content[cl[0]].text, fam):
+            continue  # 'treated' is no 'treating centre': one word matched by its stem alone
         if len(words) == 1 and words <= LINKING_VERBS:
             continue  # 'reached the primary outcome' names no 'full feeds reached'
         if score < 0.8:

@@ -127,6 +127,8 @@ FILLER = frozenset(
         "by",
         "with",
         "within",
+        "into",
+        "out",
         "among",
         "amongst",
         "who",

@@ -1,0 +1,41 @@
+"""Readings added after holdout 6 (the wrong answers they replaced): a question's verb never meets a
+label's participle by its stem alone ('treated' is not 'Born outside the treating centre', so
+no OUTBORN filter is silently added), and 'out of' is a preposition, not PRIM_OUT's name."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import clinbridge.api as cb
+
+
+@pytest.fixture(scope="module")
+def conn(trial_db):  # type: ignore[no-untyped-def]
+    c = cb.connect(trial_db)
+    yield c
+    c.close()
+
+
+def share(num: pd.Series, cohort: pd.Series) -> tuple[int, int]:
+    known = num.where(~num.isin([-99, -88, -77, 9]))[cohort].dropna()
+    return int((known == 1).sum()), len(known)
+
+
+def test_a_verb_is_not_a_participle_of_a_label(conn) -> None:  # type: ignore[no-untyped-def]
+    a = conn.ask("how many babies were treated with cooling")
+    plan = str(a.plan or "")
+    assert "OUTBORN" not in plan, a.plan
+    if a.decision != "accept":
+        assert "treated" in (a.reason or ""), a.reason
+
+
+def test_out_of_is_a_preposition(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    want = share(df["DEATH"], df["SEIZ_BL"] == 1)
+    a = conn.ask(
+        "Out of the babies who had fits before they were randomised, what percentage died?"
+    )
+    assert a.decision == "accept", a.reason
+    assert (a.details["numerator"], a.details["denominator"]) == want
+    assert "PRIM_OUT" not in str(a.plan)
