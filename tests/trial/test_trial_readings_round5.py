@@ -1,6 +1,7 @@
 """Readings added after holdout 6 (the wrong answers they replaced): a question's verb never meets a
 label's participle by its stem alone ('treated' is not 'Born outside the treating centre', so
-no OUTBORN filter is silently added), and 'out of' is a preposition, not PRIM_OUT's name."""
+no OUTBORN filter is silently added), 'out of' is a preposition, not PRIM_OUT's name, and
+'X vs Y' of two different words is two alternatives, never one variable's name."""
 
 from __future__ import annotations
 
@@ -39,3 +40,11 @@ def test_out_of_is_a_preposition(conn, trial_wb) -> None:  # type: ignore[no-unt
     assert a.decision == "accept", a.reason
     assert (a.details["numerator"], a.details["denominator"]) == want
     assert "PRIM_OUT" not in str(a.plan)
+
+
+def test_alternatives_are_not_one_name(conn) -> None:  # type: ignore[no-untyped-def]
+    # 'severe vs moderate' sets two codes against each other; it never names the composite
+    # 'death or moderate or severe disability' (which added a PRIM_OUT = 1 filter)
+    a = conn.ask("avg lactate at 0h in hypotherm, severe vs moderate")
+    assert "PRIM_OUT" not in str(a.plan), a.plan
+    assert a.decision != "accept" or a.shape != "scalar", a

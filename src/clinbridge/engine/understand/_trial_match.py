@@ -61,6 +61,21 @@ def group_of(
     return best[1], best[2]
 
 
+ALTERNATIVES = re.compile(r"\b(?:vs|versus|v)\b")
+"""Words set against each other: what they join is two alternatives, never one variable's name."""
+
+
+def set_against(parse: Parse, cl: list[int], a: int, b: int) -> bool:
+    """Whether 'vs' parts the cluster into two different sets of words ('severe vs moderate';
+    not 'outborn vs not outborn', one variable set against its negation)."""
+    cut = ALTERNATIVES.search(parse.text, a, b)
+    if cut is None:
+        return False
+    before = {parse.content[i].norm for i in cl if parse.content[i].end <= cut.start()}
+    after = {parse.content[i].norm for i in cl if parse.content[i].start >= cut.end()}
+    return bool(before) and bool(after) and before != after
+
+
 def find_mentions(parse: Parse, families: list[Family], codesets: list[CodeSet]) -> list[Mention]:
     out: list[Mention] = []
     content = parse.content
@@ -177,6 +192,9 @@ def match(fam: Family, parse: Parse) -> Mention | None:
         if score < 0.8:
             continue
         a, b = span(parse, cl)
+        if fam.kind != "categorical" and set_against(parse, cl, a, b):
+            continue  # 'severe vs moderate' are two alternatives, not 'moderate or severe ...'
+
         if best is None or score > best.score:
             best = Mention(fam, cl, a, b, score=score)
     return best
