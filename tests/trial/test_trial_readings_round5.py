@@ -1,7 +1,8 @@
 """Readings added after holdout 6 (the wrong answers they replaced): a question's verb never meets a
 label's participle by its stem alone ('treated' is not 'Born outside the treating centre', so
 no OUTBORN filter is silently added), 'out of' is a preposition, not PRIM_OUT's name, and
-'X vs Y' of two different words is two alternatives, never one variable's name."""
+'X vs Y' of two different words is two alternatives, never one variable's name; a code said with
+'in' after what is counted ('% died in severe HIE') is the cohort."""
 
 from __future__ import annotations
 
@@ -48,3 +49,12 @@ def test_alternatives_are_not_one_name(conn) -> None:  # type: ignore[no-untyped
     a = conn.ask("avg lactate at 0h in hypotherm, severe vs moderate")
     assert "PRIM_OUT" not in str(a.plan), a.plan
     assert a.decision != "accept" or a.shape != "scalar", a
+
+
+def test_a_group_said_with_in_after_the_count_is_the_cohort(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("% died in severe hie")
+    assert a.decision == "accept", a.reason
+    assert (a.details["numerator"], a.details["denominator"]) == share(
+        df["DEATH"], df["HIE_GRADE"] == 3
+    )
