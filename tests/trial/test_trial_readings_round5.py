@@ -58,3 +58,24 @@ def test_a_group_said_with_in_after_the_count_is_the_cohort(conn, trial_wb) -> N
     assert (a.details["numerator"], a.details["denominator"]) == share(
         df["DEATH"], df["HIE_GRADE"] == 3
     )
+
+
+def test_said_forms_of_counts_codes_spreads_and_times(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    # 'in (2,3)': a set of codes; 'n where ...': the count; 'median (IQR)': the median asked
+    a = conn.ask("% DEATH in (1) where HIE_GRADE in (2,3)")
+    assert a.decision == "accept", a.reason
+    assert (a.details["numerator"], a.details["denominator"]) == share(
+        df["DEATH"], df["HIE_GRADE"].isin([2, 3])
+    )
+    a = conn.ask("n where HIE_GRADE = 3 and OUTBORN = 1")
+    assert a.accepted and a.value == int(((df["HIE_GRADE"] == 3) & (df["OUTBORN"] == 1)).sum())
+    a = conn.ask("Median (IQR) birth weight")
+    b = conn.ask("Median birth weight")
+    assert a.accepted and a.value == b.value
+    # a time said in words is the time in figures
+    a = conn.ask("mean heart rate at twenty four hours")  # 'twenty four' is not read as 24
+    c = conn.ask("mean heart rate at twelve hours")
+    d = conn.ask("mean heart rate at 12 hours")
+    assert c.accepted and c.value == d.value
+    assert not (a.accepted and a.value == d.value)
