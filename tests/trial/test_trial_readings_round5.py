@@ -79,3 +79,10 @@ def test_said_forms_of_counts_codes_spreads_and_times(conn, trial_wb) -> None:  
     d = conn.ask("mean heart rate at 12 hours")
     assert c.accepted and c.value == d.value
     assert not (a.accepted and a.value == d.value)
+
+
+def test_a_scale_range_in_brackets_is_no_condition(conn) -> None:  # type: ignore[no-untyped-def]
+    a = conn.ask("Mean brain MRI injury score (0-12) by randomised arm")
+    b = conn.ask("Mean brain MRI injury score by randomised arm")
+    assert a.accepted, a.reason
+    assert a.value == b.value

@@ -30,6 +30,8 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         *((re.compile(rf"\b{n}\b", re.I), w) for n, w in _ORDINALS.items()),
         # 'median (IQR) days', 'mean (SD) weight': the spread said beside the summary asked
         (re.compile(rf"\b({_SUMMARY})\s*\(\s*(?:{_SPREAD})\s*\)", re.I), r"\1"),
+        # a scale's range in brackets ('MRI injury score (0-12)') is no condition, as in labels
+        (re.compile(r"(?<=[a-z])\s*\(\s*\d+(?:\.\d+)?\s*[-–]\s*\d+(?:\.\d+)?\s*\)", re.I), ""),
         # 'n where ...', 'n with ...': the count of infants (a data manager's 'n')
         (re.compile(r"^\s*n\b(?=\s+(?:where|with|in|among|of|by)\b)", re.I), "number of infants"),
         # a time said in words ('at eighteen hours', 'day one'): in figures, as labels write it
