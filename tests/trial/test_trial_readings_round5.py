@@ -86,3 +86,12 @@ def test_a_scale_range_in_brackets_is_no_condition(conn) -> None:  # type: ignor
     b = conn.ask("Mean brain MRI injury score by randomised arm")
     assert a.accepted, a.reason
     assert a.value == b.value
+
+
+def test_a_participle_never_joins_a_longer_name(conn) -> None:  # type: ignore[no-untyped-def]
+    # 'cooled' in 'water temp ... in cooled babies' is the cooled arm, not the 'Cooling device'
+    # word of the water temperature's label (which then left 'temp' to a second measurement)
+    a = conn.ask("avg water temp 24h in cooled babies")
+    b = conn.ask("avg water temp 24h in the hypothermia arm")
+    assert a.accepted, a.reason
+    assert a.value == b.value

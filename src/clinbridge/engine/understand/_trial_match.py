@@ -154,6 +154,10 @@ def span(parse: Parse, positions: list[int]) -> tuple[int, int]:
 def match(fam: Family, parse: Parse) -> Mention | None:
     best: Mention | None = None
     for cl in clusters(parse, fam.tokens):
+        # 'treated' is no 'treating centre', 'cooled' no 'cooling device': stem alone, no word
+        cl = [i for i in cl if not stem_only(parse.content[i].text, fam)]
+        if not cl:
+            continue
         words = {parse.content[i].norm for i in cl}
         if not words & (fam.head | fam.names | fam.qual):
             continue
@@ -185,8 +189,6 @@ def match(fam: Family, parse: Parse) -> Mention | None:
             continue  # one word of a modifier ('cooled' ~ 'Inotropes given during cooling')
         if len(words) == 1 and words <= parse.generic:
             continue  # 'serum' alone is none of the serum measurements
-        if len(words) == 1 and stem_only(parse.content[cl[0]].text, fam):
-            continue  # 'treated' is no 'treating centre': one word matched by its stem alone
         if len(words) == 1 and words <= LINKING_VERBS:
             continue  # 'reached the primary outcome' names no 'full feeds reached'
         if score < 0.8:
