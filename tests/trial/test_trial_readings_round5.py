@@ -95,3 +95,10 @@ def test_a_participle_never_joins_a_longer_name(conn) -> None:  # type: ignore[n
     b = conn.ask("avg water temp 24h in the hypothermia arm")
     assert a.accepted, a.reason
     assert a.value == b.value
+
+
+def test_one_measure_named_twice_is_one_measure(conn) -> None:  # type: ignore[no-untyped-def]
+    a = conn.ask("How heavy were the girls at birth, on average?")
+    b = conn.ask("mean birth weight of girls")
+    assert a.accepted, a.reason
+    assert a.value == b.value

@@ -717,6 +717,8 @@ def _measure(q: _Question, measured: list[Mention]) -> Measure:
 
 
 def _measured_variable(q: _Question, measured: list[Mention]) -> Measure:
+    if len({(id(m.target), m.variable and m.variable.name) for m in measured}) == 1:
+        measured = measured[:1]  # one column named twice ('how heavy ... at birth'): one measure
     if len(measured) > 1:
         names = ", ".join(repr(m.target.label) for m in measured)
         raise Abstain(f"the question names more than one measurement ({names}); ask for one")
