@@ -102,3 +102,10 @@ def test_one_measure_named_twice_is_one_measure(conn) -> None:  # type: ignore[n
     b = conn.ask("mean birth weight of girls")
     assert a.accepted, a.reason
     assert a.value == b.value
+
+
+def test_a_clipped_word_is_the_one_word_it_starts(conn) -> None:  # type: ignore[no-untyped-def]
+    a = conn.ask("mean core temp 48h cooled vs normo")
+    b = conn.ask("mean core temp 48h cooled vs normothermia")
+    assert a.accepted, a.reason
+    assert a.value == b.value
