@@ -48,6 +48,7 @@ from clinbridge.engine.understand._trial_model import (
     is_yes,
     key_terms,
     label_terms,
+    modifier_terms,
     name_stem,
     name_terms,
 )
@@ -137,6 +138,7 @@ class TrialReader:
                     set(),
                     kind,
                     key_terms(v.description or v.name, head),
+                    modifiers=modifier_terms(v.description or v.name, head),
                 )
                 by_key[key] = fam
                 self.families.append(fam)
@@ -715,6 +717,8 @@ def _measure(q: _Question, measured: list[Mention]) -> Measure:
 
 
 def _measured_variable(q: _Question, measured: list[Mention]) -> Measure:
+    if len({(id(m.target), m.variable and m.variable.name) for m in measured}) == 1:
+        measured = measured[:1]  # one column named twice ('how heavy ... at birth'): one measure
     if len(measured) > 1:
         names = ", ".join(repr(m.target.label) for m in measured)
         raise Abstain(f"the question names more than one measurement ({names}); ask for one")

@@ -61,6 +61,21 @@ def group_of(
     return best[1], best[2]
 
 
+ALTERNATIVES = re.compile(r"\b(?:vs|versus|v)\b")
+"""Words set against each other: what they join is two alternatives, never one variable's name."""
+
+
+def set_against(parse: Parse, cl: list[int], a: int, b: int) -> bool:
+    """Whether 'vs' parts the cluster into two different sets of words ('severe vs moderate';
+    not 'outborn vs not outborn', one variable set against its negation)."""
+    cut = ALTERNATIVES.search(parse.text, a, b)
+    if cut is None:
+        return False
+    before = {parse.content[i].norm for i in cl if parse.content[i].end <= cut.start()}
+    after = {parse.content[i].norm for i in cl if parse.content[i].start >= cut.end()}
+    return bool(before) and bool(after) and before != after
+
+
 def find_mentions(parse: Parse, families: list[Family], codesets: list[CodeSet]) -> list[Mention]:
     out: list[Mention] = []
     content = parse.content
@@ -101,6 +116,18 @@ def describe(mt: Mention) -> str:
     return mt.target.label
 
 
+def stem_only(text: str, fam: Family) -> bool:
+    """Whether a question's word meets a participle that modifies another word of the family's
+    label by its stem alone, in another form ('treated' and 'the treating centre', 'cooled' and
+    'Cooling device water temperature'): the act, not the thing it describes."""
+    said = text.lower()
+    forms = fam.modifiers.get(canon(said))
+    if not forms:
+        return False
+    participles = {f for f in forms if f.endswith(("ing", "ed"))}
+    return bool(participles) and said not in participles
+
+
 def clusters(parse: Parse, words: set[str]) -> list[list[int]]:
     """Runs of the question's words among ``words``, near each other and in one clause."""
     idx = [i for i, t in enumerate(parse.content) if i not in parse.consumed and t.norm in words]
@@ -127,6 +154,10 @@ def span(parse: Parse, positions: list[int]) -> tuple[int, int]:
 def match(fam: Family, parse: Parse) -> Mention | None:
     best: Mention | None = None
     for cl in clusters(parse, fam.tokens):
+        # 'treated' is no 'treating centre', 'cooled' no 'cooling device': stem alone, no word
+        cl = [i for i in cl if not stem_only(parse.content[i].text, fam)]
+        if not cl:
+            continue
         words = {parse.content[i].norm for i in cl}
         if not words & (fam.head | fam.names | fam.qual):
             continue
@@ -163,6 +194,9 @@ def match(fam: Family, parse: Parse) -> Mention | None:
         if score < 0.8:
             continue
         a, b = span(parse, cl)
+        if fam.kind != "categorical" and set_against(parse, cl, a, b):
+            continue  # 'severe vs moderate' are two alternatives, not 'moderate or severe ...'
+
         if best is None or score > best.score:
             best = Mention(fam, cl, a, b, score=score)
     return best

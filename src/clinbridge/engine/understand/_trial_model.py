@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -37,6 +38,8 @@ class Family:
     """Words of this family that no other family has ('mri' of 'Brain MRI injury score')."""
     stems: set[str] = field(default_factory=set)
     """Its columns' one-word stems that no other family's columns have ('ph' of ``ph_24h``)."""
+    modifiers: dict[str, set[str]] = field(default_factory=dict)
+    """Label words that modify the next word ('treating' of 'treating centre'), as written."""
 
     @property
     def key(self) -> set[str]:
@@ -119,6 +122,19 @@ def label_terms(label: str) -> tuple[set[str], set[str]]:
         }
 
     return words(head_text), words(qual_text) - words(head_text)
+
+
+def modifier_terms(label: str, head: set[str]) -> dict[str, set[str]]:
+    """The label's words said before another of its words in one noun phrase ('treating' of
+    'the treating centre', 'cooling' of 'Cooling device water temperature'), by their norm, with
+    the forms the label writes them in."""
+    text = re.sub(r"\([^)]*\)", " ", label.lower())
+    toks = tokenize(text.replace("-", " "))
+    out: dict[str, set[str]] = {}
+    for a, b in itertools.pairwise(toks):
+        if a.norm in head and b.norm in head and not text[a.end : b.start].strip():
+            out.setdefault(a.norm, set()).add(a.text)
+    return out
 
 
 def key_terms(label: str, head: set[str]) -> list[set[str]]:

@@ -28,6 +28,15 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
     out: list[tuple[re.Pattern[str], _Sub]] = [
         (re.compile(r"\bno\.?\s+of\b", re.I), "number of"),
         *((re.compile(rf"\b{n}\b", re.I), w) for n, w in _ORDINALS.items()),
+        # 'median (IQR) days', 'mean (SD) weight': the spread said beside the summary asked
+        (re.compile(rf"\b({_SUMMARY})\s*\(\s*(?:{_SPREAD})\s*\)", re.I), r"\1"),
+        # a scale's range in brackets ('MRI injury score (0-12)') is no condition, as in labels
+        (re.compile(r"(?<=[a-z])\s*\(\s*\d+(?:\.\d+)?\s*[-–]\s*\d+(?:\.\d+)?\s*\)", re.I), ""),
+        # 'n where ...', 'n with ...': the count of infants (a data manager's 'n')
+        (re.compile(r"^\s*n\b(?=\s+(?:where|with|in|among|of|by)\b)", re.I), "number of infants"),
+        # a time said in words ('at eighteen hours', 'day one'): in figures, as labels write it
+        (re.compile(rf"\b({_NUMBERS})(?=\s+(?:{_TIME_UNITS})\b)", re.I), _figure),
+        (re.compile(rf"\b(day|hour|month|week)\s+({_NUMBERS})\b", re.I), _figure_after),
         (
             re.compile(
                 r"\bfrequenc(?:y|ies)\s+(?:table|distribution|counts?)s?\s+(?:of|for)\b", re.I
@@ -54,6 +63,10 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
                 # 'Rand_Arm 1', 'HIE_GRADE is 2 or 3': a column name spelled as the dictionary
                 # does, then bare codes
                 out.append((re.compile(name + rf"\s+(?:is\s+|of\s+)?{_CODES}"), _coded(v, label)))
+                # 'DISAB_LEVEL in (2,3)': a set of codes
+                out.append(
+                    (re.compile(name + rf"\s+in\s*\(\s*{_CODES}\s*\)", re.I), _coded(v, label))
+                )
         if re.search(r"[_\d]", v.name):  # a name no word looks like ('TEMP_72H')
             out.append((re.compile(name + r"(?![\w-])", re.I), label))
     for w in sorted(vocabulary):  # 'inborn' is not 'outborn' (a yes/no item of the dictionary)
@@ -65,6 +78,44 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
 
 
 _ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third"}
+_SUMMARY = r"mean|median|average"
+_SPREAD = r"iqr|sd|s\.d\.|range|interquartile range|standard deviation"
+_NUMBER_WORDS = [
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+]
+_NUMBERS = "|".join(_NUMBER_WORDS)
+_TIME_UNITS = r"hours?|hrs?|days?|months?|weeks?|minutes?|mins?"
+
+
+def _figure(m: re.Match[str]) -> str:
+    """A number word in figures ('eighteen' → '18')."""
+    return str(_NUMBER_WORDS.index(m.group(1).lower()) + 1)
+
+
+def _figure_after(m: re.Match[str]) -> str:
+    """'day one' → 'day 1'."""
+    return f"{m.group(1)} {_NUMBER_WORDS.index(m.group(2).lower()) + 1}"
+
+
 """An ordinal said in figures ('seizures in the 1st 72h') is the word the labels use."""
 _Sub = str | Callable[[re.Match[str]], str]
 _CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?![\w.])"

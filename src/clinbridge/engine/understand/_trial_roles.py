@@ -89,6 +89,14 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
             before = [t.text for t in tokenize(text[: mt.start])][-2:]
             if _design(mt) and set(before) & {"in", "at", "within", "from", "for"}:
                 mt.zone = "cohort"
+            elif (
+                isinstance(mt.target, CodeSet)
+                and before[-1:] == ["in"]
+                and any(o.end <= mt.start and not _design(o) for o in in_count)
+            ):
+                # '% died in severe HIE': a group said with 'in' after what is counted is where
+                # it is counted ('in the cooled arm' likewise), not a second thing counted
+                mt.zone = "cohort"
 
 
 def _premodified(

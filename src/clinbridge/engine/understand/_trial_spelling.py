@@ -5,7 +5,8 @@ kept), is that word ('platelts' → platelet); a word near a general word too, o
 left ('height' is not 'weight'). A closed-class English word ('whose', 'other', 'should') is no
 misspelling of anything: it is never corrected, so it is either read as what it is or left
 unread and named in an abstention — never turned into a code ('whose' is not 'whole'). A past
-tense the dictionary lacks is the one noun its stem begins ('babies who seized' → seizure).
+tense the dictionary lacks is the one noun its stem begins ('babies who seized' → seizure), and
+a clipped word of five letters or more the start of one dictionary word ('normo' → normothermia).
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def correct_typos(
         if not near and t.text.endswith("ed") and len(t.norm) >= 4:
             # a past tense said of the noun its stem begins ('seized' → seizure): one such noun
             near = [w for w in vocabulary if w.startswith(t.norm) and len(w) > len(t.norm) + 1]
+        if not near and len(t.norm) >= 5 and t.text not in general:
+            # a clipped word ('normo' for normothermia): the start of one dictionary word
+            near = [w for w in vocabulary if w.startswith(t.norm) and len(w) >= len(t.norm) + 3]
         if len(near) == 1 and near[0] in vocabulary and len(near[0]) >= 5:
             groundings.append(
                 Grounding(phrase=t.text, kind="spelling", target=f"read as {near[0]!r}")

@@ -40,6 +40,7 @@ _SYNONYMS: dict[str, str] = {
     "man": "male",
     "woman": "female",
     "weigh": "weight",
+    "heavy": "weight",  # "how heavy were they at birth": the weight
     "birthweight": "weight",
     "bw": "weight",
     "temp": "temperature",
@@ -127,6 +128,8 @@ FILLER = frozenset(
         "by",
         "with",
         "within",
+        "into",
+        "out",
         "among",
         "amongst",
         "who",
