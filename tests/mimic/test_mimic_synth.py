@@ -134,7 +134,7 @@ def test_relative_windows_use_the_configured_now(ehrsql_sqlite: Path) -> None:
 
     cases = {
         "this month": "2100-12",
-        "last month": "2100-11",
+        "in the previous calendar month": "2100-11",
         "today": "2100-12-31",
         "yesterday": "2100-12-30",
         "this year": "2100",
@@ -144,4 +144,8 @@ def test_relative_windows_use_the_configured_now(ehrsql_sqlite: Path) -> None:
             a = conn.ask(f"How many patients were prescribed {drug} {phrase}?", now=NOW)
             assert a.decision == "accept", (phrase, a.reason)
             assert a.value == gold(prefix), (phrase, a.sql)
+        # 'last month' alone is the previous calendar month or the past 30 days: it is asked
+        # back as ambiguous (engine/_result_sanity.py), never silently one of them
+        a = conn.ask(f"How many patients were prescribed {drug} last month?", now=NOW)
+        assert a.decision == "abstain" and a.reason_code == "ambiguous", (a.decision, a.reason)
     con.close()

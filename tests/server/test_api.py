@@ -48,7 +48,7 @@ def test_ask_abstains_with_reason(client) -> None:  # type: ignore[no-untyped-de
 def test_grouped_answer_has_a_bar_chart(client) -> None:  # type: ignore[no-untyped-def]
     p = client.post(
         "/api/ask",
-        json={"question": "Mean age of patients with GI bleed by sex", "source": "eunomia"},
+        json={"question": "Mean current age of patients with GI bleed by sex", "source": "eunomia"},
     ).json()
     assert p["answer"]["decision"] == "accept"
     assert p["plot_svg"].startswith("<svg") and p["plot_svg"].count("class='bar'") == 2

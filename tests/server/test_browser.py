@@ -230,7 +230,7 @@ def test_grouped_answer_plot(page) -> None:  # type: ignore[no-untyped-def]
     page.click(".tab[data-tab=ask]")
     page.select_option("#source", "eunomia")
     page.fill("#patient", "")
-    _ask(page, "Mean age of patients with GI bleed by sex")
+    _ask(page, "Mean current age of patients with GI bleed by sex")
     page.wait_for_selector("#answer-plot svg rect.bar")
     assert page.locator("#rows tbody tr").count() == 2
 

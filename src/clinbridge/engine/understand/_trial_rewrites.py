@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from clinbridge.engine.understand._text import NUMBER_WORDS
 from clinbridge.engine.understand._trial_model import is_yes
 from clinbridge.engine.understand._trial_vocab import NEGATED_WORDS
 from clinbridge.timepoint import find_time_points
@@ -80,40 +81,20 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
 _ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third"}
 _SUMMARY = r"mean|median|average"
 _SPREAD = r"iqr|sd|s\.d\.|range|interquartile range|standard deviation"
-_NUMBER_WORDS = [
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-]
+# number words one to twenty, in figures (the understanding's one table of them)
+_NUMBER_WORDS = {w: n for w, n in NUMBER_WORDS.items() if 1 <= n <= 20}
 _NUMBERS = "|".join(_NUMBER_WORDS)
 _TIME_UNITS = r"hours?|hrs?|days?|months?|weeks?|minutes?|mins?"
 
 
 def _figure(m: re.Match[str]) -> str:
     """A number word in figures ('eighteen' → '18')."""
-    return str(_NUMBER_WORDS.index(m.group(1).lower()) + 1)
+    return str(_NUMBER_WORDS[m.group(1).lower()])
 
 
 def _figure_after(m: re.Match[str]) -> str:
     """'day one' → 'day 1'."""
-    return f"{m.group(1)} {_NUMBER_WORDS.index(m.group(2).lower()) + 1}"
+    return f"{m.group(1)} {_NUMBER_WORDS[m.group(2).lower()]}"
 
 
 """An ordinal said in figures ('seizures in the 1st 72h') is the word the labels use."""
