@@ -1,4 +1,4 @@
-"""devset3, the sealed holdout: its shape, its gold re-checked a second way, the bench's selection.
+"""The sealed holdouts (devset3, devset4): their shape, their gold re-checked a second way, the bench.
 
 These tests never print a question and never run the parser on the holdout; assertion messages
 carry row ids only.
@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DEVSET3_DIR = ROOT / "tests" / "data" / "devset3"
 VOICES = {"clinician", "epidemiologist", "data_manager"}
+
+# set: (id prefix, at least this many questions, at least this many groups)
+SETS = {"devset3": ("d3.", 160, 50), "devset4": ("d4.", 180, 60)}
 
 
 def _load(name: str, path: Path) -> ModuleType:
@@ -31,9 +33,14 @@ def _load(name: str, path: Path) -> ModuleType:
     return mod
 
 
+@pytest.fixture(scope="module", params=sorted(SETS))
+def holdout(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def build() -> ModuleType:
-    return _load("devset3_build", DEVSET3_DIR / "build.py")
+def build(holdout: str) -> ModuleType:
+    return _load(f"{holdout}_build", ROOT / "tests" / "data" / holdout / "build.py")
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +48,8 @@ def rows(build: ModuleType) -> list[dict[str, Any]]:
     return list(build.read_stored())
 
 
-def test_size_voices_and_abstentions(rows: list[dict[str, Any]]) -> None:
-    assert len(rows) >= 160
+def test_size_voices_and_abstentions(holdout: str, rows: list[dict[str, Any]]) -> None:
+    assert len(rows) >= SETS[holdout][1]
     assert len({r["id"] for r in rows}) == len(rows)
     assert {r["db"] for r in rows} == {"gibleed", "synthea27nj", "fhir"}
     assert {r["split"] for r in rows} == {"holdout"}
@@ -60,14 +67,16 @@ def test_size_voices_and_abstentions(rows: list[dict[str, Any]]) -> None:
             assert len(r.get("alternatives") or []) >= 2, r["id"]
 
 
-def test_groups_are_paraphrases(rows: list[dict[str, Any]]) -> None:
+def test_groups_are_paraphrases(holdout: str, rows: list[dict[str, Any]]) -> None:
+    prefix, _, least_groups = SETS[holdout]
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[r["group"]].append(r)
-    assert len(groups) >= 50
+    assert len(groups) >= least_groups
     for g, members in groups.items():
         assert len(members) >= 3, g
         assert {m["voice"] for m in members} == VOICES, g
+        assert all(m["id"].startswith(prefix) for m in members), g
         key = {repr((m["db"], m["answer_type"], m["gold"])) for m in members}
         one_meaning = len(key) == 1  # a bool, so that a failure shows no gold
         assert one_meaning, g
@@ -98,9 +107,9 @@ def _agree(build: ModuleType, fresh: list[dict[str, Any]], stored: dict[str, Any
         assert ok, r["id"]  # ids only: a failure must not print sealed gold
 
 
-def test_bench_selection(rows: list[dict[str, Any]]) -> None:
+def test_bench_selection(holdout: str, rows: list[dict[str, Any]]) -> None:
     bench = _load("bench_understand_holdout", ROOT / "bench" / "bench_understand_holdout.py")
-    loaded = bench.load_questions(bench.HOLDOUT)
+    loaded = bench.load_questions(bench.HOLDOUTS[holdout])
     assert [r["id"] for r in loaded] == [r["id"] for r in rows]
     few = bench.select(rows, None, 2)
     assert [r["db"] for r in few] == ["gibleed"] * 2 + ["synthea27nj"] * 2 + ["fhir"] * 2
