@@ -3,7 +3,7 @@
     python tests/data/devset_dm/build.py            # write dev.jsonl
     python tests/data/devset_dm/build.py --check    # recompute both ways, compare with the file
 
-Each group of ``spec_dm.py``: ``sql`` (hand-written) runs on the devset2 database that
+Each group of ``spec_dm.py`` (first part) and ``spec_dm2.py`` (second part): ``sql`` (hand-written) runs on the devset2 database that
 ``tests/data/devset2/databases.py`` builds; ``check`` recomputes it with pandas over the raw
 source files (OMOP CSV; FHIR JSON, plus the raw resources for fields devset2's frames do not
 keep). They must agree or the build stops. One phrasing per group, in the data-manager voice;
@@ -42,7 +42,11 @@ list_key, plain, raw_frames, same, sql_value = (
     _b2.sql_value,
 )
 from databases import SOURCES, database_path  # noqa: E402
-from spec_dm import GROUPS, NOW  # noqa: E402
+from spec_dm import GROUPS as FIRST  # noqa: E402
+from spec_dm import NOW  # noqa: E402
+from spec_dm2 import LATER  # noqa: E402
+
+GROUPS = {db: FIRST[db] + LATER.get(db, []) for db in FIRST}
 
 OUT = HERE / "dev.jsonl"
 
