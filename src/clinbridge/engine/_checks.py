@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from clinbridge.engine._shapes import (
     _COMPATIBLE,
     Shape,
-    _actual_shape,
+    actual_shape,
     expected_shape,
     question_breakdown,
     question_shape,
@@ -326,7 +326,7 @@ def _check_concepts(
 
 
 def _check_shape(ctx: _Ctx, shape: Shape | None) -> list[Check]:
-    actual = _actual_shape(ctx.value)
+    actual = actual_shape(ctx.value)
     plan = ctx.plan
     checks = []
     if actual is None:

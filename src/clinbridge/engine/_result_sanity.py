@@ -23,12 +23,12 @@ mean age of a cohort with no 'current' / 'at diagnosis', and 'last year' / 'last
 
 from __future__ import annotations
 
-import datetime as dt
 import decimal
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from clinbridge.engine._shapes import actual_shape
 from clinbridge.engine.answer import Check
 from clinbridge.engine.plan import QueryPlan
 
@@ -61,12 +61,6 @@ def _numbers(value: Any) -> list[float] | None:
             return None
         out.append(float(c))
     return out
-
-
-def _is_date(value: Any) -> bool:
-    if isinstance(value, dt.date):
-        return True
-    return isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}([ T].*)?", value) is not None
 
 
 def check_result(plan: QueryPlan | None, value: Any, question: str | None) -> list[Check]:
@@ -114,7 +108,7 @@ def check_result(plan: QueryPlan | None, value: Any, question: str | None) -> li
             )
         )
     if question:
-        if _AGE_ASKED.search(question) and _is_date(value):
+        if _AGE_ASKED.search(question) and actual_shape(value) == "date":
             out.append(
                 Check(
                     name="answer_type",

@@ -17,7 +17,14 @@ from clinbridge.engine.plan import QueryPlan
 if TYPE_CHECKING:
     from clinbridge.catalog import EventStream
 
-__all__ = ["Shape", "expected_shape", "plausible_range", "question_breakdown", "question_shape"]
+__all__ = [
+    "Shape",
+    "actual_shape",
+    "expected_shape",
+    "plausible_range",
+    "question_breakdown",
+    "question_shape",
+]
 
 Shape = Literal["number", "list", "date", "boolean", "rows", "text"]
 
@@ -140,7 +147,8 @@ def question_breakdown(question: str | None) -> str | None:
     return None
 
 
-def _actual_shape(value: Any) -> Shape | None:
+def actual_shape(value: Any) -> Shape | None:
+    """The shape an answer's value has (None: no value); ISO date strings are dates."""
     if value is None:
         return None
     if isinstance(value, bool):

@@ -43,7 +43,7 @@ from clinbridge.engine.understand._facts import special_plan
 from clinbridge.engine.understand._filters import _predicates, _split_proportion
 from clinbridge.engine.understand._ground import Concept, Word
 from clinbridge.engine.understand._ground_words import STREAM_NOUNS
-from clinbridge.engine.understand._list_guard import check_list_wording
+from clinbridge.engine.understand._list_guard import amount_word, check_list_wording
 from clinbridge.engine.understand._orlists import fold_or_list
 from clinbridge.engine.understand._ranking import apply_rank
 from clinbridge.engine.understand._reading import Grounding, Reading
@@ -644,10 +644,8 @@ def _listed(a: _Asked) -> _Found:
 
 
 def _exists(a: _Asked) -> _Found:
-    for i, nxt in zip(a.items, [*a.items[1:], None], strict=True):
-        in_name = isinstance(nxt, Concept) and "total" in nxt.label.lower()  # "total protein"
-        if isinstance(i, Word) and i.text == "total" and not in_name:
-            raise Abstain("'total' asks for an amount, not whether there is one", "total")
+    if amount_word(list(a.items), frozenset(("total",))) is not None:  # not 'total protein'
+        raise Abstain("'total' asks for an amount, not whether there is one", "total")
     found = a.first_concept()
     if found is None:
         if a.enc:

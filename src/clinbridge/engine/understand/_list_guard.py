@@ -11,10 +11,20 @@ from __future__ import annotations
 from clinbridge.engine.understand._context import Abstain
 from clinbridge.engine.understand._ground import Concept, Word
 
-__all__ = ["check_list_wording"]
+__all__ = ["amount_word", "check_list_wording"]
 
 AMOUNT_WORDS = frozenset(("total", "sum", "average", "mean", "median", "amount", "volume"))
 """Words that ask for an amount; inside a concept's own name ('total protein') they do not."""
+
+
+def amount_word(items: list[object], words: frozenset[str] = AMOUNT_WORDS) -> str | None:
+    """The first of ``words`` standing as a word of its own (not the first word of the concept
+    name after it, as in 'total protein'); None when there is none."""
+    for i, nxt in zip(items, [*items[1:], None], strict=True):
+        in_name = isinstance(nxt, Concept) and isinstance(i, Word) and i.text in nxt.label.lower()
+        if isinstance(i, Word) and i.text in words and not in_name:
+            return i.text
+    return None
 
 
 def check_list_wording(items: list[object], noun: str | None = None) -> None:
@@ -23,10 +33,10 @@ def check_list_wording(items: list[object], noun: str | None = None) -> None:
     ``noun``: the stream the list reads; a concept standing right before a word naming that
     stream ('void output') is the thing asked about, not one of many to list.
     """
+    word = amount_word(items)
+    if word is not None:
+        raise Abstain(f"'{word}' asks for an amount, not a list", word)
     for i, nxt in zip(items, [*items[1:], None], strict=True):
-        in_name = isinstance(nxt, Concept) and isinstance(i, Word) and i.text in nxt.label.lower()
-        if isinstance(i, Word) and i.text in AMOUNT_WORDS and not in_name:
-            raise Abstain(f"'{i.text}' asks for an amount, not a list", i.text)
         if (
             noun is not None
             and isinstance(i, Concept)
