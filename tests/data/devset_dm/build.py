@@ -13,7 +13,6 @@ the whole set is open (``split`` = ``dev``).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -29,11 +28,8 @@ sys.path.insert(0, str(HERE))
 sys.modules.pop("build", None)
 
 from _fhir_raw import resources  # noqa: E402
+from holdout_build import devset2_build as _b2  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("devset2_build", DEVSET2 / "build.py")
-assert _spec is not None and _spec.loader is not None
-_b2 = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_b2)
 list_key, plain, raw_frames, same, sql_value = (
     _b2.list_key,
     _b2.plain,
