@@ -1,6 +1,6 @@
-"""Bench the understanding on a sealed holdout, devset3 or devset4 (figures only, never a question).
+"""Bench the understanding on a sealed holdout, devset3, devset4 or devset5 (figures only, never a question).
 
-Scores ``tests/data/devset3/holdout.jsonl.gz`` (``--set devset4``: devset4's) exactly as
+Scores ``tests/data/devset3/holdout.jsonl.gz`` (``--set devset4``/``devset5``: theirs) exactly as
 ``bench_understand_open.py`` scores devset2 — same databases, same public API call, same scorer
 (``tests/understand/devset2_eval.py``) and the same report: accuracy, coverage and wrong answers
 accepted overall, per database, per category, per voice and per answer type, paraphrase
@@ -10,6 +10,7 @@ per-question id (the ids name the groups), and ``--json`` writes the same figure
     python bench/bench_understand_holdout.py                     # the whole holdout (at the end)
     python bench/bench_understand_holdout.py --db fhir --json holdout.json
     python bench/bench_understand_holdout.py --set devset4       # the second holdout (at the end)
+    python bench/bench_understand_holdout.py --set devset5       # the third holdout (at the end)
     python bench/bench_understand_holdout.py --questions tests/data/devset2/dev.jsonl --limit 3
                                                                  # plumbing check on open questions
 
@@ -35,7 +36,8 @@ from bench_understand_open import _print_split, ask_rows  # noqa: E402
 from databases import DB_NAMES  # noqa: E402  (devset2's, on the path bench_understand_open sets)
 
 HOLDOUTS = {
-    name: ROOT / "tests" / "data" / name / "holdout.jsonl.gz" for name in ("devset3", "devset4")
+    name: ROOT / "tests" / "data" / name / "holdout.jsonl.gz"
+    for name in ("devset3", "devset4", "devset5")
 }
 HOLDOUT = HOLDOUTS["devset3"]
 

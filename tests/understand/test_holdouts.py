@@ -1,4 +1,4 @@
-"""The sealed holdouts (devset3, devset4): their shape, their gold re-checked a second way, the bench.
+"""The sealed holdouts (devset3, devset4, devset5): their shape, their gold re-checked a second way, the bench.
 
 These tests never print a question and never run the parser on the holdout; assertion messages
 carry row ids only.
@@ -19,7 +19,11 @@ ROOT = Path(__file__).resolve().parents[2]
 VOICES = {"clinician", "epidemiologist", "data_manager"}
 
 # set: (id prefix, at least this many questions, at least this many groups)
-SETS = {"devset3": ("d3.", 160, 50), "devset4": ("d4.", 180, 60)}
+SETS = {
+    "devset3": ("d3.", 160, 50),
+    "devset4": ("d4.", 180, 60),
+    "devset5": ("d5.", 240, 80),
+}
 
 
 def _load(name: str, path: Path) -> ModuleType:
