@@ -12,13 +12,15 @@ Do not read the questions while working on the reader: run this only to report a
 
 Usage::
 
-    python bench/trial_holdout.py [--set 1|2|3|4|5|6|7] [--show]   # --show: every verdict, not only misses
+    python bench/trial_holdout.py [--set 1|2|3|4|5|6|7|8] [--show]   # --show: every verdict, not only misses
+    python bench/trial_holdout.py --set 8 --check   # build the workbook, compute every gold, verify; no reader
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import inspect
 import sys
 import tempfile
 import time
@@ -39,6 +41,7 @@ HOLDOUTS = {
     5: (ROOT / "bench" / "data" / "trial_holdout5_sealed.py.gz", 5151, 526, 1310),
     6: (ROOT / "bench" / "data" / "trial_holdout6_sealed.py.gz", 6262, 535, 1300),
     7: (ROOT / "bench" / "data" / "trial_holdout7_sealed.py.gz", 7373, 545, 1290),
+    8: (ROOT / "bench" / "data" / "trial_holdout8_sealed.py.gz", 8088, 548, 1310),
 }
 """Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran;
 set 3 and set 4 by writers blind to the reader's code, each committed before its first run;
@@ -49,7 +52,21 @@ before its first run, its golds checked against a long view by label and time po
 abstention's reason checked on the data (the module's ``verify``);
 set 7 (64 questions, 12 abstentions; seed 7373, 545 x 1290) likewise, written blind to the reader's
 code and committed before its first run, every answered gold checked a second way from a long view
-by dictionary label and time point, each abstention's reason checked on the data (``verify``)."""
+by dictionary label and time point, each abstention's reason checked on the data (``verify``);
+set 8 (81 questions, 14 abstentions; seed 8088, 548 x 1310) likewise, on a workbook from an
+independent builder (``BOOKS``), not from our generator."""
+BOOKS = {8: ROOT / "bench" / "data" / "trial8_book.py.gz"}
+"""Sets whose workbook is NOT made by clinbridge.synthetic.trial but by an independent builder (a
+sealed module with ``build(seed, subjects, variables, path)`` and ``load_gold(path)``): set 8's
+builder was written by its blind writer from the issue's description alone — its own sheet names,
+codebook layout, code notation, missing codes and time-point notation."""
+
+
+def _sealed_module(sealed: Path) -> types.ModuleType:
+    module = types.ModuleType(sealed.name.split(".")[0])
+    code = gzip.decompress(sealed.read_bytes()).decode("utf-8")
+    exec(compile(code, str(sealed), "exec"), module.__dict__)  # our own sealed file
+    return module
 
 
 def load_holdout(which: int | str = 1) -> tuple[Any, ...]:
@@ -58,25 +75,64 @@ def load_holdout(which: int | str = 1) -> tuple[Any, ...]:
         from bench.trial_open777 import QUESTIONS
 
         return QUESTIONS
-    sealed = HOLDOUTS[int(which)][0]
-    module = types.ModuleType(sealed.name.split(".")[0])
-    code = gzip.decompress(sealed.read_bytes()).decode("utf-8")
-    exec(compile(code, str(sealed), "exec"), module.__dict__)  # our own sealed file
-    return tuple(module.QUESTIONS)
+    return tuple(_sealed_module(HOLDOUTS[int(which)][0]).QUESTIONS)
+
+
+def write_workbook(which: int | str, xlsx: Path, seed: int, subjects: int, variables: int) -> Any:
+    """Write the set's workbook; return its gold frame (read back with pandas)."""
+    from bench.trial_gold import load_gold_frame
+
+    if which in BOOKS:
+        book = _sealed_module(BOOKS[int(which)])
+        book.build(seed, subjects, variables, xlsx)
+        return book.load_gold(xlsx)
+    from clinbridge.synthetic.trial import generate_trial
+
+    generate_trial(seed, subjects=subjects, variables=variables).write_xlsx(xlsx)
+    return load_gold_frame(xlsx)
+
+
+def check(which: int, xlsx: Path, gold: Any) -> None:
+    """Every gold computed, and the set's own second-way ``verify`` where it has one; no reader."""
+    module = _sealed_module(HOLDOUTS[which][0])
+    kinds: dict[str, int] = {}
+    for q in module.QUESTIONS:
+        if q.gold is not None:
+            q.gold(gold)
+        kinds[q.kind] = kinds.get(q.kind, 0) + 1
+    verify = getattr(module, "verify", None)
+    if verify is None or len(inspect.signature(verify).parameters) != 2:
+        print(f"set {which}: {len(module.QUESTIONS)} questions {kinds}; golds computed")
+        return
+    bad = verify(xlsx, gold)
+    print(
+        f"set {which}: {len(module.QUESTIONS)} questions {kinds}; golds computed; "
+        f"{len(bad)} disagreement(s) with the second way"
+    )
+    for line in bad:
+        print("  " + line)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--show", action="store_true")
     parser.add_argument("--set", default="1", choices=[*map(str, sorted(HOLDOUTS)), "open777"])
+    parser.add_argument("--check", action="store_true", help="golds and verify only, no reader")
     args = parser.parse_args()
-    from bench.trial_gold import load_gold_frame, score
-
-    import clinbridge.api as cb
-    from clinbridge.adapters.trial import load_trial
-    from clinbridge.synthetic.trial import generate_trial
+    from bench.trial_gold import score
 
     which: int | str = int(args.set) if args.set.isdigit() else args.set
+    if args.check:
+        if which == "open777":
+            parser.error("--check needs a numbered set")
+        _, seed, subjects, variables = HOLDOUTS[int(which)]
+        with tempfile.TemporaryDirectory() as tmp:
+            xlsx = Path(tmp) / "holdout.xlsx"
+            check(int(which), xlsx, write_workbook(which, xlsx, seed, subjects, variables))
+        return
+    import clinbridge.api as cb
+    from clinbridge.adapters.trial import load_trial
+
     questions = load_holdout(which)
     if which == "open777":
         from bench.trial_open777 import SEED, SUBJECTS, VARIABLES
@@ -86,10 +142,9 @@ def main() -> None:
         _, seed, subjects, variables = HOLDOUTS[int(which)]
     with tempfile.TemporaryDirectory() as tmp:
         xlsx = Path(tmp) / "holdout.xlsx"
-        generate_trial(seed, subjects=subjects, variables=variables).write_xlsx(xlsx)
+        gold = write_workbook(which, xlsx, seed, subjects, variables)
         url = f"duckdb:///{Path(tmp) / 'holdout.duckdb'}"
         load_trial(xlsx, url)
-        gold = load_gold_frame(xlsx)
         verdicts: list[str] = []
         times = []
         with cb.connect(url) as conn:
