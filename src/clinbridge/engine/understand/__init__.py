@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._enc_class import read_encounter_codes
+from clinbridge.engine.understand._fhir_words import fhir_plain_words
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
@@ -74,7 +75,10 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
-    text = replace_patient_names(expand_words(normalize(question)), ctx.lexicon)
+    plain, no_rows = fhir_plain_words(question, ctx.catalog)
+    if no_rows:
+        return [Reading(question=question, abstain_reason=no_rows)]
+    text = replace_patient_names(expand_words(normalize(plain)), ctx.lexicon)
     text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)
     if not_exact:
         return [Reading(question=question, abstain_reason=not_exact)]
@@ -283,7 +287,8 @@ class Understander:
         # only where a vocabulary (a concept hierarchy with rows) is attached: an answer from
         # the built-in lists comes from outside the data
         # (an empty CONCEPT_ANCESTOR is no hierarchy)
-        self.lexicon.class_list_allowed = builtin_drug_classes and _has_hierarchy(db, catalog)
+        self.lexicon.has_hierarchy = _has_hierarchy(db, catalog)
+        self.lexicon.class_list_allowed = builtin_drug_classes and self.lexicon.has_hierarchy
         self.embeddings = embeddings
         schema_lookup(db, catalog, self.lexicon)
 

@@ -27,6 +27,7 @@ from clinbridge.engine.understand._ground_words import (
     VALUE_KIND_NOUNS,
 )
 from clinbridge.engine.understand._shorthand import concept_shorthand, drug_class
+from clinbridge.engine.understand._kinds import widen_to_kinds
 from clinbridge.engine.understand._text import (
     FILLER,
     SOFT_WORDS,
@@ -253,6 +254,7 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                     for m in matches
                     if m.score >= best.score - 0.03 and (best.score < 1.0 or m.score >= 1.0)
                 ]
+                chosen = widen_to_kinds(chosen, matches, lex)
             entries = sorted({e for m in chosen for e in m.entries})
             concept = Concept(
                 phrase,

@@ -111,6 +111,8 @@ class Lexicon:
     cache_dir: str | None = None
     class_list_allowed: bool = True
     """Built-in drug classes may ground (a vocabulary hierarchy is attached); set per catalog."""
+    has_hierarchy: bool = True
+    """A concept hierarchy is attached (descendants ground through it); set per catalog."""
     # indexes (rebuilt after load)
     _exact: dict[str, list[int]] = field(default_factory=dict, repr=False)
     _tokset: dict[frozenset[str], list[int]] = field(default_factory=dict, repr=False)

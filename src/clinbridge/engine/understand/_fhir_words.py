@@ -1,0 +1,57 @@
+"""FHIR resource and element names in a question, read as the plain words the parser grounds.
+
+A data manager writes "a MedicationRequest for ibuprofen", "AllergyIntolerance substance
+displays", "Condition resources"; when the schema reader cannot take the whole question, the
+general parser gets it, and there a CamelCase resource type is one unknown word. On a FHIR
+source (``catalog.adapter == 'fhir'``) this rewrites, before normalisation:
+
+* a CamelCase resource type (two capitalised parts or more: ``MedicationRequest``,
+  ``CarePlan``) into its words ('medication request', 'care plan'), which the lexicon's stream
+  words and concept names ground like any phrase;
+* 'resource(s)' into 'record(s)' (the FHIR word for a row), and 'displays' (a code's text,
+  which is what a list of records shows anyway) is dropped.
+
+A resource type the source holds a table for but no row of ("how many MedicationAdministration
+records …" where the export has none) is not silently read as its neighbour stream: the reading
+abstains and names the resource that is missing. The knowledge used is FHIR's naming rule
+(resource types are CamelCase; their tables are ``fhir_<snake_case>``), never a question.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog
+
+__all__ = ["fhir_plain_words"]
+
+_CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
+_PLAIN = (
+    (re.compile(r"\bresources\b", re.I), "records"),
+    (re.compile(r"\bresource\b", re.I), "record"),
+    (re.compile(r"\s*\bdisplays\b", re.I), ""),
+)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower()
+
+
+def fhir_plain_words(question: str, catalog: Catalog | None) -> tuple[str, str | None]:
+    """The question with FHIR resource names in plain words, and an abstention reason when it
+    names a resource type whose table holds no row (None otherwise). Unchanged off FHIR."""
+    if catalog is None or catalog.adapter != "fhir":
+        return question, None
+    for m in _CAMEL.finditer(question):
+        info = catalog.table(f"fhir_{_snake(m.group(0))}")
+        if info is not None and info.row_count == 0:
+            return question, (
+                f"this source holds no {m.group(0)} resources (the table "
+                f"{info.name} is empty), so nothing about them can be counted or listed"
+            )
+    text = _CAMEL.sub(lambda m: _snake(m.group(0)).replace("_", " "), question)
+    for pat, repl in _PLAIN:
+        text = pat.sub(repl, text)
+    return text, None

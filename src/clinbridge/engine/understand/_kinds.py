@@ -1,0 +1,57 @@
+"""A general condition name on a source without a concept hierarchy stands for its kinds too.
+
+On OMOP, 'hypertension' grounds to the concept and, through CONCEPT_ANCESTOR, to 'Essential
+hypertension'. A FHIR load (or any source whose codes carry no hierarchy) has only its own
+labels: the exact label 'Hypertension' would count the patients coded with that one code and
+miss those coded 'Essential hypertension (disorder)' — a wrong count, not an abstention.
+
+Where no hierarchy is attached, an exact (or synonym / same-words) condition match is widened
+to the other *condition* labels that contain every word of it, the way a phrase with no exact
+label already grounds to every label it heads (``_ground.ground_text``). Left out, as they are
+not kinds of the condition: labels where the words are only the argument of a preposition
+('History of myocardial infarction', already cut by ``Lexicon.match``), situations
+('... (situation)'), and labels carrying a word of uncertainty, history, risk or screening
+('Suspected COVID-19', 'Awaiting transplantation of kidney').
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from clinbridge.engine.understand._text import stem, tokens
+
+if TYPE_CHECKING:
+    from clinbridge.engine.understand._lexicon import Lexicon, Match
+
+__all__ = ["widen_to_kinds"]
+
+_NOT_A_KIND = frozenset(
+    stem(w)
+    for w in (
+        *("suspected", "suspect", "possible", "probable", "history", "risk", "screening"),
+        *("awaiting", "family", "fear", "absent", "absence", "no", "not", "without", "excluded"),
+        *("situation", "resolved", "test", "assessment", "monitoring", "examination"),
+    )
+)
+_TAG = re.compile(r"\((?:situation)\)\s*$", re.I)
+_EXACT = frozenset({"exact", "synonym", "same_words"})
+
+
+def widen_to_kinds(chosen: list[Match], matches: list[Match], lex: Lexicon) -> list[Match]:
+    """``chosen`` plus the condition labels that are kinds of it (see the module docstring);
+    ``chosen`` unchanged where the lexicon has a hierarchy or the match is not a condition's."""
+    if getattr(lex, "has_hierarchy", True) or not chosen or chosen[0].how not in _EXACT:
+        return chosen
+    if any(lex.entries[i].stream != "condition" for m in chosen for i in m.entries):
+        return chosen
+    extra = []
+    for m in matches:
+        if m in chosen or m.how != "contains" or _TAG.search(m.label):
+            continue
+        if any(lex.entries[i].stream != "condition" for i in m.entries):
+            continue
+        if {stem(w) for w in tokens(m.label)} & _NOT_A_KIND:
+            continue
+        extra.append(m)
+    return chosen + extra

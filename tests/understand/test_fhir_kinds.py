@@ -1,0 +1,69 @@
+"""FHIR questions read through general mechanisms: resource type names in plain words, a named
+resource with no rows, and a condition name standing for its kinds where no hierarchy is
+attached. Gold is SQL over the loaded tables, written here independently of the plan."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clinbridge.engine.understand._fhir_words import fhir_plain_words
+
+
+def _one(conn: Any, sql: str) -> Any:
+    return conn.db.execute(sql, max_rows=None).rows[0][0]
+
+
+def test_resource_type_names_read_as_words(fhir_conn: Any) -> None:
+    a = fhir_conn.ask(
+        "number of distinct patients with a MedicationRequest for ibuprofen (any strength)"
+    )
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_medication_request "
+        "WHERE lower(display) LIKE '%ibuprofen%'",
+    )
+    assert a.decision == "accept" and a.value == gold
+    a = fhir_conn.ask("count of distinct patients with an AllergyIntolerance whose substance is Mold")
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_allergy WHERE display LIKE 'Mold%'",
+    )
+    assert a.decision == "accept" and a.value == gold
+
+
+def test_a_resource_type_with_no_rows_is_named(fhir_conn: Any) -> None:
+    assert _one(fhir_conn, "SELECT count(*) FROM fhir_medication_administration") == 0
+    a = fhir_conn.ask("how many MedicationAdministration records are there for cisplatin")
+    assert a.decision != "accept"
+    assert "MedicationAdministration" in (a.reason or "")
+
+
+def test_plain_words_only_on_fhir(fhir_conn: Any) -> None:
+    text, why = fhir_plain_words("CarePlan resources of the patient", fhir_conn.catalog)
+    assert (text, why) == ("care plan records of the patient", None)
+    assert fhir_plain_words("CarePlan resources", None) == ("CarePlan resources", None)
+
+
+def test_a_condition_name_stands_for_its_kinds(fhir_conn: Any) -> None:
+    a = fhir_conn.ask("how many patients with hypertension")
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_condition "
+        "WHERE code IN ('38341003', '59621000')",  # Hypertension, Essential hypertension
+    )
+    assert gold == 3 and a.decision == "accept" and a.value == gold
+
+
+def test_suspected_and_history_are_not_kinds(fhir_conn: Any) -> None:
+    a = fhir_conn.ask("how many patients had covid-19")
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_condition WHERE code = '840539006'",
+    )
+    assert a.decision == "accept" and a.value == gold
+    a = fhir_conn.ask("how many patients had a myocardial infarction")
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_condition WHERE code = '22298006'",
+    )
+    assert a.decision == "accept" and a.value == gold
