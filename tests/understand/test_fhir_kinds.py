@@ -67,3 +67,38 @@ def test_suspected_and_history_are_not_kinds(fhir_conn: Any) -> None:
         "SELECT count(DISTINCT patient_id) FROM fhir_condition WHERE code = '22298006'",
     )
     assert a.decision == "accept" and a.value == gold
+
+
+def test_a_code_confirmed_by_its_words_is_read(fhir_conn: Any) -> None:
+    a = fhir_conn.ask(
+        "count of patients with an LDL cholesterol observation (LOINC 18262-6) value > 100"
+    )
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_observation "
+        "WHERE code = '18262-6' AND value_num > 100",
+    )
+    assert a.decision == "accept" and a.value == gold
+
+
+def test_a_code_its_words_contradict_is_not_dropped(fhir_conn: Any) -> None:
+    # 2093-3 is total cholesterol: the words say LDL, the code says otherwise
+    a = fhir_conn.ask(
+        "count of patients with an LDL cholesterol observation (LOINC 2093-3) value > 100"
+    )
+    assert a.decision != "accept"
+
+
+def test_a_quoted_label_with_its_code(fhir_conn: Any) -> None:
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_procedure WHERE code = '288086009'",
+    )
+    a = fhir_conn.ask(
+        "count of distinct patients with a Procedure 'Suture open wound' (SNOMED 288086009)"
+    )
+    assert a.decision == "accept" and a.value == gold
+    a = fhir_conn.ask(
+        "count of distinct patients with a Procedure 'Suture open wound' (SNOMED 73761001)"
+    )
+    assert a.decision != "accept"

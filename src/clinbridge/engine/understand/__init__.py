@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
+from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._enc_class import read_encounter_codes
 from clinbridge.engine.understand._fhir_words import fhir_plain_words
 from clinbridge.engine.understand._ground import specific_streams
@@ -78,6 +79,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     plain, no_rows = fhir_plain_words(question, ctx.catalog)
     if no_rows:
         return [Reading(question=question, abstain_reason=no_rows)]
+    plain = drop_confirmed_codes(plain, ctx.lexicon)
     text = replace_patient_names(expand_words(normalize(plain)), ctx.lexicon)
     text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)
     if not_exact:

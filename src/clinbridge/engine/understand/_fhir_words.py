@@ -8,7 +8,7 @@ source (``catalog.adapter == 'fhir'``) this rewrites, before normalisation:
 * a CamelCase resource type (two capitalised parts or more: ``MedicationRequest``,
   ``CarePlan``) into its words ('medication request', 'care plan'), which the lexicon's stream
   words and concept names ground like any phrase;
-* 'resource(s)' into 'record(s)' (the FHIR word for a row), and 'displays' (a code's text,
+* 'resource(s)' and 'rows' into 'record(s)' (the FHIR word for a row), and 'displays' (a code's text,
   which is what a list of records shows anyway) is dropped.
 
 A resource type the source holds a table for but no row of ("how many MedicationAdministration
@@ -31,6 +31,7 @@ _CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
 _PLAIN = (
     (re.compile(r"\bresources\b", re.I), "records"),
     (re.compile(r"\bresource\b", re.I), "record"),
+    (re.compile(r"\brows\b", re.I), "records"),
     (re.compile(r"\s*\bdisplays\b", re.I), ""),
 )
 
