@@ -102,3 +102,28 @@ def test_a_quoted_label_with_its_code(fhir_conn: Any) -> None:
         "count of distinct patients with a Procedure 'Suture open wound' (SNOMED 73761001)"
     )
     assert a.decision != "accept"
+
+
+def test_allergies_of_a_recorded_category(fhir_conn: Any) -> None:
+    for words, category in (("food", "food"), ("medication", "medication"), ("drug", "medication")):
+        a = fhir_conn.ask(f"how many patients have a {words} allergy")
+        gold = _one(
+            fhir_conn,
+            "SELECT count(DISTINCT patient_id) FROM fhir_allergy "
+            f"WHERE category = '{category}'",
+        )
+        assert a.decision == "accept" and a.value == gold, words
+
+
+def test_an_age_bound_tied_to_death_is_the_age_at_death(fhir_conn: Any) -> None:
+    gold = _one(
+        fhir_conn,
+        "SELECT count(*) FROM fhir_patient WHERE death_date IS NOT NULL AND "
+        "date_diff('year', birth_date, death_date) - CASE WHEN strftime(death_date, '%m-%d') "
+        "< strftime(birth_date, '%m-%d') THEN 1 ELSE 0 END < 65",
+    )
+    for q in ("how many pts died before 65", "how many patients aged under 65 at death"):
+        a = fhir_conn.ask(q)
+        assert a.decision == "accept" and a.value == gold, q
+    # an age bound not tied to the death still asks which age is meant
+    assert fhir_conn.ask("how many pts over 65 died").decision != "accept"

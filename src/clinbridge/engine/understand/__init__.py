@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
+from clinbridge.engine.understand._categories import stream_categories
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._enc_class import read_encounter_codes
 from clinbridge.engine.understand._fhir_words import fhir_plain_words
@@ -290,6 +291,7 @@ class Understander:
         # the built-in lists comes from outside the data
         # (an empty CONCEPT_ANCESTOR is no hierarchy)
         self.lexicon.has_hierarchy = _has_hierarchy(db, catalog)
+        self.lexicon.categories = stream_categories(db, catalog, self.lexicon)
         self.lexicon.class_list_allowed = builtin_drug_classes and self.lexicon.has_hierarchy
         self.embeddings = embeddings
         schema_lookup(db, catalog, self.lexicon)

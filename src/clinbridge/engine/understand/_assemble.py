@@ -40,6 +40,7 @@ from clinbridge.engine.understand._context import (
     expand,
 )
 from clinbridge.engine.understand._facts import special_plan
+from clinbridge.engine.understand._death_age import age_at_death
 from clinbridge.engine.understand._filters import _predicates, _split_proportion
 from clinbridge.engine.understand._ground import Concept, Word
 from clinbridge.engine.understand._ground_words import STREAM_NOUNS
@@ -221,7 +222,7 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         elif not any(p.value is not None and p.value.unit == ctx.unit for p in preds):
             raise Abstain(f"could not tell what the unit {ctx.unit!r} applies to", ctx.unit)
     numerator: tuple[Any, ...] = ()
-    filters = list(preds)
+    filters = age_at_death(list(preds), ctx.question)
     if op == "proportion":
         denominator, numer = _split_proportion(items, filters, intent_pos)
         if not numer:

@@ -11,6 +11,9 @@ source (``catalog.adapter == 'fhir'``) this rewrites, before normalisation:
 * 'resource(s)' and 'rows' into 'record(s)' (the FHIR word for a row), and 'displays' (a code's text,
   which is what a list of records shows anyway) is dropped.
 
+Where the source has an allergy stream, 'allergic to X' reads as 'with an allergy to X' and a
+question ending 'allergic to' asks for the allergies.
+
 A resource type the source holds a table for but no row of ("how many MedicationAdministration
 records …" where the export has none) is not silently read as its neighbour stream: the reading
 abstains and names the resource that is missing. The knowledge used is FHIR's naming rule
@@ -40,9 +43,22 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).lower()
 
 
+_ALLERGIC_END = re.compile(r"\bal+er+gic\s+to\s*[?.!]*\s*$", re.I)
+_ALLERGIC = re.compile(r"\bal+er+gic\s+to\b", re.I)
+
+
+def allergic_words(question: str, catalog: Catalog | None) -> str:
+    """'allergic to latex' → 'with an allergy to latex', 'what is X allergic to' → '... X
+    allergies', where the source has an allergy stream (the adjective names its records)."""
+    if catalog is None or not any(s.name == "allergy" for s in catalog.streams):
+        return question
+    return _ALLERGIC.sub("with an allergy to", _ALLERGIC_END.sub("allergies", question))
+
+
 def fhir_plain_words(question: str, catalog: Catalog | None) -> tuple[str, str | None]:
     """The question with FHIR resource names in plain words, and an abstention reason when it
     names a resource type whose table holds no row (None otherwise). Unchanged off FHIR."""
+    question = allergic_words(question, catalog)
     if catalog is None or catalog.adapter != "fhir":
         return question, None
     for m in _CAMEL.finditer(question):

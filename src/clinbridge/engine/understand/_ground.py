@@ -27,6 +27,7 @@ from clinbridge.engine.understand._ground_words import (
     VALUE_KIND_NOUNS,
 )
 from clinbridge.engine.understand._shorthand import concept_shorthand, drug_class
+from clinbridge.engine.understand._categories import category_class
 from clinbridge.engine.understand._kinds import widen_to_kinds
 from clinbridge.engine.understand._text import (
     FILLER,
@@ -206,7 +207,7 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 continue  # a bare number never names a concept
             phrase = " ".join(seg)
             # a vaccine or (where no label matches) a drug class stands for its members
-            klass = _vaccine_class(phrase, lex)
+            klass = _vaccine_class(phrase, lex) or category_class(phrase, lex)
             matches = lex.match(phrase) if klass is None else []
             if klass is None and not matches:
                 klass = _drug_class(phrase, lex)

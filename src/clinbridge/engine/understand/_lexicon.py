@@ -113,6 +113,8 @@ class Lexicon:
     """Built-in drug classes may ground (a vocabulary hierarchy is attached); set per catalog."""
     has_hierarchy: bool = True
     """A concept hierarchy is attached (descendants ground through it); set per catalog."""
+    categories: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    """Per stream: recorded category → entries of its codes (``_categories``); set per catalog."""
     # indexes (rebuilt after load)
     _exact: dict[str, list[int]] = field(default_factory=dict, repr=False)
     _tokset: dict[frozenset[str], list[int]] = field(default_factory=dict, repr=False)
