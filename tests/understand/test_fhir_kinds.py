@@ -127,3 +127,49 @@ def test_an_age_bound_tied_to_death_is_the_age_at_death(fhir_conn: Any) -> None:
         assert a.decision == "accept" and a.value == gold, q
     # an age bound not tied to the death still asks which age is meant
     assert fhir_conn.ask("how many pts over 65 died").decision != "accept"
+
+
+def test_category_named_as_a_field_value(fhir_conn: Any) -> None:
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_allergy WHERE category = 'food'",
+    )
+    for q in (
+        "count of distinct patients with an AllergyIntolerance of category food",
+        "How many patients have at least one food allergy (allergy category 'food')?",
+    ):
+        a = fhir_conn.ask(q)
+        assert a.decision == "accept" and a.value == gold, q
+    # a category the source does not record is not read
+    assert fhir_conn.ask("count of patients with an allergy of category plastic").decision != (
+        "accept"
+    )
+
+
+def test_allergic_to(fhir_conn: Any) -> None:
+    gold = _one(
+        fhir_conn, "SELECT count(DISTINCT patient_id) FROM fhir_allergy WHERE display LIKE 'Mold%'"
+    )
+    a = fhir_conn.ask("how many pts alergic to mold")
+    assert a.decision == "accept" and a.value == gold
+    pid = "cbc86e51-9eca-3855-76ec-c058f72c5761"
+    rows = fhir_conn.db.execute(
+        f"SELECT DISTINCT display FROM fhir_allergy WHERE patient_id = '{pid}'", max_rows=None
+    ).rows
+    a = fhir_conn.ask(f"what is pt {pid} allergic to")
+    assert a.decision == "accept" and sorted(a.value) == sorted(r[0] for r in rows)
+
+
+def test_the_end_of_a_condition_is_not_its_onset(fhir_conn: Any) -> None:
+    pid = "79a66c97-6131-3213-f3c9-4606946ab056"
+    for q in (f"end date of {pid}'s ESRD", f"when did pt {pid}'s ESRD end"):
+        a = fhir_conn.ask(q)
+        assert a.decision != "accept", q
+    # the onset of an end-stage disease is still read
+    a = fhir_conn.ask(f"when was {pid} first diagnosed with end-stage renal disease")
+    gold = _one(
+        fhir_conn,
+        f"SELECT min(onset_time) FROM fhir_condition WHERE patient_id = '{pid}' "
+        "AND code = '46177005'",
+    )
+    assert a.decision == "accept" and str(a.value)[:10] == str(gold)[:10]

@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
-from clinbridge.engine.understand._categories import stream_categories
+from clinbridge.engine.understand._categories import category_words, stream_categories
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._enc_class import read_encounter_codes
+from clinbridge.engine.understand._event_end import event_end_asked
 from clinbridge.engine.understand._fhir_words import fhir_plain_words
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
@@ -80,7 +81,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     plain, no_rows = fhir_plain_words(question, ctx.catalog)
     if no_rows:
         return [Reading(question=question, abstain_reason=no_rows)]
-    plain = drop_confirmed_codes(plain, ctx.lexicon)
+    plain = category_words(drop_confirmed_codes(plain, ctx.lexicon), ctx.lexicon)
     text = replace_patient_names(expand_words(normalize(plain)), ctx.lexicon)
     text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)
     if not_exact:
@@ -102,7 +103,8 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         logger.exception("schema reading failed for %r", question)
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     if schema is not None:  # the question names tables, fields or codes: read as such only
-        return [schema]
+        ended = event_end_asked(question, schema.plan)
+        return [Reading(question=question, abstain_reason=ended) if ended else schema]
     try:
         pieces = unit_names(_rejoin_names(extract(text), ctx.lexicon), ctx.lexicon)
         enc = ctx.catalog.encounters if ctx.catalog is not None else None
@@ -113,6 +115,9 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         logger.exception("understanding failed for %r", question)
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     first = assemble(items, c)
+    ended = event_end_asked(question, first.plan)
+    if ended:
+        return [Reading(question=question, abstain_reason=ended)]
     if first.plan is not None and c.ambiguities:
         first = _with_choices(items, c, first)
     readings = [first]

@@ -12,6 +12,7 @@ says so in its label). Where no stream table has a ``category`` column, nothing 
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._text import stem, tokens
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from clinbridge.engine.understand._ground import Concept
     from clinbridge.engine.understand._lexicon import Lexicon
 
-__all__ = ["category_class", "stream_categories"]
+__all__ = ["category_class", "category_words", "stream_categories"]
 
 logger = logging.getLogger(__name__)
 
@@ -80,3 +81,33 @@ def category_class(phrase: str, lex: Lexicon) -> Concept | None:
         label = f"{stream} of category {hits[0]!r} ({len(entries)} codes, by the recorded category)"
         return Concept(phrase, label, entries, 0.95, "category", primary=entries)
     return None
+
+
+_OF_CATEGORY = re.compile(
+    r"\b(?P<noun>\w+(?:\s+intolerances?)?)\s+(?:of|with|in)\s+(?:the\s+)?category\s+"
+    r"['\"]?(?P<value>[\w-]+)['\"]?",
+    re.I,
+)
+_ASIDE = re.compile(r"\s*\((?P<noun>\w+)\s+category\s+['\"]?(?P<value>[\w-]+)['\"]?\)", re.I)
+
+
+def category_words(text: str, lex: Lexicon) -> str:
+    """'an allergy of category food' → 'an food allergy' (the phrase ``category_class`` reads),
+    and an aside repeating it ('... food allergy (allergy category 'food')') dropped — only for
+    a category value the source records."""
+    cats: dict[str, dict[str, list[int]]] = getattr(lex, "categories", None) or {}
+    known = {v.lower() for values in cats.values() for v in values}
+    if not known:
+        return text
+
+    def swap(m: re.Match[str]) -> str:
+        value = m.group("value").lower()
+        return f"{value} {m.group('noun')}" if value in known else m.group(0)
+
+    def aside(m: re.Match[str]) -> str:
+        value = m.group("value").lower()
+        before = text[: m.start()].lower()
+        return "" if value in known and value in before else m.group(0)
+
+    text = _ASIDE.sub(aside, text)
+    return _OF_CATEGORY.sub(swap, text)
