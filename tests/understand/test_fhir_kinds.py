@@ -173,3 +173,29 @@ def test_the_end_of_a_condition_is_not_its_onset(fhir_conn: Any) -> None:
         "AND code = '46177005'",
     )
     assert a.decision == "accept" and str(a.value)[:10] == str(gold)[:10]
+
+
+def test_administrations_are_not_prescriptions(fhir_conn: Any) -> None:
+    assert _one(fhir_conn, "SELECT count(*) FROM fhir_medication_administration") == 0
+    a = fhir_conn.ask("how many pts were administered cisplatin")
+    assert a.decision != "accept" and "MedicationAdministration" in (a.reason or "")
+    a = fhir_conn.ask("how many pts were prescribed cisplatin")
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_medication_request "
+        "WHERE lower(display) LIKE '%cisplatin%'",
+    )
+    assert a.decision == "accept" and a.value == gold
+
+
+def test_suspected_labels_are_not_a_general_words_kinds(fhir_conn: Any) -> None:
+    a = fhir_conn.ask("how many pts w lung cancer")
+    assert a.decision == "accept"
+    codes = {c for g in a.details["groundings"] if g["kind"] == "concept" for c in g["codes"]}
+    assert "162573006" not in codes  # Suspected lung cancer (situation)
+
+
+def test_class_code_is_one_field(fhir_conn: Any) -> None:
+    a = fhir_conn.ask("count of Encounter resources with class code HH")
+    gold = _one(fhir_conn, "SELECT count(*) FROM fhir_encounter WHERE class_code = 'HH'")
+    assert a.decision == "accept" and a.value == gold

@@ -27,7 +27,7 @@ from clinbridge.engine.understand._categories import category_words, stream_cate
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._enc_class import read_encounter_codes
 from clinbridge.engine.understand._event_end import event_end_asked
-from clinbridge.engine.understand._fhir_words import fhir_plain_words
+from clinbridge.engine.understand._fhir_words import administered_missing, fhir_plain_words
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
@@ -103,7 +103,9 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         logger.exception("schema reading failed for %r", question)
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     if schema is not None:  # the question names tables, fields or codes: read as such only
-        ended = event_end_asked(question, schema.plan)
+        ended = event_end_asked(question, schema.plan) or administered_missing(
+            question, schema.plan, ctx.catalog
+        )
         return [Reading(question=question, abstain_reason=ended) if ended else schema]
     try:
         pieces = unit_names(_rejoin_names(extract(text), ctx.lexicon), ctx.lexicon)
@@ -115,7 +117,9 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         logger.exception("understanding failed for %r", question)
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     first = assemble(items, c)
-    ended = event_end_asked(question, first.plan)
+    ended = event_end_asked(question, first.plan) or administered_missing(
+        question, first.plan, ctx.catalog
+    )
     if ended:
         return [Reading(question=question, abstain_reason=ended)]
     if first.plan is not None and c.ambiguities:

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
+    from clinbridge.engine.plan import QueryPlan
 
-__all__ = ["fhir_plain_words"]
+__all__ = ["administered_missing", "fhir_plain_words"]
 
 _CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
 _PLAIN = (
@@ -72,3 +73,29 @@ def fhir_plain_words(question: str, catalog: Catalog | None) -> tuple[str, str |
     for pat, repl in _PLAIN:
         text = pat.sub(repl, text)
     return text, None
+
+
+_ADMIN = re.compile(r"\badminist(?:er|ered|ers|ering|ration|rations)\b", re.I)
+
+
+def _drug_streams(plan: QueryPlan) -> bool:
+    streams = {getattr(f, "stream", None) for f in plan.filters}
+    streams |= {getattr(f, "stream", None) for f in plan.aggregate.numerator}
+    streams.add(plan.measure.stream)
+    return "drug" in streams
+
+
+def administered_missing(question: str, plan: QueryPlan | None, catalog: Catalog | None) -> str | None:
+    """'drugs administered to X' on a FHIR load whose drug stream holds medication requests
+    but no MedicationAdministration: a prescription is not an administration — the reason to
+    abstain, naming what is missing; None otherwise."""
+    if plan is None or catalog is None or catalog.adapter != "fhir" or not _ADMIN.search(question):
+        return None
+    admin = catalog.table("fhir_medication_administration")
+    if admin is None or admin.row_count != 0 or not _drug_streams(plan):
+        return None
+    return (
+        "the question asks about medication administrations, and this source holds none "
+        "(no MedicationAdministration resources): its drug records are medication requests "
+        "(prescriptions), which do not say a dose was given"
+    )

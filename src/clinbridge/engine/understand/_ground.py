@@ -28,7 +28,7 @@ from clinbridge.engine.understand._ground_words import (
 )
 from clinbridge.engine.understand._shorthand import concept_shorthand, drug_class
 from clinbridge.engine.understand._categories import category_class
-from clinbridge.engine.understand._kinds import widen_to_kinds
+from clinbridge.engine.understand._kinds import only_kinds, widen_to_kinds
 from clinbridge.engine.understand._text import (
     FILLER,
     SOFT_WORDS,
@@ -248,7 +248,7 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             if best.how == "contains":
                 # a general word ('fracture', 'bronchitis'): every concept it heads — all of
                 # them, never a subset cut by label length (a class read loosely is a wrong count)
-                chosen = [m for m in matches if m.how == "contains"]
+                chosen = only_kinds([m for m in matches if m.how == "contains"], lex)
             else:
                 chosen = [
                     m

@@ -11,7 +11,8 @@ label already grounds to every label it heads (``_ground.ground_text``). Left ou
 not kinds of the condition: labels where the words are only the argument of a preposition
 ('History of myocardial infarction', already cut by ``Lexicon.match``), situations
 ('... (situation)'), and labels carrying a word of uncertainty, history, risk or screening
-('Suspected COVID-19', 'Awaiting transplantation of kidney').
+('Suspected COVID-19', 'Awaiting transplantation of kidney'). The same labels are left out of a
+general word's labels ('lung cancer' heads 'Suspected lung cancer (situation)' too).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from clinbridge.engine.understand._text import stem, tokens
 if TYPE_CHECKING:
     from clinbridge.engine.understand._lexicon import Lexicon, Match
 
-__all__ = ["widen_to_kinds"]
+__all__ = ["only_kinds", "widen_to_kinds"]
 
 _NOT_A_KIND = frozenset(
     stem(w)
@@ -47,11 +48,27 @@ def widen_to_kinds(chosen: list[Match], matches: list[Match], lex: Lexicon) -> l
         return chosen
     extra = []
     for m in matches:
-        if m in chosen or m.how != "contains" or _TAG.search(m.label):
+        if m in chosen or m.how != "contains":
             continue
         if any(lex.entries[i].stream != "condition" for i in m.entries):
             continue
-        if {stem(w) for w in tokens(m.label)} & _NOT_A_KIND:
+        if _not_a_kind(m):
             continue
         extra.append(m)
     return chosen + extra
+
+
+def _not_a_kind(m: Match) -> bool:
+    return bool(_TAG.search(m.label) or {stem(w) for w in tokens(m.label)} & _NOT_A_KIND)
+
+
+def only_kinds(chosen: list[Match], lex: Lexicon) -> list[Match]:
+    """A general word's condition labels ('lung cancer' → 'Non-small cell lung cancer') without
+    the suspected / history / situation ones, where no hierarchy is attached (as above); all of
+    them when every one is such a label, or when one is not a condition's."""
+    if getattr(lex, "has_hierarchy", True):
+        return chosen
+    if any(lex.entries[i].stream != "condition" for m in chosen for i in m.entries):
+        return chosen
+    kept = [m for m in chosen if not _not_a_kind(m)]
+    return kept or chosen

@@ -172,6 +172,8 @@ def _read(
             continue
         elif w in {"is", "equal", "equals"} and pending and pending != "value":
             t.used = True
+        elif w in {"code", "codes"} and pending == "enc_type":  # 'class code HH': one field
+            t.used = True
         elif (
             pending.startswith("system:")
             and t.kind in {"word", "ident"}
