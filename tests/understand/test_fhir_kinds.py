@@ -199,3 +199,16 @@ def test_class_code_is_one_field(fhir_conn: Any) -> None:
     a = fhir_conn.ask("count of Encounter resources with class code HH")
     gold = _one(fhir_conn, "SELECT count(*) FROM fhir_encounter WHERE class_code = 'HH'")
     assert a.decision == "accept" and a.value == gold
+
+
+def test_a_patients_immunizations_count_the_doses(fhir_conn: Any) -> None:
+    pid = "63ee2253-bdd5-da55-2ad2-b4984d0ad700"
+    doses, kinds = fhir_conn.db.execute(
+        f"SELECT count(*), count(DISTINCT code) FROM fhir_immunization WHERE patient_id = '{pid}'",
+        max_rows=None,
+    ).rows[0]
+    assert doses != kinds
+    a = fhir_conn.ask(f"how many immunizations has {pid} had")
+    assert a.decision == "accept" and a.value == doses
+    a = fhir_conn.ask(f"how many different vaccines has {pid} had")
+    assert a.decision == "accept" and a.value == kinds
