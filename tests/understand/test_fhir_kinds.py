@@ -212,3 +212,26 @@ def test_a_patients_immunizations_count_the_doses(fhir_conn: Any) -> None:
     assert a.decision == "accept" and a.value == doses
     a = fhir_conn.ask(f"how many different vaccines has {pid} had")
     assert a.decision == "accept" and a.value == kinds
+
+
+def test_loinc_abbreviations_are_spelled_out(fhir_conn: Any) -> None:
+    from clinbridge.engine.understand._label_words import spelled_out
+
+    assert spelled_out("Prostate specific Ag [Mass/volume] in Serum or Plasma") == (
+        "Prostate specific antigen [Mass/volume] in Serum or Plasma"
+    )
+    assert spelled_out("Agar plate") is None and spelled_out("Body Height") is None
+    pid = "f71747e7-e5dd-4e04-8d0a-0c6bc545c2a4"
+    gold = _one(
+        fhir_conn,
+        f"SELECT value_num FROM fhir_observation WHERE patient_id = '{pid}' AND code = '2857-1' "
+        "ORDER BY effective_time DESC LIMIT 1",
+    )
+    a = fhir_conn.ask(f"most recent prostate specific antigen for patient {pid}")
+    assert a.decision == "accept" and abs(float(a.value) - gold) < 1e-9
+
+
+def test_a_yes_no_on_a_values_threshold_is_not_the_value(fhir_conn: Any) -> None:
+    pid = "f71747e7-e5dd-4e04-8d0a-0c6bc545c2a4"
+    a = fhir_conn.ask(f"was {pid}'s last PSA over 4?")
+    assert a.decision != "accept" and "value" in (a.reason or "")

@@ -38,6 +38,7 @@ from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._text import normalize
 from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
+from clinbridge.engine.understand._yesno_value import threshold_yesno
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
@@ -117,8 +118,10 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         logger.exception("understanding failed for %r", question)
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     first = assemble(items, c)
-    ended = event_end_asked(question, first.plan) or administered_missing(
-        question, first.plan, ctx.catalog
+    ended = (
+        event_end_asked(question, first.plan)
+        or administered_missing(question, first.plan, ctx.catalog)
+        or threshold_yesno(question, first.plan)
     )
     if ended:
         return [Reading(question=question, abstain_reason=ended)]
