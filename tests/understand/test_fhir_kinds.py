@@ -23,7 +23,9 @@ def test_resource_type_names_read_as_words(fhir_conn: Any) -> None:
         "WHERE lower(display) LIKE '%ibuprofen%'",
     )
     assert a.decision == "accept" and a.value == gold
-    a = fhir_conn.ask("count of distinct patients with an AllergyIntolerance whose substance is Mold")
+    a = fhir_conn.ask(
+        "count of distinct patients with an AllergyIntolerance whose substance is Mold"
+    )
     gold = _one(
         fhir_conn,
         "SELECT count(DISTINCT patient_id) FROM fhir_allergy WHERE display LIKE 'Mold%'",
@@ -109,8 +111,7 @@ def test_allergies_of_a_recorded_category(fhir_conn: Any) -> None:
         a = fhir_conn.ask(f"how many patients have a {words} allergy")
         gold = _one(
             fhir_conn,
-            "SELECT count(DISTINCT patient_id) FROM fhir_allergy "
-            f"WHERE category = '{category}'",
+            f"SELECT count(DISTINCT patient_id) FROM fhir_allergy WHERE category = '{category}'",
         )
         assert a.decision == "accept" and a.value == gold, words
 
@@ -235,3 +236,13 @@ def test_a_yes_no_on_a_values_threshold_is_not_the_value(fhir_conn: Any) -> None
     pid = "f71747e7-e5dd-4e04-8d0a-0c6bc545c2a4"
     a = fhir_conn.ask(f"was {pid}'s last PSA over 4?")
     assert a.decision != "accept" and "value" in (a.reason or "")
+
+
+def test_a_screening_for_a_disease_is_not_the_disease(fhir_conn: Any) -> None:
+    assert (
+        _one(fhir_conn, "SELECT count(*) FROM fhir_condition WHERE display ILIKE '%depress%'") == 0
+    )
+    a = fhir_conn.ask("how many pts with depression")
+    assert a.decision != "accept"  # only 'Depression screening (procedure)' records exist
+    a = fhir_conn.ask("how many pts had depression screening")
+    assert a.decision == "accept"

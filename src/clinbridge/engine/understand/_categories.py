@@ -32,7 +32,9 @@ _SAME = {"drug": "medication", "environmental": "environment", "lab": "laborator
 _NOUNS = {"allergy": ("allergy", "allergies", "intolerance", "intolerances")}
 
 
-def stream_categories(db: Database, catalog: Catalog, lex: Lexicon) -> dict[str, dict[str, list[int]]]:
+def stream_categories(
+    db: Database, catalog: Catalog, lex: Lexicon
+) -> dict[str, dict[str, list[int]]]:
     """Per stream name: category value (lower case) → the lexicon entries of its codes."""
     from sqlglot import exp
 

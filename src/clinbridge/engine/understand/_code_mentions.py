@@ -45,7 +45,9 @@ def _confirmed(lex: Lexicon, words: list[str], code: str, *, nearest_last: bool)
 
     if not words:
         return False
-    found = [i for i in ground_text(" ".join(words), lex, embeddings=False) if isinstance(i, Concept)]
+    found = [
+        i for i in ground_text(" ".join(words), lex, embeddings=False) if isinstance(i, Concept)
+    ]
     if not found:
         return False
     c = found[-1] if nearest_last else found[0]
@@ -60,8 +62,7 @@ def drop_confirmed_codes(text: str, lex: Lexicon) -> str:
         code = m.group("code")
         if not _entries(lex, m.group("sys"), code):
             continue
-        near = tokens(text[: m.start()])[-_NEAR:] + ["|"] + tokens(text[m.end() :])[:_NEAR]
-        before, after = near[: near.index("|")], near[near.index("|") + 1 :]
+        before, after = tokens(text[: m.start()])[-_NEAR:], tokens(text[m.end() :])[:_NEAR]
         if _confirmed(lex, before, code, nearest_last=True) or _confirmed(
             lex, after, code, nearest_last=False
         ):

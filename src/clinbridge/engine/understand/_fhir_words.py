@@ -85,7 +85,9 @@ def _drug_streams(plan: QueryPlan) -> bool:
     return "drug" in streams
 
 
-def administered_missing(question: str, plan: QueryPlan | None, catalog: Catalog | None) -> str | None:
+def administered_missing(
+    question: str, plan: QueryPlan | None, catalog: Catalog | None
+) -> str | None:
     """'drugs administered to X' on a FHIR load whose drug stream holds medication requests
     but no MedicationAdministration: a prescription is not an administration — the reason to
     abstain, naming what is missing; None otherwise."""

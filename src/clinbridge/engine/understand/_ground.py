@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from clinbridge.engine.understand._categories import category_class
 from clinbridge.engine.understand._ground_words import (
     BOUNDARY,
     CONNECTORS,
@@ -26,9 +27,8 @@ from clinbridge.engine.understand._ground_words import (
     SUBJECT,
     VALUE_KIND_NOUNS,
 )
-from clinbridge.engine.understand._shorthand import concept_shorthand, drug_class
-from clinbridge.engine.understand._categories import category_class
 from clinbridge.engine.understand._kinds import only_kinds, widen_to_kinds
+from clinbridge.engine.understand._shorthand import concept_shorthand, drug_class
 from clinbridge.engine.understand._text import (
     FILLER,
     SOFT_WORDS,
@@ -248,7 +248,10 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             if best.how == "contains":
                 # a general word ('fracture', 'bronchitis'): every concept it heads — all of
                 # them, never a subset cut by label length (a class read loosely is a wrong count)
-                chosen = only_kinds([m for m in matches if m.how == "contains"], lex)
+                chosen = only_kinds([m for m in matches if m.how == "contains"], lex, phrase)
+                if not chosen:
+                    continue
+                best = best if best in chosen else chosen[0]
             else:
                 chosen = [
                     m

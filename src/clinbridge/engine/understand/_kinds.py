@@ -35,6 +35,7 @@ _NOT_A_KIND = frozenset(
         *("situation", "resolved", "test", "assessment", "monitoring", "examination"),
     )
 )
+_SCREENS = frozenset(stem(w) for w in ("screening", "screen", "assessment", "assess"))
 _TAG = re.compile(r"\((?:situation)\)\s*$", re.I)
 _EXACT = frozenset({"exact", "synonym", "same_words"})
 
@@ -62,13 +63,22 @@ def _not_a_kind(m: Match) -> bool:
     return bool(_TAG.search(m.label) or {stem(w) for w in tokens(m.label)} & _NOT_A_KIND)
 
 
-def only_kinds(chosen: list[Match], lex: Lexicon) -> list[Match]:
-    """A general word's condition labels ('lung cancer' → 'Non-small cell lung cancer') without
-    the suspected / history / situation ones, where no hierarchy is attached (as above); all of
-    them when every one is such a label, or when one is not a condition's."""
+def only_kinds(chosen: list[Match], lex: Lexicon, phrase: str = "") -> list[Match]:
+    """A general word's labels ('lung cancer' → 'Non-small cell lung cancer') without the ones
+    that are not the thing itself, where no hierarchy is attached: suspected / history /
+    situation condition labels (as above), and labels of any stream that screen or assess for it
+    ('Depression screening (procedure)' is not depression) unless the phrase says so. Empty when
+    none is left: the phrase then names nothing the source holds."""
     if getattr(lex, "has_hierarchy", True):
         return chosen
-    if any(lex.entries[i].stream != "condition" for m in chosen for i in m.entries):
-        return chosen
-    kept = [m for m in chosen if not _not_a_kind(m)]
-    return kept or chosen
+    said = {stem(w) for w in tokens(phrase)}
+    kept = []
+    for m in chosen:
+        words = {stem(w) for w in tokens(m.label)}
+        if (words - said) & _SCREENS:
+            continue
+        condition = all(lex.entries[i].stream == "condition" for i in m.entries)
+        if condition and _not_a_kind(m) and not (words & said & _NOT_A_KIND):
+            continue
+        kept.append(m)
+    return kept

@@ -170,9 +170,9 @@ def _read(
             )
             pending, k = "", k + 4
             continue
-        elif w in {"is", "equal", "equals"} and pending and pending != "value":
-            t.used = True
-        elif w in {"code", "codes"} and pending == "enc_type":  # 'class code HH': one field
+        elif (w in {"is", "equal", "equals"} and pending and pending != "value") or (
+            w in {"code", "codes"} and pending == "enc_type"  # 'class code HH': one field
+        ):
             t.used = True
         elif (
             pending.startswith("system:")
