@@ -246,3 +246,13 @@ def test_a_screening_for_a_disease_is_not_the_disease(fhir_conn: Any) -> None:
     assert a.decision != "accept"  # only 'Depression screening (procedure)' records exist
     a = fhir_conn.ask("how many pts had depression screening")
     assert a.decision == "accept"
+
+
+def test_a_negation_inside_a_label_is_still_a_kind(fhir_conn: Any) -> None:
+    # 'Concussion with no loss of consciousness' is a concussion
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_condition WHERE display ILIKE 'concussion%'",
+    )
+    a = fhir_conn.ask("how many pts had a concussion")
+    assert gold > 0 and a.decision == "accept" and a.value == gold

@@ -31,10 +31,11 @@ _NOT_A_KIND = frozenset(
     stem(w)
     for w in (
         *("suspected", "suspect", "possible", "probable", "history", "risk", "screening"),
-        *("awaiting", "family", "fear", "absent", "absence", "no", "not", "without", "excluded"),
+        *("awaiting", "family", "fear", "excluded"),
         *("situation", "resolved", "test", "assessment", "monitoring", "examination"),
     )
 )
+_NEGATIONS = frozenset({"no", "not", "without", "absent", "absence"})
 _SCREENS = frozenset(stem(w) for w in ("screening", "screen", "assessment", "assess"))
 _TAG = re.compile(r"\((?:situation)\)\s*$", re.I)
 _EXACT = frozenset({"exact", "synonym", "same_words"})
@@ -60,7 +61,9 @@ def widen_to_kinds(chosen: list[Match], matches: list[Match], lex: Lexicon) -> l
 
 
 def _not_a_kind(m: Match) -> bool:
-    return bool(_TAG.search(m.label) or {stem(w) for w in tokens(m.label)} & _NOT_A_KIND)
+    words = tokens(m.label)
+    negated = bool(words) and words[0] in _NEGATIONS  # 'No ...'; not '... with no loss of ...'
+    return bool(negated or _TAG.search(m.label) or {stem(w) for w in words} & _NOT_A_KIND)
 
 
 def only_kinds(chosen: list[Match], lex: Lexicon, phrase: str = "") -> list[Match]:
