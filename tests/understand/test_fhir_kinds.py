@@ -256,3 +256,19 @@ def test_a_negation_inside_a_label_is_still_a_kind(fhir_conn: Any) -> None:
     )
     a = fhir_conn.ask("how many pts had a concussion")
     assert gold > 0 and a.decision == "accept" and a.value == gold
+
+
+def test_days_between_the_first_and_the_last(fhir_conn: Any) -> None:
+    pid = "f71747e7-e5dd-4e04-8d0a-0c6bc545c2a4"
+    gold = _one(
+        fhir_conn,
+        "SELECT date_diff('day', CAST(min(effective_time) AS DATE), "
+        "CAST(max(effective_time) AS DATE)) FROM fhir_observation "
+        f"WHERE patient_id = '{pid}' AND code = '4548-4'",
+    )
+    for q in (
+        f"how many days between the first and the last A1c of patient {pid}",
+        f"days between the first and last A1c of patient {pid}",
+    ):
+        a = fhir_conn.ask(q)
+        assert a.decision == "accept" and a.value == gold, q
