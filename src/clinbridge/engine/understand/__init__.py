@@ -23,7 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
+from clinbridge.engine.understand._categories import category_words, stream_categories
+from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._enc_class import read_encounter_codes
+from clinbridge.engine.understand._event_end import event_end_asked
+from clinbridge.engine.understand._fhir_words import administered_missing, fhir_plain_words
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
@@ -34,6 +38,7 @@ from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._text import normalize
 from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
+from clinbridge.engine.understand._yesno_value import threshold_yesno
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
@@ -74,7 +79,11 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
-    text = replace_patient_names(expand_words(normalize(question)), ctx.lexicon)
+    plain, no_rows = fhir_plain_words(question, ctx.catalog)
+    if no_rows:
+        return [Reading(question=question, abstain_reason=no_rows)]
+    plain = category_words(drop_confirmed_codes(plain, ctx.lexicon), ctx.lexicon)
+    text = replace_patient_names(expand_words(normalize(plain)), ctx.lexicon)
     text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)
     if not_exact:
         return [Reading(question=question, abstain_reason=not_exact)]
@@ -95,7 +104,10 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         logger.exception("schema reading failed for %r", question)
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     if schema is not None:  # the question names tables, fields or codes: read as such only
-        return [schema]
+        ended = event_end_asked(question, schema.plan) or administered_missing(
+            question, schema.plan, ctx.catalog
+        )
+        return [Reading(question=question, abstain_reason=ended) if ended else schema]
     try:
         pieces = unit_names(_rejoin_names(extract(text), ctx.lexicon), ctx.lexicon)
         enc = ctx.catalog.encounters if ctx.catalog is not None else None
@@ -106,6 +118,13 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         logger.exception("understanding failed for %r", question)
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     first = assemble(items, c)
+    ended = (
+        event_end_asked(question, first.plan)
+        or administered_missing(question, first.plan, ctx.catalog)
+        or threshold_yesno(question, first.plan)
+    )
+    if ended:
+        return [Reading(question=question, abstain_reason=ended)]
     if first.plan is not None and c.ambiguities:
         first = _with_choices(items, c, first)
     readings = [first]
@@ -283,7 +302,9 @@ class Understander:
         # only where a vocabulary (a concept hierarchy with rows) is attached: an answer from
         # the built-in lists comes from outside the data
         # (an empty CONCEPT_ANCESTOR is no hierarchy)
-        self.lexicon.class_list_allowed = builtin_drug_classes and _has_hierarchy(db, catalog)
+        self.lexicon.has_hierarchy = _has_hierarchy(db, catalog)
+        self.lexicon.categories = stream_categories(db, catalog, self.lexicon)
+        self.lexicon.class_list_allowed = builtin_drug_classes and self.lexicon.has_hierarchy
         self.embeddings = embeddings
         schema_lookup(db, catalog, self.lexicon)
 

@@ -39,10 +39,11 @@ from clinbridge.engine.understand._context import (
     check_named_kind,
     expand,
 )
+from clinbridge.engine.understand._death_age import age_at_death
 from clinbridge.engine.understand._facts import special_plan
 from clinbridge.engine.understand._filters import _predicates, _split_proportion
 from clinbridge.engine.understand._ground import Concept, Word
-from clinbridge.engine.understand._ground_words import STREAM_NOUNS
+from clinbridge.engine.understand._ground_words import DOSE_NOUNS, STREAM_NOUNS
 from clinbridge.engine.understand._list_guard import amount_word, check_list_wording
 from clinbridge.engine.understand._orlists import fold_or_list
 from clinbridge.engine.understand._ranking import apply_rank
@@ -221,7 +222,7 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         elif not any(p.value is not None and p.value.unit == ctx.unit for p in preds):
             raise Abstain(f"could not tell what the unit {ctx.unit!r} applies to", ctx.unit)
     numerator: tuple[Any, ...] = ()
-    filters = list(preds)
+    filters = age_at_death(list(preds), ctx.question)
     if op == "proportion":
         denominator, numer = _split_proportion(items, filters, intent_pos)
         if not numer:
@@ -706,7 +707,8 @@ def _counted(a: _Asked) -> _Found:
         and nxt.role == "stream_noun"
         and ((stream_noun and nxt.value != "condition") or a.patient_id)
     ):
-        return Measure(of="concept", stream=nxt.value), None, 0.8
+        of = "events" if DOSE_NOUNS & set(a.ctx.question.lower().split()) else "concept"
+        return Measure(of=of, stream=nxt.value), None, 0.8  # type: ignore[arg-type]
     found = a.first_concept()
     event_noun = False
     for i in a.after[:6]:  # "how many diagnoses of X" — not "X patients whose first diagnosis"

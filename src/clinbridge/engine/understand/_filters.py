@@ -75,8 +75,10 @@ class Pred:
             a = self.age or {}
             return AgeFilter(op=a["op"], value=a["value"], value2=a.get("value2"))
         if self.kind == "death":
-            # a recorded death: the patient's age at death exists (is at least 0)
-            return AgeFilter(op=">=", value=0, at=PatientAnchor(point="death"))
+            # a recorded death: the age at death exists (>= 0), or is in the bound tied to it
+            a = self.age or {"op": ">=", "value": 0}
+            at = PatientAnchor(point="death")
+            return AgeFilter(op=a["op"], value=a["value"], value2=a.get("value2"), at=at)
         if self.kind == "encounter":
             return EncounterFilter(
                 type=self.enc_type,

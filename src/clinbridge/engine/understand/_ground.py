@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from clinbridge.engine.understand._categories import category_class
 from clinbridge.engine.understand._ground_words import (
     BOUNDARY,
     CONNECTORS,
@@ -26,6 +27,7 @@ from clinbridge.engine.understand._ground_words import (
     SUBJECT,
     VALUE_KIND_NOUNS,
 )
+from clinbridge.engine.understand._kinds import only_kinds, widen_to_kinds
 from clinbridge.engine.understand._shorthand import concept_shorthand, drug_class
 from clinbridge.engine.understand._text import (
     FILLER,
@@ -205,7 +207,7 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 continue  # a bare number never names a concept
             phrase = " ".join(seg)
             # a vaccine or (where no label matches) a drug class stands for its members
-            klass = _vaccine_class(phrase, lex)
+            klass = _vaccine_class(phrase, lex) or category_class(phrase, lex)
             matches = lex.match(phrase) if klass is None else []
             if klass is None and not matches:
                 klass = _drug_class(phrase, lex)
@@ -246,13 +248,17 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             if best.how == "contains":
                 # a general word ('fracture', 'bronchitis'): every concept it heads — all of
                 # them, never a subset cut by label length (a class read loosely is a wrong count)
-                chosen = [m for m in matches if m.how == "contains"]
+                chosen = only_kinds([m for m in matches if m.how == "contains"], lex, phrase)
+                if not chosen:
+                    continue
+                best = best if best in chosen else chosen[0]
             else:
                 chosen = [
                     m
                     for m in matches
                     if m.score >= best.score - 0.03 and (best.score < 1.0 or m.score >= 1.0)
                 ]
+                chosen = widen_to_kinds(chosen, matches, lex)
             entries = sorted({e for m in chosen for e in m.entries})
             concept = Concept(
                 phrase,

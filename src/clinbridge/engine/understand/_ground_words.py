@@ -121,6 +121,13 @@ STREAM_NOUNS: dict[str, str] = {
     "note": "note",
     "notes": "note",
 }
+DOSE_NOUNS = frozenset(
+    w + s
+    for w in ("immunization", "immunisation", "vaccination", "shot", "jab", "dose", "injection")
+    for s in ("", "s")
+)
+"""Nouns of the act, not the product: 'how many immunizations has X had' counts the doses given
+('how many vaccines' may count kinds)."""
 EVENT_NOUNS = frozenset(
     [
         "exposure",

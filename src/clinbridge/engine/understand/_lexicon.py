@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from clinbridge.engine.understand._label_words import spelled_out
 from clinbridge.engine.understand._names import patient_names
 from clinbridge.engine.understand._text import content_tokens, normalize, stem, tokens
 from clinbridge.vocab import ConceptIndex
@@ -36,7 +37,7 @@ __all__ = ["ConceptEntry", "Lexicon", "Match", "StreamStats"]
 
 logger = logging.getLogger(__name__)
 
-_CACHE_VERSION = 11
+_CACHE_VERSION = 12
 _BRACKETS = re.compile(
     r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
     r"observable entity|regime/therapy|morphologic abnormality)\)"
@@ -111,6 +112,10 @@ class Lexicon:
     cache_dir: str | None = None
     class_list_allowed: bool = True
     """Built-in drug classes may ground (a vocabulary hierarchy is attached); set per catalog."""
+    has_hierarchy: bool = True
+    """A concept hierarchy is attached (descendants ground through it); set per catalog."""
+    categories: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    """Per stream: recorded category → entries of its codes (``_categories``); set per catalog."""
     # indexes (rebuilt after load)
     _exact: dict[str, list[int]] = field(default_factory=dict, repr=False)
     _tokset: dict[frozenset[str], list[int]] = field(default_factory=dict, repr=False)
@@ -332,6 +337,8 @@ class Lexicon:
                 self.entries.append(ConceptEntry(anc, names[anc], s.kind, n, v, False, s.name))
         for c, i in index.items():
             labels[(normalize(self.entries[i].name), "name")].add(i)
+            if (alt := spelled_out(self.entries[i].name)) is not None:  # 'Ag' → 'antigen'
+                labels[(normalize(alt), "synonym")].add(i)
             del c
         for c, lbl in synonyms:
             if c in index:

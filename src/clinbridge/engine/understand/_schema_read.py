@@ -170,7 +170,9 @@ def _read(
             )
             pending, k = "", k + 4
             continue
-        elif w in {"is", "equal", "equals"} and pending and pending != "value":
+        elif (w in {"is", "equal", "equals"} and pending and pending != "value") or (
+            w in {"code", "codes"} and pending == "enc_type"  # 'class code HH': one field
+        ):
             t.used = True
         elif (
             pending.startswith("system:")
@@ -378,6 +380,17 @@ def _grounded(span: str, lex: Lexicon, names: set[str]) -> list[int] | None:
     if not best or any(lex.entries[i].stream_name not in names for i in best):
         return None
     return list(best)
+
+
+def _quoted_name(text: str, lex: Lexicon) -> list[int] | None:
+    """The entries of a quoted phrase that is a concept's own label (several words, one exact
+    label, no code of that text stored): None otherwise, and the literal stays a code."""
+    if len(text.split()) < 2 or any(str(e.code) == text for e in lex.entries):
+        return None
+    exact = [m for m in lex.match(text) if m.how in {"exact", "synonym"}]
+    if not exact or any(set(m.entries) != set(exact[0].entries) for m in exact):
+        return None
+    return list(exact[0].entries)
 
 
 def _date(text: str) -> dt.date | None:
@@ -594,6 +607,9 @@ def _literal(
         raise Abstain(f"{op} {t.text} is not bound to a numeric field", t.text)
     if t.kind == "code" and not pending and _year(t.text):
         raise Abstain(f"{t.text} reads as a year", t.text, final=False)
+    if t.kind == "str" and not pending and (named := _quoted_name(t.text, lex)) is not None:
+        st.names.append((t.text, named))  # "a Procedure 'Suture open wound'": a label, not a code
+        return ""
     system = pending.split(":", 1)[1] if pending.startswith("system:") else ""
     if not system:  # 'RxNorm code 140587': the system word waits for its code
         system = next((c[1] for c in st.codes if not c[0]), "")

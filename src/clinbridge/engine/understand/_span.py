@@ -21,7 +21,7 @@ _DAYS = re.compile(
     r"(?:between|from)\s+(?:(?:the|their|his|her)\s+)?$"
 )
 _AND = re.compile(r"^\s*(?:and|to|until|through|till)\s+(?:(?:the|their|his|her)\s+)?$")
-_REF_GLUE = re.compile(r"^\s*(?:'s|s)?\s*$")
+_REF_GLUE = re.compile(r"^\s*(?:'s|s)?\s*(?:the|their|his|her)?\s*$")
 
 
 def _order(p: Piece, which: str) -> bool:
@@ -31,7 +31,12 @@ def _order(p: Piece, which: str) -> bool:
 def mark_span(pieces: list[Piece]) -> list[Piece]:
     """Rewrite '(how many) days between [patient X's] first and last ...' into one
     ``days_between`` measure marked ``span`` (the patient reference stays where it was)."""
-    out = list(pieces)
+    out: list[Piece] = []
+    for p in pieces:  # ' and ', ' the ': adjacent words are one piece of text
+        if isinstance(p, str) and out and isinstance(out[-1], str):
+            out[-1] = out[-1] + p
+        else:
+            out.append(p)
     for k, p in enumerate(out):
         lead: Piece | None = None
         if (isinstance(p, Slot) and p.kind == "measure" and p.data.get("of") == "days_between") or (
@@ -62,10 +67,10 @@ def mark_span(pieces: list[Piece]) -> list[Piece]:
             m = _DAYS.search(lead)
             assert m is not None
             text = lead[: m.start()]
-            # 'how many days': the days themselves are the answer, not a count of something
-            if head == [] and k > 0 and _is_count(out[k - 1]):
-                out[k - 1] = " "
             head = [text] if text.strip() else []
+        # 'how many days': the days themselves are the answer, not a count of something
+        if k > 0 and _is_count(out[k - 1]):
+            out[k - 1] = " "
         slot = Slot("measure", {"of": "days_between", "span": True}, "days between first and last")
         _start_dates(out, j + 3)
         out[k : j + 3] = [*head, slot, *kept, " "]

@@ -1,0 +1,76 @@
+"""A code named beside the words that name its concept: 'LDL cholesterol (LOINC 18262-6)'.
+
+A data manager pins a concept twice, in words and by its code. When the schema reader cannot
+take the whole question, the general parser gets it and the code ('18262 6') is one more phrase
+it cannot ground. Here a mention '<system> <code>' (LOINC, SNOMED, RxNorm, CVX) is dropped from
+the parser's text only when it is *confirmed*: the source stores that code in that system, and
+words within a few tokens of it ground, as their best match, to exactly that code — so the
+words alone say what the code says. A code the words do not confirm stays, and the reading
+abstains naming it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from clinbridge.engine.understand._schema_words import SYSTEMS
+from clinbridge.engine.understand._text import tokens
+
+if TYPE_CHECKING:
+    from clinbridge.engine.understand._lexicon import Lexicon
+
+__all__ = ["drop_confirmed_codes"]
+
+_MENTION = re.compile(
+    r"\b(?P<sys>loinc|snomed(?:[- ]?ct)?|sct|rxnorm|cvx)(?:\s+code)?\s*[:#]?\s*"
+    r"(?P<code>\d[\d.\-]*\d|\d)\b",
+    re.I,
+)
+_NEAR = 8  # tokens looked at on each side
+
+
+def _entries(lex: Lexicon, system: str, code: str) -> set[int]:
+    frag = SYSTEMS.get(system.lower().replace(" ", "").replace("-", ""), ("", ""))[0]
+    return {
+        i
+        for i, e in enumerate(lex.entries)
+        if str(e.code) == code and (not e.system or frag in e.system.lower())
+    }
+
+
+def _confirmed(lex: Lexicon, words: list[str], code: str, *, nearest_last: bool) -> bool:
+    """The concept the general grounder reads nearest the mention is that code, and only it."""
+    from clinbridge.engine.understand._ground import Concept, ground_text
+
+    if not words:
+        return False
+    found = [
+        i for i in ground_text(" ".join(words), lex, embeddings=False) if isinstance(i, Concept)
+    ]
+    if not found:
+        return False
+    c = found[-1] if nearest_last else found[0]
+    best = c.primary or c.entries
+    return c.score >= 0.6 and {str(lex.entries[i].code) for i in best} == {code}
+
+
+def drop_confirmed_codes(text: str, lex: Lexicon) -> str:
+    """``text`` without the code mentions its own words confirm (see the module docstring)."""
+    out, last = [], 0
+    for m in _MENTION.finditer(text):
+        code = m.group("code")
+        if not _entries(lex, m.group("sys"), code):
+            continue
+        before, after = tokens(text[: m.start()])[-_NEAR:], tokens(text[m.end() :])[:_NEAR]
+        if _confirmed(lex, before, code, nearest_last=True) or _confirmed(
+            lex, after, code, nearest_last=False
+        ):
+            out.append(text[last : m.start()])
+            last = m.end()
+    if not out:
+        return text
+    out.append(text[last:])
+    joined = "".join(out)
+    joined = re.sub(r"\(\s*[,;]?\s*", "(", joined)
+    return re.sub(r"\s*\(\s*\)", "", joined)
