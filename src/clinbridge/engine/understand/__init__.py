@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
+from clinbridge.engine.understand._demographic_gap import demographic_gap
 from clinbridge.engine.understand._enc_class import read_encounter_codes
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
@@ -74,6 +75,9 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
+    gap = demographic_gap(question)
+    if gap:
+        return [Reading(question=question, abstain_reason=gap)]
     text = replace_patient_names(expand_words(normalize(question)), ctx.lexicon)
     text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)
     if not_exact:

@@ -85,6 +85,9 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\badmitted\s+(?:as\s+(?:an?\s+)?)?(?:inpatients?|inpt)\b"), "admitted"),
     # 'of any kind, Y included': Y joins the class named before it ('including Y')
     (re.compile(r",\s*([a-z][^,()?;]{0,40}?)\s+included\b"), r", including \1 "),
+    # 'any form of X (Y included)', 'X (including Y)': the same, said in parentheses
+    (re.compile(r"\s*\(\s*([a-z][^,()?;]{0,40}?)\s+included\s*\)"), r", including \1 "),
+    (re.compile(r"\s*\(\s*including\s+([a-z][^,()?;]{0,40}?)\s*\)"), r", including \1 "),
 )
 
 

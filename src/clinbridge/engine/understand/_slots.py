@@ -289,7 +289,7 @@ _EARLY: tuple[RawRule, ...] = (
     ),
     # -- subject: a patient named in the question
     (
-        rf"\b(?:patient|person|subject|pt|mrn)\s*(?:id|identifier|number|no\.?|#)?\s*[#:]?\s*(?P<id>{_UUID}|\d{{1,12}})\b",
+        rf"\b(?:patient|person|subject|pt|mrn)(?:[\s_]*(?:id|identifier|number|no\.?|#))?\s*[#:=]?\s*(?P<id>{_UUID}|\d{{1,12}})\b",
         lambda m: Slot("patient_ref", {"id": m["id"]}),
     ),
     (  # an identifier on its own ("what is 5f1c...'s last creatinine")
