@@ -85,6 +85,35 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\badmitted\s+(?:as\s+(?:an?\s+)?)?(?:inpatients?|inpt)\b"), "admitted"),
     # 'of any kind, Y included': Y joins the class named before it ('including Y')
     (re.compile(r",\s*([a-z][^,()?;]{0,40}?)\s+included\b"), r", including \1 "),
+    # '(admissions, not patients)', '(visits, not persons)': the unit the count is in, said
+    # again beside the noun that already names it
+    (
+        re.compile(
+            r"\s*\(\s*(?:admissions|visits|encounters|stays|records|rows|events|episodes|"
+            r"prescriptions|exposures|procedures|measurements|diagnoses)\s*,?\s*not\s+"
+            r"(?:distinct\s+|unique\s+)?(?:patients|persons|people|individuals|subjects)\s*\)"
+        ),
+        " ",
+    ),
+    # 'made by male patients and how many by female patients', 'are male, and how many
+    # female': one count per sex
+    (
+        re.compile(
+            r"\b(?:are|were|(?:made|had|recorded)\s+(?:by|for))\s+(?:males?|men)(?:\s+patients)?\s*,?\s*"
+            r"and\s+how\s+many\s+(?:(?:by|for|are|were)\s+)?(?:females?|women)(?:\s+patients)?\b"
+            r"|\b(?:are|were|(?:made|had|recorded)\s+(?:by|for))\s+(?:females?|women)(?:\s+patients)?\s*,?\s*"
+            r"and\s+how\s+many\s+(?:(?:by|for|are|were)\s+)?(?:males?|men)(?:\s+patients)?\b"
+        ),
+        " by sex ",
+    ),
+    # 'the Asthma concept or its descendants', 'any descendant of the ingredient X': a
+    # concept's descendants are always included
+    (re.compile(r"\b(?:the\s+)?([a-z][a-z0-9 ,'-]{1,60}?)\s+concept\s+or\s+(?:any\s+of\s+)?its\s+descendants\b"), r"\1"),
+    (re.compile(r"\bor\s+(?:any\s+of\s+)?its\s+descendants\b|\(\s*(?:and|with|plus)\s+(?:its\s+)?descendants\s*\)"), " "),
+    (
+        re.compile(r"\b(?:any\s+|a\s+)?descendants?\s+(?:concepts?\s+)?of\s+the\s+(?:ingredient|concept|class)\s+"),
+        "any ",
+    ),
     # 'any form of X (Y included)', 'X (including Y)': the same, said in parentheses
     (re.compile(r"\s*\(\s*([a-z][^,()?;]{0,40}?)\s+included\s*\)"), r", including \1 "),
     (re.compile(r"\s*\(\s*including\s+([a-z][^,()?;]{0,40}?)\s*\)"), r", including \1 "),

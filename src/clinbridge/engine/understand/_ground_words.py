@@ -159,6 +159,8 @@ EVENT_NOUNS = frozenset(
         "times",
         "entry",
         "entries",
+        "row",
+        "rows",
     ]
 )
 GLUE = frozenset(
