@@ -1,0 +1,122 @@
+"""Mechanisms of the und-accounting work (issue 8), on real databases.
+
+Each test states a class of question: a demographic attribute the plan cannot express, a lab
+test stored under codes that differ only by method, a schema-worded patient id, asides that
+restate what the question already says (the count unit, one count per sex, a concept's
+descendants, a class widened in parentheses), and an age asked for where the reading gives a
+date. Equivalences compare two phrasings of one meaning, so no gold number is written here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from clinbridge.engine.understand._asides import rewrite_asides
+from clinbridge.engine.understand._demographic_gap import demographic_gap
+from clinbridge.engine.understand._method_variants import method_base
+
+
+def _value(conn: Any, question: str) -> Any:
+    a = conn.ask(question)
+    assert a.accepted, (question, a.reason)
+    return a.value
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how many hispanic pts",
+        "number of Black women with asthma",
+        "patients by race",
+        "count of persons with ethnicity_concept_id = 38003563",
+        "How many non-Hispanic white patients had a colonoscopy?",
+    ],
+)
+def test_race_and_ethnicity_abstain_naming_the_attribute(s27_conn: Any, question: str) -> None:
+    a = s27_conn.ask(question)
+    assert a.decision == "abstain"
+    assert "ethnicity" in a.reason or "race" in a.reason
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many patients have had a white blood cell count above 10?",
+        "patients with black stools",
+        "how many asian flu vaccinations",
+    ],
+)
+def test_colour_and_place_words_are_not_race(question: str) -> None:
+    assert demographic_gap(question) is None
+
+
+def test_method_base_strips_only_the_method() -> None:
+    assert method_base("Hematocrit [Volume Fraction] of Blood by Automated count") == (
+        "hematocrit [volume fraction] of blood"
+    )
+    assert method_base("Hemoglobin [Mass/volume] in Blood") == "hemoglobin [mass/volume] in blood"
+    assert method_base("Glucose [Moles/volume] in Blood") != method_base(
+        "Glucose [Mass/volume] in Blood"
+    )
+    assert method_base("Body weight") is None
+
+
+def test_a_lab_value_is_read_from_every_method_of_the_test(s27_conn: Any) -> None:
+    # Synthea27Nj stores hematocrit under two LOINC codes differing only by 'by Automated count'
+    q = "How many patients have ever had a hematocrit below 40 %?"
+    codes = {g.codes for g in s27_conn.readings(q)[0].groundings if g.kind == "concept"}
+    assert any(len(c) == 2 for c in codes), codes
+    assert isinstance(_value(s27_conn, q), int)
+
+
+def test_person_id_names_the_patient(eunomia_conn: Any) -> None:
+    assert _value(eunomia_conn, "does person_id 1088 have a Peptic ulcer condition (yes/no)") == (
+        _value(eunomia_conn, "does patient 1088 have a peptic ulcer condition (yes/no)")
+    )
+
+
+def test_s_p_reads_as_had(eunomia_conn: Any) -> None:
+    assert _value(eunomia_conn, "# pts s/p appendectomy") == _value(
+        eunomia_conn, "How many patients have had an appendectomy?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("how many inpatient visits in 2012 (visits, not patients)?", "(visits"),
+        ("how many visits were made by male patients and how many by female patients?", "by sex"),
+        ("how many patients with x are male, and how many female?", "by sex"),
+        ("patients with a condition in the osteoarthritis concept or its descendants", "concept"),
+        ("patients with any descendant of the ingredient aspirin", "descendant"),
+        ("patients with any form of sinusitis (chronic sinusitis included)", "including"),
+        ("patients with sinusitis (including chronic sinusitis)", "including"),
+    ],
+)
+def test_asides_that_restate_the_question(text: str, want: str) -> None:
+    out = rewrite_asides(text)
+    if want in {"by sex", "including"}:
+        assert want in out
+    else:
+        assert want not in out
+
+
+def test_restated_asides_keep_the_answer(eunomia_conn: Any) -> None:
+    plain = _value(eunomia_conn, "How many patients have osteoarthritis?")
+    worded = "count of patients with a condition in the Osteoarthritis concept or its descendants"
+    assert _value(eunomia_conn, worded) == plain
+    visits = _value(eunomia_conn, "How many inpatient visits began in 2012?")
+    assert _value(eunomia_conn, "How many inpatient visits began in 2012 (visits, not patients)?") == (
+        visits
+    )
+    sinus = _value(eunomia_conn, "How many patients have sinusitis, chronic sinusitis included?")
+    assert _value(eunomia_conn, "How many patients have sinusitis (chronic sinusitis included)?") == (
+        sinus
+    )
+
+
+def test_an_age_asked_is_never_answered_with_a_date(eunomia_conn: Any) -> None:
+    a = eunomia_conn.ask("age in years of person_id 1088 on the date of the first Peptic ulcer")
+    assert not (a.accepted and isinstance(a.value, str) and a.value[:2] in {"19", "20"})
