@@ -108,15 +108,63 @@ def test_restated_asides_keep_the_answer(eunomia_conn: Any) -> None:
     worded = "count of patients with a condition in the Osteoarthritis concept or its descendants"
     assert _value(eunomia_conn, worded) == plain
     visits = _value(eunomia_conn, "How many inpatient visits began in 2012?")
-    assert _value(eunomia_conn, "How many inpatient visits began in 2012 (visits, not patients)?") == (
-        visits
-    )
+    assert _value(
+        eunomia_conn, "How many inpatient visits began in 2012 (visits, not patients)?"
+    ) == (visits)
     sinus = _value(eunomia_conn, "How many patients have sinusitis, chronic sinusitis included?")
-    assert _value(eunomia_conn, "How many patients have sinusitis (chronic sinusitis included)?") == (
-        sinus
-    )
+    assert _value(
+        eunomia_conn, "How many patients have sinusitis (chronic sinusitis included)?"
+    ) == (sinus)
 
 
 def test_an_age_asked_is_never_answered_with_a_date(eunomia_conn: Any) -> None:
     a = eunomia_conn.ask("age in years of person_id 1088 on the date of the first Peptic ulcer")
     assert not (a.accepted and isinstance(a.value, str) and a.value[:2] in {"19", "20"})
+
+
+@pytest.mark.parametrize(
+    ("other", "stored"),
+    [
+        (
+            "how many patients have a body weight over 220.46 lb",
+            "how many patients have a body weight over 100 kg",
+        ),
+        (
+            "How many patients have had a body temperature of 99.5 °F or more?",
+            "How many patients have had a body temperature of 37.5 C or more?",
+        ),
+        ("how many pts taller than 6 ft", "how many patients have a body height above 182.88 cm"),
+        (
+            "How many patients have a recorded body height above 6 feet (182.88 cm)?",
+            "how many patients have a body height above 182.88 cm",
+        ),
+    ],
+)
+def test_a_threshold_in_another_unit_is_converted(s27_conn: Any, other: str, stored: str) -> None:
+    assert _value(s27_conn, other) == _value(s27_conn, stored)
+
+
+def test_a_threshold_in_a_unit_not_converted_abstains(s27_conn: Any) -> None:
+    from clinbridge.engine._checks_thresholds import _key, _known
+
+    assert _key("beats per minute") == _key("/min") and _key("x10^3/uL") == _key("10*3/uL")
+    assert _known("umol/L") and _known("mg/dL") and not _known("furlongs")
+    a = s27_conn.ask("how many patients with creatinine above 88 umol/L")
+    assert not a.accepted
+
+
+def test_a_temperature_in_fahrenheit_is_not_a_sex() -> None:
+    from clinbridge.engine.understand._shorthand import expand_words
+
+    assert "female" not in expand_words("patients with temp 100.4 f or more")
+    assert "female" not in expand_words("patients with temp 100.4f+")
+    assert "65 female" in expand_words("65f patients with htn")
+
+
+def test_structure_word_typos(eunomia_conn: Any) -> None:
+    from clinbridge.engine.understand._typos import _near
+
+    assert _near("mnay") == "many" and _near("recnt") == "recent" and _near("otits") is None
+    assert _value(eunomia_conn, "how mnay patients have peptic ulcer") == _value(
+        eunomia_conn, "how many patients have peptic ulcer"
+    )

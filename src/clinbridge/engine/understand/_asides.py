@@ -74,6 +74,11 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # 'pts weighing 100 kg+': a body weight
     (re.compile(r"\bweighing\b"), "with body weight"),
+    # 'taller than 6 ft', 'heavier than 100 kg': a body measure compared
+    (re.compile(r"\btaller\s+than\b"), "with body height above"),
+    (re.compile(r"\bshorter\s+than\b"), "with body height below"),
+    (re.compile(r"\bheavier\s+than\b"), "with body weight above"),
+    (re.compile(r"\blighter\s+than\b"), "with body weight below"),
     # 'ambulatory/outpatient encounters': two names of one encounter type
     (
         re.compile(
@@ -108,11 +113,49 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # 'the Asthma concept or its descendants', 'any descendant of the ingredient X': a
     # concept's descendants are always included
-    (re.compile(r"\b(?:the\s+)?([a-z][a-z0-9 ,'-]{1,60}?)\s+concept\s+or\s+(?:any\s+of\s+)?its\s+descendants\b"), r"\1"),
-    (re.compile(r"\bor\s+(?:any\s+of\s+)?its\s+descendants\b|\(\s*(?:and|with|plus)\s+(?:its\s+)?descendants\s*\)"), " "),
     (
-        re.compile(r"\b(?:any\s+|a\s+)?descendants?\s+(?:concepts?\s+)?of\s+the\s+(?:ingredient|concept|class)\s+"),
+        re.compile(
+            r"\b(?:the\s+)?([a-z][a-z0-9 ,'-]{1,60}?)\s+concept\s+or\s+(?:any\s+of\s+)?its\s+descendants\b"
+        ),
+        r"\1",
+    ),
+    (
+        re.compile(
+            r"\bor\s+(?:any\s+of\s+)?its\s+descendants\b|\(\s*(?:and|with|plus)\s+(?:its\s+)?descendants\s*\)"
+        ),
+        " ",
+    ),
+    (
+        re.compile(
+            r"\b(?:any\s+|a\s+)?descendants?\s+(?:concepts?\s+)?of\s+the\s+(?:ingredient|concept|class)\s+"
+        ),
         "any ",
+    ),
+    # 'women (gender_concept_id 8532)', 'men (sex = M)': the sex said again as its code
+    (
+        re.compile(
+            r"\b(women|females?|men|males?)\s*\(\s*(?:gender|sex)(?:_concept_id)?\s*(?:=\s*)?"
+            r"(?:\d+|[mf])\s*\)"
+        ),
+        r"\1",
+    ),
+    # '(blood or serum)', '(serum/plasma)': the specimens a lab test is measured in, which the
+    # test's own name already carries
+    (
+        re.compile(
+            r"\s*\(\s*(?:any\s+)?(?:whole\s+)?(?:blood|serum|plasma)(?:\s*(?:/|or|and|,)\s*"
+            r"(?:whole\s+)?(?:blood|serum|plasma))*\s*\)"
+        ),
+        " ",
+    ),
+    # '100.4 °F or more (38.0 °C; the source records Celsius)', 'above 6 feet (182.88 cm)':
+    # the same value restated in another unit, in parentheses after the first
+    (
+        re.compile(
+            r"(\d(?:\.\d+)?\s*(?:°\s*[cf]|[a-z/%\[\]^0-9*]{1,8})(?:\s+or\s+(?:more|higher|above|over|less|lower|below|under))?\s*)"
+            r"\(\s*\d+(?:[.,]\d+)?\s*(?:°\s*[cf]|[a-z/%\[\]^0-9*]{1,12})\s*(?:[;,][^()]{0,60})?\)"
+        ),
+        r"\1 ",
     ),
     # 'any form of X (Y included)', 'X (including Y)': the same, said in parentheses
     (re.compile(r"\s*\(\s*([a-z][^,()?;]{0,40}?)\s+included\s*\)"), r", including \1 "),

@@ -39,7 +39,7 @@ PERSON = r"(?:patients?|people|persons?|individuals?|subjects?|adults?|women|men
 UNITS = (
     r"(?P<unit>%|percent|mg/dl|g/dl|g/l|mmol/l|mmol/mol|umol/l|µmol/l|mg/l|ng/ml|pg/ml|u/l|iu/l|meq/l|"
     r"mmhg|bpm|beats\s+(?:per|a|/)\s+min(?:ute)?|beats/min|/min|kg/m2|kg/m\^2|kg|lbs?|pounds|grams|g|mg|mcg|ml|l|cm|mm|m|°c|°f|degrees|celsius|"
-    r"fahrenheit|x10\^9/l|10\^9/l|x10\^3/ul|k/ul|cells/ul|/ul|ms|seconds|sec|points)"
+    r"fahrenheit|x10\^9/l|10\^9/l|x10\^3/ul|k/ul|cells/ul|/ul|ms|seconds|sec|points|inches|inch|feet|ft|c|f)"
 )
 COUNT_NOUN = (
     r"(?:times?|episodes?|occasions?|diagnos[ie]s|prescriptions?|exposures?|fills?|dispensings?|"
@@ -136,6 +136,8 @@ def _unit_word(unit: str) -> str:
         "degrees fahrenheit": "[degF]",
         "degrees f": "[degF]",
         "deg f": "[degF]",
+        "feet": "ft",
+        "inch": "inches",
     }.get(unit, unit)
 
 
