@@ -168,3 +168,9 @@ def test_structure_word_typos(eunomia_conn: Any) -> None:
     assert _value(eunomia_conn, "how mnay patients have peptic ulcer") == _value(
         eunomia_conn, "how many patients have peptic ulcer"
     )
+
+
+def test_a_threshold_impossible_in_the_stored_unit_abstains(s27_conn: Any) -> None:
+    a = s27_conn.ask("how many patients have a body height above 5.5")
+    assert not a.accepted and "cm" in (a.reason or "")
+    assert s27_conn.ask("how many patients have a body height above 150").accepted

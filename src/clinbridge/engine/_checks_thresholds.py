@@ -7,7 +7,9 @@ pair of units would compare the bare numbers (200 'lb' against kilograms, 6 'fee
 centimetres) and count the wrong patients. This check passes a threshold whose unit is the
 stored one (spelled either way) or one the engine converts from every stored unit, and fails
 any other pair of units it knows apart, naming both, so that the answer abstains instead; a
-spelling it does not know is left as before (compared as stored).
+spelling it does not know is left as before (compared as stored). A threshold outside the
+possible range of the measurement in its stored unit ('temperature above 101' on Celsius) fails
+too: the unit it was meant in was left unsaid.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from clinbridge.engine._checks import Check, _Ctx, _streams_for, failed
-from clinbridge.engine._shapes import _norm_unit
+from clinbridge.engine._shapes import _norm_unit, plausible_range
 from clinbridge.engine._units import engine_converts
 
 __all__ = ["check_thresholds"]
@@ -54,13 +56,38 @@ def _event_filters(plan: Any) -> list[Any]:
     out = []
     for f in getattr(plan, "filters", ()) or ():
         value = getattr(f, "value", None)
-        if getattr(f, "kind", None) == "event" and value is not None and value.unit:
+        if getattr(f, "kind", None) == "event" and value is not None:
             out.append(f)
     return out
 
 
+def _implausible(f: Any, units: dict[str, int]) -> Check | None:
+    """A threshold outside what the measurement can be in its one stored unit ('temperature
+    above 101' on Celsius values, 'taller than 5.5' on centimetres): a unit left unsaid."""
+    if len(units) != 1 or f.concepts is None or not f.concepts.concepts:
+        return None
+    stored = next(iter(units))
+    if f.value.unit and _key(f.value.unit) != _key(stored):
+        return None
+    name = f.concepts.concepts[0].name or f.concepts.label or ""
+    rng = plausible_range(name, stored) if name else None
+    if rng is None:
+        return None
+    lo, hi = rng
+    bounds = [f.value.value] + ([f.value.value2] if f.value.value2 is not None else [])
+    if all(lo <= b <= hi for b in bounds):
+        return None
+    return failed(
+        "threshold_plausible",
+        "value_implausible",
+        f"the threshold {f.value.value:g} is outside what {name!r} can be in {stored} "
+        f"({lo:g}-{hi:g}): was it meant in another unit? say the unit",
+    )
+
+
 def check_thresholds(ctx: _Ctx, value_stats: Callable[..., Any]) -> list[Check]:
-    """One check per value threshold with a unit: stored in that unit, or converted from it.
+    """Per value threshold: plausible in the stored unit; if given with a unit, stored in that
+    unit or converted from it.
 
     ``value_stats(ctx, streams, ids, column_of)`` gives (rows, rows with a value, {unit: n}) of
     the filtered events (the values check's own reader, handed in).
@@ -75,7 +102,11 @@ def check_thresholds(ctx: _Ctx, value_stats: Callable[..., Any]) -> list[Check]:
         if not streams or (ids is not None and not all(i is not None for i in ids)):
             continue
         _, _, units = value_stats(ctx, streams, ids, lambda s: s.value_column)
-        if not units:
+        bad = _implausible(f, units)
+        if bad is not None:
+            checks.append(bad)
+            continue
+        if not units or not f.value.unit:
             continue  # no unit recorded: nothing to compare the threshold's with
         same = all(_key(u) == _key(unit) for u in units)
         unknown = not _known(unit) or not all(_known(u) for u in units)
