@@ -174,3 +174,32 @@ def test_a_threshold_impossible_in_the_stored_unit_abstains(s27_conn: Any) -> No
     a = s27_conn.ask("how many patients have a body height above 5.5")
     assert not a.accepted and "cm" in (a.reason or "")
     assert s27_conn.ask("how many patients have a body height above 150").accepted
+
+
+@pytest.mark.parametrize(
+    ("columns", "plain"),
+    [
+        (
+            "count of Peptic ulcer condition_occurrence rows by year of condition_start_date",
+            "number of peptic ulcer diagnoses by year",
+        ),
+        (
+            "latest drug_exposure_start_date of celecoxib for person_id 1088",
+            "date of the last celecoxib for patient 1088",
+        ),
+        (
+            "number of patients whose earliest Peptic ulcer condition_start_date is >= 2000-01-01",
+            "number of patients whose first peptic ulcer was on or after 2000-01-01",
+        ),
+    ],
+)
+def test_a_streams_time_column_is_its_events_date(
+    eunomia_conn: Any, columns: str, plain: str
+) -> None:
+    assert _value(eunomia_conn, columns) == _value(eunomia_conn, plain)
+
+
+def test_a_comparison_with_a_date_is_a_bound_in_time() -> None:
+    assert "on or after 2001-02-03" in rewrite_asides("x >= 2001-02-03")
+    assert "before 2001-02-03" in rewrite_asides("x < 2001-02-03")
+    assert ">= 5" in rewrite_asides("x >= 5")

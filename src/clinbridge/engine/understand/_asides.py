@@ -157,6 +157,11 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         r"\1 ",
     ),
+    # 'condition_start_date >= 2000-01-01': a comparison with a date is a bound in time
+    (re.compile(r"(?:>=|≥|=>)\s*(?=\d{4}-\d{2}-\d{2}\b)"), " on or after "),
+    (re.compile(r"(?:<=|≤|=<)\s*(?=\d{4}-\d{2}-\d{2}\b)"), " on or before "),
+    (re.compile(r"(?<![<>=])>\s*(?=\d{4}-\d{2}-\d{2}\b)"), " after "),
+    (re.compile(r"(?<![<>=])<\s*(?=\d{4}-\d{2}-\d{2}\b)"), " before "),
     # 'any form of X (Y included)', 'X (including Y)': the same, said in parentheses
     (re.compile(r"\s*\(\s*([a-z][^,()?;]{0,40}?)\s+included\s*\)"), r", including \1 "),
     (re.compile(r"\s*\(\s*including\s+([a-z][^,()?;]{0,40}?)\s*\)"), r", including \1 "),
