@@ -203,3 +203,13 @@ def test_a_comparison_with_a_date_is_a_bound_in_time() -> None:
     assert "on or after 2001-02-03" in rewrite_asides("x >= 2001-02-03")
     assert "before 2001-02-03" in rewrite_asides("x < 2001-02-03")
     assert ">= 5" in rewrite_asides("x >= 5")
+
+
+def test_a_time_column_compared_with_a_year_is_that_calendar_year(eunomia_conn: Any) -> None:
+    worded = (
+        "number of condition_occurrence rows with condition_concept_id 260139 and "
+        "condition_start_date in 2012"
+    )
+    assert _value(eunomia_conn, worded) == _value(
+        eunomia_conn, "number of acute bronchitis diagnoses in 2012"
+    )

@@ -162,6 +162,13 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:<=|≤|=<)\s*(?=\d{4}-\d{2}-\d{2}\b)"), " on or before "),
     (re.compile(r"(?<![<>=])>\s*(?=\d{4}-\d{2}-\d{2}\b)"), " after "),
     (re.compile(r"(?<![<>=])<\s*(?=\d{4}-\d{2}-\d{2}\b)"), " before "),
+    # 'from 2015 onwards', 'from March 2015 on': since then
+    (
+        re.compile(
+            r"\bfrom\s+((?:[a-z]+\s+)?\d{4}(?:-\d{2}(?:-\d{2})?)?)\s+(?:onwards?|on|forward)\b"
+        ),
+        r"since \1",
+    ),
     # 'any form of X (Y included)', 'X (including Y)': the same, said in parentheses
     (re.compile(r"\s*\(\s*([a-z][^,()?;]{0,40}?)\s+included\s*\)"), r", including \1 "),
     (re.compile(r"\s*\(\s*including\s+([a-z][^,()?;]{0,40}?)\s*\)"), r", including \1 "),

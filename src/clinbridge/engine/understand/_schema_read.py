@@ -570,6 +570,17 @@ def _literal(
         return ""
     if pending == "time":
         day = _date(t.text)
+        if day is None and _year(t.text):  # 'visit_start_date in 2010': the calendar year
+            y = int(t.text)
+            first, last = dt.date(y, 1, 1), dt.date(y, 12, 31)
+            lo, hi = {
+                ">=": (first, None),
+                ">": (dt.date(y + 1, 1, 1), None),
+                "<=": (None, last),
+                "<": (None, dt.date(y - 1, 12, 31)),
+            }.get(op, (first, last))
+            _window(st, lo, hi, f"{op or 'in'} {t.text}")
+            return ""
         if day is None:
             raise Abstain(f"{t.text!r} is not a date", t.text)
         lo, hi = {
