@@ -213,3 +213,21 @@ def test_a_time_column_compared_with_a_year_is_that_calendar_year(eunomia_conn: 
     assert _value(eunomia_conn, worded) == _value(
         eunomia_conn, "number of acute bronchitis diagnoses in 2012"
     )
+
+
+def test_a_number_right_before_a_plural_event_counts_the_events(eunomia_conn: Any) -> None:
+    assert _value(eunomia_conn, "how many patients had at least 3 sprains of ankle") == _value(
+        eunomia_conn, "how many patients had a sprain of ankle at least 3 times"
+    )
+
+
+def test_a_number_the_reading_does_not_use_abstains() -> None:
+    from clinbridge.engine.plan import QueryPlan
+    from clinbridge.engine.understand._number_accounting import dropped_number, plan_numbers
+
+    plan = QueryPlan.model_validate({"question": "patients with 7 of something"})
+    assert dropped_number("patients with 7 of something", plan) == "7"
+    assert dropped_number("patients with type 2 diabetes", plan) is None
+    assert dropped_number("how many patients", plan) is None
+    # a window's span counts as the number of days, weeks, months or years it covers
+    assert {365.0, 12.0, 1.0} <= plan_numbers('"2019-01-01" "2019-12-31"')

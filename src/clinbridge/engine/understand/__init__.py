@@ -22,12 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._demographic_gap import demographic_gap
 from clinbridge.engine.understand._enc_class import read_encounter_codes
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
+from clinbridge.engine.understand._number_accounting import account_numbers
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
@@ -119,7 +121,8 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     readings = [first]
     if first.plan is not None:
         readings.extend(_alternatives(items, c, first))
-    return readings
+    # the question as the rules read it: each of its numbers must be used
+    return account_numbers(readings, rewrite_asides(text))
 
 
 def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:

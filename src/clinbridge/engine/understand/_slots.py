@@ -47,6 +47,13 @@ COUNT_NOUN = (
     r"stays?|hospitali[sz]ations?|doses?|administrations?|orders?|results?|readings?|different\s+\w+)"
 )
 
+_PLURAL_EVENT = (
+    r"(?!(?:days|weeks|months|years|yrs|hours|hrs|minutes|mins|seconds|patients|pts|people|persons|"
+    r"kids|children|adults|women|men|females|males|subjects|individuals|units|points|beats|breaths|"
+    r"cells|grams|kilograms|pounds|lbs|inches|feet|meters|centimeters|milliliters|liters|others|"
+    r"diabetes|times|doses)\b)[a-z]{3,}s\b"
+)
+
 _OPS = {
     ">=": ">=",
     "<=": "<=",
@@ -404,6 +411,16 @@ _RULES: tuple[RawRule, ...] = (
     ),
     (
         rf"\b(?P<n>\d+)\s+or\s+more\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
+        lambda m: Slot("count", {"min": int(m["n"])}),
+    ),
+    # "at least 3 sprains of ankle", "2 or more fractures": a number right before a plural
+    # event word (not a unit, a span of time or people) counts those events
+    (
+        rf"\b(?P<op>at\s+least|more\s+than|greater\s+than|>=|>|exactly|no\s+less\s+than)\s+(?P<n>\d+)\s+(?={_PLURAL_EVENT})",
+        _count,
+    ),
+    (
+        rf"\b(?P<n>\d+)\s*(?:or\s+more|\+)\s+(?={_PLURAL_EVENT})",
         lambda m: Slot("count", {"min": int(m["n"])}),
     ),
     (
