@@ -231,3 +231,18 @@ def test_a_number_the_reading_does_not_use_abstains() -> None:
     assert dropped_number("how many patients", plan) is None
     # a window's span counts as the number of days, weeks, months or years it covers
     assert {365.0, 12.0, 1.0} <= plan_numbers('"2019-01-01" "2019-12-31"')
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("latest body weight for patient 3 converted from kg to lb", "for patient 3 in lb"),
+        ("last temperature converted from celsius to fahrenheit", "temperature in fahrenheit"),
+        ("patients given any aspirin product (tablets and capsules all count)", "product"),
+        ("patients with a hemoglobin below 10 (any hemoglobin result counts.)", "below 10"),
+        ("number of rehabilitation sessions for patient 5 (sessions, not days)", "sessions for"),
+    ],
+)
+def test_asides_that_name_the_unit_or_the_class_again(text: str, want: str) -> None:
+    out = rewrite_asides(text)
+    assert want in out and "(" not in out

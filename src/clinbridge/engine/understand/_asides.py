@@ -95,8 +95,8 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             r"\s*\(\s*(?:admissions|visits|encounters|stays|records|rows|events|episodes|"
-            r"prescriptions|exposures|procedures|measurements|diagnoses)\s*,?\s*not\s+"
-            r"(?:distinct\s+|unique\s+)?(?:patients|persons|people|individuals|subjects)\s*\)"
+            r"prescriptions|exposures|procedures|measurements|diagnoses|sessions|doses|tests)\s*,?\s*not\s+"
+            r"(?:distinct\s+|unique\s+)?(?:patients|persons|people|individuals|subjects|days|dates)\s*\)"
         ),
         " ",
     ),
@@ -168,6 +168,19 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
             r"\bfrom\s+((?:[a-z]+\s+)?\d{4}(?:-\d{2}(?:-\d{2})?)?)\s+(?:onwards?|on|forward)\b"
         ),
         r"since \1",
+    ),
+    # 'latest weight converted from kg to lb': the value asked in a unit
+    (
+        re.compile(r"\bconverted\s+(?:from\s+(?:degrees?\s+)?[a-z°/\[\]]+\s+)?(?:in)?to\s+(?=\S)"),
+        "in ",
+    ),
+    # '(pills, patches and rings all count)', '(any result counts)': the class said again
+    (
+        re.compile(
+            r"\s*\(\s*[^()]{0,60}?\b(?:all|any|each|every|both)\b[^()]{0,20}?\s+"
+            r"(?:counts?|count\s+too|qualif(?:y|ies))\s*\.?\s*\)"
+        ),
+        " ",
     ),
     # 'any form of X (Y included)', 'X (including Y)': the same, said in parentheses
     (re.compile(r"\s*\(\s*([a-z][^,()?;]{0,40}?)\s+included\s*\)"), r", including \1 "),
