@@ -246,3 +246,10 @@ def test_a_number_the_reading_does_not_use_abstains() -> None:
 def test_asides_that_name_the_unit_or_the_class_again(text: str, want: str) -> None:
     out = rewrite_asides(text)
     assert want in out and "(" not in out
+
+
+def test_common_procedure_shorthand_and_sessions(eunomia_conn: Any) -> None:
+    assert _value(eunomia_conn, "how many pts had an appy") == _value(
+        eunomia_conn, "how many patients had an appendectomy"
+    )
+    assert _value(eunomia_conn, "how many appendectomy sessions did patient 1504 have") == 1

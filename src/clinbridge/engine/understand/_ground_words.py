@@ -161,6 +161,8 @@ EVENT_NOUNS = frozenset(
         "entries",
         "row",
         "rows",
+        "session",
+        "sessions",
     ]
 )
 GLUE = frozenset(
