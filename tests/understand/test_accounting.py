@@ -253,3 +253,12 @@ def test_common_procedure_shorthand_and_sessions(eunomia_conn: Any) -> None:
         eunomia_conn, "how many patients had an appendectomy"
     )
     assert _value(eunomia_conn, "how many appendectomy sessions did patient 1504 have") == 1
+
+
+def test_share_of_a_sex_with_x_is_taken_among_that_sex(s27_conn: Any) -> None:
+    share = _value(s27_conn, "what fraction of female patients have a recorded normal pregnancy")
+    assert _value(s27_conn, "share of women with a normal pregnancy") == share
+    worded = "share of women (gender_concept_id 8532) with a Normal pregnancy condition_occurrence"
+    assert _value(s27_conn, worded) == share
+    a = s27_conn.ask("count of men (gender_concept_id 8532) with a Normal pregnancy condition")
+    assert not a.accepted

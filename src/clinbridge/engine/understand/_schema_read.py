@@ -257,7 +257,7 @@ def _read(
         elif w == "concept" or w == "concepts":
             pending, t.used = pending or "code", True
         elif w in SEX_WORDS:
-            if st.sex_code is not None:
+            if st.sex_code is not None and _code_sex(cat, st.sex_code) != SEX_WORDS[w]:
                 raise Abstain("two sexes named", t.text)
             st.sex_word, t.used = SEX_WORDS[w], True
         elif w in {"value", "values", "result", "results"}:
@@ -416,6 +416,11 @@ def _count_of(word: str) -> int | None:
     if word.isdigit() and 0 < int(word) < 1000:
         return int(word)
     return _NUMBER_WORDS.get(word)
+
+
+def _code_sex(cat: Catalog, code: str) -> str | None:
+    """The sex a stored sex code stands for ('8532' → female), None when unknown."""
+    return cat.patients.sex_values.get(code) if cat.patients is not None else None
 
 
 def _year(text: str) -> bool:
@@ -597,7 +602,7 @@ def _literal(
         st.enc_code = t.text
         return ""
     if pending == "sex":
-        if st.sex_code is not None or st.sex_word is not None:
+        if st.sex_code is not None or st.sex_word not in {None, _code_sex(cat, t.text)}:
             raise Abstain("two sexes named", t.text)
         st.sex_code = t.text
         return ""
