@@ -262,3 +262,9 @@ def test_share_of_a_sex_with_x_is_taken_among_that_sex(s27_conn: Any) -> None:
     assert _value(s27_conn, worded) == share
     a = s27_conn.ask("count of men (gender_concept_id 8532) with a Normal pregnancy condition")
     assert not a.accepted
+
+
+def test_at_what_age_is_the_age_at_the_event_named(s27_conn: Any) -> None:
+    assert _value(s27_conn, "At what age was patient 22 first diagnosed with hypertension?") == (
+        _value(s27_conn, "how old was patient 22 when first diagnosed with hypertension")
+    )

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from clinbridge.engine.understand import _time
+from clinbridge.engine.understand._age_anchor import age_anchor
 from clinbridge.engine.understand._age_at import mark_age_at_event
 from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._phrasing import plain_phrasing
@@ -717,30 +718,6 @@ def _run(pieces: list[Piece], rules: tuple[Rule, ...]) -> list[Piece]:
     return pieces
 
 
-def _age_anchor(pieces: list[Piece]) -> tuple[list[Piece], bool, bool]:
-    """Whether an age is taken at death ("how old was she at death") or at an event ("mean
-    age at their first X"); the 'at death' marks go back to words when no age is asked."""
-    marks = [p for p in pieces if isinstance(p, Slot) and p.kind == "at_death"]
-    death_age = bool(marks) and any(isinstance(p, str) and "how old" in p for p in pieces)
-    joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
-    event_age = not death_age and bool(
-        re.search(r"\bhow\s+old\b.*\b(?:when|at)\b", joined)
-        or re.search(
-            r"\bages?\b[^?]{0,80}?\b(?:at|when)\s+(?:(?:their|his|her|the)\s+)?"
-            r"(?:first|earliest|initial|last|latest|index)\b",
-            joined,
-        )
-        or re.search(
-            r"\bages?\b[^?]{0,80}?\b(?:at\s+which|when|at\s+the\s+time\s+(?:of|when))\b", joined
-        )
-    )  # "how old was patient 2 when first diagnosed with X", "mean age ... at their first X"
-    if death_age:  # "how old was she at death": the age is taken at death
-        pieces = [p for p in pieces if p not in marks]
-    else:  # not about an age: back to words
-        pieces = [p.text if isinstance(p, Slot) and p.kind == "at_death" else p for p in pieces]
-    return pieces, death_age, event_age
-
-
 def _split_between(pieces: list[Piece]) -> list[Piece]:
     """'days from X to Y': the 'to' (or 'until', 'and') after a time-between measure separates
     its two events, so that 'X to Y' is never read as one phrase."""
@@ -794,7 +771,7 @@ def extract(text: str) -> list[Piece]:
         [_replace_number_words(rewrite_asides(text))]
     )  # 'the 5 most common'
     pieces = _run(pieces, RULES_BEFORE_AGE)
-    pieces, death_age, event_age = _age_anchor(pieces)
+    pieces, death_age, event_age = age_anchor(pieces)
     pieces = _patient_dates(pieces)
     pieces = mark_unread(pieces)  # shapes the plan cannot express: never dropped as filler
     pieces = _run(pieces, RULES)
