@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from clinbridge.catalog import Catalog, EventStream
 from clinbridge.engine import sqlfuncs as f
+from clinbridge.engine._units import in_unit
 from clinbridge.engine.plan import (
     AgeFilter,
     CalendarWindow,
@@ -166,7 +167,11 @@ class CohortBuilder:
             if value is not None:
                 if s.value_column is None:
                     raise SchemaMismatchError(f"stream {s.name!r} stores no numeric values")
-                conds.append(self._value_condition(_col(s.value_column, a), value))
+                unit_col = s.unit_label_column or s.unit_column
+                column = in_unit(
+                    _col(s.value_column, a), _col(unit_col, a) if unit_col else None, value.unit
+                )
+                conds.append(self._value_condition(column, value))
             conds.append(
                 exp.not_(exp.column(s.patient_column, table=a).is_(exp.null()), copy=False)
             )
