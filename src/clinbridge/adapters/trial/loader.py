@@ -29,6 +29,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from clinbridge.adapters.trial._codes import MISSING_TEXT
 from clinbridge.adapters.trial._dictionary import (
     Entry,
     code_key,
@@ -277,6 +278,9 @@ def read_trial(
         if entry is None:
             entry = infer_entry(name, raw)
             report.inferred.append(name)
+        elif not entry.typed:  # a dictionary without a type column: numbers are numbers
+            seen = infer_entry(name, [v for v in raw if not _missing_text(v, entry)])
+            entry.type = "integer" if seen.type == "categorical" else seen.type
         entry.name = name
         col = sql_name(name)
         if col in used_sql:
@@ -377,6 +381,7 @@ def _convert(
         blank = out.count(None)
         missing = sum(1 for v in out if v in entry.missing) if entry.missing else 0
         return out, (blank, missing, len(raw) - blank - missing)
+    text_missing = 0  # 'NA', 'not done', '.' or a declared text code in a numeric column
     try:
         try:  # numbers and None (NaN) convert at once; a "" or a text cell takes the long way
             arr = np.array(raw, dtype=float)
@@ -389,6 +394,9 @@ def _convert(
         for i, v in enumerate(raw):
             if _blank(v):
                 blank += 1
+                continue
+            if _missing_text(v, entry):
+                text_missing += 1
                 continue
             try:
                 arr[i] = float(str(v).strip()) if not isinstance(v, bool) else float("nan")
@@ -444,10 +452,15 @@ def _convert(
             present = ~np.isnan(arr) & ~is_missing
     n_bad = sum(1 for p in problems if p["column_index"] == j)
     values_ok = int(present.sum())
-    n_missing = int(is_missing.sum())
+    n_missing = int(is_missing.sum()) + text_missing
     # cells that were bad became NaN: keep counts exact (blank + missing + values + bad == cells)
     values_ok = len(raw) - blank - n_missing - n_bad
     return arr, (blank, n_missing, values_ok)
+
+
+def _missing_text(v: Any, entry: Entry) -> bool:
+    """A cell whose text says the value is missing ('NA', 'not done', a declared code)."""
+    return isinstance(v, str) and (v.strip().lower() in MISSING_TEXT or v.strip() in entry.missing)
 
 
 def _num(c: str) -> bool:
