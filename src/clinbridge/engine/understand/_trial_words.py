@@ -141,11 +141,11 @@ CMP = re.compile(
     r"no less than|more than|greater than|higher than|older than|younger than|above|over|"
     r"exceeding|less than|lower than|below|under|fewer than|equal to|equals|exactly|"
     r"<=|>=|≤|≥|<|>|==|=)\s*"
-    r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
+    r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|kilos?\b|kilograms?\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
     r"mmhg\b|bpm\b|%|days?\b|years?\b|points?\b|hours?\b)?"
 )
 CMP_AFTER = re.compile(
-    r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
+    r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|kilos?\b|kilograms?\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
     r"mmhg\b|bpm\b|%|days?\b|years?\b|points?\b|hours?\b)?\s+or\s+"
     r"(?P<op>higher|more|above|greater|over|lower|less|below|fewer|under)\b"
 )
@@ -176,7 +176,7 @@ TIME_SUFFIX = re.compile(r"_?(?:\d+\s*(?:h|hr|hrs|min|m|mo)|[hd]\d+)$", re.I)
 """The time point at the end of a column name ('_24H', '_h72', '0h', '_D3')."""
 BETWEEN = re.compile(
     r"\bbetween\s+(?P<a>-?\d+(?:\.\d+)?)\s*(?:°\s*c|g|kg|weeks?)?\s+and\s+(?P<b>-?\d+(?:\.\d+)?)"
-    r"\s*(?P<unit>°\s*c\b|g\b|kg\b|grams?\b|weeks?\b)?"
+    r"\s*(?P<unit>°\s*c\b|g\b|kg\b|kilos?\b|kilograms?\b|grams?\b|weeks?\b)?"
 )
 OPS = {
     "less than or equal to": "<=",
@@ -232,6 +232,8 @@ UNIT_NAMES = {
     "kg": "kg",
     "kilogram": "kg",
     "kilograms": "kg",
+    "kilo": "kg",
+    "kilos": "kg",
     "°c": "°C",
     "° c": "°C",
     "°": "°C",
