@@ -133,3 +133,24 @@ def clean(data: pd.DataFrame, col: str) -> pd.Series:
     s = pd.to_numeric(data[col], errors="coerce")
     missing = [9] if col == "sex" else [-9]
     return s.where(~s.isin(missing))
+
+
+def text_coded(data: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, ...]]]:
+    """A third builder: codes stored as text ('Cooling', 'M', 'Y'), listed as 'Cooling, Control',
+    'M = male, F = female, NK = not known', 'Y=Yes / N=No'; the arm column is called 'group'."""
+    out = data.copy()
+    out["alloc"] = out["alloc"].map({1: "Cooling", 2: "Control"})
+    out["sex"] = out["sex"].map({1: "M", 2: "F", 9: "NK"})
+    out["died"] = out["died"].map({1: "Y", 0: "N"})
+    out = out.rename(columns={"alloc": "group"})
+    values = {
+        "alloc": ("group", "Treatment allocation", "Cooling, Control"),
+        "sex": ("sex", "Sex of the infant", "M = male, F = female, NK = not known"),
+        "died": ("died", "Death before discharge", "Y=Yes / N=No"),
+    }
+    rows = []
+    for name, label, unit, codes, visit, study in CODEBOOK:
+        if name in values:
+            name, label, codes = values[name]
+        rows.append((name, label, unit, codes, visit, study))
+    return out, rows

@@ -138,3 +138,24 @@ def test_the_dictionary_is_found_by_content_when_its_header_is_unnamed(
         by = {v.name: v for v in conn.catalog.variables}
     assert by["sarnat"].description == "Encephalopathy grade (Sarnat)"
     assert by["sex"].codes == {"1": "Male", "2": "Female"}
+
+
+def test_text_codes_listed_as_words(data: pd.DataFrame, tmp_path: Path) -> None:
+    assert parse_code_list("Cooling, Control") == {"Cooling": "Cooling", "Control": "Control"}
+    assert parse_code_list("Y=Yes / N=No") == {"Y": "Yes", "N": "No"}
+    coded, rows = fb.text_coded(data)
+    book = fb.write(tmp_path / "text.xlsx", coded, fb.HEADER, rows)
+    url = f"duckdb:///{tmp_path / 'text.duckdb'}"
+    load_trial(book, url)
+    cooled = coded["group"] == "Cooling"
+    a = _ask(url, "percentage of infants who died in the cooling group")
+    assert (a.details["numerator"], a.details["denominator"]) == (
+        int((coded.loc[cooled, "died"] == "Y").sum()),
+        int(cooled.sum()),
+    )
+    a = _ask(url, "mean birth weight by arm")
+    got = {r["group"]: r["value"] for r in a.value}
+    assert got == pytest.approx(
+        {"Cooling": data.loc[cooled, "bw_g"].mean(), "Control": data.loc[~cooled, "bw_g"].mean()}
+    )
+    assert _ask(url, "how many infants died").value == int((coded["died"] == "Y").sum())

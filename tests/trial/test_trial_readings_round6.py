@@ -101,3 +101,39 @@ def test_a_grouping_after_a_time_range_and_a_fall(conn, trial_wb) -> None:  # ty
     a = conn.ask("fall in lactate from 0 to 72 h by arm")
     row = next(r for r in a.value if "Hypo" in r["rand_arm"])
     assert row["value"] == pytest.approx(-change[cooled].mean())
+
+
+def test_typing_slips_are_mended_but_never_a_changed_letter() -> None:
+    from clinbridge.engine.understand._trial_typos import TypoMender
+
+    mender = TypoMender({"randomised", "percentage", "infants", "between", "weight", "cases"})
+    text, slips = mender.mend("percetnage of infnats by randoimsed arm betewen trials")
+    assert text == "percentage of infants by randomised arm between trials"
+    assert len(slips) == 4
+    # a changed letter makes real words of real words; a short word's added letter too
+    assert mender.mend("mean height")[0] == "mean height"
+    assert mender.mend("causes of death")[0] == "causes of death"
+    assert mender.mend("whose NEOCOOL")[0] == "whose NEOCOOL"
+
+
+def test_a_grouping_said_but_not_read_abstains(conn) -> None:  # type: ignore[no-untyped-def]
+    # 'by <unknown word> arm' answered one pooled mean before: now the slip is mended, and an
+    # unreadable word before a design word abstains rather than dropping the breakdown
+    a = conn.ask("Mean (SD) birth weight by randoimsed arm.")
+    assert a.decision == "accept" and isinstance(a.value, list)
+    a = conn.ask("mean birth weight by zqxwv arm")
+    assert a.decision != "accept" and "zqxwv" in str(a.reason)
+
+
+def test_request_frames_arrows_units_and_id_case(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    df = trial_wb.data
+    a = conn.ask("Could you tell me the mean birth weight by arm?")
+    assert a.decision == "accept" and isinstance(a.value, list), a.reason
+    change = clean(df, "LACT_24H") - clean(df, "LACT_0H")
+    a = conn.ask("change in lactate 0h -> 24h, mean")
+    assert a.value == pytest.approx(change.mean())
+    a = conn.ask("mean change in lactate between 0 and 24 hrs")
+    assert a.value == pytest.approx(change.mean())
+    sid = str(df["SUBJ_ID"].iloc[3])
+    a = conn.ask(f"birth weight for baby {sid.lower()}")
+    assert a.decision == "accept" and a.value == pytest.approx(float(df["BWT_g"].iloc[3]))

@@ -168,11 +168,9 @@ class _WideCompiler:
                 "name the variable instead"
             )
         if plan.patient_id is not None:
-            conds.append(
-                exp.cast(exp.column(patients.id_column, table="c", quoted=True), "VARCHAR").eq(
-                    exp.Literal.string(plan.patient_id)
-                )
-            )
+            sid = exp.cast(exp.column(patients.id_column, table="c", quoted=True), "VARCHAR")
+            # subject ids are typed in any case ('ht-16-0125' for HT-16-0125)
+            conds.append(exp.Upper(this=sid).eq(exp.Literal.string(plan.patient_id.upper())))
         for g in groups:
             conds.append(exp.not_(self.clean(g).is_(exp.null())))
         base = exp.select(exp.Star()).from_(exp.alias_(exp.to_table(table), "c"), copy=False)

@@ -18,7 +18,9 @@ _NUM = r"-?\d+(?:\.\d+)?"
 _OPENER = re.compile(
     rf"(?:^|(?<=[;|,/\n])|(?<=\s))\s*\(?(?P<code>{_NUM})\s*(?:=|:|\)|–|-(?=\s)|,(?=\s*[^\d\s.-]))\s*"
 )
-_PAIR = re.compile(r"^\s*(-?[\w.]+)\s*(?:=|:|,|-(?=\s)|\s)\s*(.+?)\s*$")
+_PAIR = re.compile(rf"^\s*({_NUM})\s*(?:=|:|,|-(?=\s)|\s)\s*(.+?)\s*$")
+_TEXT_PAIR = re.compile(r"^\s*([\w.]+)\s*[=:]\s*(.+?)\s*$")
+"""A text code needs its '=' or ':' ('M=Male'); 'Standard care' is no code 'Standard'."""
 _LABEL_FIRST = re.compile(rf"^\s*(?P<label>[^=:]*[A-Za-z][^=:]*?)\s*[=:]\s*(?P<code>{_NUM})\s*$")
 
 MISSING_TEXT = frozenset(
@@ -86,20 +88,26 @@ def parse_code_list(text: Any) -> dict[str, str]:
             out[_key(m.group("code"))] = label
         if all(out.values()) or len(out) > 1:
             return out
-    parts = [p.strip() for p in re.split(r"[;|\n]+|,(?=\s*\S+\s*[=:])", s) if p.strip()]
+    # pairs apart by ';', '|', new lines, or by ',' '/' before the next 'CODE=' ('Y=Yes / N=No')
+    parts = [p.strip() for p in re.split(r"[;|\n]+|[,/](?=\s*[^\s,/=:]+\s*[=:])", s) if p.strip()]
     # label first: 'Male=1, Female=2'
     firsts = [_LABEL_FIRST.match(p) for p in parts]
     if parts and all(firsts):
         return {_key(m.group("code")): m.group("label").strip() for m in firsts if m}
+    if not re.search(r"[=:]", s) and not re.search(r"\d", s):
+        # words alone ('Cooling, Control', 'Yes/No'): each is its own code and label
+        words = [w.strip() for w in re.split(r"[;|\n,/]+", s) if w.strip()]
+        return {w: w for w in words}
     out = {}
     for part in parts:
-        pair = None if re.fullmatch(rf"(?:{_NUM}[\s,]*)+", part) else _PAIR.match(part)
+        bare = re.fullmatch(rf"(?:{_NUM}[\s,]*)+", part)
+        pair = None if bare else (_PAIR.match(part) or _TEXT_PAIR.match(part))
         if pair:
             out[_key(pair.group(1))] = pair.group(2).strip()
         else:
-            for bare in re.split(r"[,\s]+", part):
-                if bare:
-                    out[_key(bare)] = ""
+            for code in re.split(r"[,\s]+", part):
+                if code:
+                    out[_key(code)] = ""
     return out
 
 

@@ -187,14 +187,17 @@ _ROLE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "subject",
         re.compile(
-            r"\b(subject|participant|patient|infant|baby|study|record)[ _-]*(id|identifier|number|no)\b|^(subj_?id|id|usubjid|record_id)$",
+            r"\b(subject|participant|patient|infant|baby|study|record)[ _-]*(id|identifier|number|no)\b"
+            r"|^(subj_?id|id|usubjid|record_id|subj|subj_?no|pid|pt_?id|pat_?id|screening_?(no|id))$",
             re.I,
         ),
     ),
     (
         "arm",
         re.compile(
-            r"\b(arm|allocation|randomi[sz]ed (treatment|group|arm)|treatment (group|arm)|intervention group)\b|^(rand_?arm|arm|trt|treatment)$",
+            r"\b(arm|allocation|randomi[sz](ed|ation) (treatment|group|arm)|treatment (group|arm)"
+            r"|intervention group|(study|trial) (arm|group)|allocated (group|treatment))\b"
+            r"|^(rand_?arm|arm|trt|treatment|group|grp|trt_?grp|tx|alloc|allocation|rand_?(grp|group))$",
             re.I,
         ),
     ),

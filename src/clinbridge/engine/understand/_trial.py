@@ -34,7 +34,9 @@ from clinbridge.engine.understand._trial_clauses import (
     read_missing_clauses,
 )
 from clinbridge.engine.understand._trial_distribution import find_distribution
+from clinbridge.engine.understand._trial_groups import unread_grouping
 from clinbridge.engine.understand._trial_implied import implied_count
+from clinbridge.engine.understand._trial_lexicon import reader_words
 from clinbridge.engine.understand._trial_match import (
     LINKING_VERBS,
     assign_times,
@@ -67,6 +69,7 @@ from clinbridge.engine.understand._trial_roles import (
     zones,
 )
 from clinbridge.engine.understand._trial_spelling import correct_typos
+from clinbridge.engine.understand._trial_typos import TypoMender
 from clinbridge.engine.understand._trial_vocab import (
     ROLE_WORDS,
     Token,
@@ -181,6 +184,7 @@ class TrialReader:
         for cs in self.codesets:
             self.vocabulary |= cs.tokens
         self.rewrites = rewrites(catalog, self.vocabulary)
+        self.typos = TypoMender(reader_words(catalog))
         missing_words = {
             lab.lower()
             for v in catalog.variables
@@ -219,7 +223,8 @@ class TrialReader:
             ]
 
     def _read(self, question: str) -> Reading:
-        said = expand_shorthand(question, self.neighbours, self.vocabulary)
+        mended, slips = self.typos.mend(question)  # 'randoimsed', 'percetnage'
+        said = expand_shorthand(mended, self.neighbours, self.vocabulary)
         for pattern, words in self.rewrites:
             said = pattern.sub(words, said)
         text = said.lower().replace("–", "-").replace("—", "-")
@@ -228,6 +233,9 @@ class TrialReader:
         text = re.sub(r"(?<![\w.-])(?<!vitamin )d(\d{1,2})(?![\w.])", r"day \1", text)
         text = TIME_RANGE.sub(r"\g<a> \g<unit> \g<sep> \g<b> \g<unit>", text)
         q = _Question(said, text, text)
+        q.groundings += [
+            Grounding(phrase=a, kind="spelling", target=f"read as {b!r}") for a, b in slips
+        ]
         self._clarifications(q)
         self._subject_list_rate(q)  # 0. one subject, a list, a rate
         q.distribution = find_distribution(q)  # 'distribution of X', 'X, n (%)'
@@ -367,6 +375,17 @@ class TrialReader:
                         f"{m.group(0).strip()!r}: the trial table has no coded variable to group by "
                         f"for {m.group('rest').split()[0]!r}",
                         unresolved=[m.group("rest").split()[0]],
+                    )
+                if m.group("lead") == "by" and (
+                    words := unread_grouping(
+                        m.group("rest"), self.families, self.vocabulary | EXTRA_FILLER
+                    )
+                ):
+                    raise Abstain(
+                        f"{m.group(0).strip()!r}: a grouping, but "
+                        + ", ".join(repr(w) for w in words)
+                        + " could not be read as part of it",
+                        unresolved=words,
                     )
                 continue
             var, used = found

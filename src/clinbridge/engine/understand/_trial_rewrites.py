@@ -28,6 +28,10 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
     # and 'frequency table of X' is the count in each group of X
     out: list[tuple[re.Pattern[str], _Sub]] = [
         (re.compile(r"\bno\.?\s+of\b", re.I), "number of"),
+        # a request's frame ('could you tell me', 'please give', 'I'd like to know') asks nothing
+        (re.compile(_REQUEST, re.I), ""),
+        # '0h -> 24h', '0h → 24h': from one time to the other
+        (re.compile(r"\s*(?:->|→|=>|⟶)\s*"), " to "),
         *((re.compile(rf"\b{n}\b", re.I), w) for n, w in _ORDINALS.items()),
         # 'median (IQR) days', 'mean (SD) weight': the spread said beside the summary asked
         (re.compile(SPREAD_SAID, re.I), r"\1"),
@@ -88,6 +92,14 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
 
 
 _ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third"}
+_REQUEST = (
+    r"^\s*(?:(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+)?"
+    r"(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check)(?:\s+(?:me|us))?"
+    r"|please\s+(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check)"
+    r"(?:\s+(?:me|us))?|(?:tell|give|show)\s+(?:me|us)"
+    r"|i(?:\s+would|'d|\s+want|\s+need)(?:\s+like)?\s+(?:to\s+(?:know|see|get)|the)"
+    r"|please)\b\s*(?:,\s*)?"
+)
 _SUMMARY = r"mean|median|average"
 _SPREAD = r"iqr|sd|s\.d\.|range|interquartile range|standard deviation"
 SPREAD_SAID = (

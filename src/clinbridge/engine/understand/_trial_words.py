@@ -54,6 +54,7 @@ EXTRA_FILLER = frozenset(
         "split",
         "according",
         *(w + s for w in ("hour", "day", "week", "month", "minute", "year") for s in ("", "s")),
+        "hrs",  # (not 'hr': that is the heart rate)
         "h",
         "g",
         "gram",
@@ -153,7 +154,7 @@ CMP_AFTER = re.compile(
 BEFORE_AFTER = re.compile(
     r"\b(?P<op>at or before|at or after|before|after|earlier than|later than|prior to|beyond)\s+"
     r"(?P<num>\d+(?:\.\d+)?)\s*(?:(?P<unit>weeks?|wks?)(?![\w])"
-    r"|(?P<age>hours?|h|days?|minutes?)(?=\s+(?:of\s+(?:age|life)|old)\b))"
+    r"|(?P<age>hours?|hrs?|h|days?|minutes?)(?=\s+(?:of\s+(?:age|life)|old)\b))"
 )
 """'born before 37 weeks': a bound on a quantity in weeks (no time point is counted in weeks);
 'randomised after 5 hours of age': a bound on an age."""
@@ -221,7 +222,7 @@ TIME_RANGE = re.compile(
     r"(?P<unit>h|hrs?|hours?|days?|min|minutes?|months?)\b"
 )
 """'0 to 24h', '0-72 h', '6 vs 24 hours': the unit written once, after the second time point."""
-TIME_UNITS = re.compile(r"^(hours?|h|days?|months?|minutes?|weeks?)\b")
+TIME_UNITS = re.compile(r"^(hours?|hrs?|h|days?|months?|mos?|minutes?|mins?|weeks?)\b")
 PREPOSITIONS = re.compile(
     r"\b(of|at|during|before|after|in|on|from|to|for|with|by|per|since|until|within|between|given)\b"
 )
@@ -253,6 +254,9 @@ UNIT_NAMES = {
     "years": "years",
     "hour": "hours",
     "hours": "hours",
+    "h": "hours",
+    "hr": "hours",
+    "hrs": "hours",
 }
 IN_UNIT = re.compile(
     r"\bin\s+(kg|g|grams?|kilograms?|hours|days|weeks|months|minutes|°c|mmol/l|mg/dl|mmhg|%)(?:\s|\?|$|,|\.)"
