@@ -164,7 +164,9 @@ def test_dictionary_disagrees_with_the_data(tmp_path: Path) -> None:
     body = rows()
     body[1][4] = -88  # hr_48h declares -99 only
     path = write_csv(tmp_path / "undeclared.csv", HEADER, body)
-    with pytest.raises(LoadError, match=r"-88 looks like a missing code"):
+    with pytest.raises(
+        LoadError, match=r"-88 looks like a missing code but the dictionary does not declare"
+    ):
         read_trial(path, dictionary=dict_csv(tmp_path))
 
 

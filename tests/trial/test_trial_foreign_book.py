@@ -159,3 +159,41 @@ def test_text_codes_listed_as_words(data: pd.DataFrame, tmp_path: Path) -> None:
         {"Cooling": data.loc[cooled, "bw_g"].mean(), "Control": data.loc[~cooled, "bw_g"].mean()}
     )
     assert _ask(url, "how many infants died").value == int((coded["died"] == "Y").sum())
+
+
+def test_labels_exported_types_in_words_and_missing_codes_stated_once(
+    data: pd.DataFrame, tmp_path: Path
+) -> None:
+    # a fourth habit: the export writes code labels ('Severe'), the type column says
+    # 'Numeric (continuous)', and -99 is declared once for the workbook, not per variable
+    exported = data.copy()
+    exported["sarnat"] = exported["sarnat"].map({1: "Mild", 2: "Moderate", 3: "Severe"})
+    exported.loc[exported.index[:5], "bw_g"] = -99
+
+    def kind(name: str, codes: str) -> str:
+        if name in {"subj", "form_status"}:
+            return "Free text"
+        return "Categorical (nominal)" if "=" in codes or "," in codes else "Numeric (continuous)"
+
+    rows = [
+        (
+            *r[:3],
+            r[3].replace("-9 = not done", ""),
+            r[4],
+            r[5],
+            kind(r[0], r[3].replace("-9 = not done", "")),
+        )
+        for r in fb.CODEBOOK
+    ]
+    book = fb.write(tmp_path / "labels.xlsx", exported, (*fb.HEADER, "Data type"), rows)
+    url = f"duckdb:///{tmp_path / 'labels.duckdb'}"
+    report = load_trial(book, url)
+    assert report.reconciled
+    with cb.connect(url) as conn:
+        by = {v.name: v for v in conn.catalog.variables}
+    assert by["bw_g"].type == "float" and "-99" in by["bw_g"].missing_codes
+    assert by["sarnat"].type == "categorical"
+    a = _ask(url, "how many infants had severe encephalopathy")
+    assert a.value == int((data["sarnat"] == 3).sum())
+    a = _ask(url, "mean birth weight")
+    assert a.value == pytest.approx(data["bw_g"].iloc[5:].mean())

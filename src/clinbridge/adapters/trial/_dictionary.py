@@ -72,7 +72,20 @@ def normalise_type(text: Any) -> VarType | None:
     for out, names in _TYPES.items():
         if t in names:
             return out
+    # 'Numeric (continuous)', 'Categorical (nominal)', 'decimal(5,1)', 'Yes/No item'
+    for out, pattern in _TYPE_WORDS:
+        if re.search(pattern, t):
+            return out
     return None
+
+
+_TYPE_WORDS = (
+    ("date", r"\bdate|\bdatetime|\btimestamp"),
+    ("categorical", r"categor|\bcode|nominal|ordinal|yes\s*/\s*no|binary|radio|dropdown|factor"),
+    ("integer", r"\bint|whole number|\bcount"),
+    ("float", r"numer|\bnum\b|float|decimal|continuous|\breal\b|double"),
+    ("string", r"\btext|string|\bchar|free"),
+)
 
 
 def _is_number(text: str) -> bool:

@@ -382,6 +382,7 @@ def _convert(
         missing = sum(1 for v in out if v in entry.missing) if entry.missing else 0
         return out, (blank, missing, len(raw) - blank - missing)
     text_missing = 0  # 'NA', 'not done', '.' or a declared text code in a numeric column
+    by_label = {lab.strip().lower(): c for c, lab in entry.codes.items() if lab and _num(c)}
     try:
         try:  # numbers and None (NaN) convert at once; a "" or a text cell takes the long way
             arr = np.array(raw, dtype=float)
@@ -397,6 +398,9 @@ def _convert(
                 continue
             if _missing_text(v, entry):
                 text_missing += 1
+                continue
+            if isinstance(v, str) and v.strip().lower() in by_label:  # 'Male' for code 1
+                arr[i] = float(by_label[v.strip().lower()])
                 continue
             try:
                 arr[i] = float(str(v).strip()) if not isinstance(v, bool) else float("nan")
@@ -440,14 +444,17 @@ def _convert(
         undeclared = sorted(guesses[np.isin(guesses, real)].tolist())
         if undeclared and real[~np.isin(real, undeclared)].min(initial=0.0) >= 0:
             i = int(np.flatnonzero(present & np.isin(arr, undeclared))[0])
-            problem(
-                i,
-                raw[i],
-                f"the dictionary disagrees with the data: {code_key(undeclared[0])} looks like a "
-                "missing code but the dictionary declares none for this variable",
-            )
+            if entry.missing:  # it declares others: the dictionary disagrees with the data
+                problem(
+                    i,
+                    raw[i],
+                    f"the dictionary disagrees with the data: {code_key(undeclared[0])} looks "
+                    "like a missing code but the dictionary does not declare it for this variable",
+                )
+            # (declaring none, as a builder who states missing codes once for the workbook
+            # does, a usual missing code is taken as one and said so in its label)
             for x in undeclared:
-                entry.missing.setdefault(code_key(x), "undeclared")
+                entry.missing.setdefault(code_key(x), "undeclared: a usual missing code")
             is_missing = np.isin(arr, [float(c) for c in entry.missing if _num(c)])
             present = ~np.isnan(arr) & ~is_missing
     n_bad = sum(1 for p in problems if p["column_index"] == j)

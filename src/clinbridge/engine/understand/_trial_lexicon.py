@@ -14,7 +14,7 @@ from clinbridge.engine.understand._trial_vocab import (
     ROLE_WORDS,
     SUBJECT_WORDS,
 )
-from clinbridge.engine.understand._trial_words import AGG_WORDS, EXTRA_FILLER
+from clinbridge.engine.understand._trial_words import AGG_WORDS, EXTRA_FILLER, SPLIT_VERBS
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
@@ -28,6 +28,7 @@ _GENERAL = (
     *("missing", "unknown", "category", "categories", "infants", "babies", "children"),
     *("neonates", "newborns", "patients", "subjects", "participants", "treatment", "mortality"),
     *("survivors", "survived", "outcome", "percentage", "proportion", "average", "median"),
+    *("weighed", "weighing", "received", "required", "needed", "developed", "recruited"),
 )
 
 
@@ -37,7 +38,15 @@ def reader_words(catalog: Catalog) -> set[str]:
     for v in catalog.variables:
         for text in (v.description or "", *(v.codes or {}).values()):
             out.update(re.findall(r"[a-z]+", str(text).lower()))
-    for words in (AGG_WORDS, EXTRA_FILLER, FILLER, _SYNONYMS, NEGATED_WORDS, SUBJECT_WORDS):
+    for words in (
+        AGG_WORDS,
+        EXTRA_FILLER,
+        FILLER,
+        _SYNONYMS,
+        NEGATED_WORDS,
+        SUBJECT_WORDS,
+        SPLIT_VERBS,
+    ):
         out.update(w for w in words if w.isalpha())
     out.update(w for ws in ROLE_WORDS.values() for w in ws)
     out.update(w + "s" for w in SUBJECT_WORDS)
