@@ -33,7 +33,7 @@ from clinbridge.engine.understand._fhir_words import administered_missing, fhir_
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
-from clinbridge.engine.understand._number_accounting import account_numbers
+from clinbridge.engine._number_accounting import account_numbers
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
