@@ -26,6 +26,7 @@ from clinbridge.engine._cohort import (
     _Joins,
     _lit,
 )
+from clinbridge.engine._elapsed_sql import elapsed_since, span_days
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
@@ -159,7 +160,13 @@ class Compiler:
         nested_measure = encounter_level and (
             self.catalog.nested_encounter(m.encounter_type) is not None
         )
-        if nested_measure and (plan.scope is not None or m.of == "length_of_stay"):
+        one_stay = m.of == "length_of_stay" and plan.aggregate.op in {"first", "last"}
+        # a nested scope of the measured encounters' own type is matched by their ids
+        own_scope = plan.scope is not None and plan.scope.type == m.encounter_type
+        if nested_measure and (
+            (plan.scope is not None and not own_scope)
+            or (m.of == "length_of_stay" and not one_stay)
+        ):
             # ICU stays inside an admission: not matched to a scope of admissions, and their
             # length (hours to days) is not read in whole days
             raise UnsupportedOperationError(
@@ -172,9 +179,8 @@ class Compiler:
             if attribute is not None:
                 cols.append(_col("attr", a).as_("val"))
             else:
-                cols.append(
-                    f.days_between(_col("t_end", a), _col("t", a), self.cohorts.d).as_("val")
-                )
+                days = span_days if nested_measure else f.days_between  # one ICU stay: exact
+                cols.append(days(_col("t_end", a), _col("t", a), self.cohorts.d).as_("val"))
             cols += [exp.null().as_("code"), exp.null().as_("sys"), exp.null().as_("unit")]
             cols.append(exp.null().as_("lbl"))
             linked = self._linked_encounters(m, a)
@@ -340,8 +346,12 @@ class Compiler:
             if m.of == "end_date":  # the first/last discharge, by when it happened
                 order = [exp.Ordered(this=val.copy(), desc=op == "last"), *order]
             if m.of in {"date", "end_date"}:
-                q = exp.select(val.as_("value")).from_(src, copy=False)
-                return q.order_by(*order, copy=False).limit(1, copy=False), "date"
+                now = plan.now or dt.datetime.combine(self.cohorts.now, dt.time())
+                since = m.elapsed and elapsed_since(val, now, m.elapsed, d)
+                q = exp.select((since or val).as_("value")).from_(src, copy=False)
+                return q.order_by(*order, copy=False).limit(1, copy=False), (
+                    "scalar" if since else "date"
+                )
             q = (
                 exp.select(
                     val.as_("value"),

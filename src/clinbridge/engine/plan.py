@@ -390,6 +390,9 @@ class Measure(_Node):
     """For ``change``: the variable at the earlier time point."""
     include_missing: bool = False
     """Count missing codes as values (only when the question asks about them)."""
+    elapsed: Literal["days", "hours"] | None = None
+    """For ``date`` (first / last): the time from that event to 'now' (the plan's timestamp)
+    instead of its date, in days or hours with their fraction."""
 
 
 class Aggregate(_Node):
@@ -493,6 +496,8 @@ class QueryPlan(_Node):
             raise ValueError("'top' ranks concepts: it needs measure 'concept'")
         if op == "proportion" and not self.aggregate.numerator:
             raise ValueError("a proportion needs numerator filters (the denominator is the cohort)")
+        if self.measure.elapsed is not None and (of != "date" or op not in {"first", "last"}):
+            raise ValueError("'elapsed' is the time since a first or last date")
         if op in {"mean", "median", "sum", "stddev"} and of in _COUNTED_MEASURES:
             raise ValueError(f"{op} needs a numeric measure, not {of!r}")
         return self
