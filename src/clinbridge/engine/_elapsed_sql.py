@@ -2,7 +2,8 @@
 
 'How many hours / days since X' is the time from X's recorded time to 'now' (the plan's
 timestamp), in fractional days (24 hours each); the length of one ICU stay is the time from
-its start to its end, in fractional days. Each is one sqlglot expression per dialect.
+its start to its end, in fractional days; the change between two measurements is one's value
+minus the other's. Each is one sqlglot expression per dialect.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import datetime as dt
 
 from sqlglot import exp
 
-__all__ = ["elapsed_since", "span_days"]
+__all__ = ["difference", "elapsed_since", "span_days"]
 
 
 def _epoch(e: exp.Expr, dialect: str) -> exp.Expr:
@@ -23,9 +24,7 @@ def _epoch(e: exp.Expr, dialect: str) -> exp.Expr:
 def span_days(later: exp.Expr, earlier: exp.Expr, dialect: str) -> exp.Expr:
     """The time from ``earlier`` to ``later`` in days, with its fraction."""
     if dialect == "sqlite":
-        return exp.Sub(
-            this=exp.func("JULIANDAY", later), expression=exp.func("JULIANDAY", earlier)
-        )
+        return exp.Sub(this=exp.func("JULIANDAY", later), expression=exp.func("JULIANDAY", earlier))
     diff = exp.Sub(this=_epoch(later, dialect), expression=_epoch(earlier, dialect))
     return exp.Div(this=exp.paren(diff, copy=False), expression=exp.Literal.number(86400.0))
 
@@ -36,3 +35,26 @@ def elapsed_since(when: exp.Expr, now: dt.datetime, unit: str, dialect: str) -> 
     if unit == "hours":
         return exp.Mul(this=exp.Literal.number(24), expression=exp.paren(days, copy=False))
     return days
+
+
+def difference(first: exp.Expr, second: exp.Expr) -> exp.Select:
+    """The ``value`` of one compiled first/last SELECT minus the ``value`` of another; NULL if
+    either has none, or has two values at its first/last time (a tie the data cannot break)."""
+
+    def one(q: exp.Expr, name: str) -> exp.Expr:
+        def pick(select: exp.Expr, alias: str) -> exp.Subquery:
+            inner = exp.select(exp.column("value", alias)).from_(
+                exp.alias_(exp.Subquery(this=select), alias), copy=False
+            )
+            return exp.Subquery(this=inner.limit(1, copy=False))
+
+        flipped = q.copy()  # the same time, the values taken the other way round
+        order = flipped.args.get("order")
+        if order is None or len(order.expressions) < 2:
+            return pick(q, name)
+        last = order.expressions[-1]
+        last.set("desc", not last.args.get("desc"))
+        same = exp.EQ(this=pick(q, name), expression=pick(flipped, name + "x"))
+        return exp.Case().when(same, pick(q, name + "y"))
+
+    return exp.select(exp.Sub(this=one(first, "d1"), expression=one(second, "d2")).as_("value"))

@@ -26,7 +26,7 @@ from clinbridge.engine._cohort import (
     _Joins,
     _lit,
 )
-from clinbridge.engine._elapsed_sql import elapsed_since, span_days
+from clinbridge.engine._elapsed_sql import difference, elapsed_since, span_days
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
@@ -102,6 +102,12 @@ class Compiler:
     # -- entry point -----------------------------------------------------------------------
     def compile(self, plan: QueryPlan) -> CompiledPlan:
         """The plan as one SELECT (with its shape, concept sets and date of 'now')."""
+        if plan.minus is not None:  # one value minus another, each compiled on its own
+            a = self.compile(plan.model_copy(update={"minus": None}))
+            b = self.compile(plan.minus)
+            both = a.concept_sets + b.concept_sets
+            select = difference(a.expression, b.expression)
+            return CompiledPlan(select, self.dialect, "scalar", both, a.now, a.scope_check)
         self.cohorts = CohortBuilder(
             self.catalog, self.resolve, self._resolve_now(plan), dialect=self.dialect
         )

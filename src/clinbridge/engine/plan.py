@@ -467,6 +467,9 @@ class QueryPlan(_Node):
     group_by: tuple[GroupBy, ...] = ()
     now: dt.datetime | None = None
     limit: int | None = None
+    minus: QueryPlan | None = None
+    """The answer is this plan's one value minus that plan's one value: the change between two
+    measurements ('the last heart rate of the first ICU stay compared to the first')."""
 
     @model_validator(mode="after")
     def _coherent(self) -> QueryPlan:
@@ -482,6 +485,10 @@ class QueryPlan(_Node):
             "cost",
             "encounter_cost",
         }
+        if self.minus is not None and (
+            op not in {"first", "last"} or self.minus.aggregate.op not in {"first", "last"}
+        ):
+            raise ValueError("'minus' takes one value (a first or last) from another")
         if of in {"variable", "change"} and self.measure.variable is None:
             raise ValueError(f"measure {of!r} needs a variable")
         if of == "days_between" and (self.measure.start_at is None or self.measure.end_at is None):
@@ -521,3 +528,6 @@ class QueryPlan(_Node):
     def json_schema(cls) -> dict[str, Any]:
         """The JSON schema of a plan."""
         return cls.model_json_schema()
+
+
+QueryPlan.model_rebuild()

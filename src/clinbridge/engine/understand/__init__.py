@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
+from clinbridge.engine.understand._change import read_change
 from clinbridge.engine.understand._elapsed import read_elapsed
 from clinbridge.engine.understand._enc_class import read_encounter_codes
 from clinbridge.engine.understand._ground import specific_streams
@@ -97,9 +98,10 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     if schema is not None:  # the question names tables, fields or codes: read as such only
         return [schema]
-    timed = read_elapsed(question, ctx.lexicon, ctx.catalog, patient_id=ctx.patient_id, now=ctx.now)
-    if timed is not None:  # one patient's time since an event, or one stay's length
-        return [timed]
+    for reader in (read_elapsed, read_change):  # one patient's times, changes between values
+        timed = reader(question, ctx.lexicon, ctx.catalog, patient_id=ctx.patient_id, now=ctx.now)
+        if timed is not None:
+            return [timed]
     try:
         pieces = unit_names(_rejoin_names(extract(text), ctx.lexicon), ctx.lexicon)
         enc = ctx.catalog.encounters if ctx.catalog is not None else None

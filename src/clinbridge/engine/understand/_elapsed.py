@@ -25,24 +25,28 @@ import re
 from clinbridge.catalog import Catalog
 from clinbridge.engine.plan import (
     Aggregate,
-    ConceptRef,
-    ConceptSet,
     EncounterFilter,
     EncounterScope,
     Measure,
     QueryPlan,
 )
-from clinbridge.engine.understand._lexicon import ConceptEntry, Lexicon
-from clinbridge.engine.understand._reading import Grounding, Reading
+from clinbridge.engine.understand._lexicon import Lexicon
+from clinbridge.engine.understand._reading import Reading
+from clinbridge.engine.understand._span_read import (
+    concept_span,
+    found_concept,
+    named_patient,
+    shape_reading,
+)
 
 __all__ = ["read_elapsed"]
 
+_NOTE = "read as a time-since or stay-length question"
 _UNIT = re.compile(
     r"\b(?:how\s+many|what\s+(?:is\s+the\s+)?number\s+of|the\s+(?:total\s+)?number\s+of|"
     r"(?:what\s+is\s+)?the\s+count\s+of|count\s+(?:of\s+)?the)\s+(hours|days)\b"
 )
 _SINCE = re.compile(r"\bsince\b|\bfrom\s+the\s+time\s+(?:when|that)?\b")
-_PATIENT = re.compile(r"\bpatient\s+(\d+)(?:\s*'\s*s\b)?")
 _SCOPE = re.compile(
     r"\b(?:(?:on|in|during|at)\s+)?(?:the\s+|their\s+|his\s+|her\s+)?(?:current|this|present)\s+"
     r"(hospital|icu|intensive\s+care(?:\s+unit)?)\s+(?:visit|encounter|stay|admission)\b"
@@ -56,10 +60,66 @@ _ADMITTED = re.compile(
 )
 # the words of the shape itself (never part of an event's name)
 _FILLER = frozenset(
-    """so how many what number of hours days have has had it been is was were elapsed passed
-    gone by go since the a an that received receive got get given give for in on at during
-    time their his her patient s from when count total be did does do there tell me please
-    show calculate compute""".split()
+    [
+        "so",
+        "how",
+        "many",
+        "what",
+        "number",
+        "of",
+        "hours",
+        "days",
+        "have",
+        "has",
+        "had",
+        "it",
+        "been",
+        "is",
+        "was",
+        "were",
+        "elapsed",
+        "passed",
+        "gone",
+        "by",
+        "go",
+        "since",
+        "the",
+        "a",
+        "an",
+        "that",
+        "received",
+        "receive",
+        "got",
+        "get",
+        "given",
+        "give",
+        "took",
+        "take",
+        "for",
+        "in",
+        "on",
+        "at",
+        "during",
+        "time",
+        "their",
+        "his",
+        "her",
+        "patient",
+        "s",
+        "from",
+        "when",
+        "be",
+        "did",
+        "does",
+        "do",
+        "there",
+        "tell",
+        "me",
+        "please",
+        "show",
+        "calculate",
+        "compute",
+    ]
 )
 # words that point at the kind of record the event is (a hint, dropped from the name)
 _KIND_WORDS: dict[str, tuple[str, ...]] = {
@@ -84,15 +144,57 @@ _KIND_WORDS: dict[str, tuple[str, ...]] = {
     "ward": ("visit_detail",),
     "unit": ("visit_detail",),
 }
-_LOS = re.compile(
-    r"\b(?:length|duration|days?)\b[^?.]*?\b(first|last)\b[^?.]*?\b(icu|intensive\s+care|hospital)"
-    r"\s+(?:stay|visit|encounter|admission)\b|"
-    r"\b(first|last)\s+(?:hospital\s+)?(?:stay|visit)\b[^?.]*?\bin\s+the\s+(icu|intensive\s+care)\b"
-)
+_LOS = re.compile(r"\b(?:length|duration|how\s+many\s+days)\b")
+_ICU = re.compile(r"\b(?:icu|intensive\s+care(?:\s+unit)?)\b")
 _LOS_WORDS = frozenset(
-    """what is was the of length duration stay stays visit visits encounter in days day how many
-    for from patient s calculate compute give me show tell can you could please get first last icu
-    intensive care unit hospital their on""".split()
+    [
+        "what",
+        "is",
+        "was",
+        "the",
+        "of",
+        "length",
+        "duration",
+        "stay",
+        "stays",
+        "visit",
+        "visits",
+        "encounter",
+        "in",
+        "days",
+        "day",
+        "how",
+        "many",
+        "for",
+        "from",
+        "patient",
+        "s",
+        "calculate",
+        "compute",
+        "give",
+        "me",
+        "show",
+        "tell",
+        "can",
+        "you",
+        "could",
+        "please",
+        "get",
+        "first",
+        "last",
+        "icu",
+        "intensive",
+        "care",
+        "unit",
+        "their",
+        "on",
+        "time",
+        "was",
+        "were",
+        "during",
+        "stayed",
+        "provide",
+    ]
 )
 
 
@@ -107,12 +209,10 @@ def read_elapsed(
     """A reading of a time-since or one-stay-length question; None when it is not one."""
     if catalog is None or catalog.encounters is None:
         return None
-    text = " " + re.sub(r"\s+", " ", question.lower().replace("\u2019", "'")) + " "
-    pm = _PATIENT.search(text)
-    if pm is None or (patient_id is not None and patient_id != pm[1]):
+    named = named_patient(question, patient_id)
+    if named is None:
         return None
-    pid = pm[1]
-    text = text[: pm.start()] + " patient " + text[pm.end() :]
+    text, pid = named
     if _UNIT.search(text) and _SINCE.search(text):
         return _since(question, text, pid, lex, catalog, now)
     return _stay_length(question, text, pid, catalog, now)
@@ -142,50 +242,44 @@ def _since(
     adm = _ADMITTED.search(text)
     if adm is not None:  # 'since patient P was admitted to the ICU': the open encounter's start
         return _since_admitted(question, text, adm, pid, unit, scope, cat, now)
-    whiches = [m for m in _WHICH.finditer(text)]
+    whiches = list(_WHICH.finditer(text))
     kinds = {("last" if m[1] is None else m[1]) for m in whiches}
     if len(kinds) != 1:
         return None
     which = kinds.pop()
     for m in reversed(whiches):
         text = text[: m.start()] + " " + text[m.end() :]
-    words = re.findall(r"[a-z0-9]+(?:[./%,-][a-z0-9]+)*%?|\([^)]*\)", text.replace("?", " "))
+    words = _words(text)
     named = _column_streams(words, cat)
-    found = _concept_span(words, lex, named)
+    found = concept_span(words, lex, _FILLER, lambda e: not named or e.stream_name in named)
     if found is None:
         return None
-    span, stream, entries = found
-    outside = [w for k, w in enumerate(words) if k not in span]
-    if any(w not in _FILLER and w not in _KIND_WORDS for w in outside):
+    outside = [w for k, w in enumerate(words) if k not in found[0]]
+    columns = {(c.code_column or "").lower().replace("_", "") for c in cat.streams}
+    if any(w not in _FILLER and w not in _KIND_WORDS and w not in columns for w in outside):
         return None
     kinds = {k for w in outside for k in _KIND_WORDS.get(w, ())}
-    if kinds and not named and entries[0].stream not in kinds:
+    if kinds and not named and found[2][0].stream not in kinds:
         return None  # 'lab test' named, the name found elsewhere
-    seen = {e.code: e for e in entries}
-    entries = list(seen.values())
-    refs = tuple(ConceptRef(concept_id=e.code, name=e.name) for e in entries)
-    phrase = " ".join(words[k] for k in sorted(span))
+    _, concepts, grounding = found_concept(words, found)
     plan = QueryPlan(
         question=question,
         patient_id=pid,
-        measure=Measure(
-            of="date",
-            stream=stream,
-            concepts=ConceptSet(concepts=refs, label=phrase, include_descendants=False),
-            elapsed=unit,  # type: ignore[arg-type]
-        ),
+        measure=Measure(of="date", stream=found[1], concepts=concepts, elapsed=unit),  # type: ignore[arg-type]
         aggregate=Aggregate(op=which),  # type: ignore[arg-type]
         scope=scope,
         now=now,
     )
-    grounding = Grounding(
-        phrase=phrase,
-        kind="concept",
-        target=f"{stream}: {'; '.join(e.name for e in entries[:5])}",
-        how="exact",
-        codes=tuple(str(e.code) for e in entries)[:50],
-    )
-    return _reading(question, plan, (grounding,))
+    return shape_reading(question, plan, (grounding,), _NOTE)
+
+
+def _words(text: str) -> list[str]:
+    """The question's words; a kind word hyphened to a name ('glucose-lab test') stands apart."""
+    out: list[str] = []
+    for w in re.findall(r"[a-z0-9]+(?:[./%,-][a-z0-9]+)*%?|\([^)]*\)", text.replace("?", " ")):
+        head, _, tail = w.rpartition("-")
+        out.extend((head, tail) if head and tail in _KIND_WORDS else (w,))
+    return out
 
 
 def _column_streams(words: list[str], cat: Catalog) -> set[str]:
@@ -196,38 +290,6 @@ def _column_streams(words: list[str], cat: Catalog) -> set[str]:
         if col and col in words:
             out.add(s.name)
     return out
-
-
-def _concept_span(
-    words: list[str], lex: Lexicon, named: set[str]
-) -> tuple[set[int], str, list[ConceptEntry]] | None:
-    """The longest run of words (not starting or ending with the shape's filler) that is one
-    concept's whole name, or the same words, in one stream (a stream whose code column the
-    question names, when it names one), and that stream's entries for it."""
-    n = len(words)
-    for size in range(n, 0, -1):
-        hits: list[tuple[set[int], str, list[ConceptEntry]]] = []
-        for a in range(0, n - size + 1):
-            part = words[a : a + size]
-            if part[0] in _FILLER or part[-1] in _FILLER or "patient" in part:
-                continue
-            for m in lex.match(" ".join(part)):
-                if m.score < 0.97:
-                    break
-                by_stream: dict[str, list[ConceptEntry]] = {}
-                for i in m.entries:
-                    e = lex.entries[i]
-                    if not named or e.stream_name in named:
-                        by_stream.setdefault(e.stream_name, []).append(e)
-                for stream, entries in by_stream.items():
-                    hits.append((set(range(a, a + size)), stream, entries))
-        if hits:
-            streams = {h[1] for h in hits}
-            spans = {tuple(sorted(h[0])) for h in hits}
-            if len(streams) != 1 or len(spans) != 1:
-                return None  # two readings: not this reader's to choose
-            return hits[0][0], hits[0][1], [e for h in hits for e in h[2]]
-    return None
 
 
 def _since_admitted(
@@ -256,41 +318,28 @@ def _since_admitted(
         scope=EncounterScope(which="current", type=etype),
         now=now,
     )
-    return _reading(question, plan, ())
+    return shape_reading(question, plan, (), _NOTE)
 
 
 def _stay_length(
     question: str, text: str, pid: str, cat: Catalog, now: dt.datetime | None
 ) -> Reading | None:
-    m = _LOS.search(text)
-    if m is None:
+    """'the length of stay in days of patient P's first ICU stay': one nested stay's length
+    (only where the source records ICU stays inside its encounters)."""
+    whiches = set(re.findall(r"\b(first|last)\b", text))
+    if not _LOS.search(text) or not _ICU.search(text) or len(whiches) != 1:
         return None
-    which = m[1] or m[3]
-    place = m[2] or m[4]
-    etype = None if place == "hospital" else "icu"
-    if "hospital" in text and etype == "icu" and re.search(r"\b(?:first|last)\s+hospital\b", text):
+    if "hospital" in text or cat.nested_encounter("icu") is None:
         return None  # 'the first hospital stay ... in the ICU': two encounters named
     words = re.findall(r"[a-z0-9]+", text)
     if any(w not in _LOS_WORDS for w in words):
         return None
-    if etype == "icu" and cat.nested_encounter("icu") is None:
-        return None
     plan = QueryPlan(
         question=question,
         patient_id=pid,
-        filters=(EncounterFilter(type=etype),) if etype else (),
-        measure=Measure(of="length_of_stay", encounter_type=etype),
-        aggregate=Aggregate(op=which),  # type: ignore[arg-type]
+        filters=(EncounterFilter(type="icu"),),
+        measure=Measure(of="length_of_stay", encounter_type="icu"),
+        aggregate=Aggregate(op=whiches.pop()),  # type: ignore[arg-type]
         now=now,
     )
-    return _reading(question, plan, ())
-
-
-def _reading(question: str, plan: QueryPlan, groundings: tuple[Grounding, ...]) -> Reading:
-    return Reading(
-        question=question,
-        plan=plan,
-        confidence=0.9,
-        groundings=groundings,
-        notes=("read as a time-since or stay-length question",),
-    )
+    return shape_reading(question, plan, (), _NOTE)

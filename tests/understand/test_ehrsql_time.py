@@ -1,0 +1,144 @@
+"""One patient's time questions on a generated MIMIC-IV database, each checked against SQL
+written here: the time since a first / last event in the open admission, one ICU stay's
+length, and the change between two measurements; the shapes next to them abstain."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import clinbridge.api as cb
+from clinbridge.engine.plan import Aggregate, Measure, QueryPlan
+from clinbridge.synthetic.mimic import NOW
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from clinbridge.synthetic.mimic import generate_mimic
+
+    path = tmp_path_factory.mktemp("ehrsql_time") / "mimic_iv.sqlite"
+    generate_mimic(f"sqlite:///{path}", patients=40, seed=3)
+    return path
+
+
+@pytest.fixture(scope="module")
+def conn(db: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from clinbridge.settings import Settings
+
+    cache = tmp_path_factory.mktemp("ehrsql_time_cache")
+    settings = Settings(embeddings="off", examples=str(cache / "none.jsonl"))
+    with cb.connect(f"sqlite:///{db}", settings=settings, cache_dir=cache) as c:
+        yield c
+
+
+def _one(db: Path, sql: str) -> tuple[Any, ...]:
+    con = sqlite3.connect(db)
+    try:
+        row = con.execute(sql.replace("NOW", f"'{NOW}'")).fetchone()
+    finally:
+        con.close()
+    assert row is not None, sql
+    return tuple(row)
+
+
+def test_hours_and_days_since_last_lab_in_open_admission(db: Path, conn: Any) -> None:
+    pid, label, hours = _one(
+        db,
+        """SELECT a.subject_id, d.label, 24 * (julianday(NOW) - julianday(max(l.charttime)))
+        FROM labevents l JOIN admissions a ON a.hadm_id = l.hadm_id
+        JOIN d_labitems d ON d.itemid = l.itemid
+        WHERE a.dischtime IS NULL AND d.label NOT LIKE '%,%'
+        AND (SELECT count(*) FROM d_labitems d2 WHERE d2.label = d.label) = 1
+        GROUP BY a.subject_id, d.label ORDER BY a.subject_id, d.label LIMIT 1""",
+    )
+    q = f"How many hours have passed since patient {pid}'s last {label} lab test on the current hospital visit?"
+    a = conn.ask(q, now=NOW)
+    assert a.decision == "accept", a.reason
+    assert a.plan["measure"]["elapsed"] == "hours"
+    assert abs(float(a.value) - hours) < 1e-6
+    q = f"How many days have elapsed since the last time patient {pid} received a {label} lab test in their current hospital encounter?"
+    a = conn.ask(q, now=NOW)
+    assert a.decision == "accept", a.reason
+    assert abs(float(a.value) - hours / 24) < 1e-6
+
+
+def test_first_icu_stay_length(db: Path, conn: Any) -> None:
+    pid, days = _one(
+        db,
+        """SELECT subject_id, julianday(outtime) - julianday(intime) FROM icustays i
+        WHERE outtime IS NOT NULL AND intime = (SELECT min(intime) FROM icustays j
+        WHERE j.subject_id = i.subject_id AND j.outtime IS NOT NULL)
+        ORDER BY subject_id LIMIT 1""",
+    )
+    a = conn.ask(f"Calculate the length of patient {pid}'s first stay in the ICU in days.", now=NOW)
+    assert a.decision == "accept", a.reason
+    assert abs(float(a.value) - days) < 1e-6
+
+
+def test_change_between_last_and_first_value_of_first_admission(db: Path, conn: Any) -> None:
+    pid, label, change = _one(
+        db,
+        """WITH adm AS (SELECT subject_id, hadm_id FROM admissions a WHERE dischtime IS NOT NULL
+        AND admittime = (SELECT min(admittime) FROM admissions b WHERE b.subject_id = a.subject_id
+        AND b.dischtime IS NOT NULL)),
+        v AS (SELECT adm.subject_id AS pid, d.label, l.charttime AS t, l.valuenum AS x
+        FROM labevents l JOIN adm ON adm.hadm_id = l.hadm_id JOIN d_labitems d ON d.itemid = l.itemid
+        WHERE l.valuenum IS NOT NULL AND d.label NOT LIKE '%,%'
+        AND (SELECT count(*) FROM d_labitems d2 WHERE d2.label = d.label) = 1),
+        ends AS (SELECT pid, label, min(t) AS t0, max(t) AS t1 FROM v GROUP BY pid, label
+        HAVING count(DISTINCT t) > 1)
+        SELECT e.pid, e.label,
+        (SELECT max(x) FROM v WHERE v.pid = e.pid AND v.label = e.label AND v.t = e.t1)
+        - (SELECT min(x) FROM v WHERE v.pid = e.pid AND v.label = e.label AND v.t = e.t0)
+        FROM ends e WHERE (SELECT count(*) FROM v WHERE v.pid = e.pid AND v.label = e.label
+        AND v.t IN (e.t0, e.t1)) = 2 ORDER BY e.pid, e.label LIMIT 1""",
+    )
+    q = (
+        f"What is patient {pid}'s difference in {label} from the last value measured on the first "
+        "hospital visit compared to the first value measured on the first hospital visit?"
+    )
+    a = conn.ask(q, now=NOW)
+    assert a.decision == "accept", a.reason
+    assert a.plan["minus"]["aggregate"]["op"] == "first"
+    assert abs(float(a.value) - change) < 1e-6
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # a position the plan cannot say
+        "What is patient {pid}'s difference in {label} from the second value measured on the first "
+        "hospital visit compared to the first value measured on the first hospital visit?",
+        # a name the source does not hold
+        "How many hours have passed since patient {pid}'s last zyxwvutase lab test on the current "
+        "hospital visit?",
+        # first and last both named: which one is not said
+        "How many hours have passed since patient {pid}'s first and last {label} lab test on the "
+        "current hospital visit?",
+    ],
+)
+def test_shapes_next_to_them_abstain(db: Path, conn: Any, question: str) -> None:
+    pid, label = _one(
+        db, "SELECT l.subject_id, d.label FROM labevents l JOIN d_labitems d USING (itemid) LIMIT 1"
+    )
+    a = conn.ask(question.format(pid=pid, label=label), now=NOW)
+    assert a.decision == "abstain", a.value
+
+
+def test_plan_fields_round_trip_and_validate() -> None:
+    one = QueryPlan(
+        patient_id="1",
+        measure=Measure(of="date", stream="labevents", elapsed="hours"),
+        aggregate=Aggregate(op="last"),
+    )
+    plan = one.model_copy(update={"minus": one})
+    assert QueryPlan.from_json(plan.to_json()) == plan
+    with pytest.raises(ValueError, match="elapsed"):
+        QueryPlan(
+            measure=Measure(of="date", stream="x", elapsed="days"), aggregate=Aggregate(op="count")
+        )
+    with pytest.raises(ValueError, match="minus"):
+        QueryPlan(patient_id="1", aggregate=Aggregate(op="count"), minus=one)
