@@ -142,3 +142,41 @@ def test_plan_fields_round_trip_and_validate() -> None:
         )
     with pytest.raises(ValueError, match="minus"):
         QueryPlan(patient_id="1", aggregate=Aggregate(op="count"), minus=one)
+
+
+def test_totals_of_input_and_output(db: Path, conn: Any) -> None:
+    pid, day, total = _one(
+        db,
+        """SELECT subject_id, date(charttime), sum(value) FROM outputevents
+        GROUP BY subject_id, date(charttime) ORDER BY count(*) DESC, subject_id LIMIT 1""",
+    )
+    y, m, d = str(day).split("-")
+    (since,) = _one(
+        db,
+        f"SELECT sum(value) FROM outputevents WHERE subject_id = {pid} AND date(charttime) >= '{day}'",
+    )
+    a = conn.ask(f"Show me patient {pid}'s total volume of output since {m}/{d}/{y}.", now=NOW)
+    assert a.decision == "accept", a.reason
+    assert abs(float(a.value) - since) < 1e-6
+    a = conn.ask(f"What was the total amount of output of patient {pid} on {m}/{d}/{y}?", now=NOW)
+    assert a.decision == "accept", a.reason
+    assert abs(float(a.value) - total) < 1e-6
+    (inputs,) = _one(
+        db,
+        f"SELECT sum(totalamount) FROM inputevents WHERE subject_id = {pid} AND date(starttime) >= '{day}'",
+    )
+    a = conn.ask(
+        f"Calculate the difference between the total input and output of patient {pid} since {m}/{d}/{y}.",
+        now=NOW,
+    )
+    if inputs is None:
+        assert a.decision == "abstain"
+    else:
+        assert a.decision == "accept", a.reason
+        assert abs(float(a.value) - (inputs - since)) < 1e-6
+
+
+def test_total_with_a_word_not_read_abstains(db: Path, conn: Any) -> None:
+    (pid,) = _one(db, "SELECT subject_id FROM outputevents LIMIT 1")
+    a = conn.ask(f"What was the total zyxwv output of patient {pid} since 01/01/2100?", now=NOW)
+    assert a.decision == "abstain", a.value

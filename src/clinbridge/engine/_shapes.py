@@ -63,9 +63,10 @@ _Q_DATE = re.compile(
     r"|what\s+(time\s+)?(is|was|were)\s+the\s+(first|last|latest|earliest|most\s+recent)\s+time\b)",
     re.I,
 )
+# 'show me the total / the length of ...' asks for that amount, not a list
 _Q_BOOL = re.compile(r"^\s*(is|was|were|are|does|did|do|has|have|had|can|could)\b", re.I)
 _Q_LIST = re.compile(
-    r"^\s*(which|list|name\s+(the|all)|show|what\s+(\w+\s+){0,2}(drugs|medications|conditions|diagnoses|"
+    r"^\s*(which|list|name\s+(the|all)|show(?![^?.]*\b(?:total|length|duration|difference|change)\b)|what\s+(\w+\s+){0,2}(drugs|medications|conditions|diagnoses|"
     r"procedures|measurements|tests|labs)\b)",
     re.I,
 )

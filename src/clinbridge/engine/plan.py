@@ -77,6 +77,10 @@ _COUNTED_MEASURES = frozenset(
 never averaged or summed."""
 
 
+_ONE_VALUE = frozenset(("first", "last", "sum"))
+"""The aggregates of one value each that ``QueryPlan.minus`` subtracts."""
+
+
 class _Node(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -486,9 +490,9 @@ class QueryPlan(_Node):
             "encounter_cost",
         }
         if self.minus is not None and (
-            op not in {"first", "last"} or self.minus.aggregate.op not in {"first", "last"}
+            op not in _ONE_VALUE or self.minus.aggregate.op not in _ONE_VALUE
         ):
-            raise ValueError("'minus' takes one value (a first or last) from another")
+            raise ValueError("'minus' takes one value (a first, last or sum) from another")
         if of in {"variable", "change"} and self.measure.variable is None:
             raise ValueError(f"measure {of!r} needs a variable")
         if of == "days_between" and (self.measure.start_at is None or self.measure.end_at is None):

@@ -34,6 +34,7 @@ from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._text import normalize
+from clinbridge.engine.understand._total_read import read_total
 from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
 
@@ -98,7 +99,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     if schema is not None:  # the question names tables, fields or codes: read as such only
         return [schema]
-    for reader in (read_elapsed, read_change):  # one patient's times, changes between values
+    for reader in (read_elapsed, read_change, read_total):  # one patient's times, changes, totals
         timed = reader(question, ctx.lexicon, ctx.catalog, patient_id=ctx.patient_id, now=ctx.now)
         if timed is not None:
             return [timed]
