@@ -180,3 +180,47 @@ def test_total_with_a_word_not_read_abstains(db: Path, conn: Any) -> None:
     (pid,) = _one(db, "SELECT subject_id FROM outputevents LIMIT 1")
     a = conn.ask(f"What was the total zyxwv output of patient {pid} since 01/01/2100?", now=NOW)
     assert a.decision == "abstain", a.value
+
+
+def test_max_of_a_lab_in_the_first_admission_and_monthly_averages(db: Path, conn: Any) -> None:
+    pid, label, top = _one(
+        db,
+        """WITH adm AS (SELECT subject_id, hadm_id FROM admissions a WHERE dischtime IS NOT NULL
+        AND admittime = (SELECT min(admittime) FROM admissions b WHERE b.subject_id = a.subject_id
+        AND b.dischtime IS NOT NULL))
+        SELECT adm.subject_id, d.label, max(l.valuenum) FROM labevents l
+        JOIN adm ON adm.hadm_id = l.hadm_id JOIN d_labitems d ON d.itemid = l.itemid
+        WHERE l.valuenum IS NOT NULL AND d.label NOT LIKE '%,%'
+        AND (SELECT count(*) FROM d_labitems d2 WHERE d2.label = d.label) = 1
+        GROUP BY adm.subject_id, d.label ORDER BY adm.subject_id, d.label LIMIT 1""",
+    )
+    a = conn.ask(
+        f"What was the maximum value of {label} of patient {pid} on the first hospital visit?",
+        now=NOW,
+    )
+    assert a.decision == "accept", a.reason
+    assert abs(float(a.value) - top) < 1e-6
+    con = sqlite3.connect(db)
+    months = {
+        round(v, 6)
+        for (v,) in con.execute(
+            """SELECT avg(l.valuenum) FROM labevents l JOIN d_labitems d USING (itemid)
+            WHERE l.subject_id = ? AND d.label = ? AND l.valuenum IS NOT NULL
+            GROUP BY strftime('%Y-%m', l.charttime)""",
+            (pid, label),
+        )
+    }
+    con.close()
+    a = conn.ask(f"Can you give me the monthly average {label} value of patient {pid}?", now=NOW)
+    assert a.decision == "accept", a.reason
+    assert a.plan["group_by"][0]["key"] == "month"
+    assert {round(float(r[-1]), 6) for r in a.rows} == months
+
+
+def test_polite_request_is_not_a_yes_no_question() -> None:
+    from clinbridge.engine._shapes import question_shape
+
+    assert question_shape("Can you give me patient 1's daily maximum heart rate?") is None
+    assert question_shape("Can you tell me if patient 1 had a heart rate?") == "boolean"
+    assert question_shape("Show me the total amount of patient 1's output.") is None
+    assert question_shape("Show me the drugs of patient 1.") == "list"

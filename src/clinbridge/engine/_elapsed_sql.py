@@ -12,7 +12,9 @@ import datetime as dt
 
 from sqlglot import exp
 
-__all__ = ["difference", "elapsed_since", "span_days"]
+from clinbridge.engine import sqlfuncs as f
+
+__all__ = ["difference", "elapsed_since", "period_key", "span_days"]
 
 
 def _epoch(e: exp.Expr, dialect: str) -> exp.Expr:
@@ -58,3 +60,14 @@ def difference(first: exp.Expr, second: exp.Expr) -> exp.Select:
         return exp.Case().when(same, pick(q, name + "y"))
 
     return exp.select(exp.Sub(this=one(first, "d1"), expression=one(second, "d2")).as_("value"))
+
+
+def period_key(t: exp.Expr, unit: str, dialect: str) -> exp.Expr:
+    """The calendar ``month`` ('2100-03') or ``day`` (its date) of ``t``, to group by."""
+    if unit == "day":
+        return f.as_date(t, dialect)
+    if dialect == "sqlite":
+        return exp.func("STRFTIME", exp.Literal.string("%Y-%m"), t)
+    if dialect == "postgres":
+        return exp.func("TO_CHAR", t, exp.Literal.string("YYYY-MM"))
+    return exp.func("STRFTIME", exp.cast(t, "TIMESTAMP"), exp.Literal.string("%Y-%m"))

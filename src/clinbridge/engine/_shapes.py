@@ -72,6 +72,12 @@ _Q_LIST = re.compile(
 )
 
 
+_REQUEST = re.compile(
+    r"^\s*(?:can|could|would|will)\s+(?:you|i|we)\s+(?:please\s+)?(?=(?:tell|give|show|list|"
+    r"provide|indicate|calculate|compute|find|get|retrieve|report|inform|display|know)\b)"
+    r"(?![^?]*\b(?:if|whether)\b)",
+    re.I,
+)
 _SENTENCE = re.compile(r"(?<=[?!])\s+(?=\S)|(?<=\.)\s+(?=[A-Z])")
 
 
@@ -82,6 +88,7 @@ def question_shape(question: str | None) -> Shape | None:
     # 'Was mortality different between the trials? Give the percentage in each.': the last
     # sentence says what is asked for
     question = _SENTENCE.split(question.strip())[-1]
+    question = _REQUEST.sub("", question)  # 'can you give me ...' asks for what it names
     if _Q_DATE.search(question):
         return "date"
     if _Q_NUMBER.search(question):

@@ -26,7 +26,7 @@ from clinbridge.engine._cohort import (
     _Joins,
     _lit,
 )
-from clinbridge.engine._elapsed_sql import difference, elapsed_since, span_days
+from clinbridge.engine._elapsed_sql import difference, elapsed_since, period_key, span_days
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
@@ -678,6 +678,8 @@ class Compiler:
                 if patient_level:
                     raise UnsupportedOperationError("group by year needs events")
                 keys.append(f.year(_col("t", e), self.cohorts.d).as_("year"))
+            elif g.key in {"month", "day"}:  # one group per calendar month / day of the events
+                keys.append(period_key(_col("t", e), g.key, self.cohorts.d).as_(g.key))
             elif g.key == "age_group":
                 age = self.cohorts.age(
                     _col("pid", e), f.date_literal(self.cohorts.now, self.cohorts.d), joins

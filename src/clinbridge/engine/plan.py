@@ -441,7 +441,9 @@ class Aggregate(_Node):
 class GroupBy(_Node):
     """Group the answer by one dimension (sex, age band, year, concept...)."""
 
-    key: Literal["sex", "year", "age_group", "concept", "encounter_type", "variable"]
+    key: Literal[
+        "sex", "year", "month", "day", "age_group", "concept", "encounter_type", "variable"
+    ]
     age_bin: int = 10
     variable: str | None = None
     """For ``variable``: the wide table's (categorical) variable to group by, e.g. the arm."""

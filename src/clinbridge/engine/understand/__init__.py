@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clinbridge.engine.understand._amount_read import read_amount
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._change import read_change
 from clinbridge.engine.understand._elapsed import read_elapsed
@@ -34,7 +35,6 @@ from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._text import normalize
-from clinbridge.engine.understand._total_read import read_total
 from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
 
@@ -99,7 +99,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     if schema is not None:  # the question names tables, fields or codes: read as such only
         return [schema]
-    for reader in (read_elapsed, read_change, read_total):  # one patient's times, changes, totals
+    for reader in (read_elapsed, read_change, read_amount):  # one patient's times, changes, totals
         timed = reader(question, ctx.lexicon, ctx.catalog, patient_id=ctx.patient_id, now=ctx.now)
         if timed is not None:
             return [timed]
