@@ -109,8 +109,8 @@ def test_change_between_last_and_first_value_of_first_admission(db: Path, conn: 
 @pytest.mark.parametrize(
     "question",
     [
-        # a position the plan cannot say
-        "What is patient {pid}'s difference in {label} from the second value measured on the first "
+        # a position the reader does not say
+        "What is patient {pid}'s difference in {label} from the third value measured on the first "
         "hospital visit compared to the first value measured on the first hospital visit?",
         # a name the source does not hold
         "How many hours have passed since patient {pid}'s last zyxwvutase lab test on the current "
@@ -224,3 +224,29 @@ def test_polite_request_is_not_a_yes_no_question() -> None:
     assert question_shape("Can you tell me if patient 1 had a heart rate?") == "boolean"
     assert question_shape("Show me the total amount of patient 1's output.") is None
     assert question_shape("Show me the drugs of patient 1.") == "list"
+
+
+def test_second_to_last_and_a_name_said_loosely(db: Path, conn: Any) -> None:
+    pid, change = _one(
+        db,
+        """WITH adm AS (SELECT subject_id, hadm_id FROM admissions a WHERE dischtime IS NOT NULL
+        AND admittime = (SELECT min(admittime) FROM admissions b WHERE b.subject_id = a.subject_id
+        AND b.dischtime IS NOT NULL)),
+        v AS (SELECT adm.subject_id AS pid, c.charttime AS t, c.valuenum AS x FROM chartevents c
+        JOIN icustays i ON i.stay_id = c.stay_id JOIN adm ON adm.hadm_id = i.hadm_id
+        JOIN d_items d ON d.itemid = c.itemid WHERE d.label = 'daily weight'),
+        times AS (SELECT pid, t, count(*) AS n, row_number() OVER (PARTITION BY pid ORDER BY t DESC) AS k
+        FROM v GROUP BY pid, t)
+        SELECT a.pid, (SELECT x FROM v WHERE v.pid = a.pid AND v.t = a.t)
+        - (SELECT x FROM v WHERE v.pid = b.pid AND v.t = b.t)
+        FROM times a JOIN times b ON a.pid = b.pid AND a.k = 1 AND b.k = 2
+        WHERE a.n = 1 AND b.n = 1 ORDER BY a.pid LIMIT 1""",
+    )
+    q = (
+        f"How much does the weight of patient {pid} change last measured on the first hospital visit "
+        "compared to the second to last value measured on the first hospital visit?"
+    )
+    a = conn.ask(q, now=NOW)
+    assert a.decision == "accept", a.reason
+    assert a.plan["minus"]["aggregate"]["nth"] == 2
+    assert abs(float(a.value) - change) < 1e-6

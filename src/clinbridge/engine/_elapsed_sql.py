@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from clinbridge.engine import sqlfuncs as f
 
-__all__ = ["difference", "elapsed_since", "period_key", "span_days"]
+__all__ = ["difference", "elapsed_since", "nth_time", "period_key", "span_days"]
 
 
 def _epoch(e: exp.Expr, dialect: str) -> exp.Expr:
@@ -71,3 +71,16 @@ def period_key(t: exp.Expr, unit: str, dialect: str) -> exp.Expr:
     if dialect == "postgres":
         return exp.func("TO_CHAR", t, exp.Literal.string("YYYY-MM"))
     return exp.func("STRFTIME", exp.cast(t, "TIMESTAMP"), exp.Literal.string("%Y-%m"))
+
+
+def nth_time(t: exp.Column, n: int | None, from_last: bool) -> exp.Expr:
+    """``t`` is the nth distinct time of the ``ev`` events counted from the first (or last)."""
+    inner = (
+        exp.select(exp.column(t.name, "nt"))
+        .distinct(copy=False)
+        .from_(exp.alias_(exp.to_table("ev"), "nt"), copy=False)
+        .order_by(exp.Ordered(this=exp.column(t.name, "nt"), desc=from_last), copy=False)
+        .limit(1, copy=False)
+        .offset((n or 1) - 1, copy=False)
+    )
+    return t.eq(exp.Subquery(this=inner))

@@ -66,7 +66,7 @@ _Q_DATE = re.compile(
 # 'show me the total / the length of ...' asks for that amount, not a list
 _Q_BOOL = re.compile(r"^\s*(is|was|were|are|does|did|do|has|have|had|can|could)\b", re.I)
 _Q_LIST = re.compile(
-    r"^\s*(which|list|name\s+(the|all)|show(?![^?.]*\b(?:total|length|duration|difference|change)\b)|what\s+(\w+\s+){0,2}(drugs|medications|conditions|diagnoses|"
+    r"^\s*(which|list|name\s+(the|all)|show(?![^?.]*\b(?:total|length|duration|differences?|change[sd]?)\b)|what\s+(\w+\s+){0,2}(drugs|medications|conditions|diagnoses|"
     r"procedures|measurements|tests|labs)\b)",
     re.I,
 )

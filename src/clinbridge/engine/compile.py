@@ -26,7 +26,13 @@ from clinbridge.engine._cohort import (
     _Joins,
     _lit,
 )
-from clinbridge.engine._elapsed_sql import difference, elapsed_since, period_key, span_days
+from clinbridge.engine._elapsed_sql import (
+    difference,
+    elapsed_since,
+    nth_time,
+    period_key,
+    span_days,
+)
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
@@ -367,6 +373,8 @@ class Compiler:
                 .from_(src, copy=False)
                 .where(exp.not_(val.is_(exp.null()), copy=False), copy=False)
             )
+            if (plan.aggregate.nth or 1) > 1:  # the second (to last) time's value
+                q = q.where(nth_time(_col("t", e), plan.aggregate.nth, op == "last"), copy=False)
             return q.order_by(*order, copy=False).limit(1, copy=False), "value_at"
         if op == "list" and plan.aggregate.top is not None:
             return self._top_concepts(plan.aggregate.top, m.stream), "list"

@@ -426,6 +426,9 @@ class Aggregate(_Node):
     ]
     numerator: tuple[Filter, ...] = ()
     round_to: int | None = None
+    nth: int | None = None
+    """For ``first`` / ``last`` values: the value at the nth distinct time from that end (2: the
+    second, or the second to last, measured)."""
     top: int | None = None
     """For ``list`` of concepts: only the concepts ranked in the first ``top`` places by how many
     events record them ('the five most common diagnoses'); ties share a place (dense rank), so
@@ -435,6 +438,8 @@ class Aggregate(_Node):
     def _top(self) -> Aggregate:
         if self.top is not None and (self.op != "list" or self.top < 1):
             raise ValueError("'top' ranks a list: it needs op 'list' and top >= 1")
+        if self.nth is not None and (self.op not in {"first", "last"} or self.nth < 1):
+            raise ValueError("'nth' counts first or last values: it needs op first/last, nth >= 1")
         return self
 
 

@@ -29,11 +29,12 @@ from clinbridge.engine.plan import (
     Measure,
     QueryPlan,
 )
-from clinbridge.engine.understand._lexicon import Lexicon
+from clinbridge.engine.understand._lexicon import ConceptEntry, Lexicon
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._span_read import (
     concept_span,
     found_concept,
+    loose_span,
     named_patient,
     shape_reading,
 )
@@ -206,15 +207,13 @@ def read_amount(
     if len(streams) > 1:
         return None
     amounts = {s.name for s in catalog.streams if s.kind in {"drug", "observation"}}
-    found = concept_span(
-        words,
-        lexicon,
-        _FILLER,
-        lambda e: (
-            e.values > 0
-            and (e.stream_name in streams if streams else op != "sum" or e.stream_name in amounts)
-        ),
-    )
+
+    def keep(e: ConceptEntry) -> bool:
+        named = e.stream_name in streams if streams else op != "sum" or e.stream_name in amounts
+        return e.values > 0 and named
+
+    found = concept_span(words, lexicon, _FILLER, keep)
+    found = found or loose_span(words, lexicon, _FILLER | _STREAM_WORDS, keep)
     if found is None and (not streams or op != "sum"):
         return None
     inside = found[0] if found is not None else set()

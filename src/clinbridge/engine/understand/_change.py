@@ -6,8 +6,8 @@ within a first / last encounter (hospital or ICU), joined by 'compared to'. What
 the measurement; it must be one concept with numeric values in one stream of the source,
 matched by its whole name or the same words. The plan is the first position's value
 (``first`` / ``last`` in its encounter scope) with ``minus`` the second's; anything else left
-over, or a position the plan cannot say ('second to last'), leaves the question to the general
-reader (None).
+over leaves the question to the general reader (None). 'second' and 'second to last' are the
+values at the second distinct time from either end.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from clinbridge.engine.understand._reading import Reading
 from clinbridge.engine.understand._span_read import (
     concept_span,
     found_concept,
+    loose_span,
     named_patient,
     shape_reading,
 )
@@ -111,12 +112,11 @@ def read_change(
         or not positions[0].end() <= cm.start() < positions[1].start()
     ):
         return None
-    if any(p[1] not in {"first", "last"} for p in positions):
-        return None  # 'the second value': a position the plan cannot say
     rest = text[: positions[0].start()] + " " + text[positions[0].end() : cm.start()]
     rest += " " + text[cm.end() : positions[1].start()] + " " + text[positions[1].end() :]
     words = re.findall(r"[a-z0-9]+(?:[./%,-][a-z0-9]+)*%?|\([^)]*\)", rest.replace("?", " "))
     found = concept_span(words, lex, _FILLER, lambda e: e.values > 0)
+    found = found or loose_span(words, lex, _FILLER, lambda e: e.values > 0)
     if found is None:
         return None
     name = {words[k] for k in found[0]}
@@ -131,7 +131,7 @@ def read_change(
             question=question,
             patient_id=pid,
             measure=Measure(of="value", stream=stream, concepts=concepts),
-            aggregate=Aggregate(op=p[1]),  # type: ignore[arg-type]
+            aggregate=_position(p[1]),
             scope=EncounterScope(which=p[2], type=None if p[3] == "hospital" else "icu"),  # type: ignore[arg-type]
             now=now,
         )
@@ -141,3 +141,12 @@ def read_change(
     return shape_reading(
         question, plan, (grounding,), "read as the change between two measurements"
     )
+
+
+def _position(word: str) -> Aggregate:
+    """'first', 'second', 'last', 'second to last' as a first / last (nth) value."""
+    if word == "second":
+        return Aggregate(op="first", nth=2)
+    if word == "second to last":
+        return Aggregate(op="last", nth=2)
+    return Aggregate(op=word)  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from clinbridge.engine.plan import ConceptRef, ConceptSet, QueryPlan
 from clinbridge.engine.understand._lexicon import ConceptEntry, Lexicon
 from clinbridge.engine.understand._reading import Grounding, Reading
 
-__all__ = ["concept_span", "found_concept", "named_patient", "shape_reading"]
+__all__ = ["concept_span", "found_concept", "loose_span", "named_patient", "shape_reading"]
 
 _PATIENT = re.compile(r"\bpatient\s+(\d+)(?:\s*'\s*s\b)?")
 
@@ -60,6 +60,31 @@ def concept_span(
             entries = list({e.code: e for _, e in hits}.values())
             return set(range(a, a + size)), streams.pop(), entries
     return None
+
+
+def loose_span(
+    words: list[str],
+    lex: Lexicon,
+    filler: frozenset[str],
+    keep: Callable[[ConceptEntry], bool],
+) -> Span | None:
+    """Where no whole name is said ('weight' for 'daily weight'): the one run of words left
+    between the shape's filler, grounded as the general reader grounds a phrase (without
+    embeddings); None unless it is one concept, every word read, one measurement (not two
+    tied), with entries ``keep`` accepts in one stream."""
+    from clinbridge.engine.understand._ground import Concept, ground_text
+
+    inside = [k for k, w in enumerate(words) if w not in filler]
+    if not inside or inside != list(range(inside[0], inside[-1] + 1)):
+        return None
+    items = ground_text(" ".join(words[k] for k in inside), lex, embeddings=False)
+    if len(items) != 1 or not isinstance(items[0], Concept) or len(items[0].tied) > 1:
+        return None
+    entries = [lex.entries[i] for i in (items[0].primary or items[0].entries)]
+    kept = [e for e in entries if keep(e)]
+    if not kept or len(kept) != len(entries) or len({e.stream_name for e in kept}) != 1:
+        return None
+    return set(inside), kept[0].stream_name, list({e.code: e for e in kept}.values())
 
 
 def found_concept(words: list[str], span: Span) -> tuple[str, ConceptSet, Grounding]:
