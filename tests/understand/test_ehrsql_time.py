@@ -250,3 +250,21 @@ def test_second_to_last_and_a_name_said_loosely(db: Path, conn: Any) -> None:
     assert a.decision == "accept", a.reason
     assert a.plan["minus"]["aggregate"]["nth"] == 2
     assert abs(float(a.value) - change) < 1e-6
+
+
+def test_change_between_values_at_two_times(db: Path, conn: Any) -> None:
+    pid, t1, t0, change = _one(
+        db,
+        """WITH v AS (SELECT c.subject_id AS pid, c.charttime AS t, c.valuenum AS x,
+        count(*) OVER (PARTITION BY c.subject_id, c.charttime) AS n FROM chartevents c
+        JOIN d_items d ON d.itemid = c.itemid WHERE d.label = 'heart rate')
+        SELECT a.pid, a.t, b.t, a.x - b.x FROM v a JOIN v b ON a.pid = b.pid AND b.t < a.t
+        WHERE a.n = 1 AND b.n = 1 ORDER BY a.pid, a.t, b.t LIMIT 1""",
+    )
+    q = (
+        f"What is the difference in the heart rate of patient {pid} measured at {t1} compared to "
+        f"the value measured at {t0}?"
+    )
+    a = conn.ask(q, now=NOW)
+    assert a.decision == "accept", a.reason
+    assert abs(float(a.value) - change) < 1e-6

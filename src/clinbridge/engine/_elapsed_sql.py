@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from clinbridge.engine import sqlfuncs as f
 
-__all__ = ["difference", "elapsed_since", "nth_time", "period_key", "span_days"]
+__all__ = ["at_time", "difference", "elapsed_since", "nth_time", "period_key", "span_days"]
 
 
 def _epoch(e: exp.Expr, dialect: str) -> exp.Expr:
@@ -84,3 +84,9 @@ def nth_time(t: exp.Column, n: int | None, from_last: bool) -> exp.Expr:
         .offset((n or 1) - 1, copy=False)
     )
     return t.eq(exp.Subquery(this=inner))
+
+
+def at_time(when: dt.datetime, dialect: str) -> exp.Expr:
+    """A timestamp literal ('2100-06-07 05:00:00'), as the source stores times."""
+    text = exp.Literal.string(when.isoformat(sep=" "))
+    return text if dialect == "sqlite" else exp.cast(text, "TIMESTAMP")

@@ -27,6 +27,7 @@ from clinbridge.engine._cohort import (
     _lit,
 )
 from clinbridge.engine._elapsed_sql import (
+    at_time,
     difference,
     elapsed_since,
     nth_time,
@@ -217,6 +218,8 @@ class Compiler:
         if linked is not None:
             conds.append(linked)
         joins = _Joins()
+        if m.at is not None:  # the events recorded at one exact time
+            conds.append(_col("t", a).eq(at_time(m.at, self.cohorts.d)))
         window = self.cohorts.window_condition(plan.window, _col("t", a), _col("pid", a), joins)
         if window is not None:
             conds.append(window)

@@ -394,6 +394,8 @@ class Measure(_Node):
     """For ``change``: the variable at the earlier time point."""
     include_missing: bool = False
     """Count missing codes as values (only when the question asks about them)."""
+    at: dt.datetime | None = None
+    """Only the events recorded at this exact time ('the weight measured at 2100-06-07 05:00')."""
     elapsed: Literal["days", "hours"] | None = None
     """For ``date`` (first / last): the time from that event to 'now' (the plan's timestamp)
     instead of its date, in days or hours with their fraction."""

@@ -206,6 +206,12 @@ def read_amount(
         return shape_reading(question, plan, (), "read as the difference of two totals")
     if len(streams) > 1:
         return None
+    if op == "sum" and streams and re.search(r"\bnumber\s+of\b", text):
+        return Reading(  # 'the total number of inputs': how many records, or how much in all?
+            question=question,
+            abstain_reason=f"'number of' {streams[0]} may be the count of its records or their "
+            "total amount: ask for 'how many' records or 'the total amount'",
+        )
     amounts = {s.name for s in catalog.streams if s.kind in {"drug", "observation"}}
 
     def keep(e: ConceptEntry) -> bool:

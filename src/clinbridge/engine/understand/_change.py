@@ -18,6 +18,7 @@ import re
 from clinbridge.catalog import Catalog
 from clinbridge.engine.plan import (
     Aggregate,
+    ConceptSet,
     EncounterScope,
     Measure,
     QueryPlan,
@@ -39,6 +40,7 @@ _POSITION = re.compile(
     r"(?:on|in|during|at)\s+(?:the\s+|their\s+|this\s+)?(first|last|current)\s+(hospital|icu)\s+"
     r"(?:visit|encounter|stay)\b"
 )
+_AT = re.compile(r"\b(?:the\s+)?(?:value\s+)?measured\s+at\s+(\d{4}-\d\d-\d\d\s+\d\d:\d\d:\d\d)\b")
 _ASKS = re.compile(r"\b(?:change[sd]?|difference|shifts?|differ)\b")
 _COMPARED = re.compile(r"\bcompared\s+(?:to|with)\b")
 _FILLER = frozenset(
@@ -104,7 +106,7 @@ def read_change(
     if named is None or not _ASKS.search(named[0]):
         return None
     text, pid = named
-    positions = list(_POSITION.finditer(text))
+    positions = list(_POSITION.finditer(text)) or list(_AT.finditer(text))
     cm = _COMPARED.search(text)
     if (
         len(positions) != 2
@@ -122,24 +124,49 @@ def read_change(
     name = {words[k] for k in found[0]}
     if any(w not in _FILLER and w not in name for w in words):
         return None
-    if any(p[3] == "icu" for p in positions) and catalog.nested_encounter("icu") is None:
+    if (
+        any(p.re is _POSITION and p[3] == "icu" for p in positions)
+        and catalog.nested_encounter("icu") is None
+    ):
         return None
     _, concepts, grounding = found_concept(words, found)
     stream = found[1]
-    plans = [
-        QueryPlan(
-            question=question,
-            patient_id=pid,
-            measure=Measure(of="value", stream=stream, concepts=concepts),
-            aggregate=_position(p[1]),
-            scope=EncounterScope(which=p[2], type=None if p[3] == "hospital" else "icu"),  # type: ignore[arg-type]
-            now=now,
-        )
-        for p in positions
-    ]
+    plans = [_plan(p, question, pid, stream, concepts, now) for p in positions]
     plan = plans[0].model_copy(update={"minus": plans[1]})
     return shape_reading(
         question, plan, (grounding,), "read as the change between two measurements"
+    )
+
+
+def _plan(
+    p: re.Match[str],
+    question: str,
+    pid: str,
+    stream: str,
+    concepts: ConceptSet,
+    now: dt.datetime | None,
+) -> QueryPlan:
+    """One position's plan: the value at an exact time, or a first / last (nth) value in a
+    first / last / current hospital or ICU stay."""
+    if p.re is _AT:
+        at = dt.datetime.fromisoformat(p[1])
+        measure = Measure(of="value", stream=stream, concepts=concepts, at=at)
+        return QueryPlan(
+            question=question,
+            patient_id=pid,
+            measure=measure,
+            aggregate=Aggregate(op="first"),
+            now=now,
+        )
+    scope = EncounterScope(which=p[2], type=None if p[3] == "hospital" else "icu")  # type: ignore[arg-type]
+    measure = Measure(of="value", stream=stream, concepts=concepts)
+    return QueryPlan(
+        question=question,
+        patient_id=pid,
+        measure=measure,
+        aggregate=_position(p[1]),
+        scope=scope,
+        now=now,
     )
 
 

@@ -144,7 +144,7 @@ _KIND_WORDS: dict[str, tuple[str, ...]] = {
     "ward": ("visit_detail",),
     "unit": ("visit_detail",),
 }
-_LOS = re.compile(r"\b(?:length|duration|how\s+many\s+days)\b")
+_LOS = re.compile(r"\b(?:length|duration|how\s+many\s+days|stay\s+in\s+days)\b")
 _ICU = re.compile(r"\b(?:icu|intensive\s+care(?:\s+unit)?)\b")
 _LOS_WORDS = frozenset(
     [
