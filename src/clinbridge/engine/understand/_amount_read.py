@@ -153,6 +153,8 @@ _FILLER = frozenset(
         "is",
         "getting",
         "throughout",
+        "taken",
+        "taking",
     ]
 )
 _STREAM_WORDS = frozenset(["input", "output", "intake", "inputs", "outputs", "intakes"])
@@ -172,7 +174,10 @@ def read_amount(
     if catalog is None or now is None or named is None:
         return None
     text, pid = named
-    ops = {op for rx, op in _OPS if rx.search(text)}
+    found_ops = [(op, m) for rx, op in _OPS for m in rx.finditer(text)]
+    in_names = {m[0] for _, m in found_ops if _in_name(text, m, lexicon)}
+    ops = {op for op, m in found_ops if m[0] not in in_names}
+    filler = _FILLER - in_names  # 'mean' in 'mean blood pressure' is part of the name
     periods = set(_PERIOD.findall(text))
     if len(ops) != 1 or len(periods) > 1:
         return None
@@ -218,13 +223,13 @@ def read_amount(
         named = e.stream_name in streams if streams else op != "sum" or e.stream_name in amounts
         return e.values > 0 and named
 
-    found = concept_span(words, lexicon, _FILLER, keep)
-    found = found or loose_span(words, lexicon, _FILLER | _STREAM_WORDS, keep)
+    found = concept_span(words, lexicon, filler, keep)
+    found = found or loose_span(words, lexicon, filler | _STREAM_WORDS, keep)
     if found is None and (not streams or op != "sum"):
         return None
     inside = found[0] if found is not None else set()
     outside = [w for k, w in enumerate(words) if k not in inside]
-    if any(w not in _FILLER | _STREAM_WORDS or re.search(r"\d", w) for w in outside):
+    if any(w not in filler | _STREAM_WORDS or re.search(r"\d", w) for w in outside):
         return None  # a word (or a day) not read
     concepts: ConceptSet | None = None
     groundings: tuple[Grounding, ...] = ()
@@ -234,6 +239,20 @@ def read_amount(
     stream = streams[0] if streams else found[1]  # type: ignore[index]
     plan = _plan(common, op, stream, concepts)
     return shape_reading(question, plan, groundings, f"read as one patient's {op} of values")
+
+
+def _in_name(text: str, m: re.Match[str], lex: Lexicon) -> bool:
+    """Whether an aggregate word begins a measurement's name ('mean blood pressure')."""
+    after = re.findall(r"[a-z0-9]+", text[m.end() :])[:3]
+    while after:
+        phrase = " ".join([m[0], *after])
+        if any(
+            x.score >= 0.8 and set(phrase.split()) <= set(re.findall(r"[a-z0-9]+", x.label))
+            for x in lex.match(phrase)
+        ):
+            return True
+        after.pop()
+    return False
 
 
 def _plan(common: dict[str, Any], op: str, stream: str, concepts: ConceptSet | None) -> QueryPlan:

@@ -75,9 +75,16 @@ def loose_span(
     from clinbridge.engine.understand._ground import Concept, ground_text
 
     inside = [k for k, w in enumerate(words) if w not in filler]
-    if not inside or inside != list(range(inside[0], inside[-1] + 1)):
-        return None
-    items = ground_text(" ".join(words[k] for k in inside), lex, embeddings=False)
+    runs: list[list[int]] = []
+    for k in inside:
+        if runs and runs[-1][-1] == k - 1:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    if not runs or len({" ".join(words[k] for k in r) for r in runs}) != 1:
+        return None  # one name, said once or said again ('the weight ... weight change')
+    inside = [k for r in runs for k in r]
+    items = ground_text(" ".join(words[k] for k in runs[0]), lex, embeddings=False)
     if len(items) != 1 or not isinstance(items[0], Concept) or len(items[0].tied) > 1:
         return None
     entries = [lex.entries[i] for i in (items[0].primary or items[0].entries)]
