@@ -14,6 +14,8 @@ from sqlglot import exp
 
 from clinbridge.engine import sqlfuncs as f
 
+_MS_PER_DAY = exp.Literal.number(86400000)
+
 __all__ = ["at_time", "difference", "elapsed_since", "nth_time", "period_key", "span_days"]
 
 
@@ -25,8 +27,10 @@ def _epoch(e: exp.Expr, dialect: str) -> exp.Expr:
 
 def span_days(later: exp.Expr, earlier: exp.Expr, dialect: str) -> exp.Expr:
     """The time from ``earlier`` to ``later`` in days, with its fraction."""
-    if dialect == "sqlite":
-        return exp.Sub(this=exp.func("JULIANDAY", later), expression=exp.func("JULIANDAY", earlier))
+    if dialect == "sqlite":  # whole milliseconds (the clock's unit), without float noise
+        days = exp.Sub(this=exp.func("JULIANDAY", later), expression=exp.func("JULIANDAY", earlier))
+        ms = exp.func("ROUND", exp.Mul(this=exp.paren(days, copy=False), expression=_MS_PER_DAY))
+        return exp.Div(this=ms, expression=exp.Literal.number(86400000.0))
     diff = exp.Sub(this=_epoch(later, dialect), expression=_epoch(earlier, dialect))
     return exp.Div(this=exp.paren(diff, copy=False), expression=exp.Literal.number(86400.0))
 
