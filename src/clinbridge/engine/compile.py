@@ -26,6 +26,14 @@ from clinbridge.engine._cohort import (
     _Joins,
     _lit,
 )
+from clinbridge.engine._elapsed_sql import (
+    at_time,
+    difference,
+    elapsed_since,
+    nth_time,
+    period_key,
+    span_days,
+)
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
@@ -101,6 +109,12 @@ class Compiler:
     # -- entry point -----------------------------------------------------------------------
     def compile(self, plan: QueryPlan) -> CompiledPlan:
         """The plan as one SELECT (with its shape, concept sets and date of 'now')."""
+        if plan.minus is not None:  # one value minus another, each compiled on its own
+            a = self.compile(plan.model_copy(update={"minus": None}))
+            b = self.compile(plan.minus)
+            both = a.concept_sets + b.concept_sets
+            select = difference(a.expression, b.expression)
+            return CompiledPlan(select, self.dialect, "scalar", both, a.now, a.scope_check)
         self.cohorts = CohortBuilder(
             self.catalog, self.resolve, self._resolve_now(plan), dialect=self.dialect
         )
@@ -159,7 +173,13 @@ class Compiler:
         nested_measure = encounter_level and (
             self.catalog.nested_encounter(m.encounter_type) is not None
         )
-        if nested_measure and (plan.scope is not None or m.of == "length_of_stay"):
+        one_stay = m.of == "length_of_stay" and plan.aggregate.op in {"first", "last"}
+        # a nested scope of the measured encounters' own type is matched by their ids
+        own_scope = plan.scope is not None and plan.scope.type == m.encounter_type
+        if nested_measure and (
+            (plan.scope is not None and not own_scope)
+            or (m.of == "length_of_stay" and not one_stay)
+        ):
             # ICU stays inside an admission: not matched to a scope of admissions, and their
             # length (hours to days) is not read in whole days
             raise UnsupportedOperationError(
@@ -172,9 +192,8 @@ class Compiler:
             if attribute is not None:
                 cols.append(_col("attr", a).as_("val"))
             else:
-                cols.append(
-                    f.days_between(_col("t_end", a), _col("t", a), self.cohorts.d).as_("val")
-                )
+                days = span_days if nested_measure else f.days_between  # one ICU stay: exact
+                cols.append(days(_col("t_end", a), _col("t", a), self.cohorts.d).as_("val"))
             cols += [exp.null().as_("code"), exp.null().as_("sys"), exp.null().as_("unit")]
             cols.append(exp.null().as_("lbl"))
             linked = self._linked_encounters(m, a)
@@ -199,6 +218,8 @@ class Compiler:
         if linked is not None:
             conds.append(linked)
         joins = _Joins()
+        if m.at is not None:  # the events recorded at one exact time
+            conds.append(_col("t", a).eq(at_time(m.at, self.cohorts.d)))
         window = self.cohorts.window_condition(plan.window, _col("t", a), _col("pid", a), joins)
         if window is not None:
             conds.append(window)
@@ -342,8 +363,12 @@ class Compiler:
             if m.of == "end_date":  # the first/last discharge, by when it happened
                 order = [exp.Ordered(this=val.copy(), desc=op == "last"), *order]
             if m.of in {"date", "end_date"}:
-                q = exp.select(val.as_("value")).from_(src, copy=False)
-                return q.order_by(*order, copy=False).limit(1, copy=False), "date"
+                now = plan.now or dt.datetime.combine(self.cohorts.now, dt.time())
+                since = m.elapsed and elapsed_since(val, now, m.elapsed, d)
+                q = exp.select((since or val).as_("value")).from_(src, copy=False)
+                return q.order_by(*order, copy=False).limit(1, copy=False), (
+                    "scalar" if since else "date"
+                )
             q = (
                 exp.select(
                     val.as_("value"),
@@ -353,6 +378,8 @@ class Compiler:
                 .from_(src, copy=False)
                 .where(exp.not_(val.is_(exp.null()), copy=False), copy=False)
             )
+            if (plan.aggregate.nth or 1) > 1:  # the second (to last) time's value
+                q = q.where(nth_time(_col("t", e), plan.aggregate.nth, op == "last"), copy=False)
             return q.order_by(*order, copy=False).limit(1, copy=False), "value_at"
         if op == "list" and plan.aggregate.top is not None:
             return self._top_concepts(plan.aggregate.top, m.stream), "list"
@@ -664,6 +691,8 @@ class Compiler:
                 if patient_level:
                     raise UnsupportedOperationError("group by year needs events")
                 keys.append(f.year(_col("t", e), self.cohorts.d).as_("year"))
+            elif g.key in {"month", "day"}:  # one group per calendar month / day of the events
+                keys.append(period_key(_col("t", e), g.key, self.cohorts.d).as_(g.key))
             elif g.key == "age_group":
                 age = self.cohorts.age(
                     _col("pid", e), f.date_literal(self.cohorts.now, self.cohorts.d), joins
