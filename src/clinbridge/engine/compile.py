@@ -183,7 +183,13 @@ class Compiler:
             if m.stream is None:
                 raise UnsupportedOperationError(f"measure {m.of!r} needs a stream")
             rel = self.cohorts.stream_relation(
-                m.stream, m.concepts, m.value, nested=nested, cost=m.of == "cost"
+                m.stream,
+                m.concepts,
+                m.value,
+                nested=nested,
+                cost=m.of == "cost",
+                label=m.column,
+                matches=m.matches,
             )
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit", "lbl")]
@@ -325,7 +331,7 @@ class Compiler:
                         exp.alias_(exp.to_table("ev"), b), copy=False
                     )
                 )
-                label = self._label(e, m.stream)
+                label = _col("lbl", e) if m.column else self._label(e, m.stream)
                 q = (
                     exp.select(label.as_("value"), day.as_("date"))
                     .distinct(copy=False)
@@ -356,7 +362,7 @@ class Compiler:
             return self._top_concepts(plan.aggregate.top, m.stream), "list"
         if op == "list":
             by_label = m.of in {"concept", "events"}
-            item = self._label(e, m.stream) if by_label else val
+            item = (_col("lbl", e) if m.column else self._label(e, m.stream)) if by_label else val
             # A label is NULL only when the code is, so test the code rather than evaluating the
             # label lookup a second time.
             present = _col("code", e) if by_label else val

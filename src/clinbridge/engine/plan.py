@@ -390,6 +390,12 @@ class Measure(_Node):
     """For ``change``: the variable at the earlier time point."""
     include_missing: bool = False
     """Count missing codes as values (only when the question asks about them)."""
+    column: str | None = None
+    """A text column of ``stream``'s table reported instead of the concept's name (the
+    organism of a microbiology record); events where it is empty are left out."""
+    matches: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(column, stored values): events of ``stream`` whose column holds one of the values
+    (a drug given by route 'po/ng')."""
 
 
 class Aggregate(_Node):

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._enc_class import read_encounter_codes
+from clinbridge.engine.understand._facets import read_facets
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
@@ -74,6 +75,9 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
+    faceted = read_facets(question, ctx, understand)
+    if faceted is not None:
+        return faceted
     text = replace_patient_names(expand_words(normalize(question)), ctx.lexicon)
     text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)
     if not_exact:

@@ -1,0 +1,137 @@
+"""Facets of an event table (organism, test, route) read on the generated EHRSQL-shaped SQLite DB.
+
+Each answer is checked against SQL written here over the same file; what a facet cannot be
+read for abstains.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import clinbridge.api as cb
+from clinbridge.synthetic.mimic import NOW
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from clinbridge.synthetic.mimic import generate_mimic
+
+    path = tmp_path_factory.mktemp("ehrsql-facets") / "mimic_iv.sqlite"
+    generate_mimic(f"sqlite:///{path}", patients=40, seed=3)
+    return path
+
+
+@pytest.fixture(scope="module")
+def conn(db: Path) -> Iterator[cb.Connection]:
+    with cb.connect(f"sqlite:///{db}") as c:
+        yield c
+
+
+def _values(value: object) -> set[str]:
+    items = value if isinstance(value, list) else [value]
+    return {str(v).lower() for v in items}
+
+
+def test_organism_at_first_specimen_test(db: Path, conn: cb.Connection) -> None:
+    con = sqlite3.connect(db)
+    pid, spec = con.execute(
+        "SELECT subject_id, spec_type_desc FROM microbiologyevents WHERE org_name IS NOT NULL "
+        "LIMIT 1"
+    ).fetchone()
+    first = con.execute(
+        "SELECT min(charttime) FROM microbiologyevents WHERE subject_id = ? AND "
+        "spec_type_desc = ? AND org_name IS NOT NULL",
+        (pid, spec),
+    ).fetchone()[0]
+    gold = {
+        r[0].lower()
+        for r in con.execute(
+            "SELECT DISTINCT org_name FROM microbiologyevents WHERE subject_id = ? AND "
+            "spec_type_desc = ? AND org_name IS NOT NULL AND charttime = ?",
+            (pid, spec, first),
+        )
+    }
+    con.close()
+    a = conn.ask(f"What was the organism found in the first {spec} test of patient {pid}?", now=NOW)
+    assert a.decision == "accept", a.reason
+    assert a.plan is not None and a.plan["measure"]["column"] == "org_name"
+    assert _values(a.value) == gold
+    yes = conn.ask(
+        f"Has there been any organism found in the {spec} test of patient {pid}?", now=NOW
+    )
+    assert yes.decision == "accept", yes.reason
+    assert yes.value is True
+
+
+def test_test_name_not_specimen(db: Path, conn: cb.Connection) -> None:
+    """'what microbiology test': the test's name column, not the specimen the table codes by;
+    'what specimen test': the specimen."""
+    con = sqlite3.connect(db)
+    pid = con.execute("SELECT subject_id FROM microbiologyevents LIMIT 1").fetchone()[0]
+    first = con.execute(
+        "SELECT min(charttime) FROM microbiologyevents WHERE subject_id = ?", (pid,)
+    ).fetchone()[0]
+
+    def at_first(col: str) -> set[str]:
+        return {
+            r[0].lower()
+            for r in con.execute(
+                f"SELECT DISTINCT {col} FROM microbiologyevents WHERE subject_id = ? "
+                f"AND charttime = ? AND {col} IS NOT NULL",
+                (pid, first),
+            )
+        }
+
+    tests, specs = at_first("test_name"), at_first("spec_type_desc")
+    con.close()
+    a = conn.ask(f"What microbiology test did patient {pid} take for the first time?", now=NOW)
+    assert a.decision == "accept", a.reason
+    assert _values(a.value) == tests
+    b = conn.ask(f"What specimen test did patient {pid} have for the first time?", now=NOW)
+    if b.decision == "accept":
+        assert _values(b.value) == specs
+
+
+def test_route_value_is_a_condition(db: Path, conn: cb.Connection) -> None:
+    con = sqlite3.connect(db)
+    pid, route = con.execute(
+        "SELECT subject_id, route FROM prescriptions WHERE route IS NOT NULL LIMIT 1"
+    ).fetchone()
+    first = con.execute(
+        "SELECT min(starttime) FROM prescriptions WHERE subject_id = ? AND route = ?",
+        (pid, route),
+    ).fetchone()[0]
+    gold = {
+        r[0].lower()
+        for r in con.execute(
+            "SELECT DISTINCT drug FROM prescriptions WHERE subject_id = ? AND route = ? "
+            "AND starttime = ?",
+            (pid, route, first),
+        )
+    }
+    con.close()
+    a = conn.ask(
+        f"What was the drug that was first prescribed to patient {pid} via the {route} route?",
+        now=NOW,
+    )
+    assert a.decision == "accept", a.reason
+    assert a.plan is not None and a.plan["measure"]["matches"] == [["route", [route]]]
+    assert _values(a.value) == gold
+
+
+def test_facets_that_do_not_fit_abstain(db: Path, conn: cb.Connection) -> None:
+    con = sqlite3.connect(db)
+    pid = con.execute("SELECT subject_id FROM labevents LIMIT 1").fetchone()[0]
+    con.close()
+    for q in (
+        # the organism of a lab test: another table than the organism's
+        f"What was the organism found in the first hemoglobin test of patient {pid}?",
+        # a route no record stores
+        f"What was the drug that was first prescribed to patient {pid} via the xyzzy route?",
+    ):
+        a = conn.ask(q, now=NOW)
+        assert a.decision != "accept", (q, a.value)
