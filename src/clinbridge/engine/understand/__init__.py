@@ -28,6 +28,7 @@ from clinbridge.engine.understand._facets import read_facets
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
+from clinbridge.engine.understand._plan_guards import guard_reading
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
@@ -75,6 +76,10 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
+    return [guard_reading(question, r) for r in _understand(question, ctx)]
+
+
+def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     faceted = read_facets(question, ctx, understand)
     if faceted is not None:
         return faceted

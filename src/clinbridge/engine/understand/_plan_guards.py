@@ -1,0 +1,92 @@
+"""Last checks of a reading against its question, turning two known misreadings into abstentions.
+
+* **qualified siblings**: a phrase whose concept set holds several concepts that each add a
+  different qualifier to the words asked ('diastolic blood pressure' → *arterial* … diastolic and
+  *non invasive* … diastolic) names two measurements, not one: their union mixes two series, and
+  which one is meant is not known. A spelling or plural variant ('mesothelial cell(s)') adds no
+  qualifier; an 'a, b or c' list names each concept on purpose.
+* **yes/no read as a count or list**: 'has patient 7 got a platelet count test' read as how many,
+  or as a list, answers another question.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from clinbridge.engine.understand._reading import Reading
+
+if TYPE_CHECKING:
+    from clinbridge.engine.plan import ConceptSet, QueryPlan
+
+__all__ = ["guard_reading"]
+
+_YESNO = re.compile(r"^\W*(has|have|had|did|does|do|was|were|is|are)\b", re.I)
+_STOP = {"of", "the", "a", "an", "and", "in", "on", "for", "to", "with", "by", "at"}
+
+
+def _words(text: str) -> set[str]:
+    out = set()
+    for w in re.findall(r"[a-z0-9]+", text.lower()):
+        if w in _STOP:
+            continue
+        out.add(w[:-1] if len(w) > 3 and w.endswith("s") else w)
+    return out
+
+
+def qualified_siblings(cs: ConceptSet) -> list[str]:
+    """The names of a concept set that each add a different qualifier to its label's words."""
+    label = cs.label or ""
+    if not label or re.search(r",|\bor\b|\band\b", label):
+        return []
+    asked = _words(label)
+    extras: dict[str, frozenset[str]] = {}
+    for c in cs.concepts:
+        name = str(c.name or c.concept_id)
+        words = _words(name)
+        if not asked <= words:
+            continue
+        extras.setdefault(name, frozenset(words - asked))
+    kinds = {e for e in extras.values() if e}
+    if len(kinds) < 2:
+        return []
+    return sorted(n for n, e in extras.items() if e)
+
+
+def _concept_sets(plan: QueryPlan) -> list[ConceptSet]:
+    out = [plan.measure.concepts] if plan.measure.concepts is not None else []
+    for f in plan.filters:
+        cs = getattr(f, "concepts", None)
+        if cs is not None:
+            out.append(cs)
+    return out
+
+
+def guard_reading(question: str, reading: Reading) -> Reading:
+    """The reading, or an abstention when its plan is one of the known misreadings."""
+    plan = reading.plan
+    if plan is None:
+        return reading
+    reason, phrase = "", ""
+    for cs in _concept_sets(plan):
+        names = qualified_siblings(cs)
+        if names:
+            reason = f"{cs.label!r} names several measurements ({', '.join(names[:4])}); say which"
+            phrase = cs.label or ""
+            break
+    op = plan.aggregate.op
+    if (
+        not reason
+        and _YESNO.match(question)
+        and op in {"count", "count_distinct", "list"}
+        and not re.search(r"\bhow\s+(many|much)\b", question, re.I)
+    ):
+        reason, phrase = f"a yes/no question read as a {op}", question.split()[0]
+    if not reason:
+        return reading
+    return Reading(
+        question=reading.question,
+        abstain_reason=f"cannot answer: {reason}",
+        unresolved=(phrase,),
+        groundings=reading.groundings,
+    )

@@ -1,0 +1,56 @@
+"""The reading guards: sibling measurements with different qualifiers, and yes/no read as counts."""
+
+from __future__ import annotations
+
+from clinbridge.engine.plan import Aggregate, ConceptRef, ConceptSet, Measure, QueryPlan
+from clinbridge.engine.understand._plan_guards import guard_reading, qualified_siblings
+from clinbridge.engine.understand._reading import Reading
+
+
+def _cs(label: str, *names: str) -> ConceptSet:
+    return ConceptSet(
+        concepts=tuple(ConceptRef(concept_id=i, name=n) for i, n in enumerate(names)), label=label
+    )
+
+
+def test_qualified_siblings() -> None:
+    bp = _cs(
+        "diastolic blood pressure",
+        "arterial blood pressure diastolic",
+        "non invasive blood pressure diastolic",
+    )
+    assert qualified_siblings(bp) == [
+        "arterial blood pressure diastolic",
+        "non invasive blood pressure diastolic",
+    ]
+    assert (
+        qualified_siblings(_cs("mesothelial cells", "mesothelial cell", "mesothelial cells")) == []
+    )
+    assert qualified_siblings(_cs("aspirin or heparin", "aspirin", "heparin")) == []
+    assert qualified_siblings(_cs("glucose", "glucose")) == []
+
+
+def _reading(question: str, op: str, cs: ConceptSet | None = None) -> Reading:
+    plan = QueryPlan(
+        question=question,
+        patient_id="7",
+        measure=Measure(of="events", stream="labevents", concepts=cs),
+        aggregate=Aggregate(op=op),  # type: ignore[arg-type]
+    )
+    return Reading(question=question, plan=plan, confidence=0.9)
+
+
+def test_guard_reading() -> None:
+    q = "Has patient 7 got a platelet count lab test?"
+    assert guard_reading(q, _reading(q, "count")).plan is None
+    assert guard_reading(q, _reading(q, "exists")).plan is not None
+    q2 = "How many platelet count tests did patient 7 have?"
+    assert guard_reading(q2, _reading(q2, "count")).plan is not None
+    bp = _cs(
+        "systolic blood pressure",
+        "arterial blood pressure systolic",
+        "non invasive blood pressure systolic",
+    )
+    q3 = "When was patient 7's first systolic blood pressure?"
+    out = guard_reading(q3, _reading(q3, "exists", bp))
+    assert out.plan is None and "several measurements" in (out.abstain_reason or "")
