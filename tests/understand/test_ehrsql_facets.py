@@ -135,3 +135,27 @@ def test_facets_that_do_not_fit_abstain(db: Path, conn: cb.Connection) -> None:
     ):
         a = conn.ask(q, now=NOW)
         assert a.decision != "accept", (q, a.value)
+
+
+def test_patient_sex_and_encounter_facts(db: Path, conn: cb.Connection) -> None:
+    """A patient's stored sex; the last hospital discharge; the name of the insurance."""
+    con = sqlite3.connect(db)
+    pid, sex = con.execute("SELECT subject_id, gender FROM patients LIMIT 1").fetchone()
+    row = con.execute(
+        "SELECT subject_id, max(dischtime) FROM admissions WHERE dischtime IS NOT NULL "
+        "GROUP BY subject_id LIMIT 1"
+    ).fetchone()
+    con.close()
+    for q in (
+        f"What is the sex of patient {pid}?",
+        f"Could you tell me the gender of patient {pid}?",
+    ):
+        a = conn.ask(q, now=NOW)
+        assert a.decision == "accept", (q, a.reason)
+        assert str(a.value).lower() == str(sex).lower()
+    # anything else in the question leaves it to the general reader
+    other = conn.ask(f"What is the sex of patient {pid} and their insurance?", now=NOW)
+    assert other.decision != "accept" or str(other.value).lower() != str(sex).lower()
+    d = conn.ask(f"When was patient {row[0]}'s last hospital discharge?", now=NOW)
+    assert d.decision == "accept", d.reason
+    assert str(d.value)[:16] == str(row[1])[:16]

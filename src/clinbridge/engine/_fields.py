@@ -6,12 +6,14 @@ column of the stream's own table (the catalog's table description), or the plan 
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlglot import exp
 
 from clinbridge.catalog import Catalog, EventStream
 from clinbridge.errors import UnsupportedOperationError
 
-__all__ = ["field_conditions", "has_column"]
+__all__ = ["field_conditions", "has_column", "patient_sex"]
 
 
 def has_column(catalog: Catalog, stream: EventStream, column: str) -> bool:
@@ -38,3 +40,16 @@ def field_conditions(
             raise UnsupportedOperationError(f"{column!r} is not a column of {stream.table}")
         out.append(exp.column(column, table=alias).isin(*[exp.Literal.string(v) for v in values]))
     return out
+
+
+def patient_sex(catalog: Catalog, plan: Any) -> exp.Select:
+    """The stored sex code of the plan's cohort members (one patient: one row)."""
+    pt = catalog.patients
+    if pt is None or not pt.sex_column:
+        raise UnsupportedOperationError(f"source {catalog.source!r} records no sex")
+    ids = exp.select("pid").from_("cohort", copy=False)
+    return (
+        exp.select(exp.column(pt.sex_column, table="p").as_("value"))
+        .from_(exp.alias_(exp.to_table(pt.table), "p"), copy=False)
+        .where(exp.column(pt.id_column, table="p").isin(query=ids), copy=False)
+    )

@@ -71,6 +71,11 @@ _Q_LIST = re.compile(
 )
 
 
+_POLITE_ASK = re.compile(
+    r"^\s*(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:tell|show|give|let)\s+"
+    r"(?:me|us)\s+(?!if\b|whether\b)",
+    re.I,
+)
 _SENTENCE = re.compile(r"(?<=[?!])\s+(?=\S)|(?<=\.)\s+(?=[A-Z])")
 
 
@@ -81,6 +86,8 @@ def question_shape(question: str | None) -> Shape | None:
     # 'Was mortality different between the trials? Give the percentage in each.': the last
     # sentence says what is asked for
     question = _SENTENCE.split(question.strip())[-1]
+    # 'could you tell me the gender of ...': a polite request, not a yes/no ('... tell me if')
+    question = _POLITE_ASK.sub("", question)
     if _Q_DATE.search(question):
         return "date"
     if _Q_NUMBER.search(question):

@@ -26,6 +26,7 @@ from clinbridge.engine._cohort import (
     _Joins,
     _lit,
 )
+from clinbridge.engine._fields import patient_sex
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
@@ -260,7 +261,9 @@ class Compiler:
         if m.of == "encounter_cost":
             return self._encounter_cost(plan, ctes)
         if (
-            m.of in {"patients", "age", "days_between"} or m.point is not None
+            m.of in {"patients", "age", "days_between"}
+            or m.point is not None
+            or (m.of == "attribute" and m.variable == "sex")
         ) and m.stream is None:
             return self._patient_level(plan)
         ev, _ = self._events(plan)
@@ -441,6 +444,8 @@ class Compiler:
             ), "scalar"
         if m.point is not None:
             return self._patient_point(plan, m.point)
+        if m.of == "attribute":  # the patient's recorded sex, as stored
+            return patient_sex(self.catalog, plan), "scalar"
         joins = _Joins()
         pid = _col("pid", "c")
         if m.of == "days_between":

@@ -28,6 +28,7 @@ from clinbridge.engine.understand._facets import read_facets
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
+from clinbridge.engine.understand._patient_sex import read_patient_sex
 from clinbridge.engine.understand._plan_guards import guard_reading
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
@@ -80,7 +81,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
 
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
-    faceted = read_facets(question, ctx, understand)
+    faceted = read_patient_sex(question, ctx) or read_facets(question, ctx, understand)
     if faceted is not None:
         return faceted
     text = replace_patient_names(expand_words(normalize(question)), ctx.lexicon)

@@ -167,8 +167,10 @@ def _asked(question: str, m: re.Match[str], f: Facet, ctx: Any, read: Read) -> l
     if yesno:
         rest = re.sub(r"(?i)\b(first|last)\s+", "", rest)
         text = f"{head} any {rest}"
-    else:
+    elif re.search(r"\b(first|last|latest|earliest|most\s+recent)\b", rest, re.I):
         text = f"When was {rest}"
+    else:  # 'what was the dose of X since May': a sum or a list, not the value at one time
+        return _abstain(question, f"which {f.word} (first? last? all?) is not said", f.word)
     readings = read(text, ctx)
     first = readings[0] if readings else None
     plan = first.plan if first is not None else None

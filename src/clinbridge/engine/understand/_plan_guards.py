@@ -1,7 +1,7 @@
 """Last checks of a reading against its question, turning two known misreadings into abstentions.
 
-* **qualified siblings**: a phrase whose concept set holds several concepts that each add a
-  different qualifier to the words asked ('diastolic blood pressure' → *arterial* … diastolic and
+* **qualified siblings**: a phrase whose values or times are asked, and whose concept set holds
+  several concepts that each add a different qualifier to the words asked ('diastolic blood pressure' → *arterial* … diastolic and
   *non invasive* … diastolic) names two measurements, not one: their union mixes two series, and
   which one is meant is not known. A spelling or plural variant ('mesothelial cell(s)') adds no
   qualifier; an 'a, b or c' list names each concept on purpose.
@@ -54,10 +54,15 @@ def qualified_siblings(cs: ConceptSet) -> list[str]:
 
 
 def _concept_sets(plan: QueryPlan) -> list[ConceptSet]:
-    out = [plan.measure.concepts] if plan.measure.concepts is not None else []
+    """The concept sets read as one series of values or times: the measure's when its values or
+    dates are asked or a value is compared, a filter's when a value is compared ('had a
+    fracture' may name every fracture)."""
+    m = plan.measure
+    series = m.of in {"value", "date", "concept"} or m.value is not None
+    out = [m.concepts] if m.concepts is not None and series else []
     for f in plan.filters:
         cs = getattr(f, "concepts", None)
-        if cs is not None:
+        if cs is not None and getattr(f, "value", None) is not None:
             out.append(cs)
     return out
 
