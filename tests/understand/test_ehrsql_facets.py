@@ -159,3 +159,39 @@ def test_patient_sex_and_encounter_facts(db: Path, conn: cb.Connection) -> None:
     d = conn.ask(f"When was patient {row[0]}'s last hospital discharge?", now=NOW)
     assert d.decision == "accept", d.reason
     assert str(d.value)[:16] == str(row[1])[:16]
+
+
+def test_values_tied_at_the_last_time_are_not_picked(db: Path, tmp_path: Path) -> None:
+    """Two values charted at the same last minute: not one of them picked by a tie-break."""
+    import shutil
+
+    copy = tmp_path / "tied.sqlite"
+    shutil.copy(db, copy)
+    con = sqlite3.connect(copy)
+    pid, item, label = con.execute(
+        "SELECT l.subject_id, l.itemid, d.label FROM labevents l JOIN d_labitems d "
+        "ON d.itemid = l.itemid WHERE l.valuenum IS NOT NULL AND d.label = 'anion gap' "
+        "GROUP BY d.label HAVING count(DISTINCT l.itemid) = 1 LIMIT 1"
+    ).fetchone()
+    row = con.execute(
+        "SELECT hadm_id, charttime, valuenum, valueuom FROM labevents WHERE subject_id = ? "
+        "AND itemid = ? AND valuenum IS NOT NULL ORDER BY charttime DESC LIMIT 1",
+        (pid, item),
+    ).fetchone()
+    con.close()
+    q = f"What was the last {label} of patient {pid}?"
+    with cb.connect(f"sqlite:///{copy}") as c:
+        before = c.ask(q, now=NOW)
+    con = sqlite3.connect(copy)
+    con.execute(
+        "INSERT INTO labevents (row_id, subject_id, hadm_id, itemid, charttime, valuenum, "
+        "valueuom) VALUES ((SELECT max(row_id) + 1 FROM labevents), ?, ?, ?, ?, ?, ?)",
+        (pid, row[0], item, row[1], float(row[2]) + 1.0, row[3]),
+    )
+    con.commit()
+    con.close()
+    with cb.connect(f"sqlite:///{copy}") as c:
+        after = c.ask(q, now=NOW)
+    assert before.decision == "accept", before.reason
+    assert float(before.value) == float(row[2])
+    assert after.decision != "accept" or isinstance(after.value, list), after.value

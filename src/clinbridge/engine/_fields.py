@@ -13,7 +13,7 @@ from sqlglot import exp
 from clinbridge.catalog import Catalog, EventStream
 from clinbridge.errors import UnsupportedOperationError
 
-__all__ = ["field_conditions", "has_column", "patient_sex"]
+__all__ = ["edge_values", "field_conditions", "has_column", "patient_sex"]
 
 
 def has_column(catalog: Catalog, stream: EventStream, column: str) -> bool:
@@ -52,4 +52,20 @@ def patient_sex(catalog: Catalog, plan: Any) -> exp.Select:
         exp.select(exp.column(pt.sex_column, table="p").as_("value"))
         .from_(exp.alias_(exp.to_table(pt.table), "p"), copy=False)
         .where(exp.column(pt.id_column, table="p").isin(query=ids), copy=False)
+    )
+
+
+def edge_values(q: exp.Select, extreme: Any, alias: str) -> exp.Select:
+    """``q`` (values of ``ev`` with their time) kept at the first/last time a value is
+    recorded, every distinct value then: two values charted at the same minute are both the
+    last one, not one of them picked by the tie-break of an ORDER BY."""
+    edge = exp.Subquery(
+        this=exp.select(extreme(this=exp.column("t", table=alias)))
+        .from_(exp.alias_(exp.to_table("ev"), alias), copy=False)
+        .where(exp.not_(exp.column("val", table=alias).is_(exp.null()), copy=False), copy=False)
+    )
+    return (
+        q.where(exp.column("t", table="e").eq(edge), copy=False)
+        .distinct(copy=False)
+        .order_by(exp.Ordered(this=exp.column("value")), copy=False)
     )

@@ -26,7 +26,7 @@ from clinbridge.engine._cohort import (
     _Joins,
     _lit,
 )
-from clinbridge.engine._fields import patient_sex
+from clinbridge.engine._fields import edge_values, patient_sex
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
@@ -360,6 +360,8 @@ class Compiler:
                 .from_(src, copy=False)
                 .where(exp.not_(val.is_(exp.null()), copy=False), copy=False)
             )
+            if m.of == "value":  # every value recorded at the first/last time: ties reported
+                return edge_values(q, extreme, self.cohorts.alias("x")), "value_at"
             return q.order_by(*order, copy=False).limit(1, copy=False), "value_at"
         if op == "list" and plan.aggregate.top is not None:
             return self._top_concepts(plan.aggregate.top, m.stream), "list"
