@@ -34,7 +34,7 @@ def _reading(question: str, op: str, cs: ConceptSet | None = None) -> Reading:
     plan = QueryPlan(
         question=question,
         patient_id="7",
-        measure=Measure(of="events", stream="labevents", concepts=cs),
+        measure=Measure(of="date" if cs else "events", stream="labevents", concepts=cs),
         aggregate=Aggregate(op=op),  # type: ignore[arg-type]
     )
     return Reading(question=question, plan=plan, confidence=0.9)
@@ -52,5 +52,19 @@ def test_guard_reading() -> None:
         "non invasive blood pressure systolic",
     )
     q3 = "When was patient 7's first systolic blood pressure?"
-    out = guard_reading(q3, _reading(q3, "exists", bp))
+    out = guard_reading(q3, _reading(q3, "first", bp))
     assert out.plan is None and "several measurements" in (out.abstain_reason or "")
+
+
+def test_stream_adjective_read_as_its_noun() -> None:
+    from types import SimpleNamespace
+
+    from clinbridge.engine.understand._facets import stream_nouns
+
+    lex = SimpleNamespace(stream_words={"microbiology": "microbiologyevents"})
+    assert stream_nouns("the first microbiological urine test", lex) == (
+        "the first microbiology urine test"
+    )
+    assert stream_nouns("a microbiologic test", lex) == "a microbiology test"
+    # an adjective whose noun names no table is left as it is
+    assert stream_nouns("a neurological exam", lex) == "a neurological exam"

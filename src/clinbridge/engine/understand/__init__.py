@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._enc_class import read_encounter_codes
-from clinbridge.engine.understand._facets import read_facets
+from clinbridge.engine.understand._facets import read_facets, stream_nouns
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
@@ -77,10 +77,11 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
-    return [guard_reading(question, r) for r in _understand(question, ctx)]
+    return [guard_reading(question, r, ctx) for r in _understand(question, ctx)]
 
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
+    question = stream_nouns(question, ctx.lexicon)
     faceted = read_patient_sex(question, ctx) or read_facets(question, ctx, understand)
     if faceted is not None:
         return faceted

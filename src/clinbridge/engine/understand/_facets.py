@@ -34,7 +34,7 @@ from clinbridge.engine.understand._reading import Grounding, Reading
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
 
-__all__ = ["read_facets"]
+__all__ = ["read_facets", "stream_nouns"]
 
 _ABBREV = {"spec": "specimen", "org": "organism", "med": "medication", "dx": "diagnosis"}
 _GENERIC = {"name", "desc", "description", "type", "id", "code", "label", "val", "value", "rx"}
@@ -268,3 +268,18 @@ def _with_value(
             update={"question": question, "plan": out, "groundings": (*first.groundings, g)}
         )
     ]
+
+
+_ADJECTIVE = re.compile(r"\b([a-z]+olog)(?:ical|ic)\b", re.I)
+
+
+def stream_nouns(question: str, lex: Any) -> str:
+    """'a microbiological test': an '-ological' adjective read as its '-ology' noun when that
+    noun names one of the source's tables (a word of the stream's name or description)."""
+    words = getattr(lex, "stream_words", {}) or {}
+
+    def noun(m: re.Match[str]) -> str:
+        word = m[1].lower() + "y"
+        return word if word in words else m[0]
+
+    return _ADJECTIVE.sub(noun, question)

@@ -5,6 +5,9 @@
   *non invasive* … diastolic) names two measurements, not one: their union mixes two series, and
   which one is meant is not known. A spelling or plural variant ('mesothelial cell(s)') adds no
   qualifier; an 'a, b or c' list names each concept on purpose.
+* **a stored fact read as a loose concept**: a phrase grounded only by embedding similarity
+  that is, word for word, a value an encounter attribute stores ('emergency room' as an
+  admission location) names that fact, not the concept it resembles.
 * **yes/no read as a count or list**: 'has patient 7 got a platelet count test' read as how many,
   or as a list, answers another question.
 """
@@ -12,7 +15,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._reading import Reading
 
@@ -67,13 +70,44 @@ def _concept_sets(plan: QueryPlan) -> list[ConceptSet]:
     return out
 
 
-def guard_reading(question: str, reading: Reading) -> Reading:
+_STORED: dict[tuple[int, str, str], set[str]] = {}
+
+
+def _attribute_value(phrase: str, ctx: Any) -> str | None:
+    """The encounter attribute that stores ``phrase`` as one of its values, if any."""
+    from clinbridge.engine.understand._schema_plan import _LOOKUP
+
+    enc = ctx.catalog.encounters if ctx is not None and ctx.catalog is not None else None
+    lookup = _LOOKUP.get(id(ctx.lexicon)) if enc is not None else None
+    if enc is None or lookup is None:
+        return None
+    for name, column in enc.attributes.items():
+        key = (id(ctx.lexicon), enc.table, column)
+        if key not in _STORED:
+            try:
+                rows = lookup(f'SELECT DISTINCT "{column}" FROM "{enc.table}"', ())
+            except Exception:
+                rows = []
+            _STORED[key] = {str(r[0]).strip().lower() for r in rows if r[0] is not None}
+        if phrase.strip().lower() in _STORED[key]:
+            return name
+    return None
+
+
+def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
     """The reading, or an abstention when its plan is one of the known misreadings."""
     plan = reading.plan
     if plan is None:
         return reading
     reason, phrase = "", ""
-    for cs in _concept_sets(plan):
+    for g in reading.groundings:
+        if g.kind == "concept" and g.how == "embedding":
+            fact = _attribute_value(g.phrase, ctx)
+            if fact is not None:
+                reason = f"{g.phrase!r} is a stored {fact}, read loosely as {g.target!r}"
+                phrase = g.phrase
+                break
+    for cs in _concept_sets(plan) if not reason else []:
         names = qualified_siblings(cs)
         if names:
             reason = f"{cs.label!r} names several measurements ({', '.join(names[:4])}); say which"
