@@ -1,13 +1,21 @@
-"""Last checks of a reading against its question, turning two known misreadings into abstentions.
+"""Last checks of a reading against its question: known misreadings become abstentions (or,
+for a cut list, the repaired plan).
 
-* **qualified siblings**: a phrase whose values or times are asked, and whose concept set holds
-  several concepts that each add a different qualifier to the words asked ('diastolic blood pressure' → *arterial* … diastolic and
-  *non invasive* … diastolic) names two measurements, not one: their union mixes two series, and
-  which one is meant is not known. A spelling or plural variant ('mesothelial cell(s)') adds no
-  qualifier; an 'a, b or c' list names each concept on purpose.
+* **qualified siblings**: a phrase whose values or times are asked (not a yes/no or a count),
+  whose concept set holds several concepts that each add a different qualifier to the words
+  asked ('diastolic blood pressure' → *arterial* … diastolic and *non invasive* … diastolic),
+  names two measurements, not one: their union mixes two series, and which one is meant is not
+  known. A spelling or plural variant ('mesothelial cell(s)') adds no qualifier; an 'a, b or c'
+  list names each concept on purpose.
 * **a stored fact read as a loose concept**: a phrase grounded only by embedding similarity
   that is, word for word, a value an encounter attribute stores ('emergency room' as an
   admission location) names that fact, not the concept it resembles.
+* **distinct concepts across tables**: 'how many unique drugs' over a kind whose tables name
+  their concepts through different dictionaries (drug names, ICU item ids) counts codes of two
+  kinds together.
+* **an 'a, b, or c' list cut after its first item**: the first item read as the measure and the
+  rest as a filter of the same table for one patient's yes/no ('has heparin, x, or y been
+  prescribed') is one list: the plan is repaired to the union of the three, in the measure.
 * **yes/no read as a count or list**: 'has patient 7 got a platelet count test' read as how many,
   or as a list, answers another question.
 """
@@ -57,17 +65,12 @@ def qualified_siblings(cs: ConceptSet) -> list[str]:
 
 
 def _concept_sets(plan: QueryPlan) -> list[ConceptSet]:
-    """The concept sets read as one series of values or times: the measure's when its values or
-    dates are asked or a value is compared, a filter's when a value is compared ('had a
-    fracture' may name every fracture)."""
+    """The measure's concept set when its values or times are asked (which value is the first,
+    the last, the highest): a yes/no or a count over any of them ('did patient 7 ever have a
+    glucose above 200', 'had a fracture') is answered by their union."""
     m = plan.measure
-    series = m.of in {"value", "date", "concept"} or m.value is not None
-    out = [m.concepts] if m.concepts is not None and series else []
-    for f in plan.filters:
-        cs = getattr(f, "concepts", None)
-        if cs is not None and getattr(f, "value", None) is not None:
-            out.append(cs)
-    return out
+    series = m.of in {"value", "date", "concept"} and plan.aggregate.op not in {"exists", "count"}
+    return [m.concepts] if m.concepts is not None and series else []
 
 
 _STORED: dict[tuple[int, str, str], set[str]] = {}
@@ -114,6 +117,16 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
             phrase = cs.label or ""
             break
     op = plan.aggregate.op
+    m = plan.measure
+    if not reason and m.of == "concept" and op == "count_distinct" and m.stream:
+        kinds = _dictionaries(ctx, m.stream)
+        if len(kinds) > 1:
+            reason, phrase = (
+                f"distinct {m.stream} concepts named by {len(kinds)} dictionaries",
+                m.stream,
+            )
+    if not reason and (merged := _cut_list(question, plan)) is not None:
+        return reading.model_copy(update={"plan": merged})
     if (
         not reason
         and _YESNO.match(question)
@@ -128,4 +141,51 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
         abstain_reason=f"cannot answer: {reason}",
         unresolved=(phrase,),
         groundings=reading.groundings,
+    )
+
+
+def _dictionaries(ctx: Any, stream: str) -> set[str]:
+    cat = ctx.catalog if ctx is not None else None
+    if cat is None:
+        return set()
+    from clinbridge.engine.resolve import streams_for
+
+    try:
+        found = streams_for(cat, stream)
+    except Exception:
+        return set()
+    return {s.dictionary or s.name for s in found}
+
+
+def _cut_list(question: str, plan: QueryPlan) -> QueryPlan | None:
+    """The repaired plan of an 'a, b, or c' list read as a and a filter 'b or c', or None."""
+    from clinbridge.engine.plan import EventFilter
+
+    m = plan.measure
+    if plan.patient_id is None or plan.aggregate.op != "exists" or m.concepts is None:
+        return None
+    if len(plan.filters) != 1 or not isinstance(plan.filters[0], EventFilter):
+        return None
+    f = plan.filters[0]
+    if f.stream != m.stream or f.concepts is None or f.value is not None or f.negate:
+        return None
+    if f.min_count != 1 or not re.search(r"\bor\b", f.concepts.label or ""):
+        return None
+    if f.window is not None and plan.window is not None and f.window != plan.window:
+        return None
+    first = re.escape(str(m.concepts.concepts[0].name or "")) if m.concepts.concepts else ""
+    if not first or not re.search(rf"{first}\s*,", question, re.I) or len(m.concepts.concepts) != 1:
+        return None
+    union = m.concepts.model_copy(
+        update={
+            "concepts": (*m.concepts.concepts, *f.concepts.concepts),
+            "label": f"{m.concepts.label}, {f.concepts.label}",
+        }
+    )
+    return plan.model_copy(
+        update={
+            "filters": (),
+            "window": plan.window or f.window,
+            "measure": m.model_copy(update={"concepts": union}),
+        }
     )
