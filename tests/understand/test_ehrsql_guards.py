@@ -68,3 +68,28 @@ def test_stream_adjective_read_as_its_noun() -> None:
     assert stream_nouns("a microbiologic test", lex) == "a microbiology test"
     # an adjective whose noun names no table is left as it is
     assert stream_nouns("a neurological exam", lex) == "a neurological exam"
+
+
+def test_cut_list_is_repaired_to_one_union() -> None:
+    from clinbridge.engine.plan import EventFilter
+
+    q = "Has heparin, aspirin, or senna been prescribed to patient 7?"
+    plan = QueryPlan(
+        question=q,
+        patient_id="7",
+        measure=Measure(of="events", stream="prescriptions", concepts=_cs("heparin", "heparin")),
+        filters=(
+            EventFilter(
+                stream="prescriptions", concepts=_cs("aspirin or senna", "aspirin", "senna")
+            ),
+        ),
+        aggregate=Aggregate(op="exists"),
+    )
+    out = guard_reading(q, Reading(question=q, plan=plan, confidence=0.9)).plan
+    assert out is not None and out.filters == ()
+    assert out.measure.concepts is not None
+    assert [c.name for c in out.measure.concepts.concepts] == ["heparin", "aspirin", "senna"]
+    # 'heparin and also aspirin or senna' without the list's comma is left as read
+    q2 = "Has heparin been prescribed to patient 7 who had aspirin or senna?"
+    same = guard_reading(q2, Reading(question=q2, plan=plan, confidence=0.9)).plan
+    assert same is not None and len(same.filters) == 1
