@@ -195,3 +195,16 @@ def test_values_tied_at_the_last_time_are_not_picked(db: Path, tmp_path: Path) -
     assert before.decision == "accept", before.reason
     assert float(before.value) == float(row[2])
     assert after.decision != "accept" or isinstance(after.value, list), after.value
+
+
+def test_kind_narrowed_to_the_table_named(db: Path, conn: cb.Connection) -> None:
+    """'a prescription': the prescriptions table, not every drug table (ICU inputs too)."""
+    con = sqlite3.connect(db)
+    pid, last = con.execute(
+        "SELECT subject_id, max(starttime) FROM prescriptions GROUP BY subject_id LIMIT 1"
+    ).fetchone()
+    con.close()
+    a = conn.ask(f"When did patient {pid} receive a prescription for the last time?", now=NOW)
+    assert a.decision == "accept", a.reason
+    assert a.plan is not None and a.plan["measure"]["stream"] == "prescriptions"
+    assert str(a.value)[:16] == str(last)[:16]

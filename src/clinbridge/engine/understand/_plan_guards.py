@@ -16,6 +16,9 @@ for a cut list, the repaired plan).
 * **an 'a, b, or c' list cut after its first item**: the first item read as the measure and the
   rest as a filter of the same table for one patient's yes/no ('has heparin, x, or y been
   prescribed') is one list: the plan is repaired to the union of the three, in the measure.
+* **a kind where the question names one of its tables**: 'when did patient 7 last receive a
+  prescription' read over every drug table (prescriptions and ICU inputs) is narrowed to the
+  table the question names by its own name.
 * **yes/no read as a count or list**: 'has patient 7 got a platelet count test' read as how many,
   or as a list, answers another question.
 """
@@ -116,6 +119,10 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
             reason = f"{cs.label!r} names several measurements ({', '.join(names[:4])}); say which"
             phrase = cs.label or ""
             break
+    narrowed = _named_table(question, plan, ctx)
+    if narrowed is not None:
+        plan = narrowed
+        reading = reading.model_copy(update={"plan": plan})
     op = plan.aggregate.op
     m = plan.measure
     if not reason and m.of == "concept" and op == "count_distinct" and m.stream:
@@ -189,3 +196,19 @@ def _cut_list(question: str, plan: QueryPlan) -> QueryPlan | None:
             "measure": m.model_copy(update={"concepts": union}),
         }
     )
+
+
+def _named_table(question: str, plan: QueryPlan, ctx: Any) -> QueryPlan | None:
+    """The plan narrowed to the one stream of its measure's kind that the question names by
+    the stream's own name ('prescription' → prescriptions), or None."""
+    from clinbridge.engine.understand._text import stem
+
+    cat = ctx.catalog if ctx is not None else None
+    m = plan.measure
+    if cat is None or not m.stream or any(s.name == m.stream for s in cat.streams):
+        return None
+    words = {stem(w) for w in re.findall(r"[a-z]+", question.lower())}
+    named = [s for s in cat.streams_of(m.stream) if stem(s.name.lower()) in words]
+    if len(named) != 1:
+        return None
+    return plan.model_copy(update={"measure": m.model_copy(update={"stream": named[0].name})})
