@@ -34,6 +34,7 @@ from clinbridge.engine._elapsed_sql import (
     period_key,
     span_days,
 )
+from clinbridge.engine._fields import edge_values, patient_sex
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
@@ -202,7 +203,13 @@ class Compiler:
             if m.stream is None:
                 raise UnsupportedOperationError(f"measure {m.of!r} needs a stream")
             rel = self.cohorts.stream_relation(
-                m.stream, m.concepts, m.value, nested=nested, cost=m.of == "cost"
+                m.stream,
+                m.concepts,
+                m.value,
+                nested=nested,
+                cost=m.of == "cost",
+                label=m.column,
+                matches=m.matches,
             )
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit", "lbl")]
@@ -277,7 +284,9 @@ class Compiler:
         if m.of == "encounter_cost":
             return self._encounter_cost(plan, ctes)
         if (
-            m.of in {"patients", "age", "days_between"} or m.point is not None
+            m.of in {"patients", "age", "days_between"}
+            or m.point is not None
+            or (m.of == "attribute" and m.variable == "sex")
         ) and m.stream is None:
             return self._patient_level(plan)
         ev, _ = self._events(plan)
@@ -348,7 +357,7 @@ class Compiler:
                         exp.alias_(exp.to_table("ev"), b), copy=False
                     )
                 )
-                label = self._label(e, m.stream)
+                label = _col("lbl", e) if m.column else self._label(e, m.stream)
                 q = (
                     exp.select(label.as_("value"), day.as_("date"))
                     .distinct(copy=False)
@@ -380,12 +389,14 @@ class Compiler:
             )
             if (plan.aggregate.nth or 1) > 1:  # the second (to last) time's value
                 q = q.where(nth_time(_col("t", e), plan.aggregate.nth, op == "last"), copy=False)
+            if m.of == "value":  # every value recorded at the first/last time: ties reported
+                return edge_values(q, extreme, self.cohorts.alias("x")), "value_at"
             return q.order_by(*order, copy=False).limit(1, copy=False), "value_at"
         if op == "list" and plan.aggregate.top is not None:
             return self._top_concepts(plan.aggregate.top, m.stream), "list"
         if op == "list":
             by_label = m.of in {"concept", "events"}
-            item = self._label(e, m.stream) if by_label else val
+            item = (_col("lbl", e) if m.column else self._label(e, m.stream)) if by_label else val
             # A label is NULL only when the code is, so test the code rather than evaluating the
             # label lookup a second time.
             present = _col("code", e) if by_label else val
@@ -464,6 +475,8 @@ class Compiler:
             ), "scalar"
         if m.point is not None:
             return self._patient_point(plan, m.point)
+        if m.of == "attribute":  # the patient's recorded sex, as stored
+            return patient_sex(self.catalog, plan), "scalar"
         joins = _Joins()
         pid = _col("pid", "c")
         if m.of == "days_between":

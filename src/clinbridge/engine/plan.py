@@ -399,6 +399,12 @@ class Measure(_Node):
     elapsed: Literal["days", "hours"] | None = None
     """For ``date`` (first / last): the time from that event to 'now' (the plan's timestamp)
     instead of its date, in days or hours with their fraction."""
+    column: str | None = None
+    """A text column of ``stream``'s table reported instead of the concept's name (the
+    organism of a microbiology record); events where it is empty are left out."""
+    matches: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(column, stored values): events of ``stream`` whose column holds one of the values
+    (a drug given by route 'po/ng')."""
 
 
 class Aggregate(_Node):
