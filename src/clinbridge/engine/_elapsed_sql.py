@@ -56,8 +56,13 @@ def difference(first: exp.Expr, second: exp.Expr) -> exp.Select:
 
         flipped = q.copy()  # the same time, the values taken the other way round
         order = flipped.args.get("order")
-        if order is None or len(order.expressions) < 2:
-            return pick(q, name)
+        if order is None or len(order.expressions) < 2:  # every value at that time: one, or none
+            n = exp.select(exp.func("COUNT", exp.Star())).from_(
+                exp.alias_(exp.Subquery(this=q.copy()), name + "n"), copy=False
+            )
+            return exp.Case().when(
+                exp.EQ(this=exp.Subquery(this=n), expression=exp.Literal.number(1)), pick(q, name)
+            )
         last = order.expressions[-1]
         last.set("desc", not last.args.get("desc"))
         same = exp.EQ(this=pick(q, name), expression=pick(flipped, name + "x"))

@@ -389,7 +389,7 @@ class Compiler:
             )
             if (plan.aggregate.nth or 1) > 1:  # the second (to last) time's value
                 q = q.where(nth_time(_col("t", e), plan.aggregate.nth, op == "last"), copy=False)
-            if m.of == "value":  # every value recorded at the first/last time: ties reported
+            if m.of == "value" and (plan.aggregate.nth or 1) == 1:  # ties at that time reported
                 return edge_values(q, extreme, self.cohorts.alias("x")), "value_at"
             return q.order_by(*order, copy=False).limit(1, copy=False), "value_at"
         if op == "list" and plan.aggregate.top is not None:
