@@ -63,6 +63,12 @@ _Q_DATE = re.compile(
     r"|what\s+(time\s+)?(is|was|were)\s+the\s+(first|last|latest|earliest|most\s+recent)\s+time\b)",
     re.I,
 )
+# a request put as a question: 'can you list ...', 'could you show me ...' (not a yes/no)
+_Q_POLITE = re.compile(
+    r"^\s*(?:can|could|would|will)\s+(?:you|i|we)\s+(?:please\s+)?(?=(?:list|show|tell|give|"
+    r"retrieve|find|name|provide|get|fetch|display|identify|count|calculate)\b)",
+    re.I,
+)
 _Q_BOOL = re.compile(r"^\s*(is|was|were|are|does|did|do|has|have|had|can|could)\b", re.I)
 _Q_LIST = re.compile(
     r"^\s*(which|list|name\s+(the|all)|show|what\s+(\w+\s+){0,2}(drugs|medications|conditions|diagnoses|"
@@ -81,6 +87,7 @@ def question_shape(question: str | None) -> Shape | None:
     # 'Was mortality different between the trials? Give the percentage in each.': the last
     # sentence says what is asked for
     question = _SENTENCE.split(question.strip())[-1]
+    question = _Q_POLITE.sub("", question)  # 'could you list ...' asks for the list
     if _Q_DATE.search(question):
         return "date"
     if _Q_NUMBER.search(question):
