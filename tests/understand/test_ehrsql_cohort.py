@@ -169,3 +169,58 @@ def test_plan_fields_round_trip() -> None:
     w = RelativeWindow(anchor=anchor, start_days=0, end_days=2, unit="month", per_anchor=True)
     plan = QueryPlan(window=w)
     assert QueryPlan.from_json(plan.to_json()) == plan
+
+
+def _named_with_cost(path: Path) -> tuple[str, str]:
+    """A procedure title with commas (one concept all the same) and charges recorded."""
+    return _rows(
+        path,
+        "SELECT d.long_title, d.icd_code FROM procedures_icd p "
+        "JOIN d_icd_procedures d ON d.icd_code = p.icd_code "
+        "JOIN cost c ON c.event_type = 'procedures_icd' AND c.event_id = p.row_id "
+        "WHERE d.long_title LIKE '%,%' GROUP BY 1, 2 ORDER BY count(*) DESC, 1 LIMIT 1",
+    )[0]  # type: ignore[return-value]
+
+
+def test_cost_of_a_procedure_named_exactly(db: Path, conn: cb.Connection) -> None:
+    title, code = _named_with_cost(db)
+    want = {
+        float(v)  # type: ignore[arg-type]
+        for (v,) in _rows(
+            db,
+            "SELECT DISTINCT c.cost FROM cost c JOIN procedures_icd p ON c.event_id = p.row_id "
+            "WHERE c.event_type = 'procedures_icd' AND p.icd_code = ?",
+            code,
+        )
+    }
+    a = conn.ask(f"How much does a procedure called {title} cost?", now=NOW)
+    assert a.decision == "accept", a.reason
+    assert a.plan["measure"]["of"] == "cost"
+    got = a.value if isinstance(a.value, list) else [a.value]
+    assert {float(v) for v in got} == want
+
+
+def test_maximum_total_stay_cost_in_a_year(db: Path, conn: cb.Connection) -> None:
+    title, code = _named_with_cost(db)
+    (want,) = _rows(
+        db,
+        "SELECT max(s) FROM (SELECT sum(c.cost) AS s FROM cost c WHERE c.hadm_id IN "
+        "(SELECT hadm_id FROM procedures_icd WHERE icd_code = ?) "
+        "AND strftime('%Y', c.chargetime) = '2100' GROUP BY c.hadm_id)",
+        code,
+    )[0]
+    a = conn.ask(f"What is the maximum total hospital cost that involves {title} in 2100?", now=NOW)
+    assert a.decision == "accept", a.reason
+    assert a.plan["measure"]["of"] == "encounter_cost"
+    assert a.value == pytest.approx(want)
+
+
+def test_a_statistic_without_a_stay_is_not_read_as_a_cost(conn: cb.Connection) -> None:
+    from clinbridge.engine.understand._cost_read import read_cost
+
+    conn.ask("how many patients?", now=NOW)  # builds the lexicon
+    u = conn._understander
+    assert u is not None
+    name = next(e.name for e in u.lexicon.entries if e.stream == "procedure")
+    assert read_cost(f"What is the average expense for {name}?", u.lexicon, NOW) is None
+    assert read_cost(f"What is the cost of {name} and of {name}?", u.lexicon, NOW) is None

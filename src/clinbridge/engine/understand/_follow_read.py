@@ -34,7 +34,15 @@ from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._text import NUMBER_WORDS, tokens
 
-__all__ = ["read_follow", "spot_names"]
+__all__ = [
+    "TIME",
+    "NotRead",
+    "calendar_window",
+    "concept_of",
+    "one_match",
+    "read_follow",
+    "spot_names",
+]
 
 _NUM = r"(?P<{0}>\d+|" + "|".join(NUMBER_WORDS) + ")"
 _ENC = r"(?:hospital\s+|icu\s+)?(?:visit|encounter|stay|admission|hospitalization)"
@@ -42,7 +50,7 @@ _RELATION = re.compile(
     rf"\b(?:(?:with)?in|during|on|at)\s+the\s+same\s+(?:(?P<enc>{_ENC})|(?P<month>month))\b"
     rf"|\bwithin\s+(?:the\s+(?:next|following)\s+)?{_NUM.format('n')}\s+(?P<u>day|week|month)s?\b"
 )
-_TIME = re.compile(
+TIME = re.compile(
     r"\b(?:(?:in|during|throughout|of|for)\s+(?:the\s+)?(?:year\s+)?(?P<y>\d{4})"
     rf"|since\s+(?:the\s+year\s+)?(?P<since>\d{{4}})|since\s+{_NUM.format('ago')}\s+years?\s+ago"
     r"|(?:(?:in|during|throughout|of|for)\s+)?(?:the\s+)?(?P<rel>this|current|last|previous|past)\s+year)\b"
@@ -132,7 +140,7 @@ def _number(text: str) -> int:
     return int(text) if text.isdigit() else NUMBER_WORDS[text]
 
 
-def _calendar(m: re.Match[str] | None, now: dt.datetime | None) -> CalendarWindow | None:
+def calendar_window(m: re.Match[str] | None, now: dt.datetime | None) -> CalendarWindow | None:
     if m is None:
         return None
     if m["y"]:
@@ -141,7 +149,7 @@ def _calendar(m: re.Match[str] | None, now: dt.datetime | None) -> CalendarWindo
     if m["since"]:
         return CalendarWindow(start=dt.date(int(m["since"]), 1, 1))
     if now is None:
-        raise _NotRead
+        raise NotRead
     today = now.date()
     if m["ago"]:
         return CalendarWindow(start=today.replace(year=today.year - _number(m["ago"])))
@@ -149,14 +157,14 @@ def _calendar(m: re.Match[str] | None, now: dt.datetime | None) -> CalendarWindo
     return CalendarWindow(start=dt.date(y, 1, 1), end=dt.date(y, 12, 31))
 
 
-class _NotRead(Exception):
+class NotRead(Exception):
     """The question is not of this shape (the general reader takes it)."""
 
 
-def _one(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+def one_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     found = list(pattern.finditer(text))
     if len(found) > 1:
-        raise _NotRead
+        raise NotRead
     return found[0] if found else None
 
 
@@ -168,7 +176,7 @@ def read_follow(
         return None
     try:
         return _read(question, lex, now)
-    except _NotRead:
+    except NotRead:
         return None
 
 
@@ -179,14 +187,14 @@ def _read(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | Non
     for k, (i, j, _e) in enumerate(spans):
         seq[i:j] = [f"@{k}"] + [""] * (j - i - 1)
     text = " ".join(w for w in seq if w)
-    rel = _one(_RELATION, text)
+    rel = one_match(_RELATION, text)
     if rel is None:
         return None
     text = text[: rel.start()] + " " + text[rel.end() :]
-    when = _one(_TIME, text)
+    when = one_match(TIME, text)
     if when is not None:
         text = text[: when.start()] + " " + text[when.end() :]
-    rank, count = _one(_RANK, text), _one(_COUNT, text)
+    rank, count = one_match(_RANK, text), one_match(_COUNT, text)
     if (rank is None) == (count is None):
         return None
     asked = rank or count
@@ -212,8 +220,8 @@ def _read(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | Non
         if not after_names:
             return None
         x = int(after_names[0][1:])
-    anchor = _concept(spans[x], lex)
-    cal = _calendar(when, now)
+    anchor = concept_of(spans[x], lex)
+    cal = calendar_window(when, now)
     n = _number(rel["n"]) if rel["n"] else None
     unit = rel["u"] or "day"
     anchor_node = EventAnchor(
@@ -246,7 +254,7 @@ def _read(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | Non
             now=now,
         )
     else:
-        y = _concept(spans[1 - x if x in (0, 1) else 0], lex)
+        y = concept_of(spans[1 - x if x in (0, 1) else 0], lex)
         plan = QueryPlan(
             question=question,
             filters=(EventFilter(stream=y[0], concepts=y[1], window=window),),
@@ -262,14 +270,14 @@ def _read(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | Non
     )
 
 
-def _concept(span: tuple[int, int, list[int]], lex: Lexicon) -> tuple[str, ConceptSet]:
+def concept_of(span: tuple[int, int, list[int]], lex: Lexicon) -> tuple[str, ConceptSet]:
     """The stream and concept set of one spotted name (one stream, one code)."""
     entries = [lex.entries[e] for e in span[2]]
     streams = {e.stream_name for e in entries}
     if len(streams) != 1 or len({str(e.code) for e in entries}) != 1:
-        raise _NotRead  # a name in two streams, or two codes under one name
+        raise NotRead  # a name in two streams, or two codes under one name
     e = entries[0]
-    ref = ConceptRef(concept_id=e.code, name=e.name)
+    ref = ConceptRef(concept_id=e.code)  # the code only: a name would also match look-alikes
     return e.stream_name, ConceptSet(concepts=(ref,), include_descendants=False, label=e.name)
 
 
@@ -286,5 +294,5 @@ def _target_stream(noun: str, words: list[str], lex: Lexicon) -> str:
         specific_streams(items, lex)
         names = sorted({i.value for i in items if isinstance(i, Word) and i.value in names})
     if len(names) != 1:
-        raise _NotRead
+        raise NotRead
     return str(names[0])
