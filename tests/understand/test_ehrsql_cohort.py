@@ -224,3 +224,67 @@ def test_a_statistic_without_a_stay_is_not_read_as_a_cost(conn: cb.Connection) -
     name = next(e.name for e in u.lexicon.entries if e.stream == "procedure")
     assert read_cost(f"What is the average expense for {name}?", u.lexicon, NOW) is None
     assert read_cost(f"What is the cost of {name} and of {name}?", u.lexicon, NOW) is None
+
+
+def test_counts_over_one_procedure_named_exactly(db: Path, conn: cb.Connection) -> None:
+    title, code = _named_with_cost(db)  # a title with commas: one concept all the same
+    (patients, events) = _rows(
+        db,
+        "SELECT count(DISTINCT subject_id), count(*) FROM procedures_icd "
+        "WHERE icd_code = ? AND strftime('%Y', charttime) >= '2100'",
+        code,
+    )[0]
+    a = conn.ask(f"How many patients underwent {title} since 2100?", now=NOW)
+    assert a.decision == "accept", a.reason
+    assert a.value == patients
+    b = conn.ask(f"How many times was {title} carried out since 2100?", now=NOW)
+    assert b.decision == "accept", b.reason
+    assert b.plan["measure"]["of"] == "events"
+    assert b.value == events
+
+
+def test_a_count_with_more_than_the_frame_is_left_to_the_general_reader(
+    conn: cb.Connection,
+) -> None:
+    from clinbridge.engine.understand._count_read import read_count
+
+    conn.ask("how many patients?", now=NOW)  # builds the lexicon
+    u = conn._understander
+    assert u is not None
+    name = next(e.name for e in u.lexicon.entries if e.stream == "procedure")
+    for q in (
+        f"How many female patients underwent {name}?",
+        f"How many patients underwent {name} for the first time in 2100?",
+        f"How many times did patient 10001 undergo {name}?",
+        f"How many patients did not undergo {name}?",
+    ):
+        assert read_count(q, u.lexicon, NOW) is None, q
+
+
+def test_plain_ranking_of_lab_tests_in_a_year(db: Path, conn: cb.Connection) -> None:
+    want = {
+        str(r[0])
+        for r in _rows(
+            db,
+            "SELECT d.label FROM d_labitems d WHERE d.itemid IN (SELECT itemid FROM "
+            "(SELECT itemid, DENSE_RANK() OVER (ORDER BY count(*) DESC) AS rk FROM labevents "
+            "WHERE strftime('%Y', charttime) = '2100' GROUP BY itemid) WHERE rk <= 3)",
+        )
+    }
+    a = conn.ask("Retrieve the top three most frequent lab tests throughout this year.", now=NOW)
+    assert a.decision == "accept", a.reason
+    assert set(a.value or []) == want
+
+
+def test_a_ranking_of_two_kinds_is_not_read(conn: cb.Connection) -> None:
+    from clinbridge.engine.understand._count_read import read_rank
+
+    conn.ask("how many patients?", now=NOW)  # builds the lexicon
+    u = conn._understander
+    assert u is not None
+    for q in (
+        "What are the top three drugs and procedures in 2100?",
+        "What are the top three diagnoses of female patients?",
+        "What are the top three most frequent microbiology tests?",
+    ):
+        assert read_rank(q, u.lexicon, NOW) is None, q

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
-from clinbridge.engine.understand._cost_read import read_cost
 from clinbridge.engine.understand._enc_class import read_encounter_codes
-from clinbridge.engine.understand._follow_read import read_follow
+from clinbridge.engine.understand._follow_read import read_exact
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
@@ -98,11 +97,9 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     if schema is not None:  # the question names tables, fields or codes: read as such only
         return [schema]
-    follow = read_follow(question, ctx.lexicon, ctx.catalog, ctx.now) or (
-        read_cost(question, ctx.lexicon, ctx.now) if ctx.catalog is not None else None
-    )
-    if follow is not None:  # two events one after the other; a cost of one named concept
-        return [follow]
+    exact = read_exact(question, ctx.lexicon, ctx.catalog, ctx.now)
+    if exact is not None:  # one or two concepts named exactly, in a frame read whole
+        return [exact]
     try:
         pieces = unit_names(_rejoin_names(extract(text), ctx.lexicon), ctx.lexicon)
         enc = ctx.catalog.encounters if ctx.catalog is not None else None

@@ -35,6 +35,8 @@ from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._text import NUMBER_WORDS, tokens
 
 __all__ = [
+    "GLUE",
+    "RANK",
     "TIME",
     "NotRead",
     "calendar_window",
@@ -42,6 +44,7 @@ __all__ = [
     "one_match",
     "read_follow",
     "spot_names",
+    "target_stream",
 ]
 
 _NUM = r"(?P<{0}>\d+|" + "|".join(NUMBER_WORDS) + ")"
@@ -55,13 +58,14 @@ TIME = re.compile(
     rf"|since\s+(?:the\s+year\s+)?(?P<since>\d{{4}})|since\s+{_NUM.format('ago')}\s+years?\s+ago"
     r"|(?:(?:in|during|throughout|of|for)\s+)?(?:the\s+)?(?P<rel>this|current|last|previous|past)\s+year)\b"
 )
-_RANK = re.compile(
+RANK = re.compile(
     rf"\b(?:(?:the\s+)?top\s+{_NUM.format('n1')}|{_NUM.format('n2')})\s+"
     r"(?:(?:most|more)\s+)?(?:(?:common|frequent|regular|usual|popular|often|typical|recurrent|routine)(?:ly)?\s+)?"
     r"(?:(?:given|ordered|prescribed|performed|diagnosed|tested|taken|received|administered|"
     r"conducted|done|recorded|occurring|used)\s+)?"
     r"(?P<noun>diagnoses|conditions|procedures|treatments|surgeries|operations|drugs|"
-    r"medications|medicines|prescriptions|lab(?:oratory)?\s+tests|labs|specimens)\b"
+    r"medications|medicines|prescriptions|lab(?:oratory)?\s+tests|labs|specimens|"
+    r"output\s+events|outputs)\b"
 )
 _COUNT = re.compile(
     r"\b(?:how\s+many(?:\s+@\d+)?|(?:count|calculate|tell\s+me|what\s+is|what's|give\s+me)\s+the\s+"
@@ -82,6 +86,8 @@ _NOUN_KINDS = {
     "laboratory tests": "measurement",
     "labs": "measurement",
     "specimens": "measurement",
+    "output events": "observation",
+    "outputs": "observation",
 }
 # the words of the frame: asking, recording an event, its order, the people it happened to
 _GLUE_WORDS = """what which were was are is be been being the a an of for to in on with who that they
@@ -96,7 +102,7 @@ _GLUE_WORDS = """what which were was are is be been being the a an of for to in 
     popular how many number count calculate total what's s diagnostic diagnosed did do does
     and or all any by as at during within since ago year into from fetch find delivered
     assigned place took afterward"""
-_GLUE = frozenset(_GLUE_WORDS.split())
+GLUE = frozenset(_GLUE_WORDS.split())
 _BEFORE = frozenset({"before", "prior", "preceding"})
 
 
@@ -168,6 +174,24 @@ def one_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     return found[0] if found else None
 
 
+def read_exact(
+    question: str, lex: Lexicon, catalog: Catalog | None, now: dt.datetime | None
+) -> Reading | None:
+    """The first of the exact-name readers that reads the question: two events one after the
+    other, a cost of one concept, a count over one concept; None when none does."""
+    from clinbridge.engine.understand._cost_read import read_cost
+    from clinbridge.engine.understand._count_read import read_count, read_rank
+
+    if catalog is None:
+        return None
+    return (
+        read_follow(question, lex, catalog, now)
+        or read_cost(question, lex, now)
+        or read_count(question, lex, now)
+        or read_rank(question, lex, now)
+    )
+
+
 def read_follow(
     question: str, lex: Lexicon, catalog: Catalog | None, now: dt.datetime | None
 ) -> Reading | None:
@@ -194,7 +218,7 @@ def _read(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | Non
     when = one_match(TIME, text)
     if when is not None:
         text = text[: when.start()] + " " + text[when.end() :]
-    rank, count = one_match(_RANK, text), one_match(_COUNT, text)
+    rank, count = one_match(RANK, text), one_match(_COUNT, text)
     if (rank is None) == (count is None):
         return None
     asked = rank or count
@@ -202,7 +226,7 @@ def _read(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | Non
     before, after = text[: asked.start()], text[asked.end() :]
     rest = (before + " " + after).split()
     marks = re.findall(r"@\d+", text)
-    if any(w not in _GLUE and not w.startswith("@") and w not in _BEFORE for w in rest):
+    if any(w not in GLUE and not w.startswith("@") and w not in _BEFORE for w in rest):
         return None
     if len(marks) != (1 if rank else 2) or len(set(marks)) != len(marks):
         return None
@@ -244,7 +268,7 @@ def _read(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | Non
         Grounding(phrase=rel[0], kind="window", target="after each anchor event"),
     ]
     if rank is not None:
-        stream = _target_stream(rank["noun"], words, lex)
+        stream = target_stream(rank["noun"], words, lex)
         top = _number(rank["n1"] or rank["n2"])
         plan = QueryPlan(
             question=question,
@@ -281,7 +305,7 @@ def concept_of(span: tuple[int, int, list[int]], lex: Lexicon) -> tuple[str, Con
     return e.stream_name, ConceptSet(concepts=(ref,), include_descendants=False, label=e.name)
 
 
-def _target_stream(noun: str, words: list[str], lex: Lexicon) -> str:
+def target_stream(noun: str, words: list[str], lex: Lexicon) -> str:
     """The one stream of the kind the ranked noun names: the source's only stream of that kind,
     or the one the question's words name ('drugs' prescribed: the prescriptions)."""
     from clinbridge.engine.understand._ground import Word, ground_text, specific_streams
