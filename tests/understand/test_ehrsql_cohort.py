@@ -288,3 +288,15 @@ def test_a_ranking_of_two_kinds_is_not_read(conn: cb.Connection) -> None:
         "What are the top three most frequent microbiology tests?",
     ):
         assert read_rank(q, u.lexicon, NOW) is None, q
+
+
+def test_count_of_patients_who_stayed_in_a_care_unit(db: Path, conn: cb.Connection) -> None:
+    unit, n = _rows(
+        db,
+        "SELECT careunit, count(DISTINCT subject_id) FROM transfers "
+        "WHERE careunit IS NOT NULL AND careunit NOT LIKE '%,%' "
+        "AND strftime('%Y', intime) = '2100' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1",
+    )[0]
+    a = conn.ask(f"How many patients stayed in careunit {unit} in 2100?", now=NOW)
+    assert a.decision == "accept", a.reason
+    assert a.value == n

@@ -53,7 +53,7 @@ _GLUE = _words(
     prescribed prescription ordered performed done conducted carried out executed made took
     taken take place occurred occur happened tested diagnosed diagnosis procedure treatment drug
     medication lab laboratory test did do does s involved involving involve during throughout
-    since year ago this last previous current all any"""
+    since year ago this last previous current all any stayed careunit"""
 )
 
 
