@@ -38,7 +38,7 @@ def _words(text: str) -> frozenset[str]:
 
 _COST = _words(
     "cost costs costing price prices priced pricing charge charges charged expense expenses "
-    "expensive pay paid bill bills billed"
+    "expensive pay paid bill bills billed expenditure expenditures"
 )
 _OPS = {
     "average": "mean",
@@ -52,14 +52,17 @@ _OPS = {
     "lowest": "min",
     "median": "median",
 }
-_STAY = _words("total hospital hospitals stay stays visit visits admission encounter")
+_STAY = _words(
+    "total overall hospital hospitals stay stays visit visits admission encounter encounters"
+)
 _GLUE = _words(
     """what what's is was are were the a an of for to how much does do did it get getting got be
     will would me i am expected tell can could you please show give s there procedure
     procedures drug drugs medication medicine diagnosis diagnosed diagnostic diagnose called
     named known as referred lab laboratory test tests in including includes include involving
     involves involve involved contains containing contain that which with when done undergo
-    receive received treatment prescribed ordered having has have had event events"""
+    receive received treatment prescribed ordered having has have had event events purchase
+    diagnosing associated under name"""
 )
 
 

@@ -53,7 +53,8 @@ _GLUE = _words(
     prescribed prescription ordered performed done conducted carried out executed made took
     taken take place occurred occur happened tested diagnosed diagnosis procedure treatment drug
     medication lab laboratory test did do does s involved involving involve during throughout
-    since year ago this last previous current all any stayed careunit"""
+    since year ago this last previous current all any stayed staying careunit at provided tally
+    up"""
 )
 
 
@@ -114,7 +115,10 @@ def _read(question: str, words: list[str], lex: Lexicon, now: dt.datetime | None
     )
 
 
-_RANK_GLUE = _words("occurring unfold occur events event records recorded happened taken")
+_RANK_GLUE = _words(
+    "occurring unfold occur events event records recorded happened taken expose share reveal "
+    "medical"
+)
 # a second kind of thing or a second ranking: not one list ranked
 _OTHER = _words(
     "and or procedure procedures treatment treatments diagnosis diagnoses drug drugs "

@@ -313,8 +313,9 @@ def target_stream(noun: str, words: list[str], lex: Lexicon) -> str:
     noun = re.sub(r"\s+", " ", noun)
     names: list[Any] = list(lex.kind_streams.get(_NOUN_KINDS[noun], ()))
     if len(names) > 1:
-        said = " ".join(w for w in words if w.startswith("prescri"))
-        items = ground_text(f"{said} {noun}".strip(), lex, embeddings=False)
+        said = " ".join(w for w in words if w.startswith("prescri") and w != noun)
+        phrase = "prescribed drugs" if noun == "prescriptions" else f"{said} {noun}".strip()
+        items = ground_text(phrase, lex, embeddings=False)
         specific_streams(items, lex)
         names = sorted({i.value for i in items if isinstance(i, Word) and i.value in names})
     if len(names) != 1:
