@@ -14,20 +14,17 @@ word of this frame; otherwise the question is left to the general reader (None).
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 from clinbridge.engine.plan import Aggregate, Measure, QueryPlan
 from clinbridge.engine.understand._follow_read import (
-    TIME,
-    NotRead,
     calendar_window,
     concept_of,
-    one_match,
-    spot_names,
+    one_name,
+    or_none,
+    question_words,
 )
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Grounding, Reading
-from clinbridge.engine.understand._text import tokens
 
 __all__ = ["read_cost"]
 
@@ -66,34 +63,23 @@ _GLUE = _words(
 )
 
 
+@or_none
 def read_cost(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | None:
     """The reading of a cost question naming one concept exactly; None when it is not one."""
-    low = question.lower().replace("’", "'")
-    words = tokens(re.sub(r"'s\b", " 's", low))
+    words = question_words(question)
     if not _COST & set(words):
         return None
-    try:
-        return _read(question, words, lex, now)
-    except NotRead:
+    found = one_name(words, lex)
+    if found is None:
         return None
-
-
-def _read(question: str, words: list[str], lex: Lexicon, now: dt.datetime | None) -> Reading | None:
-    spans = spot_names(words, lex)
-    if len(spans) != 1:
-        return None
-    i, j, _e = spans[0]
-    text = " ".join([*words[:i], "@0", *words[j:]])
-    when = one_match(TIME, text)
-    if when is not None:
-        text = text[: when.start()] + " " + text[when.end() :]
+    text, when, span = found
     rest = [w for w in text.split() if w != "@0"]
     if not _COST & set(rest):
         return None  # the cost word is part of the name
     if any(w not in _GLUE and w not in _COST and w not in _OPS and w not in _STAY for w in rest):
         return None
     ops = {_OPS[w] for w in rest if w in _OPS}
-    stream, concepts = concept_of(spans[0], lex)
+    stream, concepts = concept_of(span, lex)
     if _STAY & set(rest):  # a statistic of the stays' totals
         if len(ops) != 1:
             return None

@@ -21,16 +21,17 @@ from clinbridge.engine.understand._follow_read import (
     GLUE,
     RANK,
     TIME,
-    NotRead,
     calendar_window,
     concept_of,
     one_match,
+    one_name,
+    or_none,
+    question_words,
     spot_names,
     target_stream,
 )
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Grounding, Reading
-from clinbridge.engine.understand._text import tokens
 
 __all__ = ["read_count", "read_rank"]
 
@@ -58,27 +59,16 @@ _GLUE = _words(
 )
 
 
+@or_none
 def read_count(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | None:
     """The reading of a count over one exactly named concept; None when it is not one."""
-    low = question.lower().replace("’", "'")
-    if not _ASK.search(low):
+    if not _ASK.search(question.lower()):
         return None
-    words = tokens(re.sub(r"'s\b", " 's", low))
-    try:
-        return _read(question, words, lex, now)
-    except NotRead:
+    words = question_words(question)
+    found = one_name(words, lex)
+    if found is None:
         return None
-
-
-def _read(question: str, words: list[str], lex: Lexicon, now: dt.datetime | None) -> Reading | None:
-    spans = spot_names(words, lex)
-    if len(spans) != 1:
-        return None
-    i, j, _e = spans[0]
-    text = " ".join([*words[:i], "@0", *words[j:]])
-    when = one_match(TIME, text)
-    if when is not None:
-        text = text[: when.start()] + " " + text[when.end() :]
+    text, when, span = found
     if not _ASK.search(text):
         return None
     rest = [w for w in text.split() if w != "@0"]
@@ -87,7 +77,7 @@ def _read(question: str, words: list[str], lex: Lexicon, now: dt.datetime | None
     of_patients, of_events = bool(_PATIENTS & set(rest)), bool(_EVENTS & set(rest))
     if of_patients == of_events:
         return None  # neither said, or both ('how many times were patients ...')
-    stream, concepts = concept_of(spans[0], lex)
+    stream, concepts = concept_of(span, lex)
     window = calendar_window(when, now)
     if of_patients:
         plan = QueryPlan(
@@ -126,18 +116,11 @@ _OTHER = _words(
 )
 
 
+@or_none
 def read_rank(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | None:
     """'the top N <kind of thing> [in a calendar time]': the concepts of one stream ranked by
     their number of events (dense rank); None when the question says more, or names a concept."""
-    low = question.lower().replace("’", "'")
-    words = tokens(re.sub(r"'s\b", " 's", low))
-    try:
-        return _rank(question, words, lex, now)
-    except NotRead:
-        return None
-
-
-def _rank(question: str, words: list[str], lex: Lexicon, now: dt.datetime | None) -> Reading | None:
+    words = question_words(question)
     if spot_names(words, lex):
         return None  # a concept named: not a plain ranking
     text = " ".join(words)

@@ -15,7 +15,9 @@ a cohort condition, an event before X — leaves the question to the general rea
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 from clinbridge.catalog import Catalog
@@ -42,6 +44,9 @@ __all__ = [
     "calendar_window",
     "concept_of",
     "one_match",
+    "one_name",
+    "or_none",
+    "question_words",
     "read_follow",
     "spot_names",
     "target_stream",
@@ -142,6 +147,40 @@ def spot_names(words: list[str], lex: Lexicon) -> list[tuple[int, int, list[int]
     return sorted(taken)
 
 
+def or_none(read: Callable[..., Reading | None]) -> Callable[..., Reading | None]:
+    """The reader, answering None where its question turns out not to be of its shape."""
+
+    @functools.wraps(read)
+    def reading(*args: Any, **kwargs: Any) -> Reading | None:
+        try:
+            return read(*args, **kwargs)
+        except NotRead:
+            return None
+
+    return reading
+
+
+def question_words(question: str) -> list[str]:
+    """The question's words, lower case ("X's" is 'x', "'s")."""
+    return tokens(re.sub(r"'s\b", " 's", question.lower().replace("’", "'")))
+
+
+def one_name(
+    words: list[str], lex: Lexicon
+) -> tuple[str, re.Match[str] | None, tuple[int, int, list[int]]] | None:
+    """The words with their one spotted name as '@0' and their one calendar time taken out, the
+    time, and the name's span; None unless exactly one name is spotted."""
+    spans = spot_names(words, lex)
+    if len(spans) != 1:
+        return None
+    i, j, _e = spans[0]
+    text = " ".join([*words[:i], "@0", *words[j:]])
+    when = one_match(TIME, text)
+    if when is not None:
+        text = text[: when.start()] + " " + text[when.end() :]
+    return text, when, spans[0]
+
+
 def _number(text: str) -> int:
     return int(text) if text.isdigit() else NUMBER_WORDS[text]
 
@@ -205,7 +244,7 @@ def read_follow(
 
 
 def _read(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | None:
-    words = tokens(re.sub(r"'s\b", " 's", question.lower().replace("’", "'")))
+    words = question_words(question)
     spans = spot_names(words, lex)
     seq = list(words)
     for k, (i, j, _e) in enumerate(spans):
@@ -302,7 +341,8 @@ def concept_of(span: tuple[int, int, list[int]], lex: Lexicon) -> tuple[str, Con
         raise NotRead  # a name in two streams, or two codes under one name
     e = entries[0]
     ref = ConceptRef(concept_id=e.code)  # the code only: a name would also match look-alikes
-    return e.stream_name, ConceptSet(concepts=(ref,), include_descendants=False, label=e.name)
+    # with its descendants where the source has a hierarchy, as the general reader reads names
+    return e.stream_name, ConceptSet(concepts=(ref,), label=e.name)
 
 
 def target_stream(noun: str, words: list[str], lex: Lexicon) -> str:
