@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._enc_class import read_encounter_codes
-from clinbridge.engine.understand._follow_read import read_exact
+from clinbridge.engine.understand._exact import read_exact
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names

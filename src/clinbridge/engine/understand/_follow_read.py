@@ -35,6 +35,7 @@ from clinbridge.engine.plan import (
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._text import NUMBER_WORDS, tokens
+from clinbridge.errors import UnderstandingError
 
 __all__ = [
     "GLUE",
@@ -202,7 +203,7 @@ def calendar_window(m: re.Match[str] | None, now: dt.datetime | None) -> Calenda
     return CalendarWindow(start=dt.date(y, 1, 1), end=dt.date(y, 12, 31))
 
 
-class NotRead(Exception):
+class NotRead(UnderstandingError):
     """The question is not of this shape (the general reader takes it)."""
 
 
@@ -211,24 +212,6 @@ def one_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     if len(found) > 1:
         raise NotRead
     return found[0] if found else None
-
-
-def read_exact(
-    question: str, lex: Lexicon, catalog: Catalog | None, now: dt.datetime | None
-) -> Reading | None:
-    """The first of the exact-name readers that reads the question: two events one after the
-    other, a cost of one concept, a count over one concept; None when none does."""
-    from clinbridge.engine.understand._cost_read import read_cost
-    from clinbridge.engine.understand._count_read import read_count, read_rank
-
-    if catalog is None:
-        return None
-    return (
-        read_follow(question, lex, catalog, now)
-        or read_cost(question, lex, now)
-        or read_count(question, lex, now)
-        or read_rank(question, lex, now)
-    )
 
 
 def read_follow(
