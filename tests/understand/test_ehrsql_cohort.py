@@ -300,3 +300,15 @@ def test_count_of_patients_who_stayed_in_a_care_unit(db: Path, conn: cb.Connecti
     a = conn.ask(f"How many patients stayed in careunit {unit} in 2100?", now=NOW)
     assert a.decision == "accept", a.reason
     assert a.value == n
+
+
+def test_a_reader_that_finds_another_shape_answers_none() -> None:
+    from clinbridge.engine.understand._follow_read import NotRead, or_none
+    from clinbridge.errors import UnderstandingError
+
+    @or_none
+    def reader() -> None:
+        raise NotRead
+
+    assert reader() is None
+    assert issubclass(NotRead, UnderstandingError)

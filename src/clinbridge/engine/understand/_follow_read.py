@@ -206,6 +206,9 @@ def calendar_window(m: re.Match[str] | None, now: dt.datetime | None) -> Calenda
 class NotRead(UnderstandingError):
     """The question is not of this shape (the general reader takes it)."""
 
+    def __init__(self, message: str = "the question is not of this shape") -> None:
+        super().__init__(message)
+
 
 def one_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     found = list(pattern.finditer(text))
