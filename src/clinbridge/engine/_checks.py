@@ -387,6 +387,8 @@ def _check_shape(ctx: _Ctx, shape: Shape | None) -> list[Check]:
             planned in _COMPATIBLE[asked]
             or (asked == "number" and planned == "rows")
             or (asked == "boolean" and planned == "number")
+            # 'how much does X cost': the amount(s) charged for X's events
+            or (asked == "number" and planned == "list" and plan.measure.of == "cost")
             # 'what was the last vaccine given': the first/last event of a kind named by no
             # concept can only be answered by the concept recorded then
             or (

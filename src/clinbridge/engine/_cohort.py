@@ -21,6 +21,7 @@ from sqlglot import exp
 from clinbridge.catalog import Catalog, EventStream
 from clinbridge.engine import sqlfuncs as f
 from clinbridge.engine._fields import field_conditions
+from clinbridge.engine._follow import anchor_tie, each_anchor_window
 from clinbridge.engine._units import in_unit
 from clinbridge.engine.plan import (
     AgeFilter,
@@ -426,6 +427,7 @@ class CohortBuilder:
         t: exp.Expr,
         pid: exp.Expr,
         joins: _Joins,
+        eid: exp.Expr | None = None,
     ) -> exp.Expr | None:
         if window is None:
             return None
@@ -437,9 +439,13 @@ class CohortBuilder:
                 conds.append(exp.GTE(this=day, expression=f.date_literal(window.start, d)))
             if window.end:
                 conds.append(exp.LTE(this=day, expression=f.date_literal(window.end, d)))
-        elif isinstance(window.anchor, EventAnchor) and window.anchor.which == "each":
-            conds.append(self._each_anchor(window, window.anchor, t, pid))
+        elif each_anchor_window(window) is not None:
+            conds.append(self._each_anchor(window, t, pid, eid))
+            if window.dates is not None:
+                conds.append(self.window_condition(window.dates, t, pid, joins))  # type: ignore[arg-type]
         else:
+            if window.unit != "day" or window.dates is not None or window.per_anchor:
+                raise UnsupportedOperationError("months, dates and pairs need an 'each' anchor")
             anchor = self.anchor_date(window.anchor, pid, joins)
             if window.start_days is None and window.end_days is None:
                 conds.append(exp.not_(anchor.is_(exp.null()), copy=False))
@@ -452,31 +458,11 @@ class CohortBuilder:
         return exp.and_(*conds, copy=False) if conds else None
 
     def _each_anchor(
-        self, window: RelativeWindow, anchor: EventAnchor, t: exp.Expr, pid: exp.Expr
+        self, window: RelativeWindow, t: exp.Expr, pid: exp.Expr, eid: exp.Expr | None
     ) -> exp.Expr:
         """EXISTS an anchor event of the patient's that ``t`` falls in the window of."""
-        d = self.d
-        a = self.alias("ea")
-        at = _col("t", a)
-        conds: list[exp.Expr] = [_col("pid", a).eq(pid.copy())]
-        if window.start_days == 0:
-            conds.append(exp.LT(this=at, expression=t.copy()))
-        elif window.start_days is not None:
-            conds.append(
-                exp.GTE(this=t.copy(), expression=f.add_days_exact(at.copy(), window.start_days, d))
-            )
-        if window.end_days == 0:
-            conds.append(exp.LTE(this=t.copy(), expression=at.copy()))
-        elif window.end_days is not None:
-            conds.append(
-                exp.LTE(this=t.copy(), expression=f.add_days_exact(at.copy(), window.end_days, d))
-            )
-        rel = self.stream_relation(anchor.stream, anchor.concepts)
-        sub = (
-            exp.select(exp.Literal.number(1))
-            .from_(_as_source(rel, a), copy=False)
-            .where(exp.and_(*conds, copy=False), copy=False)
-        )
+        source, tie = anchor_tie(self, window, t, pid, eid)
+        sub = exp.select(exp.Literal.number(1)).from_(source, copy=False).where(tie, copy=False)
         return exp.Exists(this=sub)
 
     # -- cohort ----------------------------------------------------------------------------
@@ -577,7 +563,7 @@ class CohortBuilder:
         pid = _col("pid", a)
         joins = _Joins()
         conds: list[exp.Expr] = []
-        window = self.window_condition(flt.window, _col("t", a), pid, joins)
+        window = self.window_condition(flt.window, _col("t", a), pid, joins, _col("eid", a))
         if window is not None:
             conds.append(window)
         if flt.age_at_event is not None:

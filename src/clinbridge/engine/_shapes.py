@@ -63,8 +63,15 @@ _Q_DATE = re.compile(
     r"|what\s+(time\s+)?(is|was|were)\s+the\s+(first|last|latest|earliest|most\s+recent)\s+time\b)",
     re.I,
 )
-# 'show me the total / the length of ...' asks for that amount, not a list
+# a request put as a question: 'can you list ...', 'could you show me ...' (not a yes/no)
+_Q_POLITE = re.compile(
+    r"^\s*(?![^?]*\b(?:if|whether)\b)(?:can|could|would|will)\s+(?:you|i|we)\s+(?:please\s+)?"
+    r"(?=(?:list|show|tell|give|"
+    r"retrieve|find|name|provide|get|fetch|display|identify|count|calculate)\b)",
+    re.I,
+)
 _Q_BOOL = re.compile(r"^\s*(is|was|were|are|does|did|do|has|have|had|can|could)\b", re.I)
+# 'show me the total / the length of ...' asks for that amount, not a list
 _Q_LIST = re.compile(
     r"^\s*(which|list|name\s+(the|all)|show(?![^?.]*\b(?:total|length|duration|differences?|change[sd]?)\b)|what\s+(\w+\s+){0,2}(drugs|medications|conditions|diagnoses|"
     r"procedures|measurements|tests|labs)\b)",
@@ -75,7 +82,7 @@ _Q_LIST = re.compile(
 _REQUEST = re.compile(
     r"^\s*(?![^?]*\b(?:if|whether)\b)"
     r"(?:(?:could|can|would|will)\s+(?:you|u|i|we)\s+(?:please\s+)?|please\s+)"
-    r"(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check|indicate|retrieve|"
+    r"(?:tell|give|get|find|pull|provide|report|calculate|compute|check|indicate|retrieve|"
     r"inform|know)(?:\s+(?:me|us))?\b[\s,]*",
     re.I,
 )
@@ -91,7 +98,8 @@ def question_shape(question: str | None) -> Shape | None:
     # 'Was mortality different between the trials? Give the percentage in each.': the last
     # sentence says what is asked for
     question = _SENTENCE.split(question.strip())[-1]
-    question = _REQUEST.sub("", question)  # 'could you tell me ...' asks what follows
+    # 'could you tell me ...' asks what follows; 'could you list ...' asks for the list
+    question = _Q_POLITE.sub("", _REQUEST.sub("", question))
     if _Q_DATE.search(question):
         return "date"
     if _Q_NUMBER.search(question):

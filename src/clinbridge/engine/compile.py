@@ -35,6 +35,7 @@ from clinbridge.engine._elapsed_sql import (
     span_days,
 )
 from clinbridge.engine._fields import edge_values, patient_sex
+from clinbridge.engine._follow import each_anchor_window, join_anchor
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
@@ -227,7 +228,12 @@ class Compiler:
         joins = _Joins()
         if m.at is not None:  # the events recorded at one exact time
             conds.append(_col("t", a).eq(at_time(m.at, self.cohorts.d)))
-        window = self.cohorts.window_condition(plan.window, _col("t", a), _col("pid", a), joins)
+        pairs = each_anchor_window(plan.window)
+        pairs = pairs if pairs is not None and pairs.per_anchor else None
+        own = pairs.dates if pairs is not None else plan.window
+        window = self.cohorts.window_condition(
+            own, _col("t", a), _col("pid", a), joins, _col("eid", a)
+        )
         if window is not None:
             conds.append(window)
         if plan.scope is not None:
@@ -245,6 +251,8 @@ class Compiler:
             # as for an encounter scope
             conds.append(exp.not_(_col("t_end", a).is_(exp.null())))
         q = joins.apply(exp.select(*cols).from_(_as_source(rel, a), copy=False))
+        if pairs is not None:  # each event once per anchor event it follows
+            q = join_anchor(self.cohorts, q, pairs, a)
         return q.where(exp.and_(*conds, copy=False), copy=False), encounter_level
 
     def _linked_encounters(self, m: Measure, a: str) -> exp.Expr | None:

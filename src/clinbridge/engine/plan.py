@@ -164,6 +164,11 @@ class EventAnchor(_Node):
     stream: str
     concepts: ConceptSet | None = None
     which: Literal["first", "last", "each"] = "first"
+    same: Literal["encounter", "month"] | None = None
+    """For ``each``: the event must also share the anchor event's encounter ('later in the same
+    hospital stay') or calendar month ('later in the same month')."""
+    dates: CalendarWindow | None = None
+    """For ``each``: only the anchor events in these dates count ('after a bronchoscopy in 2100')."""
 
 
 class PatientAnchor(_Node):
@@ -212,6 +217,13 @@ class RelativeWindow(_Node):
     anchor: Anchor
     start_days: int | None = None
     end_days: int | None = None
+    unit: Literal["day", "month"] = "day"
+    """What ``start_days`` / ``end_days`` count: days, or calendar months ('within 2 months')."""
+    dates: CalendarWindow | None = None
+    """The events must also fall in these dates ('in 2100, within 2 months after X')."""
+    per_anchor: bool = False
+    """For an ``each`` anchor: an event counts once per anchor event whose window holds it (how
+    often Y followed an X), not once."""
 
 
 TimeWindow = Annotated[CalendarWindow | RelativeWindow, Field(discriminator="kind")]

@@ -33,6 +33,7 @@ from clinbridge.engine.understand._demographic_gap import demographic_gap
 from clinbridge.engine.understand._elapsed import read_elapsed
 from clinbridge.engine.understand._enc_class import read_encounter_codes
 from clinbridge.engine.understand._event_end import event_end_asked
+from clinbridge.engine.understand._exact import read_exact
 from clinbridge.engine.understand._facets import read_facets, stream_nouns
 from clinbridge.engine.understand._fhir_words import administered_missing, fhir_plain_words
 from clinbridge.engine.understand._ground import specific_streams
@@ -136,6 +137,9 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         timed = reader(question, ctx.lexicon, ctx.catalog, patient_id=ctx.patient_id, now=ctx.now)
         if timed is not None:
             return [timed]
+    exact = read_exact(question, ctx.lexicon, ctx.catalog, ctx.now)
+    if exact is not None:  # one or two concepts named exactly, in a frame read whole
+        return [exact]
     try:
         pieces = unit_names(_rejoin_names(extract(text), ctx.lexicon), ctx.lexicon)
         enc = ctx.catalog.encounters if ctx.catalog is not None else None

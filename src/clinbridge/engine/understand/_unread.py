@@ -86,7 +86,7 @@ def _mark(pieces: list[Piece], pattern: re.Pattern[str], what: str) -> list[Piec
 
 # 'what did they receive 2 or more times': which things, by how often each was recorded
 _LIST_BY_COUNT = re.compile(
-    r"^(?:what|which)\b.*?\b(\d+\s+or\s+more\s+times|at\s+least\s+\d+\s+times)"
+    r"^(?:what|which|name|list|show|tell|give|identify)\b.*?\b(\d+\s+or\s+more\s+times|at\s+least\s+\d+\s+times)"
 )
 # 'how many doses of X were prescribed', 'the total amount of X prescribed': doses summed
 _DOSE_TOTAL = re.compile(
