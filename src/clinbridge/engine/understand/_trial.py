@@ -33,6 +33,11 @@ from clinbridge.engine.understand._trial_clauses import (
     merge_repeats,
     read_missing_clauses,
 )
+from clinbridge.engine.understand._trial_conjunction import (
+    check_and_counted,
+    check_aside_counted,
+    joined_by_and,
+)
 from clinbridge.engine.understand._trial_distribution import find_distribution
 from clinbridge.engine.understand._trial_groups import unread_grouping
 from clinbridge.engine.understand._trial_implied import implied_count
@@ -457,6 +462,7 @@ class TrialReader:
         q.unplaced(unknown)
         q.mentions = find_mentions(parse, self.families, self.codesets)
         self._label_then_code(q, parse)
+        check_aside_counted(q.text, parse, q.mentions)  # 'how many causes of death'
         design_words = set().union(*ROLE_WORDS.values())
         q.unplaced(
             [
@@ -709,7 +715,8 @@ def _conditions(
             # nothing: by it ('mild, moderate or severe' is one pooled condition)
             said = q.text[mt.start : mt.end]
             every = set(mt.codes) == set(var.codes) and "/" in said and " or " not in said
-            if len(mt.codes) >= 2 and (vs or every) and var not in q.groups:
+            listed = joined_by_and(mt, q.text)  # 'boys and girls': each, not pooled
+            if len(mt.codes) >= 2 and (vs or every or listed) and var not in q.groups:
                 q.groups.append(var)
         elif mt.target.kind == "categorical" and mt.comparison is None:
             cat_var = mt.variable
@@ -734,6 +741,7 @@ def _conditions(
         if flt is None:
             continue
         q.groundings.append(grounding(mt, q.text))
+        check_and_counted(mt, q.text)
         if q.op == "proportion" and mt.zone == "numerator":
             numerator.append(flt)
         else:
