@@ -120,3 +120,33 @@ def test_foreign_book_shapes(foreign) -> None:  # type: ignore[no-untyped-def]
         a = conn.ask("mean birth weight in infants who did not die")
         assert a.decision == "accept", a.reason
         assert a.value == pytest.approx(bw[data["died"] == 0].mean())
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how many infants were not delivered by emergency caesarean",
+        "how many infants were not born by emergency caesarean section",
+    ],
+)
+def test_a_negation_not_tied_to_a_condition_abstains(conn, question) -> None:  # type: ignore[no-untyped-def]
+    a = conn.ask(question)
+    assert a.decision != "accept", a.value
+    assert "negation" in str(a.reason)
+
+
+def test_outborn_said_before_the_subjects_is_still_counted(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
+    a = conn.ask("how many outborn infants died")
+    df = trial_wb.data
+    assert a.decision == "accept", a.reason
+    assert a.value == int(((df["OUTBORN"] == 1) & (df["DEATH"] == 1)).sum())
+
+
+def test_foreign_book_negation_placed(foreign) -> None:  # type: ignore[no-untyped-def]
+    url, data = foreign
+    with cb.connect(url) as conn:
+        a = conn.ask("how many infants were not randomised to cooling")
+        assert a.decision != "accept" or a.value == int((data["alloc"] == 2).sum())
+        a = conn.ask("how many infants did not die")
+        assert a.decision == "accept", a.reason
+        assert a.value == int((data["died"] == 0).sum())

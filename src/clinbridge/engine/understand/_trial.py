@@ -42,6 +42,7 @@ from clinbridge.engine.understand._trial_distribution import find_distribution
 from clinbridge.engine.understand._trial_groups import unread_grouping
 from clinbridge.engine.understand._trial_implied import implied_count
 from clinbridge.engine.understand._trial_lexicon import reader_words
+from clinbridge.engine.understand._trial_negation import check_negations_placed
 from clinbridge.engine.understand._trial_match import (
     LINKING_VERBS,
     assign_times,
@@ -257,6 +258,7 @@ class TrialReader:
         self._find_mentions(q)  # 5. content words → mentions of variables and codes
         compare_sides(q)
         _both_sides(q)
+        check_negations_placed(q.tokens, q.mentions, q.text)  # 'not delivered by ...'
         _attach_comparisons(q)  # 6. comparisons attach to the nearest numeric variable
         if q.change:  # 'change Gluc0h to Gluc24h': one measurement named at each end
             q.mentions = merge_repeats(q.mentions)

@@ -4,7 +4,7 @@
   moderate HIE'): an infant has one value, so 'and' lists the groups asked about, not one pooled
   cohort. The answer is per value (a grouping restricted to those values); where the values are
   what is counted ('percentage who were boys and girls') the reading abstains.
-* A counted noun that only a label's aside names ('how many causes of death' against 'Death
+* A plural counted noun that only a label's aside names ('how many causes of death' against 'Death
   before 18 months (any cause)'): the table counts infants with the item, not the things its
   qualifier mentions, so the reading abstains rather than count the infants.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
+from clinbridge.engine.understand._trial_words import SUBJECT_NOUNS
 
 AND = re.compile(r"\b(?:and|plus|both)\b|&")
 OR = re.compile(r"\b(?:or|either|any)\b|/")
@@ -48,6 +49,11 @@ def check_aside_counted(text: str, parse: Parse, mentions: list[Mention]) -> Non
         if k is None or parse.content[k].start != m.end():
             continue
         word = parse.content[k].norm
+        said = parse.content[k].text.lower()
+        if said == word or not said.endswith("s"):
+            continue  # 'how many outborn infants': a word describing what is counted
+        if k + 1 < len(parse.content) and parse.content[k + 1].norm in SUBJECT_NOUNS:
+            continue
         for mt in mentions:
             fam = mt.target
             if not isinstance(fam, Family) or k not in mt.positions:
