@@ -78,7 +78,10 @@ def test_shapes_that_must_not_be_answered(conn, question) -> None:  # type: igno
 def test_a_negated_outcome_is_a_one_sided_filter(conn, trial_wb) -> None:  # type: ignore[no-untyped-def]
     df = trial_wb.data
     bw = clean(df, "BWT_g")
-    for question in ("mean birth weight in infants who did not die", "mean birth weight in survivors"):
+    for question in (
+        "mean birth weight in infants who did not die",
+        "mean birth weight in survivors",
+    ):
         a = conn.ask(question)
         assert a.decision == "accept", a.reason
         assert a.value == pytest.approx(bw[df["DEATH"] == 0].mean())
@@ -104,9 +107,7 @@ def test_foreign_book_shapes(foreign) -> None:  # type: ignore[no-untyped-def]
         a = conn.ask("how many boys and girls")
         assert a.decision == "accept", a.reason
         sex = fb.clean(data, "sex")
-        assert sorted(r["value"] for r in a.value) == sorted(
-            int((sex == k).sum()) for k in (1, 2)
-        )
+        assert sorted(r["value"] for r in a.value) == sorted(int((sex == k).sum()) for k in (1, 2))
         a = conn.ask("mean birth weight in centre 2 and centre 3")
         assert a.decision == "accept", a.reason
         bw = fb.clean(data, "bw_g")

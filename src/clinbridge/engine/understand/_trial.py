@@ -42,7 +42,6 @@ from clinbridge.engine.understand._trial_distribution import find_distribution
 from clinbridge.engine.understand._trial_groups import unread_grouping
 from clinbridge.engine.understand._trial_implied import implied_count
 from clinbridge.engine.understand._trial_lexicon import reader_words
-from clinbridge.engine.understand._trial_negation import check_negations_placed
 from clinbridge.engine.understand._trial_match import (
     LINKING_VERBS,
     assign_times,
@@ -65,6 +64,7 @@ from clinbridge.engine.understand._trial_model import (
     name_stem,
     name_terms,
 )
+from clinbridge.engine.understand._trial_negation import check_negations_placed
 from clinbridge.engine.understand._trial_rewrites import rewrites, spread_asked
 from clinbridge.engine.understand._trial_roles import (
     check_trials,

@@ -18,7 +18,9 @@ from clinbridge.engine.understand._trial_words import SUBJECT_NOUNS
 
 AND = re.compile(r"\b(?:and|plus|both)\b|&")
 OR = re.compile(r"\b(?:or|either|any)\b|/")
-COUNTED = re.compile(r"\b(?:how\s+many|number\s+of|count\s+of|total\s+of|numbers\s+of)\s+(?:the\s+)?")
+COUNTED = re.compile(
+    r"\b(?:how\s+many|number\s+of|count\s+of|total\s+of|numbers\s+of)\s+(?:the\s+)?"
+)
 
 
 def joined_by_and(mt: Mention, text: str) -> bool:

@@ -18,7 +18,9 @@ from clinbridge.engine.understand._trial_words import NEGATORS
 def check_negations_placed(tokens: list[Any], mentions: list[Any], text: str) -> None:
     placed: set[int] = set()
     for mt in mentions:
-        before = [t for t in tokens if t.end <= mt.start][-2:]  # as _both_sides reads a negated mention
+        before = [t for t in tokens if t.end <= mt.start][
+            -2:
+        ]  # as _both_sides reads a negated mention
         placed |= {t.start for t in before if t.text in NEGATORS}
         placed |= {t.start for t in tokens if mt.start <= t.start < mt.end}
     for t in tokens:
