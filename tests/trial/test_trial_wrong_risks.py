@@ -151,3 +151,15 @@ def test_foreign_book_negation_placed(foreign) -> None:  # type: ignore[no-untyp
         a = conn.ask("how many infants did not die")
         assert a.decision == "accept", a.reason
         assert a.value == int((data["died"] == 0).sum())
+
+
+def test_one_trials_item_asked_of_all_infants_abstains(conn, trial_wb, foreign) -> None:  # type: ignore[no-untyped-def]
+    a = conn.ask("mean MRI injury score in all infants")
+    assert a.decision != "accept" and "only in NEOCOOL" in str(a.reason)
+    a = conn.ask("mean MRI injury score")  # said plainly: answered, with the trial noted
+    assert a.decision == "accept" and a.value == pytest.approx(
+        clean(trial_wb.data, "MRI_SCORE").mean()
+    )
+    with cb.connect(foreign[0]) as fconn:
+        a = fconn.ask("mean bayley cognitive score in all infants")
+        assert a.decision != "accept" and "only in COOLKIDS" in str(a.reason)

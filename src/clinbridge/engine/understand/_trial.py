@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from clinbridge.engine.plan import Aggregate, GroupBy, QueryPlan, VariableFilter
 from clinbridge.engine.understand._reading import Grounding, Reading
+from clinbridge.engine.understand._trial_all_infants import check_all_subjects
 from clinbridge.engine.understand._trial_bare_time import bare_times
 from clinbridge.engine.understand._trial_change_sign import find_minus
 from clinbridge.engine.understand._trial_clauses import (
@@ -284,6 +285,7 @@ class TrialReader:
             raise Abstain("the percentage has nothing to count: name what the infants had")
         if op in {"mean", "median", "min", "max", "stddev"} and measure.of == "patients":
             raise Abstain(f"the {op} of what? the question names no numeric variable")
+        check_all_subjects(q.text, q.mentions, self.trials)  # 'in all infants', one trial's item
         check_trials(
             q.mentions, self.roles.get("trial"), self.trials, q.groups, filters, q.both_trials
         )
