@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from clinbridge.engine.plan import Aggregate, GroupBy, QueryPlan, VariableFilter
 from clinbridge.engine.understand._reading import Grounding, Reading
+from clinbridge.engine.understand._trial_all_infants import check_all_subjects
 from clinbridge.engine.understand._trial_bare_time import bare_times
 from clinbridge.engine.understand._trial_change_sign import find_minus
 from clinbridge.engine.understand._trial_clauses import (
@@ -32,6 +33,11 @@ from clinbridge.engine.understand._trial_clauses import (
     find_yes_no_comparisons,
     merge_repeats,
     read_missing_clauses,
+)
+from clinbridge.engine.understand._trial_conjunction import (
+    check_and_counted,
+    check_aside_counted,
+    joined_by_and,
 )
 from clinbridge.engine.understand._trial_distribution import find_distribution
 from clinbridge.engine.understand._trial_groups import unread_grouping
@@ -59,6 +65,7 @@ from clinbridge.engine.understand._trial_model import (
     name_stem,
     name_terms,
 )
+from clinbridge.engine.understand._trial_negation import check_negations_placed
 from clinbridge.engine.understand._trial_rewrites import rewrites, spread_asked
 from clinbridge.engine.understand._trial_roles import (
     check_trials,
@@ -252,6 +259,7 @@ class TrialReader:
         self._find_mentions(q)  # 5. content words → mentions of variables and codes
         compare_sides(q)
         _both_sides(q)
+        check_negations_placed(q.tokens, q.mentions, q.text)  # 'not delivered by ...'
         _attach_comparisons(q)  # 6. comparisons attach to the nearest numeric variable
         if q.change:  # 'change Gluc0h to Gluc24h': one measurement named at each end
             q.mentions = merge_repeats(q.mentions)
@@ -277,6 +285,7 @@ class TrialReader:
             raise Abstain("the percentage has nothing to count: name what the infants had")
         if op in {"mean", "median", "min", "max", "stddev"} and measure.of == "patients":
             raise Abstain(f"the {op} of what? the question names no numeric variable")
+        check_all_subjects(q.text, q.mentions, self.trials)  # 'in all infants', one trial's item
         check_trials(
             q.mentions, self.roles.get("trial"), self.trials, q.groups, filters, q.both_trials
         )
@@ -457,6 +466,7 @@ class TrialReader:
         q.unplaced(unknown)
         q.mentions = find_mentions(parse, self.families, self.codesets)
         self._label_then_code(q, parse)
+        check_aside_counted(q.text, parse, q.mentions)  # 'how many causes of death'
         design_words = set().union(*ROLE_WORDS.values())
         q.unplaced(
             [
@@ -709,7 +719,8 @@ def _conditions(
             # nothing: by it ('mild, moderate or severe' is one pooled condition)
             said = q.text[mt.start : mt.end]
             every = set(mt.codes) == set(var.codes) and "/" in said and " or " not in said
-            if len(mt.codes) >= 2 and (vs or every) and var not in q.groups:
+            listed = joined_by_and(mt, q.text)  # 'boys and girls': each, not pooled
+            if len(mt.codes) >= 2 and (vs or every or listed) and var not in q.groups:
                 q.groups.append(var)
         elif mt.target.kind == "categorical" and mt.comparison is None:
             cat_var = mt.variable
@@ -734,6 +745,7 @@ def _conditions(
         if flt is None:
             continue
         q.groundings.append(grounding(mt, q.text))
+        check_and_counted(mt, q.text)
         if q.op == "proportion" and mt.zone == "numerator":
             numerator.append(flt)
         else:
