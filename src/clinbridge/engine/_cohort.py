@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from clinbridge.catalog import Catalog, EventStream
 from clinbridge.engine import sqlfuncs as f
+from clinbridge.engine._status import status_condition
 from clinbridge.engine.plan import (
     AgeFilter,
     CalendarWindow,
@@ -78,6 +79,8 @@ class CohortBuilder:
     dialect: str = "duckdb"
     used: list[ResolvedConceptSet] = field(default_factory=list)
     """Every concept set resolved so far (for the compiled plan's record)."""
+    status_rules: list[str] = field(default_factory=list)
+    """How 'active' / 'ended' was read for each stream a status applied to."""
     _aliases: itertools.count[int] = field(default_factory=itertools.count)
 
     def alias(self, prefix: str) -> str:
@@ -97,6 +100,7 @@ class CohortBuilder:
         *,
         nested: bool = False,
         cost: bool = False,
+        status: str | None = None,
     ) -> exp.Expr:
         """The union of a kind's streams, normalised to (pid, eid, t, t_end, code, sys, val, unit, days_supply, quantity, lbl) and filtered by concept/value.
 
@@ -167,6 +171,10 @@ class CohortBuilder:
                 if s.value_column is None:
                     raise SchemaMismatchError(f"stream {s.name!r} stores no numeric values")
                 conds.append(self._value_condition(_col(s.value_column, a), value))
+            if status is not None:  # active / ended at 'now' (engine/_status.py)
+                cond, rule = status_condition(s, a, status, self.now, self.d)
+                conds.append(cond)
+                self.status_rules.append(rule)
             conds.append(
                 exp.not_(exp.column(s.patient_column, table=a).is_(exp.null()), copy=False)
             )
@@ -563,7 +571,7 @@ class CohortBuilder:
         return f.COMPARISONS[flt.op](this=age, expression=exp.Literal.number(flt.value))
 
     def _visit_EventFilter(self, flt: EventFilter) -> tuple[exp.Select, bool]:
-        rel = self.stream_relation(flt.stream, flt.concepts, flt.value)
+        rel = self.stream_relation(flt.stream, flt.concepts, flt.value, status=flt.status)
         a = self.alias("e")
         pid = _col("pid", a)
         joins = _Joins()

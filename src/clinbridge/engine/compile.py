@@ -60,6 +60,8 @@ class CompiledPlan:
     now: dt.date
     scope_check: exp.Expr | None = None
     """``SELECT COUNT(*)`` of the scoped encounters, for plans with an encounter scope."""
+    status_rules: tuple[str, ...] = ()
+    """How 'active' / 'ended' was read, per stream, for plans with an event status."""
 
     @property
     def sql(self) -> str:
@@ -136,6 +138,7 @@ class Compiler:
             tuple(dict.fromkeys(self.cohorts.used)),
             self.cohorts.now,
             scope_check,
+            tuple(dict.fromkeys(self.cohorts.status_rules)),
         )
 
     def _resolve_now(self, plan: QueryPlan) -> dt.date:
@@ -183,7 +186,7 @@ class Compiler:
             if m.stream is None:
                 raise UnsupportedOperationError(f"measure {m.of!r} needs a stream")
             rel = self.cohorts.stream_relation(
-                m.stream, m.concepts, m.value, nested=nested, cost=m.of == "cost"
+                m.stream, m.concepts, m.value, nested=nested, cost=m.of == "cost", status=m.status
             )
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit", "lbl")]

@@ -91,6 +91,8 @@ def run_plan(
     provenance.truncated = result.truncated
     with timings.trace("shape"):
         value, details = shape_value(compiled.shape, result, round_to=plan.aggregate.round_to)
+    if compiled.status_rules:  # how 'active' / 'ended' was read (engine/_status.py)
+        details["status_rule"] = list(compiled.status_rules)
     checks = [
         Check(
             name="concepts_resolved",
