@@ -221,3 +221,26 @@ def test_omop_gibleed_currently(gibleed: Any) -> None:
         f"AND (condition_end_date IS NULL OR condition_end_date > DATE '{now}')",
     )
     assert gold > 0 and a.decision == "accept" and a.value == gold
+
+
+def test_an_end_column_left_empty_is_named(tmp_path: Path) -> None:
+    import shutil
+
+    import duckdb
+
+    path = tmp_path / "no-ends.duckdb"
+    shutil.copy(_db("synthea27nj"), path)
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE condition_occurrence SET condition_end_date = NULL")
+    con.close()
+    import clinbridge
+    from clinbridge.settings import Settings
+
+    settings = Settings(embeddings="off", examples=str(tmp_path / "no-examples.jsonl"))
+    conn = clinbridge.connect(f"duckdb:///{path}", settings=settings, cache_dir=tmp_path)
+    try:
+        a = conn.ask("how many patients currently have anemia")
+        assert a.decision == "abstain" and "condition_end_date" in (a.reason or "")
+        assert conn.ask("how many patients have anemia").decision == "accept"
+    finally:
+        conn.close()

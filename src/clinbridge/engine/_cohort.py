@@ -20,7 +20,7 @@ from sqlglot import exp
 
 from clinbridge.catalog import Catalog, EventStream
 from clinbridge.engine import sqlfuncs as f
-from clinbridge.engine._status import status_condition
+from clinbridge.engine._status import StatusProbe, status_condition
 from clinbridge.engine.plan import (
     AgeFilter,
     CalendarWindow,
@@ -81,6 +81,8 @@ class CohortBuilder:
     """Every concept set resolved so far (for the compiled plan's record)."""
     status_rules: list[str] = field(default_factory=list)
     """How 'active' / 'ended' was read for each stream a status applied to."""
+    status_probes: list[StatusProbe] = field(default_factory=list)
+    """Queries that the streams a status applied to record it (run before the plan)."""
     _aliases: itertools.count[int] = field(default_factory=itertools.count)
 
     def alias(self, prefix: str) -> str:
@@ -172,9 +174,10 @@ class CohortBuilder:
                     raise SchemaMismatchError(f"stream {s.name!r} stores no numeric values")
                 conds.append(self._value_condition(_col(s.value_column, a), value))
             if status is not None:  # active / ended at 'now' (engine/_status.py)
-                cond, rule = status_condition(s, a, status, self.now, self.d)
+                cond, rule, probe = status_condition(s, a, status, self.now, self.d)
                 conds.append(cond)
                 self.status_rules.append(rule)
+                self.status_probes.append(probe)
             conds.append(
                 exp.not_(exp.column(s.patient_column, table=a).is_(exp.null()), copy=False)
             )

@@ -26,6 +26,7 @@ from clinbridge.engine._cohort import (
     _Joins,
     _lit,
 )
+from clinbridge.engine._status import StatusProbe
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
@@ -62,6 +63,8 @@ class CompiledPlan:
     """``SELECT COUNT(*)`` of the scoped encounters, for plans with an encounter scope."""
     status_rules: tuple[str, ...] = ()
     """How 'active' / 'ended' was read, per stream, for plans with an event status."""
+    status_probes: tuple[StatusProbe, ...] = ()
+    """What must be recorded for that reading (``engine/_status.check_recorded``)."""
 
     @property
     def sql(self) -> str:
@@ -139,6 +142,7 @@ class Compiler:
             self.cohorts.now,
             scope_check,
             tuple(dict.fromkeys(self.cohorts.status_rules)),
+            tuple({p[:2]: p for p in self.cohorts.status_probes}.values()),
         )
 
     def _resolve_now(self, plan: QueryPlan) -> dt.date:
