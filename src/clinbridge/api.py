@@ -244,6 +244,10 @@ class Connection:
             if second:
                 answer.details["learned_reading"] = second[0].to_dict()
         answer.timings.steps_ms["understand"] = round(understand_ms, 3)
+        for kind in (n.removeprefix("spread: ") for n in readings[0].notes if n.startswith("spread: ")):
+            from clinbridge.engine._wide_spread import add_spread  # 'mean (SD)', 'median (IQR)'
+
+            add_spread(answer, kind, self.catalog, self.db, self.settings.max_rows)
         notes = [n for n in readings[0].notes if n.startswith("example ")]
         first_plan = readings[0].plan
         if notes and first_plan is not None and answer.plan == first_plan.to_dict():

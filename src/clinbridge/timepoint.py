@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["TimePoint", "canonical", "find_time_points", "parse_time_point", "time_in_name"]
+__all__ = [
+    "TimePoint",
+    "canonical",
+    "find_time_points",
+    "parse_time_point",
+    "time_in_label",
+    "time_in_name",
+]
 
 
 class TimePoint(NamedTuple):
@@ -48,6 +55,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str, float], ...] = (
     ),
     (re.compile(rf"\b{_NUM}\s*-?\s*(?:min|mins|minutes?)\b", re.I), "min", 1.0),
     (re.compile(rf"\b{_NUM}\s*-?\s*(?:m|mo|mos|months?)\b", re.I), "mo", 1.0),
+    (re.compile(rf"\bmonth\s*{_NUM}\b", re.I), "mo", 1.0),  # 'Month 18', as visits are named
     (re.compile(rf"\b{_NUM}\s*-?\s*(?:y|yr|yrs|years?)\b(?!\s+old)", re.I), "mo", 12.0),
 )
 _UNIT_SCALES: dict[str, tuple[str, float]] = {
@@ -131,4 +139,23 @@ def time_in_name(name: str) -> TimePoint | None:
     m = re.search(r"(?:^|_)(\d+)m$", name, re.I)
     if m:
         return TimePoint("mo", float(m.group(1)))
+    # 'Temp (24 h)', 'bayley_cog_18mo', 'apgar_10min', 'sz_day3': one time point in the words
+    found = {tp for tp, _ in find_time_points(re.sub(r"[_()\[\]]+", " ", name))}
+    timed = [tp for tp in found if tp.scale in {"h", "min", "mo"}]
+    return timed[0] if len(timed) == 1 and len(found) == 1 else None
+
+
+_LABEL_TIME = re.compile(
+    r"(?:\bat\s+(?:age\s+)?|\(\s*|,\s*|\s[-–]\s*)(?P<tp>[^(),;]{1,24}?)\s*(?:\)|$)", re.I
+)
+
+
+def time_in_label(label: str) -> TimePoint | None:
+    """The time point a label states as when it was taken ('Core temperature at 24 hours',
+    'Lactate (72 h)', 'Bayley cognitive, 18 months'), never a window ('seizures in the first
+    72 hours' is no time point)."""
+    for m in _LABEL_TIME.finditer(label):
+        tp = parse_time_point(m.group("tp"))
+        if tp is not None and tp.scale in {"h", "min", "mo"}:
+            return tp
     return None

@@ -126,21 +126,23 @@ def test_duplicate_column_names(tmp_path: Path, second: str) -> None:
 
 def test_text_in_a_numeric_column_strict_and_lenient(tmp_path: Path) -> None:
     body = rows()
-    body[3][3] = "n/a"
+    body[3][3] = "3S.5"
     body[5][4] = "1OO"
+    body[1][3] = "n/a"  # a missing marker, not a bad cell
     path = workbook(tmp_path / "text.xlsx", [HEADER], body)
     with pytest.raises(LoadError) as info:
         read_trial(path)
     msg = str(info.value)
     assert "2 bad cell(s) in sheet 'Data'" in msg
-    assert "row 5 column D (TEMP_24H): text 'n/a' in a float column" in msg
+    assert "row 5 column D (TEMP_24H): text '3S.5' in a float column" in msg
     assert "row 7 column E (hr_48h)" in msg
     assert info.value.details["problems"][0]["row"] == 5
     url = f"duckdb:///{tmp_path / 't.duckdb'}"
     report = load_trial(path, url, strict=False)
     assert [(p["row"], p["column"]) for p in report.problems] == [(5, "D"), (7, "E")]
     assert report.reconciled  # values + missing + blank + bad == cells
-    assert report.value_cells + len(report.problems) + report.blank_cells == report.cells
+    assert report.missing_code_cells == 1  # the 'n/a'
+    assert report.value_cells + len(report.problems) + report.blank_cells + 1 == report.cells
 
 
 def test_dictionary_disagrees_with_the_data(tmp_path: Path) -> None:
@@ -162,7 +164,9 @@ def test_dictionary_disagrees_with_the_data(tmp_path: Path) -> None:
     body = rows()
     body[1][4] = -88  # hr_48h declares -99 only
     path = write_csv(tmp_path / "undeclared.csv", HEADER, body)
-    with pytest.raises(LoadError, match=r"-88 looks like a missing code"):
+    with pytest.raises(
+        LoadError, match=r"-88 looks like a missing code but the dictionary does not declare"
+    ):
         read_trial(path, dictionary=dict_csv(tmp_path))
 
 

@@ -172,9 +172,13 @@ def _patient_internal_id(catalog: Catalog, db: Database, patient_id: str) -> Any
     if p is None:
         return None
     col = p.external_id_column or p.id_column
+    said = f"CAST({_q(col)} AS TEXT)"
+    if catalog.variables:  # a trial's subject ids are typed in any case ('ht-16-0125')
+        said = f"UPPER({said})"
+        patient_id = str(patient_id).upper()
     rows = _run(
         db,
-        f"SELECT {_q(p.id_column)} FROM {_table(catalog, p.table)} WHERE CAST({_q(col)} AS TEXT) = ? LIMIT 1",
+        f"SELECT {_q(p.id_column)} FROM {_table(catalog, p.table)} WHERE {said} = ? LIMIT 1",
         [str(patient_id)],
     )
     return rows[0][0] if rows else None

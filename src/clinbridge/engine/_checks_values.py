@@ -22,6 +22,7 @@ from clinbridge.engine._checks import (
     _table,
     failed,
 )
+from clinbridge.engine._checks_thresholds import check_thresholds
 from clinbridge.engine._shapes import (
     _GENERIC_RANGES,
     _MEASURE_COLUMN,
@@ -119,7 +120,8 @@ def _unit_labels(ctx: _Ctx, s: EventStream, units: dict[str, int]) -> dict[str, 
 def _check_values(
     ctx: _Ctx, resolved: dict[str, tuple[list[EventStream], list[Any]]]
 ) -> list[Check]:
-    """Data stored, units consistent, values plausible — for the measured quantity."""
+    """Data stored, units consistent, values plausible — for the measured quantity (and the
+    units of its value thresholds)."""
     plan, checks = ctx.plan, []
     if plan is None:
         nums = _numbers(ctx.value, ctx.rows)
@@ -260,7 +262,7 @@ def _check_values(
         )
     if op == "proportion":
         checks.extend(_check_proportion(ctx))
-    return checks
+    return checks + check_thresholds(ctx, _value_stats)  # thresholds given in a unit
 
 
 def _proportion_fails(code: str, detail: str) -> list[Check]:

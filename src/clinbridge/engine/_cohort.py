@@ -21,6 +21,7 @@ from sqlglot import exp
 from clinbridge.catalog import Catalog, EventStream
 from clinbridge.engine import sqlfuncs as f
 from clinbridge.engine._status import StatusProbe, status_condition
+from clinbridge.engine._units import in_unit
 from clinbridge.engine.plan import (
     AgeFilter,
     CalendarWindow,
@@ -172,7 +173,11 @@ class CohortBuilder:
             if value is not None:
                 if s.value_column is None:
                     raise SchemaMismatchError(f"stream {s.name!r} stores no numeric values")
-                conds.append(self._value_condition(_col(s.value_column, a), value))
+                unit_col = s.unit_label_column or s.unit_column
+                column = in_unit(
+                    _col(s.value_column, a), _col(unit_col, a) if unit_col else None, value.unit
+                )
+                conds.append(self._value_condition(column, value))
             if status is not None:  # active / ended at 'now' (engine/_status.py)
                 cond, rule, probe = status_condition(s, a, status, self.now, self.d)
                 conds.append(cond)

@@ -17,7 +17,6 @@ catch that, deterministically and for any source:
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import re
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from clinbridge.engine.answer import Check
+from clinbridge.engine.understand._number_accounting import plan_numbers as _plan_numbers
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog, Dictionary
@@ -149,28 +149,6 @@ _NUM = re.compile(
 _NAMING = re.compile(
     r"\b(type|stage|grade|class|phase|level|category|tier|factor|schedule|part)\s*$", re.I
 )
-
-
-def _plan_numbers(text: str) -> set[float]:
-    """Numbers a proposal uses, including the lengths of the date ranges it spells out."""
-    out = {abs(float(x)) for x in re.findall(r"-?\d+(?:\.\d+)?", text)}
-    dates = []
-    for y, m, d in re.findall(r"(\d{4})-(\d{2})-(\d{2})", text):
-        try:
-            dates.append(dt.date(int(y), int(m), int(d)))
-        except ValueError:
-            continue
-    for i, a in enumerate(dates):
-        for b in dates[i + 1 :]:
-            days = abs((b - a).days) + 1  # inclusive ranges: 2019-01-01..2019-12-31 is a year
-            for n in (days, days - 1):
-                out |= {
-                    float(n),
-                    float(round(n / 365.25)),
-                    float(round(n / 30.44)),
-                    float(round(n / 7)),
-                }
-    return out
 
 
 _MEASURE_WORDS = {

@@ -32,7 +32,13 @@ from clinbridge.engine._shapes import actual_shape
 from clinbridge.engine.answer import Check
 from clinbridge.engine.plan import QueryPlan
 
-_AGE_ASKED = re.compile(r"\b(?:what|which)\s+age\b|\bhow\s+old\b|\bage\s*(?:@|at|when)\b", re.I)
+_AGE_ASKED = re.compile(
+    r"\b(?:what|which)\s+age\b|\bhow\s+old\b|\bage\s*(?:@|at|when)\b"
+    # 'age in years of person_id 96 on the date of ...', 'age of patient 22 when ...'
+    r"|\bage\s*\(?\s*in\s+(?:completed\s+|whole\s+)?years\b|^\W*(?:the\s+)?age\b"
+    r"|\bage\s+of\s+(?:patient|person|pt|subject)",
+    re.I,
+)
 _IDS_ASKED = re.compile(
     r"\b(?:ids|identifiers|person_id\s+values|patient_id\s+values|values)\b|^\s*list\b", re.I
 )

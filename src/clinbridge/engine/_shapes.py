@@ -71,6 +71,13 @@ _Q_LIST = re.compile(
 )
 
 
+_REQUEST = re.compile(
+    r"^\s*(?:(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+)?|please\s+)"
+    r"(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check)(?:\s+(?:me|us))?"
+    r"\b[\s,]*",
+    re.I,
+)
+"""A request's frame: 'could you tell me how many ...' is no yes/no question."""
 _SENTENCE = re.compile(r"(?<=[?!])\s+(?=\S)|(?<=\.)\s+(?=[A-Z])")
 
 
@@ -81,6 +88,7 @@ def question_shape(question: str | None) -> Shape | None:
     # 'Was mortality different between the trials? Give the percentage in each.': the last
     # sentence says what is asked for
     question = _SENTENCE.split(question.strip())[-1]
+    question = _REQUEST.sub("", question)  # 'could you tell me ...' asks what follows
     if _Q_DATE.search(question):
         return "date"
     if _Q_NUMBER.search(question):

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from sqlglot import exp
 
-__all__ = ["convert_expr", "engine_converts"]
+__all__ = ["convert_expr", "engine_converts", "in_unit"]
 
 # unit spelling (lower case) -> (family, factor to the family's base, offset): base = v*f + o
 _UNITS: dict[str, tuple[str, float, float]] = {
@@ -33,6 +33,8 @@ _UNITS: dict[str, tuple[str, float, float]] = {
     "inches": ("length", 0.0254, 0.0),
     "ft": ("length", 0.3048, 0.0),
     "[ft_i]": ("length", 0.3048, 0.0),
+    "feet": ("length", 0.3048, 0.0),
+    "foot": ("length", 0.3048, 0.0),
     "cel": ("temperature", 1.0, 0.0),
     "c": ("temperature", 1.0, 0.0),
     "°c": ("temperature", 1.0, 0.0),
@@ -81,3 +83,21 @@ def convert_expr(value: exp.Expr, unit: exp.Expr, target: str) -> exp.Expr | Non
             conv = exp.Add(this=conv, expression=exp.Literal.number(offset))
         case = case.when(key.eq(exp.Literal.string(name)), conv)
     return case.else_(exp.null())
+
+
+def in_unit(value: exp.Expr, unit: exp.Expr | None, target: str | None) -> exp.Expr:
+    """``value`` expressed in ``target`` where the row's unit converts to it, else as stored.
+
+    A threshold given in another unit than the source records ('over 200 lb' on weights in kg,
+    '100.4 °F or more' on temperatures in Celsius) is compared with each row's value converted
+    to the threshold's unit. A row whose unit is not in the threshold's family, or not a unit
+    converted here, keeps its stored value (what the comparison used before conversion existed).
+    """
+    if unit is None or not target:
+        return value
+    converted = convert_expr(value, unit, target)
+    if converted is None:
+        return value
+    # rounded: 38.0 °C is 100.4 °F exactly, not 100.39999999999999 (a bound must hold at it)
+    rounded = exp.Round(this=converted, decimals=exp.Literal.number(6))
+    return exp.Coalesce(this=rounded, expressions=[value])

@@ -11,7 +11,7 @@ median, a count of values or a denominator, and the statement says so to anyone 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from sqlglot import exp
 
@@ -140,6 +140,19 @@ class _WideCompiler:
 
     # -- the statement -----------------------------------------------------------------------
     def compile(self, plan: QueryPlan) -> tuple[exp.Select, WideShape]:
+        base, groups = self._cohort(plan)
+        op = plan.aggregate.op
+        m = plan.measure
+        if op == "proportion":
+            return self._proportion(plan, base, groups)
+        return self._over(plan, base, groups, op, m)
+
+    def values_of(self, plan: QueryPlan) -> tuple[exp.Select, list[Variable]]:
+        """(g0, g1, v) per cohort subject of a plan that measures a variable, and the groups."""
+        base, groups = self._cohort(plan)
+        return self._values(base, groups, self._measure_value(plan)), groups
+
+    def _cohort(self, plan: QueryPlan) -> tuple[exp.Select, list[Variable]]:
         patients = self.catalog.patients
         if patients is None:
             raise SchemaMismatchError("the wide table has no subject column")
@@ -155,20 +168,19 @@ class _WideCompiler:
                 "name the variable instead"
             )
         if plan.patient_id is not None:
-            conds.append(
-                exp.cast(exp.column(patients.id_column, table="c", quoted=True), "VARCHAR").eq(
-                    exp.Literal.string(plan.patient_id)
-                )
-            )
+            sid = exp.cast(exp.column(patients.id_column, table="c", quoted=True), "VARCHAR")
+            # subject ids are typed in any case ('ht-16-0125' for HT-16-0125)
+            conds.append(exp.Upper(this=sid).eq(exp.Literal.string(plan.patient_id.upper())))
         for g in groups:
             conds.append(exp.not_(self.clean(g).is_(exp.null())))
         base = exp.select(exp.Star()).from_(exp.alias_(exp.to_table(table), "c"), copy=False)
         if conds:
             base = base.where(exp.and_(*conds, copy=False), copy=False)
-        op = plan.aggregate.op
-        m = plan.measure
-        if op == "proportion":
-            return self._proportion(plan, base, groups)
+        return base, groups
+
+    def _over(
+        self, plan: QueryPlan, base: exp.Select, groups: list[Variable], op: str, m: Any
+    ) -> tuple[exp.Select, WideShape]:
         if m.of == "patients":
             if op not in {"count", "count_distinct"}:
                 raise UnsupportedOperationError(f"cannot take the {op} of subjects")
@@ -316,6 +328,8 @@ class _WideCompiler:
     def _proportion(
         self, plan: QueryPlan, base: exp.Select, groups: list[Variable]
     ) -> tuple[exp.Select, WideShape]:
+        if not plan.aggregate.numerator and groups:
+            return self._distribution(base, groups)
         num = [f for f in plan.aggregate.numerator if isinstance(f, VariableFilter)]
         if len(num) != len(plan.aggregate.numerator):
             raise UnsupportedOperationError("a trial-table proportion needs variable conditions")
@@ -338,6 +352,31 @@ class _WideCompiler:
                     expression=exp.Count(this=exp.Star()),
                 ).as_("value")
             )
+        q = exp.select(*cols).from_(exp.Subquery(this=inner).as_("w"), copy=False)
+        return _per_group(q, groups, "proportion")
+
+    def _distribution(
+        self, base: exp.Select, groups: list[Variable]
+    ) -> tuple[exp.Select, WideShape]:
+        """Each category of the last group: its count (numerator) over the subjects of the
+        groups before it (denominator), among those whose every group value is known."""
+        known = [exp.not_(self.clean(g).is_(exp.null())) for g in groups]
+        rows = base.where(exp.and_(*known, copy=False), copy=False)
+        inner = exp.select(*[self.raw(g).as_(f"g{i}") for i, g in enumerate(groups)]).from_(
+            exp.Subquery(this=rows).as_("c"), copy=False
+        )
+        outer = [exp.column(f"g{i}", table="w") for i in range(len(groups) - 1)]
+        total = exp.Window(
+            this=exp.Sum(this=exp.Count(this=exp.Star())), partition_by=outer or None
+        )
+        cols: list[exp.Expr] = [self._group_label(g, i) for i, g in enumerate(groups)]
+        cols += [
+            exp.Count(this=exp.Star()).as_("numerator"),
+            total.as_("denominator"),
+            exp.Div(
+                this=exp.cast(exp.Count(this=exp.Star()), "DOUBLE"), expression=total.copy()
+            ).as_("value"),
+        ]
         q = exp.select(*cols).from_(exp.Subquery(this=inner).as_("w"), copy=False)
         return _per_group(q, groups, "proportion")
 

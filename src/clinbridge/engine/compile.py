@@ -244,6 +244,8 @@ class Compiler:
     ) -> tuple[exp.Select, Shape]:
         m, op = plan.measure, plan.aggregate.op
         d = self.cohorts.d
+        if op == "proportion" and not plan.aggregate.numerator:
+            raise UnsupportedOperationError("a distribution (no numerator) needs a trial table")
         if op == "proportion":
             # The numerator counts the cohort's members that pass its filters in a WHERE
             # (semi-/anti-joins the planner can hash), not a per-row CASE WHEN pid IN (...):

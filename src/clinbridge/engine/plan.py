@@ -503,7 +503,9 @@ class QueryPlan(_Node):
             raise ValueError(f"measure {of!r} needs a stream")
         if self.aggregate.top is not None and of != "concept":
             raise ValueError("'top' ranks concepts: it needs measure 'concept'")
-        if op == "proportion" and not self.aggregate.numerator:
+        if op == "proportion" and not self.aggregate.numerator and not self.group_by:
+            # (grouped, no numerator: a distribution, each last group's share of the groups
+            # before it: 'distribution of HIE grade by arm')
             raise ValueError("a proportion needs numerator filters (the denominator is the cohort)")
         if op in {"mean", "median", "sum", "stddev"} and of in _COUNTED_MEASURES:
             raise ValueError(f"{op} needs a numeric measure, not {of!r}")

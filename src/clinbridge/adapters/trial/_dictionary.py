@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from clinbridge.timepoint import canonical, time_in_name
+from clinbridge.adapters.trial._codes import parse_code_list, split_missing
+from clinbridge.timepoint import canonical, time_in_label, time_in_name
 
 __all__ = ["Entry", "infer_entry", "normalise_type", "parse_codes", "parse_entry", "role_of"]
 
@@ -27,6 +28,8 @@ class Entry:
     form: str | None = None
     source: str = "dictionary"
     """'dictionary' or 'inferred' (no dictionary entry: type, codes and time point from the data)."""
+    typed: bool = True
+    """Whether the dictionary declared the type (else the loader takes it from the data)."""
     row: int | None = None
     """1-based row of the dictionary entry."""
     role: str | None = None
@@ -69,7 +72,20 @@ def normalise_type(text: Any) -> VarType | None:
     for out, names in _TYPES.items():
         if t in names:
             return out
+    # 'Numeric (continuous)', 'Categorical (nominal)', 'decimal(5,1)', 'Yes/No item'
+    for out, pattern in _TYPE_WORDS:
+        if re.search(pattern, t):
+            return out
     return None
+
+
+_TYPE_WORDS = (
+    ("date", r"\bdate|\bdatetime|\btimestamp"),
+    ("categorical", r"categor|\bcode|nominal|ordinal|yes\s*/\s*no|binary|radio|dropdown|factor"),
+    ("integer", r"\bint|whole number|\bcount"),
+    ("float", r"numer|\bnum\b|float|decimal|continuous|\breal\b|double"),
+    ("string", r"\btext|string|\bchar|free"),
+)
 
 
 def _is_number(text: str) -> bool:
@@ -90,26 +106,9 @@ def code_key(value: Any) -> str:
     return text
 
 
-_PAIR = re.compile(r"^\s*(-?[\w.]+)\s*(?:=|:|,|-(?=\s)|\s)\s*(.+?)\s*$")
-
-
 def parse_codes(text: Any) -> dict[str, str]:
-    """'1=Male; 2=Female' (also '|', new lines, '1, Male', '1: Male') → {'1': 'Male', ...}."""
-    if text is None or not str(text).strip():
-        return {}
-    out: dict[str, str] = {}
-    for part in re.split(r"[;|\n]+", str(text)):
-        part = part.strip()
-        if not part:
-            continue
-        m = _PAIR.match(part)
-        if m:
-            out[code_key(m.group(1))] = m.group(2).strip()
-        else:
-            for bare in re.split(r"[,\s]+", part):
-                if bare:
-                    out[code_key(bare)] = ""
-    return out
+    """'1=Male; 2=Female' (and the other notations of :mod:`._codes`) → {'1': 'Male', ...}."""
+    return parse_code_list(text)
 
 
 def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
@@ -123,7 +122,9 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         return str(v).strip()
 
     name = get("variable")
-    codes = parse_codes(get("codes"))
+    # a code whose label says missing ('99=Missing') is a missing code, not a category
+    codes, missing = split_missing(parse_codes(get("codes")))
+    missing = {**missing, **parse_codes(get("missing"))}
     declared = normalise_type(get("type"))
     vtype = declared or ("categorical" if codes else "string")
     if codes and vtype in {"integer", "float", "string"}:
@@ -135,7 +136,11 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
     tp_text = get("time_point") or None
     tp = canonical(tp_text) if tp_text else None
     if tp is None and tp_text is None:
-        found = time_in_name(name)
+        # no time point written: from the name ('Temp (24 h)'), and where the dictionary has
+        # no time-point column at all, from the label ('Lactate at 72 hours')
+        found = time_in_name(name) or (
+            time_in_label(get("label")) if "time_point" not in cols else None
+        )
         tp = found.text() if found else None
     return Entry(
         name=name,
@@ -143,11 +148,12 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         type=vtype,
         unit=get("unit") or None,
         codes=codes,
-        missing=parse_codes(get("missing")),
+        missing=missing,
         time_point=tp,
         time_point_text=tp_text,
         trials=trials,
         form=get("form") or None,
+        typed=declared is not None or bool(codes),
         row=index + 1,
     )
 
@@ -194,14 +200,17 @@ _ROLE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "subject",
         re.compile(
-            r"\b(subject|participant|patient|infant|baby|study|record)[ _-]*(id|identifier|number|no)\b|^(subj_?id|id|usubjid|record_id)$",
+            r"\b(subject|participant|patient|infant|baby|study|record)[ _-]*(id|identifier|number|no)\b"
+            r"|^(subj_?id|id|usubjid|record_id|subj|subj_?no|pid|pt_?id|pat_?id|screening_?(no|id))$",
             re.I,
         ),
     ),
     (
         "arm",
         re.compile(
-            r"\b(arm|allocation|randomi[sz]ed (treatment|group|arm)|treatment (group|arm)|intervention group)\b|^(rand_?arm|arm|trt|treatment)$",
+            r"\b(arm|allocation|randomi[sz](ed|ation) (treatment|group|arm)|treatment (group|arm)"
+            r"|intervention group|(study|trial) (arm|group)|allocated (group|treatment))\b"
+            r"|^(rand_?arm|arm|trt|treatment|group|grp|trt_?grp|tx|alloc|allocation|rand_?(grp|group))$",
             re.I,
         ),
     ),

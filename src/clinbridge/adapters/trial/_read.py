@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clinbridge.adapters.trial._dict_header import by_content, by_words
 from clinbridge.errors import LoadError
 
 __all__ = ["Sheet", "column_letter", "find_dictionary", "find_header", "read_sheets"]
@@ -257,6 +258,8 @@ def dictionary_columns(row: list[Any]) -> dict[str, int]:
         for fld, names in _DICT_FIELDS.items():
             if fld not in out and key in names:
                 out[fld] = j
+    if "variable" not in out or "label" not in out:
+        out = by_words(row, out)  # 'Field label', 'Response options', 'Assessment time'
     return out if "variable" in out and "label" in out else {}
 
 
@@ -270,7 +273,16 @@ def find_dictionary(
         if s is data:
             continue
         for i, row in enumerate(s.rows[:10]):
-            cols = dictionary_columns(row)
+            named = by_words(row, {})
+            below = s.rows[i + 1] if i + 1 < len(s.rows) else []
+            # a header of unknown words still stands above the first row naming a column
+            filled = sum(not _blank(v) for v in row)
+            if len(named) < 2 and (
+                filled < 2 or not any(str(v).strip().lower() in wanted for v in below)
+            ):
+                continue
+            # what the header leaves unnamed (or names loosely) is found by content
+            cols = by_content(s.rows, i, dictionary_columns(row) or named, wanted)
             if not cols:
                 continue
             j = cols["variable"]

@@ -29,6 +29,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from clinbridge.adapters.trial._codes import MISSING_TEXT
 from clinbridge.adapters.trial._dictionary import (
     Entry,
     code_key,
@@ -277,6 +278,9 @@ def read_trial(
         if entry is None:
             entry = infer_entry(name, raw)
             report.inferred.append(name)
+        elif not entry.typed:  # a dictionary without a type column: numbers are numbers
+            seen = infer_entry(name, [v for v in raw if not _missing_text(v, entry)])
+            entry.type = "integer" if seen.type == "categorical" else seen.type
         entry.name = name
         col = sql_name(name)
         if col in used_sql:
@@ -377,6 +381,8 @@ def _convert(
         blank = out.count(None)
         missing = sum(1 for v in out if v in entry.missing) if entry.missing else 0
         return out, (blank, missing, len(raw) - blank - missing)
+    text_missing = 0  # 'NA', 'not done', '.' or a declared text code in a numeric column
+    by_label = {lab.strip().lower(): c for c, lab in entry.codes.items() if lab and _num(c)}
     try:
         try:  # numbers and None (NaN) convert at once; a "" or a text cell takes the long way
             arr = np.array(raw, dtype=float)
@@ -389,6 +395,12 @@ def _convert(
         for i, v in enumerate(raw):
             if _blank(v):
                 blank += 1
+                continue
+            if _missing_text(v, entry):
+                text_missing += 1
+                continue
+            if isinstance(v, str) and v.strip().lower() in by_label:  # 'Male' for code 1
+                arr[i] = float(by_label[v.strip().lower()])
                 continue
             try:
                 arr[i] = float(str(v).strip()) if not isinstance(v, bool) else float("nan")
@@ -432,22 +444,30 @@ def _convert(
         undeclared = sorted(guesses[np.isin(guesses, real)].tolist())
         if undeclared and real[~np.isin(real, undeclared)].min(initial=0.0) >= 0:
             i = int(np.flatnonzero(present & np.isin(arr, undeclared))[0])
-            problem(
-                i,
-                raw[i],
-                f"the dictionary disagrees with the data: {code_key(undeclared[0])} looks like a "
-                "missing code but the dictionary declares none for this variable",
-            )
+            if entry.missing:  # it declares others: the dictionary disagrees with the data
+                problem(
+                    i,
+                    raw[i],
+                    f"the dictionary disagrees with the data: {code_key(undeclared[0])} looks "
+                    "like a missing code but the dictionary does not declare it for this variable",
+                )
+            # (declaring none, as a builder who states missing codes once for the workbook
+            # does, a usual missing code is taken as one and said so in its label)
             for x in undeclared:
-                entry.missing.setdefault(code_key(x), "undeclared")
+                entry.missing.setdefault(code_key(x), "undeclared: a usual missing code")
             is_missing = np.isin(arr, [float(c) for c in entry.missing if _num(c)])
             present = ~np.isnan(arr) & ~is_missing
     n_bad = sum(1 for p in problems if p["column_index"] == j)
     values_ok = int(present.sum())
-    n_missing = int(is_missing.sum())
+    n_missing = int(is_missing.sum()) + text_missing
     # cells that were bad became NaN: keep counts exact (blank + missing + values + bad == cells)
     values_ok = len(raw) - blank - n_missing - n_bad
     return arr, (blank, n_missing, values_ok)
+
+
+def _missing_text(v: Any, entry: Entry) -> bool:
+    """A cell whose text says the value is missing ('NA', 'not done', a declared code)."""
+    return isinstance(v, str) and (v.strip().lower() in MISSING_TEXT or v.strip() in entry.missing)
 
 
 def _num(c: str) -> bool:

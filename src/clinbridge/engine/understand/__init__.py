@@ -22,20 +22,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._categories import category_words, stream_categories
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
+from clinbridge.engine.understand._demographic_gap import demographic_gap
 from clinbridge.engine.understand._enc_class import read_encounter_codes
 from clinbridge.engine.understand._event_end import event_end_asked
 from clinbridge.engine.understand._fhir_words import administered_missing, fhir_plain_words
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
+from clinbridge.engine.understand._number_accounting import account_numbers
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._text import normalize
+from clinbridge.engine.understand._time_columns import drop_time_columns
+from clinbridge.engine.understand._typos import fix_structure_typos
 from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
 from clinbridge.engine.understand._yesno_value import threshold_yesno
@@ -79,11 +84,16 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
+    gap = demographic_gap(question)
+    if gap:
+        return [Reading(question=question, abstain_reason=gap)]
     plain, no_rows = fhir_plain_words(question, ctx.catalog)
     if no_rows:
         return [Reading(question=question, abstain_reason=no_rows)]
     plain = category_words(drop_confirmed_codes(plain, ctx.lexicon), ctx.lexicon)
     text = replace_patient_names(expand_words(normalize(plain)), ctx.lexicon)
+    text = fix_structure_typos(text, ctx.lexicon)
+    text = drop_time_columns(text, ctx.catalog)
     text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)
     if not_exact:
         return [Reading(question=question, abstain_reason=not_exact)]
@@ -130,7 +140,8 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     readings = [first]
     if first.plan is not None:
         readings.extend(_alternatives(items, c, first))
-    return readings
+    # the question as the rules read it: each of its numbers must be used
+    return account_numbers(readings, rewrite_asides(text))
 
 
 def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:

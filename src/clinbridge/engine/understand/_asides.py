@@ -74,6 +74,11 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # 'pts weighing 100 kg+': a body weight
     (re.compile(r"\bweighing\b"), "with body weight"),
+    # 'taller than 6 ft', 'heavier than 100 kg': a body measure compared
+    (re.compile(r"\btaller\s+than\b"), "with body height above"),
+    (re.compile(r"\bshorter\s+than\b"), "with body height below"),
+    (re.compile(r"\bheavier\s+than\b"), "with body weight above"),
+    (re.compile(r"\blighter\s+than\b"), "with body weight below"),
     # 'ambulatory/outpatient encounters': two names of one encounter type
     (
         re.compile(
@@ -85,6 +90,101 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\badmitted\s+(?:as\s+(?:an?\s+)?)?(?:inpatients?|inpt)\b"), "admitted"),
     # 'of any kind, Y included': Y joins the class named before it ('including Y')
     (re.compile(r",\s*([a-z][^,()?;]{0,40}?)\s+included\b"), r", including \1 "),
+    # '(admissions, not patients)', '(visits, not persons)': the unit the count is in, said
+    # again beside the noun that already names it
+    (
+        re.compile(
+            r"\s*\(\s*(?:admissions|visits|encounters|stays|records|rows|events|episodes|"
+            r"prescriptions|exposures|procedures|measurements|diagnoses|sessions|doses|tests)\s*,?\s*not\s+"
+            r"(?:distinct\s+|unique\s+)?(?:patients|persons|people|individuals|subjects|days|dates)\s*\)"
+        ),
+        " ",
+    ),
+    # 'made by male patients and how many by female patients', 'are male, and how many
+    # female': one count per sex
+    (
+        re.compile(
+            r"\b(?:are|were|(?:made|had|recorded)\s+(?:by|for))\s+(?:males?|men)(?:\s+patients)?\s*,?\s*"
+            r"and\s+how\s+many\s+(?:(?:by|for|are|were)\s+)?(?:females?|women)(?:\s+patients)?\b"
+            r"|\b(?:are|were|(?:made|had|recorded)\s+(?:by|for))\s+(?:females?|women)(?:\s+patients)?\s*,?\s*"
+            r"and\s+how\s+many\s+(?:(?:by|for|are|were)\s+)?(?:males?|men)(?:\s+patients)?\b"
+        ),
+        " by sex ",
+    ),
+    # 'the Asthma concept or its descendants', 'any descendant of the ingredient X': a
+    # concept's descendants are always included
+    (
+        re.compile(
+            r"\b(?:the\s+)?([a-z][a-z0-9 ,'-]{1,60}?)\s+concept\s+or\s+(?:any\s+of\s+)?its\s+descendants\b"
+        ),
+        r"\1",
+    ),
+    (
+        re.compile(
+            r"\bor\s+(?:any\s+of\s+)?its\s+descendants\b|\(\s*(?:and|with|plus)\s+(?:its\s+)?descendants\s*\)"
+        ),
+        " ",
+    ),
+    (
+        re.compile(
+            r"\b(?:any\s+|a\s+)?descendants?\s+(?:concepts?\s+)?of\s+the\s+(?:ingredient|concept|class)\s+"
+        ),
+        "any ",
+    ),
+    # 'women (gender_concept_id 8532)', 'men (sex = M)': the sex said again as its code
+    (
+        re.compile(
+            r"\b(women|females?|men|males?)\s*\(\s*(?:gender|sex)(?:_concept_id)?\s*(?:=\s*)?"
+            r"(?:\d+|[mf])\s*\)"
+        ),
+        r"\1",
+    ),
+    # '(blood or serum)', '(serum/plasma)': the specimens a lab test is measured in, which the
+    # test's own name already carries
+    (
+        re.compile(
+            r"\s*\(\s*(?:any\s+)?(?:whole\s+)?(?:blood|serum|plasma)(?:\s*(?:/|or|and|,)\s*"
+            r"(?:whole\s+)?(?:blood|serum|plasma))*\s*\)"
+        ),
+        " ",
+    ),
+    # '100.4 °F or more (38.0 °C; the source records Celsius)', 'above 6 feet (182.88 cm)':
+    # the same value restated in another unit, in parentheses after the first
+    (
+        re.compile(
+            r"(\d(?:\.\d+)?\s*(?:°\s*[cf]|[a-z/%\[\]^0-9*]{1,8})(?:\s+or\s+(?:more|higher|above|over|less|lower|below|under))?\s*)"
+            r"\(\s*\d+(?:[.,]\d+)?\s*(?:°\s*[cf]|[a-z/%\[\]^0-9*]{1,12})\s*(?:[;,][^()]{0,60})?\)"
+        ),
+        r"\1 ",
+    ),
+    # 'condition_start_date >= 2000-01-01': a comparison with a date is a bound in time
+    (re.compile(r"(?:>=|≥|=>)\s*(?=\d{4}-\d{2}-\d{2}\b)"), " on or after "),
+    (re.compile(r"(?:<=|≤|=<)\s*(?=\d{4}-\d{2}-\d{2}\b)"), " on or before "),
+    (re.compile(r"(?<![<>=])>\s*(?=\d{4}-\d{2}-\d{2}\b)"), " after "),
+    (re.compile(r"(?<![<>=])<\s*(?=\d{4}-\d{2}-\d{2}\b)"), " before "),
+    # 'from 2015 onwards', 'from March 2015 on': since then
+    (
+        re.compile(
+            r"\bfrom\s+((?:[a-z]+\s+)?\d{4}(?:-\d{2}(?:-\d{2})?)?)\s+(?:onwards?|on|forward)\b"
+        ),
+        r"since \1",
+    ),
+    # 'latest weight converted from kg to lb': the value asked in a unit
+    (
+        re.compile(r"\bconverted\s+(?:from\s+(?:degrees?\s+)?[a-z°/\[\]]+\s+)?(?:in)?to\s+(?=\S)"),
+        "in ",
+    ),
+    # '(pills, patches and rings all count)', '(any result counts)': the class said again
+    (
+        re.compile(
+            r"\s*\(\s*[^()]{0,60}?\b(?:all|any|each|every|both)\b[^()]{0,20}?\s+"
+            r"(?:counts?|count\s+too|qualif(?:y|ies))\s*\.?\s*\)"
+        ),
+        " ",
+    ),
+    # 'any form of X (Y included)', 'X (including Y)': the same, said in parentheses
+    (re.compile(r"\s*\(\s*([a-z][^,()?;]{0,40}?)\s+included\s*\)"), r", including \1 "),
+    (re.compile(r"\s*\(\s*including\s+([a-z][^,()?;]{0,40}?)\s*\)"), r", including \1 "),
 )
 
 

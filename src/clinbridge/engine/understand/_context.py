@@ -15,6 +15,7 @@ from typing import Any
 from clinbridge.engine.plan import ConceptRef, ConceptSet, ValueFilter
 from clinbridge.engine.understand._ground import Concept, Word, ground_text
 from clinbridge.engine.understand._lexicon import Lexicon
+from clinbridge.engine.understand._method_variants import method_base, method_siblings
 from clinbridge.engine.understand._pieces import Slot
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.errors import UnderstandingError
@@ -115,7 +116,7 @@ def _tied_measurements(c: Concept, stream: str, lex: Lexicon) -> list[Any]:
         best = [e for e in best if e.values]
         if best:
             e = max(best, key=lambda x: x.values)
-            seen.setdefault(e.name.lower(), e)
+            seen.setdefault(method_base(e.name) or e.name.lower(), e)
     return sorted(seen.values(), key=lambda e: -e.values)
 
 
@@ -135,7 +136,8 @@ def _concept_set(
             names = [e.name for e in candidates]
             if (c.phrase, names) not in ctx.ambiguities:
                 ctx.ambiguities.append((c.phrase, names))
-        entries = [candidates[min(ctx.choices.get(c.phrase, 0), len(candidates) - 1)]]
+        chosen = candidates[min(ctx.choices.get(c.phrase, 0), len(candidates) - 1)]
+        entries = method_siblings(chosen, lex)
     if not entries:
         raise Abstain(f"{c.label!r} has no {stream} records in this source", c.phrase)
     seen: dict[Any, Any] = {}

@@ -764,6 +764,9 @@ def _split_proportion(
         return [p for p in after if p.pos < subject], [p for p in after if p.pos > subject]
     if among is not None:  # "proportion of women among celecoxib users"
         return [p for p in after if p.pos > among], [p for p in after if p.pos < among]
+    lead = [p for p in after if p.kind in {"sex", "age"}]
+    if lead and len(lead) < len(after) and after[: len(lead)] == lead:
+        return lead, after[len(lead) :]  # "share of women with X": the people named first
     boundaries = [
         k
         for k, i in enumerate(items)

@@ -166,6 +166,10 @@ EVENT_NOUNS = frozenset(
         "times",
         "entry",
         "entries",
+        "row",
+        "rows",
+        "session",
+        "sessions",
     ]
 )
 GLUE = frozenset(

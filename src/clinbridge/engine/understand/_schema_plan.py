@@ -159,6 +159,8 @@ def build_plan(
             raise Abstain(f"sex code {st.sex_code!r} is not male or female here", st.sex_code)
         filters.append(SexFilter(sex=sex))  # type: ignore[arg-type]
         st.groundings.append(Grounding(phrase=st.sex_code, kind="sex", target=str(sex)))
+    if st.sex_word is not None and filters and filters[-1] == SexFilter(sex=st.sex_word):
+        st.sex_word = None  # 'women (gender_concept_id 8532)': the word and its code agree
     if st.sex_word is not None:
         if st.sex_code is not None or (cat.patients is None or not cat.patients.sex_column):
             raise Abstain("the sex is named twice or not stored", st.sex_word)

@@ -259,7 +259,7 @@ def _read(
         elif w == "concept" or w == "concepts":
             pending, t.used = pending or "code", True
         elif w in SEX_WORDS:
-            if st.sex_code is not None:
+            if st.sex_code is not None and _code_sex(cat, st.sex_code) != SEX_WORDS[w]:
                 raise Abstain("two sexes named", t.text)
             st.sex_word, t.used = SEX_WORDS[w], True
         elif w in {"value", "values", "result", "results"}:
@@ -431,6 +431,11 @@ def _count_of(word: str) -> int | None:
     return _NUMBER_WORDS.get(word)
 
 
+def _code_sex(cat: Catalog, code: str) -> str | None:
+    """The sex a stored sex code stands for ('8532' → female), None when unknown."""
+    return cat.patients.sex_values.get(code) if cat.patients is not None else None
+
+
 def _year(text: str) -> bool:
     return len(text) == 4 and text.isdigit() and 1900 <= int(text) <= 2100
 
@@ -583,6 +588,17 @@ def _literal(
         return ""
     if pending == "time":
         day = _date(t.text)
+        if day is None and _year(t.text):  # 'visit_start_date in 2010': the calendar year
+            y = int(t.text)
+            first, last = dt.date(y, 1, 1), dt.date(y, 12, 31)
+            lo, hi = {
+                ">=": (first, None),
+                ">": (dt.date(y + 1, 1, 1), None),
+                "<=": (None, last),
+                "<": (None, dt.date(y - 1, 12, 31)),
+            }.get(op, (first, last))
+            _window(st, lo, hi, f"{op or 'in'} {t.text}")
+            return ""
         if day is None:
             raise Abstain(f"{t.text!r} is not a date", t.text)
         lo, hi = {
@@ -599,7 +615,7 @@ def _literal(
         st.enc_code = t.text
         return ""
     if pending == "sex":
-        if st.sex_code is not None or st.sex_word is not None:
+        if st.sex_code is not None or st.sex_word not in {None, _code_sex(cat, t.text)}:
             raise Abstain("two sexes named", t.text)
         st.sex_code = t.text
         return ""

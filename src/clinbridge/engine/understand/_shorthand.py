@@ -69,7 +69,8 @@ def _word_re() -> re.Pattern[str]:
 
 _SEX_LETTER = re.compile(
     r"(?<![\w/])(?P<s>[fm])(?=\s+(?:patients?|pts?|people|persons?|adults?|children|subjects?)\b)"
-    r"|(?<=\d)\s*(?P<s2>[fm])\b|(?<=years old )(?P<s3>[fm])\b"
+    r"|(?<![\d.])(?P<n2>\d{1,2})\s*(?P<s2>[fm])\b(?!\s*\+|\s+or\s+(?:more|higher|above|over))"
+    r"|(?<=years old )(?P<s3>[fm])\b"
     r"|\b(?P<v>are|is|were|was)\s+(?P<s4>[fm])\s*(?=\?|$)"  # "what % of X pts are F"
 )
 
@@ -84,7 +85,7 @@ def expand_words(text: str) -> str:
         word = "female" if letter == "f" else "male"
         if m["s4"]:
             return f"{m['v']} {word}"
-        return (" " if m["s2"] else "") + word
+        return f"{m['n2']} {word}" if m["s2"] else word
 
     text = _SEX_LETTER.sub(sex, text)
     text = re.sub(r"\(?\byes\s*(?:/|or)\s*no\b\)?", " whether ", text)  # the answer type asked

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from clinbridge.engine.understand import _time
+from clinbridge.engine.understand._age_anchor import age_anchor
 from clinbridge.engine.understand._age_at import mark_age_at_event
 from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._phrasing import plain_phrasing
@@ -39,12 +40,19 @@ PERSON = r"(?:patients?|people|persons?|individuals?|subjects?|adults?|women|men
 UNITS = (
     r"(?P<unit>%|percent|mg/dl|g/dl|g/l|mmol/l|mmol/mol|umol/l|µmol/l|mg/l|ng/ml|pg/ml|u/l|iu/l|meq/l|"
     r"mmhg|bpm|beats\s+(?:per|a|/)\s+min(?:ute)?|beats/min|/min|kg/m2|kg/m\^2|kg|lbs?|pounds|grams|g|mg|mcg|ml|l|cm|mm|m|°c|°f|degrees|celsius|"
-    r"fahrenheit|x10\^9/l|10\^9/l|x10\^3/ul|k/ul|cells/ul|/ul|ms|seconds|sec|points)"
+    r"fahrenheit|x10\^9/l|10\^9/l|x10\^3/ul|k/ul|cells/ul|/ul|ms|seconds|sec|points|inches|inch|feet|ft|c|f)"
 )
 COUNT_NOUN = (
     r"(?:times?|episodes?|occasions?|diagnos[ie]s|prescriptions?|exposures?|fills?|dispensings?|"
     r"records?|occurrences?|events?|measurements?|tests?|procedures?|visits?|admissions?|encounters?|"
     r"stays?|hospitali[sz]ations?|doses?|administrations?|orders?|results?|readings?|different\s+\w+)"
+)
+
+_PLURAL_EVENT = (
+    r"(?!(?:days|weeks|months|years|yrs|hours|hrs|minutes|mins|seconds|patients|pts|people|persons|"
+    r"kids|children|adults|women|men|females|males|subjects|individuals|units|points|beats|breaths|"
+    r"cells|grams|kilograms|pounds|lbs|inches|feet|meters|centimeters|milliliters|liters|others|"
+    r"diabetes|times|doses)\b)[a-z]{3,}s\b"
 )
 
 _OPS = {
@@ -136,6 +144,8 @@ def _unit_word(unit: str) -> str:
         "degrees fahrenheit": "[degF]",
         "degrees f": "[degF]",
         "deg f": "[degF]",
+        "feet": "ft",
+        "inch": "inches",
     }.get(unit, unit)
 
 
@@ -289,7 +299,7 @@ _EARLY: tuple[RawRule, ...] = (
     ),
     # -- subject: a patient named in the question
     (
-        rf"\b(?:patient|person|subject|pt|mrn)\s*(?:id|identifier|number|no\.?|#)?\s*[#:]?\s*(?P<id>{_UUID}|\d{{1,12}})\b",
+        rf"\b(?:patient|person|subject|pt|mrn)(?:[\s_]*(?:id|identifier|number|no\.?|#))?\s*[#:=]?\s*(?P<id>{_UUID}|\d{{1,12}})\b",
         lambda m: Slot("patient_ref", {"id": m["id"]}),
     ),
     (  # an identifier on its own ("what is 5f1c...'s last creatinine")
@@ -407,6 +417,16 @@ _RULES: tuple[RawRule, ...] = (
     ),
     (
         rf"\b(?P<n>\d+)\s+or\s+more\s+(?=(?:\w+\s+){{0,4}}?{COUNT_NOUN}\b)",
+        lambda m: Slot("count", {"min": int(m["n"])}),
+    ),
+    # "at least 3 sprains of ankle", "2 or more fractures": a number right before a plural
+    # event word (not a unit, a span of time or people) counts those events
+    (
+        rf"\b(?P<op>at\s+least|more\s+than|greater\s+than|>=|>|exactly|no\s+less\s+than)\s+(?P<n>\d+)\s+(?={_PLURAL_EVENT})",
+        _count,
+    ),
+    (
+        rf"\b(?P<n>\d+)\s*(?:or\s+more|\+)\s+(?={_PLURAL_EVENT})",
         lambda m: Slot("count", {"min": int(m["n"])}),
     ),
     (
@@ -703,30 +723,6 @@ def _run(pieces: list[Piece], rules: tuple[Rule, ...]) -> list[Piece]:
     return pieces
 
 
-def _age_anchor(pieces: list[Piece]) -> tuple[list[Piece], bool, bool]:
-    """Whether an age is taken at death ("how old was she at death") or at an event ("mean
-    age at their first X"); the 'at death' marks go back to words when no age is asked."""
-    marks = [p for p in pieces if isinstance(p, Slot) and p.kind == "at_death"]
-    death_age = bool(marks) and any(isinstance(p, str) and "how old" in p for p in pieces)
-    joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
-    event_age = not death_age and bool(
-        re.search(r"\bhow\s+old\b.*\b(?:when|at)\b", joined)
-        or re.search(
-            r"\bages?\b[^?]{0,80}?\b(?:at|when)\s+(?:(?:their|his|her|the)\s+)?"
-            r"(?:first|earliest|initial|last|latest|index)\b",
-            joined,
-        )
-        or re.search(
-            r"\bages?\b[^?]{0,80}?\b(?:at\s+which|when|at\s+the\s+time\s+(?:of|when))\b", joined
-        )
-    )  # "how old was patient 2 when first diagnosed with X", "mean age ... at their first X"
-    if death_age:  # "how old was she at death": the age is taken at death
-        pieces = [p for p in pieces if p not in marks]
-    else:  # not about an age: back to words
-        pieces = [p.text if isinstance(p, Slot) and p.kind == "at_death" else p for p in pieces]
-    return pieces, death_age, event_age
-
-
 def _split_between(pieces: list[Piece]) -> list[Piece]:
     """'days from X to Y': the 'to' (or 'until', 'and') after a time-between measure separates
     its two events, so that 'X to Y' is never read as one phrase."""
@@ -780,7 +776,7 @@ def extract(text: str) -> list[Piece]:
         [_replace_number_words(rewrite_asides(text))]
     )  # 'the 5 most common'
     pieces = _run(pieces, RULES_BEFORE_AGE)
-    pieces, death_age, event_age = _age_anchor(pieces)
+    pieces, death_age, event_age = age_anchor(pieces)
     pieces = _patient_dates(pieces)
     pieces = mark_unread(pieces)  # shapes the plan cannot express: never dropped as filler
     pieces = _run(pieces, RULES)

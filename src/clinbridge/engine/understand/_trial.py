@@ -21,8 +21,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from clinbridge.engine.plan import Aggregate, GroupBy, Measure, QueryPlan, VariableFilter
+from clinbridge.engine.plan import Aggregate, GroupBy, QueryPlan, VariableFilter
 from clinbridge.engine.understand._reading import Grounding, Reading
+from clinbridge.engine.understand._trial_bare_time import bare_times
+from clinbridge.engine.understand._trial_change_sign import find_minus
 from clinbridge.engine.understand._trial_clauses import (
     absorbed,
     code_restated,
@@ -31,6 +33,10 @@ from clinbridge.engine.understand._trial_clauses import (
     merge_repeats,
     read_missing_clauses,
 )
+from clinbridge.engine.understand._trial_distribution import find_distribution
+from clinbridge.engine.understand._trial_groups import unread_grouping
+from clinbridge.engine.understand._trial_implied import implied_count
+from clinbridge.engine.understand._trial_lexicon import reader_words
 from clinbridge.engine.understand._trial_match import (
     LINKING_VERBS,
     assign_times,
@@ -38,6 +44,7 @@ from clinbridge.engine.understand._trial_match import (
     find_mentions,
     group_of,
 )
+from clinbridge.engine.understand._trial_measure import measure_of
 from clinbridge.engine.understand._trial_model import (
     Abstain,
     CodeSet,
@@ -52,7 +59,7 @@ from clinbridge.engine.understand._trial_model import (
     name_stem,
     name_terms,
 )
-from clinbridge.engine.understand._trial_rewrites import rewrites
+from clinbridge.engine.understand._trial_rewrites import rewrites, spread_asked
 from clinbridge.engine.understand._trial_roles import (
     check_trials,
     coverage_notes,
@@ -62,6 +69,7 @@ from clinbridge.engine.understand._trial_roles import (
     zones,
 )
 from clinbridge.engine.understand._trial_spelling import correct_typos
+from clinbridge.engine.understand._trial_typos import TypoMender
 from clinbridge.engine.understand._trial_vocab import (
     ROLE_WORDS,
     Token,
@@ -87,7 +95,6 @@ from clinbridge.engine.understand._trial_words import (
     GENERIC_FAMILIES,
     GROUP_RE,
     IMPLIED_SHARE,
-    IN_UNIT,
     LIST_RE,
     NEGATORS,
     OPS,
@@ -95,7 +102,6 @@ from clinbridge.engine.understand._trial_words import (
     SUBJECT_NOUNS,
     TIME_RANGE,
     TIME_UNITS,
-    UNIT_NAMES,
     VALUE_OF,
     missing_clause,
 )
@@ -178,6 +184,7 @@ class TrialReader:
         for cs in self.codesets:
             self.vocabulary |= cs.tokens
         self.rewrites = rewrites(catalog, self.vocabulary)
+        self.typos = TypoMender(reader_words(catalog))
         missing_words = {
             lab.lower()
             for v in catalog.variables
@@ -216,7 +223,8 @@ class TrialReader:
             ]
 
     def _read(self, question: str) -> Reading:
-        said = expand_shorthand(question, self.neighbours, self.vocabulary)
+        mended, slips = self.typos.mend(question)  # 'randoimsed', 'percetnage'
+        said = expand_shorthand(mended, self.neighbours, self.vocabulary)
         for pattern, words in self.rewrites:
             said = pattern.sub(words, said)
         text = said.lower().replace("–", "-").replace("—", "-")
@@ -225,14 +233,22 @@ class TrialReader:
         text = re.sub(r"(?<![\w.-])(?<!vitamin )d(\d{1,2})(?![\w.])", r"day \1", text)
         text = TIME_RANGE.sub(r"\g<a> \g<unit> \g<sep> \g<b> \g<unit>", text)
         q = _Question(said, text, text)
+        q.groundings += [
+            Grounding(phrase=a, kind="spelling", target=f"read as {b!r}") for a, b in slips
+        ]
         self._clarifications(q)
         self._subject_list_rate(q)  # 0. one subject, a list, a rate
+        q.distribution = find_distribution(q)  # 'distribution of X', 'X, n (%)'
         _find_comparisons(q)  # 1. before time points: 'older than 35 years' is an age
         _find_times(q)  # 2.
+        bare_times(q, self.families)  # 'apgar 10': the 10-minute score
         _find_aggregate(q)  # 3.
+        if q.distribution and q.op in {None, "count", "proportion"}:
+            q.op = "proportion"
         read_missing_clauses(q, self.missing_clause)  # 'unknowns excluded', 'paired'
         find_yes_no_comparisons(q)  # 'was mortality lower in ...?'
         self._find_groups(q)  # 4.
+        said_groups = list(q.groups)  # 'by X', 'in each X' (not a yes/no item's both sides)
         self._find_mentions(q)  # 5. content words → mentions of variables and codes
         compare_sides(q)
         _both_sides(q)
@@ -242,11 +258,22 @@ class TrialReader:
         assign_times(q.mentions, q.times, q.change, q.groundings)  # 7. time points → members
         check_shadows(q.mentions, self.families, q.times, q.text, q.tokens)
         filters, numerator, measured = _conditions(q)  # 8. roles of the mentions
-        measure = _measure(q, measured)  # 9. the measure and the aggregate
+        measure = measure_of(q, measured)  # 9. the measure and the aggregate
+        if q.op is None and implied_count(q.text, q.mentions, measured):  # 'deaths in site 4'
+            q.op = "count"
+            q.groundings.append(Grounding(phrase=q.question, kind="aggregate", target="count"))
         op = q.op
         if op is None:
             raise Abstain("the question asks for no count, percentage, mean or median")
-        if op == "proportion" and not numerator:
+        if (
+            op == "proportion"
+            and not numerator
+            and not (
+                q.groups
+                and (q.distribution or not filters)
+                and (q.groups[-1] is q.distributed or q.groups == said_groups[:1])
+            )
+        ):  # (the one variable said, nothing to count: each group's share, a distribution)
             raise Abstain("the percentage has nothing to count: name what the infants had")
         if op in {"mean", "median", "min", "max", "stddev"} and measure.of == "patients":
             raise Abstain(f"the {op} of what? the question names no numeric variable")
@@ -269,7 +296,10 @@ class TrialReader:
             plan=plan,
             confidence=0.9,
             groundings=tuple(q.groundings),
-            notes=tuple(coverage_notes(q.mentions, self.trials)),
+            notes=(
+                *coverage_notes(q.mentions, self.trials),
+                *((f"spread: {spread}",) if (spread := spread_asked(question)) else ()),
+            ),
         )
 
     # -- the steps ---------------------------------------------------------------------------
@@ -327,7 +357,10 @@ class TrialReader:
 
     def _find_groups(self, q: _Question) -> None:
         """'by arm', 'per trial', 'in each site', 'by arm and trial', 'in both trials'."""
-        for m in GROUP_RE.finditer(q.masked):
+        at = 0
+        while (m := GROUP_RE.search(q.masked, at)) is not None:
+            # (an unread match gives back its words: 'between 0 h and 72 h by arm' has 'by arm')
+            at = m.start("rest")
             found = group_of(m.group("rest"), self.roles, self.families)
             if found is None:
                 if m.group("lead") in {
@@ -342,6 +375,17 @@ class TrialReader:
                         f"{m.group(0).strip()!r}: the trial table has no coded variable to group by "
                         f"for {m.group('rest').split()[0]!r}",
                         unresolved=[m.group("rest").split()[0]],
+                    )
+                if m.group("lead") == "by" and (
+                    words := unread_grouping(
+                        m.group("rest"), self.families, self.vocabulary | EXTRA_FILLER
+                    )
+                ):
+                    raise Abstain(
+                        f"{m.group(0).strip()!r}: a grouping, but "
+                        + ", ".join(repr(w) for w in words)
+                        + " could not be read as part of it",
+                        unresolved=words,
                     )
                 continue
             var, used = found
@@ -482,6 +526,9 @@ class _Question:
     change: bool = False
     groups: list[Variable] = field(default_factory=list)
     both_trials: bool = False
+    distribution: bool = False
+    minus: bool = False
+    distributed: Variable | None = None
     tokens: list[Token] = field(default_factory=list)
     mentions: list[Mention] = field(default_factory=list)
     compared: list[tuple[int, int, int]] = field(default_factory=list)
@@ -561,7 +608,8 @@ def _find_aggregate(q: _Question) -> None:
         q.op = "proportion"  # 'the mortality in the cooled arm' is the share who died
         if share.group(0) != "mortality":  # which is the death itself; 'incidence' is no word
             q.blank(share.start(), share.end())
-    q.change = bool(CHANGE_RE.search(q.masked))
+    q.minus = find_minus(q)  # 'TEMP_24H - TEMP_0H'
+    q.change = q.minus or bool(CHANGE_RE.search(q.masked))
     for m in AGG_RE.finditer(q.masked):
         q.blank(m.start(), m.end())
     q.masked = CHANGE_RE.sub(lambda m: " " * len(m.group(0)), q.masked)
@@ -668,6 +716,10 @@ def _conditions(
             assert cat_var is not None
             if cat_var in q.groups or cat_var.name in coded:
                 continue
+            if q.distribution and q.op == "proportion":  # the variable distributed
+                q.groups.append(cat_var)
+                q.distributed = cat_var
+                continue
             shown = "; ".join(f"{k}={v or '?'}" for k, v in list(cat_var.codes.items())[:6])
             raise Abstain(
                 f"which value of {cat_var.name} ({cat_var.description})? codes: {shown}; "
@@ -690,59 +742,6 @@ def _conditions(
     # one condition: what is counted is not also the cohort (a share of 100 % by construction)
     filters = [f for k, f in enumerate(filters) if f not in numerator and f not in filters[:k]]
     return filters, numerator, measured
-
-
-def _measure(q: _Question, measured: list[Mention]) -> Measure:
-    """What is aggregated: a change, a variable, a listed variable, or the patients (q.op set)."""
-    measure = Measure(of="patients")
-    if q.change:
-        if len(measured) != 1 or measured[0].variable is None:
-            raise Abstain("a change needs one measurement at two time points")
-        mt = measured[0]
-        assert isinstance(mt.target, Family) and mt.variable is not None
-        base = mt.baseline
-        assert base is not None
-        measure = Measure(of="change", variable=mt.variable.name, baseline=base.name)
-        q.op = q.op if q.op in {"mean", "median", "min", "max", "stddev"} else "mean"
-        q.groundings.append(grounding(mt, q.text, note=f"minus {base.name} ({base.time_point})"))
-    elif measured:
-        measure = _measured_variable(q, measured)
-    if q.listing is not None and q.op is None and measure.of == "patients":
-        q.op = "list"
-        measure = Measure(of="variable", variable=q.listing.name)
-        q.groundings.append(
-            Grounding(phrase=q.listing_phrase, kind="aggregate", target=f"list of {q.listing.name}")
-        )
-    return measure
-
-
-def _measured_variable(q: _Question, measured: list[Mention]) -> Measure:
-    if len({(id(m.target), m.variable and m.variable.name) for m in measured}) == 1:
-        measured = measured[:1]  # one column named twice ('how heavy ... at birth'): one measure
-    if len(measured) > 1:
-        names = ", ".join(repr(m.target.label) for m in measured)
-        raise Abstain(f"the question names more than one measurement ({names}); ask for one")
-    mt = measured[0]
-    assert mt.variable is not None
-    if q.op in {None, "count", "proportion"}:
-        if q.op is not None:
-            raise Abstain(
-                f"a {q.op} of {mt.target.label!r} needs a condition on it (e.g. 'below 34')"
-            )
-        q.op = "mean"
-        q.groundings.append(
-            Grounding(phrase=q.question, kind="aggregate", target="mean (no aggregate named)")
-        )
-    asked_unit = IN_UNIT.search(q.text)
-    if asked_unit and mt.variable.unit:
-        said = UNIT_NAMES.get(asked_unit.group(1), asked_unit.group(1))
-        stored = UNIT_NAMES.get(mt.variable.unit.lower(), mt.variable.unit)
-        if said != stored:
-            raise Abstain(
-                f"the answer is asked in {said}; {mt.variable.name} is stored in {mt.variable.unit}"
-            )
-    q.groundings.append(grounding(mt, q.text))
-    return Measure(of="variable", variable=mt.variable.name)
 
 
 def parse_time(text: str) -> str | None:

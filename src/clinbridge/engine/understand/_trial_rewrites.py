@@ -15,7 +15,7 @@ from clinbridge.timepoint import find_time_points
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog, Variable
 
-__all__ = ["rewrites"]
+__all__ = ["SPREAD_SAID", "rewrites", "spread_asked"]
 
 
 def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[str], _Sub]]:
@@ -28,9 +28,13 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
     # and 'frequency table of X' is the count in each group of X
     out: list[tuple[re.Pattern[str], _Sub]] = [
         (re.compile(r"\bno\.?\s+of\b", re.I), "number of"),
+        # a request's frame ('could you tell me', 'please give', 'I'd like to know') asks nothing
+        (re.compile(_REQUEST, re.I), ""),
+        # '0h -> 24h', '0h → 24h': from one time to the other
+        (re.compile(r"\s*(?:->|→|=>|⟶)\s*"), " to "),
         *((re.compile(rf"\b{n}\b", re.I), w) for n, w in _ORDINALS.items()),
         # 'median (IQR) days', 'mean (SD) weight': the spread said beside the summary asked
-        (re.compile(rf"\b({_SUMMARY})\s*\(\s*(?:{_SPREAD})\s*\)", re.I), r"\1"),
+        (re.compile(SPREAD_SAID, re.I), r"\1"),
         # a scale's range in brackets ('MRI injury score (0-12)') is no condition, as in labels
         (re.compile(r"(?<=[a-z])\s*\(\s*\d+(?:\.\d+)?\s*[-–]\s*\d+(?:\.\d+)?\s*\)", re.I), ""),
         # 'n where ...', 'n with ...': the count of infants (a data manager's 'n')
@@ -38,6 +42,11 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         # a time said in words ('at eighteen hours', 'day one'): in figures, as labels write it
         (re.compile(rf"\b({_NUMBERS})(?=\s+(?:{_TIME_UNITS})\b)", re.I), _figure),
         (re.compile(rf"\b(day|hour|month|week)\s+({_NUMBERS})\b", re.I), _figure_after),
+        # ... and an amount said in words after a bound or before a unit ('over four kilos')
+        (re.compile(rf"\b({_BOUNDS})\s+({_NUMBERS})\b", re.I), _figure_after),
+        (re.compile(rf"\b({_NUMBERS})(?=\s+(?:{_AMOUNT_UNITS})\b)", re.I), _figure),
+        # 'when they were born': at birth
+        (re.compile(r"\bwhen\s+(?:they|he|she|it)\s+(?:was|were)\s+born\b", re.I), "at birth"),
         (
             re.compile(
                 r"\bfrequenc(?:y|ies)\s+(?:table|distribution|counts?)s?\s+(?:of|for)\b", re.I
@@ -60,6 +69,10 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         name = rf"(?<![\w-]){re.escape(v.name)}"
         if v.codes:  # 'SEX = 2': with the '=' any name is the column's
             out.append((re.compile(name + rf"\s*(?:==?|:)\s*{_CODES}", re.I), _coded(v, label)))
+            # 'SEX != 1', 'HIE_GRADE <> 3': every other code
+            out.append(
+                (re.compile(name + rf"\s*(?:!=|<>|≠)\s*{_CODES}", re.I), _coded(v, label, True))
+            )
             if re.search(r"[_\d]", v.name) or (v.name.isupper() and len(v.name) >= 3):
                 # 'Rand_Arm 1', 'HIE_GRADE is 2 or 3': a column name spelled as the dictionary
                 # does, then bare codes
@@ -79,12 +92,45 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
 
 
 _ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third"}
+_REQUEST = (
+    r"^\s*(?:(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+)?"
+    r"(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check)(?:\s+(?:me|us))?"
+    r"|please\s+(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check)"
+    r"(?:\s+(?:me|us))?|(?:tell|give|show)\s+(?:me|us)"
+    r"|i(?:\s+would|'d|\s+want|\s+need)(?:\s+like)?\s+(?:to\s+(?:know|see|get)|the)"
+    r"|please)\b\s*(?:,\s*)?"
+)
 _SUMMARY = r"mean|median|average"
 _SPREAD = r"iqr|sd|s\.d\.|range|interquartile range|standard deviation"
+SPREAD_SAID = (
+    rf"\b({_SUMMARY})\s*(?:\(\s*(?:{_SPREAD})\s*\)|\[\s*(?:{_SPREAD})\s*\]"
+    rf"|(?:±|\+/-|\band\b|&|\bwith\b)\s*(?:the\s+|its\s+)?(?:{_SPREAD})(?![\w.]))"
+)
+"""'median (IQR)', 'mean ± SD', 'mean and SD', 'median [IQR]': the spread beside the summary."""
+
+
+def spread_asked(question: str) -> str | None:
+    """'sd' or 'iqr' when the question asks a spread beside its mean or median (else None)."""
+    m = re.search(SPREAD_SAID, question, re.I)
+    if m is None:
+        return None
+    said = m.group(0)[len(m.group(1)) :].lower()
+    if re.search(r"\bsd\b|s\.d\.|standard deviation", said):
+        return "sd" if m.group(1).lower() != "median" else None
+    if re.search(r"iqr|interquartile", said):
+        return "iqr" if m.group(1).lower() == "median" else None
+    return None
+
+
 # number words one to twenty, in figures (the understanding's one table of them)
 _NUMBER_WORDS = {w: n for w, n in NUMBER_WORDS.items() if 1 <= n <= 20}
 _NUMBERS = "|".join(_NUMBER_WORDS)
 _TIME_UNITS = r"hours?|hrs?|days?|months?|weeks?|minutes?|mins?"
+_BOUNDS = (
+    r"over|under|above|below|more than|less than|at least|at most|fewer than|greater than|"
+    r"exceeding|heavier than|lighter than"
+)
+_AMOUNT_UNITS = r"kilos?|kilograms?|kg|grams?|g|degrees?|points?"
 
 
 def _figure(m: re.Match[str]) -> str:
@@ -103,14 +149,19 @@ _CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?![\w.])"
 """One code or several ('2 or 3', '2, 3', '2/3') after a column name."""
 
 
-def _coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
-    """'SEIZ_BL = 1' → the label (yes), 'not' the label (no), or the code's label and the label."""
+def _coded(v: Variable, label: str, other: bool = False) -> Callable[[re.Match[str]], str]:
+    """'SEIZ_BL = 1' → the label (yes), 'not' the label (no), or the code's label and the label;
+    ``other`` ('SEX != 1'): the codes not said."""
     yes_no = any(is_yes(lab) for lab in v.codes.values() if lab)
 
     def sub(m: re.Match[str]) -> str:
         said = [v.codes.get(c) for c in re.findall(r"-?\d+", m.group(1))]
         if None in said or not said or (yes_no and len(said) > 1):
             return m.group(0)  # a number that is no code stays, and is left unread
+        if other:
+            said = [lab for lab in v.codes.values() if lab not in said]
+            if not said or not all(said):
+                return m.group(0)
         if yes_no:
             return label if is_yes(said[0] or "") else f" not{label}"
         return " | " + " or ".join(str(lab) for lab in said) + f" {label.lstrip(' |')}"

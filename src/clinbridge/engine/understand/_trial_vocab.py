@@ -100,7 +100,7 @@ DEFAULT_QUALIFIERS: dict[str, frozenset[str]] = {
     "glucose": frozenset({"blood"}),
 }
 
-SUBJECT_WORDS = ("infant", "baby", "neonate", "newborn", "child", "patient", "subject")
+SUBJECT_WORDS = ("infant", "baby", "neonate", "newborn", "child", "kid", "patient", "subject")
 """The nouns a trial question calls its subjects by (each also said in the plural)."""
 
 FILLER = frozenset(

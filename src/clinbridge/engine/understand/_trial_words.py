@@ -54,6 +54,7 @@ EXTRA_FILLER = frozenset(
         "split",
         "according",
         *(w + s for w in ("hour", "day", "week", "month", "minute", "year") for s in ("", "s")),
+        "hrs",  # (not 'hr': that is the heart rate)
         "h",
         "g",
         "gram",
@@ -141,11 +142,11 @@ CMP = re.compile(
     r"no less than|more than|greater than|higher than|older than|younger than|above|over|"
     r"exceeding|less than|lower than|below|under|fewer than|equal to|equals|exactly|"
     r"<=|>=|≤|≥|<|>|==|=)\s*"
-    r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
+    r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|kilos?\b|kilograms?\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
     r"mmhg\b|bpm\b|%|days?\b|years?\b|points?\b|hours?\b)?"
 )
 CMP_AFTER = re.compile(
-    r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
+    r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|kilos?\b|kilograms?\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
     r"mmhg\b|bpm\b|%|days?\b|years?\b|points?\b|hours?\b)?\s+or\s+"
     r"(?P<op>higher|more|above|greater|over|lower|less|below|fewer|under)\b"
 )
@@ -153,7 +154,7 @@ CMP_AFTER = re.compile(
 BEFORE_AFTER = re.compile(
     r"\b(?P<op>at or before|at or after|before|after|earlier than|later than|prior to|beyond)\s+"
     r"(?P<num>\d+(?:\.\d+)?)\s*(?:(?P<unit>weeks?|wks?)(?![\w])"
-    r"|(?P<age>hours?|h|days?|minutes?)(?=\s+(?:of\s+(?:age|life)|old)\b))"
+    r"|(?P<age>hours?|hrs?|h|days?|minutes?)(?=\s+(?:of\s+(?:age|life)|old)\b))"
 )
 """'born before 37 weeks': a bound on a quantity in weeks (no time point is counted in weeks);
 'randomised after 5 hours of age': a bound on an age."""
@@ -176,7 +177,7 @@ TIME_SUFFIX = re.compile(r"_?(?:\d+\s*(?:h|hr|hrs|min|m|mo)|[hd]\d+)$", re.I)
 """The time point at the end of a column name ('_24H', '_h72', '0h', '_D3')."""
 BETWEEN = re.compile(
     r"\bbetween\s+(?P<a>-?\d+(?:\.\d+)?)\s*(?:°\s*c|g|kg|weeks?)?\s+and\s+(?P<b>-?\d+(?:\.\d+)?)"
-    r"\s*(?P<unit>°\s*c\b|g\b|kg\b|grams?\b|weeks?\b)?"
+    r"\s*(?P<unit>°\s*c\b|g\b|kg\b|kilos?\b|kilograms?\b|grams?\b|weeks?\b)?"
 )
 OPS = {
     "less than or equal to": "<=",
@@ -221,7 +222,7 @@ TIME_RANGE = re.compile(
     r"(?P<unit>h|hrs?|hours?|days?|min|minutes?|months?)\b"
 )
 """'0 to 24h', '0-72 h', '6 vs 24 hours': the unit written once, after the second time point."""
-TIME_UNITS = re.compile(r"^(hours?|h|days?|months?|minutes?|weeks?)\b")
+TIME_UNITS = re.compile(r"^(hours?|hrs?|h|days?|months?|mos?|minutes?|mins?|weeks?)\b")
 PREPOSITIONS = re.compile(
     r"\b(of|at|during|before|after|in|on|from|to|for|with|by|per|since|until|within|between|given)\b"
 )
@@ -232,6 +233,8 @@ UNIT_NAMES = {
     "kg": "kg",
     "kilogram": "kg",
     "kilograms": "kg",
+    "kilo": "kg",
+    "kilos": "kg",
     "°c": "°C",
     "° c": "°C",
     "°": "°C",
@@ -251,6 +254,9 @@ UNIT_NAMES = {
     "years": "years",
     "hour": "hours",
     "hours": "hours",
+    "h": "hours",
+    "hr": "hours",
+    "hrs": "hours",
 }
 IN_UNIT = re.compile(
     r"\bin\s+(kg|g|grams?|kilograms?|hours|days|weeks|months|minutes|°c|mmol/l|mg/dl|mmhg|%)(?:\s|\?|$|,|\.)"

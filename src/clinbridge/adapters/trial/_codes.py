@@ -1,0 +1,118 @@
+"""Code lists as dictionaries write them, in the notations builders use.
+
+``1=Male; 2=Female`` · ``1, Male | 2, Female`` · ``0 = No, 1 = Yes`` · ``1: Mild / 2: Moderate`` ·
+``(1) Male (2) Female`` · ``1) Male 2) Female`` · ``1 - Male, 2 - Female`` · ``Male=1, Female=2``
+(label first) · one pair per line. A code whose label says the value is missing (``99=Missing``,
+``-9 = not known``, ``8 = N/A``) is a missing code, not a category: :func:`split_missing`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["MISSING_TEXT", "is_missing_label", "parse_code_list", "split_missing"]
+
+_NUM = r"-?\d+(?:\.\d+)?"
+# a numeric code opening a pair: at the start or after a separator, then '=', ':', ')', ' - ', ','
+_OPENER = re.compile(
+    rf"(?:^|(?<=[;|,/\n])|(?<=\s))\s*\(?(?P<code>{_NUM})\s*(?:=|:|\)|–|-(?=\s)|,(?=\s*[^\d\s.-]))\s*"
+)
+_PAIR = re.compile(rf"^\s*({_NUM})\s*(?:=|:|,|-(?=\s)|\s)\s*(.+?)\s*$")
+_TEXT_PAIR = re.compile(r"^\s*([\w.]+)\s*[=:]\s*(.+?)\s*$")
+"""A text code needs its '=' or ':' ('M=Male'); 'Standard care' is no code 'Standard'."""
+_LABEL_FIRST = re.compile(rf"^\s*(?P<label>[^=:]*[A-Za-z][^=:]*?)\s*[=:]\s*(?P<code>{_NUM})\s*$")
+
+MISSING_TEXT = frozenset(
+    {
+        "na",
+        "n/a",
+        "nan",
+        "null",
+        "none recorded",
+        ".",
+        "-",
+        "nd",
+        "nk",
+        "nr",
+        "missing",
+        "unknown",
+        "not known",
+        "not done",
+        "not recorded",
+        "not assessed",
+        "not available",
+        "not applicable",
+        "not measured",
+        "not collected",
+        "declined",
+        "refused",
+        "unk",
+        "missing data",
+        "data missing",
+        "no data",
+    }
+)
+"""Cell texts and code labels that say a value is missing, not what it is."""
+
+
+def is_missing_label(label: str) -> bool:
+    """'Missing', 'not known', 'N/A', 'unknown / not recorded', 'Missing data' — not 'Unknown cause'."""
+    t = re.sub(r"\s+", " ", label.strip().lower()).strip(" ()[]")
+    if not t:
+        return False
+    parts = [p.strip() for p in re.split(r"\s*(?:/|,| or )\s*", t) if p.strip()]
+    return bool(parts) and all(p in MISSING_TEXT for p in parts)
+
+
+def _key(code: str) -> str:
+    try:
+        f = float(code)
+    except ValueError:
+        return code.strip()
+    return str(int(f)) if f.is_integer() else code.strip()
+
+
+def parse_code_list(text: Any) -> dict[str, str]:
+    """A code list in any of the notations above → {'1': 'Male', '2': 'Female'}."""
+    if text is None or not str(text).strip():
+        return {}
+    s = str(text).strip()
+    openers = list(_OPENER.finditer(s))
+    # numeric codes each opening a pair, found wherever they stand ('0 = No, 1 = Yes')
+    if len(openers) >= 2 or (len(openers) == 1 and openers[0].start() == 0 and "\n" not in s):
+        out: dict[str, str] = {}
+        for m, nxt in zip(openers, [*openers[1:], None], strict=True):
+            end = nxt.start() if nxt is not None else len(s)
+            label = s[m.end() : end].strip().strip(";|,/").strip()
+            out[_key(m.group("code"))] = label
+        if all(out.values()) or len(out) > 1:
+            return out
+    # pairs apart by ';', '|', new lines, or by ',' '/' before the next 'CODE=' ('Y=Yes / N=No')
+    parts = [p.strip() for p in re.split(r"[;|\n]+|[,/](?=\s*[^\s,/=:]+\s*[=:])", s) if p.strip()]
+    # label first: 'Male=1, Female=2'
+    firsts = [_LABEL_FIRST.match(p) for p in parts]
+    if parts and all(firsts):
+        return {_key(m.group("code")): m.group("label").strip() for m in firsts if m}
+    if not re.search(r"[=:]", s) and not re.search(r"\d", s):
+        # words alone ('Cooling, Control', 'Yes/No'): each is its own code and label
+        words = [w.strip() for w in re.split(r"[;|\n,/]+", s) if w.strip()]
+        return {w: w for w in words}
+    out = {}
+    for part in parts:
+        bare = re.fullmatch(rf"(?:{_NUM}[\s,]*)+", part)
+        pair = None if bare else (_PAIR.match(part) or _TEXT_PAIR.match(part))
+        if pair:
+            out[_key(pair.group(1))] = pair.group(2).strip()
+        else:
+            for code in re.split(r"[,\s]+", part):
+                if code:
+                    out[_key(code)] = ""
+    return out
+
+
+def split_missing(codes: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """(categories, missing codes): codes whose label says missing leave the categories."""
+    keep = {k: v for k, v in codes.items() if not (v and is_missing_label(v))}
+    gone = {k: v for k, v in codes.items() if k not in keep}
+    return keep, gone

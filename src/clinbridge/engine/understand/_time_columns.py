@@ -1,0 +1,48 @@
+"""A stream's own time column named in the question ('condition_start_date', 'procedure_date').
+
+A data manager says the date of an event by its column: 'earliest Pneumonia condition_start_date
+is >= 2000-01-01', 'by year of procedure_date', 'earliest visit_start_date of an ER visit'. The
+rules read an event as dated by that column anyway, so the name adds nothing but a word ('date')
+nobody can ground. These rewrites, driven by the catalog's time columns (never a list of
+questions), say the same in the words the rules read: 'by year', 'date of the earliest ER
+visit', or the event alone. End columns are left alone: they mean a discharge or a stop.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog
+
+__all__ = ["drop_time_columns"]
+
+_ORDER = r"(earliest|latest|first|last|most\s+recent|min|max|minimum|maximum)"
+
+
+def _names(catalog: Catalog) -> list[str]:
+    names = {s.time_column.lower() for s in catalog.streams if "_" in s.time_column}
+    enc = catalog.encounters
+    if enc is not None and "_" in enc.start_column:
+        names.add(enc.start_column.lower())
+    return sorted(names, key=len, reverse=True)
+
+
+def drop_time_columns(text: str, catalog: Catalog | None) -> str:
+    """``text`` with each start-time column of the catalog said as the rules read it."""
+    if catalog is None or "_" not in text:
+        return text
+    for n in _names(catalog):
+        if n not in text:
+            continue
+        col = re.escape(n)
+        text = re.sub(rf"\bby\s+(year|month)\s+of\s+(?:the\s+)?{col}\b", r"by \1", text)
+        text = re.sub(
+            rf"\b{_ORDER}\s*\(?\s*{col}\s*\)?\s+(?:of|for)\s+(?:an?\s+|the\s+)?",
+            r"date of the \1 ",
+            text,
+        )
+        text = re.sub(rf"^\s*(?:the\s+)?{col}\s+of\s+(?:an?\s+|the\s+)?", "date of the ", text)
+        text = re.sub(rf"\s*\b{col}\b", " ", text)
+    return text

@@ -1,0 +1,49 @@
+"""Which way round a change is said: 'X at 72 h minus X at 0 h' / 'TEMP_24H - TEMP_0H' is the
+first said minus the second (whichever is earlier); a 'fall', 'drop', 'decrease' is said as a
+positive amount (before minus after); any other change word is after minus before."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Variable
+    from clinbridge.timepoint import TimePoint
+
+__all__ = ["find_minus", "oriented"]
+
+_MINUS = re.compile(r"(?:^|(?<=\s))(?:-|−|–|minus)(?=\s)")
+_FALL = re.compile(r"\b(fall|drop|decrease|decline|reduction)s?\b")
+
+
+class _Read(Protocol):
+    text: str
+    masked: str
+    times: list[tuple[TimePoint, int, int]]
+
+    def blank(self, a: int, b: int) -> None: ...
+
+
+def find_minus(q: _Read) -> bool:
+    """Whether a minus stands between the question's two time points (it is blanked)."""
+    if len(q.times) != 2:
+        return False
+    (_, _, a_end), (_, b_start, _) = sorted(q.times, key=lambda t: t[1])
+    m = _MINUS.search(q.masked, a_end, b_start)
+    if m is None:
+        return False
+    q.blank(m.start(), m.end())
+    return True
+
+
+def oriented(
+    q: _Read, minus: bool, later: Variable, earlier: Variable
+) -> tuple[Variable, Variable]:
+    """(the value subtracted from, the value subtracted) as the question says the change."""
+    if minus:
+        first = min(q.times, key=lambda t: t[1])[0].text()
+        return (earlier, later) if first == earlier.time_point else (later, earlier)
+    if _FALL.search(q.text):
+        return earlier, later
+    return later, earlier
