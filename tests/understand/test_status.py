@@ -244,3 +244,40 @@ def test_an_end_column_left_empty_is_named(tmp_path: Path) -> None:
         assert conn.ask("how many patients have anemia").decision == "accept"
     finally:
         conn.close()
+
+
+def test_the_status_goes_with_the_concept_it_names(fhir2: Any) -> None:
+    a = fhir2.ask("how many patients with hypertension are currently on naproxen")
+    assert _statuses(a) == [None, "active"]
+    a = fhir2.ask("how many patients with sepsis that is still active are on naproxen")
+    assert _statuses(a) == ["active", None]
+    gold = _one(
+        fhir2,
+        "SELECT count(DISTINCT patient_id) FROM fhir_condition WHERE display LIKE 'Sepsis%' "
+        "AND clinical_status = 'active' AND patient_id IN (SELECT patient_id FROM "
+        "fhir_medication_request WHERE lower(display) LIKE '%naproxen%')",
+    )
+    assert gold > 0 and a.decision == "accept" and a.value == gold
+
+
+def test_a_count_of_active_conditions(fhir2: Any) -> None:
+    pid = _one(
+        fhir2,
+        "SELECT patient_id FROM fhir_condition WHERE clinical_status = 'active' "
+        "GROUP BY patient_id ORDER BY count(*) DESC, patient_id LIMIT 1",
+    )
+    a = fhir2.ask(f"how many active conditions does patient {pid} have")
+    gold = _one(
+        fhir2,
+        "SELECT count(DISTINCT code) FROM fhir_condition "
+        f"WHERE patient_id = '{pid}' AND clinical_status = 'active'",
+    )
+    assert a.decision == "accept" and a.value == gold
+    a = fhir2.ask("how many patients have a resolved viral sinusitis")
+    gold = _one(
+        fhir2,
+        "SELECT count(DISTINCT patient_id) FROM fhir_condition WHERE display LIKE 'Viral sinusitis%' "
+        "AND clinical_status = 'resolved' AND patient_id NOT IN (SELECT patient_id FROM "
+        "fhir_condition WHERE display LIKE 'Viral sinusitis%' AND clinical_status = 'active')",
+    )
+    assert gold > 0 and a.decision == "accept" and a.value == gold

@@ -20,10 +20,18 @@ from typing import Any
 
 from clinbridge.engine.plan import EventFilter, QueryPlan
 from clinbridge.engine.understand._context import Abstain, _slots
+from clinbridge.engine.understand._ground import Concept
+from clinbridge.engine.understand._pieces import Slot
 
-__all__ = ["apply_status"]
+__all__ = ["apply_status", "without_status"]
 
 _MEASURED = frozenset(("concept", "events"))
+
+
+def without_status(items: Sequence[Any]) -> list[Any]:
+    """The items without their status slots: the plan is first built as if they were not said
+    ('how many active conditions' counts conditions, as 'how many conditions' does)."""
+    return [i for i in items if not (isinstance(i, Slot) and i.kind == "status")]
 
 
 def apply_status(plan: QueryPlan, items: Sequence[Any]) -> QueryPlan:
@@ -48,6 +56,8 @@ def apply_status(plan: QueryPlan, items: Sequence[Any]) -> QueryPlan:
         if isinstance(flt, EventFilter) and flt.concepts is not None and not flt.negate
     ]
     m = plan.measure
+    if len(where) > 1:
+        where = _named(plan, where, items)
     if len(where) == 1:
         flt = plan.filters[where[0]]
         assert isinstance(flt, EventFilter)
@@ -66,6 +76,29 @@ def apply_status(plan: QueryPlan, items: Sequence[Any]) -> QueryPlan:
     raise Abstain(
         f"the question asks about {what} ({words}) but could not tell which events it is about"
     )
+
+
+def _named(plan: QueryPlan, where: list[int], items: Sequence[Any]) -> list[int]:
+    """Of several event filters, the one the status words are about: the concept named first
+    after them ('with hypertension are currently on lisinopril'), or the one named last before
+    them where none follows or they open a clause of their own ('sepsis that resolved')."""
+    k = next(n for n, i in enumerate(items) if isinstance(i, Slot) and i.kind == "status")
+    after = [i.phrase for i in items[k + 1 :] if isinstance(i, Concept)]
+    before = [n for n, i in enumerate(items[:k]) if isinstance(i, Concept)]
+    between = (
+        [str(getattr(i, "text", "")).lower() for i in items[before[-1] : k + 1]] if before else []
+    )
+    postposed = any(w.startswith(("that", "which")) for w in between)
+    phrase = [items[before[-1]].phrase] if before and (postposed or not after) else after[:1]
+    hits = [
+        n
+        for n in where
+        if isinstance(f := plan.filters[n], EventFilter)
+        and f.concepts is not None
+        and phrase
+        and phrase[0] in (f.concepts.label or "").split(" or ")
+    ]
+    return hits if len(hits) == 1 else where
 
 
 def _status_filters(plan: QueryPlan, k: int, state: str) -> QueryPlan:
