@@ -120,9 +120,15 @@ def test_icu_stay_scope_matches_by_stay(ehrsql_sqlite: Path) -> None:
     assert a.decision == "accept", a.reason
     assert a.plan["scope"] == {"which": "first", "type": "icu"}
     assert abs(float(a.value) - float(gold)) < 1e-9
-    # the length of an ICU stay (hours to days) is not read in whole days
+    # the length of one ICU stay is its exact time in days (with the fraction), not whole days
     a = _ask(ehrsql_sqlite, f"What was the length of stay of patient {pid}'s first ICU stay?")
-    assert a.decision == "abstain"
+    assert a.decision == "accept", a.reason
+    (days,) = _rows(
+        ehrsql_sqlite,
+        "SELECT julianday(outtime) - julianday(intime) FROM icustays WHERE stay_id = ?",
+        first_stay,
+    )[0]
+    assert abs(float(a.value) - days) < 1e-9
 
 
 def test_cost_of_a_drug_is_its_distinct_charges(ehrsql_sqlite: Path) -> None:

@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from clinbridge.catalog import Catalog, EventStream
 from clinbridge.engine import sqlfuncs as f
+from clinbridge.engine._fields import field_conditions
 from clinbridge.engine._status import StatusProbe, status_condition
 from clinbridge.engine._units import in_unit
 from clinbridge.engine.plan import (
@@ -104,6 +105,8 @@ class CohortBuilder:
         nested: bool = False,
         cost: bool = False,
         status: str | None = None,
+        label: str | None = None,
+        matches: tuple[tuple[str, tuple[str, ...]], ...] = (),
     ) -> exp.Expr:
         """The union of a kind's streams, normalised to (pid, eid, t, t_end, code, sys, val, unit, days_supply, quantity, lbl) and filtered by concept/value.
 
@@ -146,7 +149,7 @@ class CohortBuilder:
                 c(unit).as_("unit"),
                 c(s.days_supply_column).as_("days_supply"),
                 c(s.quantity_column).as_("quantity"),
-                c(s.label_column).as_("lbl"),
+                c(label or s.label_column).as_("lbl"),
             ).from_(exp.alias_(exp.to_table(s.table), a), copy=False)
             if cost:
                 assert costs is not None and s.row_id_column is not None
@@ -183,6 +186,7 @@ class CohortBuilder:
                 conds.append(cond)
                 self.status_rules.append(rule)
                 self.status_probes.append(probe)
+            conds += field_conditions(self.catalog, s, a, label, matches)
             conds.append(
                 exp.not_(exp.column(s.patient_column, table=a).is_(exp.null()), copy=False)
             )

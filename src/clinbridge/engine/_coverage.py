@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from clinbridge.engine._number_accounting import plan_numbers as _plan_numbers
 from clinbridge.engine.answer import Check
-from clinbridge.engine.understand._number_accounting import plan_numbers as _plan_numbers
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog, Dictionary

@@ -44,7 +44,7 @@ def expected_shape(plan: QueryPlan) -> Shape:
         return "rows"
     if op in {"first", "last", "min", "max"}:
         if of in {"date", "end_date"}:
-            return "date"
+            return "number" if plan.measure.elapsed else "date"
         if of in {"concept", "attribute"}:
             return "text"
     return "number"
@@ -63,21 +63,24 @@ _Q_DATE = re.compile(
     r"|what\s+(time\s+)?(is|was|were)\s+the\s+(first|last|latest|earliest|most\s+recent)\s+time\b)",
     re.I,
 )
+# 'show me the total / the length of ...' asks for that amount, not a list
 _Q_BOOL = re.compile(r"^\s*(is|was|were|are|does|did|do|has|have|had|can|could)\b", re.I)
 _Q_LIST = re.compile(
-    r"^\s*(which|list|name\s+(the|all)|show|what\s+(\w+\s+){0,2}(drugs|medications|conditions|diagnoses|"
+    r"^\s*(which|list|name\s+(the|all)|show(?![^?.]*\b(?:total|length|duration|differences?|change[sd]?)\b)|what\s+(\w+\s+){0,2}(drugs|medications|conditions|diagnoses|"
     r"procedures|measurements|tests|labs)\b)",
     re.I,
 )
 
 
 _REQUEST = re.compile(
-    r"^\s*(?:(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+)?|please\s+)"
-    r"(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check)(?:\s+(?:me|us))?"
-    r"\b[\s,]*",
+    r"^\s*(?![^?]*\b(?:if|whether)\b)"
+    r"(?:(?:could|can|would|will)\s+(?:you|u|i|we)\s+(?:please\s+)?|please\s+)"
+    r"(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check|indicate|retrieve|"
+    r"inform|know)(?:\s+(?:me|us))?\b[\s,]*",
     re.I,
 )
-"""A request's frame: 'could you tell me how many ...' is no yes/no question."""
+"""A request's frame: 'could you tell me how many ...' is no yes/no question; '... tell me if /
+whether ...' still is."""
 _SENTENCE = re.compile(r"(?<=[?!])\s+(?=\S)|(?<=\.)\s+(?=[A-Z])")
 
 

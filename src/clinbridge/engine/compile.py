@@ -26,6 +26,15 @@ from clinbridge.engine._cohort import (
     _Joins,
     _lit,
 )
+from clinbridge.engine._elapsed_sql import (
+    at_time,
+    difference,
+    elapsed_since,
+    nth_time,
+    period_key,
+    span_days,
+)
+from clinbridge.engine._fields import edge_values, patient_sex
 from clinbridge.engine._status import StatusProbe
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
@@ -106,6 +115,12 @@ class Compiler:
     # -- entry point -----------------------------------------------------------------------
     def compile(self, plan: QueryPlan) -> CompiledPlan:
         """The plan as one SELECT (with its shape, concept sets and date of 'now')."""
+        if plan.minus is not None:  # one value minus another, each compiled on its own
+            a = self.compile(plan.model_copy(update={"minus": None}))
+            b = self.compile(plan.minus)
+            both = a.concept_sets + b.concept_sets
+            select = difference(a.expression, b.expression)
+            return CompiledPlan(select, self.dialect, "scalar", both, a.now, a.scope_check)
         self.cohorts = CohortBuilder(
             self.catalog, self.resolve, self._resolve_now(plan), dialect=self.dialect
         )
@@ -166,7 +181,13 @@ class Compiler:
         nested_measure = encounter_level and (
             self.catalog.nested_encounter(m.encounter_type) is not None
         )
-        if nested_measure and (plan.scope is not None or m.of == "length_of_stay"):
+        one_stay = m.of == "length_of_stay" and plan.aggregate.op in {"first", "last"}
+        # a nested scope of the measured encounters' own type is matched by their ids
+        own_scope = plan.scope is not None and plan.scope.type == m.encounter_type
+        if nested_measure and (
+            (plan.scope is not None and not own_scope)
+            or (m.of == "length_of_stay" and not one_stay)
+        ):
             # ICU stays inside an admission: not matched to a scope of admissions, and their
             # length (hours to days) is not read in whole days
             raise UnsupportedOperationError(
@@ -179,9 +200,8 @@ class Compiler:
             if attribute is not None:
                 cols.append(_col("attr", a).as_("val"))
             else:
-                cols.append(
-                    f.days_between(_col("t_end", a), _col("t", a), self.cohorts.d).as_("val")
-                )
+                days = span_days if nested_measure else f.days_between  # one ICU stay: exact
+                cols.append(days(_col("t_end", a), _col("t", a), self.cohorts.d).as_("val"))
             cols += [exp.null().as_("code"), exp.null().as_("sys"), exp.null().as_("unit")]
             cols.append(exp.null().as_("lbl"))
             linked = self._linked_encounters(m, a)
@@ -190,7 +210,14 @@ class Compiler:
             if m.stream is None:
                 raise UnsupportedOperationError(f"measure {m.of!r} needs a stream")
             rel = self.cohorts.stream_relation(
-                m.stream, m.concepts, m.value, nested=nested, cost=m.of == "cost", status=m.status
+                m.stream,
+                m.concepts,
+                m.value,
+                nested=nested,
+                cost=m.of == "cost",
+                label=m.column,
+                matches=m.matches,
+                status=m.status,
             )
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit", "lbl")]
@@ -206,6 +233,8 @@ class Compiler:
         if linked is not None:
             conds.append(linked)
         joins = _Joins()
+        if m.at is not None:  # the events recorded at one exact time
+            conds.append(_col("t", a).eq(at_time(m.at, self.cohorts.d)))
         window = self.cohorts.window_condition(plan.window, _col("t", a), _col("pid", a), joins)
         if window is not None:
             conds.append(window)
@@ -263,7 +292,9 @@ class Compiler:
         if m.of == "encounter_cost":
             return self._encounter_cost(plan, ctes)
         if (
-            m.of in {"patients", "age", "days_between"} or m.point is not None
+            m.of in {"patients", "age", "days_between"}
+            or m.point is not None
+            or (m.of == "attribute" and m.variable == "sex")
         ) and m.stream is None:
             return self._patient_level(plan)
         ev, _ = self._events(plan)
@@ -334,7 +365,7 @@ class Compiler:
                         exp.alias_(exp.to_table("ev"), b), copy=False
                     )
                 )
-                label = self._label(e, m.stream)
+                label = _col("lbl", e) if m.column else self._label(e, m.stream)
                 q = (
                     exp.select(label.as_("value"), day.as_("date"))
                     .distinct(copy=False)
@@ -349,8 +380,12 @@ class Compiler:
             if m.of == "end_date":  # the first/last discharge, by when it happened
                 order = [exp.Ordered(this=val.copy(), desc=op == "last"), *order]
             if m.of in {"date", "end_date"}:
-                q = exp.select(val.as_("value")).from_(src, copy=False)
-                return q.order_by(*order, copy=False).limit(1, copy=False), "date"
+                now = plan.now or dt.datetime.combine(self.cohorts.now, dt.time())
+                since = m.elapsed and elapsed_since(val, now, m.elapsed, d)
+                q = exp.select((since or val).as_("value")).from_(src, copy=False)
+                return q.order_by(*order, copy=False).limit(1, copy=False), (
+                    "scalar" if since else "date"
+                )
             q = (
                 exp.select(
                     val.as_("value"),
@@ -360,12 +395,16 @@ class Compiler:
                 .from_(src, copy=False)
                 .where(exp.not_(val.is_(exp.null()), copy=False), copy=False)
             )
+            if (plan.aggregate.nth or 1) > 1:  # the second (to last) time's value
+                q = q.where(nth_time(_col("t", e), plan.aggregate.nth, op == "last"), copy=False)
+            if m.of == "value":  # every value recorded at the first/last time: ties reported
+                return edge_values(q, extreme, self.cohorts.alias("x")), "value_at"
             return q.order_by(*order, copy=False).limit(1, copy=False), "value_at"
         if op == "list" and plan.aggregate.top is not None:
             return self._top_concepts(plan.aggregate.top, m.stream), "list"
         if op == "list":
             by_label = m.of in {"concept", "events"}
-            item = self._label(e, m.stream) if by_label else val
+            item = (_col("lbl", e) if m.column else self._label(e, m.stream)) if by_label else val
             # A label is NULL only when the code is, so test the code rather than evaluating the
             # label lookup a second time.
             present = _col("code", e) if by_label else val
@@ -444,6 +483,8 @@ class Compiler:
             ), "scalar"
         if m.point is not None:
             return self._patient_point(plan, m.point)
+        if m.of == "attribute":  # the patient's recorded sex, as stored
+            return patient_sex(self.catalog, plan), "scalar"
         joins = _Joins()
         pid = _col("pid", "c")
         if m.of == "days_between":
@@ -671,6 +712,8 @@ class Compiler:
                 if patient_level:
                     raise UnsupportedOperationError("group by year needs events")
                 keys.append(f.year(_col("t", e), self.cohorts.d).as_("year"))
+            elif g.key in {"month", "day"}:  # one group per calendar month / day of the events
+                keys.append(period_key(_col("t", e), g.key, self.cohorts.d).as_(g.key))
             elif g.key == "age_group":
                 age = self.cohorts.age(
                     _col("pid", e), f.date_literal(self.cohorts.now, self.cohorts.d), joins

@@ -84,6 +84,10 @@ _COUNTED_MEASURES = frozenset(
 never averaged or summed."""
 
 
+_ONE_VALUE = frozenset(("first", "last", "sum"))
+"""The aggregates of one value each that ``QueryPlan.minus`` subtracts."""
+
+
 class _Node(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -402,6 +406,17 @@ class Measure(_Node):
     """Count missing codes as values (only when the question asks about them)."""
     status: EventStatus | None = None
     """Only the measured events active (or ended) at 'now' ('which conditions are still active')."""
+    at: dt.datetime | None = None
+    """Only the events recorded at this exact time ('the weight measured at 2100-06-07 05:00')."""
+    elapsed: Literal["days", "hours"] | None = None
+    """For ``date`` (first / last): the time from that event to 'now' (the plan's timestamp)
+    instead of its date, in days or hours with their fraction."""
+    column: str | None = None
+    """A text column of ``stream``'s table reported instead of the concept's name (the
+    organism of a microbiology record); events where it is empty are left out."""
+    matches: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(column, stored values): events of ``stream`` whose column holds one of the values
+    (a drug given by route 'po/ng')."""
 
 
 class Aggregate(_Node):
@@ -431,6 +446,9 @@ class Aggregate(_Node):
     ]
     numerator: tuple[Filter, ...] = ()
     round_to: int | None = None
+    nth: int | None = None
+    """For ``first`` / ``last`` values: the value at the nth distinct time from that end (2: the
+    second, or the second to last, measured)."""
     top: int | None = None
     """For ``list`` of concepts: only the concepts ranked in the first ``top`` places by how many
     events record them ('the five most common diagnoses'); ties share a place (dense rank), so
@@ -440,13 +458,17 @@ class Aggregate(_Node):
     def _top(self) -> Aggregate:
         if self.top is not None and (self.op != "list" or self.top < 1):
             raise ValueError("'top' ranks a list: it needs op 'list' and top >= 1")
+        if self.nth is not None and (self.op not in {"first", "last"} or self.nth < 1):
+            raise ValueError("'nth' counts first or last values: it needs op first/last, nth >= 1")
         return self
 
 
 class GroupBy(_Node):
     """Group the answer by one dimension (sex, age band, year, concept...)."""
 
-    key: Literal["sex", "year", "age_group", "concept", "encounter_type", "variable"]
+    key: Literal[
+        "sex", "year", "month", "day", "age_group", "concept", "encounter_type", "variable"
+    ]
     age_bin: int = 10
     variable: str | None = None
     """For ``variable``: the wide table's (categorical) variable to group by, e.g. the arm."""
@@ -476,6 +498,9 @@ class QueryPlan(_Node):
     group_by: tuple[GroupBy, ...] = ()
     now: dt.datetime | None = None
     limit: int | None = None
+    minus: QueryPlan | None = None
+    """The answer is this plan's one value minus that plan's one value: the change between two
+    measurements ('the last heart rate of the first ICU stay compared to the first')."""
 
     @model_validator(mode="after")
     def _coherent(self) -> QueryPlan:
@@ -491,6 +516,10 @@ class QueryPlan(_Node):
             "cost",
             "encounter_cost",
         }
+        if self.minus is not None and (
+            op not in _ONE_VALUE or self.minus.aggregate.op not in _ONE_VALUE
+        ):
+            raise ValueError("'minus' takes one value (a first, last or sum) from another")
         if of in {"variable", "change"} and self.measure.variable is None:
             raise ValueError(f"measure {of!r} needs a variable")
         if of == "days_between" and (self.measure.start_at is None or self.measure.end_at is None):
@@ -507,6 +536,8 @@ class QueryPlan(_Node):
             # (grouped, no numerator: a distribution, each last group's share of the groups
             # before it: 'distribution of HIE grade by arm')
             raise ValueError("a proportion needs numerator filters (the denominator is the cohort)")
+        if self.measure.elapsed is not None and (of != "date" or op not in {"first", "last"}):
+            raise ValueError("'elapsed' is the time since a first or last date")
         if op in {"mean", "median", "sum", "stddev"} and of in _COUNTED_MEASURES:
             raise ValueError(f"{op} needs a numeric measure, not {of!r}")
         return self
@@ -530,3 +561,6 @@ class QueryPlan(_Node):
     def json_schema(cls) -> dict[str, Any]:
         """The JSON schema of a plan."""
         return cls.model_json_schema()
+
+
+QueryPlan.model_rebuild()

@@ -22,18 +22,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clinbridge.engine._number_accounting import account_numbers
+from clinbridge.engine.understand._amount_read import read_amount
 from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._categories import category_words, stream_categories
+from clinbridge.engine.understand._change import read_change
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._demographic_gap import demographic_gap
+from clinbridge.engine.understand._elapsed import read_elapsed
 from clinbridge.engine.understand._enc_class import read_encounter_codes
 from clinbridge.engine.understand._event_end import event_end_asked
+from clinbridge.engine.understand._facets import read_facets, stream_nouns
 from clinbridge.engine.understand._fhir_words import administered_missing, fhir_plain_words
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
-from clinbridge.engine.understand._number_accounting import account_numbers
+from clinbridge.engine.understand._patient_sex import read_patient_sex
+from clinbridge.engine.understand._plan_guards import guard_reading
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
@@ -84,9 +90,17 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
+    return [guard_reading(question, r, ctx) for r in _understand(question, ctx)]
+
+
+def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     gap = demographic_gap(question)
     if gap:
         return [Reading(question=question, abstain_reason=gap)]
+    question = stream_nouns(question, ctx.lexicon)
+    faceted = read_patient_sex(question, ctx) or read_facets(question, ctx, understand)
+    if faceted is not None:
+        return faceted
     plain, no_rows = fhir_plain_words(question, ctx.catalog)
     if no_rows:
         return [Reading(question=question, abstain_reason=no_rows)]
@@ -118,6 +132,10 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
             question, schema.plan, ctx.catalog
         )
         return [Reading(question=question, abstain_reason=ended) if ended else schema]
+    for reader in (read_elapsed, read_change, read_amount):  # one patient's times, changes, totals
+        timed = reader(question, ctx.lexicon, ctx.catalog, patient_id=ctx.patient_id, now=ctx.now)
+        if timed is not None:
+            return [timed]
     try:
         pieces = unit_names(_rejoin_names(extract(text), ctx.lexicon), ctx.lexicon)
         enc = ctx.catalog.encounters if ctx.catalog is not None else None

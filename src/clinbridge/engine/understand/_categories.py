@@ -20,7 +20,6 @@ from clinbridge.engine.understand._text import stem, tokens
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
     from clinbridge.db import Database
-    from clinbridge.engine.understand._ground import Concept
     from clinbridge.engine.understand._lexicon import Lexicon
 
 __all__ = ["category_class", "category_words", "stream_categories"]
@@ -62,10 +61,9 @@ def stream_categories(
     return out
 
 
-def category_class(phrase: str, lex: Lexicon) -> Concept | None:
-    """The concepts of '<category> <noun>' ('food allergy'), or None when the phrase is not one."""
-    from clinbridge.engine.understand._ground import Concept
-
+def category_class(phrase: str, lex: Lexicon) -> tuple[str, list[int]] | None:
+    """The label and lexicon entries of '<category> <noun>' ('food allergy'), or None when the
+    phrase is not one (``_ground`` makes the concept of them)."""
     cats: dict[str, dict[str, list[int]]] = getattr(lex, "categories", None) or {}
     words = tokens(phrase)
     if len(words) < 2 or not cats:
@@ -81,7 +79,7 @@ def category_class(phrase: str, lex: Lexicon) -> Concept | None:
             return None
         entries = values[hits[0]]
         label = f"{stream} of category {hits[0]!r} ({len(entries)} codes, by the recorded category)"
-        return Concept(phrase, label, entries, 0.95, "category", primary=entries)
+        return label, entries
     return None
 
 

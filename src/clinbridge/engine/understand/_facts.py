@@ -38,7 +38,11 @@ def special_plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float] | None:
 def _fact_plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
     slots = [i for i in items if isinstance(i, Slot)]
     fact = next(s for s in slots if s.kind in {"attribute", "discharge"})
-    unresolved = [w.text for w in items if isinstance(w, Word) and w.role == "unresolved"]
+    unresolved = [
+        w.text
+        for w in items
+        if isinstance(w, Word) and w.role == "unresolved" and w.text.lower() != "name"
+    ]  # 'the name of patient 7's insurance': the fact's own name
     if unresolved:
         names = ", ".join(repr(u) for u in unresolved)
         raise Abstain(

@@ -207,7 +207,7 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 continue  # a bare number never names a concept
             phrase = " ".join(seg)
             # a vaccine or (where no label matches) a drug class stands for its members
-            klass = _vaccine_class(phrase, lex) or category_class(phrase, lex)
+            klass = _vaccine_class(phrase, lex) or _category_concept(phrase, lex)
             matches = lex.match(phrase) if klass is None else []
             if klass is None and not matches:
                 klass = _drug_class(phrase, lex)
@@ -333,6 +333,15 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
         ]
     _attach_hints(items)
     return items
+
+
+def _category_concept(phrase: str, lex: Lexicon) -> Concept | None:
+    """'food allergy': the allergy codes the source records under that category."""
+    found = category_class(phrase, lex)
+    if found is None:
+        return None
+    label, entries = found
+    return Concept(phrase, label, entries, 0.95, "category", primary=entries)
 
 
 def _drug_class(phrase: str, lex: Lexicon) -> Concept | None:

@@ -32,7 +32,7 @@ _SHAPES: tuple[tuple[str, str], ...] = (
         "two events at the same time or in the same visit or period",
     ),
     (
-        r"\bdischarg(?:ed|es|ing)\b|\bdischarge\b(?!\s+(?:date|minus|time))"
+        r"\b(?:hospital\s+)?discharg(?:ed|es|ing)\b|\b(?:hospital\s+)?discharge\b(?!\s+(?:date|minus|time))"
         r"|\b(?:depart(?:ed|s|ing)?|left|leave|leaves|leaving)\s+(?:from\s+)?(?:the\s+)?hospital\b",
         "discharges (the end of an encounter)",
     ),
