@@ -194,6 +194,14 @@ class EventStream(_Model):
     """The column that identifies one event row (what a :class:`CostTable` points at)."""
     nested_encounter_column: str | None = None
     """The nested encounter (:attr:`Catalog.nested_encounters`, e.g. the ICU stay) of the event."""
+    status_column: str | None = None
+    """The record's own status (FHIR Condition.clinicalStatus, MedicationRequest.status), when
+    the source records one: it decides whether an event is active (``engine/_status.py``)."""
+    status_active: tuple[str, ...] = ()
+    """Stored status values meaning the event is still going on ('active', 'relapse')."""
+    status_ended: tuple[str, ...] = ()
+    """Stored status values meaning the event is over ('resolved', 'stopped'); values in neither
+    list (a cancelled or erroneous record) are neither active nor ended."""
     route_column: str | None = None
     """Route of administration (MIMIC prescriptions.route), when the source records it."""
     source_value_column: str | None = None

@@ -22,6 +22,7 @@ from clinbridge.catalog import Catalog, EventStream
 from clinbridge.engine import sqlfuncs as f
 from clinbridge.engine._fields import field_conditions
 from clinbridge.engine._follow import anchor_tie, each_anchor_window
+from clinbridge.engine._status import StatusProbe, status_condition
 from clinbridge.engine._units import in_unit
 from clinbridge.engine.plan import (
     AgeFilter,
@@ -81,6 +82,10 @@ class CohortBuilder:
     dialect: str = "duckdb"
     used: list[ResolvedConceptSet] = field(default_factory=list)
     """Every concept set resolved so far (for the compiled plan's record)."""
+    status_rules: list[str] = field(default_factory=list)
+    """How 'active' / 'ended' was read for each stream a status applied to."""
+    status_probes: list[StatusProbe] = field(default_factory=list)
+    """Queries that the streams a status applied to record it (run before the plan)."""
     _aliases: itertools.count[int] = field(default_factory=itertools.count)
 
     def alias(self, prefix: str) -> str:
@@ -100,6 +105,7 @@ class CohortBuilder:
         *,
         nested: bool = False,
         cost: bool = False,
+        status: str | None = None,
         label: str | None = None,
         matches: tuple[tuple[str, tuple[str, ...]], ...] = (),
     ) -> exp.Expr:
@@ -176,6 +182,11 @@ class CohortBuilder:
                     _col(s.value_column, a), _col(unit_col, a) if unit_col else None, value.unit
                 )
                 conds.append(self._value_condition(column, value))
+            if status is not None:  # active / ended at 'now' (engine/_status.py)
+                cond, rule, probe = status_condition(s, a, status, self.now, self.d)
+                conds.append(cond)
+                self.status_rules.append(rule)
+                self.status_probes.append(probe)
             conds += field_conditions(self.catalog, s, a, label, matches)
             conds.append(
                 exp.not_(exp.column(s.patient_column, table=a).is_(exp.null()), copy=False)
@@ -558,7 +569,7 @@ class CohortBuilder:
         return f.COMPARISONS[flt.op](this=age, expression=exp.Literal.number(flt.value))
 
     def _visit_EventFilter(self, flt: EventFilter) -> tuple[exp.Select, bool]:
-        rel = self.stream_relation(flt.stream, flt.concepts, flt.value)
+        rel = self.stream_relation(flt.stream, flt.concepts, flt.value, status=flt.status)
         a = self.alias("e")
         pid = _col("pid", a)
         joins = _Joins()

@@ -189,6 +189,7 @@ def _filter(f: Any, verb: bool = False) -> str:
         else:
             what = f"{noun} ({kind})" if f.concepts else noun
         age = f" when {_age(f.age_at_event, True)}" if f.age_at_event else ""
+        age += {"active": " active now", "ended": " ended by now"}.get(f.status or "", "")
         return f"{no if f.negate else yes} {what}{_value(f.value)}{_window(f.window)}{age}"
     if isinstance(f, EncounterFilter):
         t = f"{_ETYPE[f.type]} " if f.type else ""

@@ -36,6 +36,7 @@ from clinbridge.engine._elapsed_sql import (
 )
 from clinbridge.engine._fields import edge_values, patient_sex
 from clinbridge.engine._follow import each_anchor_window, join_anchor
+from clinbridge.engine._status import StatusProbe
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
 from clinbridge.engine.plan import (
@@ -70,6 +71,10 @@ class CompiledPlan:
     now: dt.date
     scope_check: exp.Expr | None = None
     """``SELECT COUNT(*)`` of the scoped encounters, for plans with an encounter scope."""
+    status_rules: tuple[str, ...] = ()
+    """How 'active' / 'ended' was read, per stream, for plans with an event status."""
+    status_probes: tuple[StatusProbe, ...] = ()
+    """What must be recorded for that reading (``engine/_status.check_recorded``)."""
 
     @property
     def sql(self) -> str:
@@ -152,6 +157,8 @@ class Compiler:
             tuple(dict.fromkeys(self.cohorts.used)),
             self.cohorts.now,
             scope_check,
+            tuple(dict.fromkeys(self.cohorts.status_rules)),
+            tuple({p[:2]: p for p in self.cohorts.status_probes}.values()),
         )
 
     def _resolve_now(self, plan: QueryPlan) -> dt.date:
@@ -211,6 +218,7 @@ class Compiler:
                 cost=m.of == "cost",
                 label=m.column,
                 matches=m.matches,
+                status=m.status,
             )
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit", "lbl")]

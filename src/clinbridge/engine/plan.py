@@ -55,6 +55,7 @@ __all__ = [
     "EncounterScope",
     "EventAnchor",
     "EventFilter",
+    "EventStatus",
     "Filter",
     "FixedAnchor",
     "GroupBy",
@@ -70,6 +71,12 @@ __all__ = [
 
 Comparison = Literal[">", ">=", "<", "<=", "=", "!=", "between"]
 EncounterType = Literal["inpatient", "emergency", "icu", "outpatient", "other"]
+EventStatus = Literal["active", "ended"]
+"""Whether an event is going on at the plan's 'now'. Where the stream records a status
+(FHIR clinicalStatus, MedicationRequest.status), ``active`` is a status the source calls active
+for an event started on or before now, ``ended`` one it calls over; otherwise, by the dates,
+``active`` is started on or before now with no end or an end after now, ``ended`` an end on or
+before now. A stream with neither a status nor an end date cannot tell, and the plan is refused."""
 _COUNTED_MEASURES = frozenset(
     ("patients", "events", "encounters", "date", "concept", "end_date", "attribute")
 )
@@ -288,6 +295,9 @@ class EventFilter(_Node):
     """Only events during encounters of this canonical type ('a hemoglobin test in the ER')."""
     first_only: bool = False
     """Only the patient's first event of these concepts counts ('their first GI bleed was after 2010')."""
+    status: EventStatus | None = None
+    """Only events active (or ended) at the plan's 'now' ('currently on lisinopril'); see
+    :data:`EventStatus`."""
 
 
 class EncounterFilter(_Node):
@@ -406,6 +416,8 @@ class Measure(_Node):
     """For ``change``: the variable at the earlier time point."""
     include_missing: bool = False
     """Count missing codes as values (only when the question asks about them)."""
+    status: EventStatus | None = None
+    """Only the measured events active (or ended) at 'now' ('which conditions are still active')."""
     at: dt.datetime | None = None
     """Only the events recorded at this exact time ('the weight measured at 2100-06-07 05:00')."""
     elapsed: Literal["days", "hours"] | None = None

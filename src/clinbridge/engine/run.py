@@ -15,6 +15,7 @@ from typing import Any
 
 from clinbridge.catalog import Catalog
 from clinbridge.db import Database, QueryResult
+from clinbridge.engine._status import check_recorded
 from clinbridge.engine.answer import Answer, Check, Provenance, Timings
 from clinbridge.engine.compile import CompiledPlan, Shape, compile_plan
 from clinbridge.engine.execute import execute
@@ -73,6 +74,7 @@ def run_plan(
     try:
         with timings.trace("compile"):
             compiled = compile_plan(plan, catalog, resolver.resolve, dialect=db.dialect, now=now)
+            check_recorded(db, compiled.status_probes)  # a status needs a status or an end
         with timings.trace("guard"):
             guarded = _guard(compiled.expression, catalog, db, settings)
         with timings.trace("execute"):
@@ -91,6 +93,8 @@ def run_plan(
     provenance.truncated = result.truncated
     with timings.trace("shape"):
         value, details = shape_value(compiled.shape, result, round_to=plan.aggregate.round_to)
+    if compiled.status_rules:  # how 'active' / 'ended' was read (engine/_status.py)
+        details["status_rule"] = list(compiled.status_rules)
     checks = [
         Check(
             name="concepts_resolved",

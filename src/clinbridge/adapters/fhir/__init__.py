@@ -143,7 +143,12 @@ _VIEW_NOTES = {
 
 
 def _stream(
-    name: str, kind: str, table: str, time: str, description: str, **kw: str | None
+    name: str,
+    kind: str,
+    table: str,
+    time: str,
+    description: str,
+    **kw: str | tuple[str, ...] | None,
 ) -> EventStream:
     return EventStream(
         name=name,
@@ -190,6 +195,9 @@ STREAMS: tuple[EventStream, ...] = (
         "onset_time",
         "Conditions (SNOMED), onset to abatement",
         end_time_column="abatement_time",
+        status_column="clinical_status",
+        status_active=("active", "recurrence", "relapse"),
+        status_ended=("inactive", "remission", "resolved"),
     ),
     _stream(
         "drug",
@@ -198,6 +206,9 @@ STREAMS: tuple[EventStream, ...] = (
         "start_time",
         "Medication requests (authoredOn) and administrations (RxNorm)",
         end_time_column="end_time",
+        status_column="status",
+        status_active=("active", "in-progress"),
+        status_ended=("stopped", "completed"),
         days_supply_column="days_supply",
         quantity_column="quantity",
         value_column="dose_value",

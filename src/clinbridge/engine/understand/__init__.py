@@ -179,7 +179,7 @@ def _rejoin_names(pieces: list[Any], lex: Lexicon) -> list[Any]:
         p = pieces[k]
         if (
             isinstance(p, Slot)
-            and p.kind in {"order", "neg", "value", "count"}
+            and p.kind in {"order", "neg", "value", "count", "status"}
             and out
             and isinstance(out[-1], str)
         ):

@@ -49,6 +49,7 @@ from clinbridge.engine.understand._orlists import fold_or_list
 from clinbridge.engine.understand._ranking import apply_rank
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._slots import Slot
+from clinbridge.engine.understand._status import apply_status, without_status
 from clinbridge.engine.understand._text import stem
 
 __all__ = ["Abstain", "Ctx", "assemble", "expand"]
@@ -68,8 +69,9 @@ ENCOUNTER_WORDS = {
 
 def assemble(items: list[Item], ctx: Ctx) -> Reading:
     try:
-        plan, confidence = special_plan(items, ctx) or _plan(items, ctx)
-        plan = fold_or_list(apply_rank(plan, items, ctx.lex), ctx.question)
+        bare = without_status(items)  # the plan as if 'currently' were not said, then the status
+        plan, confidence = special_plan(bare, ctx) or _plan(bare, ctx)
+        plan = apply_status(fold_or_list(apply_rank(plan, items, ctx.lex), ctx.question), items)
     except Abstain as exc:
         return Reading(
             question=ctx.question,

@@ -376,9 +376,14 @@ _RULES: tuple[RawRule, ...] = (
         r"(?:\s+in\s+(?P<u2>days|weeks|months|years))?\s+(?:between|from)\b(?=.*\b(?:and|to|until|till)\b)",
         _between,
     ),
-    (
+    (  # 'currently on X', 'an active X', 'X that resolved': read in _status.py
         r"\b(?:currently|at\s+present|presently|right\s+now|still|active(?:ly)?|ongoing)\b",
-        lambda m: Slot("unsupported", {"what": "what is true now (current status)"}),
+        lambda m: Slot("status", {"state": "active"}),
+    ),
+    (
+        r"\b(?:(?:that|which)\s+(?:has\s+|have\s+)?(?:since\s+)?)?(?:resolved|inactive|"
+        r"no\s+longer\s+(?:active|present))\b",
+        lambda m: Slot("status", {"state": "ended"}),
     ),
     # -- grouping
     (
