@@ -16,13 +16,14 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from clinbridge.engine.plan import Aggregate, EventFilter, Measure, QueryPlan
+from clinbridge.engine.plan import Aggregate, ConceptSet, EventFilter, Measure, QueryPlan
 from clinbridge.engine.understand._follow_read import (
     GLUE,
     RANK,
     TIME,
     calendar_window,
     concept_of,
+    kinds_of,
     one_match,
     one_name,
     or_none,
@@ -31,7 +32,7 @@ from clinbridge.engine.understand._follow_read import (
     target_stream,
 )
 from clinbridge.engine.understand._lexicon import Lexicon
-from clinbridge.engine.understand._reading import Grounding, Reading
+from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 
 __all__ = ["read_count", "read_rank"]
 
@@ -79,20 +80,34 @@ def read_count(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading 
         return None  # neither said, or both ('how many times were patients ...')
     stream, concepts = concept_of(span, lex)
     window = calendar_window(when, now)
-    if of_patients:
-        plan = QueryPlan(
+
+    def count(of: ConceptSet) -> QueryPlan:
+        if of_patients:
+            return QueryPlan(
+                question=question,
+                filters=(EventFilter(stream=stream, concepts=of, window=window),),
+                now=now,
+            )
+        return QueryPlan(
             question=question,
-            filters=(EventFilter(stream=stream, concepts=concepts, window=window),),
-            now=now,
-        )
-    else:
-        plan = QueryPlan(
-            question=question,
-            measure=Measure(of="events", stream=stream, concepts=concepts),
+            measure=Measure(of="events", stream=stream, concepts=of),
             aggregate=Aggregate(op="count"),
             window=window,
             now=now,
         )
+
+    plan = count(concepts)
+    # 'hypertension' on a source without a hierarchy: that one code, or its kinds too? Both
+    # readings go to validation, which asks the user when their answers differ.
+    wide = kinds_of(span, lex)
+    choices = (
+        (
+            Choice(description=f"{concepts.label!r} exactly", plan=plan),
+            Choice(description=f"{wide.label!r}", plan=count(wide)),
+        )
+        if wide is not None
+        else ()
+    )
     what = "patients with" if of_patients else "events of"
     return Reading(
         question=question,
@@ -102,6 +117,7 @@ def read_count(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading 
             Grounding(phrase=concepts.label or "", kind="concept", target=f"{what} {stream}"),
         ),
         notes=("read as a count over one concept named exactly",),
+        choices=choices,
     )
 
 

@@ -331,6 +331,25 @@ def concept_of(span: tuple[int, int, list[int]], lex: Lexicon) -> tuple[str, Con
     return e.stream_name, ConceptSet(concepts=(ref,), label=e.name)
 
 
+def kinds_of(span: tuple[int, int, list[int]], lex: Lexicon) -> ConceptSet | None:
+    """On a source without a hierarchy, the name with the other condition labels that are kinds
+    of it ('Hypertension' and 'Essential hypertension', as :func:`._kinds.widen_to_kinds` reads
+    them); None when there are none."""
+    from clinbridge.engine.understand._kinds import widen_to_kinds
+
+    if getattr(lex, "has_hierarchy", True):
+        return None
+    e = lex.entries[span[2][0]]
+    matches = lex.match(e.name)
+    chosen = [m for m in matches if set(m.entries) & set(span[2])][:1]
+    wide = widen_to_kinds(chosen, matches, lex)
+    if len(wide) <= len(chosen):
+        return None
+    codes = sorted({str(lex.entries[i].code) for m in wide for i in m.entries})
+    label = f"{e.name} and its kinds ({len(codes)} codes)"
+    return ConceptSet(concepts=tuple(ConceptRef(concept_id=c) for c in codes), label=label)
+
+
 def target_stream(noun: str, words: list[str], lex: Lexicon) -> str:
     """The one stream of the kind the ranked noun names: the source's only stream of that kind,
     or the one the question's words name ('drugs' prescribed: the prescriptions)."""
