@@ -435,3 +435,21 @@ def test_age_group_questions_saying_more_are_not_read_as_one_group(
     a = conn.ask(question, now=NOW)
     scope = a.plan.get("scope") if a.plan else None
     assert not (a.decision == "accept" and scope and scope.get("age") and not a.plan["filters"])
+
+
+def test_top_drugs_after_a_diagnosis_among_an_age_group(db: Path, conn: cb.Connection) -> None:
+    # the age group is said of the later events (the prescriptions), at their own admission
+    x = _plain(db, "diagnoses_icd", _DIAG)
+    aged = (
+        "SELECT a.subject_id AS pid, a.hadm_id AS hadm, x.starttime AS t, x.drug AS name "
+        "FROM prescriptions x JOIN admissions a ON a.hadm_id = x.hadm_id WHERE a.age >= 60"
+    )
+    want = _top(db, _DIAG, x, aged, "hadm", 4)
+    a = conn.ask(
+        f"What are the four most frequently prescribed drugs during the same hospital encounter "
+        f"to the patients aged 60 or above after they were diagnosed with {x}?",
+        now=NOW,
+    )
+    assert a.decision == "accept", a.reason
+    assert a.plan["scope"]["age"] == {"kind": "age", "op": ">=", "value": 60}
+    assert set(a.value or []) == want
