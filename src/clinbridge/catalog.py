@@ -148,6 +148,9 @@ class EncounterTable(_Model):
     """Every row is an encounter of this type (a table of ICU stays), instead of a type column."""
     attributes: dict[str, str] = Field(default_factory=dict)
     """Facts recorded per encounter, by name ('insurance', 'admission type') → column."""
+    age_column: str | None = None
+    """The patient's age in whole years as recorded at the encounter (it can differ from the
+    age computed from a date of birth, which some sources shift)."""
 
 
 class CostTable(_Model):

@@ -312,3 +312,144 @@ def test_a_reader_that_finds_another_shape_answers_none() -> None:
 
     assert reader() is None
     assert issubclass(NotRead, UnderstandingError)
+
+
+# -- age groups: the age recorded at each admission (admissions.age), not the age from dob --------
+
+
+def _ranked_at_age(path: Path, table: str, dictionary: str, age_sql: str, n: int) -> set[str]:
+    rows = _rows(
+        path,
+        f"SELECT d.long_title FROM {dictionary} d WHERE d.icd_code IN (SELECT code FROM "
+        f"(SELECT x.icd_code AS code, DENSE_RANK() OVER (ORDER BY count(*) DESC) AS rk "
+        f"FROM {table} x WHERE x.hadm_id IN (SELECT hadm_id FROM admissions WHERE {age_sql}) "
+        f"GROUP BY x.icd_code) WHERE rk <= ?)",
+        n,
+    )
+    return {str(r[0]) for r in rows}
+
+
+def test_the_recorded_admission_age_differs_from_the_age_by_birth_date(db: Path) -> None:
+    # the reason the age group is read from the admission: both ages are not the same here
+    differ = _rows(
+        db,
+        "SELECT count(*) FROM admissions a JOIN patients p ON p.subject_id = a.subject_id "
+        "WHERE a.age != CAST(strftime('%Y', a.admittime) AS INT) - CAST(strftime('%Y', p.dob) AS INT)",
+    )[0][0]
+    assert differ > 0
+
+
+@pytest.mark.parametrize(
+    ("question", "table", "dictionary", "age_sql", "n"),
+    [
+        (
+            "Among patients aged 40s, what are the top three most common diagnoses?",
+            "diagnoses_icd",
+            "d_icd_diagnoses",
+            "age BETWEEN 40 AND 49",
+            3,
+        ),
+        (
+            "Can you tell me the top four most common treatments for patients in their 30s?",
+            "procedures_icd",
+            "d_icd_procedures",
+            "age BETWEEN 30 AND 39",
+            4,
+        ),
+        (
+            "What are the top five most frequent diagnoses of patients who are 60 or above?",
+            "diagnoses_icd",
+            "d_icd_diagnoses",
+            "age >= 60",
+            5,
+        ),
+    ],
+)
+def test_top_n_among_an_age_group_uses_the_age_at_each_admission(
+    db: Path, conn: cb.Connection, question: str, table: str, dictionary: str, age_sql: str, n: int
+) -> None:
+    want = _ranked_at_age(db, table, dictionary, age_sql, n)
+    a = conn.ask(question, now=NOW)
+    assert want
+    assert a.decision == "accept", a.reason
+    assert a.plan["scope"]["age"]["kind"] == "age" and not a.plan["filters"]
+    assert set(a.value or []) == want
+
+
+def test_top_n_among_an_age_group_in_a_year(db: Path, conn: cb.Connection) -> None:
+    year = _rows(db, "SELECT max(strftime('%Y', charttime)) FROM diagnoses_icd")[0][0]
+    rows = _rows(
+        db,
+        "SELECT d.long_title FROM d_icd_diagnoses d WHERE d.icd_code IN (SELECT code FROM "
+        "(SELECT x.icd_code AS code, DENSE_RANK() OVER (ORDER BY count(*) DESC) AS rk "
+        "FROM diagnoses_icd x WHERE x.hadm_id IN (SELECT hadm_id FROM admissions WHERE age "
+        "BETWEEN 50 AND 59) AND strftime('%Y', x.charttime) = ? GROUP BY x.icd_code) "
+        "WHERE rk <= 3)",
+        year,
+    )
+    a = conn.ask(
+        f"Show me the top three most common diagnoses of patients with age 50s in {year}.", now=NOW
+    )
+    if not rows:
+        assert a.decision != "accept" or not a.value
+        return
+    assert a.decision == "accept", a.reason
+    assert set(a.value or []) == {str(r[0]) for r in rows}
+
+
+@pytest.mark.parametrize(
+    ("question", "age_sql"),
+    [
+        ("How many current patients are there in the 50s age group?", "age BETWEEN 50 AND 59"),
+        (
+            "Count the number of current patients whose ages fall within the 40s.",
+            "age BETWEEN 40 AND 49",
+        ),
+        ("How many individuals are current patients in their 60 or above?", "age >= 60"),
+    ],
+)
+def test_current_patients_of_an_age_group(
+    db: Path, conn: cb.Connection, question: str, age_sql: str
+) -> None:
+    want = _rows(
+        db,
+        f"SELECT count(DISTINCT subject_id) FROM admissions WHERE dischtime IS NULL AND {age_sql}",
+    )[0][0]
+    a = conn.ask(question, now=NOW)
+    assert a.decision == "accept", a.reason
+    assert a.plan["scope"]["which"] == "current"
+    assert a.value == want
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What are the top three most common diagnoses of patients in their 40s and 50s?",
+        "How many current patients are there in the 30s age group and in the 50s age group?",
+        "What are the top three diagnoses of male patients in their 40s?",
+    ],
+)
+def test_age_group_questions_saying_more_are_not_read_as_one_group(
+    conn: cb.Connection, question: str
+) -> None:
+    a = conn.ask(question, now=NOW)
+    scope = a.plan.get("scope") if a.plan else None
+    assert not (a.decision == "accept" and scope and scope.get("age") and not a.plan["filters"])
+
+
+def test_top_drugs_after_a_diagnosis_among_an_age_group(db: Path, conn: cb.Connection) -> None:
+    # the age group is said of the later events (the prescriptions), at their own admission
+    x = _plain(db, "diagnoses_icd", _DIAG)
+    aged = (
+        "SELECT a.subject_id AS pid, a.hadm_id AS hadm, x.starttime AS t, x.drug AS name "
+        "FROM prescriptions x JOIN admissions a ON a.hadm_id = x.hadm_id WHERE a.age >= 60"
+    )
+    want = _top(db, _DIAG, x, aged, "hadm", 4)
+    a = conn.ask(
+        f"What are the four most frequently prescribed drugs during the same hospital encounter "
+        f"to the patients aged 60 or above after they were diagnosed with {x}?",
+        now=NOW,
+    )
+    assert a.decision == "accept", a.reason
+    assert a.plan["scope"]["age"] == {"kind": "age", "op": ">=", "value": 60}
+    assert set(a.value or []) == want

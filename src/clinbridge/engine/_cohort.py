@@ -223,22 +223,36 @@ class CohortBuilder:
             )
         return f.COMPARISONS[v.op](this=column, expression=exp.Literal.number(v.value))
 
-    def encounter_relation(self, etype: str | None, attribute: str | None = None) -> exp.Select:
+    def encounter_relation(
+        self, etype: str | None, attribute: str | None = None, *, age: bool = False
+    ) -> exp.Select:
         """Encounters (of canonical type ``etype``) as (eid, pid, t, t_end, etype), with the
-        encounter fact ``attribute`` as ``attr`` when asked."""
+        encounter fact ``attribute`` as ``attr`` when asked, and the age recorded at each
+        encounter as ``age`` with ``age``."""
         q = self._encounter_relation(etype)
+        if age:
+            q = self._with_column(q, etype, "age", "the patient's age at each encounter", "age")
         if attribute is None:
             return q
+        return self._with_column(q, etype, attribute, repr(attribute), "attr")
+
+    def _with_column(
+        self, q: exp.Select, etype: str | None, name: str, what: str, as_: str
+    ) -> exp.Select:
         enc = self.catalog.encounters
-        column = enc.attributes.get(attribute) if enc is not None else None
+        column = (
+            (enc.age_column if name == "age" else enc.attributes.get(name))
+            if enc is not None
+            else None
+        )
         if enc is None or column is None or self.catalog.nested_encounter(etype) is not None:
             raise SchemaMismatchError(
-                f"source {self.catalog.source!r} records no {attribute!r} for its encounters"
+                f"source {self.catalog.source!r} records no {what} for its encounters"
             )
         source = q.args.get("from") or q.args.get("from_")
         assert source is not None
         alias = source.this.alias_or_name
-        return q.select(_col(column, alias).as_("attr"), copy=False)
+        return q.select(_col(column, alias).as_(as_), copy=False)
 
     def _encounter_relation(self, etype: str | None) -> exp.Select:
         nested = self.catalog.nested_encounter(etype)
@@ -625,7 +639,7 @@ class CohortBuilder:
 
     # -- encounter scope -------------------------------------------------------------------
     def scope(self, scope: EncounterScope) -> exp.Expr:
-        rel = self.encounter_relation(scope.type)
+        rel = self.encounter_relation(scope.type, age=scope.age is not None)
         a = self.alias("v")
         inner = (
             exp.select(_col("eid", a), _col("pid", a), _col("t", a), _col("t_end", a))
@@ -634,6 +648,8 @@ class CohortBuilder:
                 _col("pid", a).isin(query=exp.select("pid").from_("cohort", copy=False)), copy=False
             )
         )
+        if scope.age is not None:  # the age recorded at each encounter
+            inner = inner.where(self._age_condition(_col("age", a), scope.age), copy=False)
         if scope.which == "all":
             return inner
         enc = self.catalog.nested_encounter(scope.type) or self.catalog.encounters

@@ -210,6 +210,9 @@ def _scope(s: EncounterScope | None) -> str:
     if s is None:
         return ""
     t = f"{_ETYPE[s.type]} " if s.type else ""
+    if s.age is not None:  # the age the source records at each visit
+        aged = f"{t}visits at which the recorded age was {_age(s.age, at_event=True)}"
+        return f" during {aged}" if s.which == "all" else f" during the {s.which} of the {aged}"
     if s.which == "all":
         return f" during {t}visits" if t else ""
     if s.which == "nth":

@@ -486,9 +486,13 @@ class Compiler:
                 return self._patient_ids(), "list"
             if op not in {"count", "count_distinct"}:
                 raise UnsupportedOperationError(f"cannot take the {op} of patients")
-            return exp.select(exp.Count(this=exp.Star()).as_("value")).from_(
-                "cohort", copy=False
-            ), "scalar"
+            q = exp.select(exp.Count(this=exp.Star()).as_("value")).from_("cohort", copy=False)
+            if plan.scope is not None:  # the members with a scoped encounter ('current patients')
+                q = q.where(
+                    _col("pid", "cohort").isin(query=exp.select("pid").from_("scope_enc")),
+                    copy=False,
+                )
+            return q, "scalar"
         if m.point is not None:
             return self._patient_point(plan, m.point)
         if m.of == "attribute":  # the patient's recorded sex, as stored

@@ -249,6 +249,9 @@ class EncounterScope(_Node):
     type: EncounterType | None = None
     n: int | None = None
     """1-based position for 'nth' (counted from the first)."""
+    age: AgeFilter | None = None
+    """Only the encounters at which the patient's age, as the source records it per
+    encounter, satisfies this ('patients in their 40s': each admission's own age)."""
 
     @model_validator(mode="after")
     def _nth(self) -> EncounterScope:

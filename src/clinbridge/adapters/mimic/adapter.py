@@ -195,6 +195,7 @@ class MimicAdapter(SourceAdapter):
             type_column=type_col,
             type_map=dict(sorted(type_map.items())),
             label="hospital admission",
+            age_column=s.column(t, "age"),
             attributes={
                 name: col
                 for name in (

@@ -16,7 +16,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from clinbridge.engine.plan import Aggregate, ConceptSet, EventFilter, Measure, QueryPlan
+from clinbridge.engine.plan import (
+    Aggregate,
+    ConceptSet,
+    EncounterScope,
+    EventFilter,
+    Measure,
+    QueryPlan,
+)
+from clinbridge.engine.understand._age_group import age_group
 from clinbridge.engine.understand._follow_read import (
     GLUE,
     RANK,
@@ -34,7 +42,7 @@ from clinbridge.engine.understand._follow_read import (
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 
-__all__ = ["read_count", "read_rank"]
+__all__ = ["read_count", "read_current", "read_rank"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -139,7 +147,9 @@ def read_rank(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading |
     words = question_words(question)
     if spot_names(words, lex):
         return None  # a concept named: not a plain ranking
-    text = " ".join(words)
+    age, text, said = age_group(" ".join(words))
+    if said == "*":
+        return None
     rank = one_match(RANK, text)
     if rank is None:
         return None
@@ -161,12 +171,60 @@ def read_rank(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading |
         measure=Measure(of="concept", stream=stream),
         aggregate=Aggregate(op="list", top=top),
         window=calendar_window(when, now),
+        scope=EncounterScope(age=age) if age is not None else None,
+        now=now,
+    )
+    groundings = [Grounding(phrase=rank[0], kind="aggregate", target=f"top {top} of {stream}")]
+    notes = ["read as a ranking of one kind of thing by how often it is recorded"]
+    if age is not None:
+        groundings.append(Grounding(phrase=said.strip(), kind="age", target="age at each visit"))
+        notes.append("the age group is the age the source records at each visit")
+    return Reading(
+        question=question,
+        plan=plan,
+        confidence=0.9,
+        groundings=tuple(groundings),
+        notes=tuple(notes),
+    )
+
+
+_CURRENT = re.compile(r"\bcurrent(?:ly)?\b")
+_CURRENT_GLUE = _words("current currently admitted hospitalized from into fall falls")
+
+
+@or_none
+def read_current(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | None:
+    """'how many current patients are in their 30s?': the patients with an encounter still open
+    now whose recorded age at that encounter is in the group; None when the question says more
+    (a concept, a time, a second age group) or no age group."""
+    low = question.lower()
+    if not (_ASK.search(low) and _CURRENT.search(low)):
+        return None
+    words = question_words(question)
+    if spot_names(words, lex):
+        return None
+    age, text, said = age_group(" ".join(words))
+    if age is None:
+        return None
+    rest = text.split()
+    if not _PATIENTS & set(rest) or not _CURRENT.search(text):
+        return None
+    if any(w not in _GLUE and w not in _PATIENTS and w not in _CURRENT_GLUE for w in rest):
+        return None
+    plan = QueryPlan(
+        question=question,
+        measure=Measure(of="patients"),
+        aggregate=Aggregate(op="count"),
+        scope=EncounterScope(which="current", age=age),
         now=now,
     )
     return Reading(
         question=question,
         plan=plan,
         confidence=0.9,
-        groundings=(Grounding(phrase=rank[0], kind="aggregate", target=f"top {top} of {stream}"),),
-        notes=("read as a ranking of one kind of thing by how often it is recorded",),
+        groundings=(
+            Grounding(phrase="current", kind="scope", target="an encounter open now"),
+            Grounding(phrase=said.strip(), kind="age", target="age recorded at that encounter"),
+        ),
+        notes=("read as a count of the patients admitted now, by the age recorded then",),
     )

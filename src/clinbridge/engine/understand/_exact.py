@@ -9,7 +9,7 @@ import datetime as dt
 
 from clinbridge.catalog import Catalog
 from clinbridge.engine.understand._cost_read import read_cost
-from clinbridge.engine.understand._count_read import read_count, read_rank
+from clinbridge.engine.understand._count_read import read_count, read_current, read_rank
 from clinbridge.engine.understand._follow_read import read_follow
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Reading
@@ -28,4 +28,5 @@ def read_exact(
         or read_cost(question, lex, now)
         or read_count(question, lex, now)
         or read_rank(question, lex, now)
+        or read_current(question, lex, now)
     )

@@ -26,12 +26,14 @@ from clinbridge.engine.plan import (
     CalendarWindow,
     ConceptRef,
     ConceptSet,
+    EncounterScope,
     EventAnchor,
     EventFilter,
     Measure,
     QueryPlan,
     RelativeWindow,
 )
+from clinbridge.engine.understand._age_group import age_group
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._text import NUMBER_WORDS, tokens
@@ -66,7 +68,7 @@ TIME = re.compile(
 )
 RANK = re.compile(
     rf"\b(?:(?:the\s+)?top\s+{_NUM.format('n1')}|{_NUM.format('n2')})\s+"
-    r"(?:(?:most|more)\s+)?(?:(?:common|frequent|regular|usual|popular|often|typical|recurrent|routine)(?:ly)?\s+)?"
+    r"(?:(?:most|more)\s+)?(?:(?:common|frequent|regular|usual|popular|often|typical|recurrent|routine|prevalent)(?:ly)?\s+)?"
     r"(?:(?:given|ordered|prescribed|performed|diagnosed|tested|taken|received|administered|"
     r"conducted|done|recorded|occurring|used)\s+)?"
     r"(?P<noun>diagnoses|conditions|procedures|treatments|surgeries|operations|drugs|"
@@ -235,7 +237,10 @@ def _read(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | Non
     seq = list(words)
     for k, (i, j, _e) in enumerate(spans):
         seq[i:j] = [f"@{k}"] + [""] * (j - i - 1)
-    text = " ".join(w for w in seq if w)
+    # an age group ('patients in their 40s') is said of the later events' encounters
+    age, text, said = age_group(" ".join(w for w in seq if w))
+    if said == "*":
+        return None
     rel = one_match(_RELATION, text)
     if rel is None:
         return None
@@ -244,7 +249,7 @@ def _read(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | Non
     if when is not None:
         text = text[: when.start()] + " " + text[when.end() :]
     rank, count = one_match(RANK, text), one_match(_COUNT, text)
-    if (rank is None) == (count is None):
+    if (rank is None) == (count is None) or (age is not None and rank is None):
         return None
     asked = rank or count
     assert asked is not None
@@ -300,8 +305,13 @@ def _read(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | Non
             measure=Measure(of="concept", stream=stream),
             aggregate=Aggregate(op="list", top=top),
             window=window,
+            scope=EncounterScope(age=age) if age is not None else None,
             now=now,
         )
+        if age is not None:
+            groundings.append(
+                Grounding(phrase=said.strip(), kind="age", target="age recorded at each visit")
+            )
     else:
         y = concept_of(spans[1 - x if x in (0, 1) else 0], lex)
         plan = QueryPlan(
