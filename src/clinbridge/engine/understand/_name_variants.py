@@ -1,0 +1,76 @@
+"""Two checks of a reading's concept names against the question's own words.
+
+* **written variants of one name**: a concept set of several concepts whose stored names differ
+  only by hyphens, spaces or a plural 's' ('long term use' / 'long-term use', 'mesothelial
+  cell' / 'mesothelial cells') are distinct records; when the question writes exactly one of
+  them, the set is narrowed to it (the others are another record the question did not name).
+* **a hyphenated name cut**: a concept grounded from a fragment ('pre') of a stored name that
+  the question writes whole with a hyphen ('pre-admission') had the rest of the name read as
+  something else ('admission' as a hospital stay): the reading abstains.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from clinbridge.engine.plan import ConceptSet, QueryPlan
+
+__all__ = ["hyphen_cut", "narrow_variants"]
+
+
+def _key(name: str) -> str:
+    words = re.findall(r"[a-z0-9]+", name.lower())
+    return "".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words)
+
+
+def _written(name: str, question: str) -> bool:
+    pat = r"(?<![\w-])" + re.escape(name.lower()) + r"(?![\w-])"
+    return re.search(pat, question.lower()) is not None
+
+
+def _narrowed(cs: ConceptSet | None, question: str) -> ConceptSet | None:
+    if cs is None or len(cs.concepts) < 2:
+        return None
+    names = [str(c.name or "") for c in cs.concepts]
+    if not all(names) or len({_key(n) for n in names}) != 1 or len(set(names)) < 2:
+        return None
+    exact = [c for c, n in zip(cs.concepts, names, strict=True) if _written(n, question)]
+    if len(exact) != 1:
+        return None
+    return cs.model_copy(update={"concepts": tuple(exact)})
+
+
+def narrow_variants(question: str, plan: QueryPlan) -> QueryPlan:
+    """``plan`` with each concept set of written variants narrowed to the one the question writes."""
+    from clinbridge.engine.plan import EventFilter
+
+    m = plan.measure
+    new = _narrowed(m.concepts, question)
+    if new is not None:
+        plan = plan.model_copy(update={"measure": m.model_copy(update={"concepts": new})})
+    filters = []
+    changed = False
+    for f in plan.filters:
+        cs = _narrowed(f.concepts, question) if isinstance(f, EventFilter) else None
+        changed = changed or cs is not None
+        filters.append(f.model_copy(update={"concepts": cs}) if cs is not None else f)
+    return plan.model_copy(update={"filters": tuple(filters)}) if changed else plan
+
+
+def hyphen_cut(question: str, plan: QueryPlan) -> str | None:
+    """The stored hyphenated name the question writes whole but the reading grounded from a
+    fragment of, or None."""
+    from clinbridge.engine.plan import EventFilter
+
+    sets = [plan.measure.concepts]
+    sets += [f.concepts for f in plan.filters if isinstance(f, EventFilter)]
+    for cs in sets:
+        label = (cs.label or "").lower().strip() if cs is not None else ""
+        for c in cs.concepts if cs is not None and label else ():
+            name = str(c.name or "").lower()
+            whole = "-" in name and label != name and label in name and _written(name, question)
+            if whole and not _written(label, re.sub(re.escape(name), " ", question.lower())):
+                return name
+    return None
