@@ -157,3 +157,18 @@ def test_written_variants_narrow_and_a_cut_hyphenated_name_abstains() -> None:
     assert hyphen_cut(q4, pre) == "pre-admission"  # type: ignore[arg-type]
     q5 = "What is the total volume of pre output for patient 7?"
     assert hyphen_cut(q5, pre) is None  # type: ignore[arg-type]
+
+
+def test_a_stored_title_read_in_two_pieces_abstains() -> None:
+    from clinbridge.engine.plan import EventFilter
+    from clinbridge.engine.understand._name_variants import hyphen_cut
+
+    title = "lumbar and lumbosacral fusion of the posterior column, posterior technique"
+    q = f"How many instances of {title} procedures have been completed?"
+    plan = _reading(q, "exists", _cs("lumbar", "spinal stenosis, lumbar region")).plan
+    plan = plan.model_copy(  # type: ignore[union-attr]
+        update={"filters": (EventFilter(stream="procedure", concepts=_cs(title, title)),)}
+    )
+    assert hyphen_cut(q, plan) == title
+    q2 = f"How many lumbar tests did patients with {title} have?"
+    assert hyphen_cut(q2, plan.model_copy(update={"question": q2})) is None

@@ -4,7 +4,7 @@
   only by hyphens, spaces or a plural 's' ('long term use' / 'long-term use', 'mesothelial
   cell' / 'mesothelial cells') are distinct records; when the question writes exactly one of
   them, the set is narrowed to it (the others are another record the question did not name).
-* **a hyphenated name cut**: a concept grounded from a fragment ('pre') of a stored name that
+* **a stored name cut**: a concept grounded from a fragment ('pre') of a stored name that
   the question writes whole with a hyphen ('pre-admission') had the rest of the name read as
   something else ('admission' as a hospital stay): the reading abstains.
 """
@@ -60,17 +60,21 @@ def narrow_variants(question: str, plan: QueryPlan) -> QueryPlan:
 
 
 def hyphen_cut(question: str, plan: QueryPlan) -> str | None:
-    """The stored hyphenated name the question writes whole but the reading grounded from a
-    fragment of, or None."""
+    """The stored name the question writes whole but the reading grounded a concept from a
+    fragment of (the rest read as something else), or None."""
     from clinbridge.engine.plan import EventFilter
 
     sets = [plan.measure.concepts]
     sets += [f.concepts for f in plan.filters if isinstance(f, EventFilter)]
+    sets = [cs for cs in sets if cs is not None]
+    q = question.lower()
+    names = {str(c.name or "").lower() for cs in sets for c in cs.concepts}
+    whole = [n for n in names if n and _written(n, q)]
     for cs in sets:
-        label = (cs.label or "").lower().strip() if cs is not None else ""
-        for c in cs.concepts if cs is not None and label else ():
-            name = str(c.name or "").lower()
-            whole = "-" in name and label != name and label in name and _written(name, question)
-            if whole and not _written(label, re.sub(re.escape(name), " ", question.lower())):
+        label = (cs.label or "").lower().strip()
+        for name in whole if label else ():
+            if _key(label) == _key(name) or label not in name:
+                continue
+            if not _written(label, q.replace(name, " ")):
                 return name
     return None
