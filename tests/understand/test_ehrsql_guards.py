@@ -172,3 +172,24 @@ def test_a_stored_title_read_in_two_pieces_abstains() -> None:
     assert hyphen_cut(q, plan) == title
     q2 = f"How many lumbar tests did patients with {title} have?"
     assert hyphen_cut(q2, plan.model_copy(update={"question": q2})) is None
+
+
+def test_how_many_of_a_concept_is_not_how_many_patients() -> None:
+    from clinbridge.engine.plan import EventFilter
+    from clinbridge.engine.understand._name_variants import counted_concept
+
+    def plan(q: str) -> QueryPlan:
+        room = _cs("operating rooms", "operating room of hospital as the place of occurrence")
+        return QueryPlan(
+            question=q,
+            measure=Measure(of="patients"),
+            aggregate=Aggregate(op="count"),
+            filters=(EventFilter(stream="condition", concepts=room),),
+        )
+
+    q = "Can you count how many operating rooms there is now"
+    assert counted_concept(q, plan(q)) == "operating rooms"
+    q2 = "How many operating rooms patients were there?"
+    assert counted_concept(q2, plan(q2)) is None
+    q3 = "How many patients were diagnosed with operating rooms?"
+    assert counted_concept(q3, plan(q3)) is None

@@ -1,4 +1,4 @@
-"""Two checks of a reading's concept names against the question's own words.
+"""Checks of a reading's concept names against the question's own words.
 
 * **written variants of one name**: a concept set of several concepts whose stored names differ
   only by hyphens, spaces or a plural 's' ('long term use' / 'long-term use', 'mesothelial
@@ -7,6 +7,8 @@
 * **a stored name cut**: a concept grounded from a fragment ('pre') of a stored name that
   the question writes whole with a hyphen ('pre-admission') had the rest of the name read as
   something else ('admission' as a hospital stay): the reading abstains.
+* **a counted concept**: 'how many operating rooms' read as how many patients had a concept
+  named by those words counts another thing: the reading abstains.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from clinbridge.engine.plan import ConceptSet, QueryPlan
 
-__all__ = ["hyphen_cut", "narrow_variants"]
+__all__ = ["counted_concept", "hyphen_cut", "narrow_variants"]
 
 
 def _key(name: str) -> str:
@@ -61,20 +63,45 @@ def narrow_variants(question: str, plan: QueryPlan) -> QueryPlan:
 
 def hyphen_cut(question: str, plan: QueryPlan) -> str | None:
     """The stored name the question writes whole but the reading grounded a concept from a
-    fragment of (the rest read as something else), or None."""
+    fragment of (the rest read as something else), or None. A fragment of its own concept's
+    name ('calcium' of 'calcium, total') counts only when cut at a hyphen ('pre' of
+    'pre-admission'); of another concept's name, wherever it is cut."""
     from clinbridge.engine.plan import EventFilter
 
     sets = [plan.measure.concepts]
     sets += [f.concepts for f in plan.filters if isinstance(f, EventFilter)]
     sets = [cs for cs in sets if cs is not None]
     q = question.lower()
-    names = {str(c.name or "").lower() for cs in sets for c in cs.concepts}
-    whole = [n for n in names if n and _written(n, q)]
     for cs in sets:
         label = (cs.label or "").lower().strip()
-        for name in whole if label else ():
-            if _key(label) == _key(name) or label not in name:
-                continue
-            if not _written(label, q.replace(name, " ")):
-                return name
+        own = {str(c.name or "").lower() for c in cs.concepts}
+        for other in sets if label else ():
+            for name in {str(c.name or "").lower() for c in other.concepts}:
+                if not name or _key(label) == _key(name) or label not in name:
+                    continue
+                at_hyphen = re.search(rf"{re.escape(label)}-|-{re.escape(label)}", name)
+                if name in own and not at_hyphen:
+                    continue
+                if _written(name, q) and not _written(label, q.replace(name, " ")):
+                    return name
+    return None
+
+
+_PEOPLE = r"patients?|people|persons?|subjects?|individuals?|men|women|children|adults?"
+
+
+def counted_concept(question: str, plan: QueryPlan) -> str | None:
+    """The concept phrase a 'how many <phrase>' question counts when the plan counts patients
+    having it instead ('how many operating rooms' is not how many patients had an
+    operating-room diagnosis), or None."""
+    from clinbridge.engine.plan import EventFilter
+
+    if plan.measure.of != "patients" or plan.aggregate.op not in {"count", "count_distinct"}:
+        return None
+    for f in plan.filters:
+        label = (f.concepts.label or "") if isinstance(f, EventFilter) and f.concepts else ""
+        if label and re.search(
+            rf"\bhow\s+many\s+{re.escape(label.lower())}\b(?!\s+(?:{_PEOPLE})\b)", question.lower()
+        ):
+            return label
     return None
