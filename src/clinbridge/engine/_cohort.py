@@ -460,7 +460,9 @@ class CohortBuilder:
         day = f.as_date(t, d)
         conds: list[exp.Expr] = []
         if isinstance(window, CalendarWindow):
-            if window.start:
+            if window.start_at:
+                conds.append(f.at_or_after(t, window.start_at, d))
+            elif window.start:
                 conds.append(exp.GTE(this=day, expression=f.date_literal(window.start, d)))
             if window.end:
                 conds.append(exp.LTE(this=day, expression=f.date_literal(window.end, d)))

@@ -211,6 +211,9 @@ class CalendarWindow(_Node):
     kind: Literal["calendar"] = "calendar"
     start: dt.date | None = None
     end: dt.date | None = None
+    start_at: dt.datetime | None = None
+    """The start to the minute ('since 3 days ago' from a 'now' with a time of day); when set,
+    events are compared to it, not to ``start``'s day."""
 
 
 class RelativeWindow(_Node):

@@ -49,6 +49,14 @@ def date_literal(value: dt.date | dt.datetime, dialect: str) -> exp.Expr:
     return exp.cast(text, "DATE")
 
 
+def at_or_after(e: exp.Expr, at: dt.datetime, dialect: str) -> exp.Expr:
+    """``e`` (a timestamp) at or after the minute ``at``."""
+    text = exp.Literal.string(at.strftime("%Y-%m-%d %H:%M:%S"))
+    if dialect == "sqlite":
+        return exp.GTE(this=exp.func("DATETIME", e), expression=text)
+    return exp.GTE(this=exp.cast(e, "TIMESTAMP"), expression=exp.cast(text, "TIMESTAMP"))
+
+
 def add_days(e: exp.Expr, days: int, dialect: str) -> exp.Expr:
     """``e`` plus ``days`` days."""
     if days == 0:

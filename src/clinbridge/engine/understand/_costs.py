@@ -97,7 +97,7 @@ def _stay_totals(items: list[Item], ctx: Ctx, cost: Slot) -> tuple[QueryPlan, fl
             raise Abstain("charges are selected by a calendar window only", windows[0].text)
         if spec.relative_year is not None:
             spec = resolve_relative_year(spec, ctx.now or ctx.today)
-        window = CalendarWindow(start=spec.start, end=spec.end)
+        window = CalendarWindow(start=spec.start, end=spec.end, start_at=spec.start_at)
     c = concepts[0]
     st = _stream_for(c, ctx.lex)
     if st is None:

@@ -662,7 +662,7 @@ def _window(spec: TimeSpec, ctx: Ctx, items: list[Item], preds: list[Pred]) -> A
     if spec.kind == "calendar":
         if spec.relative_year is not None:
             spec = resolve_relative_year(spec, ctx.now or ctx.today)
-        return CalendarWindow(start=spec.start, end=spec.end)
+        return CalendarWindow(start=spec.start, end=spec.end, start_at=spec.start_at)
     if spec.kind == "now":
         return RelativeWindow(
             anchor=FixedAnchor(), start_days=spec.start_days, end_days=spec.end_days

@@ -28,6 +28,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from clinbridge.engine.understand._name_variants import (
+    counted_concept,
+    hyphen_cut,
+    narrow_variants,
+)
 from clinbridge.engine.understand._reading import Reading
 
 if TYPE_CHECKING:
@@ -119,6 +124,13 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
             reason = f"{cs.label!r} names several measurements ({', '.join(names[:4])}); say which"
             phrase = cs.label or ""
             break
+    plan = narrow_variants(question, plan)
+    if plan is not reading.plan:
+        reading = reading.model_copy(update={"plan": plan})
+    if not reason and (cut := hyphen_cut(question, plan)) is not None:
+        reason, phrase = f"{cut!r} is one stored name, read in pieces", cut
+    if not reason and (counted := counted_concept(question, plan)) is not None:
+        reason, phrase = f"'how many {counted}' counts {counted}, not patients", counted
     narrowed = _named_table(question, plan, ctx)
     if narrowed is not None:
         plan = narrowed

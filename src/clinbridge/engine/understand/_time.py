@@ -58,6 +58,8 @@ class TimeSpec:
     """'since 3 months ago': from now minus ``-relative_year`` units, with no end."""
     month_day: tuple[int, int] | None = None
     """'on 11/26/this year': that month and day of the relative year."""
+    start_at: dt.datetime | None = None
+    """'since 3 days ago' from a 'now' with a time of day: the start to the minute."""
 
 
 def parse_date(text: str, *, end: bool = False) -> dt.date | None:
@@ -412,6 +414,18 @@ def _shift(day: dt.date, k: int, unit: str) -> dt.date:
     return dt.date(y, m + 1, min(day.day, calendar.monthrange(y, m + 1)[1]))
 
 
+def ago_at(now: dt.datetime, k: int, unit: str) -> dt.datetime:
+    """``now`` moved ``k`` calendar units at its time of day; a month or year landing past
+    its month's end rolls over into the next month (Dec 31 minus one month is Dec 1), as SQL
+    date arithmetic does."""
+    if unit in {"day", "week"}:
+        return now + dt.timedelta(days=k * (7 if unit == "week" else 1))
+    months = k * (12 if unit == "year" else 1)
+    y, m = divmod(now.year * 12 + now.month - 1 + months, 12)
+    first = dt.datetime.combine(dt.date(y, m + 1, 1), now.time())
+    return first + dt.timedelta(days=now.day - 1)
+
+
 def resolve_relative_year(spec: TimeSpec, now: dt.date | dt.datetime) -> TimeSpec:
     """'last year' with ``now`` in 2019 → 2018-01-01 .. 2018-12-31; 'this month', 'last week',
     'yesterday' likewise (calendar units counted back from ``now``)."""
@@ -420,10 +434,9 @@ def resolve_relative_year(spec: TimeSpec, now: dt.date | dt.datetime) -> TimeSpe
     k = spec.relative_year
     if isinstance(now, dt.datetime):  # a 'now' with a time of day: its date, or the next one
         day = now.date()
-        if spec.ago:  # 'since 3 days ago' at 23:59 starts, to the day, the next morning
-            start = _shift(day, k, spec.relative_unit)
-            late = now.time() >= dt.time(12)
-            return TimeSpec("calendar", start=start + dt.timedelta(days=1) if late else start)
+        if spec.ago:  # 'since 3 days ago' at 23:59: from that minute, 3 days back
+            at = ago_at(now, k, spec.relative_unit)
+            return TimeSpec("calendar", start=at.date(), start_at=at)
         now = day
     if spec.ago:
         return TimeSpec("calendar", start=_shift(now, k, spec.relative_unit))
