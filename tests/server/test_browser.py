@@ -69,7 +69,7 @@ def test_ask_shows_answer_sql_rows_checks(page, artifacts_dir) -> None:  # type:
     assert "condition_occurrence" in sql and "192671" in sql
     assert page.locator("#rows tbody tr").count() == 1
     assert page.locator("#checks li.pass").count() >= 3
-    assert "gastrointestinal hemorrhage" in page.inner_text("[data-testid=predicates]")
+    assert "gastrointestinal hemorrhage" in page.inner_text("[data-testid=predicates]").lower()
     assert "omop" in page.inner_text("[data-testid=provenance]")
     _shot(page, artifacts_dir, "01_answer.png")
 
