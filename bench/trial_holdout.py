@@ -54,7 +54,9 @@ set 7 (64 questions, 12 abstentions; seed 7373, 545 x 1290) likewise, written bl
 code and committed before its first run, every answered gold checked a second way from a long view
 by dictionary label and time point, each abstention's reason checked on the data (``verify``);
 set 8 (81 questions, 14 abstentions; seed 8088, 548 x 1310) likewise, on a workbook from an
-independent builder (``BOOKS``), not from our generator."""
+independent builder (``BOOKS``), not from our generator. Blind figures (2026-12-01, lead only):
+set 7 71.9 % / 1 wrong before the evening's trial work, 76.6 % / 1 wrong after; set 8 77.8 % /
+3 wrong on its first run (main 87b9d4c), 79.0 % / 3 wrong after. Both stay sealed."""
 BOOKS = {8: ROOT / "bench" / "data" / "trial8_book.py.gz"}
 """Sets whose workbook is NOT made by clinbridge.synthetic.trial but by an independent builder (a
 sealed module with ``build(seed, subjects, variables, path)`` and ``load_gold(path)``): set 8's
