@@ -111,6 +111,17 @@ def synth_duckdb_url(synth_duckdb: Path) -> str:
     return f"duckdb:///{synth_duckdb}"
 
 
+@pytest.fixture(scope="session")
+def ehrsql_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated MIMIC-IV database in the EHRSQL-2024 schema (40 patients, seed 3), built once
+    per session for the MIMIC and the EHRSQL-reader tests; tests that write use a copy."""
+    from clinbridge.synthetic.mimic import generate_mimic
+
+    path = tmp_path_factory.mktemp("ehrsql") / "mimic_iv.sqlite"
+    generate_mimic(f"sqlite:///{path}", patients=40, seed=3)
+    return path
+
+
 # -- PostgreSQL --------------------------------------------------------------------------------
 def _pg_admin():  # type: ignore[no-untyped-def]
     import psycopg

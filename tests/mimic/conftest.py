@@ -23,12 +23,3 @@ def mimic3_duckdb(tmp_path_factory: pytest.TempPathFactory) -> str:
     report = load_mimic(MIMIC3, url, on_error="raise")
     assert report.reconciles and report.rejected == 0
     return url
-
-
-@pytest.fixture(scope="session")
-def ehrsql_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from clinbridge.synthetic.mimic import generate_mimic
-
-    path = tmp_path_factory.mktemp("ehrsql") / "mimic_iv.sqlite"
-    generate_mimic(f"sqlite:///{path}", patients=40, seed=3)
-    return path

@@ -30,12 +30,8 @@ _PAIRS = {  # how T2 (the later event) is tied to T1 (the anchor event)
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from clinbridge.synthetic.mimic import generate_mimic
-
-    path = tmp_path_factory.mktemp("ehrsql_cohort") / "mimic_iv.sqlite"
-    generate_mimic(f"sqlite:///{path}", patients=40, seed=3)
-    return path
+def db(ehrsql_sqlite: Path) -> Path:
+    return ehrsql_sqlite  # the session's generated EHRSQL database (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
