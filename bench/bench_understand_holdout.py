@@ -1,4 +1,4 @@
-"""Bench the understanding on a sealed holdout, devset3, devset4 or devset5 (figures only, never a question).
+"""Bench the understanding on a holdout, devset3 to devset6 (figures only for a sealed set).
 
 Scores ``tests/data/devset3/holdout.jsonl.gz`` (``--set devset4``/``devset5``: theirs) exactly as
 ``bench_understand_open.py`` scores devset2 — same databases, same public API call, same scorer
@@ -11,6 +11,8 @@ per-question id (the ids name the groups), and ``--json`` writes the same figure
     python bench/bench_understand_holdout.py --db fhir --json holdout.json
     python bench/bench_understand_holdout.py --set devset4       # the second holdout (at the end)
     python bench/bench_understand_holdout.py --set devset5       # the third holdout (at the end)
+    python bench/bench_understand_holdout.py --set devset5 --show-failures
+                                                                 # an OPENED set's failures, with text
     python bench/bench_understand_holdout.py --questions tests/data/devset2/dev.jsonl --limit 3
                                                                  # plumbing check on open questions
 
@@ -37,9 +39,12 @@ from databases import DB_NAMES  # noqa: E402  (devset2's, on the path bench_unde
 
 HOLDOUTS = {
     name: ROOT / "tests" / "data" / name / "holdout.jsonl.gz"
-    for name in ("devset3", "devset4", "devset5")
+    for name in ("devset3", "devset4", "devset5", "devset6")
 }
 HOLDOUT = HOLDOUTS["devset3"]
+OPENED = frozenset({"devset3", "devset4", "devset5"})
+"""Holdouts scored blind in earlier stops and since opened as development material: only these
+may list their failures (``--show-failures``); a set still sealed prints figures only."""
 
 
 def load_questions(path: Path) -> list[dict[str, Any]]:
@@ -88,7 +93,12 @@ def main() -> None:
     parser.add_argument("--embeddings", choices=["on", "off"], default="on")
     parser.add_argument("--workdir", type=Path, default=None, help="lexicon cache folder")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
+    parser.add_argument(
+        "--show-failures", action="store_true", help="list the failures (opened sets only)"
+    )
     args = parser.parse_args()
+    if args.show_failures and (args.questions is not None or args.set not in OPENED):
+        parser.error(f"--show-failures lists only an opened set ({', '.join(sorted(OPENED))})")
 
     path = (args.questions or HOLDOUTS[args.set]).resolve()
     rows = select(load_questions(path), args.db, args.limit)
@@ -105,9 +115,25 @@ def main() -> None:
         "warmup_s": cold,
         "figures": _print_split(name, outcomes),
     }
+    if args.show_failures:
+        _print_failures(rows, outcomes)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str))
         print(f"wrote {args.json}")
+
+
+def _print_failures(rows: list[dict[str, Any]], outcomes: list[Any]) -> None:
+    """Every question not scored correct on an opened set, wrong answers first."""
+    print("\n== failures (wrong accepted first)")
+    by_id = {r["id"]: r for r in rows}
+    for o in sorted(outcomes, key=lambda o: (o.outcome != "wrong", o.db, o.id)):
+        if o.outcome in ("correct", "abstained_ok"):
+            continue
+        q = by_id[o.id]["question"]
+        print(
+            f"{o.outcome:9s} {o.db:11s} {o.id:28s} {q!r} -> {str(o.value)[:70]!r} "
+            f"gold {str(o.gold)[:50]!r} | {str(o.reason)[:110]}"
+        )
 
 
 if __name__ == "__main__":

@@ -56,7 +56,8 @@ by dictionary label and time point, each abstention's reason checked on the data
 set 8 (81 questions, 14 abstentions; seed 8088, 548 x 1310) likewise, on a workbook from an
 independent builder (``BOOKS``), not from our generator. Blind figures (2026-12-01, lead only):
 set 7 71.9 % / 1 wrong before the evening's trial work, 76.6 % / 1 wrong after; set 8 77.8 % /
-3 wrong on its first run (main 87b9d4c), 79.0 % / 3 wrong after. Both stay sealed."""
+3 wrong on its first run (main 87b9d4c), 79.0 % / 3 wrong after. Both were opened as development
+material on 2026-12-01 at 21:20 UTC (the next stop's start); set 9 is the new blind set."""
 BOOKS = {8: ROOT / "bench" / "data" / "trial8_book.py.gz"}
 """Sets whose workbook is NOT made by clinbridge.synthetic.trial but by an independent builder (a
 sealed module with ``build(seed, subjects, variables, path)`` and ``load_gold(path)``): set 8's
