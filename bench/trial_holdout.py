@@ -12,7 +12,7 @@ Do not read the questions while working on the reader: run this only to report a
 
 Usage::
 
-    python bench/trial_holdout.py [--set 1|2|3|4|5|6|7|8] [--show]   # --show: every verdict, not only misses
+    python bench/trial_holdout.py [--set 1|2|3|4|5|6|7|8|9] [--show]   # --show: every verdict, not only misses
     python bench/trial_holdout.py --set 8 --check   # build the workbook, compute every gold, verify; no reader
 """
 
@@ -42,6 +42,7 @@ HOLDOUTS = {
     6: (ROOT / "bench" / "data" / "trial_holdout6_sealed.py.gz", 6262, 535, 1300),
     7: (ROOT / "bench" / "data" / "trial_holdout7_sealed.py.gz", 7373, 545, 1290),
     8: (ROOT / "bench" / "data" / "trial_holdout8_sealed.py.gz", 8088, 548, 1310),
+    9: (ROOT / "bench" / "data" / "trial_holdout9_sealed.py.gz", 9191, 540, 1300),
 }
 """Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran;
 set 3 and set 4 by writers blind to the reader's code, each committed before its first run;
@@ -57,12 +58,19 @@ set 8 (81 questions, 14 abstentions; seed 8088, 548 x 1310) likewise, on a workb
 independent builder (``BOOKS``), not from our generator. Blind figures (2026-12-01, lead only):
 set 7 71.9 % / 1 wrong before the evening's trial work, 76.6 % / 1 wrong after; set 8 77.8 % /
 3 wrong on its first run (main 87b9d4c), 79.0 % / 3 wrong after. Both were opened as development
-material on 2026-12-01 at 21:20 UTC (the next stop's start); set 9 is the new blind set."""
-BOOKS = {8: ROOT / "bench" / "data" / "trial8_book.py.gz"}
+material on 2026-12-01 at 21:20 UTC (the next stop's start); set 9 is the new blind set:
+set 9 (80 questions, 15 abstentions; seed 9191, 540 x 1300) was written blind to the
+reader's code, on a workbook from a second independent builder (``BOOKS``), and committed before
+its first run; sealed. Its golds are checked a second way from a long view (``verify``)."""
+BOOKS = {
+    8: ROOT / "bench" / "data" / "trial8_book.py.gz",
+    9: ROOT / "bench" / "data" / "trial9_book.py.gz",
+}
 """Sets whose workbook is NOT made by clinbridge.synthetic.trial but by an independent builder (a
 sealed module with ``build(seed, subjects, variables, path)`` and ``load_gold(path)``): set 8's
 builder was written by its blind writer from the issue's description alone — its own sheet names,
-codebook layout, code notation, missing codes and time-point notation."""
+codebook layout, code notation, missing codes and time-point notation; set 9's likewise, by
+another blind writer with conventions of its own."""
 
 
 def _sealed_module(sealed: Path) -> types.ModuleType:
