@@ -87,8 +87,8 @@ def main() -> None:
     totals: Counter[str] = Counter()
     by_kind: Counter[tuple[str, str]] = Counter()
     for which in args.set:
-        if which == "7":
-            raise SystemExit("set 7 is sealed")
+        if which in ("7", "9"):
+            raise SystemExit(f"set {which} is sealed")
         if which == "open777":
             from bench.trial_open777 import SEED, SUBJECTS, VARIABLES
 
