@@ -304,6 +304,8 @@ class Compiler:
             or m.point is not None
             or (m.of == "attribute" and m.variable == "sex")
         ) and m.stream is None:
+            if plan.window is not None:  # no event of the plan to hold the window to
+                raise UnsupportedOperationError("the time window applies to no event of the plan")
             return self._patient_level(plan)
         ev, _ = self._events(plan)
         ctes.append(("ev", ev))

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from clinbridge.engine.understand import _time
+from clinbridge.engine.understand._calendar_spans import calendar_spans
 from clinbridge.engine.understand._age_anchor import age_anchor
 from clinbridge.engine.understand._age_at import mark_age_at_event
 from clinbridge.engine.understand._asides import rewrite_asides
@@ -106,7 +107,7 @@ def _num(s: str) -> float:
 
 
 def _replace_number_words(text: str) -> str:
-    text = _time.iso_days(text)
+    text = calendar_spans(text)  # days as ISO dates, spans as 'between <day> and <day>'
     text = re.sub(r"\bmore than once\b", "at least 2 times", text)
     text = re.sub(r"\bone\s+(?=\d)", "", text)  # "had one 130+": a pronoun before a value
     # "at least one LDL of 130+": one is the default (ever), not a threshold
