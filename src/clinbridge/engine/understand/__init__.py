@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from clinbridge.engine._number_accounting import account_numbers
 from clinbridge.engine.understand._amount_read import read_amount
 from clinbridge.engine.understand._asides import rewrite_asides
+from clinbridge.engine.understand._between_read import read_between
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._categories import category_words, stream_categories
 from clinbridge.engine.understand._change import read_change
@@ -133,7 +134,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
             question, schema.plan, ctx.catalog
         )
         return [Reading(question=question, abstain_reason=ended) if ended else schema]
-    for reader in (read_elapsed, read_change, read_amount):  # one patient's times, changes, totals
+    for reader in (read_elapsed, read_between, read_change, read_amount):  # one patient's times
         timed = reader(question, ctx.lexicon, ctx.catalog, patient_id=ctx.patient_id, now=ctx.now)
         if timed is not None:
             return [timed]
