@@ -46,6 +46,7 @@ from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
+from clinbridge.engine.understand._stay_read import read_stay
 from clinbridge.engine.understand._text import normalize
 from clinbridge.engine.understand._time_columns import drop_time_columns
 from clinbridge.engine.understand._typos import fix_structure_typos
@@ -134,7 +135,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
             question, schema.plan, ctx.catalog
         )
         return [Reading(question=question, abstain_reason=ended) if ended else schema]
-    for reader in (read_elapsed, read_between, read_change, read_amount):  # one patient's times
+    for reader in (read_elapsed, read_between, read_stay, read_change, read_amount):
         timed = reader(question, ctx.lexicon, ctx.catalog, patient_id=ctx.patient_id, now=ctx.now)
         if timed is not None:
             return [timed]

@@ -41,7 +41,7 @@ from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._text import normalize
 
-__all__ = ["read_between"]
+__all__ = ["patient_in", "read_between"]
 
 _NOTE = "read as the days between two events of one patient"
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -101,13 +101,22 @@ class _NotRead(Exception):
     """The question is not this shape (the general reader takes it)."""
 
 
-def _patient(text: str, patient_id: str | None) -> tuple[str, str]:
+def patient_in(text: str, patient_id: str | None) -> tuple[str, str | None] | None:
+    """(the text with the patient named in it written 'patient', the patient's id or None);
+    None when two different patients are named (or another than the one asked about)."""
     ids = {m["id"] or m["uuid"] for m in _PATIENT.finditer(text)}
     if patient_id is not None:
         ids.add(patient_id)
-    if len(ids) != 1:
+    if len(ids) > 1:
+        return None
+    return _PATIENT.sub(" patient ", text), (ids.pop() if ids else None)
+
+
+def _patient(text: str, patient_id: str | None) -> tuple[str, str]:
+    found = patient_in(text, patient_id)
+    if found is None or found[1] is None:
         raise _NotRead
-    return _PATIENT.sub(" patient ", text), ids.pop()
+    return found[0], found[1]
 
 
 def _occurrence(words: list[str]) -> tuple[str, int | None, list[str]]:

@@ -1,0 +1,140 @@
+"""Read a length-of-stay question whole — a summary over stays — or hand it on.
+
+The shape: a length of stay named ('length of stay', 'LOS', 'days in hospital', 'inpatient
+days', 'the longest stay'), one statistic over the stays ('total', 'summed' → sum; 'longest',
+'max' → max; 'shortest' → min; 'average', 'mean' → mean; 'median'), optionally one patient,
+optionally the kind of encounter ('inpatient', 'hospital', 'admission' → inpatient; 'ICU',
+'emergency', 'outpatient'), and words that only frame it ('over all of her admissions',
+'across all admits', 'in the data'). A definition in the question — 'length of stay =
+discharge date minus admission date', 'end minus start of the encounter period' — is read as
+what the plan computes (the stay's end minus its start), and only that definition.
+
+A question of this shape that names no statistic ('days in hospital for patient 3516') is not
+one number when the patient had several stays: it abstains, asking which. Any other word leaves
+the question to the general reader (None).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from clinbridge.catalog import Catalog
+from clinbridge.engine.plan import Aggregate, Measure, QueryPlan
+from clinbridge.engine.understand._between_read import patient_in
+from clinbridge.engine.understand._lexicon import Lexicon
+from clinbridge.engine.understand._reading import Grounding, Reading
+from clinbridge.engine.understand._shorthand import expand_words
+from clinbridge.engine.understand._text import normalize
+
+__all__ = ["read_stay"]
+
+_NOTE = "read as a summary of lengths of stay"
+_DEFINITION = re.compile(
+    r"(?:\b(?:length\s+of\s+stay|los|stay\s+length)\s*(?:=|is|as|means)\s*)?"
+    r"\b(?:the\s+)?(?:discharge|end)(?:\s+(?:date|time))?\s+minus\s+(?:the\s+)?"
+    r"(?:admission|start)(?:\s+(?:date|time))?"
+    r"(?:\s+of\s+(?:the\s+|each\s+)?(?:encounter|visit|admission|stay)(?:\s+period)?)?"
+)
+_LENGTH = re.compile(
+    r"\b(?:lengths?\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|stay\s+lengths?|"
+    r"days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital|(?:hospital|inpatient)\s+days|duration)\b"
+    r"|\b(?:longest|shortest)\b(?=.*\b(?:stays?|admissions?|hospitali[sz]ations?|encounters?|visits?)\b)"
+)
+_STATS = {
+    "total": "sum",
+    "sum": "sum",
+    "summed": "sum",
+    "cumulative": "sum",
+    "combined": "sum",
+    "longest": "max",
+    "maximum": "max",
+    "max": "max",
+    "shortest": "min",
+    "minimum": "min",
+    "min": "min",
+    "mean": "mean",
+    "average": "mean",
+    "avg": "mean",
+    "median": "median",
+}
+_TYPES = {
+    "inpatient": "inpatient",
+    "hospital": "inpatient",
+    "admission": "inpatient",
+    "admissions": "inpatient",
+    "admits": "inpatient",
+    "admit": "inpatient",
+    "hospitalization": "inpatient",
+    "hospitalizations": "inpatient",
+    "hospitalisation": "inpatient",
+    "hospitalisations": "inpatient",
+    "icu": "icu",
+    "emergency": "emergency",
+    "er": "emergency",
+    "ed": "emergency",
+    "outpatient": "outpatient",
+}
+_FRAME = frozenset(
+    """how many what whats is was were the a an of in days day for all any her his their its
+    patient s has have had spent spend stayed over across each every data we our there length
+    lengths stay stays los duration encounter encounters visit visits period number give me
+    tell please show compute calculate find did does do been single one ever record""".split()
+)
+
+
+def _ops(words: list[str]) -> set[str]:
+    return {_STATS[w] for w in words if w in _STATS}
+
+
+def read_stay(
+    question: str,
+    lex: Lexicon,
+    catalog: Catalog | None,
+    *,
+    patient_id: str | None = None,
+    now: dt.datetime | None = None,
+) -> Reading | None:
+    """A reading of a summary-of-stays question; None when it is not one."""
+    if catalog is None or catalog.encounters is None:
+        return None
+    text = expand_words(normalize(question))
+    if not _LENGTH.search(text):
+        return None
+    found = patient_in(text, patient_id)
+    if found is None:
+        return None
+    text, pid = found
+    defined = _DEFINITION.search(text)
+    if defined is not None:
+        text = text[: defined.start()] + " " + text[defined.end() :]
+    words = re.findall(r"[a-z0-9]+", text)
+    ops = _ops(words)
+    types = {_TYPES[w] for w in words if w in _TYPES}
+    if len(ops) > 1 or len(types) > 1:
+        return None
+    if any(w not in _FRAME and w not in _STATS and w not in _TYPES for w in words):
+        return None
+    if not lex.has_encounter_end:
+        return Reading(
+            question=question,
+            abstain_reason="this source does not record when encounters end, so lengths of stay are unknown",
+        )
+    if not ops:
+        if pid is None:
+            return None  # 'the length of stay' of the cohort: the general reader's to read
+        return Reading(
+            question=question,
+            abstain_reason="the patient's stays are several lengths: say the total, the longest, the shortest or the average",
+        )
+    op, etype = ops.pop(), (types.pop() if types else None)
+    plan = QueryPlan(
+        question=question,
+        patient_id=pid,
+        measure=Measure(of="length_of_stay", encounter_type=etype),  # type: ignore[arg-type]
+        aggregate=Aggregate(op=op),  # type: ignore[arg-type]
+        now=now,
+    )
+    said = f"the {op} length of stay (end minus start) over {etype or 'all'} encounters"
+    grounding = Grounding(phrase="length of stay", kind="aggregate", target=said)
+    return Reading(question=question, plan=plan, confidence=0.9, groundings=(grounding,), notes=(_NOTE,))
