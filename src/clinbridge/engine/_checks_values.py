@@ -30,6 +30,7 @@ from clinbridge.engine._shapes import (
     _units_convertible,
     plausible_range,
 )
+from clinbridge.engine._analytes import analyte_of_set
 from clinbridge.engine._units import engine_converts
 from clinbridge.errors import ClinbridgeError
 
@@ -178,7 +179,11 @@ def _check_values(
                     isinstance(ctx.draft, Answer) and ctx.draft.provenance.understanding != "sql"
                 )
                 # (the compiled plans convert mass, length and temperature themselves)
-                ok = (same or engine_converts(units, m.unit)) if engine else convertible
+                ok = (
+                    (same or engine_converts(units, m.unit, analyte_of_set(m.concepts)))
+                    if engine
+                    else convertible
+                )
                 checks.append(
                     Check(
                         name="units_consistent",

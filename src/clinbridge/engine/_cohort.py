@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from clinbridge.catalog import Catalog, EventStream
 from clinbridge.engine import sqlfuncs as f
+from clinbridge.engine._analytes import analyte_of_set
 from clinbridge.engine._elapsed_sql import nth_event_dates
 from clinbridge.engine._fields import field_conditions
 from clinbridge.engine._follow import anchor_tie, each_anchor_window
@@ -180,7 +181,10 @@ class CohortBuilder:
                     raise SchemaMismatchError(f"stream {s.name!r} stores no numeric values")
                 unit_col = s.unit_label_column or s.unit_column
                 column = in_unit(
-                    _col(s.value_column, a), _col(unit_col, a) if unit_col else None, value.unit
+                    _col(s.value_column, a),
+                    _col(unit_col, a) if unit_col else None,
+                    value.unit,
+                    analyte_of_set(concepts),
                 )
                 conds.append(self._value_condition(column, value))
             if status is not None:  # active / ended at 'now' (engine/_status.py)

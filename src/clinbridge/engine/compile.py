@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from clinbridge.catalog import Catalog
 from clinbridge.engine import sqlfuncs as f
+from clinbridge.engine._analytes import analyte_of_set
 from clinbridge.engine._cohort import (
     CohortBuilder,
     ResolveFn,
@@ -223,7 +224,7 @@ class Compiler:
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit", "lbl")]
             converted = (
-                convert_expr(_col("val", a), _col("unit", a), m.unit)
+                convert_expr(_col("val", a), _col("unit", a), m.unit, analyte_of_set(m.concepts))
                 if m.of == "value" and m.unit
                 else None
             )

@@ -50,6 +50,7 @@ from clinbridge.engine.understand._stay_read import read_stay
 from clinbridge.engine.understand._text import normalize
 from clinbridge.engine.understand._time_columns import drop_time_columns
 from clinbridge.engine.understand._typos import fix_structure_typos
+from clinbridge.engine.understand._unit_asides import unit_asides
 from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
 from clinbridge.engine.understand._yesno_value import threshold_yesno
@@ -98,8 +99,9 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     gap = demographic_gap(question)
-    if gap:
-        return [Reading(question=question, abstain_reason=gap)]
+    question, units_differ = unit_asides(question)  # '(1 kg = 2.20462 lb)', '(stored in cm)'
+    if gap or units_differ:
+        return [Reading(question=question, abstain_reason=gap or units_differ)]
     question = stream_nouns(question, ctx.lexicon)
     faceted = read_patient_sex(question, ctx) or read_facets(question, ctx, understand)
     if faceted is not None:
