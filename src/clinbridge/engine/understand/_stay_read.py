@@ -9,6 +9,10 @@ optionally the kind of encounter ('inpatient', 'hospital', 'admission' → inpat
 discharge date minus admission date', 'end minus start of the encounter period' — is read as
 what the plan computes (the stay's end minus its start), and only that definition.
 
+The data manager's form is read too: 'max(visit_end_date - visit_start_date) over inpatient
+visit_occurrence rows' — the statistic of the encounter table's own end column minus its start
+column (no other columns), the table named by its name.
+
 A question of this shape that names no statistic ('days in hospital for patient 3516') is not
 one number when the patient had several stays: it abstains, asking which. Any other word leaves
 the question to the general reader (None).
@@ -36,6 +40,11 @@ _DEFINITION = re.compile(
     r"(?:admission|start)(?:\s+(?:date|time))?"
     r"(?:\s+of\s+(?:the\s+|each\s+)?(?:encounter|visit|admission|stay)(?:\s+period)?)?"
 )
+_SQL = re.compile(
+    r"\b(?P<op>max|min|sum|avg|mean|median)\s*(?:of\s*)?\(\s*(?:[a-z_]+\.)?(?P<end>[a-z_]+)\s*-\s*"
+    r"(?:[a-z_]+\.)?(?P<start>[a-z_]+)\s*\)"
+)
+"""'max(visit_end_date - visit_start_date)': the encounter table's own end minus its start."""
 _LENGTH = re.compile(
     r"\b(?:lengths?\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|stay\s+lengths?|"
     r"days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital|(?:hospital|inpatient)\s+days|duration)\b"
@@ -56,6 +65,10 @@ _STATS = {
     "mean": "mean",
     "average": "mean",
     "avg": "mean",
+    "median": "median",
+}
+_SQL_OPS = {"max": "longest", "min": "shortest", "sum": "total", "avg": "mean"} | {
+    "mean": "mean",
     "median": "median",
 }
 _TYPES = {
@@ -98,7 +111,14 @@ def read_stay(
     """A reading of a summary-of-stays question; None when it is not one."""
     if catalog is None or catalog.encounters is None:
         return None
+    enc = catalog.encounters
     text = expand_words(normalize(question))
+    sql = _SQL.search(text)
+    if sql is not None:
+        if (sql["end"], sql["start"]) != (enc.end_column, enc.start_column):
+            return None
+        text = f"{text[: sql.start()]} {_SQL_OPS[sql['op']]} length of stay {text[sql.end() :]}"
+        text = re.sub(rf"\b{re.escape(enc.table)}\b(?:\s+rows)?", " ", text)
     if not _LENGTH.search(text):
         return None
     found = patient_in(text, patient_id)
