@@ -41,7 +41,7 @@ from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._text import normalize
 
-__all__ = ["patient_in", "read_between"]
+__all__ = ["patient_in", "read_between", "time_counted"]
 
 _NOTE = "read as the days between two events of one patient"
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -291,3 +291,17 @@ def read_between(
         Grounding(phrase="days between", kind="aggregate", target=f"days from {said1} to {said2}"),
     )
     return Reading(question=question, plan=plan, confidence=0.9, groundings=groundings, notes=(_NOTE,))
+
+
+_HOW_MANY_TIME = re.compile(r"\bhow\s+many\s+(hours|days|weeks|months|years)\b(?!\s*'?\s*supply)", re.I)
+
+
+def time_counted(question: str, plan: QueryPlan) -> tuple[str, str] | None:
+    """(why, phrase) when 'how many days ...' was read as a count of records or patients: the
+    question asks for a time, which no count of things is."""
+    m = _HOW_MANY_TIME.search(question)
+    if m is None or plan.aggregate.op not in {"count", "count_distinct"}:
+        return None
+    if plan.measure.of not in {"patients", "events", "encounters", "concept"}:
+        return None
+    return f"'how many {m[1]}' asks for a time, read as a count of {plan.measure.of}", m[0]

@@ -13,8 +13,9 @@ The data manager's form is read too: 'max(visit_end_date - visit_start_date) ove
 visit_occurrence rows' — the statistic of the encounter table's own end column minus its start
 column (no other columns), the table named by its name.
 
-A question of this shape that names no statistic ('days in hospital for patient 3516') is not
-one number when the patient had several stays: it abstains, asking which. Any other word leaves
+A question of this shape that names no statistic ('days in hospital for patient 3516', 'how
+many days was patient 3516 in hospital') is not one number when the patient had several stays:
+it abstains, asking which (so does 'how many days were patients in hospital'). Any other word leaves
 the question to the general reader (None).
 """
 
@@ -49,7 +50,9 @@ _LENGTH = re.compile(
     r"\b(?:lengths?\s+of\s+(?:the\s+)?(?:hospital\s+)?stays?|los|stay\s+lengths?|"
     r"days\s+(?:spent\s+)?in\s+(?:the\s+)?hospital|(?:hospital|inpatient)\s+days|duration)\b"
     r"|\b(?:longest|shortest)\b(?=.*\b(?:stays?|admissions?|hospitali[sz]ations?|encounters?|visits?)\b)"
+    r"|\bhow\s+many\s+days\b(?=.*\b(?:in|at)\s+(?:the\s+)?hospital\b)"
 )
+_DAYS_IN_HOSPITAL = re.compile(r"\bhow\s+many\s+days\b(?=.*\b(?:in|at)\s+(?:the\s+)?hospital\b)")
 _STATS = {
     "total": "sum",
     "sum": "sum",
@@ -141,7 +144,7 @@ def read_stay(
             abstain_reason="this source does not record when encounters end, so lengths of stay are unknown",
         )
     if not ops:
-        if pid is None:
+        if pid is None and not _DAYS_IN_HOSPITAL.search(text):
             return None  # 'the length of stay' of the cohort: the general reader's to read
         return Reading(
             question=question,
