@@ -313,7 +313,7 @@ _EARLY: tuple[RawRule, ...] = (
     # -- "(counting the exposure day as day 0)", "(day 0 = the exposure day)": the convention
     # the windows follow (days counted from the anchor's day), said aloud
     (
-        r"\(\s*(?:counting\s+|taking\s+|with\s+)?(?:the\s+)?(?:[a-z]+\s+){0,2}day\s+(?:as|=|is|being)\s+"
+        r"\(\s*(?:counting\s+|taking\s+|with\s+)?(?:the\s+)?(?:[a-z]+\s+){0,2}day(?:\s+of(?:\s+[a-z]+){1,3}?)?\s+(?:counted\s+as|counts?\s+as|as|=|is|being)\s+"
         r"day\s+(?:0|zero)\s*\)|\(\s*day\s+(?:0|zero)\s*(?:=|is|being|as)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}day\s*\)",
         lambda m: Slot("day0"),
     ),
