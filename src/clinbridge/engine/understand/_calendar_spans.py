@@ -9,7 +9,8 @@ grammar already reads exactly (``between <day> and <day>``, both days inclusive)
   2019', 'Q3 2019';
 * a day range sharing one year: '1 January to 30 June 2018' (the year written once, at the end);
 * an interval with its bounds marked open or closed: '(2022-09-22, 2023-03-22]' (after the
-  22nd, up to and including the 22nd), '[2018-01-01, 2018-07-01)';
+  22nd, up to and including the 22nd), '[2018-01-01, 2018-07-01)', 'in (D1, D2)' (two round
+  brackets alone may list two days, and are left);
 * 'after <day>, up to <day>' (and 'on or after', 'up to and including', 'before'): one span,
   each side open or closed as its word says;
 * '<day> to <day>', each day marked 'inclusive' or 'exclusive' (or 'both inclusive'; a day
@@ -47,7 +48,7 @@ _PART = re.compile(
     r"|\b(?:(?:in|during)\s+)?(?P<hq>[hq])(?P<k>[1-4])\s+(?P<y2>\d{4})\b"
 )
 _INTERVAL = re.compile(
-    rf"(?:\b(?:in|within)\s+)?(?P<lb>[(\[])\s*(?P<a>{_ISO})\s*,\s*(?P<b>{_ISO})\s*(?P<rb>[)\]])"
+    rf"(?:\b(?P<in>in|within)\s+)?(?P<lb>[(\[])\s*(?P<a>{_ISO})\s*,\s*(?P<b>{_ISO})\s*(?P<rb>[)\]])"
 )
 _AFTER_UP_TO = re.compile(
     rf"\b(?P<lo>on\s+or\s+after|after|from|since)\s+(?P<a>{_ISO})\s*[,;]?\s*(?:and\s+)?"
@@ -105,8 +106,8 @@ def _day(text: str) -> dt.date | None:
 
 def _interval(m: re.Match[str]) -> str:
     a, b = _day(m["a"]), _day(m["b"])
-    if a is None or b is None:
-        return m[0]
+    if a is None or b is None or (m["lb"] + m["rb"] == "()" and not m["in"]):
+        return m[0]  # '(D1, D2)' alone may list two days; 'in (D1, D2)' is the interval
     start = a + dt.timedelta(days=1) if m["lb"] == "(" else a
     end = b - dt.timedelta(days=1) if m["rb"] == ")" else b
     return _between(start, end, m[0])
