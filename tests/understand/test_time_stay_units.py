@@ -218,6 +218,8 @@ def test_days_between_first_and_second_dose(fhir: Any) -> None:
     )
     q = f"How many days passed between patient {pid}'s first and second COVID-19 vaccine doses?"
     assert _value(fhir, q, _FH_NOW) == gold
+    q = f"difference in days between the first two COVID-19 vaccine doses of patient {pid}"
+    assert _value(fhir, q, _FH_NOW) == gold
 
 
 def test_stay_summaries(gibleed: Any, synthea: Any) -> None:

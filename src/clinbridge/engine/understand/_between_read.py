@@ -53,6 +53,8 @@ _UNIT = re.compile(
     r"(?:^\s*|\b(?:how\s+many|(?:the\s+)?number\s+of|count\s+of|difference\s+in|in)\s+)"
     r"(?P<u>days|weeks|months|years)\b"
 )
+_FIRST_TWO = re.compile(r"\bbetween\s+(?:the\s+|her\s+|his\s+|their\s+)?(?:first|1st)\s+(?:two|2)\s+")
+"""'between the first two X': between the first X and the second X."""
 _SPLITS = (  # (pattern, whether the first group is the earlier event)
     (re.compile(r"\bbetween\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$"), True),
     (re.compile(r"\bfrom\s+(?P<a>.+?)\s+(?:to|until|till)\s+(?P<b>.+)$"), True),
@@ -216,7 +218,7 @@ def _event(
 
 def _events(a: list[str], b: list[str], lex: Lexicon, cat: Catalog) -> tuple[Any, ...]:
     """Both events; one that names no event ('her 1st and 2nd X', 'her last one') is the
-    other's event at its own occurrence."""
+    other's event at its own occurrence; 'between the first two X' is the first and second X."""
     pa, pb = _parse(a), _parse(b)
     if not pa[3] and pb[3]:
         pa = (pa[0], pa[1], pa[2] or pb[2], pb[3])
@@ -233,6 +235,10 @@ def _words(text: str) -> list[str]:
 
 def _split(text: str) -> tuple[str, str, str]:
     """(the earlier event's text, the later's, the shape's own words) — one construction."""
+    two = _FIRST_TWO.search(text)
+    if two is not None:
+        rest = text[two.end() :]
+        return f"first {rest}", f"second {rest}", text[: two.start()]
     found = [(p.search(text), earlier) for p, earlier in _SPLITS]
     hits = [(m, earlier) for m, earlier in found if m is not None]
     if len(hits) != 1:
