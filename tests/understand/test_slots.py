@@ -63,11 +63,21 @@ def test_calendar_year_and_ranges() -> None:
 def test_relative_to_now_and_last_year() -> None:
     # calendar months and years back from now: (now - 6 months, now]
     w = window("How many ER visits in the last 6 months?")
-    assert (w.kind, w.relative_year, w.relative_unit, w.through_now) == ("calendar", -6, "month", True)
+    assert (w.kind, w.relative_year, w.relative_unit, w.through_now) == (
+        "calendar",
+        -6,
+        "month",
+        True,
+    )
     done = resolve_relative_year(w, dt.date(2022, 10, 10))
     assert (done.start, done.end) == (dt.date(2022, 4, 11), dt.date(2022, 10, 10))
     w = window("during the past year")
-    assert (w.kind, w.relative_year, w.relative_unit, w.through_now) == ("calendar", -1, "year", True)
+    assert (w.kind, w.relative_year, w.relative_unit, w.through_now) == (
+        "calendar",
+        -1,
+        "year",
+        True,
+    )
     w = window("visits in the last 30 days")
     assert (w.kind, w.start_days, w.end_days) == ("now", -30, 0)
     w = window("How many patients had pneumonia last year?")

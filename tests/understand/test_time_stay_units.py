@@ -5,7 +5,6 @@ independently of the plans (duckdb, read-only); the grammar pieces are checked o
 
 from __future__ import annotations
 
-import datetime as dt
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -131,7 +130,9 @@ def test_analytes() -> None:
     assert analyte_of(["Creatinine [Mass/volume] in Serum or Plasma"]) == "creatinine"
     assert analyte_of(["Cholesterol in HDL [Mass/volume] in Serum or Plasma"]) == "cholesterol"
     assert analyte_of(["Microalbumin/Creatinine [Mass Ratio] in Urine"]) is None
-    assert analyte_of(["Glucose [Mass/volume] in Blood", "Creatinine [Mass/volume] in Blood"]) is None
+    assert (
+        analyte_of(["Glucose [Mass/volume] in Blood", "Creatinine [Mass/volume] in Blood"]) is None
+    )
     assert unit_factor("mg/dl", "umol/l", "creatinine") == pytest.approx(88.4, rel=1e-3)
     assert unit_factor("mmol/l", "mg/dl", "glucose") == pytest.approx(18.016, rel=1e-3)
     assert unit_factor("mmol/l", "mg/dl", "cholesterol") == pytest.approx(38.67, rel=1e-3)
@@ -148,7 +149,9 @@ _DESC = "SELECT descendant_concept_id FROM concept_ancestor WHERE ancestor_conce
 
 
 def test_month_range_and_half_year(gibleed: Any) -> None:
-    bronchitis = _DESC.format("SELECT concept_id FROM concept WHERE concept_name = 'Acute bronchitis'")
+    bronchitis = _DESC.format(
+        "SELECT concept_id FROM concept WHERE concept_name = 'Acute bronchitis'"
+    )
     gold = _gold(
         "gibleed",
         f"SELECT count(DISTINCT person_id) FROM condition_occurrence WHERE condition_concept_id IN "
@@ -167,7 +170,10 @@ def test_window_said_twice(synthea: Any) -> None:
     )
     q = "How many outpatient visits took place in the six months before today (after 10 April 2022, up to 10 October 2022)?"
     assert _value(synthea, q, _NJ_NOW) == gold
-    assert _value(synthea, "How many outpatient visits were there in the last 6 months?", _NJ_NOW) == gold
+    assert (
+        _value(synthea, "How many outpatient visits were there in the last 6 months?", _NJ_NOW)
+        == gold
+    )
     # the stated days disagree with 'the six months before today': two windows, refused
     q = "How many outpatient visits took place in the six months before today (after 10 April 2021, up to 10 October 2021)?"
     assert "two time windows" in _abstains(synthea, q, _NJ_NOW)
@@ -224,7 +230,9 @@ def test_days_between_first_and_second_dose(fhir: Any) -> None:
 
 def test_stay_summaries(gibleed: Any, synthea: Any) -> None:
     stays = "SELECT {} FROM visit_occurrence WHERE visit_concept_id = 9201{}"
-    total = _gold("gibleed", stays.format("sum(visit_end_date - visit_start_date)", " AND person_id = 3516"))
+    total = _gold(
+        "gibleed", stays.format("sum(visit_end_date - visit_start_date)", " AND person_id = 3516")
+    )
     assert _value(gibleed, "total days in hospital for pt 3516, all admits", _GB_NOW) == total
     q = "Summed over all of her inpatient admissions, how many days has patient 3516 spent in hospital (length of stay = discharge date minus admission date)?"
     assert _value(gibleed, q, _GB_NOW) == total

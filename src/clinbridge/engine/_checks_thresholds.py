@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from clinbridge.engine._analytes import analyte_of_set
 from clinbridge.engine._checks import Check, _Ctx, _streams_for, failed
 from clinbridge.engine._shapes import _norm_unit, plausible_range
-from clinbridge.engine._analytes import analyte_of_set
 from clinbridge.engine._units import engine_converts
 
 __all__ = ["check_thresholds"]

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from clinbridge.engine._analytes import analyte_of_set
 from clinbridge.engine._checks import (
     Check,
     _Ctx,
@@ -30,7 +31,6 @@ from clinbridge.engine._shapes import (
     _units_convertible,
     plausible_range,
 )
-from clinbridge.engine._analytes import analyte_of_set
 from clinbridge.engine._units import engine_converts
 from clinbridge.errors import ClinbridgeError
 

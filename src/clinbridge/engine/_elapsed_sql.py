@@ -119,9 +119,9 @@ def nth_event_dates(rel: exp.Expr, n: int, alias: str, dialect: str) -> exp.Sele
         partition_by=[exp.column("pid", alias)],
         order=exp.Order(expressions=[exp.Ordered(this=day.copy())]),
     )
-    inner = exp.select(
-        exp.column("pid", alias).as_("pid"), day.as_("d"), ranked.as_("rn")
-    ).from_(exp.alias_(source, alias), copy=False)
+    inner = exp.select(exp.column("pid", alias).as_("pid"), day.as_("d"), ranked.as_("rn")).from_(
+        exp.alias_(source, alias), copy=False
+    )
     return (
         exp.select("pid", "d")
         .from_(exp.alias_(exp.Subquery(this=inner), alias + "n"), copy=False)

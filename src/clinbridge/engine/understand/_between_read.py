@@ -53,7 +53,9 @@ _UNIT = re.compile(
     r"(?:^\s*|\b(?:how\s+many|(?:the\s+)?number\s+of|count\s+of|difference\s+in|in)\s+)"
     r"(?P<u>days|weeks|months|years)\b"
 )
-_FIRST_TWO = re.compile(r"\bbetween\s+(?:the\s+|her\s+|his\s+|their\s+)?(?:first|1st)\s+(?:two|2)\s+")
+_FIRST_TWO = re.compile(
+    r"\bbetween\s+(?:the\s+|her\s+|his\s+|their\s+)?(?:first|1st)\s+(?:two|2)\s+"
+)
 """'between the first two X': between the first X and the second X."""
 _SPLITS = (  # (pattern, whether the first group is the earlier event)
     (re.compile(r"\bbetween\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$"), True),
@@ -63,16 +65,65 @@ _SPLITS = (  # (pattern, whether the first group is the earlier event)
     (re.compile(r"^(?P<a>.+?)\s*-+>\s*(?P<b>.+)$"), True),
 )
 _SHAPE_WORDS = frozenset(
-    """how many number of count difference in days passed elapsed gone went by have has had
-    is was were it did does do the a an what for patient s separate separates between from to
-    until till and minus there lapsed intervened calculate compute give me tell please
-    first of each""".split()
+    [
+        "how",
+        "many",
+        "number",
+        "of",
+        "count",
+        "difference",
+        "in",
+        "days",
+        "passed",
+        "elapsed",
+        "gone",
+        "went",
+        "by",
+        "have",
+        "has",
+        "had",
+        "is",
+        "was",
+        "were",
+        "it",
+        "did",
+        "does",
+        "do",
+        "the",
+        "a",
+        "an",
+        "what",
+        "for",
+        "patient",
+        "s",
+        "separate",
+        "separates",
+        "between",
+        "from",
+        "to",
+        "until",
+        "till",
+        "and",
+        "minus",
+        "there",
+        "lapsed",
+        "intervened",
+        "calculate",
+        "compute",
+        "give",
+        "me",
+        "tell",
+        "please",
+        "first",
+        "of",
+        "each",
+    ]
 )
-_FIRST = frozenset("first 1st earliest initial index".split())
-_START = frozenset("starting start started onset began beginning".split())
+_FIRST = frozenset(["first", "1st", "earliest", "initial", "index"])
+_START = frozenset(["starting", "start", "started", "onset", "began", "beginning"])
 """Words of an event's start: the first occurrence, unless an occurrence is said ('the start
 of her last admission')."""
-_LAST = frozenset("last latest final recent".split())
+_LAST = frozenset(["last", "latest", "final", "recent"])
 _NTH = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _KINDS = {
     "condition": ("condition",),
@@ -89,8 +140,36 @@ _KINDS = {
     "measurement": ("measurement",),
 }
 _EVENT_WORDS = frozenset(
-    """the a an her his their its patient s of most date dates start occurrence occurrences
-    record records event events time times value on one ones dose doses""".split()
+    [
+        "the",
+        "a",
+        "an",
+        "her",
+        "his",
+        "their",
+        "its",
+        "patient",
+        "s",
+        "of",
+        "most",
+        "date",
+        "dates",
+        "start",
+        "occurrence",
+        "occurrences",
+        "record",
+        "records",
+        "event",
+        "events",
+        "time",
+        "times",
+        "value",
+        "on",
+        "one",
+        "ones",
+        "dose",
+        "doses",
+    ]
 )
 _ENCOUNTER = re.compile(
     r"^(?P<t>inpatient|hospital|emergency|er|ed|outpatient|icu)?\s*"
@@ -293,13 +372,18 @@ def read_between(
         aggregate=Aggregate(op="max"),
         now=now,
     )
-    groundings = tuple(g for g in (g1, g2) if g is not None) + (
-        Grounding(phrase="days between", kind="aggregate", target=f"days from {said1} to {said2}"),
+    said = Grounding(
+        phrase="days between", kind="aggregate", target=f"days from {said1} to {said2}"
     )
-    return Reading(question=question, plan=plan, confidence=0.9, groundings=groundings, notes=(_NOTE,))
+    groundings = (*(g for g in (g1, g2) if g is not None), said)
+    return Reading(
+        question=question, plan=plan, confidence=0.9, groundings=groundings, notes=(_NOTE,)
+    )
 
 
-_HOW_MANY_TIME = re.compile(r"\bhow\s+many\s+(hours|days|weeks|months|years)\b(?!\s*'?\s*supply)", re.I)
+_HOW_MANY_TIME = re.compile(
+    r"\bhow\s+many\s+(hours|days|weeks|months|years)\b(?!\s*'?\s*supply)", re.I
+)
 
 
 def time_counted(question: str, plan: QueryPlan) -> tuple[str, str] | None:

@@ -41,7 +41,16 @@ _SHARED_YEAR = re.compile(
 _MONTH_RANGE = re.compile(
     rf"\b(?:(?:in|during|from|between)\s+)?(?P<m1>{_MON})\s*(?:{_TO}|\s+and\s+)\s*(?P<m2>{_MON})\s+(?P<y>\d{{4}})\b"
 )
-_ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_ORDINAL = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+}
 _PART = re.compile(
     r"\b(?:(?:in|during)\s+)?(?:the\s+)?(?P<o>first|1st|second|2nd|third|3rd|fourth|4th)\s+"
     r"(?P<p>half|quarter)\s+of\s+(?P<y>\d{4})\b"

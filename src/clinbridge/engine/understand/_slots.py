@@ -16,10 +16,10 @@ import re
 from typing import Any
 
 from clinbridge.engine.understand import _time
-from clinbridge.engine.understand._calendar_spans import calendar_spans
 from clinbridge.engine.understand._age_anchor import age_anchor
 from clinbridge.engine.understand._age_at import mark_age_at_event
 from clinbridge.engine.understand._asides import rewrite_asides
+from clinbridge.engine.understand._calendar_spans import calendar_spans
 from clinbridge.engine.understand._phrasing import plain_phrasing
 from clinbridge.engine.understand._pieces import Maker, Piece, Slot, split_pieces
 from clinbridge.engine.understand._rank_marks import mark_rank

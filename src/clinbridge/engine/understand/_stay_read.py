@@ -92,10 +92,73 @@ _TYPES = {
     "outpatient": "outpatient",
 }
 _FRAME = frozenset(
-    """how many what whats is was were the a an of in days day for all any her his their its
-    patient s has have had spent spend stayed over across each every data we our there length
-    lengths stay stays los duration encounter encounters visit visits period number give me
-    tell please show compute calculate find did does do been single one ever record""".split()
+    [
+        "how",
+        "many",
+        "what",
+        "whats",
+        "is",
+        "was",
+        "were",
+        "the",
+        "a",
+        "an",
+        "of",
+        "in",
+        "days",
+        "day",
+        "for",
+        "all",
+        "any",
+        "her",
+        "his",
+        "their",
+        "its",
+        "patient",
+        "s",
+        "has",
+        "have",
+        "had",
+        "spent",
+        "spend",
+        "stayed",
+        "over",
+        "across",
+        "each",
+        "every",
+        "data",
+        "we",
+        "our",
+        "there",
+        "length",
+        "lengths",
+        "stay",
+        "stays",
+        "los",
+        "duration",
+        "encounter",
+        "encounters",
+        "visit",
+        "visits",
+        "period",
+        "number",
+        "give",
+        "me",
+        "tell",
+        "please",
+        "show",
+        "compute",
+        "calculate",
+        "find",
+        "did",
+        "does",
+        "do",
+        "been",
+        "single",
+        "one",
+        "ever",
+        "record",
+    ]
 )
 
 
@@ -160,4 +223,6 @@ def read_stay(
     )
     said = f"the {op} length of stay (end minus start) over {etype or 'all'} encounters"
     grounding = Grounding(phrase="length of stay", kind="aggregate", target=said)
-    return Reading(question=question, plan=plan, confidence=0.9, groundings=(grounding,), notes=(_NOTE,))
+    return Reading(
+        question=question, plan=plan, confidence=0.9, groundings=(grounding,), notes=(_NOTE,)
+    )

@@ -447,7 +447,9 @@ def resolve_relative_year(spec: TimeSpec, now: dt.date | dt.datetime) -> TimeSpe
     k = spec.relative_year
     if spec.through_now:  # (now - k units, now], in whole days
         day = now.date() if isinstance(now, dt.datetime) else now
-        return TimeSpec("calendar", start=_shift(day, k, spec.relative_unit) + dt.timedelta(days=1), end=day)
+        return TimeSpec(
+            "calendar", start=_shift(day, k, spec.relative_unit) + dt.timedelta(days=1), end=day
+        )
     if isinstance(now, dt.datetime):  # a 'now' with a time of day: its date, or the next one
         day = now.date()
         if spec.ago:  # 'since 3 days ago' at 23:59: from that minute, 3 days back

@@ -30,19 +30,28 @@ __all__ = ["unit_asides"]
 _UNIT = r"(?P<{0}>[a-zµ][a-zµ0-9/^\[\]_]*)"
 _NUM = r"(?P<{0}>\d+(?:\.\d+)?)"
 _FACTOR = re.compile(
-    r"[,;]?\s*\(\s*1\s*" + _UNIT.format("u1") + r"\s*=\s*" + _NUM.format("f") + r"\s*"
-    + _UNIT.format("u2") + r"\s*\)",
+    r"[,;]?\s*\(\s*1\s*"
+    + _UNIT.format("u1")
+    + r"\s*=\s*"
+    + _NUM.format("f")
+    + r"\s*"
+    + _UNIT.format("u2")
+    + r"\s*\)",
     re.I,
 )
 _STORED = re.compile(
     r"\s*\(\s*(?:values?\s+)?(?:stored|recorded)\s+in\s+" + _UNIT.format("u") + r"\s*\)"
     r"|\s*[;,]\s*(?:the\s+)?[a-z]+\s+(?:are|is)\s+(?:stored|recorded)\s+in\s+"
-    + _UNIT.format("u2") + r"(?=\s*\))",
+    + _UNIT.format("u2")
+    + r"(?=\s*\))",
     re.I,
 )
 _SAME_AGAIN = re.compile(
     _NUM.format("n0") + r"\s*" + _UNIT.format("u0") + r"\s*\(\s*(?:about|approximately|approx\.?|"
-    r"roughly|~|≈|i\.?\s?e\.?,?|that\s+is,?)\s*" + _NUM.format("n") + r"\s*" + _UNIT.format("u")
+    r"roughly|~|≈|i\.?\s?e\.?,?|that\s+is,?)\s*"
+    + _NUM.format("n")
+    + r"\s*"
+    + _UNIT.format("u")
     + r"\s*\)",
     re.I,
 )

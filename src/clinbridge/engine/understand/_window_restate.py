@@ -81,7 +81,10 @@ def restated_windows(
             one = _one(prev.data["spec"], slot.data["spec"], today)
             if one is not None:
                 text = f"{prev.text} ({slot.text})"
-                out[-1] = (k0, dataclasses.replace(prev, data={**prev.data, "spec": one}, text=text))
+                out[-1] = (
+                    k0,
+                    dataclasses.replace(prev, data={**prev.data, "spec": one}, text=text),
+                )
                 continue
         out.append((k, slot))
     return out
