@@ -125,8 +125,8 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         today=today,
         embeddings=ctx.embeddings,
     )
-    stay = read_stay(question, ctx.lexicon, ctx.catalog, patient_id=ctx.patient_id, now=ctx.now)
-    if stay is not None:  # a summary of stays, read whole (its data-manager form too)
+    stay = read_stay(question, ctx) or read_between(question, ctx)  # stays, days between, whole
+    if stay is not None:
         return [stay]
     try:
         schema = read_schema(
@@ -140,7 +140,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
             question, schema.plan, ctx.catalog
         )
         return [Reading(question=question, abstain_reason=ended) if ended else schema]
-    for reader in (read_elapsed, read_between, read_change, read_amount):  # one patient's times
+    for reader in (read_elapsed, read_change, read_amount):  # one patient's times, changes, totals
         timed = reader(question, ctx.lexicon, ctx.catalog, patient_id=ctx.patient_id, now=ctx.now)
         if timed is not None:
             return [timed]

@@ -21,7 +21,6 @@ days abstains, naming it. Any word outside the shape leaves the question to the 
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from typing import Any
 
@@ -64,63 +63,13 @@ _SPLITS = (  # (pattern, whether the first group is the earlier event)
     (re.compile(r"^(?P<b>.+?)\s+minus\s+(?P<a>.+)$"), False),
     (re.compile(r"^(?P<a>.+?)\s*-+>\s*(?P<b>.+)$"), True),
 )
-_SHAPE_WORDS = frozenset(
-    [
-        "how",
-        "many",
-        "number",
-        "of",
-        "count",
-        "difference",
-        "in",
-        "days",
-        "passed",
-        "elapsed",
-        "gone",
-        "went",
-        "by",
-        "have",
-        "has",
-        "had",
-        "is",
-        "was",
-        "were",
-        "it",
-        "did",
-        "does",
-        "do",
-        "the",
-        "a",
-        "an",
-        "what",
-        "for",
-        "patient",
-        "s",
-        "separate",
-        "separates",
-        "between",
-        "from",
-        "to",
-        "until",
-        "till",
-        "and",
-        "minus",
-        "there",
-        "lapsed",
-        "intervened",
-        "calculate",
-        "compute",
-        "give",
-        "me",
-        "tell",
-        "please",
-        "first",
-        "of",
-        "each",
-    ]
-)
+_SHAPE_WORDS_TEXT = """how many number of count difference in days passed elapsed gone went by have has had is was
+    were it did does do the a an what for patient s separate separates between from to until
+    till and minus there lapsed intervened calculate compute give me tell please first of each"""
+_SHAPE_WORDS = frozenset(_SHAPE_WORDS_TEXT.split())
 _FIRST = frozenset(["first", "1st", "earliest", "initial", "index"])
-_START = frozenset(["starting", "start", "started", "onset", "began", "beginning"])
+_START_TEXT = """starting start started onset began beginning"""
+_START = frozenset(_START_TEXT.split())
 """Words of an event's start: the first occurrence, unless an occurrence is said ('the start
 of her last admission')."""
 _LAST = frozenset(["last", "latest", "final", "recent"])
@@ -139,38 +88,9 @@ _KINDS = {
     "procedure": ("procedure",),
     "measurement": ("measurement",),
 }
-_EVENT_WORDS = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "her",
-        "his",
-        "their",
-        "its",
-        "patient",
-        "s",
-        "of",
-        "most",
-        "date",
-        "dates",
-        "start",
-        "occurrence",
-        "occurrences",
-        "record",
-        "records",
-        "event",
-        "events",
-        "time",
-        "times",
-        "value",
-        "on",
-        "one",
-        "ones",
-        "dose",
-        "doses",
-    ]
-)
+_EVENT_WORDS_TEXT = """the a an her his their its patient s of most date dates start occurrence occurrences record
+    records event events time times value on one ones dose doses"""
+_EVENT_WORDS = frozenset(_EVENT_WORDS_TEXT.split())
 _ENCOUNTER = re.compile(
     r"^(?P<t>inpatient|hospital|emergency|er|ed|outpatient|icu)?\s*"
     r"(?:(?P<admit>admissions?|admits?|hospitali[sz]ations?)|visits?|encounters?|stays?)$"
@@ -334,15 +254,10 @@ def _trailing(words: list[str]) -> tuple[list[str], list[str]]:
     return words[:k], words[k:]
 
 
-def read_between(
-    question: str,
-    lex: Lexicon,
-    catalog: Catalog | None,
-    *,
-    patient_id: str | None = None,
-    now: dt.datetime | None = None,
-) -> Reading | None:
-    """A reading of a days-between-two-events question for one patient; None when it is not one."""
+def read_between(question: str, ctx: Any) -> Reading | None:
+    """A reading of a days-between-two-events question for one patient; None when it is not one.
+    ``ctx`` is the reader's ``UnderstandContext`` (lexicon, catalog, patient id, now)."""
+    lex, catalog, patient_id, now = ctx.lexicon, ctx.catalog, ctx.patient_id, ctx.now
     if catalog is None:
         return None
     text = expand_words(normalize(question)).replace("(", " ").replace(")", " ")

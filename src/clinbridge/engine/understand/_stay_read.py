@@ -21,13 +21,11 @@ the question to the general reader (None).
 
 from __future__ import annotations
 
-import datetime as dt
 import re
+from typing import Any
 
-from clinbridge.catalog import Catalog
 from clinbridge.engine.plan import Aggregate, Measure, QueryPlan
 from clinbridge.engine.understand._between_read import patient_in
-from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._text import normalize
@@ -91,93 +89,25 @@ _TYPES = {
     "ed": "emergency",
     "outpatient": "outpatient",
 }
-_FRAME = frozenset(
-    [
-        "how",
-        "many",
-        "what",
-        "whats",
-        "is",
-        "was",
-        "were",
-        "the",
-        "a",
-        "an",
-        "of",
-        "in",
-        "days",
-        "day",
-        "for",
-        "all",
-        "any",
-        "her",
-        "his",
-        "their",
-        "its",
-        "patient",
-        "s",
-        "has",
-        "have",
-        "had",
-        "spent",
-        "spend",
-        "stayed",
-        "over",
-        "across",
-        "each",
-        "every",
-        "data",
-        "we",
-        "our",
-        "there",
-        "length",
-        "lengths",
-        "stay",
-        "stays",
-        "los",
-        "duration",
-        "encounter",
-        "encounters",
-        "visit",
-        "visits",
-        "period",
-        "number",
-        "give",
-        "me",
-        "tell",
-        "please",
-        "show",
-        "compute",
-        "calculate",
-        "find",
-        "did",
-        "does",
-        "do",
-        "been",
-        "single",
-        "one",
-        "ever",
-        "record",
-    ]
-)
+_FRAME_TEXT = """how many what whats is was were the a an of in days day for all any her his their its
+    patient s has have had spent spend stayed over across each every data we our there length
+    lengths stay stays los duration encounter encounters visit visits period number give me tell
+    please show compute calculate find did does do been single one ever record"""
+_FRAME = frozenset(_FRAME_TEXT.split())
 
 
 def _ops(words: list[str]) -> set[str]:
     return {_STATS[w] for w in words if w in _STATS}
 
 
-def read_stay(
-    question: str,
-    lex: Lexicon,
-    catalog: Catalog | None,
-    *,
-    patient_id: str | None = None,
-    now: dt.datetime | None = None,
-) -> Reading | None:
-    """A reading of a summary-of-stays question; None when it is not one."""
-    if catalog is None or catalog.encounters is None:
+def read_stay(question: str, ctx: Any) -> Reading | None:
+    """A reading of a summary-of-stays question; None when it is not one. ``ctx`` is the
+    reader's ``UnderstandContext`` (lexicon, catalog, patient id, now)."""
+    catalog, lex = ctx.catalog, ctx.lexicon
+    enc = catalog.encounters if catalog is not None else None
+    if enc is None:
         return None
-    enc = catalog.encounters
+    patient_id, now = ctx.patient_id, ctx.now
     text = expand_words(normalize(question))
     sql = _SQL.search(text)
     if sql is not None:
