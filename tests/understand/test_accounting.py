@@ -149,8 +149,15 @@ def test_a_threshold_in_a_unit_not_converted_abstains(s27_conn: Any) -> None:
 
     assert _key("beats per minute") == _key("/min") and _key("x10^3/uL") == _key("10*3/uL")
     assert _known("umol/L") and _known("mg/dL") and not _known("furlongs")
-    a = s27_conn.ask("how many patients with creatinine above 88 umol/L")
+    a = s27_conn.ask("how many patients with creatinine above 88 mmol/mol")
     assert not a.accepted
+
+
+def test_a_molar_threshold_is_converted_by_the_analyte(s27_conn: Any) -> None:
+    # creatinine: 1 mg/dL = 88.4 umol/L (engine/_analytes.py); the stored values have one
+    # decimal, so 'above 150 umol/L' (1.697 mg/dL) is 'above 1.65 mg/dL'
+    converted = _value(s27_conn, "how many patients with creatinine above 150 umol/L")
+    assert converted == _value(s27_conn, "how many patients with creatinine above 1.65 mg/dL")
 
 
 def test_a_temperature_in_fahrenheit_is_not_a_sex() -> None:

@@ -89,8 +89,12 @@ def test_values_are_converted_to_the_unit_asked(fhir_conn: Any) -> None:
     lb = fhir_conn.ask(f"latest body weight in lb for patient {FHIR_PT}")
     assert kg.accepted and lb.accepted
     assert lb.value == pytest.approx(kg.value / 0.45359237)
-    # an analyte-dependent conversion is not made
-    assert fhir_conn.ask("mean LDL in mmol/L").decision == "abstain"
+    # an analyte-dependent conversion is made by the analyte's molar mass (engine/_analytes.py)
+    mg, mmol = fhir_conn.ask("mean LDL in mg/dL"), fhir_conn.ask("mean LDL in mmol/L")
+    assert mg.accepted and mmol.accepted
+    assert mmol.value == pytest.approx(mg.value * 10 / 386.65)
+    # and none to a unit of no family of the analyte's
+    assert fhir_conn.ask("mean LDL in mmol/mol").decision == "abstain"
 
 
 def test_ever_on_a_headless_patient_phrase_is_a_count(s27_conn: Any) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from clinbridge.engine.understand._slots import Slot, extract
 from clinbridge.engine.understand._text import normalize, stem
-from clinbridge.engine.understand._time import days_of, parse_date
+from clinbridge.engine.understand._time import days_of, parse_date, resolve_relative_year
 
 
 def slots(question: str, kind: str | None = None) -> list[Slot]:
@@ -61,10 +61,25 @@ def test_calendar_year_and_ranges() -> None:
 
 
 def test_relative_to_now_and_last_year() -> None:
+    # calendar months and years back from now: (now - 6 months, now]
     w = window("How many ER visits in the last 6 months?")
-    assert (w.kind, w.start_days, w.end_days) == ("now", -180, 0)
+    assert (w.kind, w.relative_year, w.relative_unit, w.through_now) == (
+        "calendar",
+        -6,
+        "month",
+        True,
+    )
+    done = resolve_relative_year(w, dt.date(2022, 10, 10))
+    assert (done.start, done.end) == (dt.date(2022, 4, 11), dt.date(2022, 10, 10))
     w = window("during the past year")
-    assert (w.kind, w.start_days, w.end_days) == ("now", -365, 0)
+    assert (w.kind, w.relative_year, w.relative_unit, w.through_now) == (
+        "calendar",
+        -1,
+        "year",
+        True,
+    )
+    w = window("visits in the last 30 days")
+    assert (w.kind, w.start_days, w.end_days) == ("now", -30, 0)
     w = window("How many patients had pneumonia last year?")
     assert (w.kind, w.relative_year) == ("calendar", -1)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from clinbridge.engine._analytes import analyte_of_set
 from clinbridge.engine._checks import Check, _Ctx, _streams_for, failed
 from clinbridge.engine._shapes import _norm_unit, plausible_range
 from clinbridge.engine._units import engine_converts
@@ -110,7 +111,7 @@ def check_thresholds(ctx: _Ctx, value_stats: Callable[..., Any]) -> list[Check]:
             continue  # no unit recorded: nothing to compare the threshold's with
         same = all(_key(u) == _key(unit) for u in units)
         unknown = not _known(unit) or not all(_known(u) for u in units)
-        if same or unknown or engine_converts(units, unit):
+        if same or unknown or engine_converts(units, unit, analyte_of_set(f.concepts)):
             checks.append(
                 Check(
                     name="threshold_unit",

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from clinbridge.engine._analytes import analyte_of_set
 from clinbridge.engine._checks import (
     Check,
     _Ctx,
@@ -178,7 +179,11 @@ def _check_values(
                     isinstance(ctx.draft, Answer) and ctx.draft.provenance.understanding != "sql"
                 )
                 # (the compiled plans convert mass, length and temperature themselves)
-                ok = (same or engine_converts(units, m.unit)) if engine else convertible
+                ok = (
+                    (same or engine_converts(units, m.unit, analyte_of_set(m.concepts)))
+                    if engine
+                    else convertible
+                )
                 checks.append(
                     Check(
                         name="units_consistent",

@@ -20,6 +20,8 @@ from sqlglot import exp
 
 from clinbridge.catalog import Catalog, EventStream
 from clinbridge.engine import sqlfuncs as f
+from clinbridge.engine._analytes import analyte_of_set
+from clinbridge.engine._elapsed_sql import nth_event_dates
 from clinbridge.engine._fields import field_conditions
 from clinbridge.engine._follow import anchor_tie, each_anchor_window
 from clinbridge.engine._status import StatusProbe, status_condition
@@ -179,7 +181,10 @@ class CohortBuilder:
                     raise SchemaMismatchError(f"stream {s.name!r} stores no numeric values")
                 unit_col = s.unit_label_column or s.unit_column
                 column = in_unit(
-                    _col(s.value_column, a), _col(unit_col, a) if unit_col else None, value.unit
+                    _col(s.value_column, a),
+                    _col(unit_col, a) if unit_col else None,
+                    value.unit,
+                    analyte_of_set(concepts),
                 )
                 conds.append(self._value_condition(column, value))
             if status is not None:  # active / ended at 'now' (engine/_status.py)
@@ -394,8 +399,10 @@ class CohortBuilder:
             if anchor.which == "each":
                 raise UnsupportedOperationError("an 'each event' anchor gives no single date")
             rel = self.stream_relation(anchor.stream, anchor.concepts)
-            dates: exp.Select | None = self._per_patient_date(
-                rel, "pid", "t", anchor.which == "first"
+            dates: exp.Select | None = (
+                nth_event_dates(rel, anchor.nth, self.alias("r"), d)
+                if anchor.nth and anchor.nth > 1 and anchor.which == "first"
+                else self._per_patient_date(rel, "pid", "t", anchor.which == "first")
             )
         else:
             dates = self._patient_anchor_dates(anchor)

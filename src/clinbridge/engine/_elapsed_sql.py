@@ -16,7 +16,15 @@ from clinbridge.engine import sqlfuncs as f
 
 _MS_PER_DAY = exp.Literal.number(86400000)
 
-__all__ = ["at_time", "difference", "elapsed_since", "nth_time", "period_key", "span_days"]
+__all__ = [
+    "at_time",
+    "difference",
+    "elapsed_since",
+    "nth_event_dates",
+    "nth_time",
+    "period_key",
+    "span_days",
+]
 
 
 def _epoch(e: exp.Expr, dialect: str) -> exp.Expr:
@@ -99,3 +107,23 @@ def at_time(when: dt.datetime, dialect: str) -> exp.Expr:
     """A timestamp literal ('2100-06-07 05:00:00'), as the source stores times."""
     text = exp.Literal.string(when.isoformat(sep=" "))
     return text if dialect == "sqlite" else exp.cast(text, "TIMESTAMP")
+
+
+def nth_event_dates(rel: exp.Expr, n: int, alias: str, dialect: str) -> exp.Select:
+    """(pid, d): each patient's date of their nth event of ``rel`` (pid, t) counted from the
+    first (events on one day in any order; a patient with fewer than n events has none)."""
+    source = rel if isinstance(rel, (exp.Table, exp.Subquery)) else exp.Subquery(this=rel)
+    day = f.as_date(exp.column("t", alias), dialect)
+    ranked = exp.Window(
+        this=exp.RowNumber(),
+        partition_by=[exp.column("pid", alias)],
+        order=exp.Order(expressions=[exp.Ordered(this=day.copy())]),
+    )
+    inner = exp.select(exp.column("pid", alias).as_("pid"), day.as_("d"), ranked.as_("rn")).from_(
+        exp.alias_(source, alias), copy=False
+    )
+    return (
+        exp.select("pid", "d")
+        .from_(exp.alias_(exp.Subquery(this=inner), alias + "n"), copy=False)
+        .where(exp.column("rn").eq(exp.Literal.number(n)), copy=False)
+    )

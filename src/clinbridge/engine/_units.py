@@ -4,7 +4,8 @@ depend on the analyte (mass, length, temperature).
 A plan that asks for its values in one unit (``Measure.unit``: 'last weight in lb') converts the
 stored values row by row, by the unit each row records; a row in a unit outside the target's
 family becomes NULL, and the validator accepts the conversion only when every stored unit is in
-the family (:func:`engine_converts`). Analyte-dependent conversions (mg/dL ↔ mmol/L) are not made.
+the family (:func:`engine_converts`). Analyte-dependent conversions (mg/dL ↔ mmol/L) are made
+only for an analyte named (``analyte``: see ``engine/_analytes.py``, whose table lists them).
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from collections.abc import Iterable
 
 from sqlglot import exp
 
-__all__ = ["convert_expr", "engine_converts", "in_unit"]
+from clinbridge.engine._analytes import analyte_units
+
+__all__ = ["convert_expr", "engine_converts", "in_unit", "unit_factor"]
 
 # unit spelling (lower case) -> (family, factor to the family's base, offset): base = v*f + o
 _UNITS: dict[str, tuple[str, float, float]] = {
@@ -50,27 +53,35 @@ def _key(unit: str | None) -> str:
     return (unit or "").strip().lower().replace(" ", "")
 
 
-def engine_converts(units: Iterable[str | None], target: str) -> bool:
+def _table(analyte: str | None) -> dict[str, tuple[str, float, float]]:
+    return _UNITS | analyte_units(analyte) if analyte else _UNITS
+
+
+def engine_converts(units: Iterable[str | None], target: str, analyte: str | None = None) -> bool:
     """Whether every stored unit converts to ``target`` by :func:`convert_expr`."""
-    t = _UNITS.get(_key(target))
+    table = _table(analyte)
+    t = table.get(_key(target))
     if t is None:
         return False
     units = list(units)
     return bool(units) and all(
-        (u := _UNITS.get(_key(x))) is not None and u[0] == t[0] for x in units
+        (u := table.get(_key(x))) is not None and u[0] == t[0] for x in units
     )
 
 
-def convert_expr(value: exp.Expr, unit: exp.Expr, target: str) -> exp.Expr | None:
+def convert_expr(
+    value: exp.Expr, unit: exp.Expr, target: str, analyte: str | None = None
+) -> exp.Expr | None:
     """``value`` (recorded in the row's ``unit``) in ``target``; None when ``target`` is not a
     unit converted here (the value is then used as stored and the validator checks the unit)."""
-    t = _UNITS.get(_key(target))
+    table = _table(analyte)
+    t = table.get(_key(target))
     if t is None:
         return None
     family, tf, to = t
     key = exp.func("lower", exp.func("trim", exp.cast(unit, "TEXT")))
     case = exp.Case()
-    for name, (fam, f, o) in _UNITS.items():
+    for name, (fam, f, o) in table.items():
         if fam != family:
             continue
         # value -> base: v*f + o; base -> target: (b - to) / tf
@@ -85,7 +96,9 @@ def convert_expr(value: exp.Expr, unit: exp.Expr, target: str) -> exp.Expr | Non
     return case.else_(exp.null())
 
 
-def in_unit(value: exp.Expr, unit: exp.Expr | None, target: str | None) -> exp.Expr:
+def in_unit(
+    value: exp.Expr, unit: exp.Expr | None, target: str | None, analyte: str | None = None
+) -> exp.Expr:
     """``value`` expressed in ``target`` where the row's unit converts to it, else as stored.
 
     A threshold given in another unit than the source records ('over 200 lb' on weights in kg,
@@ -95,9 +108,19 @@ def in_unit(value: exp.Expr, unit: exp.Expr | None, target: str | None) -> exp.E
     """
     if unit is None or not target:
         return value
-    converted = convert_expr(value, unit, target)
+    converted = convert_expr(value, unit, target, analyte)
     if converted is None:
         return value
     # rounded: 38.0 °C is 100.4 °F exactly, not 100.39999999999999 (a bound must hold at it)
     rounded = exp.Round(this=converted, decimals=exp.Literal.number(6))
     return exp.Coalesce(this=rounded, expressions=[value])
+
+
+def unit_factor(u1: str, u2: str, analyte: str | None = None) -> float | None:
+    """How many ``u2`` one ``u1`` is, for two units of one family converted by a factor alone
+    (an analyte's concentrations with ``analyte``); None otherwise."""
+    table = _table(analyte)
+    a, b = table.get(_key(u1)), table.get(_key(u2))
+    if a is None or b is None or a[0] != b[0] or a[2] or b[2]:
+        return None
+    return a[1] / b[1]

@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from clinbridge.catalog import Catalog
 from clinbridge.engine import sqlfuncs as f
+from clinbridge.engine._analytes import analyte_of_set
 from clinbridge.engine._cohort import (
     CohortBuilder,
     ResolveFn,
@@ -223,7 +224,7 @@ class Compiler:
             value_col = {"days_supply": "days_supply", "quantity": "quantity"}.get(m.of, "val")
             cols = [_col(c, a) for c in ("pid", "eid", "t", "t_end", "code", "sys", "unit", "lbl")]
             converted = (
-                convert_expr(_col("val", a), _col("unit", a), m.unit)
+                convert_expr(_col("val", a), _col("unit", a), m.unit, analyte_of_set(m.concepts))
                 if m.of == "value" and m.unit
                 else None
             )
@@ -304,6 +305,8 @@ class Compiler:
             or m.point is not None
             or (m.of == "attribute" and m.variable == "sex")
         ) and m.stream is None:
+            if plan.window is not None:  # no event of the plan to hold the window to
+                raise UnsupportedOperationError("the time window applies to no event of the plan")
             return self._patient_level(plan)
         ev, _ = self._events(plan)
         ctes.append(("ev", ev))

@@ -176,6 +176,8 @@ class EventAnchor(_Node):
     hospital stay') or calendar month ('later in the same month')."""
     dates: CalendarWindow | None = None
     """For ``each``: only the anchor events in these dates count ('after a bronchoscopy in 2100')."""
+    nth: int | None = None
+    """For ``first``: the date of the nth event counted from the first (2: the second dose)."""
 
 
 class PatientAnchor(_Node):

@@ -26,6 +26,7 @@ from clinbridge.engine._number_accounting import account_numbers
 from clinbridge.engine.understand._amount_read import read_amount
 from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
+from clinbridge.engine.understand._between_read import read_between
 from clinbridge.engine.understand._categories import category_words, stream_categories
 from clinbridge.engine.understand._change import read_change
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
@@ -45,9 +46,11 @@ from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
+from clinbridge.engine.understand._stay_read import read_stay
 from clinbridge.engine.understand._text import normalize
 from clinbridge.engine.understand._time_columns import drop_time_columns
 from clinbridge.engine.understand._typos import fix_structure_typos
+from clinbridge.engine.understand._unit_asides import unit_asides
 from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
 from clinbridge.engine.understand._yesno_value import threshold_yesno
@@ -96,8 +99,9 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     gap = demographic_gap(question)
-    if gap:
-        return [Reading(question=question, abstain_reason=gap)]
+    question, units_differ = unit_asides(question)  # '(1 kg = 2.20462 lb)', '(stored in cm)'
+    if gap or units_differ:
+        return [Reading(question=question, abstain_reason=gap or units_differ)]
     question = stream_nouns(question, ctx.lexicon)
     faceted = read_patient_sex(question, ctx) or read_facets(question, ctx, understand)
     if faceted is not None:
@@ -121,6 +125,9 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         today=today,
         embeddings=ctx.embeddings,
     )
+    stay = read_stay(question, ctx) or read_between(question, ctx)  # stays, days between, whole
+    if stay is not None:
+        return [stay]
     try:
         schema = read_schema(
             question, ctx.lexicon, ctx.catalog, None, patient_id=ctx.patient_id, now=ctx.now

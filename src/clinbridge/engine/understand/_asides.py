@@ -22,6 +22,13 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # 'length of stay in days of ...': days are the unit a length of stay is counted in
     (re.compile(r"\b(length\s+of\s+stay|los)\s*,?\s*\(?\s*in\s+days\s*\)?\s*,?"), r"\1 "),
+    # 'median time (days) from X to Y': the time asked in that unit
+    (
+        re.compile(
+            r"\b(?:time|interval|duration|delay|gap|lag)\s*\(\s*(?:in\s+)?(days|weeks|months|years)\s*\)"
+        ),
+        r"\1",
+    ),
     # '(calendar dates)', '(visit start dates)': days are counted between dates anyway
     (re.compile(r"\(\s*(?:calendar|visit\s+start|start|event)?\s*dates?\s*\)"), " "),
     # 'M vs F', 'men versus women': a comparison by sex

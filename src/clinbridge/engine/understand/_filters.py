@@ -41,6 +41,7 @@ from clinbridge.engine.understand._ground import Concept, Word
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._slots import Slot
 from clinbridge.engine.understand._time import TimeSpec, resolve_relative_year
+from clinbridge.engine.understand._window_restate import restated_windows
 
 __all__ = ["Pred"]
 
@@ -514,6 +515,8 @@ def _check_day0(w: _Walk) -> None:
 def _place_windows(w: _Walk) -> None:
     """Each time window goes to the nearest event before it (or the plan, for the measure)."""
     is_events = w.measure.of in _EVENT_MEASURES
+    # one window said twice ('the six months before today (after D1, up to D2)') made one
+    w.windows = restated_windows(w.windows, w.items, w.ctx.now or w.ctx.today)
     for k, slot in w.windows:
         window = _window(slot.data["spec"], w.ctx, w.items, w.preds)
         target = _window_target(k, w.preds, w.measure_pos, is_events, w.measure.of)

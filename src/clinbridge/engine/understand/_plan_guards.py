@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from clinbridge.engine.understand._between_read import time_counted
 from clinbridge.engine.understand._name_variants import (
     counted_concept,
     hyphen_cut,
@@ -153,6 +154,8 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
         and not re.search(r"\bhow\s+(many|much)\b", question, re.I)
     ):
         reason, phrase = f"a yes/no question read as a {op}", question.split()[0]
+    if not reason and (timed := time_counted(question, plan)) is not None:
+        reason, phrase = timed
     if not reason:
         return reading
     return Reading(

@@ -19,6 +19,7 @@ from clinbridge.engine.understand import _time
 from clinbridge.engine.understand._age_anchor import age_anchor
 from clinbridge.engine.understand._age_at import mark_age_at_event
 from clinbridge.engine.understand._asides import rewrite_asides
+from clinbridge.engine.understand._calendar_spans import calendar_spans
 from clinbridge.engine.understand._phrasing import plain_phrasing
 from clinbridge.engine.understand._pieces import Maker, Piece, Slot, split_pieces
 from clinbridge.engine.understand._rank_marks import mark_rank
@@ -106,7 +107,7 @@ def _num(s: str) -> float:
 
 
 def _replace_number_words(text: str) -> str:
-    text = _time.iso_days(text)
+    text = calendar_spans(text)  # days as ISO dates, spans as 'between <day> and <day>'
     text = re.sub(r"\bmore than once\b", "at least 2 times", text)
     text = re.sub(r"\bone\s+(?=\d)", "", text)  # "had one 130+": a pronoun before a value
     # "at least one LDL of 130+": one is the default (ever), not a threshold
@@ -312,7 +313,7 @@ _EARLY: tuple[RawRule, ...] = (
     # -- "(counting the exposure day as day 0)", "(day 0 = the exposure day)": the convention
     # the windows follow (days counted from the anchor's day), said aloud
     (
-        r"\(\s*(?:counting\s+|taking\s+|with\s+)?(?:the\s+)?(?:[a-z]+\s+){0,2}day\s+(?:as|=|is|being)\s+"
+        r"\(\s*(?:counting\s+|taking\s+|with\s+)?(?:the\s+)?(?:[a-z]+\s+){0,2}day(?:\s+of(?:\s+[a-z]+){1,3}?)?\s+(?:counted\s+as|counts?\s+as|as|=|is|being)\s+"
         r"day\s+(?:0|zero)\s*\)|\(\s*day\s+(?:0|zero)\s*(?:=|is|being|as)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}day\s*\)",
         lambda m: Slot("day0"),
     ),

@@ -60,6 +60,8 @@ class TimeSpec:
     """'on 11/26/this year': that month and day of the relative year."""
     start_at: dt.datetime | None = None
     """'since 3 days ago' from a 'now' with a time of day: the start to the minute."""
+    through_now: bool = False
+    """'in the last 6 months': after now minus ``-relative_year`` calendar units, up to now."""
 
 
 def parse_date(text: str, *, end: bool = False) -> dt.date | None:
@@ -156,6 +158,14 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"\b(?:in|during|within|over)\s+(?:the\s+|their\s+|his\s+|her\s+)?(?P<pos>first|last)\s+(?:{NUM}\s+)?{UNIT}\s+"
             r"(?:of|after\s+the\s+start\s+of|since\s+the\s+start\s+of)\s+(?:their\s+|the\s+|his\s+|her\s+)?"
             r"(?:observation(?:\s+period)?|follow[- ]?up|enrol?ment|records?|data|history)\b"
+        ),
+    ),
+    # "in the 6 months before today", "the 365 days up to now": relative to now
+    (
+        "now2",
+        re.compile(
+            rf"\b(?:in|during|within|over|for)\s+the\s+(?:(?:last|past|previous|preceding|prior)\s+)?{NUM}\s+{UNIT}\s+"
+            r"(?:before|prior\s+to|preceding|up\s+to|leading\s+up\s+to|until)\s+(?:today|now|the\s+present)\b"
         ),
     ),
     # within N units after/before <anchor>
@@ -324,6 +334,9 @@ def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
         return TimeSpec("calendar", relative_year=-round(n), relative_unit=g["u"], ago=True)
     if kind == "md_day":
         return _day(g)
+    if kind in {"now", "now2"} and g["u"] in {"month", "year"} and n == int(n):
+        # calendar months and years back from now, now's own day the last one counted
+        return TimeSpec("calendar", relative_year=-int(n), relative_unit=g["u"], through_now=True)
     if kind in {"now", "now2"}:
         return TimeSpec("now", start_days=-days_of(n, g["u"]), end_days=0)
     if kind == "relyear":
@@ -432,6 +445,11 @@ def resolve_relative_year(spec: TimeSpec, now: dt.date | dt.datetime) -> TimeSpe
     if spec.relative_year is None:
         return spec
     k = spec.relative_year
+    if spec.through_now:  # (now - k units, now], in whole days
+        day = now.date() if isinstance(now, dt.datetime) else now
+        return TimeSpec(
+            "calendar", start=_shift(day, k, spec.relative_unit) + dt.timedelta(days=1), end=day
+        )
     if isinstance(now, dt.datetime):  # a 'now' with a time of day: its date, or the next one
         day = now.date()
         if spec.ago:  # 'since 3 days ago' at 23:59: from that minute, 3 days back
