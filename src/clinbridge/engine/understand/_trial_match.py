@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
+from clinbridge.engine.understand._trial_moment import check_fixed_moment
 from clinbridge.engine.understand._trial_vocab import (
     DEFAULT_QUALIFIERS,
     ROLE_WORDS,
@@ -168,9 +169,11 @@ def match(fam: Family, parse: Parse) -> Mention | None:
         )
         head_hit = len(words & fam.head) / max(1, len(fam.head))
         score = len(words) - 0.5 * max(0, gaps) + 0.5 * head_hit
-        for generic, defaults in DEFAULT_QUALIFIERS.items():
-            if generic in words and not (words - {generic}) & fam.qual and defaults & fam.tokens:
-                score += 0.4
+        default = any(  # 'temperature' alone is the core temperature
+            generic in words and not (words - {generic}) & fam.qual and defaults & fam.tokens
+            for generic, defaults in DEFAULT_QUALIFIERS.items()
+        )
+        score += 0.4 * default
         if (
             fam.kind != "binary"
             and set(cl) & parse.attributive
@@ -187,7 +190,7 @@ def match(fam: Family, parse: Parse) -> Mention | None:
             score -= 0.3 * missing
         if len(words) == 1 and not words & (fam.key | fam.qual | fam.names):
             continue  # one word of a modifier ('cooled' ~ 'Inotropes given during cooling')
-        if len(words) == 1 and words <= parse.generic:
+        if len(words) == 1 and words <= parse.generic and not default:
             continue  # 'serum' alone is none of the serum measurements
         if len(words) == 1 and words <= LINKING_VERBS:
             continue  # 'reached the primary outcome' names no 'full feeds reached'
@@ -309,6 +312,8 @@ def assign_times(
             if len(members) > 1:
                 raise Abstain(f"{fam.label!r} is stored in several columns ({_names(members)})")
             mt.variable = members[0]
+            if tp is None:  # 'head circumference at birth' asked at 18 months
+                check_fixed_moment(fam.label, asked)
             wrong = [
                 a for a in asked if tp is not None and a.scale != "baseline" and a.text() != tp
             ]

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._text import NUMBER_WORDS
+from clinbridge.engine.understand._trial_arms import arm_rewrites
 from clinbridge.engine.understand._trial_model import is_yes
 from clinbridge.engine.understand._trial_vocab import NEGATED_WORDS
 from clinbridge.timepoint import find_time_points
@@ -86,6 +87,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
     for w in sorted(vocabulary):  # 'inborn' is not 'outborn' (a yes/no item of the dictionary)
         if w.startswith("out") and len(w) > 5:
             out.append((re.compile(rf"\bin[- ]?{re.escape(w[3:])}\b", re.I), f"non {w}"))
+    out += arm_rewrites(catalog)  # 'cooled babies': the ARM code whose label is Hypothermia
     if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
         out += [(re.compile(rf"\b{w}\b", re.I), words) for w, words in NEGATED_WORDS.items()]
     return out
