@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
 from clinbridge.engine.understand._trial_moment import check_fixed_moment
+from clinbridge.engine.understand._trial_soft_words import SOFT_WORDS
 from clinbridge.engine.understand._trial_vocab import (
     DEFAULT_QUALIFIERS,
     ROLE_WORDS,
@@ -23,9 +24,9 @@ if TYPE_CHECKING:
     from clinbridge.catalog import Variable
 
 
-LINKING_VERBS = frozenset(canon(w) for w in SPLIT_VERBS) - {"death"}
+LINKING_VERBS = (frozenset(canon(w) for w in SPLIT_VERBS) - {"death"}) | SOFT_WORDS
 """Verbs that link the subjects to what they had ('reached', 'developed'): alone, no mention
-('died' is excluded: it names the death)."""
+('died' is excluded: it names the death); and the soft words of ``_trial_soft_words``."""
 
 
 def group_of(
@@ -124,7 +125,9 @@ def stem_only(text: str, fam: Family) -> bool:
     said = text.lower()
     forms = fam.modifiers.get(canon(said))
     if not forms:
-        return False
+        # 'cooled' (the infants' state) is no 'cooling' (the act of 'Inotropes during cooling')
+        written = {w for w in re.findall(r"[a-z]+", fam.label.lower()) if canon(w) == canon(said)}
+        return said.endswith("ed") and bool(written) and all(w.endswith("ing") for w in written)
     participles = {f for f in forms if f.endswith(("ing", "ed"))}
     return bool(participles) and said not in participles
 
