@@ -88,7 +88,7 @@ def arm_rewrites(catalog: Catalog) -> list[tuple[re.Pattern[str], str]]:
         label = arm_var.codes[code]
         target = _words(re.sub(r"\([^()]*\)", " ", label)) or _words(label)
         said_canon = {canon(t.text) for t in tokenize(_words(label))}
-        for a, kind, phrase in _lexicon():
+        for a, kind, phrase in sorted(_lexicon(), key=lambda r: -len(r[2])):  # longest first
             if a != arm or kind == "label":
                 continue
             if {canon(w) for w in phrase.split()} <= said_canon:

@@ -1,6 +1,7 @@
 """General phrasings of trial questions written in the words the reader reads.
 
 * 'the typical (median) number of days': the summary named in brackets is the one asked;
+* 'how many % of babies': a percentage;
 * 'seizures pre randomisation', 'pre-cooling': 'pre' is 'before';
 * 'from the start (0 hours) to 24 hours': a moment restated by its time point is that time point;
 * 'looking only at NEOCOOL', 'restricted to HYPOTHERM': the cohort ('in NEOCOOL');
@@ -18,6 +19,8 @@ def phrase_rewrites() -> list[tuple[re.Pattern[str], str]]:
     """(pattern, replacement) pairs, applied in order to the question as said."""
     return [
         (re.compile(r"\btypical\s*\(\s*(median|mean|average)\s*\)", re.I), r"\1"),
+        # 'how many % of babies ...': a percentage, not a count
+        (re.compile(r"\bhow\s+many\s*(?:%|percent\b|per\s*cent\b)", re.I), "what percentage"),
         (
             re.compile(r"\bpre[\s-]?(randomi[sz]ation|randomi[sz]ed|cooling|treatment)\b", re.I),
             r"before \1",

@@ -25,6 +25,8 @@ _WORDS = (
     *("charted", "entered", "assessed", "examined", "seen", "observed"),
     # the visit a time point names
     *("assessment", "visit", "review", "follow", "up"),
+    # a grade said by what it grades ("by HIE severity": by the HIE grade)
+    "severity",
     # pronouns of a request
     *("anyone", "anybody", "everyone", "any"),
 )
