@@ -1,7 +1,8 @@
 """General phrasings of trial questions written in the words the reader reads.
 
 * 'the typical (median) number of days': the summary named in brackets is the one asked;
-* 'how many % of babies': a percentage;
+* 'how many % of babies': a percentage; 'both trials combined': all infants, pooled;
+* 'for each of the three grades of encephalopathy': by the encephalopathy grade;
 * 'seizures pre randomisation', 'pre-cooling': 'pre' is 'before';
 * 'from the start (0 hours) to 24 hours': a moment restated by its time point is that time point;
 * 'looking only at NEOCOOL', 'restricted to HYPOTHERM': the cohort ('in NEOCOOL');
@@ -19,6 +20,34 @@ def phrase_rewrites() -> list[tuple[re.Pattern[str], str]]:
     """(pattern, replacement) pairs, applied in order to the question as said."""
     return [
         (re.compile(r"\btypical\s*\(\s*(median|mean|average)\s*\)", re.I), r"\1"),
+        # 'for each of the three grades of encephalopathy': by what is graded
+        (
+            re.compile(
+                r"\bfor\s+each\s+of\s+the\s+(?:[a-z]+\s+)?(?:grades?|stages?|levels?|"
+                r"categories|category)\s+of\s+",
+                re.I,
+            ),
+            "by ",
+        ),
+        # '..., I need the mean ...': a request's frame after a clause, as at the start
+        (
+            re.compile(
+                r"(?<=[,;:])\s*i\s+(?:need|want|would\s+like|'d\s+like)\s+(?:to\s+(?:know|see)\s+)?"
+                r"(?=the\b)",
+                re.I,
+            ),
+            " ",
+        ),
+        # 'across both trials combined', 'pooling the two studies': all the infants, pooled
+        (
+            re.compile(
+                r"\b(?:(?:across|in|for|over|from)\s+)?(?:both|the\s+two|two)\s+(?:trials|studies)"
+                r"\s+(?:combined|pooled|together)\b|\b(?:combining|pooling)\s+(?:both|the\s+two|"
+                r"the)\s+(?:trials|studies)\b",
+                re.I,
+            ),
+            "in all infants",
+        ),
         # 'how many % of babies ...': a percentage, not a count
         (re.compile(r"\bhow\s+many\s*(?:%|percent\b|per\s*cent\b)", re.I), "what percentage"),
         (

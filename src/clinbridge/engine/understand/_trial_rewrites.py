@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._trial_arms import arm_rewrites
+from clinbridge.engine.understand._trial_none_code import none_code_rewrites
 from clinbridge.engine.understand._trial_numbers import NUMBER_RUN, number_of
 from clinbridge.engine.understand._trial_phrases import bound_rewrites, phrase_rewrites
 from clinbridge.engine.understand._trial_model import is_yes
@@ -91,6 +92,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         if w.startswith("out") and len(w) > 5:
             out.append((re.compile(rf"\bin[- ]?{re.escape(w[3:])}\b", re.I), f"non {w}"))
     out += arm_rewrites(catalog)  # 'cooled babies': the ARM code whose label is Hypothermia
+    out += none_code_rewrites(catalog)  # 'no disability': the grade labelled 'None'
     if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
         out += [(re.compile(rf"\b{w}\b", re.I), words) for w, words in NEGATED_WORDS.items()]
     return out
@@ -99,8 +101,8 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
 _ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third"}
 _REQUEST = (
     r"^\s*(?:(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+)?"
-    r"(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check)(?:\s+(?:me|us))?"
-    r"|please\s+(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check)"
+    r"(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check|work\s+out|figure\s+out)(?:\s+(?:me|us))?"
+    r"|please\s+(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check|work\s+out|figure\s+out)"
     r"(?:\s+(?:me|us))?|(?:tell|give|show)\s+(?:me|us)"
     r"|i(?:\s+would|'d|\s+want|\s+need)(?:\s+like)?\s+(?:to\s+(?:know|see|get)|the)"
     r"|please)\b\s*(?:,\s*)?"

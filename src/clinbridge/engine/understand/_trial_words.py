@@ -216,7 +216,12 @@ GROUP_RE = re.compile(
     r"in the two|for both|for the two)\s+(?:\|\s*)?(?:the\s+)?(?:two\s+|both\s+|different\s+|each\s+)?"
     r"(?P<rest>[a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*){0,2})"
 )
-BOTH_TRIALS = re.compile(r"\b(both|two|each|the two|across|between)\s+(trials|studies)\b")
+BOTH_TRIALS = re.compile(
+    r"(?<!combining )(?<!pooling )\b(both|two|each|the two|across|between)\s+(trials|studies)\b"
+    r"(?!\s+(?:combined|pooled|together))"
+)
+"""Both trials, each on its own ('in both trials', 'across the two studies'); 'both trials
+combined' or 'pooling the two trials' is one pooled cohort (``_trial_all_infants``)."""
 TIME_RANGE = re.compile(
     r"(?<![\w.])(?P<a>\d+(?:\.\d+)?)\s*(?P<sep>to|-|vs\.?|versus)\s*(?P<b>\d+(?:\.\d+)?)\s*"
     r"(?P<unit>h|hrs?|hours?|days?|min|minutes?|months?)\b"
