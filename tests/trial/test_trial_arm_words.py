@@ -96,6 +96,17 @@ def _generated_probes(d: pd.DataFrame) -> list[tuple[str, Any]]:
         ("mean birth weight at 18 months", A),
         ("how many infants were born at forty weeks or later", int((ga >= 40).sum())),
         ("how many infants weighed at least four thousand grams", int((bw >= 4000).sum())),
+        (
+            "how many % of infants had seizures before randomisation",
+            ("prop", int((yn("SEIZ_BL") == 1).sum()), int(yn("SEIZ_BL").notna().sum())),
+        ),
+        ("mean birth weight across both trials combined", float(bw.mean())),
+        ("mean MRI injury score in both trials combined", A),  # one trial's item
+        ("how many infants had no disability at 18 months", int((c("DISAB_LEVEL") == 0).sum())),
+        (
+            "mean apgar score at 10 minutes for each of the three grades of encephalopathy",
+            ("per", [float(c("apgar10")[hie == k].mean()) for k in (1, 2, 3)]),
+        ),
     ]
 
 
