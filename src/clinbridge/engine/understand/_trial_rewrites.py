@@ -68,6 +68,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         # a range or count in brackets ('score (0-12)') is no word of the question
         # ... and its colon no clause break ('Neurological examination: tone')
         label = re.sub(r"\s*\([^()a-zA-Z]*\)", "", v.description or v.name).replace(":", " ")
+        label = _SPAN_SAID.sub("", label)  # '(0-72 h)': the span, not a time point of its own
         if v.time_point and not find_time_points(label.lower()):
             label += f" at {v.time_point}"
         label = f" | {label} | "
@@ -99,6 +100,11 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
 
 
 _ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third"}
+_SPAN_SAID = re.compile(
+    r"\s*\(\s*\d+(?:\.\d+)?\s*[-–]\s*\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|days?)\s*\)", re.I
+)
+"""A label's span in brackets ('seizures during the intervention (0-72 h)'), which would read as
+a second time point beside the column's own."""
 _REQUEST = (
     r"^\s*(?:(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+)?"
     r"(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check|work\s+out|figure\s+out)(?:\s+(?:me|us))?"
