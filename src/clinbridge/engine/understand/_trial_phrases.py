@@ -1,6 +1,7 @@
 """General phrasings of trial questions written in the words the reader reads.
 
 * 'the typical (median) number of days': the summary named in brackets is the one asked;
+* 'with apgar 0 at 10 min': a value of the measure at that time;
 * 'how many % of babies': a percentage; 'both trials combined': all infants, pooled;
 * 'for each of the three grades of encephalopathy': by the encephalopathy grade;
 * 'seizures pre randomisation', 'pre-cooling': 'pre' is 'before';
@@ -13,12 +14,36 @@ General English only; each rewrite leaves words the dictionary must still explai
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog
 
 __all__ = ["bound_rewrites", "phrase_rewrites"]
 
-def phrase_rewrites() -> list[tuple[re.Pattern[str], str]]:
+
+def _counted_values(catalog: Catalog | None) -> list[tuple[re.Pattern[str], str]]:
+    """'with apgar 0 at 10 min': a whole-number value of a counted measure (a score, an integer
+    variable's label word) at its time point is 'a score of 0'; a float measure ('lactate 5')
+    is left as said (exactly 5 is rarely what is meant)."""
+    if catalog is None:
+        return []
+    words = {
+        w
+        for v in catalog.variables
+        if v.type == "integer" and not v.role
+        for w in re.findall(r"[a-z]{3,}", (v.description or "").lower())
+    }
+    if not words:
+        return []
+    said = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+    pattern = rf"\b(with|had|having)\s+(?:an?\s+)?({said})\s+(\d+)(?=\s+(?:at|on)\s+(?:day\s+)?\d)"
+    return [(re.compile(pattern, re.I), r"\1 \2 score of \3")]
+
+def phrase_rewrites(catalog: Catalog | None = None) -> list[tuple[re.Pattern[str], str]]:
     """(pattern, replacement) pairs, applied in order to the question as said."""
     return [
+        *_counted_values(catalog),
         (re.compile(r"\btypical\s*\(\s*(median|mean|average)\s*\)", re.I), r"\1"),
         # 'for each of the three grades of encephalopathy': by what is graded
         (

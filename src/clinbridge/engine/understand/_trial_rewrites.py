@@ -35,7 +35,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         (re.compile(_REQUEST, re.I), ""),
         # '0h -> 24h', '0h → 24h': from one time to the other
         (re.compile(r"\s*(?:->|→|=>|⟶)\s*"), " to "),
-        *phrase_rewrites(),  # 'typical (median)', 'pre randomisation', 'the start (0 hours)'
+        *phrase_rewrites(catalog),  # 'typical (median)', 'pre randomisation', 'the start (0 hours)'
         *((re.compile(rf"\b{n}\b", re.I), w) for n, w in _ORDINALS.items()),
         # 'median (IQR) days', 'mean (SD) weight': the spread said beside the summary asked
         (re.compile(SPREAD_SAID, re.I), r"\1"),
