@@ -102,6 +102,13 @@ def _generated_probes(d: pd.DataFrame) -> list[tuple[str, Any]]:
         ),
         ("mean birth weight across both trials combined", float(bw.mean())),
         ("mean MRI injury score in both trials combined", A),  # one trial's item
+        ("no. of babies with apgar 0 at 10 min", int((c("apgar10") == 0).sum())),
+        (
+            "splitting the babies by whether they were cooled or received standard care, what "
+            "was the mean birth weight?",
+            ("per", [float(bw[arm == k].mean()) for k in (1, 2)]),
+        ),
+        ("splitting the babies by whether they were boys or cooled, what was the mean birth weight?", A),
         ("how many infants had no disability at 18 months", int((c("DISAB_LEVEL") == 0).sum())),
         (
             "mean apgar score at 10 minutes for each of the three grades of encephalopathy",

@@ -2,6 +2,7 @@
 
 * 'the typical (median) number of days': the summary named in brackets is the one asked;
 * 'with apgar 0 at 10 min': a value of the measure at that time;
+* 'splitting them by whether they were A or B': A vs B;
 * 'how many % of babies': a percentage; 'both trials combined': all infants, pooled;
 * 'for each of the three grades of encephalopathy': by the encephalopathy grade;
 * 'seizures pre randomisation', 'pre-cooling': 'pre' is 'before';
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
 
 __all__ = ["bound_rewrites", "phrase_rewrites"]
+
+_VERB = r"(?:were|was|had|received|got|underwent)"
 
 
 def _counted_values(catalog: Catalog | None) -> list[tuple[re.Pattern[str], str]]:
@@ -72,6 +75,18 @@ def phrase_rewrites(catalog: Catalog | None = None) -> list[tuple[re.Pattern[str
                 re.I,
             ),
             "in all infants",
+        ),
+        # 'splitting the children by whether they were cooled or received standard care': the
+        # two sides set against each other (a 'vs' whose sides must both be read as codes of
+        # one variable, ``_trial_versus``); 'or not' is left unread
+        (
+            re.compile(
+                r"\b(?:split(?:ting)?|divid(?:e|ing)|separat(?:e|ing))\s+(?:the\s+[a-z]+\s+|them\s+)?"
+                rf"by\s+whether\s+(?:they|he|she)\s+{_VERB}\s+(?P<a>[a-z][a-z\s-]*?)\s+or\s+"
+                rf"(?:{_VERB}\s+)?(?!not\b|no\b|none\b)(?P<b>[a-z][a-z\s-]*?)(?=\s*(?:[,;?.]|$))",
+                re.I,
+            ),
+            r"\g<a> vs \g<b>",
         ),
         # 'how many % of babies ...': a percentage, not a count
         (re.compile(r"\bhow\s+many\s*(?:%|percent\b|per\s*cent\b)", re.I), "what percentage"),
