@@ -66,7 +66,7 @@ _Q_DATE = re.compile(
 # a request put as a question: 'can you list ...', 'could you show me ...' (not a yes/no)
 _Q_POLITE = re.compile(
     r"^\s*(?![^?]*\b(?:if|whether)\b)(?:can|could|would|will)\s+(?:you|i|we)\s+(?:please\s+)?"
-    r"(?=(?:list|show|tell|give|"
+    r"(?=(?:list|show|tell|give|work\s+out|figure\s+out|"
     r"retrieve|find|name|provide|get|fetch|display|identify|count|calculate)\b)",
     re.I,
 )
@@ -83,7 +83,7 @@ _REQUEST = re.compile(
     r"^\s*(?![^?]*\b(?:if|whether)\b)"
     r"(?:(?:could|can|would|will)\s+(?:you|u|i|we)\s+(?:please\s+)?|please\s+)"
     r"(?:tell|give|get|find|pull|provide|report|calculate|compute|check|indicate|retrieve|"
-    r"inform|know)(?:\s+(?:me|us))?\b[\s,]*",
+    r"inform|know|work\s+out|figure\s+out)(?:\s+(?:me|us))?\b[\s,]*",
     re.I,
 )
 """A request's frame: 'could you tell me how many ...' is no yes/no question; '... tell me if /

@@ -13,7 +13,10 @@ ALL_SUBJECTS = re.compile(
     r"\b(?:all|every|each\s+and\s+every)\s+(?:the\s+|of\s+the\s+)?"
     r"(?:infants?|babies|baby|neonates?|newborns?|patients?|participants?|subjects?|children|child)\b"
     r"|\bthe\s+(?:whole|entire|full)\s+(?:cohort|population|sample)\b"
+    r"|\b(?:both|the\s+two|two)\s+(?:trials|studies)\s+(?:combined|pooled|together)\b"
+    r"|\b(?:combining|pooling)\s+(?:both|the\s+two|the)\s+(?:trials|studies)\b"
 )
+"""All the infants: 'in all infants', 'the whole cohort', 'both trials combined'."""
 
 
 def check_all_subjects(text: str, mentions: list[Any], trials: tuple[str, ...]) -> None:

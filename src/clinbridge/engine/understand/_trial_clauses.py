@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
-from clinbridge.engine.understand._trial_words import CLAUSE_END, MISSING_OF, WHO
+from clinbridge.engine.understand._trial_versus import check_versus_sides
+from clinbridge.engine.understand._trial_words import CLAUSE_END, MISSING_OF, WHO, WHOSE_KNOWN
 
 PAIRED = re.compile(
     rf"\b(?:paired|{WHO}with\s+both\s+(?:values|measurements|readings|results|time\s+points))"
@@ -57,7 +58,8 @@ def read_missing_clauses(q: _Read, clause: re.Pattern[str]) -> None:
     spans = [m.span() for m in clause.finditer(q.masked)]
     if q.change:
         spans += [m.span() for m in PAIRED.finditer(q.masked)]
-    for m in MISSING_OF.finditer(q.masked):  # the variable's name stays, to be read
+    for m in [*MISSING_OF.finditer(q.masked), *WHOSE_KNOWN.finditer(q.masked)]:
+        # the variable's name stays, to be read
         spans += [(m.start(), m.start("x")), (m.end("x"), m.end())]
     for a, b in spans:
         q.groundings.append(
@@ -94,7 +96,9 @@ def find_yes_no_comparisons(q: _Read) -> None:
 def compare_sides(q: _Read) -> None:
     """The code said after a yes/no comparison's word ('lower in the hypothermia arm') is a side
     of the comparison: group by its variable instead of keeping only that code. Two codes after
-    it ('lower in severe HIE in the cooled arm') leave the side unknown: abstain."""
+    it ('lower in severe HIE in the cooled arm') leave the side unknown: abstain. A 'vs' with a
+    code on one side only abstains too (``_trial_versus``)."""
+    check_versus_sides(q.text, q.mentions)
     for start, a, end in q.compared:
         after = [
             mt

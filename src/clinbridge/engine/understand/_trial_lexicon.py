@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from clinbridge.engine.understand._trial_soft_words import SOFT_WORDS
 from clinbridge.engine.understand._trial_vocab import (
     _SYNONYMS,
     FILLER,
@@ -46,6 +47,7 @@ def reader_words(catalog: Catalog) -> set[str]:
         NEGATED_WORDS,
         SUBJECT_WORDS,
         SPLIT_VERBS,
+        SOFT_WORDS,
     ):
         out.update(w for w in words if w.isalpha())
     out.update(w for ws in ROLE_WORDS.values() for w in ws)

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
+from clinbridge.engine.understand._trial_moment import check_fixed_moment
+from clinbridge.engine.understand._trial_soft_words import SOFT_WORDS
 from clinbridge.engine.understand._trial_vocab import (
     DEFAULT_QUALIFIERS,
     ROLE_WORDS,
@@ -22,9 +24,9 @@ if TYPE_CHECKING:
     from clinbridge.catalog import Variable
 
 
-LINKING_VERBS = frozenset(canon(w) for w in SPLIT_VERBS) - {"death"}
+LINKING_VERBS = (frozenset(canon(w) for w in SPLIT_VERBS) - {"death"}) | SOFT_WORDS
 """Verbs that link the subjects to what they had ('reached', 'developed'): alone, no mention
-('died' is excluded: it names the death)."""
+('died' is excluded: it names the death); and the soft words of ``_trial_soft_words``."""
 
 
 def group_of(
@@ -123,7 +125,9 @@ def stem_only(text: str, fam: Family) -> bool:
     said = text.lower()
     forms = fam.modifiers.get(canon(said))
     if not forms:
-        return False
+        # 'cooled' (the infants' state) is no 'cooling' (the act of 'Inotropes during cooling')
+        written = {w for w in re.findall(r"[a-z]+", fam.label.lower()) if canon(w) == canon(said)}
+        return said.endswith("ed") and bool(written) and all(w.endswith("ing") for w in written)
     participles = {f for f in forms if f.endswith(("ing", "ed"))}
     return bool(participles) and said not in participles
 
@@ -168,9 +172,11 @@ def match(fam: Family, parse: Parse) -> Mention | None:
         )
         head_hit = len(words & fam.head) / max(1, len(fam.head))
         score = len(words) - 0.5 * max(0, gaps) + 0.5 * head_hit
-        for generic, defaults in DEFAULT_QUALIFIERS.items():
-            if generic in words and not (words - {generic}) & fam.qual and defaults & fam.tokens:
-                score += 0.4
+        default = any(  # 'temperature' alone is the core temperature
+            generic in words and not (words - {generic}) & fam.qual and defaults & fam.tokens
+            for generic, defaults in DEFAULT_QUALIFIERS.items()
+        )
+        score += 0.4 * default
         if (
             fam.kind != "binary"
             and set(cl) & parse.attributive
@@ -187,7 +193,7 @@ def match(fam: Family, parse: Parse) -> Mention | None:
             score -= 0.3 * missing
         if len(words) == 1 and not words & (fam.key | fam.qual | fam.names):
             continue  # one word of a modifier ('cooled' ~ 'Inotropes given during cooling')
-        if len(words) == 1 and words <= parse.generic:
+        if len(words) == 1 and words <= parse.generic and not default:
             continue  # 'serum' alone is none of the serum measurements
         if len(words) == 1 and words <= LINKING_VERBS:
             continue  # 'reached the primary outcome' names no 'full feeds reached'
@@ -309,6 +315,8 @@ def assign_times(
             if len(members) > 1:
                 raise Abstain(f"{fam.label!r} is stored in several columns ({_names(members)})")
             mt.variable = members[0]
+            if tp is None:  # 'head circumference at birth' asked at 18 months
+                check_fixed_moment(fam.label, asked)
             wrong = [
                 a for a in asked if tp is not None and a.scale != "baseline" and a.text() != tp
             ]

@@ -7,7 +7,10 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from clinbridge.engine.understand._text import NUMBER_WORDS
+from clinbridge.engine.understand._trial_arms import arm_rewrites
+from clinbridge.engine.understand._trial_none_code import none_code_rewrites
+from clinbridge.engine.understand._trial_numbers import NUMBER_RUN, number_of
+from clinbridge.engine.understand._trial_phrases import bound_rewrites, phrase_rewrites
 from clinbridge.engine.understand._trial_model import is_yes
 from clinbridge.engine.understand._trial_vocab import NEGATED_WORDS
 from clinbridge.timepoint import find_time_points
@@ -32,6 +35,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         (re.compile(_REQUEST, re.I), ""),
         # '0h -> 24h', '0h → 24h': from one time to the other
         (re.compile(r"\s*(?:->|→|=>|⟶)\s*"), " to "),
+        *phrase_rewrites(catalog),  # 'typical (median)', 'pre randomisation', 'the start (0 hours)'
         *((re.compile(rf"\b{n}\b", re.I), w) for n, w in _ORDINALS.items()),
         # 'median (IQR) days', 'mean (SD) weight': the spread said beside the summary asked
         (re.compile(SPREAD_SAID, re.I), r"\1"),
@@ -45,6 +49,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         # ... and an amount said in words after a bound or before a unit ('over four kilos')
         (re.compile(rf"\b({_BOUNDS})\s+({_NUMBERS})\b", re.I), _figure_after),
         (re.compile(rf"\b({_NUMBERS})(?=\s+(?:{_AMOUNT_UNITS})\b)", re.I), _figure),
+        *bound_rewrites(),  # '40 weeks or later': 40 weeks or more
         # 'when they were born': at birth
         (re.compile(r"\bwhen\s+(?:they|he|she|it)\s+(?:was|were)\s+born\b", re.I), "at birth"),
         (
@@ -63,6 +68,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         # a range or count in brackets ('score (0-12)') is no word of the question
         # ... and its colon no clause break ('Neurological examination: tone')
         label = re.sub(r"\s*\([^()a-zA-Z]*\)", "", v.description or v.name).replace(":", " ")
+        label = _SPAN_SAID.sub("", label)  # '(0-72 h)': the span, not a time point of its own
         if v.time_point and not find_time_points(label.lower()):
             label += f" at {v.time_point}"
         label = f" | {label} | "
@@ -86,16 +92,23 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
     for w in sorted(vocabulary):  # 'inborn' is not 'outborn' (a yes/no item of the dictionary)
         if w.startswith("out") and len(w) > 5:
             out.append((re.compile(rf"\bin[- ]?{re.escape(w[3:])}\b", re.I), f"non {w}"))
+    out += arm_rewrites(catalog)  # 'cooled babies': the ARM code whose label is Hypothermia
+    out += none_code_rewrites(catalog)  # 'no disability': the grade labelled 'None'
     if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
         out += [(re.compile(rf"\b{w}\b", re.I), words) for w, words in NEGATED_WORDS.items()]
     return out
 
 
 _ORDINALS = {"1st": "first", "2nd": "second", "3rd": "third"}
+_SPAN_SAID = re.compile(
+    r"\s*\(\s*\d+(?:\.\d+)?\s*[-–]\s*\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|days?)\s*\)", re.I
+)
+"""A label's span in brackets ('seizures during the intervention (0-72 h)'), which would read as
+a second time point beside the column's own."""
 _REQUEST = (
     r"^\s*(?:(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+)?"
-    r"(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check)(?:\s+(?:me|us))?"
-    r"|please\s+(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check)"
+    r"(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check|work\s+out|figure\s+out)(?:\s+(?:me|us))?"
+    r"|please\s+(?:tell|give|show|get|find|pull|provide|report|calculate|compute|check|work\s+out|figure\s+out)"
     r"(?:\s+(?:me|us))?|(?:tell|give|show)\s+(?:me|us)"
     r"|i(?:\s+would|'d|\s+want|\s+need)(?:\s+like)?\s+(?:to\s+(?:know|see|get)|the)"
     r"|please)\b\s*(?:,\s*)?"
@@ -122,9 +135,8 @@ def spread_asked(question: str) -> str | None:
     return None
 
 
-# number words one to twenty, in figures (the understanding's one table of them)
-_NUMBER_WORDS = {w: n for w, n in NUMBER_WORDS.items() if 1 <= n <= 20}
-_NUMBERS = "|".join(_NUMBER_WORDS)
+# number words ('one' to 'ninety', 'hundred', 'thousand') as runs, in figures
+_NUMBERS = NUMBER_RUN
 _TIME_UNITS = r"hours?|hrs?|days?|months?|weeks?|minutes?|mins?"
 _BOUNDS = (
     r"over|under|above|below|more than|less than|at least|at most|fewer than|greater than|"
@@ -134,13 +146,15 @@ _AMOUNT_UNITS = r"kilos?|kilograms?|kg|grams?|g|degrees?|points?"
 
 
 def _figure(m: re.Match[str]) -> str:
-    """A number word in figures ('eighteen' → '18')."""
-    return str(_NUMBER_WORDS[m.group(1).lower()])
+    """A number word in figures ('eighteen' → '18', 'four thousand' → '4000')."""
+    n = number_of(m.group(1))
+    return m.group(0) if n is None else str(n)
 
 
 def _figure_after(m: re.Match[str]) -> str:
     """'day one' → 'day 1'."""
-    return f"{m.group(1)} {_NUMBER_WORDS[m.group(2).lower()]}"
+    n = number_of(m.group(2))
+    return m.group(0) if n is None else f"{m.group(1)} {n}"
 
 
 """An ordinal said in figures ('seizures in the 1st 72h') is the word the labels use."""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from clinbridge.engine.plan import VariableFilter
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, is_yes
+from clinbridge.engine.understand._trial_share_head import counted_at_once
 from clinbridge.engine.understand._trial_vocab import tokenize
 from clinbridge.engine.understand._trial_words import (
     COHORT_MARKERS,
@@ -41,6 +42,8 @@ def zones(mentions: list[Mention], text: str, groups: list[Variable]) -> None:
     after_of = m.end() if m else 0
     if m is not None and _premodified(mentions, text, groups, m.start(), m.end()):
         return
+    if m is not None and counted_at_once(mentions, text, groups, m.end()):
+        return  # '% on inotropes severe HIE babies that were cooled'
     phrases = cohort_phrases(text)
     split = _split(text, after_of, phrases)
     of = re.compile(r"\s*of\s+(?:\|\s*)?(?:the\s+|all\s+)?").match(text, after_of) if m else None

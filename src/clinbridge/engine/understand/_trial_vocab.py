@@ -78,6 +78,7 @@ _SYNONYMS: dict[str, str] = {
     "fit": "seizure",
     "ventilat": "ventilation",
     "ventilated": "ventilation",
+    "ventilator": "ventilation",
     "randomized": "randomis",
     "randomization": "randomis",
     "randomised": "randomis",

@@ -216,7 +216,12 @@ GROUP_RE = re.compile(
     r"in the two|for both|for the two)\s+(?:\|\s*)?(?:the\s+)?(?:two\s+|both\s+|different\s+|each\s+)?"
     r"(?P<rest>[a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*){0,2})"
 )
-BOTH_TRIALS = re.compile(r"\b(both|two|each|the two|across|between)\s+(trials|studies)\b")
+BOTH_TRIALS = re.compile(
+    r"(?<!combining )(?<!pooling )\b(both|two|each|the two|across|between)\s+(trials|studies)\b"
+    r"(?!\s+(?:combined|pooled|together))"
+)
+"""Both trials, each on its own ('in both trials', 'across the two studies'); 'both trials
+combined' or 'pooling the two trials' is one pooled cohort (``_trial_all_infants``)."""
 TIME_RANGE = re.compile(
     r"(?<![\w.])(?P<a>\d+(?:\.\d+)?)\s*(?P<sep>to|-|vs\.?|versus)\s*(?P<b>\d+(?:\.\d+)?)\s*"
     r"(?P<unit>h|hrs?|hours?|days?|min|minutes?|months?)\b"
@@ -285,6 +290,15 @@ MISSING_OF = re.compile(
 )
 """'unknown sex excluded': the missing default, said of a variable whose name (x) is left to be
 read — beside a code of it ('male') it is that code's variable; alone it asks which value."""
+WHOSE_KNOWN = re.compile(
+    r"\b(?:counting|including|keeping|using|taking)\s+only\s+(?:those|the\s+ones|"
+    r"(?:the\s+)?(?:infants|babies|subjects|patients|children|neonates))\s+whose\s+"
+    r"(?P<x>[a-z]+(?:\s+[a-z]+){0,2}?)\s+(?:was|were|is|are|had\s+been|has\s+been)\s+"
+    rf"(?:actually\s+|really\s+)?(?:recorded|known|available|measured|assessed|documented)"
+    rf"{CLAUSE_END}"
+)
+"""'counting only those whose disability level was actually recorded': the missing default
+again, the variable's name (x) left to be read as in ``MISSING_OF``."""
 
 
 def missing_clause(missing_words: list[str]) -> re.Pattern[str]:
@@ -294,14 +308,20 @@ def missing_clause(missing_words: list[str]) -> re.Pattern[str]:
     nouns = "|".join(
         [r"unknowns?", r"missing", r"blanks?", r"nas?"]
         + [r"not\s+(?:assessed|measured|recorded|known|available|done|tested|examined)"]
-        + [re.escape(w) + "s?" for w in sorted(missing_words, key=len, reverse=True)]
+        + [
+            r"[\s-]+".join(map(re.escape, re.split(r"[\s-]+", w))) + "s?"
+            for w in sorted(missing_words, key=len, reverse=True)
+        ]
     )
     # 'excluding those not assessed', 'excluding infants with missing data'
+    # ... 'leaving out anyone whose status was not known', 'any that were not done'
     those = (
-        r"(?:(?:those|infants|babies|subjects|patients|children|neonates)\s+"
-        r"(?:who\s+(?:were|are)\s+|with\s+)?)?"
+        r"(?:(?:those|infants|babies|subjects|patients|children|neonates|anyone|any)\s+"
+        r"(?:(?:who|that)\s+(?:were|are|was|is)\s+|with\s+"
+        r"|whose\s+(?:status|data|value|result|outcome)s?\s+(?:was|were|is|are)\s+)?)?"
     )
-    noun = rf"{those}(?:the\s+)?(?:{nouns}){_DATA}"
+    # 'not-done and unknown codes left out': several missing words at once
+    noun = rf"{those}(?:the\s+)?(?:{nouns})(?:\s*(?:,|and|or|/)\s*(?:{nouns}))*{_DATA}"
     known = rf"{WHO}with\s+(?:known|available|non\s+missing){_DATA}"
     return re.compile(
         rf"\b(?:{_EXCLUDE}\s+{noun}|{noun}\s+{_EXCLUDED}|complete\s+cases?"
