@@ -16,10 +16,12 @@ __all__ = ["MISSING_TEXT", "is_missing_label", "parse_code_list", "split_missing
 _NUM = r"-?\d+(?:\.\d+)?"
 # a numeric code opening a pair: at the start or after a separator, then '=', ':', ')', ' - ', ','
 _OPENER = re.compile(
-    rf"(?:^|(?<=[;|,/\n])|(?<=\s))\s*\(?(?P<code>{_NUM})\s*(?:=|:|\)|–|-(?=\s)|,(?=\s*[^\d\s.-]))\s*"
+    rf"(?:^|(?<=[;|,/\n])|(?<=\s))\s*\(?(?P<code>{_NUM})\s*"
+    r"(?:=|:|\)|–|-(?=\s)|,(?=\s*[^\d\s.-])|\((?=\s*[A-Za-z][^()]*\)))\s*"
 )
+"""'(1)' / '1=' / '1:' / '1 -' / '1,' before a label, or '-999 (' before a label in brackets."""
 _PAIR = re.compile(rf"^\s*({_NUM})\s*(?:=|:|,|-(?=\s)|\s)\s*(.+?)\s*$")
-_TEXT_PAIR = re.compile(r"^\s*([\w.]+)\s*[=:]\s*(.+?)\s*$")
+_TEXT_PAIR = re.compile(r"^\s*['\"‘“]?([\w./]+?)['\"’”]?\s*[=:]\s*(.+?)\s*$")
 """A text code needs its '=' or ':' ('M=Male'); 'Standard care' is no code 'Standard'."""
 _LABEL_FIRST = re.compile(rf"^\s*(?P<label>[^=:]*[A-Za-z][^=:]*?)\s*[=:]\s*(?P<code>{_NUM})\s*$")
 
@@ -85,6 +87,8 @@ def parse_code_list(text: Any) -> dict[str, str]:
         for m, nxt in zip(openers, [*openers[1:], None], strict=True):
             end = nxt.start() if nxt is not None else len(s)
             label = s[m.end() : end].strip().strip(";|,/").strip()
+            if label.endswith(")") and "(" not in label:  # '-999 (not done)'
+                label = label[:-1].strip()
             out[_key(m.group("code"))] = label
         if all(out.values()) or len(out) > 1:
             return out

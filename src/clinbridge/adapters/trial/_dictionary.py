@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clinbridge.adapters.trial._codes import parse_code_list, split_missing
+from clinbridge.adapters.trial._missing_decl import parse_missing_column
+from clinbridge.adapters.trial._ranges import split_range
 from clinbridge.timepoint import canonical, time_in_label, time_in_name
 
 __all__ = ["Entry", "infer_entry", "normalise_type", "parse_codes", "parse_entry", "role_of"]
@@ -34,6 +36,8 @@ class Entry:
     """1-based row of the dictionary entry."""
     role: str | None = None
     """subject, trial, site or arm (see :func:`role_of`)."""
+    range: tuple[float, float] | None = None
+    """The allowed values a numeric field declares ('range 30 to 40'), if any."""
 
     @property
     def numeric(self) -> bool:
@@ -122,11 +126,19 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         return str(v).strip()
 
     name = get("variable")
+    # a range where codes would go ('range 30 to 40', '30-40; -999 = not done') is no code list
+    allowed, codes_text = split_range(get("codes"))
+    if allowed is None:
+        allowed = split_range(get("range"))[0]
     # a code whose label says missing ('99=Missing') is a missing code, not a category
-    codes, missing = split_missing(parse_codes(get("codes")))
-    missing = {**missing, **parse_codes(get("missing"))}
+    codes, missing = split_missing(parse_codes(codes_text))
+    missing = {**missing, **parse_missing_column(get("missing"))}
     declared = normalise_type(get("type"))
-    vtype = declared or ("categorical" if codes else "string")
+    if allowed and not codes and declared == "categorical":
+        lo, hi = allowed
+        if lo.is_integer() and hi.is_integer() and hi - lo <= 20:  # '1-5' on a coded item
+            codes = {str(k): "" for k in range(int(lo), int(hi) + 1)}
+    vtype = declared or ("categorical" if codes else "float" if allowed else "string")
     if codes and vtype in {"integer", "float", "string"}:
         vtype = "categorical"
     trial_text = get("trial")
@@ -155,6 +167,7 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         form=get("form") or None,
         typed=declared is not None or bool(codes),
         row=index + 1,
+        range=allowed,
     )
 
 

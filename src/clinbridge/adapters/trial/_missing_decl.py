@@ -1,0 +1,180 @@
+"""Missing-code declarations as builders write them, wherever they write them.
+
+A declaration pairs a code with a meaning that says the value is missing: ``-999 = not done``,
+``8888: not applicable``, ``ND = not done``, ``'.' = missing``, ``-999 (not done)``,
+``-99 means unknown``, ``Not done is coded as -999``, or a table row ``-999 | Not done``.
+:func:`declarations_in_text` and :func:`declarations_in_row` find them in free text and in a
+row of cells; :func:`is_missing_header` tells a dictionary column of missing codes by its header
+(``Missing values``, ``Special codes``, ``Non-response codes``, ``NA codes``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+from clinbridge.adapters.trial._codes import MISSING_TEXT, parse_code_list
+
+__all__ = [
+    "declarations_in_row",
+    "declarations_in_text",
+    "is_missing_header",
+    "is_missing_meaning",
+    "parse_missing_column",
+]
+
+MISSING_HEADER_WORDS: tuple[str, ...] = (
+    r"missing",
+    r"special",
+    r"non[\s-]?respon\w*",
+    r"n/?a\s+(?:codes?|values?)",
+    r"null\s+(?:codes?|values?)",
+    r"sentinel\w*",
+    r"reserved\s+(?:codes?|values?)",
+    r"unknown\s+(?:codes?|values?)",
+    r"skip\s+codes?",
+    r"refusal\s+codes?",
+    r"not[\s-]+(?:done|applicable|known)\s+codes?",
+)
+"""Header words that name a dictionary column of missing/special codes (a data list)."""
+_HEADER = re.compile(r"\b(?:" + "|".join(MISSING_HEADER_WORDS) + r")\b", re.I)
+_NOT_CODES = re.compile(
+    r"%|\bpercent|\bpct\b|\bcount\b|\bnumber\b|\bn\s+missing|\bproportion", re.I
+)
+"""'% missing', 'n missing': a profile of the data, not a list of codes."""
+
+
+def is_missing_header(header: Any) -> bool:
+    """Whether a dictionary column header names missing/special codes ('Special codes')."""
+    if header is None:
+        return False
+    text = str(header).strip()
+    return bool(text) and bool(_HEADER.search(text)) and not _NOT_CODES.search(text)
+
+
+_MEANING = re.compile(
+    r"\b(?:not\s+(?:done|applicable|known|recorded|assessed|available|measured|collected|"
+    r"performed|obtained|tested|reported|asked|answered|evaluable|evaluated|ascertained|stated|"
+    r"documented|given|entered)|n/a|unknown|missing|refused|declined|lost\s+to\s+follow[\s-]*up|"
+    r"ltfu|don'?t\s+know|do\s+not\s+know|no\s+(?:data|response|answer)|non[\s-]?response|"
+    r"unable\s+to\s+(?:assess|measure|obtain|test)|skipped|withheld|unobtainable)\b",
+    re.I,
+)
+
+
+def is_missing_meaning(text: str) -> bool:
+    """Whether a short meaning says the value is missing ('not done', 'Lost to follow-up')."""
+    t = text.strip()
+    return 0 < len(t) <= 80 and (bool(_MEANING.search(t)) or t.lower() in MISSING_TEXT)
+
+
+_NUM = r"[-+]?\d+(?:\.\d+)?"
+_QUOTED = r"['\"‘“](?P<q>[^'\"’”\s]{1,8})['\"’”]"
+_SHORT = r"[.*\-]{1,3}|[A-Z][A-Z/.]{0,4}|n/a|na|nd|nk|nr|unk"
+_TOKEN = rf"(?:{_QUOTED}|(?P<n>{_NUM})|(?P<s>{_SHORT}))"
+_CODE_FIRST = re.compile(
+    rf"^\s*(?:codes?\s+)?{_TOKEN}\s*(?:=|:|–|—|->|→|\bmeans\b|\bdenotes\b|\bindicates\b|"
+    rf"\bis\b|\bfor\b)\s*(?P<meaning>[^=:]+?)\s*\.?\s*$"
+)
+_CODE_BRACKET = re.compile(rf"^\s*{_TOKEN}\s*\((?P<meaning>[^()]+)\)\s*\.?\s*$")
+_MEANING_FIRST = re.compile(
+    rf"^\s*(?P<meaning>[^=:]+?)\s*(?:=|:|→|\b(?:is|are)\s+(?:coded|recorded|entered|written)"
+    rf"(?:\s+as)?|\b(?:coded|recorded|entered)(?:\s+as)?)\s*{_TOKEN}\s*(?:throughout\b.*)?\.?\s*$",
+    re.I,
+)
+
+
+def _token(m: re.Match[str]) -> str | None:
+    quoted, number, short = m.group("q"), m.group("n"), m.group("s")
+    if quoted:
+        return quoted
+    if number:
+        f = float(number)
+        return str(int(f)) if f.is_integer() else number.lstrip("+")
+    if short and (short.isupper() or short.lower() in MISSING_TEXT or not short.isalpha()):
+        return short
+    return None
+
+
+def _segment(seg: str) -> tuple[str, str] | None:
+    seg = re.sub(r"^\s*(?:[•*·]|-\s)\s*", "", seg).strip()
+    if not seg or len(seg) > 120:
+        return None
+    for pattern in (_CODE_BRACKET, _CODE_FIRST, _MEANING_FIRST):
+        m = pattern.match(seg)
+        if m:
+            code, meaning = _token(m), m.group("meaning").strip(" .,;")
+            if code and is_missing_meaning(meaning) and code.lower() != meaning.lower():
+                return code, meaning
+    return None
+
+
+def declarations_in_text(text: str) -> dict[str, str]:
+    """{code: meaning} for every missing-code declaration in a free text (one or many lines)."""
+    out: dict[str, str] = {}
+    for line in re.split(r"[\n\r]+", text):
+        found = _segment(line)
+        if found:
+            out.setdefault(*found)
+            continue
+        # several on a line: '-999 = not done; -888 = not applicable', 'Codes: ND (not done), ...'
+        body = re.sub(r"^[^:=]{0,40}\bcodes?\b[^:=]{0,20}:\s*", "", line, flags=re.I)
+        parts = [p for p in re.split(r"\s*[;|]\s*|,\s+(?=\S+\s*(?:=|:|\())", body) if p.strip()]
+        hits = [p for p in (_segment(p) for p in parts) if p]
+        if not hits and re.search(r"\d", body):
+            pairs = parse_code_list(body)
+            hits = [(c, m) for c, m in pairs.items() if m and c != m and is_missing_meaning(m)]
+            hits = [(c, m) for c, m in hits if re.fullmatch(rf"{_NUM}|{_SHORT}|[.]", c)]
+        for code, meaning in hits:
+            out.setdefault(code, meaning)
+    return out
+
+
+def _cell_token(v: Any) -> str | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, int | float):
+        f = float(v)
+        return str(int(f)) if f.is_integer() else str(f)
+    m = re.fullmatch(_TOKEN, str(v).strip())
+    return _token(m) if m else None
+
+
+def declarations_in_row(cells: list[Any]) -> dict[str, str]:
+    """{code: meaning} from one row: a table row (``-999 | Not done``) or its cells' texts."""
+    filled = [v for v in cells if v is not None and str(v).strip()]
+    out: dict[str, str] = {}
+    for a, b in itertools.pairwise(filled):
+        code, meaning = _cell_token(a), str(b).strip()
+        if code is None:  # 'Not done | -999'
+            code, meaning = _cell_token(b), str(a).strip()
+        if (
+            code is not None
+            and is_missing_meaning(meaning)
+            and meaning.lower() != code.lower()
+            and _cell_token(meaning) is None
+        ):
+            out.setdefault(code, meaning)
+    for v in filled:
+        if isinstance(v, str):
+            for code, meaning in declarations_in_text(v).items():
+                out.setdefault(code, meaning)
+    return out
+
+
+def parse_missing_column(text: Any) -> dict[str, str]:
+    """A dictionary's missing-codes cell: every code in it is missing, whatever its label.
+
+    ``-99=Not done; -88=N/A`` · ``-999 (not done)`` · ``'.' = missing`` · ``ND, NA`` · ``-9``.
+    """
+    if text is None or not str(text).strip():
+        return {}
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        return {_cell_token(text) or str(text): ""}
+    s = str(text).strip()
+    found = declarations_in_text(s)
+    if found:
+        rest = parse_code_list(s)
+        return {**{k: v for k, v in rest.items() if k not in found and v != k}, **found}
+    return parse_code_list(s)
