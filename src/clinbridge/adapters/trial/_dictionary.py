@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clinbridge.adapters.trial._codes import parse_code_list, split_missing
-from clinbridge.adapters.trial._missing_decl import parse_missing_column
+from clinbridge.adapters.trial._missing_decl import parse_missing_column, strip_declarations
 from clinbridge.adapters.trial._ranges import split_range
 from clinbridge.timepoint import canonical, time_in_label, time_in_name
 
@@ -131,8 +131,9 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
     if allowed is None:
         allowed = split_range(get("range"))[0]
     # a code whose label says missing ('99=Missing') is a missing code, not a category
+    text_missing, codes_text = strip_declarations(codes_text)  # 'ND (not done)' beside codes
     codes, missing = split_missing(parse_codes(codes_text))
-    missing = {**missing, **parse_missing_column(get("missing"))}
+    missing = {**text_missing, **missing, **parse_missing_column(get("missing"))}
     declared = normalise_type(get("type"))
     if allowed and not codes and declared == "categorical":
         lo, hi = allowed

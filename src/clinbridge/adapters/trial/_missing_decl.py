@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from typing import Any
 
-from clinbridge.adapters.trial._codes import MISSING_TEXT, parse_code_list
+from clinbridge.adapters.trial._codes import MISSING_TEXT, is_missing_label, parse_code_list
 
 __all__ = [
     "declarations_in_row",
@@ -22,6 +23,7 @@ __all__ = [
     "is_missing_header",
     "is_missing_meaning",
     "parse_missing_column",
+    "strip_declarations",
 ]
 
 MISSING_HEADER_WORDS: tuple[str, ...] = (
@@ -97,7 +99,7 @@ def _token(m: re.Match[str]) -> str | None:
     return None
 
 
-def _segment(seg: str) -> tuple[str, str] | None:
+def _segment(seg: str, test: Callable[[str], bool] | None = None) -> tuple[str, str] | None:
     seg = re.sub(r"^\s*(?:[•*·]|-\s)\s*", "", seg).strip()
     if not seg or len(seg) > 120:
         return None
@@ -105,7 +107,7 @@ def _segment(seg: str) -> tuple[str, str] | None:
         m = pattern.match(seg)
         if m:
             code, meaning = _token(m), m.group("meaning").strip(" .,;")
-            if code and is_missing_meaning(meaning) and code.lower() != meaning.lower():
+            if code and (test or is_missing_meaning)(meaning) and code.lower() != meaning.lower():
                 return code, meaning
     return None
 
@@ -178,3 +180,27 @@ def parse_missing_column(text: Any) -> dict[str, str]:
         rest = parse_code_list(s)
         return {**{k: v for k, v in rest.items() if k not in found and v != k}, **found}
     return parse_code_list(s)
+
+
+_PARTS = re.compile(r"\s*[;|\n]\s*|\s+/\s+|,\s+(?=\S{1,8}\s*(?:=|:|\())")
+
+
+def strip_declarations(text: str) -> tuple[dict[str, str], str]:
+    """(missing codes, the rest) of a codes cell that mixes them with value codes.
+
+    ``0=No; 1=Yes; ND (not done)`` → ({'ND': 'not done'}, '0=No; 1=Yes'). Only a meaning that
+    says nothing but missing counts ('not done', not 'Unknown cause'): the rest is left as written
+    when nothing is taken out.
+    """
+    if not text:
+        return {}, text
+    parts = [p for p in _PARTS.split(text.strip()) if p]
+    found: dict[str, str] = {}
+    kept: list[str] = []
+    for part in parts:
+        hit = _segment(part, is_missing_label)
+        if hit and not re.fullmatch(r"[-+]?\d+(?:\.\d+)?", hit[0]):
+            found.setdefault(*hit)
+        else:
+            kept.append(part)
+    return (found, "; ".join(kept)) if found else ({}, text)

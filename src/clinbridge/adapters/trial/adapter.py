@@ -78,7 +78,7 @@ class TrialAdapter(SourceAdapter):
                     type=vtype,
                     unit=unit or None,
                     codes=codes_d,
-                    missing_codes=tuple(missing_d),
+                    missing_codes=_stored_codes(vtype, codes_d, missing_d),
                     missing_labels=missing_d,
                     time_point=tp or None,
                     patient_column=subject,
@@ -119,6 +119,23 @@ class TrialAdapter(SourceAdapter):
             tables=tuple(tables),
             description=f"trial table from {meta.get('file', '?')} (dictionary: {meta.get('dictionary_source', '?')})",
         )
+
+
+def _stored_codes(vtype: str, codes: dict[str, str], missing: dict[str, str]) -> tuple[str, ...]:
+    """The missing codes a column can hold: a numeric column stores a declared text code
+    ('ND', 'NE') as NULL already, so only its numeric codes are left to set aside."""
+    numeric = vtype in {"integer", "float"} or (
+        vtype == "categorical" and bool(codes) and all(_is_number(c) for c in codes)
+    )
+    return tuple(c for c in missing if not numeric or _is_number(c))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _norm(sql_type: Any) -> str:
