@@ -80,6 +80,10 @@ class Book:
     def var(self, concept: str) -> Var:
         return next(v for v in self.variables if v.concept == concept)
 
+    def missing_cells(self) -> int:
+        """How many cells hold a missing code (written, but no value meant)."""
+        return int((self.raw.notna() & self.truth.isna()).to_numpy().sum())
+
 
 def _codes_text(codes: dict[Any, str], notation: tuple[str, str]) -> str:
     form, sep = notation
@@ -173,9 +177,12 @@ def _declaration_lines(numeric: dict[int, str], text: dict[str, str], style: int
 
 
 def build(seed: int, path: Path, *, where: str | None = None) -> Book:
-    """A workbook at ``path`` in the layout ``seed`` draws (``where`` forces the declaration)."""
+    """A workbook at ``path`` in the layout ``seed`` draws (``where`` forces the declaration;
+    ``where='nowhere'``: -999 is written for missing values and declared nowhere)."""
     rng = np.random.default_rng(seed)
     numeric, text = MISSING_SETS[seed % len(MISSING_SETS)]
+    if where == "nowhere":
+        numeric, text = {-999: "not done"}, {}
     where = where or WHERE[seed % len(WHERE)]
     notation = NOTATIONS[int(rng.integers(len(NOTATIONS)))]
     time_name = TIME_NAMES[int(rng.integers(len(TIME_NAMES)))]
@@ -195,7 +202,7 @@ def build(seed: int, path: Path, *, where: str | None = None) -> Book:
             for i in np.flatnonzero(hit):
                 code = codes_all[int(rng.integers(len(codes_all)))]
                 written[i], meant[i] = code, None
-        if v.kind == "text_coded":  # a text code of the workbook in a text-coded column
+        if v.kind == "text_coded" and text:  # a text code of the workbook in a text-coded column
             for i in np.flatnonzero(rng.random(n) < 0.1):
                 written[i], meant[i] = next(iter(text)), None
         truth[v.name] = meant
@@ -269,7 +276,10 @@ def _write(
                 if v.range is not None:
                     codes = f"range {v.range[0]:g} to {v.range[1]:g}"
                 miss = ""
-                if v.kind in {"coded", "measured"} and v.concept not in {"arm", "trial"}:
+                if v.kind in {"coded", "measured", "text_coded"} and v.concept not in {
+                    "arm",
+                    "trial",
+                }:
                     if where == "inline":
                         codes = "; ".join([c for c in (codes,) if c] + inline)
                     elif where == "dict_column":

@@ -11,7 +11,15 @@ from clinbridge.adapters.trial._missing_decl import parse_missing_column, strip_
 from clinbridge.adapters.trial._ranges import split_range
 from clinbridge.timepoint import canonical, time_in_label, time_in_name
 
-__all__ = ["Entry", "infer_entry", "normalise_type", "parse_codes", "parse_entry", "role_of"]
+__all__ = [
+    "Entry",
+    "infer_entry",
+    "mostly_numbers",
+    "normalise_type",
+    "parse_codes",
+    "parse_entry",
+    "role_of",
+]
 
 VarType = str  # integer | float | string | date | categorical
 
@@ -170,6 +178,21 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         row=index + 1,
         range=allowed,
     )
+
+
+def mostly_numbers(values: list[Any]) -> list[Any]:
+    """A column of numbers with a few stray texts ('n.q.' in 200 weights) keeps only its numbers,
+    so that it is read as numeric and each stray text becomes a bad cell naming its row; any
+    other column is returned as it is."""
+    filled = [v for v in values if v is not None and not (isinstance(v, str) and not v.strip())]
+    numbers = [v for v in filled if not isinstance(v, bool) and _number_like(v)]
+    if len(numbers) >= 10 and len(numbers) < len(filled) and len(numbers) >= 0.9 * len(filled):
+        return numbers
+    return values
+
+
+def _number_like(v: Any) -> bool:
+    return isinstance(v, int | float) or (isinstance(v, str) and _is_number(v.strip()))
 
 
 _MISSING_GUESSES = (-99.0, -88.0, -77.0, -999.0, -9.0)

@@ -199,7 +199,7 @@ def strip_declarations(text: str) -> tuple[dict[str, str], str]:
     kept: list[str] = []
     for part in parts:
         hit = _segment(part, is_missing_label)
-        if hit and not re.fullmatch(r"[-+]?\d+(?:\.\d+)?", hit[0]):
+        if hit:
             found.setdefault(*hit)
         else:
             kept.append(part)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from clinbridge.adapters.trial._codes import MISSING_TEXT
 from clinbridge.adapters.trial._dictionary import Entry
 from clinbridge.adapters.trial._read import Sheet, column_letter
 from clinbridge.errors import LoadError
 
-__all__ = ["MAX_PROBLEMS_SHOWN", "problem_at", "raise_problems"]
+__all__ = ["MAX_PROBLEMS_SHOWN", "problem_at", "raise_problems", "unlisted_text_codes"]
 
 MAX_PROBLEMS_SHOWN = 8
 
@@ -56,3 +57,22 @@ def raise_problems(problems: list[dict[str, Any]], sheet: Sheet) -> None:
         field=f"column {first['column']} ({first['variable']})",
         problems=problems,
     )
+
+
+def unlisted_text_codes(entry: Entry, values: list[str | None]) -> list[tuple[int, str]]:
+    """(index, reason) of each text in a text-coded column that is none of the dictionary's codes
+    or labels (in any case), none of its missing codes, and says no missing value ('NA')."""
+    if entry.type != "categorical" or not entry.codes or entry.source != "dictionary":
+        return []
+    known = {k.lower() for k in entry.codes} | {v.lower() for v in entry.codes.values() if v}
+    known |= {k.lower() for k in entry.missing} | MISSING_TEXT
+    shown = "; ".join(f"{k}={v}" if v and v != k else k for k, v in list(entry.codes.items())[:6])
+    return [
+        (
+            i,
+            f"the dictionary disagrees with the data: value {v!r} is not one of the codes "
+            f"({shown}) or missing codes",
+        )
+        for i, v in enumerate(values)
+        if v is not None and v.lower() not in known
+    ]

@@ -36,10 +36,11 @@ from clinbridge.adapters.trial._dictionary import (
     Entry,
     code_key,
     infer_entry,
+    mostly_numbers,
     parse_entry,
     role_of,
 )
-from clinbridge.adapters.trial._problems import problem_at, raise_problems
+from clinbridge.adapters.trial._problems import problem_at, raise_problems, unlisted_text_codes
 from clinbridge.adapters.trial._ranges import check_range, range_lines, usual_codes_beside
 from clinbridge.adapters.trial._read import (
     Sheet,
@@ -294,7 +295,10 @@ def read_trial(
             report.inferred.append(name)
         elif not entry.typed:  # a dictionary without a type column: numbers are numbers
             seen = infer_entry(
-                name, [v for v in raw if not (_missing_text(v, entry) or declared.is_text_code(v))]
+                name,
+                mostly_numbers(
+                    [v for v in raw if not (_missing_text(v, entry) or declared.is_text_code(v))]
+                ),
             )
             entry.type = "integer" if seen.type == "categorical" else seen.type
         entry.name = name
@@ -384,24 +388,26 @@ def _convert(
         out: list[Any]
         if set(map(type, raw)) == {str}:  # the common case: a text column read as text
             out = [v or None for v in map(str.strip, raw)]
-            blank = out.count(None)
-            missing = sum(1 for v in out if v in entry.missing) if entry.missing else 0
-            return out, (blank, missing, len(raw) - blank - missing)
-        out = []
-        for v in raw:
-            if type(v) is str:
-                out.append(v.strip() or None)
-            elif v is None or (isinstance(v, float) and math.isnan(v)):
-                out.append(None)
-            elif isinstance(v, dt.datetime | dt.date):
-                out.append(v.isoformat()[:10] if entry.type == "date" else v.isoformat())
-            elif isinstance(v, float) and v.is_integer():
-                out.append(str(int(v)))
-            else:
-                out.append(str(v).strip())
-        blank = out.count(None)
+        else:
+            out = []
+            for v in raw:
+                if type(v) is str:
+                    out.append(v.strip() or None)
+                elif v is None or (isinstance(v, float) and math.isnan(v)):
+                    out.append(None)
+                elif isinstance(v, dt.datetime | dt.date):
+                    out.append(v.isoformat()[:10] if entry.type == "date" else v.isoformat())
+                elif isinstance(v, float) and v.is_integer():
+                    out.append(str(int(v)))
+                else:
+                    out.append(str(v).strip())
+        unlisted = unlisted_text_codes(entry, out)  # 'X' in a column coded 'M = Male; F = Female'
+        for i, reason in unlisted:
+            problem(i, raw[i], reason)
+            out[i] = None
+        blank = out.count(None) - len(unlisted)
         missing = sum(1 for v in out if v in entry.missing) if entry.missing else 0
-        return out, (blank, missing, len(raw) - blank - missing)
+        return out, (blank, missing, len(raw) - blank - missing - len(unlisted))
     text_missing = 0  # 'NA', 'not done', '.' or a declared text code in a numeric column
     by_label = {lab.strip().lower(): c for c, lab in entry.codes.items() if lab and _num(c)}
     try:
