@@ -12,6 +12,7 @@ how many cells each turned to missing.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,14 +60,20 @@ class WorkbookCodes:
                 added.append(code)
         if not self.codes or not (entry.numeric or entry.type == "categorical"):
             return added
-        numbers, texts = _column(raw)
+        hit = self._lookup.intersection(raw)  # which codes the column holds, at C speed
+        pending = [
+            (code, meaning)
+            for code, meaning in self.codes.items()
+            if code not in entry.missing
+            and code not in entry.codes
+            and (code in hit or f" {code}" in hit or _number(code) in hit)
+        ]
+        if not pending:  # a code the column never holds changes nothing: not listed for it
+            return added
+        numbers, _ = _column(raw)
         others = numbers[~np.isin(numbers, [*self._numeric, *_numbers(entry.missing)])]
-        for code, meaning in self.codes.items():
-            if code in entry.missing or code in entry.codes:
-                continue
+        for code, meaning in pending:
             x = _number(code)
-            if not (code in texts if x is None else bool(np.any(numbers == x))):
-                continue  # a code the column never holds changes nothing: not listed for it
             if x is not None and entry.type != "categorical" and not _apart(x, others):
                 self.not_applied.append(f"{code} on {entry.name} (near its values)")
                 continue
@@ -79,6 +86,11 @@ class WorkbookCodes:
     @property
     def _numeric(self) -> list[float]:
         return _numbers(self.codes)
+
+    @functools.cached_property
+    def _lookup(self) -> set[Any]:
+        """The codes as cells hold them: numbers as numbers, and as text."""
+        return {*self._numeric, *self.codes, *(f" {c}" for c in self.codes)}
 
     def count(self, added: list[str], raw: list[Any], arr: Any) -> None:
         """Add to ``cells`` the cells of one column that the added codes turned to missing."""

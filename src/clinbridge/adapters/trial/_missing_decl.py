@@ -10,6 +10,7 @@ row of cells; :func:`is_missing_header` tells a dictionary column of missing cod
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable
@@ -80,6 +81,10 @@ _CODE_FIRST = re.compile(
     rf"\bis\b|\bfor\b)\s*(?P<meaning>[^=:]+?)\s*\.?\s*$"
 )
 _CODE_BRACKET = re.compile(rf"^\s*{_TOKEN}\s*\((?P<meaning>[^()]+)\)\s*\.?\s*$")
+_CODE_SPACE = re.compile(
+    rf"^\s*(?P<n>{_NUM})\s+(?P<meaning>[A-Za-z][\w'/-]*(?:\s+[\w'/()-]+){{0,4}})\s*\.?\s*$"
+)
+"""'-99 not done': a number, a space and a short meaning."""
 _MEANING_FIRST = re.compile(
     rf"^\s*(?P<meaning>[^=:]+?)\s*(?:=|:|→|\b(?:is|are)\s+(?:coded|recorded|entered|written)"
     rf"(?:\s+as)?|\b(?:coded|recorded|entered)(?:\s+as)?)\s*{_TOKEN}\s*(?:throughout\b.*)?\.?\s*$",
@@ -88,7 +93,8 @@ _MEANING_FIRST = re.compile(
 
 
 def _token(m: re.Match[str]) -> str | None:
-    quoted, number, short = m.group("q"), m.group("n"), m.group("s")
+    groups = m.groupdict()
+    quoted, number, short = groups.get("q"), groups.get("n"), groups.get("s")
     if quoted:
         return quoted
     if number:
@@ -103,7 +109,7 @@ def _segment(seg: str, test: Callable[[str], bool] | None = None) -> tuple[str, 
     seg = re.sub(r"^\s*(?:[•*·]|-\s)\s*", "", seg).strip()
     if not seg or len(seg) > 120:
         return None
-    for pattern in (_CODE_BRACKET, _CODE_FIRST, _MEANING_FIRST):
+    for pattern in (_CODE_BRACKET, _CODE_FIRST, _MEANING_FIRST, _CODE_SPACE):
         m = pattern.match(seg)
         if m:
             code, meaning = _token(m), m.group("meaning").strip(" .,;")
@@ -122,11 +128,17 @@ def declarations_in_text(text: str) -> dict[str, str]:
             continue
         # several on a line: '-999 = not done; -888 = not applicable', 'Codes: ND (not done), ...'
         body = re.sub(r"^[^:=]{0,40}\bcodes?\b[^:=]{0,20}:\s*", "", line, flags=re.I)
-        parts = [p for p in re.split(r"\s*[;|]\s*|,\s+(?=\S+\s*(?:=|:|\())", body) if p.strip()]
+        parts = [
+            p for p in re.split(r"\s*[;|]\s*|,\s+(?=\S+\s*(?:=|:|\()|[-+]?\d)", body) if p.strip()
+        ]
         hits = [p for p in (_segment(p) for p in parts) if p]
         if not hits and re.search(r"\d", body):
             pairs = parse_code_list(body)
-            hits = [(c, m) for c, m in pairs.items() if m and c != m and is_missing_meaning(m)]
+            hits = [
+                (c, m)
+                for c, m in pairs.items()
+                if m and c != m and len(m.split()) <= 5 and is_missing_meaning(m)
+            ]
             hits = [(c, m) for c, m in hits if re.fullmatch(rf"{_NUM}|{_SHORT}|[.]", c)]
         for code, meaning in hits:
             out.setdefault(code, meaning)
@@ -165,10 +177,12 @@ def declarations_in_row(cells: list[Any]) -> dict[str, str]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_missing_column(text: Any) -> dict[str, str]:
     """A dictionary's missing-codes cell: every code in it is missing, whatever its label.
 
     ``-99=Not done; -88=N/A`` · ``-999 (not done)`` · ``'.' = missing`` · ``ND, NA`` · ``-9``.
+    (Cached: a dictionary repeats its cells; never change the result.)
     """
     if text is None or not str(text).strip():
         return {}
@@ -185,12 +199,13 @@ def parse_missing_column(text: Any) -> dict[str, str]:
 _PARTS = re.compile(r"\s*[;|\n]\s*|\s+/\s+|,\s+(?=\S{1,8}\s*(?:=|:|\())")
 
 
+@functools.lru_cache(maxsize=4096)
 def strip_declarations(text: str) -> tuple[dict[str, str], str]:
     """(missing codes, the rest) of a codes cell that mixes them with value codes.
 
     ``0=No; 1=Yes; ND (not done)`` → ({'ND': 'not done'}, '0=No; 1=Yes'). Only a meaning that
     says nothing but missing counts ('not done', not 'Unknown cause'): the rest is left as written
-    when nothing is taken out.
+    when nothing is taken out. (Cached: a dictionary repeats its cells; never change the result.)
     """
     if not text:
         return {}, text

@@ -9,6 +9,7 @@ A range may share its cell with missing codes (``range 30 to 40; -999 = not done
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -64,6 +65,7 @@ def _one(segment: str) -> tuple[float, float] | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def split_range(text: str) -> tuple[tuple[float, float] | None, str]:
     """(the declared range or None, what else the cell says) — '30-40; -999 = not done'."""
     if not text or not re.search(r"\d", text):
