@@ -29,7 +29,7 @@ MISSING_SETS: tuple[tuple[dict[int, str], dict[str, str]], ...] = (
     ({-99: "not recorded", -88: "not applicable"}, {"NE": "not evaluated"}),
     ({-777: "lost to follow-up", 9999: "unknown"}, {"LTFU": "lost to follow-up"}),
 )
-WHERE = ("notes_text", "notes_table", "dict_column", "inline", "title")
+WHERE = ("notes_text", "notes_table", "dict_column", "inline", "title", "dict_side", "sentence")
 NOTATIONS = (
     ("{c}={l}", "; "),
     ("{c} - {l}", " / "),
@@ -173,7 +173,13 @@ def _declaration_lines(numeric: dict[int, str], text: dict[str, str], style: int
         return [f"{c}: {m}" for c, m in quoted]
     if style == 2:
         return ["Missing codes: " + "; ".join(f"{c} = {m}" for c, m in quoted)]
-    return [f"{m.capitalize()} is coded as {c}" for c, m in quoted]
+    if style == 3:
+        return [f"{m.capitalize()} is coded as {c}" for c, m in quoted]
+    said = " and ".join(
+        f"{c if isinstance(c, int) or c.startswith(chr(39)) else repr(c)} for '{m}'"
+        for c, m in quoted
+    )
+    return [f"Throughout the export, fields use {said}."]
 
 
 def build(seed: int, path: Path, *, where: str | None = None) -> Book:
@@ -258,8 +264,8 @@ def _write(
         if role == "notes":
             ws.append(["Harmonised export of two neonatal cooling trials."])
             ws.append(["One row per infant; trial-specific fields are blank for the other trial."])
-            if where == "notes_text":
-                for line in _declaration_lines(numeric, text, style):
+            if where in {"notes_text", "sentence"}:
+                for line in _declaration_lines(numeric, text, 4 if where == "sentence" else style):
                     ws.append([line])
             elif where == "notes_table":
                 ws.append([])
@@ -270,8 +276,9 @@ def _write(
             if where == "title":
                 ws.append(["Missing codes: " + "; ".join(inline)])
                 ws.append([])
-            ws.append(header)
-            for v in variables:
+            side = ["", "Missing codes:", *inline] if where == "dict_side" else []
+            ws.append(header + side[:2])
+            for k, v in enumerate(variables):
                 codes = _codes_text(v.codes, notation) if v.codes else ""
                 if v.range is not None:
                     codes = f"range {v.range[0]:g} to {v.range[1]:g}"
@@ -291,7 +298,7 @@ def _write(
                 if with_type:
                     kind = {"id": "text", "padding": "text", "measured": "numeric"}
                     row.append(kind.get(v.kind, "categorical"))
-                ws.append(row)
+                ws.append(row + (["", side[k + 2]] if k + 2 < len(side) else []))
         else:
             ws.append(list(raw.columns))
             for rec in raw.itertuples(index=False):

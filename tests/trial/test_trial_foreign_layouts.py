@@ -26,9 +26,10 @@ from clinbridge.catalog import Catalog
 from clinbridge.errors import LoadError
 from clinbridge.timepoint import canonical
 
-SEEDS = range(10)
+SEEDS = range(14)
 """Two of each place a declaration can stand (notes text, codes table, dictionary column,
-inside the codes column, a title row), with drawn sheet names, orders, headers and notations."""
+inside the codes column, a title row, notes beside the dictionary, a sentence in the notes),
+with drawn sheet names, orders, headers and notations."""
 
 
 def _catalog(url: str) -> Catalog:
@@ -53,10 +54,11 @@ def test_each_layout_loads_and_its_counts_reconcile(loaded) -> None:  # type: ig
     assert report.rows_loaded == fl.N_ROWS and not report.problems and not report.inferred
     assert report.missing_code_cells == book.missing_cells()
     workbook_cells = sum(d["cells"] for d in report.workbook_missing)
-    if book.where in {"notes_text", "notes_table", "title"}:  # declared once for the workbook
+    if book.where in {"notes_text", "notes_table", "title", "dict_side", "sentence"}:
         assert workbook_cells == book.missing_cells()
         assert {str(d["code"]) for d in report.workbook_missing} == {str(c) for c in book.missing}
-        sheet = book.sheets["dictionary" if book.where == "title" else "notes"]
+        on_dictionary = book.where in {"title", "dict_side"}
+        sheet = book.sheets["dictionary" if on_dictionary else "notes"]
         assert all(d["declared"].startswith(f"sheet {sheet!r}") for d in report.workbook_missing)
     else:  # declared per variable: nothing is workbook-wide
         assert workbook_cells == 0

@@ -216,22 +216,29 @@ def workbook_codes(
         else:
             continue
         parts.append((s.name, rows, list(range(len(rows)))))
-    if dictionary is not None:
+    if dictionary is not None:  # its title rows, its footnotes, and notes beside its columns
         sheet, top, cols = dictionary
-        j = cols["variable"]
-        notes = [
-            i
+        j, last = cols["variable"], max(cols.values())
+        rows = [
+            r
+            if i < top or (j < len(r) and str(r[j] or "").strip().lower() not in wanted)
+            else r[last + 1 : last + 1 + _MOST_CELLS]
             for i, r in enumerate(sheet.rows)
-            if i < top or (i > top and j < len(r) and str(r[j] or "").strip().lower() not in wanted)
         ]
-        parts.append((sheet.name, sheet.rows, notes))
+        parts.append((sheet.name, rows, [i for i in range(len(rows)) if i != top]))
     return find_workbook_codes(parts, names)
 
 
-def drop_notes(entries: dict[str, Entry], codes: WorkbookCodes, sheet: str) -> dict[str, Entry]:
-    """The dictionary's entries without the rows that were declarations ('Note: -999 = not done')."""
+def drop_notes(
+    entries: dict[str, Entry], codes: WorkbookCodes, sheet: str, names: list[str]
+) -> dict[str, Entry]:
+    """The dictionary's entries without the rows that were declarations ('Note: -999 = not
+    done' under the table), never an entry that names a data column."""
     used = codes.rows_used.get(sheet, set())
-    return {k: e for k, e in entries.items() if e.row is None or e.row - 1 not in used}
+    wanted = {n.lower() for n in names if n}
+    return {
+        k: e for k, e in entries.items() if k in wanted or e.row is None or e.row - 1 not in used
+    }
 
 
 def report_lines(workbook: list[dict[str, Any]], not_applied: list[str]) -> list[str]:

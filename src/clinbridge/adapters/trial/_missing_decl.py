@@ -21,6 +21,7 @@ from clinbridge.adapters.trial._codes import MISSING_TEXT, is_missing_label, par
 __all__ = [
     "declarations_in_row",
     "declarations_in_text",
+    "in_table",
     "is_missing_header",
     "is_missing_meaning",
     "parse_missing_column",
@@ -56,6 +57,18 @@ def is_missing_header(header: Any) -> bool:
     return bool(text) and bool(_HEADER.search(text)) and not _NOT_CODES.search(text)
 
 
+def in_table(row: list[Any], j: int, taken: set[int]) -> bool:
+    """Whether header cell ``j`` heads a column of the table, not a note beside it: it does not
+    end with ':' ('Missing codes:' labels a note) and no blank cell parts it from the table's
+    last column."""
+    if str(row[j]).strip().endswith(":"):
+        return False
+    last = max(taken, default=-1)
+    return j <= last + 1 or all(
+        row[k] is not None and str(row[k]).strip() for k in range(last + 1, j)
+    )
+
+
 _MEANING = re.compile(
     r"\b(?:not\s+(?:done|applicable|known|recorded|assessed|available|measured|collected|"
     r"performed|obtained|tested|reported|asked|answered|evaluable|evaluated|ascertained|stated|"
@@ -77,7 +90,7 @@ _QUOTED = r"['\"‘“](?P<q>[^'\"’”\s]{1,8})['\"’”]"
 _SHORT = r"[.*\-]{1,3}|[A-Z][A-Z/.]{0,4}|n/a|na|nd|nk|nr|unk"
 _TOKEN = rf"(?:{_QUOTED}|(?P<n>{_NUM})|(?P<s>{_SHORT}))"
 _CODE_FIRST = re.compile(
-    rf"^\s*(?:codes?\s+)?{_TOKEN}\s*(?:=|:|–|—|->|→|\bmeans\b|\bdenotes\b|\bindicates\b|"
+    rf"^\s*(?:codes?\s+)?{_TOKEN}\s*(?:=|:|–|—|->|→|\bmeans?\b|\bdenotes?\b|\bindicates?\b|"
     rf"\bis\b|\bfor\b)\s*(?P<meaning>[^=:]+?)\s*\.?\s*$"
 )
 _CODE_BRACKET = re.compile(rf"^\s*{_TOKEN}\s*\((?P<meaning>[^()]+)\)\s*\.?\s*$")
@@ -128,6 +141,8 @@ def declarations_in_text(text: str) -> dict[str, str]:
             continue
         # several on a line: '-999 = not done; -888 = not applicable', 'Codes: ND (not done), ...'
         body = re.sub(r"^[^:=]{0,40}\bcodes?\b[^:=]{0,20}:\s*", "", line, flags=re.I)
+        body = _LEAD.sub("", body)  # 'Special values: -999 not done | -888 not applicable'
+
         parts = [
             p for p in re.split(r"\s*[;|]\s*|,\s+(?=\S+\s*(?:=|:|\()|[-+]?\d)", body) if p.strip()
         ]
@@ -140,8 +155,28 @@ def declarations_in_text(text: str) -> dict[str, str]:
                 if m and c != m and len(m.split()) <= 5 and is_missing_meaning(m)
             ]
             hits = [(c, m) for c, m in hits if re.fullmatch(rf"{_NUM}|{_SHORT}|[.]", c)]
+        if not hits:  # in a sentence: 'all fields use -999 for "not done" and -888 for ...'
+            hits = [(c, m) for c, m in _in_sentence(body) if is_missing_meaning(m)]
         for code, meaning in hits:
             out.setdefault(code, meaning)
+    return out
+
+
+_LEAD = re.compile(r"^\s*[A-Za-z][A-Za-z /-]{3,40}:\s*(?=[-+]?\d|['\"‘“])")
+"""A label before a colon ('Special values: '), when a code follows it."""
+_SENTENCE = re.compile(
+    rf"(?:(?P<n>{_NUM})|{_QUOTED})\s*(?:=|\bfor\b|\bmeans\b|\bindicates\b|\bdenotes\b|\()\s*"
+    r"['\"‘“]?(?P<meaning>[A-Za-z][\w /'-]{2,40}?)['\"’”]?\s*(?=[,;.)]|\band\b|\bor\b|$)"
+)
+
+
+def _in_sentence(text: str) -> list[tuple[str, str]]:
+    """(code, meaning) pairs anywhere in a sentence, for numbers and quoted codes only."""
+    out = []
+    for m in _SENTENCE.finditer(text):
+        code = _token(m)
+        if code:
+            out.append((code, m.group("meaning").strip()))
     return out
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from clinbridge.adapters.trial._dict_header import by_content, by_words
-from clinbridge.adapters.trial._missing_decl import is_missing_header
+from clinbridge.adapters.trial._missing_decl import in_table, is_missing_header
 from clinbridge.errors import LoadError
 
 __all__ = ["Sheet", "column_letter", "find_dictionary", "find_header", "read_sheets"]
@@ -272,7 +272,7 @@ def dictionary_columns(row: list[Any]) -> dict[str, int]:
     if "missing" not in out:  # 'Special codes', 'Non-response codes', 'NA codes'
         taken = set(out.values())
         found = [j for j, h in enumerate(row) if j not in taken and is_missing_header(h)]
-        if found:
+        if found and in_table(row, found[0], taken):
             out["missing"] = found[0]
     return out if "variable" in out and "label" in out else {}
 

@@ -244,7 +244,7 @@ def read_trial(
     entries_by_name: dict[str, Entry] = {}
     if dict_sheet is not None:
         entries_by_name = _dictionary_entries(dict_sheet, dict_header, dict_cols)
-        entries_by_name = drop_notes(entries_by_name, declared, dict_sheet.name)
+        entries_by_name = drop_notes(entries_by_name, declared, dict_sheet.name, names)
         report.dictionary_entries = len(entries_by_name)
         have = {n.lower() for n in names}
         lacking = [e for k, e in entries_by_name.items() if k not in have]
