@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["MISSING_TEXT", "is_missing_label", "parse_code_list", "split_missing"]
+__all__ = ["MISSING_TEXT", "is_missing_label", "is_number", "parse_code_list", "split_missing"]
 
 _NUM = r"-?\d+(?:\.\d+)?"
 # a numeric code opening a pair: at the start or after a separator, then '=', ':', ')', ' - ', ','
@@ -79,6 +79,15 @@ def is_missing_label(label: str) -> bool:
         return False
     parts = [p.strip() for p in re.split(r"\s*(?:/|,| or )\s*", t) if p.strip()]
     return bool(parts) and all(p in MISSING_TEXT for p in parts)
+
+
+def is_number(text: str) -> bool:
+    """Whether a text reads as a number ('-99', '2.5')."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _key(code: str) -> str:

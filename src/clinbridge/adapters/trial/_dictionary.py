@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from clinbridge.adapters.trial._codes import is_number as _is_number
 from clinbridge.adapters.trial._codes import parse_code_list, split_missing
 from clinbridge.adapters.trial._missing_decl import parse_missing_column, strip_declarations
 from clinbridge.adapters.trial._ranges import split_range
@@ -98,14 +99,6 @@ _TYPE_WORDS = (
     ("float", r"numer|\bnum\b|float|decimal|continuous|\breal\b|double"),
     ("string", r"\btext|string|\bchar|free"),
 )
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def code_key(value: Any) -> str:

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from clinbridge.adapters.trial._codes import is_number
+
 __all__ = [
     "check_range",
     "outside",
@@ -106,7 +108,7 @@ def check_range(
     ``locate(i, entry=, value=, reason=)``: the sheet, row and column of the i-th cell.
     """
     lo, hi = entry.range
-    codes = [float(c) for c in entry.missing if _number(c)]
+    codes = [float(c) for c in entry.missing if is_number(c)]
     present = ~np.isnan(arr) & ~np.isin(arr, codes)
     moved = 0
     for i in outside(arr, present, (lo, hi)).tolist():
@@ -139,14 +141,6 @@ def range_lines(found: list[dict[str, Any]]) -> list[str]:
         f"missing codes, treated as missing); first: sheet {first['sheet']!r} row {first['row']} "
         f"column {first['column']} ({first['variable']}) = {first['value']!r}"
     ]
-
-
-def _number(c: str) -> bool:
-    try:
-        float(c)
-    except ValueError:
-        return False
-    return True
 
 
 def usual_codes_beside(entry: Any, bad: np.ndarray, allowed: set[float]) -> list[float]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import orjson
 
 from clinbridge.adapters.base import SourceAdapter
+from clinbridge.adapters.trial._codes import is_number as _is_number
 from clinbridge.catalog import Catalog, ColumnInfo, PatientTable, TableInfo, Variable
 from clinbridge.errors import SchemaMismatchError
 
@@ -128,14 +129,6 @@ def _stored_codes(vtype: str, codes: dict[str, str], missing: dict[str, str]) ->
         vtype == "categorical" and bool(codes) and all(_is_number(c) for c in codes)
     )
     return tuple(c for c in missing if not numeric or _is_number(c))
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _norm(sql_type: Any) -> str:

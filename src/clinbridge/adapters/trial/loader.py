@@ -31,6 +31,7 @@ import orjson
 import pandas as pd
 
 from clinbridge.adapters.trial._codes import MISSING_TEXT
+from clinbridge.adapters.trial._codes import is_number as _num
 from clinbridge.adapters.trial._conventions import drop_notes, report_lines, workbook_codes
 from clinbridge.adapters.trial._dictionary import (
     Entry,
@@ -499,14 +500,6 @@ def _convert(
 def _missing_text(v: Any, entry: Entry) -> bool:
     """A cell whose text says the value is missing ('NA', 'not done', a declared code)."""
     return isinstance(v, str) and (v.strip().lower() in MISSING_TEXT or v.strip() in entry.missing)
-
-
-def _num(c: str) -> bool:
-    try:
-        float(c)
-    except ValueError:
-        return False
-    return True
 
 
 def _design(
