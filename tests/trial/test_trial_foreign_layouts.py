@@ -247,3 +247,31 @@ def test_declaration_tables_and_headers() -> None:
 )
 def test_range_notations(text: str, found: tuple[float, float] | None) -> None:
     assert split_range(text)[0] == found
+
+
+def test_a_footnote_under_the_dictionary_declares_for_the_workbook(tmp_path: Path) -> None:
+    book = fl.build(3, tmp_path / "book.xlsx", where="nowhere")
+    wb = load_workbook(book.path)
+    ws = wb[book.sheets["dictionary"]]
+    ws.append([])
+    ws.append(["Note: -999 = not done (all fields)"])  # in the variable column, naming none
+    wb.save(book.path)
+    report = read_trial(book.path).report
+    assert report.dictionary_entries == len(book.variables)  # the note is no entry
+    (code,) = report.workbook_missing
+    assert code["code"] == "-999" and code["cells"] == book.missing_cells()
+    assert code["declared"] == f"sheet {book.sheets['dictionary']!r} row {len(book.variables) + 3}"
+
+
+def test_a_row_naming_a_column_declares_for_that_column_only(tmp_path: Path) -> None:
+    book = fl.build(4, tmp_path / "book.xlsx", where="nowhere")
+    wb = load_workbook(book.path)
+    ws = wb.create_sheet("Special")
+    ws.append(["Variable", "Code", "Meaning"])
+    ws.append(["died", -999, "not done"])
+    wb.save(book.path)
+    table = read_trial(book.path)
+    by = {e.name: e for e, _ in table.entries}
+    assert by["died"].missing == {"-999": "not done"}
+    assert by["seiz"].missing == {"-999": "undeclared: a usual missing code"}
+    assert table.report.workbook_missing == []
