@@ -52,12 +52,12 @@ class WorkbookCodes:
         return isinstance(v, str) and v.strip() in self.codes and not _number(v.strip())
 
     def extend(self, entry: Entry, raw: list[Any]) -> list[str]:
-        """Add the codes that apply to ``entry`` to its missing codes; returns the added ones."""
+        """Add the codes that apply to ``entry`` to its missing codes; returns the workbook-wide
+        ones added (a code a sheet declares for this column alone counts as the dictionary's)."""
         added: list[str] = []
         for code, meaning in self.per_variable.get(entry.name.lower(), {}).items():
             if code not in entry.missing and code not in entry.codes:
                 entry.missing[code] = meaning
-                added.append(code)
         if not self.codes or not (entry.numeric or entry.type == "categorical"):
             return added
         hit = self._lookup.intersection(raw)  # which codes the column holds, at C speed
