@@ -11,16 +11,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["MISSING_TEXT", "is_missing_label", "parse_code_list", "split_missing"]
+__all__ = ["MISSING_TEXT", "is_missing_label", "is_number", "parse_code_list", "split_missing"]
 
 _NUM = r"-?\d+(?:\.\d+)?"
 # a numeric code opening a pair: at the start or after a separator, then '=', ':', ')', ' - ', ','
 _OPENER = re.compile(
-    rf"(?:^|(?<=[;|,/\n])|(?<=\s))\s*\(?(?P<code>{_NUM})\s*(?:=|:|\)|–|-(?=\s)|,(?=\s*[^\d\s.-]))\s*"
+    rf"(?:^|(?<=[;|,/\n])|(?<=\s))\s*\(?(?P<code>{_NUM})\s*"
+    r"(?:=|:|\)|–|-(?=\s)|,(?=\s*[^\d\s.-])|\((?=\s*[A-Za-z][^()]*\)))\s*"
 )
+"""'(1)' / '1=' / '1:' / '1 -' / '1,' before a label, or '-999 (' before a label in brackets."""
 _PAIR = re.compile(rf"^\s*({_NUM})\s*(?:=|:|,|-(?=\s)|\s)\s*(.+?)\s*$")
-_TEXT_PAIR = re.compile(r"^\s*([\w.]+)\s*[=:]\s*(.+?)\s*$")
+_TEXT_PAIR = re.compile(r"^\s*['\"‘“]?([\w./]+?)['\"’”]?\s*[=:]\s*(.+?)\s*$")
 """A text code needs its '=' or ':' ('M=Male'); 'Standard care' is no code 'Standard'."""
+_BRACKET_PAIR = re.compile(r"\(([^()\s]{1,6})\)\s*([^()]+)")
+_BRACKETED = re.compile(r"(?:\s*\(([^()\s]{1,6})\)\s*[^()]+)+")
 _LABEL_FIRST = re.compile(rf"^\s*(?P<label>[^=:]*[A-Za-z][^=:]*?)\s*[=:]\s*(?P<code>{_NUM})\s*$")
 
 MISSING_TEXT = frozenset(
@@ -51,6 +55,16 @@ MISSING_TEXT = frozenset(
         "missing data",
         "data missing",
         "no data",
+        "not evaluated",
+        "not performed",
+        "not obtained",
+        "not tested",
+        "not reported",
+        "not asked",
+        "no response",
+        "lost to follow-up",
+        "lost to follow up",
+        "ltfu",
     }
 )
 """Cell texts and code labels that say a value is missing, not what it is."""
@@ -59,10 +73,21 @@ MISSING_TEXT = frozenset(
 def is_missing_label(label: str) -> bool:
     """'Missing', 'not known', 'N/A', 'unknown / not recorded', 'Missing data' — not 'Unknown cause'."""
     t = re.sub(r"\s+", " ", label.strip().lower()).strip(" ()[]")
+    t = re.sub(r"^(.+?)\s*\([^()]*\)$", r"\1", t)  # 'not applicable (died)'
+
     if not t:
         return False
     parts = [p.strip() for p in re.split(r"\s*(?:/|,| or )\s*", t) if p.strip()]
     return bool(parts) and all(p in MISSING_TEXT for p in parts)
+
+
+def is_number(text: str) -> bool:
+    """Whether a text reads as a number ('-99', '2.5')."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _key(code: str) -> str:
@@ -85,9 +110,14 @@ def parse_code_list(text: Any) -> dict[str, str]:
         for m, nxt in zip(openers, [*openers[1:], None], strict=True):
             end = nxt.start() if nxt is not None else len(s)
             label = s[m.end() : end].strip().strip(";|,/").strip()
+            if label.endswith(")") and "(" not in label:  # '-999 (not done)'
+                label = label[:-1].strip()
             out[_key(m.group("code"))] = label
         if all(out.values()) or len(out) > 1:
             return out
+    # text codes in brackets: '(M) Male (F) Female'
+    if _BRACKETED.fullmatch(s):
+        return {m.group(1): m.group(2).strip(" ;,|/") for m in _BRACKET_PAIR.finditer(s)}
     # pairs apart by ';', '|', new lines, or by ',' '/' before the next 'CODE=' ('Y=Yes / N=No')
     parts = [p.strip() for p in re.split(r"[;|\n]+|[,/](?=\s*[^\s,/=:]+\s*[=:])", s) if p.strip()]
     # label first: 'Male=1, Female=2'

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from clinbridge.adapters.trial._codes import parse_code_list
+from clinbridge.adapters.trial._missing_decl import in_table, is_missing_header
 from clinbridge.timepoint import parse_time_point
 
 __all__ = ["by_content", "by_words"]
@@ -63,6 +64,12 @@ def by_words(row: list[Any], taken: dict[str, int]) -> dict[str, int]:
     used = set(out.values())
     for j, h in enumerate(row):
         if j in used:
+            continue
+        if "missing" not in out and is_missing_header(h):  # 'Special codes' is not 'codes'
+            if not in_table(row, j, used):
+                continue
+            out["missing"] = j
+            used.add(j)
             continue
         words = _words(h)
         for fld, names in _WORDS:

@@ -6,10 +6,21 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from clinbridge.adapters.trial._codes import is_number as _is_number
 from clinbridge.adapters.trial._codes import parse_code_list, split_missing
+from clinbridge.adapters.trial._missing_decl import parse_missing_column, strip_declarations
+from clinbridge.adapters.trial._ranges import split_range
 from clinbridge.timepoint import canonical, time_in_label, time_in_name
 
-__all__ = ["Entry", "infer_entry", "normalise_type", "parse_codes", "parse_entry", "role_of"]
+__all__ = [
+    "Entry",
+    "infer_entry",
+    "mostly_numbers",
+    "normalise_type",
+    "parse_codes",
+    "parse_entry",
+    "role_of",
+]
 
 VarType = str  # integer | float | string | date | categorical
 
@@ -34,6 +45,8 @@ class Entry:
     """1-based row of the dictionary entry."""
     role: str | None = None
     """subject, trial, site or arm (see :func:`role_of`)."""
+    range: tuple[float, float] | None = None
+    """The allowed values a numeric field declares ('range 30 to 40'), if any."""
 
     @property
     def numeric(self) -> bool:
@@ -88,14 +101,6 @@ _TYPE_WORDS = (
 )
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def code_key(value: Any) -> str:
     """The text form of a stored code: 1.0 → '1', ' 2 ' → '2'."""
     if isinstance(value, float) and value.is_integer():
@@ -122,11 +127,20 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         return str(v).strip()
 
     name = get("variable")
+    # a range where codes would go ('range 30 to 40', '30-40; -999 = not done') is no code list
+    allowed, codes_text = split_range(get("codes"))
+    if allowed is None:
+        allowed = split_range(get("range"))[0]
     # a code whose label says missing ('99=Missing') is a missing code, not a category
-    codes, missing = split_missing(parse_codes(get("codes")))
-    missing = {**missing, **parse_codes(get("missing"))}
+    text_missing, codes_text = strip_declarations(codes_text)  # 'ND (not done)' beside codes
+    codes, missing = split_missing(parse_codes(codes_text))
+    missing = {**text_missing, **missing, **parse_missing_column(get("missing"))}
     declared = normalise_type(get("type"))
-    vtype = declared or ("categorical" if codes else "string")
+    if allowed and not codes and declared == "categorical":
+        lo, hi = allowed
+        if lo.is_integer() and hi.is_integer() and hi - lo <= 20:  # '1-5' on a coded item
+            codes = {str(k): "" for k in range(int(lo), int(hi) + 1)}
+    vtype = declared or ("categorical" if codes else "float" if allowed else "string")
     if codes and vtype in {"integer", "float", "string"}:
         vtype = "categorical"
     trial_text = get("trial")
@@ -155,7 +169,23 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         form=get("form") or None,
         typed=declared is not None or bool(codes),
         row=index + 1,
+        range=allowed,
     )
+
+
+def mostly_numbers(values: list[Any]) -> list[Any]:
+    """A column of numbers with a few stray texts ('n.q.' in 200 weights) keeps only its numbers,
+    so that it is read as numeric and each stray text becomes a bad cell naming its row; any
+    other column is returned as it is."""
+    filled = [v for v in values if v is not None and not (isinstance(v, str) and not v.strip())]
+    numbers = [v for v in filled if not isinstance(v, bool) and _number_like(v)]
+    if len(numbers) >= 10 and len(numbers) < len(filled) and len(numbers) >= 0.9 * len(filled):
+        return numbers
+    return values
+
+
+def _number_like(v: Any) -> bool:
+    return isinstance(v, int | float) or (isinstance(v, str) and _is_number(v.strip()))
 
 
 _MISSING_GUESSES = (-99.0, -88.0, -77.0, -999.0, -9.0)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from clinbridge.adapters.trial._dict_header import by_content, by_words
+from clinbridge.adapters.trial._missing_decl import in_table, is_missing_header
 from clinbridge.errors import LoadError
 
 __all__ = ["Sheet", "column_letter", "find_dictionary", "find_header", "read_sheets"]
@@ -240,6 +241,14 @@ _DICT_FIELDS: dict[str, tuple[str, ...]] = {
         "categories",
     ),
     "missing": ("missing", "missing codes", "missing values", "missing value codes"),
+    "range": (
+        "range",
+        "valid range",
+        "plausible range",
+        "allowed range",
+        "range of values",
+        "limits",
+    ),
     "time_point": ("time point", "timepoint", "time", "visit", "time_point", "event"),
     "trial": ("trial", "study", "trials", "collected in", "source trial"),
     "form": ("form", "crf", "crf form", "section", "instrument"),
@@ -260,6 +269,11 @@ def dictionary_columns(row: list[Any]) -> dict[str, int]:
                 out[fld] = j
     if "variable" not in out or "label" not in out:
         out = by_words(row, out)  # 'Field label', 'Response options', 'Assessment time'
+    if "missing" not in out:  # 'Special codes', 'Non-response codes', 'NA codes'
+        taken = set(out.values())
+        found = [j for j, h in enumerate(row) if j not in taken and is_missing_header(h)]
+        if found and in_table(row, found[0], taken):
+            out["missing"] = found[0]
     return out if "variable" in out and "label" in out else {}
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import orjson
 
 from clinbridge.adapters.base import SourceAdapter
+from clinbridge.adapters.trial._codes import is_number as _is_number
 from clinbridge.catalog import Catalog, ColumnInfo, PatientTable, TableInfo, Variable
 from clinbridge.errors import SchemaMismatchError
 
@@ -78,7 +79,7 @@ class TrialAdapter(SourceAdapter):
                     type=vtype,
                     unit=unit or None,
                     codes=codes_d,
-                    missing_codes=tuple(missing_d),
+                    missing_codes=_stored_codes(vtype, codes_d, missing_d),
                     missing_labels=missing_d,
                     time_point=tp or None,
                     patient_column=subject,
@@ -119,6 +120,15 @@ class TrialAdapter(SourceAdapter):
             tables=tuple(tables),
             description=f"trial table from {meta.get('file', '?')} (dictionary: {meta.get('dictionary_source', '?')})",
         )
+
+
+def _stored_codes(vtype: str, codes: dict[str, str], missing: dict[str, str]) -> tuple[str, ...]:
+    """The missing codes a column can hold: a numeric column stores a declared text code
+    ('ND', 'NE') as NULL already, so only its numeric codes are left to set aside."""
+    numeric = vtype in {"integer", "float"} or (
+        vtype == "categorical" and bool(codes) and all(_is_number(c) for c in codes)
+    )
+    return tuple(c for c in missing if not numeric or _is_number(c))
 
 
 def _norm(sql_type: Any) -> str:

@@ -22,6 +22,7 @@ import math
 import re
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,16 +31,20 @@ import orjson
 import pandas as pd
 
 from clinbridge.adapters.trial._codes import MISSING_TEXT
+from clinbridge.adapters.trial._codes import is_number as _num
+from clinbridge.adapters.trial._conventions import drop_notes, report_lines, workbook_codes
 from clinbridge.adapters.trial._dictionary import (
     Entry,
     code_key,
     infer_entry,
+    mostly_numbers,
     parse_entry,
     role_of,
 )
+from clinbridge.adapters.trial._problems import problem_at, raise_problems, unlisted_text_codes
+from clinbridge.adapters.trial._ranges import check_range, range_lines, usual_codes_beside
 from clinbridge.adapters.trial._read import (
     Sheet,
-    column_letter,
     dictionary_columns,
     find_dictionary,
     find_header,
@@ -51,8 +56,6 @@ from clinbridge.errors import LoadError
 __all__ = ["TrialLoadReport", "load_trial", "read_trial"]
 
 logger = logging.getLogger(__name__)
-
-MAX_PROBLEMS_SHOWN = 8
 
 
 @dataclass
@@ -79,6 +82,12 @@ class TrialLoadReport:
     value_cells: int = 0
     problems: list[dict[str, Any]] = field(default_factory=list)
     """Bad cells stored as NULL (strict=False only), each with sheet, row and column."""
+    workbook_missing: list[dict[str, Any]] = field(default_factory=list)
+    """Missing codes declared once for the workbook: code, meaning, where, variables, cells."""
+    workbook_codes_kept: list[str] = field(default_factory=list)
+    """Workbook-wide codes kept as values where they are one of a variable's values."""
+    out_of_range: list[dict[str, Any]] = field(default_factory=list)
+    """Values outside their variable's declared range (sheet, row, column, what was done)."""
     long_rows: int = 0
     seconds: float = 0.0
 
@@ -90,6 +99,7 @@ class TrialLoadReport:
             and self.columns_read == self.columns_loaded
             and self.cells
             == self.blank_cells + self.missing_code_cells + self.value_cells + len(self.problems)
+            and sum(d["cells"] for d in self.workbook_missing) <= self.missing_code_cells
         )
 
     def summary_lines(self) -> list[str]:
@@ -117,6 +127,8 @@ class TrialLoadReport:
                 f"{len(self.trial_scope_from_data)} column(s) are blank in one trial although the "
                 "dictionary lists them for all; their trial scope was taken from the data"
             )
+        lines += report_lines(self.workbook_missing, self.workbook_codes_kept)
+        lines += range_lines(self.out_of_range)
         lines.append("counts reconcile" if self.reconciled else "COUNTS DO NOT RECONCILE")
         return lines
 
@@ -228,9 +240,12 @@ def read_trial(
         source = "none found: inferred from the data (labels are the column names)"
     report = TrialLoadReport(file=str(path), sheet=data.name, dictionary_source=source)
     report.title_rows_skipped = header
+    found_dict = (dict_sheet, dict_header, dict_cols) if dict_sheet is not None else None
+    declared = workbook_codes(sheets, data, header, found_dict, names)
     entries_by_name: dict[str, Entry] = {}
     if dict_sheet is not None:
         entries_by_name = _dictionary_entries(dict_sheet, dict_header, dict_cols)
+        entries_by_name = drop_notes(entries_by_name, declared, dict_sheet.name, names)
         report.dictionary_entries = len(entries_by_name)
         have = {n.lower() for n in names}
         lacking = [e for k, e in entries_by_name.items() if k not in have]
@@ -270,16 +285,22 @@ def read_trial(
         if rows
         else [() for _ in names]
     )
+    locate = partial(problem_at, data, header, kept_rows)
     for j, name in enumerate(names):
         if not name:
             continue
         raw = list(transposed[j])
         entry = entries_by_name.get(name.lower())
         if entry is None:
-            entry = infer_entry(name, raw)
+            entry = infer_entry(name, [None if declared.is_text_code(v) else v for v in raw])
             report.inferred.append(name)
         elif not entry.typed:  # a dictionary without a type column: numbers are numbers
-            seen = infer_entry(name, [v for v in raw if not _missing_text(v, entry)])
+            seen = infer_entry(
+                name,
+                mostly_numbers(
+                    [v for v in raw if not (_missing_text(v, entry) or declared.is_text_code(v))]
+                ),
+            )
             entry.type = "integer" if seen.type == "categorical" else seen.type
         entry.name = name
         col = sql_name(name)
@@ -290,7 +311,11 @@ def read_trial(
                 **data.where(header, j),
             )
         used_sql[col] = name
+        added = declared.extend(entry, raw) if declared else []
         values, stats = _convert(entry, raw, data, header, kept_rows, j, problems, strict)
+        declared.count(added, raw, values)
+        if entry.range and isinstance(values, np.ndarray):
+            stats = check_range(entry, values, stats, partial(locate, j=j), report.out_of_range)
         report.cells += len(raw)
         report.blank_cells += stats[0]
         report.missing_code_cells += stats[1]
@@ -298,8 +323,9 @@ def read_trial(
         columns[col] = values
         entries.append((entry, col))
     if problems and strict:
-        _raise_problems(problems, data)
+        raise_problems(problems, data)
     report.problems = problems
+    report.workbook_missing, report.workbook_codes_kept = declared.report(), declared.not_applied
     frame = pd.DataFrame(columns)
     _design(entries, columns, frame, data, header, report)
     report.columns_loaded = frame.shape[1]
@@ -357,30 +383,32 @@ def _convert(
     """One column's values in their dictionary type; (blank, missing-code, value) cell counts."""
 
     def problem(i: int, value: Any, reason: str) -> None:
-        problems.append(_problem(sheet, header, kept_rows, i, j, entry, value, reason))
+        problems.append(problem_at(sheet, header, kept_rows, i, j, entry, value, reason))
 
     if not entry.numeric:
         out: list[Any]
         if set(map(type, raw)) == {str}:  # the common case: a text column read as text
             out = [v or None for v in map(str.strip, raw)]
-            blank = out.count(None)
-            missing = sum(1 for v in out if v in entry.missing) if entry.missing else 0
-            return out, (blank, missing, len(raw) - blank - missing)
-        out = []
-        for v in raw:
-            if type(v) is str:
-                out.append(v.strip() or None)
-            elif v is None or (isinstance(v, float) and math.isnan(v)):
-                out.append(None)
-            elif isinstance(v, dt.datetime | dt.date):
-                out.append(v.isoformat()[:10] if entry.type == "date" else v.isoformat())
-            elif isinstance(v, float) and v.is_integer():
-                out.append(str(int(v)))
-            else:
-                out.append(str(v).strip())
-        blank = out.count(None)
+        else:
+            out = []
+            for v in raw:
+                if type(v) is str:
+                    out.append(v.strip() or None)
+                elif v is None or (isinstance(v, float) and math.isnan(v)):
+                    out.append(None)
+                elif isinstance(v, dt.datetime | dt.date):
+                    out.append(v.isoformat()[:10] if entry.type == "date" else v.isoformat())
+                elif isinstance(v, float) and v.is_integer():
+                    out.append(str(int(v)))
+                else:
+                    out.append(str(v).strip())
+        unlisted = unlisted_text_codes(entry, out)  # 'X' in a column coded 'M = Male; F = Female'
+        for i, reason in unlisted:
+            problem(i, raw[i], reason)
+            out[i] = None
+        blank = out.count(None) - len(unlisted)
         missing = sum(1 for v in out if v in entry.missing) if entry.missing else 0
-        return out, (blank, missing, len(raw) - blank - missing)
+        return out, (blank, missing, len(raw) - blank - missing - len(unlisted))
     text_missing = 0  # 'NA', 'not done', '.' or a declared text code in a numeric column
     by_label = {lab.strip().lower(): c for c, lab in entry.codes.items() if lab and _num(c)}
     try:
@@ -428,6 +456,10 @@ def _convert(
     if entry.type == "categorical":
         allowed = {float(c) for c in entry.codes if _num(c)}
         bad = present & ~np.isin(arr, list(allowed))
+        if bad.any() and (usual := usual_codes_beside(entry, arr[bad], allowed)):
+            is_missing |= np.isin(arr, usual)  # '-999' beside '0=No; 1=Yes', declared nowhere
+            present &= ~is_missing
+            bad &= present
         for i in np.flatnonzero(bad).tolist():
             shown = "; ".join(f"{k}={v}" for k, v in list(entry.codes.items())[:6])
             problem(
@@ -468,58 +500,6 @@ def _convert(
 def _missing_text(v: Any, entry: Entry) -> bool:
     """A cell whose text says the value is missing ('NA', 'not done', a declared code)."""
     return isinstance(v, str) and (v.strip().lower() in MISSING_TEXT or v.strip() in entry.missing)
-
-
-def _num(c: str) -> bool:
-    try:
-        float(c)
-    except ValueError:
-        return False
-    return True
-
-
-def _problem(
-    sheet: Sheet,
-    header: int,
-    kept_rows: list[int],
-    i: int,
-    j: int,
-    entry: Entry,
-    value: Any,
-    reason: str,
-) -> dict[str, Any]:
-    row = header + 1 + kept_rows[i]
-    return {
-        "file": sheet.file,
-        "sheet": sheet.name,
-        "row": row + 1,
-        "column": column_letter(j),
-        "column_index": j,
-        "variable": entry.name,
-        "value": value if isinstance(value, str | int | float) else str(value),
-        "reason": reason,
-    }
-
-
-def _raise_problems(problems: list[dict[str, Any]], sheet: Sheet) -> None:
-    first = problems[0]
-    shown = "; ".join(
-        f"row {p['row']} column {p['column']} ({p['variable']}): {p['reason']}"
-        for p in problems[:MAX_PROBLEMS_SHOWN]
-    )
-    more = (
-        f" (and {len(problems) - MAX_PROBLEMS_SHOWN} more)"
-        if len(problems) > MAX_PROBLEMS_SHOWN
-        else ""
-    )
-    raise LoadError(
-        f"{len(problems)} bad cell(s) in sheet {sheet.name!r}: {shown}{more}; fix them, or load "
-        "with --lenient to store them as NULL and list them in the report",
-        file=first["file"],
-        record=f"sheet {first['sheet']!r} row {first['row']}",
-        field=f"column {first['column']} ({first['variable']})",
-        problems=problems,
-    )
 
 
 def _design(

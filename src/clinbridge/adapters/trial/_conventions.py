@@ -1,0 +1,254 @@
+"""Missing codes a workbook declares once for all its variables, found by what its sheets say.
+
+A notes, readme, "codes" or "conventions" sheet (whatever its name), the title rows above the
+data or the dictionary, or a footnote under the dictionary, may say ``-999 = not done``,
+``8888: not applicable``, ``ND = not done`` or hold a small table ``Code | Meaning``. Each such
+declaration applies to every variable, except where the variable itself declares the code (as
+a category or as its own missing code), or where the code is one of a measured variable's values
+(a 99 among heart rates of 80 to 180 is a heart rate). A row that also names a data column
+declares the code for that column only. The load report says which sheet declared which code and
+how many cells each turned to missing.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from clinbridge.adapters.trial._dictionary import Entry
+from clinbridge.adapters.trial._missing_decl import declarations_in_row
+from clinbridge.adapters.trial._read import Sheet
+
+__all__ = ["WorkbookCodes", "drop_notes", "find_workbook_codes", "report_lines", "workbook_codes"]
+
+
+@dataclass
+class WorkbookCodes:
+    """Workbook-wide (and sheet-declared per-variable) missing codes, and what they did."""
+
+    codes: dict[str, str] = field(default_factory=dict)
+    """code → meaning, for every variable."""
+    where: dict[str, str] = field(default_factory=dict)
+    """code → "sheet 'Notes' row 3"."""
+    per_variable: dict[str, dict[str, str]] = field(default_factory=dict)
+    """lower-case column name → {code: meaning} from rows naming that column."""
+    rows_used: dict[str, set[int]] = field(default_factory=dict)
+    """sheet name → 0-based rows that held declarations."""
+    cells: dict[str, int] = field(default_factory=dict)
+    """code → cells it turned to missing."""
+    variables: dict[str, int] = field(default_factory=dict)
+    """code → variables it was applied to."""
+    not_applied: list[str] = field(default_factory=list)
+    """'99 on hr_0 (one of its values)': where a workbook-wide code was kept as a value."""
+
+    def __bool__(self) -> bool:
+        return bool(self.codes or self.per_variable)
+
+    def is_text_code(self, v: Any) -> bool:
+        """Whether a cell holds a declared text code ('ND', '.')."""
+        return isinstance(v, str) and v.strip() in self.codes and not _number(v.strip())
+
+    def extend(self, entry: Entry, raw: list[Any]) -> list[str]:
+        """Add the codes that apply to ``entry`` to its missing codes; returns the workbook-wide
+        ones added (a code a sheet declares for this column alone counts as the dictionary's)."""
+        added: list[str] = []
+        for code, meaning in self.per_variable.get(entry.name.lower(), {}).items():
+            if code not in entry.missing and code not in entry.codes:
+                entry.missing[code] = meaning
+        if not self.codes or not (entry.numeric or entry.type == "categorical"):
+            return added
+        hit = self._lookup.intersection(raw)  # which codes the column holds, at C speed
+        pending = [
+            (code, meaning)
+            for code, meaning in self.codes.items()
+            if code not in entry.missing
+            and code not in entry.codes
+            and (code in hit or f" {code}" in hit or _number(code) in hit)
+        ]
+        if not pending:  # a code the column never holds changes nothing: not listed for it
+            return added
+        numbers, _ = _column(raw)
+        others = numbers[~np.isin(numbers, [*self._numeric, *_numbers(entry.missing)])]
+        for code, meaning in pending:
+            x = _number(code)
+            if x is not None and entry.type != "categorical" and not _apart(x, others):
+                self.not_applied.append(f"{code} on {entry.name} (near its values)")
+                continue
+            entry.missing[code] = meaning
+            added.append(code)
+        for code in added:
+            self.variables[code] = self.variables.get(code, 0) + 1
+        return added
+
+    @property
+    def _numeric(self) -> list[float]:
+        return _numbers(self.codes)
+
+    @functools.cached_property
+    def _lookup(self) -> set[Any]:
+        """The codes as cells hold them: numbers as numbers, and as text."""
+        return {*self._numeric, *self.codes, *(f" {c}" for c in self.codes)}
+
+    def count(self, added: list[str], raw: list[Any], arr: Any) -> None:
+        """Add to ``cells`` the cells of one column that the added codes turned to missing."""
+        numeric = isinstance(arr, np.ndarray) and arr.dtype.kind == "f"
+        for code in added:
+            x = _number(code)
+            if numeric and x is not None:
+                n = int(np.count_nonzero(arr == x))
+            else:
+                n = sum(1 for v in raw if _key(v) == code)
+            self.cells[code] = self.cells.get(code, 0) + n
+
+    def report(self) -> list[dict[str, Any]]:
+        """One line per workbook-wide code: where declared, variables and cells it applied to."""
+        return [
+            {
+                "code": code,
+                "meaning": meaning,
+                "declared": self.where.get(code, ""),
+                "variables": self.variables.get(code, 0),
+                "cells": self.cells.get(code, 0),
+            }
+            for code, meaning in self.codes.items()
+        ]
+
+
+def _numbers(codes: dict[str, str]) -> list[float]:
+    return [x for c in codes if (x := _number(c)) is not None]
+
+
+def _column(raw: list[Any]) -> tuple[np.ndarray, set[str]]:
+    """A column's numbers (text numbers included) and its other texts."""
+    try:
+        arr = np.array(raw, dtype=float)
+        return arr[~np.isnan(arr)], set()
+    except (TypeError, ValueError):
+        pass
+    nums: list[float] = []
+    texts: set[str] = set()
+    for v in raw:
+        if isinstance(v, bool) or v is None:
+            continue
+        x = _number(v)
+        if x is not None and not (isinstance(v, float) and np.isnan(v)):
+            nums.append(x)
+        elif isinstance(v, str) and v.strip():
+            texts.add(v.strip())
+    return np.array(nums, dtype=float), texts
+
+
+def _apart(x: float, values: np.ndarray) -> bool:
+    """Whether a code stands well apart from a measured variable's values: outside their span
+    by more than half of it (9 beside temperatures of 33 to 37, -999 beside anything; not 9
+    beside seizure counts of 0 to 8, nor 99 beside scores of 50 to 150)."""
+    if not values.size:
+        return True
+    lo, hi = float(values.min()), float(values.max())
+    gap = lo - x if x < lo else x - hi if x > hi else -1.0
+    return gap > max(1.0, 0.5 * (hi - lo))
+
+
+def _number(v: Any) -> float | None:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _key(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v).strip() if v is not None else ""
+
+
+def find_workbook_codes(
+    parts: list[tuple[str, list[list[Any]], list[int]]], names: list[str]
+) -> WorkbookCodes:
+    """The declarations in ``parts``: (sheet name, its rows, the row indexes to read).
+
+    ``names``: the data sheet's column names; a row naming one declares for that column only.
+    """
+    wanted = {n.lower(): n for n in names if n}
+    out = WorkbookCodes()
+    for sheet, rows, indexes in parts:
+        for i in indexes:
+            row = rows[i]
+            found = declarations_in_row(row)
+            if not found:
+                continue
+            named = [str(v).strip().lower() for v in row if isinstance(v, str)]
+            target = next((n for n in named if n in wanted), None)
+            out.rows_used.setdefault(sheet, set()).add(i)
+            for code, meaning in found.items():
+                if target is not None:
+                    out.per_variable.setdefault(target, {}).setdefault(code, meaning)
+                elif code not in out.codes:
+                    out.codes[code] = meaning
+                    out.where[code] = f"sheet {sheet!r} row {i + 1}"
+    return out
+
+
+_MOST_ROWS = 300
+_MOST_CELLS = 12
+"""A notes or codes sheet is short and narrow; a second wide sheet is read only at its corner."""
+
+
+def workbook_codes(
+    sheets: list[Sheet],
+    data: Sheet,
+    header: int,
+    dictionary: tuple[Sheet, int, dict[str, int]] | None,
+    names: list[str],
+) -> WorkbookCodes:
+    """The declarations on every sheet that is neither data nor dictionary, in the title rows
+    above the data's header, and above or under the dictionary's entries."""
+    wanted = {n.lower() for n in names if n}
+    parts: list[tuple[str, list[list[Any]], list[int]]] = []
+    for s in sheets:
+        if s is data:
+            rows = [r[:_MOST_CELLS] for r in s.rows[:header]]
+        elif dictionary is None or s is not dictionary[0]:
+            rows = [r[:_MOST_CELLS] for r in s.rows[:_MOST_ROWS]]
+        else:
+            continue
+        parts.append((s.name, rows, list(range(len(rows)))))
+    if dictionary is not None:  # its title rows, its footnotes, and notes beside its columns
+        sheet, top, cols = dictionary
+        j, last = cols["variable"], max(cols.values())
+        rows = [
+            r
+            if i < top or (j < len(r) and str(r[j] or "").strip().lower() not in wanted)
+            else r[last + 1 : last + 1 + _MOST_CELLS]
+            for i, r in enumerate(sheet.rows)
+        ]
+        parts.append((sheet.name, rows, [i for i in range(len(rows)) if i != top]))
+    return find_workbook_codes(parts, names)
+
+
+def drop_notes(
+    entries: dict[str, Entry], codes: WorkbookCodes, sheet: str, names: list[str]
+) -> dict[str, Entry]:
+    """The dictionary's entries without the rows that were declarations ('Note: -999 = not
+    done' under the table), never an entry that names a data column."""
+    used = codes.rows_used.get(sheet, set())
+    wanted = {n.lower() for n in names if n}
+    return {
+        k: e for k, e in entries.items() if k in wanted or e.row is None or e.row - 1 not in used
+    }
+
+
+def report_lines(workbook: list[dict[str, Any]], not_applied: list[str]) -> list[str]:
+    """The load report's lines about workbook-wide missing codes."""
+    lines = [
+        f"workbook-wide missing code {d['code']!r} ({d['meaning']}, {d['declared']}): "
+        f"{d['cells']} cell(s) in {d['variables']} variable(s) turned to missing"
+        for d in workbook
+    ]
+    if not_applied:
+        shown = ", ".join(not_applied[:5]) + (" ..." if len(not_applied) > 5 else "")
+        lines.append(f"{len(not_applied)} workbook-wide code(s) kept as values: {shown}")
+    return lines
