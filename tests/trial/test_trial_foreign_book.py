@@ -197,3 +197,17 @@ def test_labels_exported_types_in_words_and_missing_codes_stated_once(
     assert a.value == int((data["sarnat"] == 3).sum())
     a = _ask(url, "mean birth weight")
     assert a.value == pytest.approx(data["bw_g"].iloc[5:].mean())
+
+
+@pytest.mark.parametrize(
+    "cell", ["(see Centres sheet)", "see sheet Sites", "Refer to the site list", "free text", "Site name"]
+)
+def test_a_codes_cell_that_points_elsewhere_lists_no_codes(cell: str) -> None:
+    """A reference to another sheet, 'free text' or one phrase alone is no code list: the column's
+    values must not be checked against it (each would be a bad cell)."""
+    assert parse_code_list(cell) == {}
+
+
+def test_words_alone_still_list_codes() -> None:
+    assert parse_code_list("Cooling, Control") == {"Cooling": "Cooling", "Control": "Control"}
+    assert parse_code_list("Yes/No") == {"Yes": "Yes", "No": "No"}

@@ -25,6 +25,11 @@ _TEXT_PAIR = re.compile(r"^\s*['\"‘“]?([\w./]+?)['\"’”]?\s*[=:]\s*(.+?)\
 """A text code needs its '=' or ':' ('M=Male'); 'Standard care' is no code 'Standard'."""
 _BRACKET_PAIR = re.compile(r"\(([^()\s]{1,6})\)\s*([^()]+)")
 _BRACKETED = re.compile(r"(?:\s*\(([^()\s]{1,6})\)\s*[^()]+)+")
+_REFERENCE = re.compile(
+    r"^\W*(?:see|refer to|as listed|listed (?:in|on)|look ?up|free[- ]?text|text)\b", re.IGNORECASE
+)
+"""A codes cell that points elsewhere ('(see Centres sheet)', 'refer to site list') or says the
+values are free text: no code list of its own, so the column's values are not checked against it."""
 _LABEL_FIRST = re.compile(rf"^\s*(?P<label>[^=:]*[A-Za-z][^=:]*?)\s*[=:]\s*(?P<code>{_NUM})\s*$")
 
 MISSING_TEXT = frozenset(
@@ -124,10 +129,13 @@ def parse_code_list(text: Any) -> dict[str, str]:
     firsts = [_LABEL_FIRST.match(p) for p in parts]
     if parts and all(firsts):
         return {_key(m.group("code")): m.group("label").strip() for m in firsts if m}
+    if _REFERENCE.match(s):
+        return {}
     if not re.search(r"[=:]", s) and not re.search(r"\d", s):
-        # words alone ('Cooling, Control', 'Yes/No'): each is its own code and label
+        # words alone ('Cooling, Control', 'Yes/No'): each is its own code and label; one
+        # phrase alone ('Site name', 'free text') lists no categories
         words = [w.strip() for w in re.split(r"[;|\n,/]+", s) if w.strip()]
-        return {w: w for w in words}
+        return {w: w for w in words} if len(words) > 1 else {}
     out = {}
     for part in parts:
         bare = re.fullmatch(rf"(?:{_NUM}[\s,]*)+", part)
