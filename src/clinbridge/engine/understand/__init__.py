@@ -25,9 +25,11 @@ from typing import TYPE_CHECKING, Any
 from clinbridge.engine._number_accounting import account_numbers
 from clinbridge.engine.understand._amount_read import read_amount
 from clinbridge.engine.understand._asides import rewrite_asides
+from clinbridge.engine.understand._bare_ids import bare_patient_ids, integer_patient_ids
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._categories import category_words, stream_categories
 from clinbridge.engine.understand._change import read_change
+from clinbridge.engine.understand._class_words import class_words
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._demographic_gap import demographic_gap
 from clinbridge.engine.understand._elapsed import read_elapsed
@@ -91,6 +93,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
+    question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'
     return [guard_reading(question, r, ctx) for r in _understand(question, ctx)]
 
 
@@ -107,7 +110,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         return [Reading(question=question, abstain_reason=no_rows)]
     plain = category_words(drop_confirmed_codes(plain, ctx.lexicon), ctx.lexicon)
     text = replace_patient_names(expand_words(normalize(plain)), ctx.lexicon)
-    text = fix_structure_typos(text, ctx.lexicon)
+    text = class_words(fix_structure_typos(text, ctx.lexicon), ctx.lexicon)
     text = drop_time_columns(text, ctx.catalog)
     text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)
     if not_exact:
@@ -337,6 +340,7 @@ class Understander:
         # (an empty CONCEPT_ANCESTOR is no hierarchy)
         self.lexicon.has_hierarchy = _has_hierarchy(db, catalog)
         self.lexicon.categories = stream_categories(db, catalog, self.lexicon)
+        self.lexicon.patient_ids = integer_patient_ids(db, catalog)
         self.lexicon.class_list_allowed = builtin_drug_classes and self.lexicon.has_hierarchy
         self.embeddings = embeddings
         schema_lookup(db, catalog, self.lexicon)

@@ -116,6 +116,8 @@ class Lexicon:
     """A concept hierarchy is attached (descendants ground through it); set per catalog."""
     categories: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     """Per stream: recorded category → entries of its codes (``_categories``); set per catalog."""
+    patient_ids: frozenset[str] = frozenset()
+    """The patient table's integer ids (``_bare_ids``: '3516' as a patient); set per catalog."""
     # indexes (rebuilt after load)
     _exact: dict[str, list[int]] = field(default_factory=dict, repr=False)
     _tokset: dict[frozenset[str], list[int]] = field(default_factory=dict, repr=False)

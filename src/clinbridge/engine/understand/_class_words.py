@@ -1,0 +1,123 @@
+"""A class named whole, and the clarifications that say so ('a burn of any degree', 'any
+laceration (hand, foot, face)', 'a seizure disorder of any kind').
+
+* 'of any degree', 'of any depth', 'at any body site', '(all sites)', 'any strength or form':
+  a classifier noun after 'any' widens — the class before it is taken whole, as 'of any kind'
+  is (the classifier words are general English about kinds, not any question's);
+* a parenthetical list right after such a class, '(epidermal, partial thickness or full
+  thickness)', '(hand, foot, face, forearm, thigh)', names members of the class: it is dropped
+  only when every item, said with the class's head word, names concepts of the source whose
+  labels carry the head word ('partial thickness burn', 'laceration of hand') — the list then
+  restates what the class already holds. A list with an item that is not such a member stays,
+  and is read (or abstains) as written.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from clinbridge.engine.understand._text import content_tokens, stem
+
+if TYPE_CHECKING:
+    from clinbridge.engine.understand._lexicon import Lexicon
+
+__all__ = ["class_words", "widening_words"]
+
+_CLASSIFIER = (
+    r"(?:kinds?|types?|sorts?|forms?|degrees?|depths?|severity|severities|stages?|grades?|"
+    r"(?:body\s+)?sites?|locations?|strengths?|routes?|causes?|origins?|subtypes?|variants?)"
+)
+_WIDEN = (
+    # 'of any degree', 'at any body site', 'of any depth or site' → 'of any kind'
+    (
+        re.compile(
+            rf"\b(?:of|at|in|on|with)\s+any\s+{_CLASSIFIER}(?:\s*(?:,|or|and|/)\s*{_CLASSIFIER})*\b"
+        ),
+        " of any kind ",
+    ),
+    # '(all sites)', '(all degrees and depths)', ', any strength or form': the class whole
+    (
+        re.compile(
+            rf"\(\s*(?:all|any|every)\s+{_CLASSIFIER}(?:\s*(?:,|or|and|/)\s*{_CLASSIFIER})*\s*\)"
+        ),
+        " ",
+    ),
+    (
+        re.compile(
+            rf",\s*any\s+{_CLASSIFIER}(?:\s*(?:,|or|and|/)\s*(?:any\s+)?{_CLASSIFIER})*\s*(?=[),?.]|$)"
+        ),
+        " ",
+    ),
+)
+
+# 'any laceration (hand, foot, ...)', 'a burn of any kind (epidermal, partial ... or full ...)'
+_LISTED = re.compile(
+    r"\b(?P<head>[a-z][a-z-]{2,})(?P<widen>\s+of\s+any\s+kind)?\s*"
+    r"\(\s*(?P<items>[a-z][a-z -]{1,40}(?:\s*(?:,|/|\bor\b|\band\b)\s*[a-z][a-z -]{1,40}){1,8})\s*\)"
+)
+_SPLIT = re.compile(r"\s*(?:,|/|\bor\b|\band\b)\s*")
+
+
+def widening_words(text: str) -> str:
+    """``text`` with 'of any <classifier>' read as 'of any kind' and '(all sites)' dropped."""
+    for pattern, repl in _WIDEN:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def _carries(label: set[str], word: str) -> bool:
+    """A label word is the word or a derivation of it ('face' → 'facial', 'burn' → 'burns')."""
+    root = word[:-1] if len(word) >= 4 else word
+    return any(w == word or w.startswith(root) for w in label)
+
+
+def _named(items: list[str], head: str, lex: Lexicon) -> bool:
+    """Whether the items, each said with ``head``, name every concept of the class the source
+    records: each item names at least one recorded concept whose label carries the head word
+    and the item's words, and every recorded concept carrying the head word in those streams
+    is named by some item. The list then restates the class whole."""
+    words = [[stem(w) for w in content_tokens(i)] for i in items]
+    if not all(words):
+        return False
+    h = stem(head)
+    klass = {}
+    for k, e in enumerate(lex.entries):
+        label = {stem(w) for w in content_tokens(e.name)}
+        if e.events and _carries(label, h):
+            klass[k] = label
+    named: dict[int, set[str]] = {}
+    for ws in words:
+        hits = {k for k, label in klass.items() if all(_carries(label, w) for w in ws)}
+        if not hits:
+            return False
+        for k in hits:
+            named[k] = klass[k]
+    streams = {lex.entries[k].stream for k in named}
+    return all(k in named for k in klass if lex.entries[k].stream in streams)
+
+
+def _member_list(items: list[str], head: str, lex: Lexicon) -> bool:
+    """:func:`_named` for the head word or its shorthand expansion ('lac' → 'laceration')."""
+    from clinbridge.engine.understand._shorthand import concept_shorthand
+
+    heads = [head, *(e for e in concept_shorthand().get(head, ()) if " " not in e)]
+    return any(_named(items, h, lex) for h in heads)
+
+
+def class_words(text: str, lex: Lexicon) -> str:
+    """``text`` with classifier widenings read and member lists of a named class dropped."""
+    text = widening_words(text)
+
+    def listed(m: re.Match[str]) -> str:
+        head = m["head"]
+        whole = bool(m["widen"]) or re.search(rf"\bany\s+(?:[a-z-]+\s+)?{re.escape(head)}\s*$",
+                                               text[: m.start("head") + len(head)])
+        if not whole:
+            return m[0]
+        items = [i.strip() for i in _SPLIT.split(m["items"]) if i.strip()]
+        if len(items) < 2 or not _member_list(items, head, lex):
+            return m[0]
+        return f"{head}{m['widen'] or ''} "
+
+    return _LISTED.sub(listed, text)
