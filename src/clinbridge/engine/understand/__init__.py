@@ -42,6 +42,7 @@ from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
 from clinbridge.engine.understand._patient_sex import read_patient_sex
+from clinbridge.engine.understand._plain_words import plain_words
 from clinbridge.engine.understand._plan_guards import guard_reading
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
@@ -110,6 +111,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         return [Reading(question=question, abstain_reason=no_rows)]
     plain = category_words(drop_confirmed_codes(plain, ctx.lexicon), ctx.lexicon)
     text = replace_patient_names(expand_words(normalize(plain)), ctx.lexicon)
+    text = plain_words(text, ctx.lexicon)
     text = class_words(fix_structure_typos(text, ctx.lexicon), ctx.lexicon)
     text = drop_time_columns(text, ctx.catalog)
     text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)

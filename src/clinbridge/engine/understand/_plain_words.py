@@ -1,0 +1,86 @@
+"""Plain words a clinician uses for a measure or an event, said the way the rules read them.
+
+* 'how tall is patient 13' → 'what is the body height of patient 13' (tall, the height asked);
+* 'did she ever break her hip', 'a broken wrist' → 'have a hip fracture', 'wrist fracture' (to
+  break a bone is to fracture it; only before a body part of the list below, so 'broken down by'
+  is untouched);
+* 'how many shots has X had' → 'how many immunizations': shots counted are immunization records;
+* ', 1+ dose', '(1 or more doses)' beside a vaccine: having received it (any record counts);
+* a word the question defines by a threshold — 'tachycardic pts (HR > 100)', 'thrombocytosis
+  >400 plt count' — is read as that threshold: the word is dropped and the threshold kept. Only
+  a word that neither the source's vocabulary, the reader's structure words nor common English
+  knows is dropped (a known word may carry a meaning of its own: 'male patients (age > 65)').
+
+The body parts are general anatomy (the bones and joints a fracture is commonly named by), not
+any question's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from clinbridge.engine.understand._lexicon import Lexicon
+
+__all__ = ["plain_words"]
+
+_BODY_PART = (
+    r"(?:hips?|wrists?|ankles?|arms?|legs?|ribs?|nose|jaw|collarbones?|clavicles?|femurs?|"
+    r"feet|foot|hands?|fingers?|toes?|skull|pelvis|shoulders?|elbows?|knees?|vertebrae?|"
+    r"spine|back|neck|humerus|tibia|fibula|radius|ulna|forearms?|thighs?|heels?)"
+)
+_WHOSE = r"(?:(?:her|his|their|a|an|the|one's|my|your)\s+)?(?:(?:left|right)\s+)?"
+_FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\bhow\s+tall\s+(is|was)\b"), r"what \1 the body height of"),
+    (re.compile(rf"\b(?:break|breaks|breaking)\s+{_WHOSE}(?P<p>{_BODY_PART})\b"), r"have a \g<p> fracture"),
+    (re.compile(rf"\bbroke\s+{_WHOSE}(?P<p>{_BODY_PART})\b"), r"had a \g<p> fracture"),
+    (re.compile(rf"\bbroken\s+(?:(?:left|right)\s+)?(?P<p>{_BODY_PART})\b"), r"\g<p> fracture"),
+    (re.compile(r"\b(how\s+many|number\s+of|count\s+of)\s+(?:vaccine\s+)?(?:shots|jabs)\b"), r"\1 immunizations"),
+    (
+        re.compile(
+            r"\b(?P<v>vax|vaccines?|vaccinations?|shots?|immuni[sz]ations?)\s*,?\s*\(?\s*(?:1|one)\s*"
+            r"(?:\+|or\s+more)\s*(?:doses?|shots?|injections?)\s*\)?(?=\s*(?:[,?.;)]|$))"
+        ),
+        r"\g<v> ",
+    ),
+)
+_OP = r"(?:>=|<=|>|<|≥|≤)"
+_DEFINED_PAREN = re.compile(
+    rf"\b(?P<w>[a-z]{{5,}})\s+(?P<n>patients|people|persons|subjects|cases)\s*"
+    rf"\(\s*(?P<d>[a-z][a-z0-9 .-]{{0,40}}?\s*{_OP}\s*\d+(?:\.\d+)?\s*[a-z/%^0-9]{{0,12}})\s*\)"
+)
+_DEFINED_BARE = re.compile(
+    rf"(?:^|(?<=\s))(?P<w>[a-z]{{5,}})\s+(?P<op>{_OP})\s*(?P<v>\d+(?:\.\d+)?)\s+"
+    r"(?P<m>[a-z][a-z ]{1,30}?)(?=\s*(?:,|\?|;|-|$))"
+)
+
+
+def _unknown(word: str, lex: Lexicon) -> bool:
+    from clinbridge.engine.understand._ground import _english_words
+    from clinbridge.engine.understand._typos import _STRUCTURE
+
+    return (
+        word not in _STRUCTURE
+        and word not in _english_words()
+        and not lex.token_frequency(word)
+        and lex.nearest_token(word) is None
+    )
+
+
+def plain_words(text: str, lex: Lexicon) -> str:
+    """``text`` (normalised) with the plain words above said as the rules read them."""
+    for pattern, repl in _FORMS:
+        text = pattern.sub(repl, text)
+
+    def paren(m: re.Match[str]) -> str:
+        if not _unknown(m["w"], lex):
+            return m[0]
+        return f"{m['n']} with {m['d']}"
+
+    def bare(m: re.Match[str]) -> str:
+        if not _unknown(m["w"], lex):
+            return m[0]
+        return f"with {m['m']} {m['op']} {m['v']}"
+
+    return _DEFINED_BARE.sub(bare, _DEFINED_PAREN.sub(paren, text))
