@@ -6,6 +6,9 @@
   is untouched);
 * 'how many shots has X had' → 'how many immunizations': shots counted are immunization records;
 * ', 1+ dose', '(1 or more doses)' beside a vaccine: having received it (any record counts);
+* 'list the chronic neck pain pts' → 'list the patients with chronic neck pain': a list of
+  patients named by a concept before the noun (only when those words name a concept of the
+  source exactly, or are a shorthand for one — 'female', 'older' or '3' are never moved);
 * a word the question defines by a threshold — 'tachycardic pts (HR > 100)', 'thrombocytosis
   >400 plt count' — is read as that threshold: the word is dropped and the threshold kept. Only
   a word that neither the source's vocabulary, the reader's structure words nor common English
@@ -56,6 +59,22 @@ _DEFINED_BARE = re.compile(
 )
 
 
+_LIST_OF = re.compile(
+    r"^(?P<lead>(?:please\s+)?(?:list|show(?:\s+me)?|give\s+me|get(?:\s+me)?)\s+(?:all\s+)?(?:the\s+)?)"
+    r"(?P<x>[a-z][a-z0-9' -]{2,60}?)\s+(?P<n>patients|people|persons)\b"
+    r"(?P<rest>\s*(?:[?.!,(]|ids?\b|$).*)$"
+)
+
+
+def _names_concept(words: str, lex: Lexicon) -> bool:
+    from clinbridge.engine.understand._shorthand import concept_shorthand
+
+    if words in concept_shorthand():
+        return True
+    found = lex.match(words)
+    return bool(found) and found[0].score >= 0.97
+
+
 def _unknown(word: str, lex: Lexicon) -> bool:
     from clinbridge.engine.understand._ground import _english_words
     from clinbridge.engine.understand._typos import _STRUCTURE
@@ -83,4 +102,10 @@ def plain_words(text: str, lex: Lexicon) -> str:
             return m[0]
         return f"with {m['m']} {m['op']} {m['v']}"
 
+    def listed(m: re.Match[str]) -> str:
+        if not _names_concept(m["x"].strip(), lex):
+            return m[0]
+        return f"{m['lead']}{m['n']} with {m['x']}{m['rest']}"
+
+    text = _LIST_OF.sub(listed, text)
     return _DEFINED_BARE.sub(bare, _DEFINED_PAREN.sub(paren, text))
