@@ -43,6 +43,22 @@ _WIDEN = (
         ),
         " ",
     ),
+    # '(epilepsy counted as a seizure disorder)': a member said to belong to the class
+    (
+        re.compile(
+            r"\s*\(\s*([a-z][^,()?;]{0,40}?)\s+(?:is\s+|are\s+)?(?:counted|counts|count)\s+as\s+"
+            r"(?:an?\s+|the\s+)?[^()]{1,40}\)"
+        ),
+        r", including \1 ",
+    ),
+    # 'any amoxicillin-containing product': a product with that ingredient
+    (
+        re.compile(
+            r"\b([a-z][a-z0-9]{2,})-containing\s+(?:products?|drugs?|medications?|medicines?|"
+            r"preparations?|formulations?)\b"
+        ),
+        r"\1 product",
+    ),
     (
         re.compile(
             rf",\s*any\s+{_CLASSIFIER}(?:\s*(?:,|or|and|/)\s*(?:any\s+)?{_CLASSIFIER})*\s*(?=[),?.]|$)"
@@ -59,11 +75,24 @@ _LISTED = re.compile(
 _SPLIT = re.compile(r"\s*(?:,|/|\bor\b|\band\b)\s*")
 
 
+# '(amoxicillin alone or combined with clavulanate, any strength or form)' after a product of
+# that ingredient: every product containing it, which the product phrase already reads
+_ALONE = re.compile(
+    r"\s*\(\s*(?P<x>[a-z][a-z0-9-]{2,})\s+alone\s+or\s+(?:combined|in\s+combination|together|mixed)"
+    r"\s+with\s+[^()]{1,80}\)"
+)
+
+
 def widening_words(text: str) -> str:
     """``text`` with 'of any <classifier>' read as 'of any kind' and '(all sites)' dropped."""
     for pattern, repl in _WIDEN:
         text = pattern.sub(repl, text)
-    return text
+
+    def alone(m: re.Match[str]) -> str:
+        named = re.search(rf"\b{re.escape(m['x'])}\s+product", text[: m.start()])
+        return " " if named else m[0]
+
+    return _ALONE.sub(alone, text)
 
 
 def _carries(label: set[str], word: str) -> bool:
