@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from clinbridge.engine.understand._text import content_tokens, stem
+from clinbridge.engine.understand._text import content_tokens, normalize, stem
 
 if TYPE_CHECKING:
     from clinbridge.engine.understand._lexicon import Lexicon
@@ -50,6 +50,24 @@ _WIDEN = (
             r"(?:an?\s+|the\s+)?[^()]{1,40}\)"
         ),
         r", including \1 ",
+    ),
+    # 'a condition in the Sinusitis hierarchy', 'any drug in the statin class': the class whole
+    # (a concept's descendants are always included)
+    (
+        re.compile(
+            r"\b(?:an?|any)\s+(?:(?:condition|diagnosis|drug|procedure|concept|record|event)\s+)?"
+            r"(?:in|within|under|from)\s+the\s+(?P<x>[a-z0-9][a-z0-9' -]{1,40}?)\s+"
+            r"(?:hierarchy|subtree|tree|family)\b"
+        ),
+        r"any \g<x>",
+    ),
+    # 'excluding the Viral sinusitis concept': the concept by its name
+    (
+        re.compile(
+            r"\b(excluding|except(?:\s+for)?|without|not|other\s+than)\s+the\s+"
+            r"(?P<y>[a-z0-9][a-z0-9' -]{1,40}?)\s+concepts?\b"
+        ),
+        r"\1 \g<y>",
     ),
     # 'any amoxicillin-containing product': a product with that ingredient
     (
@@ -101,7 +119,7 @@ def _carries(label: set[str], word: str) -> bool:
     return any(w == word or w.startswith(root) for w in label)
 
 
-def _named(items: list[str], head: str, lex: Lexicon) -> bool:
+def _named(items: list[str], head: str, lex: Lexicon, extra: set[int] | None = None) -> bool:
     """Whether the items, each said with ``head``, name every concept of the class the source
     records: each item names at least one recorded concept whose label carries the head word
     and the item's words, and every recorded concept carrying the head word in those streams
@@ -115,7 +133,7 @@ def _named(items: list[str], head: str, lex: Lexicon) -> bool:
         label = {stem(w) for w in content_tokens(e.name)}
         if e.events and _carries(label, h):
             klass[k] = label
-    named: dict[int, set[str]] = {}
+    named: dict[int, set[str]] = {k: klass[k] for k in (extra or set()) if k in klass}
     for ws in words:
         hits = {k for k, label in klass.items() if all(_carries(label, w) for w in ws)}
         if not hits:
@@ -134,6 +152,36 @@ def _member_list(items: list[str], head: str, lex: Lexicon) -> bool:
     return any(_named(items, h, lex) for h in heads)
 
 
+# 'sinusitis that wasn't viral (bacterial/chronic/unspecified)': the list names what remains
+_NOT_LISTED = re.compile(
+    r"\b(?P<head>[a-z][a-z-]{2,})\s+(?:that|which)\s+(?:wasn't|was\s+not|isn't|is\s+not|weren't|"
+    r"were\s+not)\s+(?P<y>[a-z][a-z -]{1,30}?)\s*"
+    r"\(\s*(?P<items>[a-z][a-z -]{1,40}(?:\s*(?:,|/|\bor\b|\band\b)\s*[a-z][a-z -]{1,40}){1,8})\s*\)"
+)
+_UNSPECIFIED = frozenset({"unspecified", "other", "nos", "not specified", "unknown", "plain"})
+
+
+def _rest_named(items: list[str], excluded: str, head: str, lex: Lexicon) -> bool:
+    """Whether the items with the excluded kind name every recorded concept of the class;
+    'unspecified' names the class's own concept (the label that is the head word alone)."""
+    plain = [i for i in items if i in _UNSPECIFIED]
+    kinds = [i for i in items if i not in _UNSPECIFIED]
+    if len(plain) > 1:
+        return False
+    if plain and not any(
+        e.events and normalize(e.name) == head for e in lex.entries
+    ):
+        return False
+    if not kinds:
+        return False
+    extra = (
+        {k for k, e in enumerate(lex.entries) if e.events and normalize(e.name) == head}
+        if plain
+        else set()
+    )
+    return _named([*kinds, excluded], head, lex, extra)
+
+
 def class_words(text: str, lex: Lexicon) -> str:
     """``text`` with classifier widenings read and member lists of a named class dropped."""
     text = widening_words(text)
@@ -149,4 +197,13 @@ def class_words(text: str, lex: Lexicon) -> str:
             return m[0]
         return f"{head}{m['widen'] or ''} "
 
+    def not_listed(m: re.Match[str]) -> str:
+        items = [i.strip() for i in _SPLIT.split(m["items"]) if i.strip()]
+        head = m["head"]
+        head = head if lex.token_frequency(head) else (lex.nearest_token(head) or head)
+        if len(items) < 2 or not _rest_named(items, m["y"].strip(), head, lex):
+            return m[0]
+        return m[0][: m.start("y") - m.start() + len(m["y"])] + " "
+
+    text = _NOT_LISTED.sub(not_listed, text)
     return _LISTED.sub(listed, text)
