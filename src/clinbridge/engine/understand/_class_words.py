@@ -158,6 +158,14 @@ _NOT_LISTED = re.compile(
     r"were\s+not)\s+(?P<y>[a-z][a-z -]{1,30}?)\s*"
     r"\(\s*(?P<items>[a-z][a-z -]{1,40}(?:\s*(?:,|/|\bor\b|\band\b)\s*[a-z][a-z -]{1,40}){1,8})\s*\)"
 )
+# 'sinusitis diagnosis other than viral sinusitis (acute bacterial, chronic or unspecified
+# sinusitis; viral sinusitis records are ignored)': the same, with the exclusion said again
+_OTHER_LISTED = re.compile(
+    r"\b(?P<head>[a-z][a-z-]{2,})\s+(?:(?:diagnos[ie]s|records?|conditions?|cases?|episodes?)\s+)?"
+    r"(?:other\s+than|excluding|except(?:\s+for)?)\s+(?P<y>[a-z][a-z -]{1,30}?)\s*"
+    r"\(\s*(?P<items>[a-z][a-z -]{1,40}(?:\s*(?:,|/|\bor\b|\band\b)\s*[a-z][a-z -]{1,40}){1,8})\s*"
+    r"(?:;\s*(?P<tail>[^()]{1,60}?\b(?:ignored|excluded|not\s+counted|left\s+out))\s*)?\)"
+)
 _UNSPECIFIED = frozenset({"unspecified", "other", "nos", "not specified", "unknown", "plain"})
 
 
@@ -205,5 +213,17 @@ def class_words(text: str, lex: Lexicon) -> str:
             return m[0]
         return m[0][: m.start("y") - m.start() + len(m["y"])] + " "
 
+    def other_listed(m: re.Match[str]) -> str:
+        y = m["y"].strip()
+        if m["tail"] and not set(content_tokens(y)) <= set(content_tokens(m["tail"])):
+            return m[0]
+        head = m["head"]
+        items = [re.sub(rf"\s+{re.escape(head)}$", "", i.strip()) for i in _SPLIT.split(m["items"])]
+        items = [i for i in items if i]
+        if len(items) < 2 or not _rest_named(items, y, head, lex):
+            return m[0]
+        return m[0][: m.start("y") - m.start() + len(m["y"])] + " "
+
     text = _NOT_LISTED.sub(not_listed, text)
+    text = _OTHER_LISTED.sub(other_listed, text)
     return _LISTED.sub(listed, text)

@@ -36,6 +36,26 @@ _BODY_PART = (
 _WHOSE = r"(?:(?:her|his|their|a|an|the|one's|my|your)\s+)?(?:(?:left|right)\s+)?"
 _FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bhow\s+tall\s+(is|was)\b"), r"what \1 the body height of"),
+    # 'ever put on donepezil': started on a drug
+    (re.compile(r"\b(?:put|placed)\s+on\s+(?!(?:weight|pounds|kilos)\b)"), "started on "),
+    # '(patients with both are excluded)' after 'X but no Y': the exclusion said again
+    (
+        re.compile(
+            r"\s*\(\s*(?:patients|people|persons|those|anyone)\s+(?:with|having|who\s+had)\s+both\s+"
+            r"(?:are\s+|were\s+)?(?:excluded|not\s+counted|left\s+out|removed|dropped)\s*\)"
+        ),
+        " ",
+    ),
+    # ', whatever the product description': any product of the named kind (the class whole)
+    (
+        re.compile(
+            r"\s*,?\s*(?:whatever|regardless\s+of)\s+(?:the\s+|its\s+)?(?:product\s+)?"
+            r"(?:descriptions?|displays?|names?|labels?|brands?|wordings?)\b"
+        ),
+        " ",
+    ),
+    # 'a diagnosis of a type other than viral sinusitis': other than
+    (re.compile(r"\b(?:of\s+)?(?:a|any)\s+(?:type|kind|form)\s+other\s+than\b"), "other than"),
     (re.compile(rf"\b(?:break|breaks|breaking)\s+{_WHOSE}(?P<p>{_BODY_PART})\b"), r"have a \g<p> fracture"),
     (re.compile(rf"\bbroke\s+{_WHOSE}(?P<p>{_BODY_PART})\b"), r"had a \g<p> fracture"),
     (re.compile(rf"\bbroken\s+(?:(?:left|right)\s+)?(?P<p>{_BODY_PART})\b"), r"\g<p> fracture"),
