@@ -190,9 +190,35 @@ def _rest_named(items: list[str], excluded: str, head: str, lex: Lexicon) -> boo
     return _named([*kinds, excluded], head, lex, extra)
 
 
+# 'any pneumococcal vax (PPSV23 or PCV13)': the products of a vaccine group, by their names
+_VACCINE_LISTED = re.compile(
+    r"\b(?P<g>[a-z0-9][a-z0-9 -]{1,40}?)\s+(?P<noun>vax|vaccines?|vaccinations?|shots?|"
+    r"immuni[sz]ations?)\s*\(\s*(?P<items>[a-z0-9][a-z0-9 -]{1,30}(?:\s*(?:,|/|\bor\b|\band\b)\s*"
+    r"[a-z0-9][a-z0-9 -]{1,30}){1,8})\s*\)"
+)
+
+
+def _vaccine_members(m: re.Match[str]) -> str:
+    """The match without its list when every item is a name of the vaccine group it follows."""
+    from clinbridge.engine.understand._text import tokens
+    from clinbridge.engine.understand._vaccines import _groups
+
+    groups = _groups()
+    words = tokens(m["g"])
+    group = next(
+        (groups[k] for k in (" ".join(words[i:]) for i in range(len(words))) if k in groups), None
+    )
+    if group is None:
+        return m[0]
+    items = [" ".join(tokens(i)) for i in _SPLIT.split(m["items"]) if i.strip()]
+    if len(items) < 2 or any(groups.get(i) is not group for i in items):
+        return m[0]
+    return f"{m['g']} {m['noun']} "
+
+
 def class_words(text: str, lex: Lexicon) -> str:
     """``text`` with classifier widenings read and member lists of a named class dropped."""
-    text = widening_words(text)
+    text = _VACCINE_LISTED.sub(_vaccine_members, widening_words(text))
 
     def listed(m: re.Match[str]) -> str:
         head = m["head"]

@@ -36,6 +36,9 @@ _BODY_PART = (
 _WHOSE = r"(?:(?:her|his|their|a|an|the|one's|my|your)\s+)?(?:(?:left|right)\s+)?"
 _FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bhow\s+tall\s+(is|was)\b"), r"what \1 the body height of"),
+    # 'MI pts who ended up with a CABG': had it
+    (re.compile(r"\bended\s+up\s+(?:with|having|getting|needing)\b"), "had"),
+    (re.compile(r"\bneeded\s+(?=stitches\b)"), "had "),
     # 'ever put on donepezil': started on a drug
     (re.compile(r"\b(?:put|placed)\s+on\s+(?!(?:weight|pounds|kilos)\b)"), "started on "),
     # '(patients with both are excluded)' after 'X but no Y': the exclusion said again
