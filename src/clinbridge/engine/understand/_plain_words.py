@@ -36,6 +36,14 @@ _BODY_PART = (
 _WHOSE = r"(?:(?:her|his|their|a|an|the|one's|my|your)\s+)?(?:(?:left|right)\s+)?"
 _FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bhow\s+tall\s+(is|was)\b"), r"what \1 the body height of"),
+    # 'mean SBP (mmHg, over all readings)': every reading is what a mean is taken over anyway
+    (
+        re.compile(
+            r"\s*,?\s*\b(?:over|across)\s+all\s+(?:of\s+(?:the|her|his|their)\s+)?(?:recorded\s+)?"
+            r"(?:readings|measurements|values|results|records)\b"
+        ),
+        " ",
+    ),
     # 'MI pts who ended up with a CABG': had it
     (re.compile(r"\bended\s+up\s+(?:with|having|getting|needing)\b"), "had"),
     (re.compile(r"\bneeded\s+(?=stitches\b)"), "had "),
