@@ -270,3 +270,59 @@ def test_fhir_flu_shots_broken_down_by_patient_sex(fhir_conn: Any) -> None:
     a = fhir_conn.ask("flu shots given, broken down by pt sex")
     assert a.decision == "accept"
     assert {r["sex"]: r["value"] for r in a.value} == gold
+
+
+def test_fhir_a_vaccine_group_with_its_products_named(fhir_conn: Any) -> None:
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_immunization WHERE code IN ('33', '133')",
+    )
+    a = fhir_conn.ask("how many pts got any pneumococcal vax (PPSV23 or PCV13)")
+    assert a.decision == "accept" and a.value == gold
+
+
+_ALZHEIMER = "Alzheimer''s disease"  # quoted for SQL
+
+
+def test_plain_words_for_starting_a_drug_and_restated_exclusions(eunomia_conn: Any, s27_conn: Any) -> None:
+    gold = _one(
+        eunomia_conn,
+        "SELECT count(DISTINCT d.person_id) FROM drug_exposure d WHERE d.drug_concept_id IN "
+        "(SELECT descendant_concept_id FROM concept_ancestor WHERE ancestor_concept_id IN "
+        f"{_named('donepezil')}) AND d.person_id IN (SELECT person_id FROM condition_occurrence "
+        "WHERE condition_concept_id IN (SELECT descendant_concept_id FROM concept_ancestor WHERE "
+        f"ancestor_concept_id IN {_named(_ALZHEIMER)}))",
+    )
+    a = eunomia_conn.ask("alzhiemers pts ever put on donepezil - how many")
+    assert a.decision == "accept" and a.value == gold
+    lbp = _one(
+        s27_conn,
+        "SELECT count(*) FROM (SELECT person_id FROM condition_occurrence WHERE condition_concept_id "
+        f"IN {_named('Chronic low back pain')} EXCEPT SELECT person_id FROM condition_occurrence "
+        f"WHERE condition_concept_id IN {_named('Chronic neck pain')})",
+    )
+    a = s27_conn.ask(
+        "How many patients have chronic low back pain but no chronic neck pain diagnosis "
+        "(patients with both are excluded)?"
+    )
+    assert a.decision == "accept" and a.value == lbp
+
+
+def test_a_mean_for_male_and_for_female_patients_over_all_readings(s27_conn: Any) -> None:
+    gold = dict(
+        _rows(
+            s27_conn,
+            "SELECT CASE p.gender_concept_id WHEN 8507 THEN 'male' ELSE 'female' END, "
+            "avg(m.value_as_number) FROM measurement m JOIN person p ON p.person_id = m.person_id "
+            "JOIN concept c ON c.concept_id = m.measurement_concept_id "
+            "WHERE c.concept_name = 'Systolic blood pressure' GROUP BY 1",
+        )
+    )
+    a = s27_conn.ask(
+        "What is the mean systolic blood pressure (mmHg, over all readings) for male and for "
+        "female patients?"
+    )
+    assert a.decision == "accept"
+    got = {r["sex"]: r["value"] for r in a.value}
+    assert got.keys() == gold.keys()
+    assert all(got[k] == pytest.approx(gold[k]) for k in gold)
