@@ -44,6 +44,13 @@ _FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         " ",
     ),
+    # 'which medications (distinct names) ...': a list of things is their names, once each
+    (
+        re.compile(
+            r"\s*\(\s*(?:the\s+)?(?:distinct|unique|different)?\s*(?:[a-z]+\s+)?names?\s*\)"
+        ),
+        " ",
+    ),
     # 'MI pts who ended up with a CABG': had it
     (re.compile(r"\bended\s+up\s+(?:with|having|getting|needing)\b"), "had"),
     (re.compile(r"\bneeded\s+(?=stitches\b)"), "had "),
