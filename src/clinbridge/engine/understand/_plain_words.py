@@ -51,6 +51,8 @@ _FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         " ",
     ),
+    # 'pts who were 70+ at their first stroke': a person's 'N+' at an event is an age
+    (re.compile(r"\b(were|was|are|is)\s+(\d{1,3})\s*\+\s+(?=(?:at|when)\b)"), r"\1 \2 or older "),
     # 'MI pts who ended up with a CABG': had it
     (re.compile(r"\bended\s+up\s+(?:with|having|getting|needing)\b"), "had"),
     (re.compile(r"\bneeded\s+(?=stitches\b)"), "had "),
