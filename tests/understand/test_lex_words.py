@@ -60,7 +60,10 @@ class _Ids:
     [
         ("what vaccines has 3516 had", "what vaccines has patient 3516 had"),
         ("how old was 16 at her first pregnancy", "how old was patient 16 at her first pregnancy"),
-        ("3516 - first celecoxib to gi bleed, # days", "patient 3516 - first celecoxib to gi bleed, # days"),
+        (
+            "3516 - first celecoxib to gi bleed, # days",
+            "patient 3516 - first celecoxib to gi bleed, # days",
+        ),
         # not a person id, a year, or patients in the plural named: left as written
         ("what vaccines has 77 had", "what vaccines has 77 had"),
         ("what did 2015 ever have", "what did 2015 ever have"),
@@ -68,7 +71,9 @@ class _Ids:
         ("how many had 16 admissions", "how many had 16 admissions"),
     ],
 )
-def test_a_bare_number_is_the_patient_only_in_subject_position(question: str, expected: str) -> None:
+def test_a_bare_number_is_the_patient_only_in_subject_position(
+    question: str, expected: str
+) -> None:
     assert bare_patient_ids(question, _Ids()) == expected  # type: ignore[arg-type]
 
 
@@ -110,7 +115,10 @@ def test_a_class_with_a_member_counted_in_and_a_hierarchy_excluding_one(eunomia_
         a = eunomia_conn.ask(q)
         assert a.decision == "accept" and a.value == not_viral, q
     # a list that leaves a recorded kind out (the plain 'Sinusitis' records) is not the rest
-    assert eunomia_conn.ask("how many pts had sinusitis that wasnt viral (bacterial/chronic)").decision == "abstain"
+    assert (
+        eunomia_conn.ask("how many pts had sinusitis that wasnt viral (bacterial/chronic)").decision
+        == "abstain"
+    )
 
 
 def test_an_ingredient_containing_product_alone_or_combined(eunomia_conn: Any) -> None:
@@ -284,7 +292,9 @@ def test_fhir_a_vaccine_group_with_its_products_named(fhir_conn: Any) -> None:
 _ALZHEIMER = "Alzheimer''s disease"  # quoted for SQL
 
 
-def test_plain_words_for_starting_a_drug_and_restated_exclusions(eunomia_conn: Any, s27_conn: Any) -> None:
+def test_plain_words_for_starting_a_drug_and_restated_exclusions(
+    eunomia_conn: Any, s27_conn: Any
+) -> None:
     gold = _one(
         eunomia_conn,
         "SELECT count(DISTINCT d.person_id) FROM drug_exposure d WHERE d.drug_concept_id IN "

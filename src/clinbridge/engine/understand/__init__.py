@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 from clinbridge.engine._number_accounting import account_numbers
 from clinbridge.engine.understand._amount_read import read_amount
 from clinbridge.engine.understand._asides import rewrite_asides
-from clinbridge.engine.understand._bare_ids import bare_patient_ids, integer_patient_ids
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
+from clinbridge.engine.understand._bare_ids import bare_patient_ids, integer_patient_ids
 from clinbridge.engine.understand._categories import category_words, stream_categories
 from clinbridge.engine.understand._change import read_change
 from clinbridge.engine.understand._class_words import class_words

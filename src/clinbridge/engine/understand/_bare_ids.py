@@ -76,7 +76,7 @@ def bare_patient_ids(question: str, lex: Lexicon) -> str:
     ids: frozenset[str] = getattr(lex, "patient_ids", None) or frozenset()
     if not ids or _OTHER_PATIENT.search(question):
         return question
-    hits = [m for m in _SUBJECT.finditer(question)]
+    hits = list(_SUBJECT.finditer(question))
     numbers = {m["n"] or m["n2"] or m["n3"] for m in hits}
     if len(numbers) != 1:
         return question

@@ -176,9 +176,7 @@ def _rest_named(items: list[str], excluded: str, head: str, lex: Lexicon) -> boo
     kinds = [i for i in items if i not in _UNSPECIFIED]
     if len(plain) > 1:
         return False
-    if plain and not any(
-        e.events and normalize(e.name) == head for e in lex.entries
-    ):
+    if plain and not any(e.events and normalize(e.name) == head for e in lex.entries):
         return False
     if not kinds:
         return False
@@ -222,8 +220,9 @@ def class_words(text: str, lex: Lexicon) -> str:
 
     def listed(m: re.Match[str]) -> str:
         head = m["head"]
-        whole = bool(m["widen"]) or re.search(rf"\bany\s+(?:[a-z-]+\s+)?{re.escape(head)}\s*$",
-                                               text[: m.start("head") + len(head)])
+        whole = bool(m["widen"]) or re.search(
+            rf"\bany\s+(?:[a-z-]+\s+)?{re.escape(head)}\s*$", text[: m.start("head") + len(head)]
+        )
         if not whole:
             return m[0]
         items = [i.strip() for i in _SPLIT.split(m["items"]) if i.strip()]

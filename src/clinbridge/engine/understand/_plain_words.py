@@ -76,10 +76,16 @@ _FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # 'a diagnosis of a type other than viral sinusitis': other than
     (re.compile(r"\b(?:of\s+)?(?:a|any)\s+(?:type|kind|form)\s+other\s+than\b"), "other than"),
-    (re.compile(rf"\b(?:break|breaks|breaking)\s+{_WHOSE}(?P<p>{_BODY_PART})\b"), r"have a \g<p> fracture"),
+    (
+        re.compile(rf"\b(?:break|breaks|breaking)\s+{_WHOSE}(?P<p>{_BODY_PART})\b"),
+        r"have a \g<p> fracture",
+    ),
     (re.compile(rf"\bbroke\s+{_WHOSE}(?P<p>{_BODY_PART})\b"), r"had a \g<p> fracture"),
     (re.compile(rf"\bbroken\s+(?:(?:left|right)\s+)?(?P<p>{_BODY_PART})\b"), r"\g<p> fracture"),
-    (re.compile(r"\b(how\s+many|number\s+of|count\s+of)\s+(?:vaccine\s+)?(?:shots|jabs)\b"), r"\1 immunizations"),
+    (
+        re.compile(r"\b(how\s+many|number\s+of|count\s+of)\s+(?:vaccine\s+)?(?:shots|jabs)\b"),
+        r"\1 immunizations",
+    ),
     (
         re.compile(
             r"\b(?P<v>vax|vaccines?|vaccinations?|shots?|immuni[sz]ations?)\s*,?\s*\(?\s*(?:1|one)\s*"
