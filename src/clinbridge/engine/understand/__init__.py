@@ -26,9 +26,11 @@ from clinbridge.engine._number_accounting import account_numbers
 from clinbridge.engine.understand._amount_read import read_amount
 from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
+from clinbridge.engine.understand._bare_ids import bare_patient_ids, integer_patient_ids
 from clinbridge.engine.understand._between_read import read_between
 from clinbridge.engine.understand._categories import category_words, stream_categories
 from clinbridge.engine.understand._change import read_change
+from clinbridge.engine.understand._class_words import class_words
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._demographic_gap import demographic_gap
 from clinbridge.engine.understand._elapsed import read_elapsed
@@ -41,6 +43,7 @@ from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._names import replace_patient_names
 from clinbridge.engine.understand._patient_sex import read_patient_sex
+from clinbridge.engine.understand._plain_words import plain_words
 from clinbridge.engine.understand._plan_guards import guard_reading
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
@@ -94,6 +97,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
+    question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'
     return [guard_reading(question, r, ctx) for r in _understand(question, ctx)]
 
 
@@ -111,7 +115,8 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         return [Reading(question=question, abstain_reason=no_rows)]
     plain = category_words(drop_confirmed_codes(plain, ctx.lexicon), ctx.lexicon)
     text = replace_patient_names(expand_words(normalize(plain)), ctx.lexicon)
-    text = fix_structure_typos(text, ctx.lexicon)
+    text = plain_words(text, ctx.lexicon)
+    text = class_words(fix_structure_typos(text, ctx.lexicon), ctx.lexicon)
     text = drop_time_columns(text, ctx.catalog)
     text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)
     if not_exact:
@@ -344,6 +349,7 @@ class Understander:
         # (an empty CONCEPT_ANCESTOR is no hierarchy)
         self.lexicon.has_hierarchy = _has_hierarchy(db, catalog)
         self.lexicon.categories = stream_categories(db, catalog, self.lexicon)
+        self.lexicon.patient_ids = integer_patient_ids(db, catalog)
         self.lexicon.class_list_allowed = builtin_drug_classes and self.lexicon.has_hierarchy
         self.embeddings = embeddings
         schema_lookup(db, catalog, self.lexicon)

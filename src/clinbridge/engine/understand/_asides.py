@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from clinbridge.engine.understand._group_phrasing import rewrite_group_phrasing
+
 __all__ = ["rewrite_asides"]
 
 _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -199,4 +201,4 @@ def rewrite_asides(text: str) -> str:
     """Rewrite asides that restate a convention or widen a class, before the rules read it."""
     for pattern, repl in _ASIDES:
         text = pattern.sub(repl, text)
-    return text
+    return rewrite_group_phrasing(text)

@@ -186,7 +186,10 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             and stem(w) not in vocab
         ):
             near = _derived_noun(w, vocab) or (
-                None if w in _english_words() or w in class_words() else lex.nearest_token(stem(w))
+                None
+                if w in _english_words() or w in class_words()
+                # 'otits': its stem ('otit') is too short to repair; the word itself is not
+                else lex.nearest_token(stem(w)) or lex.nearest_token(w)
             )
             fixed.append(near if near else w)
         else:

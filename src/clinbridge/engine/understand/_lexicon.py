@@ -116,6 +116,8 @@ class Lexicon:
     """A concept hierarchy is attached (descendants ground through it); set per catalog."""
     categories: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     """Per stream: recorded category → entries of its codes (``_categories``); set per catalog."""
+    patient_ids: frozenset[str] = frozenset()
+    """The patient table's integer ids (``_bare_ids``: '3516' as a patient); set per catalog."""
     # indexes (rebuilt after load)
     _exact: dict[str, list[int]] = field(default_factory=dict, repr=False)
     _tokset: dict[frozenset[str], list[int]] = field(default_factory=dict, repr=False)
@@ -410,6 +412,8 @@ class Lexicon:
 
     def nearest_token(self, token: str, *, min_ratio: float = 86.0) -> str | None:
         """A vocabulary word close to a misspelt one ('hemorrage' → 'hemorrhage')."""
+        if len(token) == 4 and token not in self._postings:
+            return _swapped_word(token, self._postings)
         if len(token) < 5 or token in self._postings:
             return None
         from rapidfuzz import fuzz, process
@@ -609,3 +613,12 @@ class _Q:
     def scalar(self, query: exp.Expression) -> int:
         rows = self.rows(query)
         return int(rows[0][0] or 0) if rows else 0
+
+
+def _swapped_word(token: str, words: Any) -> str | None:
+    """The vocabulary word a four-letter one is with two neighbouring letters swapped back
+    ('pian' → 'pain'), when exactly one is: a shorter word has too many one-letter neighbours
+    for any other slip to be read safely."""
+    swaps = {token[:k] + token[k + 1] + token[k] + token[k + 2 :] for k in range(len(token) - 1)}
+    near = sorted(w for w in swaps if w != token and w in words)
+    return near[0] if len(near) == 1 else None

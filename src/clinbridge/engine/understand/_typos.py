@@ -44,9 +44,23 @@ _STRUCTURE = frozenset(
         *("days", "weeks", "date", "dates", "age", "aged", "old", "how", "have", "having", "with"),
         *("without", "their", "there", "were", "does", "did", "has", "had", "been", "than", "more"),
         *("less", "over", "under", "above", "below", "least", "greater"),
+        *("admission", "admitted", "hospital", "longest", "shortest", "total", "split"),
     ]
 )
-_WORD = re.compile(r"\b[a-z]{4,}\b")
+_WORD = re.compile(r"\b[a-z]{3,}\b")
+
+
+@lru_cache(maxsize=1)
+def _short_english() -> frozenset[str]:
+    """Three-letter words of the packaged MiniLM's WordPiece vocabulary ('day', 'any', 'wit'):
+    a short word found there is meant as written; empty without the model package."""
+    try:
+        from clinbridge.embed import model_path
+
+        text = (model_path() / "vocab.txt").read_text("utf-8")
+    except (ImportError, OSError):
+        return frozenset()
+    return frozenset(w for w in text.split() if w.isalpha() and len(w) == 3)
 
 
 @lru_cache(maxsize=1)
@@ -56,9 +70,20 @@ def _english() -> frozenset[str]:
     return _english_words()
 
 
+@lru_cache(maxsize=1)
+def _known_short() -> frozenset[str]:
+    """The shorthand lexicon's own terms ('ast', 'mch', 'mos'): an abbreviation, not a slip."""
+    from clinbridge.engine.understand._shorthand import concept_shorthand, word_shorthand
+
+    return frozenset(concept_shorthand()) | frozenset(word_shorthand()) | {"mos", "hrs", "mins"}
+
+
 def _near(word: str) -> str | None:
     from rapidfuzz.distance import OSA
 
+    if len(word) == 3:  # 'mny', 'hav': a three-letter slip is only a dropped letter
+        near = [w for w in _STRUCTURE if len(w) == 4 and OSA.distance(word, w) <= 1]
+        return near[0] if len(near) == 1 else None
     near = [w for w in _STRUCTURE if abs(len(w) - len(word)) <= 1 and OSA.distance(word, w) <= 1]
     return near[0] if len(near) == 1 else None
 
@@ -73,6 +98,8 @@ def fix_structure_typos(text: str, lex: Lexicon) -> str:
     def fix(m: re.Match[str]) -> str:
         w = m[0]
         if w in _STRUCTURE or w in english or lex.token_frequency(w):
+            return w
+        if len(w) == 3 and (w in _short_english() or not _short_english() or w in _known_short()):
             return w
         return _near(w) or w
 

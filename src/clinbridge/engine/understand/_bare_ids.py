@@ -1,0 +1,88 @@
+"""A patient named by a bare number: 'what vaccines has 3516 had', 'how old was 16 at her first
+pregnancy', '5153 - celecoxib start to GI bleed, # days'.
+
+A clinician types the record number alone where a noun phrase would name the patient. A bare
+integer is read as 'patient N' only when all of these hold:
+
+* it stands where the subject of the sentence stands — right after an auxiliary ('has', 'did',
+  'was', 'is', 'does') and before a verb, an adverb or 'at'; or first in the question before a
+  dash or colon; or with a possessive ('3516's');
+* it is the id of a patient in the connected source (checked against the patient table's ids,
+  read once when the understander is built);
+* it is not a plausible year (1900–2100) and the question names no other patient and asks
+  nothing about patients in the plural — otherwise the number is a threshold, a year or a count,
+  or could be, and the question is left as written (it then abstains on the unread number).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog
+    from clinbridge.db import Database
+    from clinbridge.engine.understand._lexicon import Lexicon
+
+__all__ = ["bare_patient_ids", "integer_patient_ids"]
+
+logger = logging.getLogger(__name__)
+
+_MAX_IDS = 500_000
+"""Beyond this many patients the ids are not read; a bare number then stays unread."""
+
+_AFTER = (
+    r"(?:had|has|have|ever|never|been|got|gotten|get|gets|receive[ds]?|received|take|taken|took|"
+    r"die[ds]?|died|start(?:ed)?|begin|began|break|broke|undergo|underwent|undergone|visit(?:ed)?|"
+    r"at|when|first|last|currently|still|on|in|diagnosed|admitted|prescribed|given)"
+)
+_SUBJECT = re.compile(
+    rf"\b(?P<aux>has|had|did|does|was|is)\s+(?P<n>\d{{1,12}})(?=\s+{_AFTER}\b)"
+    r"|^(?P<n2>\d{1,12})(?=\s*(?:-+>?|:|—|–)\s)"
+    r"|(?<![\w.-])(?P<n3>\d{1,12})(?='s\b)",
+    re.I,
+)
+_OTHER_PATIENT = re.compile(
+    r"\b(?:patients?|pts?|persons?|people|subjects?|person_id|patient_id)\b", re.I
+)
+
+
+def integer_patient_ids(db: Database, catalog: Catalog) -> frozenset[str]:
+    """The patient table's integer ids as text (empty when there are none or too many)."""
+    from sqlglot import exp
+
+    pt = catalog.patients
+    if pt is None:
+        return frozenset()
+    column = pt.external_id_column or pt.id_column
+    try:
+        sql = exp.select(exp.column(column)).from_(pt.table).limit(_MAX_IDS + 1).sql(db.dialect)
+        rows = db.execute(sql, max_rows=_MAX_IDS + 1).rows
+    except Exception as exc:  # an unreadable patient table: no bare ids are read
+        logger.debug("patient ids unreadable: %s", exc)
+        return frozenset()
+    if len(rows) > _MAX_IDS:
+        return frozenset()
+    return frozenset(str(r[0]) for r in rows if _integer(r[0]))
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) or (isinstance(value, str) and value.isdigit())
+
+
+def bare_patient_ids(question: str, lex: Lexicon) -> str:
+    """``question`` with a bare patient number in subject position written 'patient N'."""
+    ids: frozenset[str] = getattr(lex, "patient_ids", None) or frozenset()
+    if not ids or _OTHER_PATIENT.search(question):
+        return question
+    hits = list(_SUBJECT.finditer(question))
+    numbers = {m["n"] or m["n2"] or m["n3"] for m in hits}
+    if len(numbers) != 1:
+        return question
+    n = numbers.pop()
+    if n not in ids or 1900 <= int(n) <= 2100:
+        return question
+    m = hits[0]
+    start, end = m.span("n") if m["n"] else m.span("n2") if m["n2"] else m.span("n3")
+    return f"{question[:start]}patient {n}{question[end:]}"
