@@ -61,7 +61,11 @@ set 7 71.9 % / 1 wrong before the evening's trial work, 76.6 % / 1 wrong after; 
 material on 2026-12-01 at 21:20 UTC (the next stop's start); set 9 is the new blind set:
 set 9 (80 questions, 15 abstentions; seed 9191, 540 x 1300) was written blind to the
 reader's code, on a workbook from a second independent builder (``BOOKS``), and committed before
-its first run; sealed. Its golds are checked a second way from a long view (``verify``)."""
+its first run. Its golds are checked a second way from a long view (``verify``). Blind figures
+(2026-12-01, lead only): on main 6fe5d5b the loader refused the workbook (its missing codes and
+its site column's '(see Centres sheet)' were declared in ways it did not read; 0/80); after the
+loader work and this stop's reader work (main 37f398b) 48/80 = 60.0 %, 32 abstained, 0 wrong. It
+was then opened as development material (22:50 UTC); no blind trial set is left."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
