@@ -318,8 +318,9 @@ def _read(
         elif w in BLOCK:
             raise Abstain(f"{t.text!r} (not expressed by the schema reader)", t.text, final=False)
         k += 1
-    if st.unbound:
-        raise Abstain(f"no value is given for {st.unbound[0]!r}", st.unbound[0])
+    if st.unbound:  # a concept field may be followed by the concept's words: the general reader's
+        concept = st.unbound[0].lower().endswith("concept_id")
+        raise Abstain(f"no value is given for {st.unbound[0]!r}", st.unbound[0], final=not concept)
     _names(toks, st, lex, cat)
     check_asides(st, asides, lex, cat)
     left = [t.text for t in toks if not t.used]
