@@ -14,7 +14,7 @@ list of questions:
   sex it stands for; 'grouped by (the person's) <sex column>' is 'by sex';
 * a stream's value column ('value_as_number', 'value_num') is 'value';
 * a concept id column before the words of a concept ('condition_concept_id in Seizure
-  disorder') is dropped: the words name the concept; '(or) its descendants', '(concept_ancestor)'
+  disorder') is dropped: the words name the concept; 'is a descendant of', '(concept_ancestor)'
   and 'in the X hierarchy' are dropped only where the source has a concept hierarchy with rows,
   since the general reader takes a named concept with its descendants there;
 * a table name is dropped and remembered: ``tables_disagree`` then checks that the reading
@@ -40,7 +40,7 @@ __all__ = ["plain_schema_words", "tables_disagree"]
 
 _SEX_WORD = {"male": "male", "female": "female"}
 _HIERARCHY = re.compile(
-    r"\s*\(\s*concept_ancestor\s*\)|\s*\b(?:or|and)\s+(?:its|their)\s+descendants\b"
+    r"\s*\(\s*concept_ancestor\s*\)"
     r"|\s*\bhierarchy\b|\b(?:is\s+)?an?\s+descendants?\s+of\s+(?:the\s+)?(?:ingredient\s+)?",
     re.I,
 )
@@ -64,7 +64,8 @@ def _tables(cat: Catalog, lex: Lexicon) -> dict[str, str]:
     from clinbridge.engine.understand._schema_plan import same_rows
     from clinbridge.engine.understand._schema_words import resource_streams
 
-    out = {s.table.lower(): s.name for s in cat.streams}
+    # a plan names a stream by its name or its kind ('procedure_occurrence' | 'procedure')
+    out = {s.table.lower(): f"{s.name}|{s.kind}" for s in cat.streams}
     if cat.adapter == "fhir":  # 'fhir_medication_request': its resource's stream, same rows
         for t in cat.tables:
             camel = "".join(p.capitalize() for p in t.name.lower().split("_")[1:])
@@ -75,7 +76,7 @@ def _tables(cat: Catalog, lex: Lexicon) -> dict[str, str]:
                 and len(res) == 1
                 and same_rows(lex, res[0].table, t.name) is True
             ):
-                out[t.name.lower()] = res[0].name
+                out[t.name.lower()] = f"{res[0].name}|{res[0].kind}"
     if cat.encounters is not None:
         out[cat.encounters.table.lower()] = "encounters"
     if cat.patients is not None:
@@ -233,7 +234,7 @@ def plain_schema_words(
             return f" {cat.encounters.label if cat.encounters else 'encounter'}s "
         if what == "patients":
             return " patients "
-        return f" {what.replace('_', ' ')} {m['rows'] or ''} "
+        return f" {what.split('|')[0].replace('_', ' ')} {m['rows'] or ''} "
 
     if tables:
         t = _alt(set(tables))
@@ -256,7 +257,7 @@ def _plan_reads(plan: QueryPlan) -> set[str]:
         out.add(m.stream)
     if getattr(m, "of", "") == "encounters" or getattr(m, "encounter_type", None):
         out.add("encounters")
-    for f in plan.filters:
+    for f in (*plan.filters, *plan.aggregate.numerator):
         if getattr(f, "stream", None):
             out.add(f.stream)
         if type(f).__name__ == "EncounterFilter":
@@ -272,7 +273,7 @@ def tables_disagree(plan: QueryPlan | None, named: list[tuple[str, str]]) -> str
         return None
     reads = _plan_reads(plan)
     for written, what in named:
-        if what not in reads:
+        if not set(what.split("|")) & reads:
             return f"the question names table {written!r}, but the reading does not read it"
         if written.endswith(" rows") and what != "patients" and not _counts_rows(plan, what):
             return f"the question counts {written!r}, but the reading does not count those rows"
@@ -285,7 +286,7 @@ def _counts_rows(plan: QueryPlan, what: str) -> bool:
     m: Any = plan.measure
     if what == "encounters":
         return bool(m.of == "encounters")
-    if m.of != "events" or m.stream != what:
+    if m.of != "events" or m.stream not in what.split("|"):
         return False
-    same = [f for f in plan.filters if getattr(f, "stream", None) == what]
+    same = [f for f in plan.filters if getattr(f, "stream", None) in what.split("|")]
     return m.concepts is not None or not same
