@@ -94,3 +94,77 @@ def test_latest_value_ordered_by_date(fhir_conn: Any) -> None:
         assert a.decision == "accept" and a.value == pytest.approx(rows[0][0])
     else:
         assert a.decision == "abstain"
+
+
+# -- schema words in a question the schema reader hands on (``_schema_plain``) ---------------
+
+
+def test_grouped_by_sex_column(eunomia_conn: Any) -> None:
+    rows = eunomia_conn.db.execute(
+        "SELECT p.gender_concept_id, count(*) FROM visit_occurrence v JOIN person p "
+        "USING (person_id) WHERE v.visit_concept_id = 9201 GROUP BY 1",
+        max_rows=None,
+    ).rows
+    sexes = {8507: "male", 8532: "female"}
+    gold = {sexes[int(g)]: n for g, n in rows if int(g) in sexes}
+    a = eunomia_conn.ask(
+        "count inpatient visit_occurrence rows grouped by the person's gender_concept_id"
+    )
+    assert a.decision == "accept"
+    assert {r["sex"]: r["value"] for r in a.value} == gold
+
+
+def test_sex_code_and_unit(s27_conn: Any) -> None:
+    name = "Triglyceride [Mass/volume] in Serum or Plasma"
+    gold = _one(
+        s27_conn,
+        "SELECT count(DISTINCT m.person_id) FROM measurement m JOIN person p USING (person_id) "
+        "JOIN concept c ON c.concept_id = m.measurement_concept_id "
+        f"WHERE c.concept_name = '{name}' AND m.value_as_number >= 150 "
+        "AND p.gender_concept_id = 8532",
+    )
+    a = s27_conn.ask(
+        "count female persons (gender_concept_id 8532) with a Triglyceride measurement "
+        "value >= 150 mg/dL"
+    )
+    assert (a.decision, a.value) == ("accept", gold)
+
+
+def test_encounter_type_code_with_table(s27_conn: Any) -> None:
+    gold = _one(
+        s27_conn,
+        "SELECT count(*) FROM visit_occurrence WHERE visit_concept_id = 9202 "
+        "AND visit_start_date BETWEEN DATE '2021-01-01' AND DATE '2021-12-31'",
+    )
+    a = s27_conn.ask(
+        "count of visit_occurrence rows with visit_concept_id 9202 (outpatient) starting in 2021"
+    )
+    assert (a.decision, a.value) == ("accept", gold)
+
+
+def test_resource_table_in_plain_reading(fhir_conn: Any) -> None:
+    rows = fhir_conn.db.execute(
+        "SELECT DISTINCT patient_id FROM fhir_medication_request "
+        "WHERE lower(display) LIKE '%cisplatin%'",
+        max_rows=None,
+    ).rows
+    a = fhir_conn.ask(
+        "list distinct patient_id from fhir_medication_request with a cisplatin product"
+    )
+    if rows:
+        assert a.decision == "accept" and sorted(a.value) == sorted(r[0] for r in rows)
+    else:
+        assert a.decision == "abstain"
+
+
+def test_rows_named_must_be_counted(fhir_conn: Any) -> None:
+    """'count fhir_immunization rows with CVX 140 by sex': a reading that counts patients, or
+    every immunization of the patients, is not the rows named — it abstains."""
+    a = fhir_conn.ask("count fhir_immunization rows with CVX 140 grouped by fhir_patient.gender")
+    if a.decision == "accept":
+        rows = fhir_conn.db.execute(
+            "SELECT p.gender, count(*) FROM fhir_immunization i JOIN fhir_patient p "
+            "ON p.id = i.patient_id WHERE i.code = '140' GROUP BY 1",
+            max_rows=None,
+        ).rows
+        assert {r["sex"]: r["value"] for r in a.value} == dict(rows)
