@@ -28,9 +28,12 @@ __all__ = ["code_names", "name_disagrees", "threshold_unit"]
 
 # a unit after a number, bare or in parentheses: '>= 110 (mg/dL)', '150 mg/dL', 'over 90.72 kg'
 _AFTER_NUMBER = re.compile(
-    rf"(?<=\d)(?P<all>\s*\(\s*{UNITS}\s*\)|\s*{UNITS.replace('<unit>', '<unit2>')})(?![\w/^])",
+    rf"(?<=\d)(?P<all>\s*\(\s*(?:degrees?\s+)?{UNITS}\s*\)|\s*{UNITS.replace('<unit>', '<unit2>')})"
+    r"(?![\w/^])",
     re.I,
 )
+# the unit the answer is asked in, in parentheses after a name: 'measurement (pg/mL)'
+_ALONE = re.compile(rf"(?<=[A-Za-z\]])\s*\(\s*{UNITS}\s*\)(?![\w/^])", re.I)
 # a code's name in parentheses right after it: '19169002 (miscarriage in first trimester)'
 _CODE_NAME = re.compile(
     r"(?<![\w.\-])(?P<code>\d{3,}(?:[.\-]\d+)*|\d+(?:[.\-]\d+)+)\s*"
@@ -41,9 +44,21 @@ _CODE_NAME = re.compile(
 )
 
 
+# the short names of the canonical encounter types ('visit_concept_id 9203 (ER)')
+_ENC_WORDS = {
+    "emergency": ("er", "ed", "emer"),
+    "inpatient": ("ip", "imp", "admission", "hospitalization"),
+    "outpatient": ("op", "amb", "ambulatory", "office", "clinic"),
+    "icu": ("intensive",),
+}
+
+
 def threshold_unit(question: str) -> tuple[str, str | None]:
     """``question`` without the unit written after its (one) threshold, and that unit."""
     units = [m for m in _AFTER_NUMBER.finditer(question) if (m["unit"] or m["unit2"])]
+    if not units and len(alone := list(_ALONE.finditer(question))) == 1:
+        m = alone[0]
+        return question[: m.start()] + question[m.end() :], m["unit"].lower()
     if len(units) != 1:
         return question, None
     m = units[0]
@@ -53,8 +68,20 @@ def threshold_unit(question: str) -> tuple[str, str | None]:
 
 def code_names(question: str) -> tuple[str, list[tuple[str, str]]]:
     """``question`` without the names written in parentheses after codes, and (code, name)."""
-    found = [(m["code"], m["name"].strip()) for m in _CODE_NAME.finditer(question)]
-    return _CODE_NAME.sub(lambda m: m["code"], question), found
+    found: list[tuple[str, str]] = []
+
+    def strip(m: re.Match[str]) -> str:
+        if _AFTER_OP.search(question[: m.start()]):  # '>= 38.0 (degree Celsius)': a value
+            return m[0]
+        found.append((m["code"], m["name"].strip()))
+        return m["code"]
+
+    return _CODE_NAME.sub(strip, question), found
+
+
+_AFTER_OP = re.compile(
+    r"(?:[<>=]|\b(?:over|above|under|below|than|least|most|exceeding))\s*$", re.I
+)
 
 
 def name_disagrees(
@@ -72,7 +99,7 @@ def name_disagrees(
     to none of these has nothing to agree with: it disagrees."""
     words = set(re.findall(r"[a-z]+", name.lower()))
     if enc_type is not None:
-        return enc_type not in words
+        return not words & {enc_type, *_ENC_WORDS.get(enc_type, ())}
     if sex is not None:
         return not words & {sex, "women" if sex == "female" else "men"}
     if not entries:

@@ -84,9 +84,7 @@ def check_asides(
 ) -> None:
     """Put the threshold's unit on the value condition; check each name beside a code."""
     unit, named = asides
-    if unit is not None:
-        if st.value is None:
-            raise Abstain(f"the unit {unit!r} goes with no value condition", unit, final=False)
+    if unit is not None and st.value is not None:  # (the unit of an answer: ``read_schema``)
         st.value = st.value.model_copy(update={"unit": unit})
     listed = [c for c in st.codes if c[0]]
     for code, name in named:
@@ -120,7 +118,7 @@ def label_field(cat: Catalog, name: str) -> bool:
     """Whether ``name`` is the label column of a code dictionary or a stream ('display')."""
     n = name.lower().split(".")[-1]
     cols = {d.label_column for d in cat.dictionaries} | {s.label_column for s in cat.streams}
-    return n in {c.lower() for c in cols if c}
+    return n in {c.lower() for c in cols if c} | {"name", "display"}
 
 
 def label_contains(st: State, lex: Lexicon, toks: list[Tok], k: int) -> None:

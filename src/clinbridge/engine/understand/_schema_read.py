@@ -84,6 +84,11 @@ def read_schema(
         return None
     try:
         plan, st = _read(toks, lex, catalog, lookup, patient_id, now, question, (unit, named))
+        if unit is not None and st.value is None:  # 'max … measurement (pg/mL)': the answer's
+            if plan.measure.of != "value":
+                raise Abstain(f"the unit {unit!r} goes with no value", unit, final=False)
+            measure = plan.measure.model_copy(update={"unit": unit})
+            plan = plan.model_copy(update={"measure": measure})
     except Abstain as exc:
         if not exc.final:
             return None
@@ -300,7 +305,8 @@ def _read(
             st.sex_word, t.used = SEX_WORDS[w], True
         elif w in {"value", "values", "result", "results"}:
             if k > 0 and toks[k - 1].kind == "ident":  # 'the person_id values': the field's
-                pass
+                if field_role(cat, None, toks[k - 1].text) == "patient" and not st.count_word:
+                    st.listing = True  # 'person_id values with …': the ids are asked
             elif st.agg in AGG.values() and not st.measure_field:
                 st.measure_field = "value"
             elif st.agg not in AGG.values():
@@ -474,6 +480,14 @@ def _code_sex(cat: Catalog, code: str) -> str | None:
     return cat.patients.sex_values.get(code) if cat.patients is not None else None
 
 
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _year(text: str) -> bool:
     return len(text) == 4 and text.isdigit() and 1900 <= int(text) <= 2100
 
@@ -525,6 +539,10 @@ def _name(t: Tok, toks: list[Tok], k: int, st: State, cat: Catalog, pending: str
         raise Abstain(f"table {text!r} is in the source but the plan cannot read it", text)
     if role is None:
         raise Abstain(f"{text!r} is not a table or field of this source", text)
+    enc = cat.encounters
+    if enc is not None and text.lower() == enc.start_column.lower() and st.target == "encounters":
+        t.used = True  # 'visit_start_date in 2010': the window of the encounters named
+        return "time"
     if role in {"other", "source"}:
         raise Abstain(f"field {text!r} (the plan cannot filter on it)", text)
     t.used = True
@@ -661,6 +679,9 @@ def _literal(
             raise Abstain("two sexes named", t.text)
         st.sex_code = t.text
         return ""
+    if op and op != "=" and not st.yesno and st.agg not in {"first", "last"} and _number(t.text):
+        # 'a Hemoglobin observation (LOINC 718-7) < 13': the value of the measurement named
+        return _literal(t, "value", op, st, lex, cat, lookup)
     if op and op != "=":
         raise Abstain(f"{op} {t.text} is not bound to a numeric field", t.text)
     if t.kind == "code" and not pending and _year(t.text):
