@@ -168,3 +168,58 @@ def test_rows_named_must_be_counted(fhir_conn: Any) -> None:
             max_rows=None,
         ).rows
         assert {r["sex"]: r["value"] for r in a.value} == dict(rows)
+
+
+def test_answer_unit_in_parentheses(s27_conn: Any) -> None:
+    """'max … measurement (pg/mL)': the unit the answer is asked in, checked against the stored
+    one — the stored unit answers, another unit is not silently dropped."""
+    rows = s27_conn.db.execute(
+        "SELECT max(m.value_as_number), any_value(u.concept_code) FROM measurement m "
+        "JOIN concept c ON c.concept_id = m.measurement_concept_id "
+        "LEFT JOIN concept u ON u.concept_id = m.unit_concept_id "
+        "WHERE c.concept_name = 'Heart rate' AND m.person_id = 5",
+        max_rows=None,
+    ).rows
+    gold, stored = rows[0]
+    a = s27_conn.ask(f"max 'Heart rate' value ({stored}) for person_id 5")
+    assert (a.decision, a.value) == ("accept", pytest.approx(gold))
+    other = s27_conn.ask("max 'Heart rate' value (mg/dL) for person_id 5")
+    assert other.decision == "abstain"
+
+
+def test_person_id_values_list(s27_conn: Any) -> None:
+    rows = s27_conn.db.execute(
+        "SELECT DISTINCT o.person_id FROM condition_occurrence o JOIN concept c "
+        "ON c.concept_id = o.condition_concept_id WHERE c.concept_name = 'Chronic neck pain'",
+        max_rows=None,
+    ).rows
+    a = s27_conn.ask("person_id values with a 'Chronic neck pain' condition_occurrence")
+    assert a.decision == "accept" and sorted(int(v) for v in a.value) == sorted(r[0] for r in rows)
+
+
+def test_encounter_start_column_window(eunomia_conn: Any) -> None:
+    gold = _one(
+        eunomia_conn,
+        "SELECT count(*) FROM visit_occurrence WHERE visit_concept_id = 9201 "
+        "AND visit_start_date BETWEEN DATE '2010-01-01' AND DATE '2010-12-31'",
+    )
+    a = eunomia_conn.ask(
+        "count of visit_occurrence rows with visit_concept_id 9201 (inpatient) and "
+        "visit_start_date in 2010"
+    )
+    assert (a.decision, a.value) == ("accept", gold)
+    wrong = eunomia_conn.ask(
+        "count of visit_occurrence rows with visit_concept_id 9201 (emergency) and "
+        "visit_start_date in 2010"
+    )
+    assert wrong.decision == "abstain"
+
+
+def test_operator_after_code_binds_to_value(fhir_conn: Any) -> None:
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_observation WHERE code = '8480-6' "
+        "AND value_num > 120",
+    )
+    a = fhir_conn.ask("number of patients with an Observation (LOINC 8480-6) > 120")
+    assert (a.decision, a.value) == ("accept", gold)
