@@ -223,3 +223,37 @@ def test_operator_after_code_binds_to_value(fhir_conn: Any) -> None:
     )
     a = fhir_conn.ask("number of patients with an Observation (LOINC 8480-6) > 120")
     assert (a.decision, a.value) == ("accept", gold)
+
+
+def test_system_repeated_in_list_and_table_words(fhir_conn: Any) -> None:
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_immunization WHERE code IN ('33', '133')",
+    )
+    a = fhir_conn.ask("count of patients with an immunization of CVX 33 or CVX 133")
+    assert (a.decision, a.value) == ("accept", gold)
+    gold = _one(
+        fhir_conn,
+        "SELECT count(DISTINCT patient_id) FROM fhir_medication_request "
+        "WHERE lower(display) LIKE '%naproxen%'",
+    )
+    a = fhir_conn.ask(
+        "count of distinct patients with a MedicationRequest whose medication display "
+        "contains naproxen"
+    )
+    if gold:
+        assert (a.decision, a.value) == ("accept", gold)
+
+
+def test_name_contains_yes_no_suffix(s27_conn: Any) -> None:
+    for pid in (22, 23):
+        n = _one(
+            s27_conn,
+            "SELECT count(*) FROM drug_exposure d JOIN concept c ON c.concept_id = "
+            f"d.drug_concept_id WHERE d.person_id = {pid} AND lower(c.concept_name) "
+            "LIKE '%losartan%'",
+        )
+        a = s27_conn.ask(
+            f"any drug_exposure whose drug name contains losartan for person_id {pid} (yes/no)"
+        )
+        assert (a.decision, a.value) == ("accept", n > 0)

@@ -50,6 +50,16 @@ def _listed(tok: Tok, st: State) -> tuple[str, str, str] | None:
 def code_list_joins(toks: list[Tok], k: int, st: State) -> bool:
     """``toks[k]`` is the 'or' of a code list: a code read before it, a code after it."""
     nxt = toks[k + 1] if k + 1 < len(toks) else None
+    after = toks[k + 2] if k + 2 < len(toks) else None
+    if (  # 'CVX 33 or CVX 133': the system said again before the next code
+        nxt is not None
+        and after is not None
+        and after.kind in _CODE_KINDS
+        and _listed(toks[k - 1], st) is not None
+        and nxt.text.lower() == next((c[1] for c in reversed(st.codes) if c[0]), "")
+    ):
+        st.or_codes = True
+        return True
     return nxt is not None and nxt.kind in _CODE_KINDS and _listed(toks[k - 1], st) is not None
 
 

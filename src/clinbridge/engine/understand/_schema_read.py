@@ -14,6 +14,7 @@ names it. The plan then takes the ordinary road: compile, guard, validate.
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from clinbridge.catalog import Catalog
 from clinbridge.engine.plan import QueryPlan, ValueFilter
@@ -130,6 +131,10 @@ def _read(
     while k < len(toks):
         t, w = toks[k], words[k]
         nxt = words[k + 1] if k + 1 < len(toks) else ""
+        if (w, nxt) == ("yes", "no"):  # '… for person_id 22 (yes/no)'
+            st.yesno = t.used = toks[k + 1].used = True
+            k += 2
+            continue
         if t.kind == "op":
             op = {"==": "=", "<>": "!=", "=": "="}.get(t.text, t.text)
             if op == "!=":
@@ -387,6 +392,10 @@ def _names(toks: list[Tok], st: State, lex: Lexicon, cat: Catalog) -> None:
             j += 1
         while j > k + 1 and toks[j - 1].used:
             j -= 1
+        if j == k + 1 and toks[k].text.lower() in _table_parts(st.table_word):
+            toks[k].used = True  # 'a MedicationRequest whose medication display …': the table's
+            k = j
+            continue
         span = " ".join(t.text for t in toks[k:j])
         if coded and confirms(lex, span, coded):
             for t in toks[k:j]:  # 'BMI (LOINC 39156-5)': the name of the code named
@@ -406,6 +415,11 @@ def _names(toks: list[Tok], st: State, lex: Lexicon, cat: Catalog) -> None:
             for t in toks[k:j]:
                 t.used = True
         k = j
+
+
+def _table_parts(table_word: str) -> set[str]:
+    """The words of a table or resource name ('drug_exposure', 'MedicationRequest')."""
+    return {p.lower() for p in re.split(r"_|(?<=[a-z])(?=[A-Z])", table_word) if len(p) > 2}
 
 
 def _grounded(span: str, lex: Lexicon, names: set[str]) -> list[int] | None:
