@@ -123,12 +123,42 @@ def _sex(cat: Catalog, text: str) -> str:
     return re.sub(pat, said, text, flags=re.I)
 
 
+# the words after which a code stands alone as the name of its concept ('rows with CVX 140')
+_STANDS_ALONE = frozenset(
+    [
+        "with",
+        "of",
+        "for",
+        "a",
+        "an",
+        "the",
+        "in",
+        "any",
+        "by",
+        "is",
+        "and",
+        "or",
+        "to",
+        "on",
+        "received",
+        "given",
+        "had",
+        "has",
+        "have",
+    ]
+)
+
+
 def _codes_as_names(text: str, lex: Lexicon) -> str:
     """'CVX 140' as the quoted name of the one concept the source stores under it."""
     if lex.has_hierarchy:
         return text
 
     def said(m: re.Match[str]) -> str:
+        before = m.string[: m.start()].rstrip()
+        last = before.split()[-1].lower() if before.split() else ""
+        if before.endswith("(") or (last and last not in _STANDS_ALONE):
+            return m[0]  # 'LDL cholesterol (LOINC 2093-3)': an aside to words, checked elsewhere
         frag = SYSTEMS.get(m["sys"].lower(), ("", ""))[0]
         hits = {
             e.name
