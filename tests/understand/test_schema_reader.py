@@ -96,7 +96,7 @@ def test_fhir_resources_fields_and_codes(fhir_conn: Any) -> None:
         "how many person_id in drug_exposure with adherence_score > 0.8",
         "count condition_occurrence records where condition_source_value = '444814009'",
         "count of condition_occurrence rows per gender_concept_id",
-        "count distinct person_id in condition_occurrence with condition_concept_id 4112343 or 260139",
+        "count distinct person_id in condition_occurrence with condition_concept_id 4112343 and 260139",
     ],
 )
 def test_omop_abstentions(eunomia_conn: Any, question: str) -> None:

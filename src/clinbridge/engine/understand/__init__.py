@@ -46,6 +46,7 @@ from clinbridge.engine.understand._patient_sex import read_patient_sex
 from clinbridge.engine.understand._plain_words import plain_words
 from clinbridge.engine.understand._plan_guards import guard_reading
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
+from clinbridge.engine.understand._schema_plain import plain_schema_words, tables_disagree
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
@@ -113,6 +114,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     plain, no_rows = fhir_plain_words(question, ctx.catalog)
     if no_rows:
         return [Reading(question=question, abstain_reason=no_rows)]
+    plain, tables_named = plain_schema_words(plain, ctx.catalog, ctx.lexicon)
     plain = category_words(drop_confirmed_codes(plain, ctx.lexicon), ctx.lexicon)
     text = replace_patient_names(expand_words(normalize(plain)), ctx.lexicon)
     text = plain_words(text, ctx.lexicon)
@@ -166,6 +168,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         event_end_asked(question, first.plan)
         or administered_missing(question, first.plan, ctx.catalog)
         or threshold_yesno(question, first.plan)
+        or tables_disagree(first.plan, tables_named)
     )
     if ended:
         return [Reading(question=question, abstain_reason=ended)]

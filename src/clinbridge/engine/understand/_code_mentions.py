@@ -24,7 +24,10 @@ __all__ = ["drop_confirmed_codes"]
 
 _MENTION = re.compile(
     r"\b(?P<sys>loinc|snomed(?:[- ]?ct)?|sct|rxnorm|cvx)(?:\s+code)?\s*[:#]?\s*"
-    r"(?P<code>\d[\d.\-]*\d|\d)\b",
+    r"(?P<code>\d[\d.\-]*\d|\d)\b"
+    # a bare code in parentheses beside its name, 'Body Weight (29463-7)': any system the
+    # source stores it in (a code with a dash or dot, so never a plain number or a value)
+    r"|(?<=[A-Za-z)\]] )\((?:code\s+)?(?P<bare>\d+(?:[.\-]\d+)+)\)",
     re.I,
 )
 _NEAR = 8  # tokens looked at on each side
@@ -32,6 +35,8 @@ _NEAR = 8  # tokens looked at on each side
 
 def _entries(lex: Lexicon, system: str, code: str) -> set[int]:
     frag = SYSTEMS.get(system.lower().replace(" ", "").replace("-", ""), ("", ""))[0]
+    if not system:  # a bare code: whatever system stores it
+        return {i for i, e in enumerate(lex.entries) if str(e.code) == code}
     return {
         i
         for i, e in enumerate(lex.entries)
@@ -59,8 +64,8 @@ def drop_confirmed_codes(text: str, lex: Lexicon) -> str:
     """``text`` without the code mentions its own words confirm (see the module docstring)."""
     out, last = [], 0
     for m in _MENTION.finditer(text):
-        code = m.group("code")
-        if not _entries(lex, m.group("sys"), code):
+        code = m.group("code") or m.group("bare")
+        if not _entries(lex, m.group("sys") or "", code):
             continue
         before, after = tokens(text[: m.start()])[-_NEAR:], tokens(text[m.end() :])[:_NEAR]
         if _confirmed(lex, before, code, nearest_last=True) or _confirmed(

@@ -57,6 +57,8 @@ class State:
         self.table_word = ""
         self.target = ""  # "" | "encounters" | "patients"
         self.codes: list[tuple[str, str, str]] = []  # (text, system hint, via field)
+        self.or_codes = False  # the codes are one list, any of them ('207, 208 or 212')
+        self.exact_names = False  # the named concepts are exactly those (no descendants)
         self.value: ValueFilter | None = None
         self.measure_field = ""  # value | time | days_supply | quantity
         self.enc_code: str | None = None
@@ -213,6 +215,11 @@ def build_plan(
         if st.value is not None:
             raise Abstain("a value condition and a value summary together", agg)
         return _qp(question, st, filters, measure, Aggregate(op=agg), now)  # type: ignore[arg-type]
+    if agg in {"first", "last"} and st.measure_field == "value" and st.value is None:
+        if stream is None or st.patient is None or concepts is None:  # one patient's last value
+            raise Abstain("an earliest/latest value needs one patient and one concept", agg)
+        measure = Measure(of="value", stream=stream, concepts=concepts)
+        return _qp(question, st, filters, measure, Aggregate(op=agg), now)
     if agg in {"first", "last"}:
         if stream is None or st.measure_field not in {"time", ""} or st.patient is None:
             raise Abstain("an earliest/latest date needs one patient and one table", agg)
@@ -345,7 +352,7 @@ def _concepts(st: State, lex: Lexicon, cat: Catalog) -> tuple[ConceptSet | None,
         if st.value is not None and len(stream_names) == 1:
             raise Abstain("a value condition without a code", "value")
         return None, (stream_names[0] if len(stream_names) == 1 else None)
-    if len(codes) > 1:
+    if len(codes) > 1 and not st.or_codes:
         raise Abstain("several codes named (and / or between codes is not read here)", codes[1][0])
     found: list[int] = []
     for code, system, _via in codes:
@@ -415,7 +422,7 @@ def _named(st: State, lex: Lexicon) -> tuple[ConceptSet, str]:
             codes=tuple(str(c) for c in seen)[:50],
         )
     )
-    return ConceptSet(concepts=refs, label=phrase), stream
+    return ConceptSet(concepts=refs, label=phrase, include_descendants=not st.exact_names), stream
 
 
 _LOOKUP: dict[int, Lookup] = {}

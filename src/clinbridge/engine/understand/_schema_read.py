@@ -14,11 +14,21 @@ names it. The plan then takes the ordinary road: compile, guard, validate.
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from clinbridge.catalog import Catalog
 from clinbridge.engine.plan import QueryPlan, ValueFilter
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Grounding, Reading
+from clinbridge.engine.understand._schema_asides import code_names, threshold_unit
+from clinbridge.engine.understand._schema_lists import (
+    CONTAINS,
+    check_asides,
+    code_list_joins,
+    continue_code_list,
+    label_contains,
+    label_field,
+)
 from clinbridge.engine.understand._schema_plan import (
     Abstain,
     Lookup,
@@ -53,7 +63,7 @@ from clinbridge.engine.understand._schema_words import (
     tokenize,
 )
 
-__all__ = ["read_schema", "schema_lookup"]
+__all__ = ["confirms", "read_schema", "schema_lookup"]
 
 
 def read_schema(
@@ -68,11 +78,18 @@ def read_schema(
     """The reading of a schema-naming question; None when the question names no schema."""
     if catalog is None:
         return None
-    toks = tokenize(question)
+    text, unit = threshold_unit(question)
+    text, named = code_names(text)
+    toks = tokenize(text)
     if not looks_schema(toks, catalog):
         return None
     try:
-        plan, st = _read(toks, lex, catalog, lookup, patient_id, now, question)
+        plan, st = _read(toks, lex, catalog, lookup, patient_id, now, question, (unit, named))
+        if unit is not None and st.value is None:  # 'max … measurement (pg/mL)': the answer's
+            if plan.measure.of != "value":
+                raise Abstain(f"the unit {unit!r} goes with no value", unit, final=False)
+            measure = plan.measure.model_copy(update={"unit": unit})
+            plan = plan.model_copy(update={"measure": measure})
     except Abstain as exc:
         if not exc.final:
             return None
@@ -98,6 +115,7 @@ def _read(
     patient_id: str | None,
     now: dt.datetime | None,
     question: str,
+    asides: tuple[str | None, list[tuple[str, str]]] = (None, []),
 ) -> tuple[QueryPlan, State]:
     st = State()
     st.lex = lex
@@ -107,14 +125,23 @@ def _read(
     words = [t.text.lower() for t in toks]
     st.yesno = bool(words) and words[0] in YESNO
     k = 0
+    if words[:2] == ["yes", "no"]:  # 'yes/no: any fhir_allergy row for …'
+        st.yesno = toks[0].used = toks[1].used = True
+        k = 2
     while k < len(toks):
         t, w = toks[k], words[k]
         nxt = words[k + 1] if k + 1 < len(toks) else ""
+        if (w, nxt) == ("yes", "no"):  # '… for person_id 22 (yes/no)'
+            st.yesno = t.used = toks[k + 1].used = True
+            k += 2
+            continue
         if t.kind == "op":
             op = {"==": "=", "<>": "!=", "=": "="}.get(t.text, t.text)
             if op == "!=":
                 raise Abstain("a 'not equal' condition is not supported here", t.text)
             t.used = True
+        elif w == "or" and k and code_list_joins(toks, k, st):
+            t.used = True  # 'CVX 207, 208 or 212': one more code of the list
         elif (w, nxt) == ("at", "least") and k + 2 < len(toks) and words[k + 2] in {"one", "1"}:
             for t2 in toks[k : k + 3]:  # 'at least one row': any
                 t2.used = True
@@ -185,6 +212,11 @@ def _read(
             and t.kind == "word"
             and w not in FILLER
             and w not in YESNO
+            # a code written as a word has a digit or is in capitals ('E11', 'AMB'); 'the
+            # ulcerative colitis concept, joined to person': no literal follows 'concept'
+            and (
+                pending in {"enc_type", "sex"} or any(ch.isdigit() for ch in w) or t.text.isupper()
+            )
         ):
             pending, op = _literal(t, pending, op, st, lex, cat, lookup), ""
         elif nxt == "table" and t.kind == "word" and w not in FILLER:
@@ -212,9 +244,23 @@ def _read(
                 raise Abstain("two years named", t.text, final=False)
             st.year, t.used = int(t.text), True
         elif t.kind in {"syscode", "uuid", "ref", "code", "str"}:
+            pending = continue_code_list(toks, k, st) or pending
             pending, op = _literal(t, pending, op, st, lex, cat, lookup), ""
         elif t.kind == "ident" and not _identifier(t.text):  # 'e.g', 'i.e'
             t.used = True
+        elif label_field(cat, t.text) and nxt in CONTAINS and k + 2 < len(toks):
+            label_contains(st, lex, toks, k)  # 'where the display contains lisinopril'
+            k += 3
+            continue
+        elif (
+            w == "by"
+            and st.agg in {"first", "last"}
+            and k + 1 < len(toks)
+            and field_role(cat, None, toks[k + 1].text) == "time"
+        ):  # 'latest Heart rate value (by measurement_date)': the order, not what is asked
+            t.used = toks[k + 1].used = True
+            k += 2
+            continue
         elif t.kind == "ident" or (
             t.kind == "word"
             and (
@@ -264,7 +310,8 @@ def _read(
             st.sex_word, t.used = SEX_WORDS[w], True
         elif w in {"value", "values", "result", "results"}:
             if k > 0 and toks[k - 1].kind == "ident":  # 'the person_id values': the field's
-                pass
+                if field_role(cat, None, toks[k - 1].text) == "patient" and not st.count_word:
+                    st.listing = True  # 'person_id values with …': the ids are asked
             elif st.agg in AGG.values() and not st.measure_field:
                 st.measure_field = "value"
             elif st.agg not in AGG.values():
@@ -282,9 +329,11 @@ def _read(
         elif w in BLOCK:
             raise Abstain(f"{t.text!r} (not expressed by the schema reader)", t.text, final=False)
         k += 1
-    if st.unbound:
-        raise Abstain(f"no value is given for {st.unbound[0]!r}", st.unbound[0])
+    if st.unbound:  # a concept field may be followed by the concept's words: the general reader's
+        concept = st.unbound[0].lower().endswith("concept_id")
+        raise Abstain(f"no value is given for {st.unbound[0]!r}", st.unbound[0], final=not concept)
     _names(toks, st, lex, cat)
+    check_asides(st, asides, lex, cat)
     left = [t.text for t in toks if not t.used]
     if left:
         raise Abstain(
@@ -306,7 +355,7 @@ def _code_entries(st: State, lex: Lexicon, cat: Catalog) -> set[int]:
     return out
 
 
-def _confirms(lex: Lexicon, span: str, coded: set[int]) -> bool:
+def confirms(lex: Lexicon, span: str, coded: set[int]) -> bool:
     """The words name the concept of a code named beside them (same code in a match)."""
     from clinbridge.engine.understand._shorthand import expand_words
     from clinbridge.engine.understand._text import normalize
@@ -343,8 +392,12 @@ def _names(toks: list[Tok], st: State, lex: Lexicon, cat: Catalog) -> None:
             j += 1
         while j > k + 1 and toks[j - 1].used:
             j -= 1
+        if j == k + 1 and toks[k].text.lower() in _table_parts(st.table_word):
+            toks[k].used = True  # 'a MedicationRequest whose medication display …': the table's
+            k = j
+            continue
         span = " ".join(t.text for t in toks[k:j])
-        if coded and _confirms(lex, span, coded):
+        if coded and confirms(lex, span, coded):
             for t in toks[k:j]:  # 'BMI (LOINC 39156-5)': the name of the code named
                 t.used = True
             k = j
@@ -362,6 +415,11 @@ def _names(toks: list[Tok], st: State, lex: Lexicon, cat: Catalog) -> None:
             for t in toks[k:j]:
                 t.used = True
         k = j
+
+
+def _table_parts(table_word: str) -> set[str]:
+    """The words of a table or resource name ('drug_exposure', 'MedicationRequest')."""
+    return {p.lower() for p in re.split(r"_|(?<=[a-z])(?=[A-Z])", table_word) if len(p) > 2}
 
 
 def _grounded(span: str, lex: Lexicon, names: set[str]) -> list[int] | None:
@@ -436,6 +494,14 @@ def _code_sex(cat: Catalog, code: str) -> str | None:
     return cat.patients.sex_values.get(code) if cat.patients is not None else None
 
 
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _year(text: str) -> bool:
     return len(text) == 4 and text.isdigit() and 1900 <= int(text) <= 2100
 
@@ -487,6 +553,10 @@ def _name(t: Tok, toks: list[Tok], k: int, st: State, cat: Catalog, pending: str
         raise Abstain(f"table {text!r} is in the source but the plan cannot read it", text)
     if role is None:
         raise Abstain(f"{text!r} is not a table or field of this source", text)
+    enc = cat.encounters
+    if enc is not None and text.lower() == enc.start_column.lower() and st.target == "encounters":
+        t.used = True  # 'visit_start_date in 2010': the window of the encounters named
+        return "time"
     if role in {"other", "source"}:
         raise Abstain(f"field {text!r} (the plan cannot filter on it)", text)
     t.used = True
@@ -535,6 +605,10 @@ def _set_table(st: State, cat: Catalog, name: str) -> bool:
         )
         return True
     res = resource_streams(cat, name) if name[:1].isupper() else None
+    if res is None and not streams and cat.adapter == "fhir" and low.startswith("fhir_"):
+        # 'fhir_medication_request': the table of a resource type, read as that resource
+        name = "".join(p.capitalize() for p in low[5:].split("_"))
+        res = resource_streams(cat, name)
     if res is not None:
         streams = res
         own = f"fhir_{_snake(name)}"
@@ -619,6 +693,9 @@ def _literal(
             raise Abstain("two sexes named", t.text)
         st.sex_code = t.text
         return ""
+    if op and op != "=" and not st.yesno and st.agg not in {"first", "last"} and _number(t.text):
+        # 'a Hemoglobin observation (LOINC 718-7) < 13': the value of the measurement named
+        return _literal(t, "value", op, st, lex, cat, lookup)
     if op and op != "=":
         raise Abstain(f"{op} {t.text} is not bound to a numeric field", t.text)
     if t.kind == "code" and not pending and _year(t.text):

@@ -53,7 +53,7 @@ _TOKEN = re.compile(
       | (?P<op>>=|<=|!=|<>|==|=|>|<)
       | (?P<ident>[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+)
       | (?P<code>(?<![\w.])-?\d+(?:[-.]\d+)*[A-Za-z]?)
-      | (?P<word>[A-Za-z][A-Za-z0-9']*(?:-[a-z]+)*(?:\.\d+)?)
+      | (?P<word>[A-Za-z][A-Za-z0-9']*(?:-[a-z]+|-[A-Z]+(?=-\d)|-\d+(?![\d.\-]))*(?:\.\d+)?)
       | (?P<hash>\#)
     """,
     re.VERBOSE,
@@ -68,11 +68,13 @@ class Tok:
     kind: str
     used: bool = False
     role: str = ""
+    gap: str = ""  # the text between the previous token and this one (',' '/' ' or ')
 
 
 def tokenize(question: str) -> list[Tok]:
     """The question's tokens (punctuation other than operators and quotes is dropped)."""
     out: list[Tok] = []
+    end = 0
     for m in _TOKEN.finditer(question):
         kind = m.lastgroup or "word"
         text = m.group(kind)
@@ -80,7 +82,8 @@ def tokenize(question: str) -> list[Tok]:
             kind = "str"
         elif kind == "hash":
             kind, text = "word", "#"
-        out.append(Tok(text, kind))
+        out.append(Tok(text, kind, gap=question[end : m.start()]))
+        end = m.end()
     return out
 
 
@@ -224,10 +227,19 @@ def looks_schema(toks: list[Tok], catalog: Catalog) -> bool:
         if t.kind in {"syscode", "ref"} or (t.kind == "ident" and _identifier(t.text)):
             return True
         nxt = toks[k + 1] if k + 1 < len(toks) else None
+        if nxt is not None and nxt.text.lower() in {"code", "codes"} and k + 2 < len(toks):
+            nxt = toks[k + 2]  # 'SNOMED codes 283371005, …'
         if (
             t.text.lower() in set(SYSTEMS) | {"concept", "concept_id"}
             and nxt is not None
             and nxt.kind == "code"
+        ):
+            return True
+        if (  # 'condition code 19169002': a code literal named as such
+            t.text.lower() in {"code", "codes"}
+            and nxt is not None
+            and nxt.kind == "code"
+            and len(nxt.text.replace("-", "").replace(".", "")) >= 4
         ):
             return True
         if (
@@ -342,6 +354,10 @@ FILLER = FILLER | frozenset(
         "appearing",
         "belonging",
         "belong",
+        "among",
+        "pull",
+        "joined",
+        "join",
     ]
 )
 UNIT_ENCOUNTERS = {"visits", "visit", "encounters", "encounter", "admissions", "stays"}
