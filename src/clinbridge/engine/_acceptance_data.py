@@ -11,9 +11,11 @@ readings that remain (devset5: every such guess was scored wrong):
   ('last cholesterol' when total, HDL and LDL cholesterol are all recorded): which one;
 * a count of patients 'on <drug>' with nothing saying when: currently (an exposure spanning
   today) or ever;
-* two conditions of one cohort where one is a kind of the other ('a seizure disorder (epilepsy
-  counted as one)'), or one names the other again ('BMI of 30 or more (obesity by BMI)'): the
-  aside was read as a second condition that every patient must also meet.
+* two conditions of one cohort where one is a narrower kind of the other ('a seizure disorder
+  (epilepsy counted as one)'), or, in another stream, names the other again ('BMI of 30 or
+  more (obesity by BMI)'): the aside was read as a second condition every patient must meet.
+  A wider restatement ('total cholesterol >= 200 (serum cholesterol, not LDL or HDL)') is
+  implied by the narrower condition and changes nothing, so it passes.
 """
 
 from __future__ import annotations
@@ -174,13 +176,13 @@ def _filter_ids(ctx: _Ctx, f: EventFilter) -> set[Any]:
 
 def _kind_of_another(ctx: _Ctx, plan: QueryPlan) -> list[Check]:
     """Two conditions of one cohort where one is a kind of, or renames, the other."""
-    plain = [
+    positive = [
         f
         for f in plan.filters
         if isinstance(f, EventFilter) and f.concepts is not None and not f.negate
     ]
     seen: dict[str, EventFilter] = {}
-    for f in plain:
+    for f in positive:
         seen.setdefault(f.concepts.describe().lower(), f)  # type: ignore[union-attr]
     if len(seen) < 2:
         return []
@@ -190,8 +192,13 @@ def _kind_of_another(ctx: _Ctx, plan: QueryPlan) -> list[Check]:
         for b, fb in items:
             if a == b:
                 continue
-            kind = fa.stream == fb.stream and ids.get(b) and ids.get(a) and ids[b] <= ids[a]
-            renames = _words(a) < _words(b)
+            if fa.stream == fb.stream and ids.get(a) and ids.get(b):
+                # b plain and wider than a: a implies it, the conjunction is a alone (harmless);
+                # b plain and strictly narrower: the cohort shrinks to b's kinds
+                kind = fb.value is None and ids[b] < ids[a]
+                renames = False
+            else:
+                kind, renames = False, _words(a) < _words(b)
             if kind or renames:
                 how = "is a kind of" if kind else "names again"
                 return [
