@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from clinbridge.engine._acceptance import _asked_kind, _summary, _window_applied
+from clinbridge.engine._acceptance import _asked_kind, _count_unit, _summary, _window_applied
 from clinbridge.engine.plan import QueryPlan
 
 
@@ -197,3 +197,32 @@ def test_window_rule_on_plans() -> None:
         measure={"of": "events", "stream": "condition"}, aggregate={"op": "count"}, window=windowed
     )
     assert not _window_applied(events)
+
+
+def test_count_unit_rule_on_plans() -> None:
+    people = _plan(measure={"of": "patients"}, aggregate={"op": "count"})
+    records = _plan(measure={"of": "events", "stream": "condition"}, aggregate={"op": "count"})
+    assert _count_unit("how many inpatient visits were there in 2019", people)
+    assert not _count_unit("how many female patients had a visit", people)
+    assert _count_unit("# of pts w/ asthma", records)
+    assert not _count_unit("how many asthma diagnoses were recorded", records)
+    assert not _count_unit("how many times was pt 3 admitted", records)
+
+
+def test_a_name_with_kinds_is_not_read_as_its_one_code_in_a_two_event_question(
+    fhir_conn: Any,
+) -> None:
+    # Hypertension has a kind of its own in this source (no hierarchy attached): the two-event
+    # reader may not read it as the one code; whoever reads it takes both, or asks
+    kinds = {
+        r[0]
+        for r in fhir_conn.db.execute(
+            "SELECT DISTINCT code FROM fhir_condition WHERE code IN ('38341003', '59621000')"
+        ).rows
+    }
+    assert kinds == {"38341003", "59621000"}
+    q = "how many patients were diagnosed with hypertension within 365 days after a myocardial infarction"
+    for r in fhir_conn.readings(q):
+        for f in r.plan.filters if r.plan is not None else ():
+            codes = {str(c.concept_id) for c in (f.concepts.concepts if f.concepts else ())}
+            assert not codes & kinds or codes >= kinds, codes

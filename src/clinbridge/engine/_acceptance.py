@@ -52,6 +52,22 @@ _DURATION_ASKED = re.compile(
     re.I,
 )
 _COUNTED = frozenset({"patients", "events", "encounters"})
+# What 'how many <noun>' counts: people, or records of something that happened to them.
+_COUNT_HEAD = re.compile(
+    r"(?:\b(?:how\s+many|number\s+of|count\s+of)|#\s*of|#)\s*"
+    r"(?P<head>(?:(?!(?:was|were|is|are|did|do|does|has|have|had|times?|in|on|with|w|for|at|"
+    r"by|from|to|per|among|of)\b)[\w-]+\s+){0,3}?)"
+    r"(?P<noun>patients?|pts?|people|ppl|persons?|individuals?|subjects?|men|women|males?|"
+    r"females?|children|adults|kids|boys|girls|visits?|admissions?|admits?|encounters?|stays?|"
+    r"prescriptions?|exposures?|records?|rows?|diagnoses|procedures|measurements|doses|"
+    r"vaccinations|shots|immuni[sz]ations|events|occurrences|episodes|fills|claims)\b",
+    re.I,
+)
+_PEOPLE = re.compile(
+    r"patients?|pts?|people|ppl|persons?|individuals?|subjects?|men|women|males?|females?|"
+    r"children|adults|kids|boys|girls",
+    re.I,
+)
 
 # One summary of several values, by the words that name it.
 _SUMMARY_WORDS: dict[str, re.Pattern[str]] = {
@@ -99,7 +115,28 @@ def _asked_kind(question: str, plan: QueryPlan) -> list[Check]:
                 "the question asks for a length of time; the reading counts records",
             )
         )
-    return out
+    return out + _count_unit(question, plan)
+
+
+def _count_unit(question: str, plan: QueryPlan) -> list[Check]:
+    """'How many patients' counted as records, or 'how many visits' counted as patients."""
+    m = _COUNT_HEAD.search(question)
+    if m is None or plan.aggregate.op != "count" or plan.group_by:
+        return []
+    people = _PEOPLE.fullmatch(m["noun"]) is not None
+    if people and plan.measure.of in {"events", "encounters"}:
+        said, counted = m["noun"], "records"
+    elif not people and plan.measure.of == "patients" and not plan.patient_id:
+        said, counted = m["noun"], "patients"
+    else:
+        return []
+    return [
+        failed(
+            "count_unit",
+            "shape_mismatch",
+            f"the question counts {said}; the reading counts {counted}",
+        )
+    ]
 
 
 def _summary(question: str, plan: QueryPlan) -> list[Check]:
