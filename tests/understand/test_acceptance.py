@@ -226,3 +226,27 @@ def test_a_name_with_kinds_is_not_read_as_its_one_code_in_a_two_event_question(
         for f in r.plan.filters if r.plan is not None else ():
             codes = {str(c.concept_id) for c in (f.concepts.concepts if f.concepts else ())}
             assert not codes & kinds or codes >= kinds, codes
+
+
+def test_a_value_of_several_with_no_ordinal_is_ambiguous(s27_conn: Any) -> None:
+    from clinbridge.engine.validate import answer_with_validation
+
+    values = _sql(
+        s27_conn,
+        "SELECT count(DISTINCT value_as_number) FROM measurement m JOIN concept c "
+        "ON c.concept_id = m.measurement_concept_id WHERE m.person_id = 26 "
+        "AND c.concept_name LIKE 'Cholesterol in HDL%'",
+    )
+    assert values > 1
+    hdl = {"concepts": [{"name": "Cholesterol in HDL [Mass/volume] in Serum or Plasma"}]}
+    plan = _plan(
+        patient_id="26",
+        measure={"of": "value", "stream": "measurement", "concepts": hdl},
+        aggregate={"op": "last"},
+    )
+    ask = "what was patient 26's HDL cholesterol"
+    kw = {"catalog": s27_conn.catalog, "db": s27_conn.db, "max_repairs": 0}
+    out = answer_with_validation(ask, [plan], **kw)
+    assert out.decision == "abstain" and out.reason == "ambiguous"
+    out = answer_with_validation("latest HDL cholesterol of patient 26", [plan], **kw)
+    assert out.decision == "accept"

@@ -5,8 +5,8 @@ than one candidate, the pick is a guess and the answer is reported ``ambiguous``
 readings that remain (devset5: every such guess was scored wrong):
 
 * one patient's *date* of an event ('when was pt 16 in hospital', 'on what date was she
-  diagnosed with X') with no 'first' / 'last' in the question, and the patient has the event
-  on several dates: the first, the most recent, or all of them;
+  diagnosed with X'), or *value* of a measurement, with no 'first' / 'last' in the question,
+  where the patient has several: the first, the most recent, or all of them;
 * one patient's *value* of a quantity whose name names several measured quantities in the data
   ('last cholesterol' when total, HDL and LDL cholesterol are all recorded): which one;
 * a count of patients 'on <drug>' with nothing saying when: currently (an exposure spanning
@@ -81,21 +81,24 @@ def _run(ctx: _Ctx, plan: QueryPlan) -> Any:
 
 
 def _several_dates(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
-    """One patient's first/last date of an event picked where the question names neither."""
-    op = plan.aggregate.op
-    if not plan.patient_id or plan.measure.of != "date" or op not in {"first", "last"}:
+    """One patient's first/last date (or value) picked where the question names neither."""
+    op, of = plan.aggregate.op, plan.measure.of
+    if not plan.patient_id or of not in {"date", "value"} or op not in {"first", "last"}:
         return []
-    if plan.aggregate.nth is not None or _ORDINAL.search(question):
+    if plan.aggregate.nth is not None or plan.minus is not None or _ORDINAL.search(question):
         return []
-    dates = _run(ctx, plan.model_copy(update={"aggregate": Aggregate(op="list")}))
-    if not isinstance(dates, list) or len({str(d)[:10] for d in dates}) < 2:
+    found = _run(ctx, plan.model_copy(update={"aggregate": Aggregate(op="list")}))
+    if not isinstance(found, list):
         return []
-    n = len({str(d)[:10] for d in dates})
+    n = len({str(d)[:10] if of == "date" else str(d) for d in found})
+    if n < 2:
+        return []  # one candidate: the first is the last
+    what = "on {n} different dates" if of == "date" else "{n} different values"
     return [
         _ambiguous(
             "date_unique",
-            f"the patient has this on {n} different dates: the first, the most recent, or all "
-            "of them? say 'first', 'last' or 'all dates'",
+            f"the patient has {what.format(n=n)}: the first, the most recent, or all of them? "
+            "say 'first', 'last' or 'all'",
         )
     ]
 
