@@ -52,14 +52,15 @@ _DURATION_ASKED = re.compile(
     re.I,
 )
 _COUNTED = frozenset({"patients", "events", "encounters"})
-# What 'how many <noun>' counts: people, or records of something that happened to them.
+# What 'how many <noun>' counts: people, or records of something that happened to them ('rows'
+# and 'records' are left out: a table may hold one row per patient, as a death table does).
 _COUNT_HEAD = re.compile(
     r"(?:\b(?:how\s+many|number\s+of|count\s+of)|#\s*of|#)\s*"
     r"(?P<head>(?:(?!(?:was|were|is|are|did|do|does|has|have|had|times?|in|on|with|w|for|at|"
     r"by|from|to|per|among|of)\b)[\w-]+\s+){0,3}?)"
     r"(?P<noun>patients?|pts?|people|ppl|persons?|individuals?|subjects?|men|women|males?|"
     r"females?|children|adults|kids|boys|girls|visits?|admissions?|admits?|encounters?|stays?|"
-    r"prescriptions?|exposures?|records?|rows?|diagnoses|procedures|measurements|doses|"
+    r"prescriptions?|exposures?|diagnoses|procedures|measurements|doses|"
     r"vaccinations|shots|immuni[sz]ations|events|occurrences|episodes|fills|claims)\b",
     re.I,
 )
