@@ -95,7 +95,12 @@ def test_the_quantity_named_exactly_is_answered(s27_conn: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "question", ["How many patients are on aspirin?", "number of patients on aspirin"]
+    "question",
+    [
+        "How many patients are on aspirin?",
+        "number of patients on aspirin",
+        "how many patients are taking aspirin",
+    ],
 )
 def test_on_a_drug_with_no_time_frame_is_ambiguous(eunomia_conn: Any, question: str) -> None:
     a = _abstains(eunomia_conn, question)

@@ -49,9 +49,10 @@ _TIME_FRAME = re.compile(
     r"(?:19|20)\d\d)\b",
     re.I,
 )
-# 'on <drug>': a state ('patients on aspirin'); 'on any <drug> product' asks about the records
+# 'on <drug>', 'taking <drug>': a state ('patients on aspirin'); 'on any <drug> product' asks
+# about the records
 _ON_DRUG = re.compile(
-    r"\bon\s+(?:an?\s+|the\s+|their\s+)?(?!any\b|what\b|which\b|average\b|the\b|each\b|"
+    r"\b(?:on|taking|takes?)\s+(?:an?\s+|the\s+|their\s+)?(?!any\b|what\b|which\b|average\b|the\b|each\b|"
     r"same\b|day\b|date\b|admission\b|\d)[a-z][\w-]*",
     re.I,
 )
