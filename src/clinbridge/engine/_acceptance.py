@@ -54,21 +54,22 @@ _DURATION_ASKED = re.compile(
 _COUNTED = frozenset({"patients", "events", "encounters"})
 # What 'how many <noun>' counts: people, or records of something that happened to them ('rows'
 # and 'records' are left out: a table may hold one row per patient, as a death table does).
+_PEOPLE_NOUNS = (
+    r"patients?|pts?|people|ppl|persons?|individuals?|subjects?|men|women|males?|females?|"
+    r"children|adults|kids|boys|girls"
+)
+_RECORD_NOUNS = (
+    r"visits?|admissions?|admits?|encounters?|stays?|prescriptions?|exposures?|diagnoses|"
+    r"procedures|measurements|doses|vaccinations|shots|immuni[sz]ations|events|occurrences|"
+    r"episodes|fills|claims"
+)
 _COUNT_HEAD = re.compile(
     r"(?:\b(?:how\s+many|number\s+of|count\s+of)|#\s*of|#)\s*"
-    r"(?P<head>(?:(?!(?:was|were|is|are|did|do|does|has|have|had|times?|in|on|with|w|for|at|"
-    r"by|from|to|per|among|of)\b)[\w-]+\s+){0,3}?)"
-    r"(?P<noun>patients?|pts?|people|ppl|persons?|individuals?|subjects?|men|women|males?|"
-    r"females?|children|adults|kids|boys|girls|visits?|admissions?|admits?|encounters?|stays?|"
-    r"prescriptions?|exposures?|diagnoses|procedures|measurements|doses|"
-    r"vaccinations|shots|immuni[sz]ations|events|occurrences|episodes|fills|claims)\b",
+    r"(?:(?!(?:was|were|is|are|did|do|does|has|have|had|times?|in|on|with|w|for|at|by|from|"
+    rf"to|per|among|of)\b)[\w-]+\s+){{0,3}}?(?P<noun>{_PEOPLE_NOUNS}|{_RECORD_NOUNS})\b",
     re.I,
 )
-_PEOPLE = re.compile(
-    r"patients?|pts?|people|ppl|persons?|individuals?|subjects?|men|women|males?|females?|"
-    r"children|adults|kids|boys|girls",
-    re.I,
-)
+_PEOPLE = re.compile(_PEOPLE_NOUNS, re.I)
 
 # One summary of several values, by the words that name it.
 _SUMMARY_WORDS: dict[str, re.Pattern[str]] = {
