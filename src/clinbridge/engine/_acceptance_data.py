@@ -127,11 +127,14 @@ def _several_quantities(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check
     names = _run(ctx, variant)
     if not isinstance(names, list):
         return []
+    # only names that say their property apart ('Cholesterol in HDL [Mass/volume] in Serum'):
+    # the part before it is the quantity; a bare item label ('Non Invasive Blood Pressure
+    # diastolic') may name a method or a site of the same quantity
     kinds = sorted(
         {
             _component(str(n))
             for n in names
-            if label <= _words(str(n)) and "/" not in _component(str(n))
+            if "[" in str(n) and label <= _words(str(n)) and "/" not in _component(str(n))
         }
     )
     if len(kinds) < 2:
