@@ -159,6 +159,8 @@ def _current_or_ever(plan: QueryPlan, question: str) -> list[Check]:
         return []
     if f.negate or f.window is not None or f.status is not None or f.value is not None:
         return []
+    if f.concepts is not None and f.concepts.exclude:
+        return []  # 'on acetaminophen excluding the 160 mg tablets': products, i.e. records
     if not _ON_DRUG.search(question) or _TIME_FRAME.search(question):
         return []
     drug = f.concepts.describe() if f.concepts is not None else "the drug"
