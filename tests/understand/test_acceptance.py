@@ -98,7 +98,7 @@ def test_the_quantity_named_exactly_is_answered(s27_conn: Any) -> None:
     "question",
     [
         "How many patients are on aspirin?",
-        "number of patients on aspirin",
+        "how many patients take aspirin",
         "how many patients are taking aspirin",
     ],
 )

@@ -9,8 +9,8 @@ readings that remain (devset5: every such guess was scored wrong):
   where the patient has several: the first, the most recent, or all of them;
 * one patient's *value* of a quantity whose name names several measured quantities in the data
   ('last cholesterol' when total, HDL and LDL cholesterol are all recorded): which one;
-* a count of patients 'on <drug>' with nothing saying when: currently (an exposure spanning
-  today) or ever;
+* a count of patients who 'are on' / 'take' a drug, with nothing saying when: currently (an
+  exposure spanning today) or ever;
 * two conditions of one cohort where one is a narrower kind of the other ('a seizure disorder
   (epilepsy counted as one)'), or, in another stream, names the other again ('BMI of 30 or
   more (obesity by BMI)'): the aside was read as a second condition every patient must meet.
@@ -49,10 +49,12 @@ _TIME_FRAME = re.compile(
     r"(?:19|20)\d\d)\b",
     re.I,
 )
-# 'on <drug>', 'taking <drug>': a state ('patients on aspirin'); 'on any <drug> product' asks
-# about the records
+# 'are on <drug>', 'take <drug>': a present state ('patients who are on aspirin'); the bare
+# 'pts on amlodipine' names a group, read as ever exposed (devset_parser), and 'on any <drug>
+# product' asks about the records
 _ON_DRUG = re.compile(
-    r"\b(?:on|taking|takes?)\s+(?:an?\s+|the\s+|their\s+)?(?!any\b|what\b|which\b|average\b|the\b|each\b|"
+    r"(?:\b(?:are|is)\s+(?:on|taking)|'re\s+(?:on|taking)|\btakes?)\s+"
+    r"(?:an?\s+|the\s+|their\s+)?(?!any\b|what\b|which\b|average\b|the\b|each\b|"
     r"same\b|day\b|date\b|admission\b|\d)[a-z][\w-]*",
     re.I,
 )
