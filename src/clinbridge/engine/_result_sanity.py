@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from clinbridge.engine._acceptance import check_acceptance as check_acceptance
 from clinbridge.engine._shapes import actual_shape
 from clinbridge.engine.answer import Check
 from clinbridge.engine.plan import QueryPlan

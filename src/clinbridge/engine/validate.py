@@ -83,7 +83,7 @@ from clinbridge.engine._checks import (
 )
 from clinbridge.engine._checks_values import _check_values
 from clinbridge.engine._checks_wide import check_wide
-from clinbridge.engine._result_sanity import check_ambiguous, check_result
+from clinbridge.engine._result_sanity import check_acceptance, check_ambiguous, check_result
 from clinbridge.engine._shapes import Shape, expected_shape, plausible_range, question_shape
 from clinbridge.engine._wide import is_wide
 from clinbridge.engine.answer import Alternative, Answer, Provenance, Timings, jsonable
@@ -323,6 +323,7 @@ def validate(
     checks += _check_shape(ctx, expected)
     if all(c.passed for c in checks):  # the result's own sense, once nothing else failed
         checks += check_result(plan, ctx.value, question) + check_ambiguous(plan, question)
+        checks += check_acceptance(ctx, checks)  # the plan answers what is asked (_acceptance)
     if plan is not None and is_wide(plan, catalog):  # trial tables: coverage, missing codes
         checks += check_wide(plan, catalog, draft)
     if coverage:

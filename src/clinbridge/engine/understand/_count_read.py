@@ -86,7 +86,7 @@ def read_count(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading 
     of_patients, of_events = bool(_PATIENTS & set(rest)), bool(_EVENTS & set(rest))
     if of_patients == of_events:
         return None  # neither said, or both ('how many times were patients ...')
-    stream, concepts = concept_of(span, lex)
+    stream, concepts = concept_of(span, lex, kinds_read=True)
     window = calendar_window(when, now)
 
     def count(of: ConceptSet) -> QueryPlan:

@@ -329,12 +329,21 @@ def _read(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | Non
     )
 
 
-def concept_of(span: tuple[int, int, list[int]], lex: Lexicon) -> tuple[str, ConceptSet]:
-    """The stream and concept set of one spotted name (one stream, one code)."""
+def concept_of(
+    span: tuple[int, int, list[int]], lex: Lexicon, *, kinds_read: bool = False
+) -> tuple[str, ConceptSet]:
+    """The stream and concept set of one spotted name (one stream, one code).
+
+    On a source without a hierarchy a name may have kinds of its own ('hypertension' beside
+    'essential hypertension'): its one code is then one reading of two, so it is not read here
+    unless the caller offers both readings (``kinds_read``, as the count reader does).
+    """
     entries = [lex.entries[e] for e in span[2]]
     streams = {e.stream_name for e in entries}
     if len(streams) != 1 or len({str(e.code) for e in entries}) != 1:
         raise NotRead  # a name in two streams, or two codes under one name
+    if not kinds_read and kinds_of(span, lex) is not None:
+        raise NotRead  # the name exactly, or with its kinds? the caller cannot ask
     e = entries[0]
     ref = ConceptRef(concept_id=e.code)  # the code only: a name would also match look-alikes
     # with its descendants where the source has a hierarchy, as the general reader reads names

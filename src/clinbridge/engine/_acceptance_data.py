@@ -1,0 +1,233 @@
+"""Acceptance rules that look at the data: a choice the question leaves open, settled silently.
+
+A reading has to pick one answer where the question allows several; when the data holds more
+than one candidate, the pick is a guess and the answer is reported ``ambiguous`` with the
+readings that remain (devset5: every such guess was scored wrong):
+
+* one patient's *date* of an event ('when was pt 16 in hospital', 'on what date was she
+  diagnosed with X'), or *value* of a measurement, with no 'first' / 'last' in the question,
+  where the patient has several: the first, the most recent, or all of them;
+* one patient's *value* of a quantity whose name names several measured quantities in the data
+  ('last cholesterol' when total, HDL and LDL cholesterol are all recorded): which one;
+* a count of patients who 'are on' / 'take' a drug, with nothing saying when: currently (an
+  exposure spanning today) or ever;
+* two conditions of one cohort where one is a narrower kind of the other ('a seizure disorder
+  (epilepsy counted as one)'), or, in another stream, names the other again ('BMI of 30 or
+  more (obesity by BMI)'): the aside was read as a second condition every patient must meet.
+  A wider restatement ('total cholesterol >= 200 (serum cholesterol, not LDL or HDL)') is
+  implied by the narrower condition and changes nothing, so it passes.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+
+from clinbridge.engine._checks import _draft_ids, _streams_for, failed, resolve_concept_ids
+from clinbridge.engine.plan import Aggregate, EventFilter, Measure
+from clinbridge.errors import ClinbridgeError
+
+if TYPE_CHECKING:
+    from clinbridge.engine._checks import Check, _Ctx
+    from clinbridge.engine.plan import QueryPlan
+
+logger = logging.getLogger(__name__)
+
+# A word choosing one of several events by time ('first', 'most recent', 'since').
+_ORDINAL = re.compile(
+    r"\b(?:first|1st|earliest|initial|initially|last|latest|most\s+rec\w*|rec[ae]?nt(?:ly)?|"
+    r"newest|oldest|final|previous|prior|start(?:ed|ing)?|began|begin|onset|since|again|"
+    r"second|third|nth|\d+(?:st|nd|rd|th))\b",
+    re.I,
+)
+# Words that say when a drug was taken ('ever on', 'currently on', 'on X in 2019').
+_TIME_FRAME = re.compile(
+    r"\b(?:ever|been|history|previous(?:ly)?|prior|past|current(?:ly)?|now|still|today|active|"
+    r"were|was|had|taken|took|exposed|prescribed|received|given|dispensed|started|since|"
+    r"during|before|after|within|last|between|at\s+(?:any|some)\s+(?:time|point)|"
+    r"(?:19|20)\d\d)\b",
+    re.I,
+)
+# 'are on <drug>', 'take <drug>': a present state ('patients who are on aspirin'); the bare
+# 'pts on amlodipine' names a group, read as ever exposed (devset_parser), and 'on any <drug>
+# product' asks about the records
+_ON_DRUG = re.compile(
+    r"(?:\b(?:are|is)\s+(?:on|taking)|'re\s+(?:on|taking)|\btakes?)\s+"
+    r"(?:an?\s+|the\s+|their\s+)?(?!any\b|what\b|which\b|average\b|the\b|each\b|"
+    r"same\b|day\b|date\b|admission\b|\d)[a-z][\w-]*",
+    re.I,
+)
+_TOTAL = re.compile(r"\btotal\b|\bwhole\b|\boverall\b", re.I)
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset({"in", "of", "by", "the", "a", "an", "and", "or", "for", "to", "with", "at"})
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower())) - _STOP
+
+
+def _ambiguous(name: str, detail: str) -> Check:
+    return failed(name, "ambiguous", detail)
+
+
+def _run(ctx: _Ctx, plan: QueryPlan) -> Any:
+    """The value of a variant of the plan on the same source, or None when it does not run."""
+    from clinbridge.engine.run import run_plan
+
+    try:
+        answer = run_plan(ctx.db, ctx.catalog, plan)
+    except ClinbridgeError as exc:
+        logger.debug("variant plan did not run: %s", exc)
+        return None
+    return answer.value if answer.decision == "accept" else None
+
+
+def _several_dates(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
+    """One patient's first/last date (or value) picked where the question names neither."""
+    op, of = plan.aggregate.op, plan.measure.of
+    if not plan.patient_id or of not in {"date", "value"} or op not in {"first", "last"}:
+        return []
+    if plan.aggregate.nth is not None or plan.minus is not None or _ORDINAL.search(question):
+        return []
+    found = _run(ctx, plan.model_copy(update={"aggregate": Aggregate(op="list")}))
+    if not isinstance(found, list):
+        return []
+    n = len({str(d)[:10] if of == "date" else str(d) for d in found})
+    if n < 2:
+        return []  # one candidate: the first is the last
+    what = "on {n} different dates" if of == "date" else "{n} different values"
+    return [
+        _ambiguous(
+            "date_unique",
+            f"the patient has {what.format(n=n)}: the first, the most recent, or all of them? "
+            "say 'first', 'last' or 'all'",
+        )
+    ]
+
+
+def _component(name: str) -> str:
+    """A measured quantity's name without its property, specimen and method (LOINC style)."""
+    return re.split(r"\s*\[|\s+by\s+", name, maxsplit=1)[0].strip().lower()
+
+
+def _several_quantities(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
+    """One patient's value of a name that several measured quantities answer to."""
+    m = plan.measure
+    if not plan.patient_id or m.of != "value" or m.stream is None or m.concepts is None:
+        return []
+    label = _words(m.concepts.describe())
+    if not label or _TOTAL.search(question):
+        return []
+    variant = plan.model_copy(
+        update={
+            "filters": (),
+            "measure": Measure(of="concept", stream=m.stream),
+            "aggregate": Aggregate(op="list"),
+        }
+    )
+    names = _run(ctx, variant)
+    if not isinstance(names, list):
+        return []
+    # only names that say their property apart ('Cholesterol in HDL [Mass/volume] in Serum'):
+    # the part before it is the quantity; a bare item label ('Non Invasive Blood Pressure
+    # diastolic') may name a method or a site of the same quantity
+    kinds = sorted(
+        {
+            _component(str(n))
+            for n in names
+            if "[" in str(n) and label <= _words(str(n)) and "/" not in _component(str(n))
+        }
+    )
+    if len(kinds) < 2:
+        return []
+    return [
+        _ambiguous(
+            "quantity_unique",
+            f"{m.concepts.describe()!r} names {len(kinds)} quantities recorded for this patient "
+            f"({', '.join(kinds)}): say which",
+        )
+    ]
+
+
+def _current_or_ever(plan: QueryPlan, question: str) -> list[Check]:
+    """A count of patients 'on <drug>' where nothing says currently or ever."""
+    if plan.patient_id or plan.measure.of != "patients" or plan.aggregate.op != "count":
+        return []
+    if len(plan.filters) != 1 or plan.window is not None or plan.group_by:
+        return []
+    f = plan.filters[0]
+    if not isinstance(f, EventFilter) or "drug" not in f.stream.lower():
+        return []
+    if f.negate or f.window is not None or f.status is not None or f.value is not None:
+        return []
+    if f.concepts is not None and f.concepts.exclude:
+        return []  # 'on acetaminophen excluding the 160 mg tablets': products, i.e. records
+    if not _ON_DRUG.search(question) or _TIME_FRAME.search(question):
+        return []
+    drug = f.concepts.describe() if f.concepts is not None else "the drug"
+    return [
+        _ambiguous(
+            "time_frame_unique",
+            f"'on {drug}' reads as currently on it (an exposure spanning today) or as ever "
+            "exposed: say 'currently on' or 'ever given'",
+        )
+    ]
+
+
+def _filter_ids(ctx: _Ctx, f: EventFilter) -> set[Any]:
+    assert f.concepts is not None
+    ids = _draft_ids(ctx.draft, f.concepts)
+    if ids is None:
+        ids = []
+        for s in _streams_for(ctx.catalog, f.stream):
+            ids += resolve_concept_ids(ctx.catalog, ctx.db, s, f.concepts)
+    return set(ids)
+
+
+def _kind_of_another(ctx: _Ctx, plan: QueryPlan) -> list[Check]:
+    """Two conditions of one cohort where one is a kind of, or renames, the other."""
+    positive = [
+        f
+        for f in plan.filters
+        if isinstance(f, EventFilter) and f.concepts is not None and not f.negate
+    ]
+    seen: dict[str, EventFilter] = {}
+    for f in positive:
+        seen.setdefault(f.concepts.describe().lower(), f)  # type: ignore[union-attr]
+    if len(seen) < 2:
+        return []
+    items = list(seen.items())
+    ids = {label: _filter_ids(ctx, f) for label, f in items if f.window is None}
+    for a, fa in items:
+        for b, fb in items:
+            if a == b:
+                continue
+            if fa.stream == fb.stream and ids.get(a) and ids.get(b):
+                # b plain and wider than a: a implies it, the conjunction is a alone (harmless);
+                # b plain and strictly narrower: the cohort shrinks to b's kinds
+                kind = fb.value is None and ids[b] < ids[a]
+                renames = False
+            else:
+                kind, renames = False, _words(a) < _words(b)
+            if kind or renames:
+                how = "is a kind of" if kind else "names again"
+                return [
+                    _ambiguous(
+                        "conditions_distinct",
+                        f"{b!r} {how} {a!r}, yet the reading asks for both: is {b!r} part of "
+                        f"{a!r} (one condition) or a second condition?",
+                    )
+                ]
+    return []
+
+
+def check_choices(ctx: _Ctx) -> list[Check]:
+    """Failed checks for a choice the question leaves open and the data makes real."""
+    plan, question = ctx.plan, ctx.question
+    if plan is None or not question:
+        return []
+    out = _current_or_ever(plan, question)
+    out = out or _several_dates(ctx, plan, question)
+    out = out or _several_quantities(ctx, plan, question)
+    return out or _kind_of_another(ctx, plan)
