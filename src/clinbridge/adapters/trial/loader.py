@@ -31,6 +31,7 @@ import orjson
 import pandas as pd
 
 from clinbridge.adapters.trial._codes import MISSING_TEXT
+from clinbridge.adapters.trial._listed_elsewhere import categories_from_values
 from clinbridge.adapters.trial._codes import is_number as _num
 from clinbridge.adapters.trial._conventions import drop_notes, report_lines, workbook_codes
 from clinbridge.adapters.trial._dictionary import (
@@ -313,6 +314,7 @@ def read_trial(
         used_sql[col] = name
         added = declared.extend(entry, raw) if declared else []
         values, stats = _convert(entry, raw, data, header, kept_rows, j, problems, strict)
+        categories_from_values(entry, values)  # 'see Centres sheet': its few values are codes
         declared.count(added, raw, values)
         if entry.range and isinstance(values, np.ndarray):
             stats = check_range(entry, values, stats, partial(locate, j=j), report.out_of_range)

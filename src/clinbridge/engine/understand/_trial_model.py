@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._reading import Grounding
-from clinbridge.engine.understand._trial_vocab import ROLE_WORDS, Token, canon, tokenize
+from clinbridge.engine.understand._trial_vocab import (
+    ROLE_WORDS,
+    SCOPE_ASIDE,
+    Token,
+    canon,
+    tokenize,
+)
 from clinbridge.engine.understand._trial_words import EXTRA_FILLER, PREPOSITIONS, TIME_SUFFIX
 from clinbridge.errors import UnderstandingError
 from clinbridge.timepoint import find_time_points
@@ -107,7 +113,7 @@ class Parse:
 
 
 def label_terms(label: str) -> tuple[set[str], set[str]]:
-    text = label.lower()
+    text = SCOPE_ASIDE.sub(" ", label.lower())
     for tp, (a, b) in reversed(find_time_points(text)):
         if tp.scale in {"h", "min", "mo"}:
             text = text[:a] + " " + text[b:]

@@ -87,8 +87,17 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
                 out.append(
                     (re.compile(name + rf"\s+in\s*\(\s*{_CODES}\s*\)", re.I), _coded(v, label))
                 )
-        if re.search(r"[_\d]", v.name):  # a name no word looks like ('TEMP_72H')
+        text_codes = [c for c in v.codes if not re.fullmatch(r"-?\d+", c)]
+        if text_codes:  # 'STUDY = NEOCHILL', 'Centre == Leeds': a text code after its name
+            said = "|".join(re.escape(c) for c in sorted(text_codes, key=len, reverse=True))
+            out.append(
+                (re.compile(name + rf"\s*(?:==?|:)\s*({said})(?![\w-])", re.I), _text_coded(v, label))
+            )
+        if re.search(r"[_\d]", v.name) or re.search(r"[a-z][A-Z]", v.name):
+            # a name no word looks like ('TEMP_72H', 'SarnatGrade', said 'sarnatgrade' too)
             out.append((re.compile(name + r"(?![\w-])", re.I), label))
+        elif v.name.isupper() and len(v.name) >= 3:  # 'by STUDY': as written, not the word
+            out.append((re.compile(name + r"(?![\w-])"), label))
     for w in sorted(vocabulary):  # 'inborn' is not 'outborn' (a yes/no item of the dictionary)
         if w.startswith("out") and len(w) > 5:
             out.append((re.compile(rf"\bin[- ]?{re.escape(w[3:])}\b", re.I), f"non {w}"))
@@ -159,8 +168,19 @@ def _figure_after(m: re.Match[str]) -> str:
 
 """An ordinal said in figures ('seizures in the 1st 72h') is the word the labels use."""
 _Sub = str | Callable[[re.Match[str]], str]
-_CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?![\w.])"
-"""One code or several ('2 or 3', '2, 3', '2/3') after a column name."""
+_CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?!\w|\.\d)"
+"""One code or several ('2 or 3', '2, 3', '2/3') after a column name (a full stop after it ends
+the sentence: 'RandArm = 2.')."""
+
+
+def _text_coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
+    """'STUDY = NEOCHILL' → the code's label and the variable's label."""
+    by_lower = {c.lower(): lab or c for c, lab in v.codes.items()}
+
+    def sub(m: re.Match[str]) -> str:
+        return f" | {by_lower[m.group(1).lower()]} {label.lstrip(' |')}"
+
+    return sub
 
 
 def _coded(v: Variable, label: str, other: bool = False) -> Callable[[re.Match[str]], str]:
