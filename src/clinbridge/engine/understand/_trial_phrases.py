@@ -116,6 +116,14 @@ def bound_rewrites() -> list[tuple[re.Pattern[str], str]]:
     """'40 weeks or later' → '40 weeks or more' (after the number words are figures); 'born at
     40 weeks': a gestational age (weeks at birth are the gestation)."""
     return [
+        # "37 weeks' gestation or later": the bound beside its number, the gestation after it
+        (
+            re.compile(
+                r"(\d+(?:\.\d+)?\s*(?:weeks|wks))['’]?\s+(?:of\s+)?(gestation)\s+or\s+(later|earlier)\b",
+                re.I,
+            ),
+            r"\1 or \3 \2",
+        ),
         (
             re.compile(r"\bborn\s+(?:at\s+)?(?=\d+(?:\.\d+)?\s*(?:weeks?|wks?)\b)", re.I),
             "born at gestational age ",

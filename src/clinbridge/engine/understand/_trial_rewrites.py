@@ -50,6 +50,14 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         (re.compile(rf"\b({_BOUNDS})\s+({_NUMBERS})\b", re.I), _figure_after),
         (re.compile(rf"\b({_NUMBERS})(?=\s+(?:{_AMOUNT_UNITS})\b)", re.I), _figure),
         *bound_rewrites(),  # '40 weeks or later': 40 weeks or more
+        # 'which sites took part in ICE-LITE', 'centres participating in': those in it
+        (
+            re.compile(
+                r"\b(?:(?:took|take|takes|taking|(?:have|has)\s+taken)\s+part|participat(?:ed|es|e|ing))\s+in\b",
+                re.I,
+            ),
+            "in",
+        ),
         # 'when they were born': at birth
         (re.compile(r"\bwhen\s+(?:they|he|she|it)\s+(?:was|were)\s+born\b", re.I), "at birth"),
         (
@@ -59,6 +67,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
             "number of infants by",
         ),
     ]
+    out += _each_within(catalog)  # 'at each NEOCHILL centre': each centre in NEOCHILL
     for v in catalog.variables:
         if v.role == "subject":  # 'count SUBJ_ID where ...': the subjects themselves
             out.append((re.compile(rf"(?<![\w-]){re.escape(v.name)}(?![\w-])", re.I), "subjects"))
@@ -96,8 +105,6 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         if re.search(r"[_\d]", v.name) or re.search(r"[a-z][A-Z]", v.name):
             # a name no word looks like ('TEMP_72H', 'SarnatGrade', said 'sarnatgrade' too)
             out.append((re.compile(name + r"(?![\w-])", re.I), label))
-        elif v.name.isupper() and len(v.name) >= 3:  # 'by STUDY': as written, not the word
-            out.append((re.compile(name + r"(?![\w-])"), label))
     for w in sorted(vocabulary):  # 'inborn' is not 'outborn' (a yes/no item of the dictionary)
         if w.startswith("out") and len(w) > 5:
             out.append((re.compile(rf"\bin[- ]?{re.escape(w[3:])}\b", re.I), f"non {w}"))
@@ -171,6 +178,17 @@ _Sub = str | Callable[[re.Match[str]], str]
 _CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?!\w|\.\d)"
 """One code or several ('2 or 3', '2, 3', '2/3') after a column name (a full stop after it ends
 the sentence: 'RandArm = 2.')."""
+
+
+def _each_within(catalog: Catalog) -> list[tuple[re.Pattern[str], _Sub]]:
+    """'each NEOCHILL centre', 'every ICE-LITE site': each of the noun within that trial."""
+    trial = next((v for v in catalog.variables if v.role == "trial" and v.codes), None)
+    if trial is None:
+        return []
+    said = "|".join(
+        re.escape(lab or c) for c, lab in sorted(trial.codes.items(), key=lambda kv: -len(kv[1] or kv[0]))
+    )
+    return [(re.compile(rf"\b(each|every)\s+({said})\s+([a-z]+)\b", re.I), r"\1 \3 in \2")]
 
 
 def _text_coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
