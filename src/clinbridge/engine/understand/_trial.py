@@ -65,6 +65,7 @@ from clinbridge.engine.understand._trial_model import (
     modifier_terms,
     name_stem,
     name_terms,
+    split_by_label_moment,
 )
 from clinbridge.engine.understand._trial_negation import check_negations_placed
 from clinbridge.engine.understand._trial_rewrites import rewrites, spread_asked
@@ -167,6 +168,8 @@ class TrialReader:
             fam.members.setdefault(v.time_point, []).append(v)
             if kind == "categorical" and v.codes:
                 self.codesets.append(codeset(v, head | qual))
+        for fam in self.families:  # 'Apgar score at 1 / 5 / 10 minutes': by the label's time
+            split_by_label_moment(fam)
         # name words shared by many families are not distinctive (DM, NEURO, ...)
         counts: dict[str, int] = {}
         for f in self.families:

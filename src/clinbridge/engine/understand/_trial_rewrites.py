@@ -68,6 +68,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         ),
     ]
     out += _each_within(catalog)  # 'at each NEOCHILL centre': each centre in NEOCHILL
+    out += _label_lists(catalog)  # '(none, mild, moderate, severe)': a code list restated
     for v in catalog.variables:
         if v.role == "subject":  # 'count SUBJ_ID where ...': the subjects themselves
             out.append((re.compile(rf"(?<![\w-]){re.escape(v.name)}(?![\w-])", re.I), "subjects"))
@@ -88,6 +89,10 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
             out.append(
                 (re.compile(name + rf"\s*(?:!=|<>|≠)\s*{_CODES}", re.I), _coded(v, label, True))
             )
+            if _ordinal(v):  # 'GMFCS_18 >= 3': the codes at or above 3
+                out.append(
+                    (re.compile(name + rf"\s*(>=|<=|>|<|≥|≤)\s*(-?\d+)(?!\w|\.\d)", re.I), _bounded(v, label))
+                )
             if re.search(r"[_\d]", v.name) or (v.name.isupper() and len(v.name) >= 3):
                 # 'Rand_Arm 1', 'HIE_GRADE is 2 or 3': a column name spelled as the dictionary
                 # does, then bare codes
@@ -178,6 +183,49 @@ _Sub = str | Callable[[re.Match[str]], str]
 _CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?!\w|\.\d)"
 """One code or several ('2 or 3', '2, 3', '2/3') after a column name (a full stop after it ends
 the sentence: 'RandArm = 2.')."""
+
+
+def _ordinal(v: Variable) -> bool:
+    """Codes that are consecutive whole numbers, not yes/no: a bound on them picks codes."""
+    if any(is_yes(lab) for lab in v.codes.values() if lab) or len(v.codes) < 3:
+        return False
+    if not all(re.fullmatch(r"-?\d+", c) for c in v.codes):
+        return False
+    nums = sorted(int(c) for c in v.codes)
+    return nums == list(range(nums[0], nums[0] + len(nums)))
+
+
+def _bounded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
+    """'GMFCS_18 >= 3' → the labels of the codes 3 and above, then the label."""
+    tests = {">=": int.__ge__, "≥": int.__ge__, "<=": int.__le__, "≤": int.__le__}
+    tests |= {">": int.__gt__, "<": int.__lt__}
+
+    def sub(m: re.Match[str]) -> str:
+        bound = int(m.group(2))
+        said = [lab for c, lab in v.codes.items() if tests[m.group(1)](int(c), bound)]
+        if not said or len(said) == len(v.codes) or not all(said):
+            return m.group(0)  # every code or none: no condition the labels can say
+        return " | " + " or ".join(said) + f" {label.lstrip(' |')}"
+
+    return sub
+
+
+def _label_lists(catalog: Catalog) -> list[tuple[re.Pattern[str], _Sub]]:
+    """A bracketed list of every code label of one variable ('(none, mild, moderate, severe)')
+    restates that variable's categories: it is dropped (the question names the variable)."""
+    sets = {
+        frozenset(lab.strip().lower() for lab in v.codes.values())
+        for v in catalog.variables
+        if v.type == "categorical" and len(v.codes) >= 3 and all(v.codes.values())
+    }
+
+    def sub(m: re.Match[str]) -> str:
+        items = frozenset(
+            w.strip().lower() for w in re.split(r"\s*(?:,|/|;|\bor\b|\band\b)\s*", m.group(1)) if w.strip()
+        )
+        return " " if items in sets else m.group(0)
+
+    return [(re.compile(r"\(\s*([A-Za-z][\w /,;-]*?)\s*\)"), sub)]
 
 
 def _each_within(catalog: Catalog) -> list[tuple[re.Pattern[str], _Sub]]:
