@@ -13,7 +13,13 @@ if TYPE_CHECKING:
 
 from clinbridge.engine.understand._trial_model import Abstain
 
-__all__ = ["check_unread_minus", "find_minus", "oriented"]
+__all__ = [
+    "RESTATED_ORDER",
+    "check_unread_minus",
+    "drop_restated_order",
+    "find_minus",
+    "oriented",
+]
 
 _MINUS = re.compile(r"(?:^|(?<=\s))(?:-|−|–|minus)(?=\s)")
 _FALL = re.compile(r"\b(fall|drop|decrease|decline|reduction)s?\b")
@@ -72,3 +78,24 @@ def check_unread_minus(masked: str, spans: list[tuple[int, int]]) -> None:
                 f"{said!r} asks for a difference the reading could not form; ask for each "
                 "figure, or for a change between two time points"
             )
+
+
+RESTATED_ORDER = re.compile(
+    r"\(\s*(?P<a>[^()]*?)\s+(?:minus|−|–|-)\s+(?P<b>[^()]*?)\s*\)", re.I
+)
+"""'(6-hour value minus baseline)': a bracketed aside saying which way a change is taken."""
+
+
+def drop_restated_order(m: re.Match[str]) -> str:
+    """The aside dropped when it says the later value minus the earlier (what a change is, said
+    with no 'fall' or 'drop'); any other aside stays, to be read (and left unread: abstain)."""
+    from clinbridge.timepoint import find_time_points
+
+    sides = [find_time_points(m.group(k).lower()) for k in ("a", "b")]
+    if not all(len(s) == 1 for s in sides) or _FALL.search(m.string.lower()):
+        return m.group(0)
+    (later, _), (earlier, _) = sides[0][0], sides[1][0]
+    rank = {"baseline": 0, "min": 1, "h": 2, "mo": 3, "discharge": 4}
+    if (rank.get(later.scale, 5), later.amount) > (rank.get(earlier.scale, 5), earlier.amount):
+        return " "
+    return m.group(0)

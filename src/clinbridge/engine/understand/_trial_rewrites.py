@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._trial_arms import arm_rewrites
+from clinbridge.engine.understand._trial_change_sign import RESTATED_ORDER, drop_restated_order
 from clinbridge.engine.understand._trial_none_code import none_code_rewrites
 from clinbridge.engine.understand._trial_numbers import NUMBER_RUN, number_of
 from clinbridge.engine.understand._trial_phrases import bound_rewrites, phrase_rewrites
@@ -67,6 +68,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
             "number of infants by",
         ),
     ]
+    out.append((RESTATED_ORDER, drop_restated_order))  # '(6-hour value minus baseline)'
     out += _each_within(catalog)  # 'at each NEOCHILL centre': each centre in NEOCHILL
     out += _label_lists(catalog)  # '(none, mild, moderate, severe)': a code list restated
     for v in catalog.variables:
