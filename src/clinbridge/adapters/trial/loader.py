@@ -31,7 +31,6 @@ import orjson
 import pandas as pd
 
 from clinbridge.adapters.trial._codes import MISSING_TEXT
-from clinbridge.adapters.trial._listed_elsewhere import categories_from_values
 from clinbridge.adapters.trial._codes import is_number as _num
 from clinbridge.adapters.trial._conventions import drop_notes, report_lines, workbook_codes
 from clinbridge.adapters.trial._dictionary import (
@@ -42,6 +41,7 @@ from clinbridge.adapters.trial._dictionary import (
     parse_entry,
     role_of,
 )
+from clinbridge.adapters.trial._listed_elsewhere import categories_from_values
 from clinbridge.adapters.trial._problems import problem_at, raise_problems, unlisted_text_codes
 from clinbridge.adapters.trial._ranges import check_range, range_lines, usual_codes_beside
 from clinbridge.adapters.trial._read import (

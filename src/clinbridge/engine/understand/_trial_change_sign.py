@@ -80,9 +80,7 @@ def check_unread_minus(masked: str, spans: list[tuple[int, int]]) -> None:
             )
 
 
-RESTATED_ORDER = re.compile(
-    r"\(\s*(?P<a>[^()]*?)\s+(?:minus|−|–|-)\s+(?P<b>[^()]*?)\s*\)", re.I
-)
+RESTATED_ORDER = re.compile(r"\(\s*(?P<a>[^()]*?)\s+(?:minus|−|–|-)\s+(?P<b>[^()]*?)\s*\)", re.I)
 """'(6-hour value minus baseline)': a bracketed aside saying which way a change is taken."""
 
 

@@ -27,7 +27,9 @@ _KNOWN = r"(?:known|recorded|available|documented|non\s+missing|nonmissing|not\s
 _END = r"(?=\s*(?:$|[,;:?.!]|\band\b|\bwhat\b|\bhow\b|\bwho\b))"
 _NAMED = (
     # 'with a known primary outcome', 'having a recorded MRI grade'
-    re.compile(rf"\b(?:with|having)\s+(?:an?\s+|the\s+|their\s+)?{_KNOWN}\s+(?P<x>[^,;:?.!]+?){_END}"),
+    re.compile(
+        rf"\b(?:with|having)\s+(?:an?\s+|the\s+|their\s+)?{_KNOWN}\s+(?P<x>[^,;:?.!]+?){_END}"
+    ),
     # 'among non-missing Deaf_18 values', 'over the known X values'
     re.compile(
         rf"\b(?:among|over|of|across)\s+(?:the\s+|all\s+)?{_KNOWN}\s+(?P<x>[^,;:?!]+?)"

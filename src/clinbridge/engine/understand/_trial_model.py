@@ -226,7 +226,8 @@ def split_by_label_moment(fam: Family) -> None:
     moments = []
     for v in plain:
         found = [
-            tp for tp, _ in find_time_points((v.description or v.name).lower())
+            tp
+            for tp, _ in find_time_points((v.description or v.name).lower())
             if tp.scale in {"h", "min", "mo"}
         ]
         moments.append(found[0].text() if len(found) == 1 else None)

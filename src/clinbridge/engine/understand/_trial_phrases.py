@@ -43,6 +43,7 @@ def _counted_values(catalog: Catalog | None) -> list[tuple[re.Pattern[str], str]
     pattern = rf"\b(with|had|having)\s+(?:an?\s+)?({said})\s+(\d+)(?=\s+(?:at|on)\s+(?:day\s+)?\d)"
     return [(re.compile(pattern, re.I), r"\1 \2 score of \3")]
 
+
 def phrase_rewrites(catalog: Catalog | None = None) -> list[tuple[re.Pattern[str], str]]:
     """(pattern, replacement) pairs, applied in order to the question as said."""
     return [

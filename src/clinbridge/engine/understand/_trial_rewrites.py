@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._trial_arms import arm_rewrites
 from clinbridge.engine.understand._trial_change_sign import RESTATED_ORDER, drop_restated_order
+from clinbridge.engine.understand._trial_model import is_yes
 from clinbridge.engine.understand._trial_none_code import none_code_rewrites
 from clinbridge.engine.understand._trial_numbers import NUMBER_RUN, number_of
 from clinbridge.engine.understand._trial_phrases import bound_rewrites, phrase_rewrites
-from clinbridge.engine.understand._trial_model import is_yes
 from clinbridge.engine.understand._trial_vocab import NEGATED_WORDS
 from clinbridge.timepoint import find_time_points
 
@@ -69,6 +69,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         ),
     ]
     out.append((RESTATED_ORDER, drop_restated_order))  # '(6-hour value minus baseline)'
+    out += _death_in_hospital(catalog)  # 'died in hospital': before discharge
     out += _each_within(catalog)  # 'at each NEOCHILL centre': each centre in NEOCHILL
     out += _label_lists(catalog)  # '(none, mild, moderate, severe)': a code list restated
     for v in catalog.variables:
@@ -93,7 +94,10 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
             )
             if _ordinal(v):  # 'GMFCS_18 >= 3': the codes at or above 3
                 out.append(
-                    (re.compile(name + rf"\s*(>=|<=|>|<|≥|≤)\s*(-?\d+)(?!\w|\.\d)", re.I), _bounded(v, label))
+                    (
+                        re.compile(name + r"\s*(>=|<=|>|<|≥|≤)\s*(-?\d+)(?!\w|\.\d)", re.I),
+                        _bounded(v, label),
+                    )
                 )
             if re.search(r"[_\d]", v.name) or (v.name.isupper() and len(v.name) >= 3):
                 # 'Rand_Arm 1', 'HIE_GRADE is 2 or 3': a column name spelled as the dictionary
@@ -107,7 +111,10 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         if text_codes:  # 'STUDY = NEOCHILL', 'Centre == Leeds': a text code after its name
             said = "|".join(re.escape(c) for c in sorted(text_codes, key=len, reverse=True))
             out.append(
-                (re.compile(name + rf"\s*(?:==?|:)\s*({said})(?![\w-])", re.I), _text_coded(v, label))
+                (
+                    re.compile(name + rf"\s*(?:==?|:)\s*({said})(?![\w-])", re.I),
+                    _text_coded(v, label),
+                )
             )
         if re.search(r"[_\d]", v.name) or re.search(r"[a-z][A-Z]", v.name):
             # a name no word looks like ('TEMP_72H', 'SarnatGrade', said 'sarnatgrade' too)
@@ -223,11 +230,31 @@ def _label_lists(catalog: Catalog) -> list[tuple[re.Pattern[str], _Sub]]:
 
     def sub(m: re.Match[str]) -> str:
         items = frozenset(
-            w.strip().lower() for w in re.split(r"\s*(?:,|/|;|\bor\b|\band\b)\s*", m.group(1)) if w.strip()
+            w.strip().lower()
+            for w in re.split(r"\s*(?:,|/|;|\bor\b|\band\b)\s*", m.group(1))
+            if w.strip()
         )
         return " " if items in sets else m.group(0)
 
     return [(re.compile(r"\(\s*([A-Za-z][\w /,;-]*?)\s*\)"), sub)]
+
+
+def _death_in_hospital(catalog: Catalog) -> list[tuple[re.Pattern[str], _Sub]]:
+    """'died in hospital', 'in-hospital death': a death before discharge, where the dictionary
+    records one (the hospital is not then the site that recruited the infant)."""
+    if not any(
+        re.search(r"\b(?:death|died|mortality)\b", v.description or "", re.I)
+        and re.search(r"\bdischarge\b", v.description or "", re.I)
+        for v in catalog.variables
+    ):
+        return []
+    return [
+        (
+            re.compile(r"\b(died|deaths?|dying|mortality)\s+in(?:\s+the)?\s+hospital\b", re.I),
+            r"\1 before discharge",
+        ),
+        (re.compile(r"\bin[\s-]hospital\s+(deaths?|mortality)\b", re.I), r"\1 before discharge"),
+    ]
 
 
 def _each_within(catalog: Catalog) -> list[tuple[re.Pattern[str], _Sub]]:
@@ -236,7 +263,8 @@ def _each_within(catalog: Catalog) -> list[tuple[re.Pattern[str], _Sub]]:
     if trial is None:
         return []
     said = "|".join(
-        re.escape(lab or c) for c, lab in sorted(trial.codes.items(), key=lambda kv: -len(kv[1] or kv[0]))
+        re.escape(lab or c)
+        for c, lab in sorted(trial.codes.items(), key=lambda kv: -len(kv[1] or kv[0]))
     )
     return [(re.compile(rf"\b(each|every)\s+({said})\s+([a-z]+)\b", re.I), r"\1 \3 in \2")]
 

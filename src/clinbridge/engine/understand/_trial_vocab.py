@@ -395,9 +395,7 @@ def one_edit_apart(a: str, b: str) -> bool:
     return short[i:] == long_[i + 1 :]
 
 
-SCOPE_ASIDE = re.compile(
-    r"\s*\((?:[^()]*\s)?(?:arms?|groups?)(?:\s+only)?\s*\)", re.I
-)
+SCOPE_ASIDE = re.compile(r"\s*\((?:[^()]*\s)?(?:arms?|groups?)(?:\s+only)?\s*\)", re.I)
 """A label's aside naming the arm it was recorded in ('Water temperature (cooled arm)',
 'Dose (intervention group only)'): a scope note, not a word of the variable's name, so 'arm'
 and 'cooled' stay the arm variable's words."""
