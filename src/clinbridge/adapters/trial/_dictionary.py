@@ -8,6 +8,7 @@ from typing import Any
 
 from clinbridge.adapters.trial._codes import is_number as _is_number
 from clinbridge.adapters.trial._codes import parse_code_list, split_missing
+from clinbridge.adapters.trial._listed_elsewhere import points_elsewhere
 from clinbridge.adapters.trial._missing_decl import parse_missing_column, strip_declarations
 from clinbridge.adapters.trial._ranges import split_range
 from clinbridge.timepoint import canonical, time_in_label, time_in_name
@@ -47,6 +48,8 @@ class Entry:
     """subject, trial, site or arm (see :func:`role_of`)."""
     range: tuple[float, float] | None = None
     """The allowed values a numeric field declares ('range 30 to 40'), if any."""
+    listed_elsewhere: bool = False
+    """Whether the codes cell points to a list kept elsewhere ('see Centres sheet')."""
 
     @property
     def numeric(self) -> bool:
@@ -170,6 +173,7 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         typed=declared is not None or bool(codes),
         row=index + 1,
         range=allowed,
+        listed_elsewhere=points_elsewhere(get("codes")),
     )
 
 

@@ -41,6 +41,7 @@ from clinbridge.adapters.trial._dictionary import (
     parse_entry,
     role_of,
 )
+from clinbridge.adapters.trial._listed_elsewhere import categories_from_values
 from clinbridge.adapters.trial._problems import problem_at, raise_problems, unlisted_text_codes
 from clinbridge.adapters.trial._ranges import check_range, range_lines, usual_codes_beside
 from clinbridge.adapters.trial._read import (
@@ -313,6 +314,7 @@ def read_trial(
         used_sql[col] = name
         added = declared.extend(entry, raw) if declared else []
         values, stats = _convert(entry, raw, data, header, kept_rows, j, problems, strict)
+        categories_from_values(entry, values)  # 'see Centres sheet': its few values are codes
         declared.count(added, raw, values)
         if entry.range and isinstance(values, np.ndarray):
             stats = check_range(entry, values, stats, partial(locate, j=j), report.out_of_range)

@@ -25,7 +25,7 @@ from clinbridge.engine.plan import Aggregate, GroupBy, QueryPlan, VariableFilter
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._trial_all_infants import check_all_subjects
 from clinbridge.engine.understand._trial_bare_time import bare_times
-from clinbridge.engine.understand._trial_change_sign import find_minus
+from clinbridge.engine.understand._trial_change_sign import check_unread_minus, find_minus
 from clinbridge.engine.understand._trial_clauses import (
     absorbed,
     code_restated,
@@ -42,6 +42,7 @@ from clinbridge.engine.understand._trial_conjunction import (
 from clinbridge.engine.understand._trial_distribution import find_distribution
 from clinbridge.engine.understand._trial_groups import unread_grouping
 from clinbridge.engine.understand._trial_implied import implied_count
+from clinbridge.engine.understand._trial_known import drop_known_restated, read_known_clauses
 from clinbridge.engine.understand._trial_lexicon import reader_words
 from clinbridge.engine.understand._trial_match import (
     LINKING_VERBS,
@@ -64,6 +65,7 @@ from clinbridge.engine.understand._trial_model import (
     modifier_terms,
     name_stem,
     name_terms,
+    split_by_label_moment,
 )
 from clinbridge.engine.understand._trial_negation import check_negations_placed
 from clinbridge.engine.understand._trial_rewrites import rewrites, spread_asked
@@ -166,6 +168,8 @@ class TrialReader:
             fam.members.setdefault(v.time_point, []).append(v)
             if kind == "categorical" and v.codes:
                 self.codesets.append(codeset(v, head | qual))
+        for fam in self.families:  # 'Apgar score at 1 / 5 / 10 minutes': by the label's time
+            split_by_label_moment(fam)
         # name words shared by many families are not distinctive (DM, NEURO, ...)
         counts: dict[str, int] = {}
         for f in self.families:
@@ -253,10 +257,13 @@ class TrialReader:
         if q.distribution and q.op in {None, "count", "proportion"}:
             q.op = "proportion"
         read_missing_clauses(q, self.missing_clause)  # 'unknowns excluded', 'paired'
+        read_known_clauses(q)  # 'with a known X', '(of those with it recorded)'
         find_yes_no_comparisons(q)  # 'was mortality lower in ...?'
         self._find_groups(q)  # 4.
         said_groups = list(q.groups)  # 'by X', 'in each X' (not a yes/no item's both sides)
         self._find_mentions(q)  # 5. content words → mentions of variables and codes
+        drop_known_restated(q)  # 'among non-missing X values': X read elsewhere
+        check_unread_minus(q.masked, [(mt.start, mt.end) for mt in q.mentions])
         compare_sides(q)
         _both_sides(q)
         check_negations_placed(q.tokens, q.mentions, q.text)  # 'not delivered by ...'
@@ -542,6 +549,8 @@ class _Question:
     tokens: list[Token] = field(default_factory=list)
     mentions: list[Mention] = field(default_factory=list)
     compared: list[tuple[int, int, int]] = field(default_factory=list)
+    known: list[tuple[int, int]] = field(default_factory=list)
+    """Spans of the variables named by clauses restating the missing default ('known X')."""
     """(start of its sentence, of the comparative word, end of the sentence) of each yes/no
     comparison."""
 

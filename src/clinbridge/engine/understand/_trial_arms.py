@@ -18,7 +18,7 @@ import re
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from clinbridge.engine.understand._trial_vocab import canon, tokenize
+from clinbridge.engine.understand._trial_vocab import SCOPE_ASIDE, canon, tokenize
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
@@ -78,8 +78,8 @@ def arm_rewrites(catalog: Catalog) -> list[tuple[re.Pattern[str], str]]:
     arm_var = next((v for v in catalog.variables if v.role == "arm" and v.codes), None)
     if arm_var is None:
         return []
-    other_labels = [
-        _words(v.description or v.name)
+    other_labels = [  # (an aside naming the arm, '(cooled arm)', is the arm's word, not theirs)
+        _words(SCOPE_ASIDE.sub(" ", v.description or v.name))
         for v in catalog.variables
         if v is not arm_var and v.type not in {"string", "date"}
     ] + [_words(lab) for v in catalog.variables if v is not arm_var for lab in v.codes.values()]

@@ -11,7 +11,15 @@ if TYPE_CHECKING:
     from clinbridge.catalog import Variable
     from clinbridge.timepoint import TimePoint
 
-__all__ = ["find_minus", "oriented"]
+from clinbridge.engine.understand._trial_model import Abstain
+
+__all__ = [
+    "RESTATED_ORDER",
+    "check_unread_minus",
+    "drop_restated_order",
+    "find_minus",
+    "oriented",
+]
 
 _MINUS = re.compile(r"(?:^|(?<=\s))(?:-|−|–|minus)(?=\s)")
 _FALL = re.compile(r"\b(fall|drop|decrease|decline|reduction)s?\b")
@@ -47,3 +55,45 @@ def oriented(
     if _FALL.search(q.text):
         return earlier, later
     return later, earlier
+
+
+_BESIDE = {"mean", "median", "average", "the", "value", "values", "of"}
+"""Words that may stand between a minus and the things it sets apart ('mean(A) - mean(B)');
+any other word makes the dash a separator ('seizures in 72h - rate for mild HIE')."""
+
+
+def check_unread_minus(masked: str, spans: list[tuple[int, int]]) -> None:
+    """Abstain when a minus left unread stands between two things the question names ('mean(A
+    - B)' with B's time point unknown, 'hypothermia minus normothermia'): a difference the
+    reading did not form would otherwise be answered as one side's figure."""
+    for m in _MINUS.finditer(masked):
+        before = [b for _, b in spans if b <= m.start()]
+        after = [a for a, _ in spans if a >= m.end()]
+        if not before or not after:
+            continue
+        gap = masked[max(before) : m.start()] + " " + masked[m.end() : min(after)]
+        if set(re.findall(r"[a-z]+", gap.lower())) <= _BESIDE:  # 'A - B', 'mean(A) - mean(B)'
+            said = masked[max(0, m.start() - 20) : m.end() + 20].strip()
+            raise Abstain(
+                f"{said!r} asks for a difference the reading could not form; ask for each "
+                "figure, or for a change between two time points"
+            )
+
+
+RESTATED_ORDER = re.compile(r"\(\s*(?P<a>[^()]*?)\s+(?:minus|−|–|-)\s+(?P<b>[^()]*?)\s*\)", re.I)
+"""'(6-hour value minus baseline)': a bracketed aside saying which way a change is taken."""
+
+
+def drop_restated_order(m: re.Match[str]) -> str:
+    """The aside dropped when it says the later value minus the earlier (what a change is, said
+    with no 'fall' or 'drop'); any other aside stays, to be read (and left unread: abstain)."""
+    from clinbridge.timepoint import find_time_points
+
+    sides = [find_time_points(m.group(k).lower()) for k in ("a", "b")]
+    if not all(len(s) == 1 for s in sides) or _FALL.search(m.string.lower()):
+        return m.group(0)
+    (later, _), (earlier, _) = sides[0][0], sides[1][0]
+    rank = {"baseline": 0, "min": 1, "h": 2, "mo": 3, "discharge": 4}
+    if (rank.get(later.scale, 5), later.amount) > (rank.get(earlier.scale, 5), earlier.amount):
+        return " "
+    return m.group(0)

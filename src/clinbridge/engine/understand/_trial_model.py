@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._reading import Grounding
-from clinbridge.engine.understand._trial_vocab import ROLE_WORDS, Token, canon, tokenize
+from clinbridge.engine.understand._trial_vocab import (
+    ROLE_WORDS,
+    SCOPE_ASIDE,
+    Token,
+    canon,
+    tokenize,
+)
 from clinbridge.engine.understand._trial_words import EXTRA_FILLER, PREPOSITIONS, TIME_SUFFIX
 from clinbridge.errors import UnderstandingError
 from clinbridge.timepoint import find_time_points
@@ -107,7 +113,7 @@ class Parse:
 
 
 def label_terms(label: str) -> tuple[set[str], set[str]]:
-    text = label.lower()
+    text = SCOPE_ASIDE.sub(" ", label.lower())
     for tp, (a, b) in reversed(find_time_points(text)):
         if tp.scale in {"h", "min", "mo"}:
             text = text[:a] + " " + text[b:]
@@ -208,3 +214,25 @@ class Abstain(UnderstandingError):
 
     def __str__(self) -> str:
         return self.reason
+
+
+def split_by_label_moment(fam: Family) -> None:
+    """Members with no time point of their own but several columns ('Apgar score at 1 minute',
+    '... at 5 minutes', '... at 10 minutes', one family once the times are set aside) are told
+    apart by the one time point each label says, when each says a different one."""
+    plain = fam.members.get(None, [])
+    if len(plain) < 2:
+        return
+    moments = []
+    for v in plain:
+        found = [
+            tp
+            for tp, _ in find_time_points((v.description or v.name).lower())
+            if tp.scale in {"h", "min", "mo"}
+        ]
+        moments.append(found[0].text() if len(found) == 1 else None)
+    if None in moments or len(set(moments)) < len(moments) or set(moments) & set(fam.members):
+        return
+    del fam.members[None]
+    for v, moment in zip(plain, moments, strict=True):
+        fam.members[moment] = [v]

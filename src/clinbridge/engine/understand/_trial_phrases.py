@@ -43,6 +43,7 @@ def _counted_values(catalog: Catalog | None) -> list[tuple[re.Pattern[str], str]
     pattern = rf"\b(with|had|having)\s+(?:an?\s+)?({said})\s+(\d+)(?=\s+(?:at|on)\s+(?:day\s+)?\d)"
     return [(re.compile(pattern, re.I), r"\1 \2 score of \3")]
 
+
 def phrase_rewrites(catalog: Catalog | None = None) -> list[tuple[re.Pattern[str], str]]:
     """(pattern, replacement) pairs, applied in order to the question as said."""
     return [
@@ -116,6 +117,14 @@ def bound_rewrites() -> list[tuple[re.Pattern[str], str]]:
     """'40 weeks or later' → '40 weeks or more' (after the number words are figures); 'born at
     40 weeks': a gestational age (weeks at birth are the gestation)."""
     return [
+        # "37 weeks' gestation or later": the bound beside its number, the gestation after it
+        (
+            re.compile(
+                r"(\d+(?:\.\d+)?\s*(?:weeks|wks))['’]?\s+(?:of\s+)?(gestation)\s+or\s+(later|earlier)\b",
+                re.I,
+            ),
+            r"\1 or \3 \2",
+        ),
         (
             re.compile(r"\bborn\s+(?:at\s+)?(?=\d+(?:\.\d+)?\s*(?:weeks?|wks?)\b)", re.I),
             "born at gestational age ",

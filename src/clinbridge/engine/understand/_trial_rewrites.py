@@ -8,10 +8,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._trial_arms import arm_rewrites
+from clinbridge.engine.understand._trial_change_sign import RESTATED_ORDER, drop_restated_order
+from clinbridge.engine.understand._trial_model import is_yes
 from clinbridge.engine.understand._trial_none_code import none_code_rewrites
 from clinbridge.engine.understand._trial_numbers import NUMBER_RUN, number_of
 from clinbridge.engine.understand._trial_phrases import bound_rewrites, phrase_rewrites
-from clinbridge.engine.understand._trial_model import is_yes
 from clinbridge.engine.understand._trial_vocab import NEGATED_WORDS
 from clinbridge.timepoint import find_time_points
 
@@ -50,6 +51,14 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         (re.compile(rf"\b({_BOUNDS})\s+({_NUMBERS})\b", re.I), _figure_after),
         (re.compile(rf"\b({_NUMBERS})(?=\s+(?:{_AMOUNT_UNITS})\b)", re.I), _figure),
         *bound_rewrites(),  # '40 weeks or later': 40 weeks or more
+        # 'which sites took part in ICE-LITE', 'centres participating in': those in it
+        (
+            re.compile(
+                r"\b(?:(?:took|take|takes|taking|(?:have|has)\s+taken)\s+part|participat(?:ed|es|e|ing))\s+in\b",
+                re.I,
+            ),
+            "in",
+        ),
         # 'when they were born': at birth
         (re.compile(r"\bwhen\s+(?:they|he|she|it)\s+(?:was|were)\s+born\b", re.I), "at birth"),
         (
@@ -59,6 +68,10 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
             "number of infants by",
         ),
     ]
+    out.append((RESTATED_ORDER, drop_restated_order))  # '(6-hour value minus baseline)'
+    out += _death_in_hospital(catalog)  # 'died in hospital': before discharge
+    out += _each_within(catalog)  # 'at each NEOCHILL centre': each centre in NEOCHILL
+    out += _label_lists(catalog)  # '(none, mild, moderate, severe)': a code list restated
     for v in catalog.variables:
         if v.role == "subject":  # 'count SUBJ_ID where ...': the subjects themselves
             out.append((re.compile(rf"(?<![\w-]){re.escape(v.name)}(?![\w-])", re.I), "subjects"))
@@ -79,6 +92,13 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
             out.append(
                 (re.compile(name + rf"\s*(?:!=|<>|≠)\s*{_CODES}", re.I), _coded(v, label, True))
             )
+            if _ordinal(v):  # 'GMFCS_18 >= 3': the codes at or above 3
+                out.append(
+                    (
+                        re.compile(name + r"\s*(>=|<=|>|<|≥|≤)\s*(-?\d+)(?!\w|\.\d)", re.I),
+                        _bounded(v, label),
+                    )
+                )
             if re.search(r"[_\d]", v.name) or (v.name.isupper() and len(v.name) >= 3):
                 # 'Rand_Arm 1', 'HIE_GRADE is 2 or 3': a column name spelled as the dictionary
                 # does, then bare codes
@@ -87,7 +107,17 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
                 out.append(
                     (re.compile(name + rf"\s+in\s*\(\s*{_CODES}\s*\)", re.I), _coded(v, label))
                 )
-        if re.search(r"[_\d]", v.name):  # a name no word looks like ('TEMP_72H')
+        text_codes = [c for c in v.codes if not re.fullmatch(r"-?\d+", c)]
+        if text_codes:  # 'STUDY = NEOCHILL', 'Centre == Leeds': a text code after its name
+            said = "|".join(re.escape(c) for c in sorted(text_codes, key=len, reverse=True))
+            out.append(
+                (
+                    re.compile(name + rf"\s*(?:==?|:)\s*({said})(?![\w-])", re.I),
+                    _text_coded(v, label),
+                )
+            )
+        if re.search(r"[_\d]", v.name) or re.search(r"[a-z][A-Z]", v.name):
+            # a name no word looks like ('TEMP_72H', 'SarnatGrade', said 'sarnatgrade' too)
             out.append((re.compile(name + r"(?![\w-])", re.I), label))
     for w in sorted(vocabulary):  # 'inborn' is not 'outborn' (a yes/no item of the dictionary)
         if w.startswith("out") and len(w) > 5:
@@ -159,8 +189,94 @@ def _figure_after(m: re.Match[str]) -> str:
 
 """An ordinal said in figures ('seizures in the 1st 72h') is the word the labels use."""
 _Sub = str | Callable[[re.Match[str]], str]
-_CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?![\w.])"
-"""One code or several ('2 or 3', '2, 3', '2/3') after a column name."""
+_CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?!\w|\.\d)"
+"""One code or several ('2 or 3', '2, 3', '2/3') after a column name (a full stop after it ends
+the sentence: 'RandArm = 2.')."""
+
+
+def _ordinal(v: Variable) -> bool:
+    """Codes that are consecutive whole numbers, not yes/no: a bound on them picks codes."""
+    if any(is_yes(lab) for lab in v.codes.values() if lab) or len(v.codes) < 3:
+        return False
+    if not all(re.fullmatch(r"-?\d+", c) for c in v.codes):
+        return False
+    nums = sorted(int(c) for c in v.codes)
+    return nums == list(range(nums[0], nums[0] + len(nums)))
+
+
+def _bounded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
+    """'GMFCS_18 >= 3' → the labels of the codes 3 and above, then the label."""
+    tests = {">=": int.__ge__, "≥": int.__ge__, "<=": int.__le__, "≤": int.__le__}
+    tests |= {">": int.__gt__, "<": int.__lt__}
+
+    def sub(m: re.Match[str]) -> str:
+        bound = int(m.group(2))
+        said = [lab for c, lab in v.codes.items() if tests[m.group(1)](int(c), bound)]
+        if not said or len(said) == len(v.codes) or not all(said):
+            return m.group(0)  # every code or none: no condition the labels can say
+        return " | " + " or ".join(said) + f" {label.lstrip(' |')}"
+
+    return sub
+
+
+def _label_lists(catalog: Catalog) -> list[tuple[re.Pattern[str], _Sub]]:
+    """A bracketed list of every code label of one variable ('(none, mild, moderate, severe)')
+    restates that variable's categories: it is dropped (the question names the variable)."""
+    sets = {
+        frozenset(lab.strip().lower() for lab in v.codes.values())
+        for v in catalog.variables
+        if v.type == "categorical" and len(v.codes) >= 3 and all(v.codes.values())
+    }
+
+    def sub(m: re.Match[str]) -> str:
+        items = frozenset(
+            w.strip().lower()
+            for w in re.split(r"\s*(?:,|/|;|\bor\b|\band\b)\s*", m.group(1))
+            if w.strip()
+        )
+        return " " if items in sets else m.group(0)
+
+    return [(re.compile(r"\(\s*([A-Za-z][\w /,;-]*?)\s*\)"), sub)]
+
+
+def _death_in_hospital(catalog: Catalog) -> list[tuple[re.Pattern[str], _Sub]]:
+    """'died in hospital', 'in-hospital death': a death before discharge, where the dictionary
+    records one (the hospital is not then the site that recruited the infant)."""
+    if not any(
+        re.search(r"\b(?:death|died|mortality)\b", v.description or "", re.I)
+        and re.search(r"\bdischarge\b", v.description or "", re.I)
+        for v in catalog.variables
+    ):
+        return []
+    return [
+        (
+            re.compile(r"\b(died|deaths?|dying|mortality)\s+in(?:\s+the)?\s+hospital\b", re.I),
+            r"\1 before discharge",
+        ),
+        (re.compile(r"\bin[\s-]hospital\s+(deaths?|mortality)\b", re.I), r"\1 before discharge"),
+    ]
+
+
+def _each_within(catalog: Catalog) -> list[tuple[re.Pattern[str], _Sub]]:
+    """'each NEOCHILL centre', 'every ICE-LITE site': each of the noun within that trial."""
+    trial = next((v for v in catalog.variables if v.role == "trial" and v.codes), None)
+    if trial is None:
+        return []
+    said = "|".join(
+        re.escape(lab or c)
+        for c, lab in sorted(trial.codes.items(), key=lambda kv: -len(kv[1] or kv[0]))
+    )
+    return [(re.compile(rf"\b(each|every)\s+({said})\s+([a-z]+)\b", re.I), r"\1 \3 in \2")]
+
+
+def _text_coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
+    """'STUDY = NEOCHILL' → the code's label and the variable's label."""
+    by_lower = {c.lower(): lab or c for c, lab in v.codes.items()}
+
+    def sub(m: re.Match[str]) -> str:
+        return f" | {by_lower[m.group(1).lower()]} {label.lstrip(' |')}"
+
+    return sub
 
 
 def _coded(v: Variable, label: str, other: bool = False) -> Callable[[re.Match[str]], str]:

@@ -16,6 +16,7 @@ __all__ = [
     "FILLER",
     "NEGATED_WORDS",
     "ROLE_WORDS",
+    "SCOPE_ASIDE",
     "SUBJECT_WORDS",
     "Token",
     "canon",
@@ -392,3 +393,9 @@ def one_edit_apart(a: str, b: str) -> bool:
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
     i = next((k for k in range(len(short)) if short[k] != long_[k]), len(short))
     return short[i:] == long_[i + 1 :]
+
+
+SCOPE_ASIDE = re.compile(r"\s*\((?:[^()]*\s)?(?:arms?|groups?)(?:\s+only)?\s*\)", re.I)
+"""A label's aside naming the arm it was recorded in ('Water temperature (cooled arm)',
+'Dose (intervention group only)'): a scope note, not a word of the variable's name, so 'arm'
+and 'cooled' stay the arm variable's words."""

@@ -1,0 +1,120 @@
+"""'with a known primary outcome', 'among non-missing Deaf_18 values', '(of those with it
+recorded)', 'where both are non-missing', 'State the numerator and denominator': the default
+about missing data, or the form every percentage answer already has, said in other words.
+
+A figure never counts a missing code or a blank, so restricting it to the infants whose
+measured variable is known restates what is done anyway: read, and said so in a grounding. The
+variable named in such a clause ('known X') is left to be read, then checked: when it is a
+variable the question measures or counts elsewhere the clause is the default and its mention is
+dropped; when it names another variable the restriction is a condition of its own that no
+figure here states, and the reading abstains rather than ignore it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Protocol
+
+from clinbridge.engine.understand._reading import Grounding
+from clinbridge.engine.understand._trial_model import Abstain, Family, Mention
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Variable
+
+__all__ = ["drop_known_restated", "read_known_clauses"]
+
+_KNOWN = r"(?:known|recorded|available|documented|non\s+missing|nonmissing|not\s+missing)"
+_END = r"(?=\s*(?:$|[,;:?.!]|\band\b|\bwhat\b|\bhow\b|\bwho\b))"
+_NAMED = (
+    # 'with a known primary outcome', 'having a recorded MRI grade'
+    re.compile(
+        rf"\b(?:with|having)\s+(?:an?\s+|the\s+|their\s+)?{_KNOWN}\s+(?P<x>[^,;:?.!]+?){_END}"
+    ),
+    # 'among non-missing Deaf_18 values', 'over the known X values'
+    re.compile(
+        rf"\b(?:among|over|of|across)\s+(?:the\s+|all\s+)?{_KNOWN}\s+(?P<x>[^,;:?!]+?)"
+        r"\s+(?:values?|entries|records|results|data)\b"
+    ),
+)
+_PRONOUN = (
+    # '(of those with it recorded)', 'among those with it known'
+    re.compile(
+        rf"\(?\s*\b(?:of|among|in)\s+(?:those|the\s+ones|infants|babies|rows|subjects)\s+"
+        rf"(?:with|having)\s+(?:it|this|that|them|both)\s+{_KNOWN}\s*\)?"
+    ),
+    # 'over rows where both are non-missing', 'where both were recorded'
+    re.compile(
+        rf"\b(?:(?:over|among|in|across)\s+(?:the\s+)?(?:rows|infants|babies|subjects|cases)\s+)?"
+        rf"(?:where|with)\s+both\s+(?:are|were|is)?\s*{_KNOWN}"
+    ),
+    # 'among infants with both measured'
+    re.compile(
+        r"\b(?:among|in|of)\s+(?:the\s+)?(?:infants|babies|those|subjects|rows)\s+with\s+both\s+"
+        r"(?:measured|recorded|known|available)"
+    ),
+    # 'State the numerator and denominator.': every percentage answer states both
+    re.compile(
+        r"\b(?:please\s+)?(?:state|give|show|report|include|with|and)\s+(?:the\s+|its\s+)?"
+        r"numerators?\s+and\s+(?:the\s+)?denominators?\b"
+    ),
+)
+
+
+class _Read(Protocol):
+    masked: str
+    groundings: list[Grounding]
+    known: list[tuple[int, int]]
+    mentions: list[Mention]
+
+    def blank(self, a: int, b: int) -> None: ...
+
+
+def read_known_clauses(q: _Read) -> None:
+    """Blank the clauses that restate the missing default; keep the span of each variable they
+    name in ``q.known`` (checked by :func:`drop_known_restated` once mentions are read)."""
+    spans: list[tuple[int, int]] = []
+    for pattern in _PRONOUN:
+        spans += [m.span() for m in pattern.finditer(q.masked)]
+    for pattern in _NAMED:
+        for m in pattern.finditer(q.masked):
+            spans += [(m.start(), m.start("x")), (m.end("x"), m.end())]
+            q.known.append(m.span("x"))
+    for a, b in spans:
+        if not q.masked[a:b].strip():
+            continue
+        q.groundings.append(
+            Grounding(
+                phrase=q.masked[a:b].strip(),
+                kind="missing",
+                target="missing codes and blanks are excluded (as in every figure)",
+            )
+        )
+        q.blank(a, b)
+
+
+def _names(mt: Mention) -> set[str]:
+    if isinstance(mt.target, Family):
+        return {v.name for vs in mt.target.members.values() for v in vs}
+    var: Variable = mt.target.var
+    return {var.name}
+
+
+def drop_known_restated(q: _Read) -> None:
+    """Drop the mentions inside a 'known X' span whose variable the question reads elsewhere
+    (their span is read: blanked); abstain when such a span names a variable read nowhere else."""
+    if not q.known:
+        return
+    inside = [mt for mt in q.mentions if any(a <= mt.start and mt.end <= b for a, b in q.known)]
+    outside = [mt for mt in q.mentions if mt not in inside]
+    read = set().union(*(_names(mt) for mt in outside)) if outside else set()
+    for mt in inside:
+        if not _names(mt) & read:
+            raise Abstain(
+                f"'{mt.target.label}' known: a restriction to the infants with it recorded, "
+                "on a variable the figure does not use; ask for it as a condition of its own"
+            )
+    for a, b in q.known:
+        if not any(a <= mt.start and mt.end <= b for mt in inside):
+            raise Abstain("the clause about known values names no variable the reading could place")
+        q.blank(a, b)
+    q.mentions = outside
