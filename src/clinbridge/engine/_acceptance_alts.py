@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.answer import Alternative, jsonable
-from clinbridge.engine.plan import Aggregate, ConceptRef, ConceptSet, EventFilter
+from clinbridge.engine.plan import Aggregate, ConceptRef, ConceptSet, EventAnchor, EventFilter
 from clinbridge.errors import ClinbridgeError
 
 if TYPE_CHECKING:
@@ -109,3 +109,35 @@ def one_or_two(ctx: _Ctx, plan: QueryPlan, wide: str, narrow: str) -> list[Alter
         reading(ctx, f"one condition: {wide!r} (with {narrow!r} counted in it)", one),
         reading(ctx, f"two conditions: {wide!r} and {narrow!r}", plan, ctx.value),
     ]
+
+
+_STAY_SUMMARIES = (
+    ("last", "the last stay"),
+    ("max", "the longest stay"),
+    ("mean", "the mean stay"),
+    ("sum", "the total of the stays"),
+)
+
+
+def stay_summaries(ctx: _Ctx, plan: QueryPlan) -> list[Alternative]:
+    """One patient's length of stay as the last, the longest, the mean and the total."""
+    out = []
+    for op, said in _STAY_SUMMARIES:
+        variant = plan.model_copy(update={"aggregate": Aggregate(op=op)})
+        same = op == plan.aggregate.op
+        out.append(reading(ctx, said, variant, ctx.value) if same else reading(ctx, said, variant))
+    return out
+
+
+def age_now_or_at(ctx: _Ctx, plan: QueryPlan) -> list[Alternative]:
+    """The age today (the reading taken) and the age at the first event of each event filter."""
+    out = [reading(ctx, "the age today", plan, ctx.value)]
+    for f in plan.filters:
+        if not isinstance(f, EventFilter) or f.negate:
+            continue
+        at = EventAnchor(stream=f.stream, concepts=f.concepts, which="first")
+        measure = plan.measure.model_copy(update={"age_at": at})
+        named = f.concepts.describe() if f.concepts is not None else f.stream
+        variant = plan.model_copy(update={"measure": measure})
+        out.append(reading(ctx, f"the age at the first {named}", variant))
+    return out
