@@ -132,4 +132,3 @@ def test_cli_shows_the_readings(eunomia_duckdb_url: str, tmp_path: Any) -> None:
     assert all("plan" in a and "value" in a for a in data["alternatives"])
     r = CliRunner().invoke(main, ["ask", "--db", eunomia_duckdb_url, q], env=env)
     assert "reading 1: currently on" in r.output and "reading 2: ever exposed" in r.output
-
