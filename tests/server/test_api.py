@@ -331,3 +331,12 @@ def test_static_assets_ship_in_the_package() -> None:
     for name in ("index.html", "app.js", "style.css"):
         text = (static / name).read_text(encoding="utf-8")
         assert "http://" not in text and "https://" not in text, name  # no CDN
+
+
+def test_server_json_shows_the_readings(client) -> None:  # type: ignore[no-untyped-def]
+    p = client.post(
+        "/api/ask", json={"question": "How many patients are on aspirin?", "source": "eunomia"}
+    ).json()
+    described = [a["description"] for a in p["alternatives"]]
+    assert any(d.startswith("currently") for d in described), p.get("reason")
+    assert all(a["plan"] for a in p["alternatives"])

@@ -20,19 +20,19 @@ readings that remain (devset5: every such guess was scored wrong):
 
 from __future__ import annotations
 
-import logging
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from clinbridge.engine import _acceptance_alts as alts
+from clinbridge.engine._acceptance_alts import run_variant as _run
 from clinbridge.engine._checks import _draft_ids, _streams_for, failed, resolve_concept_ids
 from clinbridge.engine.plan import Aggregate, EventFilter, Measure
-from clinbridge.errors import ClinbridgeError
 
 if TYPE_CHECKING:
     from clinbridge.engine._checks import Check, _Ctx
+    from clinbridge.engine.answer import Alternative
     from clinbridge.engine.plan import QueryPlan
-
-logger = logging.getLogger(__name__)
 
 # A word choosing one of several events by time ('first', 'most recent', 'since').
 _ORDINAL = re.compile(
@@ -67,20 +67,8 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower())) - _STOP
 
 
-def _ambiguous(name: str, detail: str) -> Check:
-    return failed(name, "ambiguous", detail)
-
-
-def _run(ctx: _Ctx, plan: QueryPlan) -> Any:
-    """The value of a variant of the plan on the same source, or None when it does not run."""
-    from clinbridge.engine.run import run_plan
-
-    try:
-        answer = run_plan(ctx.db, ctx.catalog, plan)
-    except ClinbridgeError as exc:
-        logger.debug("variant plan did not run: %s", exc)
-        return None
-    return answer.value if answer.decision == "accept" else None
+def _ambiguous(name: str, detail: str, alternatives: Sequence[Alternative]) -> Check:
+    return failed(name, "ambiguous", detail, alternatives)
 
 
 def _several_dates(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
@@ -102,6 +90,7 @@ def _several_dates(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
             "date_unique",
             f"the patient has {what.format(n=n)}: the first, the most recent, or all of them? "
             "say 'first', 'last' or 'all'",
+            alts.first_last_all(ctx, plan, found),
         )
     ]
 
@@ -146,11 +135,12 @@ def _several_quantities(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check
             "quantity_unique",
             f"{m.concepts.describe()!r} names {len(kinds)} quantities recorded for this patient "
             f"({', '.join(kinds)}): say which",
+            alts.per_quantity(ctx, plan, kinds, names, _component),
         )
     ]
 
 
-def _current_or_ever(plan: QueryPlan, question: str) -> list[Check]:
+def _current_or_ever(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
     """A count of patients 'on <drug>' where nothing says currently or ever."""
     if plan.patient_id or plan.measure.of != "patients" or plan.aggregate.op != "count":
         return []
@@ -171,6 +161,7 @@ def _current_or_ever(plan: QueryPlan, question: str) -> list[Check]:
             "time_frame_unique",
             f"'on {drug}' reads as currently on it (an exposure spanning today) or as ever "
             "exposed: say 'currently on' or 'ever given'",
+            alts.current_or_ever(ctx, plan, drug),
         )
     ]
 
@@ -217,6 +208,7 @@ def _kind_of_another(ctx: _Ctx, plan: QueryPlan) -> list[Check]:
                         "conditions_distinct",
                         f"{b!r} {how} {a!r}, yet the reading asks for both: is {b!r} part of "
                         f"{a!r} (one condition) or a second condition?",
+                        alts.one_or_two(ctx, plan, a, b),
                     )
                 ]
     return []
@@ -227,7 +219,7 @@ def check_choices(ctx: _Ctx) -> list[Check]:
     plan, question = ctx.plan, ctx.question
     if plan is None or not question:
         return []
-    out = _current_or_ever(plan, question)
+    out = _current_or_ever(ctx, plan, question)
     out = out or _several_dates(ctx, plan, question)
     out = out or _several_quantities(ctx, plan, question)
     return out or _kind_of_another(ctx, plan)

@@ -22,6 +22,7 @@ from clinbridge.engine._shapes import (
     question_breakdown,
     question_shape,
 )
+from clinbridge.engine.answer import Alternative
 from clinbridge.engine.answer import Check as _AnswerCheck
 from clinbridge.engine.plan import (
     CalendarWindow,
@@ -47,9 +48,14 @@ logger = logging.getLogger(__name__)
 Check = _AnswerCheck
 
 
-def failed(name: str, code: str, detail: str) -> Check:
-    """A failed check: its name, the abstention code it stands for, and what was wrong."""
-    return Check(name=name, passed=False, code=code, detail=detail)
+def failed(name: str, code: str, detail: str, alternatives: Sequence[Alternative] = ()) -> Check:
+    """A failed check: its name, the abstention code it stands for, and what was wrong.
+
+    ``alternatives`` (for ``ambiguous``): the readings that remain, for the user to pick one.
+    """
+    return Check(
+        name=name, passed=False, code=code, detail=detail, alternatives=tuple(alternatives)
+    )
 
 
 """One deterministic check: name, passed, detail, code (the reason code if it failed)."""

@@ -25,13 +25,17 @@ from __future__ import annotations
 
 import decimal
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine._acceptance import check_acceptance as check_acceptance
+from clinbridge.engine._checks import failed
 from clinbridge.engine._shapes import actual_shape
-from clinbridge.engine.answer import Check
+from clinbridge.engine.answer import Alternative, Check
 from clinbridge.engine.plan import QueryPlan
+
+if TYPE_CHECKING:
+    from clinbridge.engine._checks import _Ctx
 
 _AGE_ASKED = re.compile(
     r"\b(?:what|which)\s+age\b|\bhow\s+old\b|\bage\s*(?:@|at|when)\b"
@@ -164,21 +168,34 @@ _PERIOD_PINNED = re.compile(
 )
 
 
-def _ambiguous(detail: str) -> Check:
-    return Check(name="reading_unique", passed=False, code="ambiguous", detail=detail)
+def _ambiguous(detail: str, alternatives: Sequence[Alternative] = ()) -> Check:
+    return failed("reading_unique", "ambiguous", detail, alternatives)
 
 
-def check_ambiguous(plan: QueryPlan | None, question: str | None) -> list[Check]:
-    """Failed checks for a plan that settled a choice the question leaves open."""
+def check_ambiguous(
+    plan: QueryPlan | None, question: str | None, ctx: _Ctx | None = None
+) -> list[Check]:
+    """Failed checks for a plan that settled a choice the question leaves open.
+
+    With ``ctx`` (the executed draft), a choice between a few readings lists each with its
+    value (:mod:`._acceptance_alts`).
+    """
     if plan is None or not question:
         return []
+    from clinbridge.engine import _acceptance_alts as alts
+
+    def readings(build: Callable[[_Ctx, QueryPlan], list[Alternative]]) -> list[Alternative]:
+        assert plan is not None
+        return build(ctx, plan) if ctx is not None else []
+
     out: list[Check] = []
     op = plan.aggregate.op
     if plan.patient_id and plan.measure.of == "length_of_stay" and not _SUMMARY.search(question):
         out.append(
             _ambiguous(
                 "one patient may have several stays: say which length of stay is wanted "
-                "(the last, the longest, the mean or the total)"
+                "(the last, the longest, the mean or the total)",
+                readings(alts.stay_summaries),
             )
         )
     if (
@@ -193,7 +210,8 @@ def check_ambiguous(plan: QueryPlan | None, question: str | None) -> list[Check]
             out.append(
                 _ambiguous(
                     "the age of patients who had an event can be taken today or at the event: "
-                    "say 'current age' or 'age at (first) diagnosis'"
+                    "say 'current age' or 'age at (first) diagnosis'",
+                    readings(alts.age_now_or_at),
                 )
             )
     if (
@@ -206,7 +224,8 @@ def check_ambiguous(plan: QueryPlan | None, question: str | None) -> list[Check]
         out.append(
             _ambiguous(
                 "the question names an event beside the patient's age: the age today or at "
-                "that event? say 'age at (first) …' or 'current age'"
+                "that event? say 'age at (first) …' or 'current age'",
+                readings(alts.age_now_or_at),
             )
         )
     ages = [f for f in plan.filters if getattr(f, "kind", None) == "age"]

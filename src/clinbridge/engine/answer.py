@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from clinbridge.errors import AbstainReason
 
@@ -32,6 +32,9 @@ class Check(BaseModel):
     passed: bool
     detail: str = ""
     code: str = ""
+    alternatives: tuple[Alternative, ...] = Field(default=(), exclude=True, repr=False)
+    """With ``code="ambiguous"``: the readings the check saw remain (the Answer that abstains on
+    this check lists them); left out of the check's own JSON."""
 
 
 class Provenance(BaseModel):
@@ -120,6 +123,17 @@ class Answer(BaseModel):
     value; pick one and run its plan."""
     timings: Timings = Field(default_factory=Timings)
     provenance: Provenance = Field(default_factory=Provenance)
+
+    @model_validator(mode="after")
+    def _alternatives_of_check(self) -> Answer:
+        """An ``ambiguous`` abstention lists the readings its deciding check carries."""
+        if self.decision == "abstain" and self.reason_code == "ambiguous" and not self.alternatives:
+            for c in self.checks:
+                told = c.detail == self.reason or not self.reason
+                if not c.passed and c.code == "ambiguous" and c.alternatives and told:
+                    self.alternatives = list(c.alternatives)
+                    break
+        return self
 
     @property
     def accepted(self) -> bool:

@@ -322,7 +322,7 @@ def validate(
     checks += _check_windows(ctx)
     checks += _check_shape(ctx, expected)
     if all(c.passed for c in checks):  # the result's own sense, once nothing else failed
-        checks += check_result(plan, ctx.value, question) + check_ambiguous(plan, question)
+        checks += check_result(plan, ctx.value, question) + check_ambiguous(plan, question, ctx)
         checks += check_acceptance(ctx, checks)  # the plan answers what is asked (_acceptance)
     if plan is not None and is_wide(plan, catalog):  # trial tables: coverage, missing codes
         checks += check_wide(plan, catalog, draft)
