@@ -105,7 +105,6 @@ def name_disagrees(
     if not entries:
         return True
     from clinbridge.engine.understand._ground import Concept, ground_text
-    from clinbridge.engine.understand._schema_read import confirms
 
     if confirms(lex, name, set(entries)):
         return False
@@ -116,4 +115,18 @@ def name_disagrees(
         len(found) == 1
         and found[0].score >= 0.6
         and {str(lex.entries[i].code) for i in (found[0].primary or found[0].entries)} <= codes
+    )
+
+
+def confirms(lex: Lexicon, span: str, coded: set[int]) -> bool:
+    """The words name the concept of a code named beside them (same code in a match)."""
+    from clinbridge.engine.understand._shorthand import expand_words
+    from clinbridge.engine.understand._text import normalize
+
+    codes = {lex.entries[i].code for i in coded}
+    matches = lex.match(expand_words(normalize(span)))
+    best = max((m.score for m in matches), default=0.0)
+    return any(
+        m.score >= max(0.3, best) and any(lex.entries[i].code in codes for i in m.entries)
+        for m in matches
     )

@@ -20,7 +20,7 @@ from clinbridge.catalog import Catalog
 from clinbridge.engine.plan import QueryPlan, ValueFilter
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Grounding, Reading
-from clinbridge.engine.understand._schema_asides import code_names, threshold_unit
+from clinbridge.engine.understand._schema_asides import code_names, confirms, threshold_unit
 from clinbridge.engine.understand._schema_lists import (
     CONTAINS,
     check_asides,
@@ -353,20 +353,6 @@ def _code_entries(st: State, lex: Lexicon, cat: Catalog) -> set[int]:
         except Abstain:
             return set()
     return out
-
-
-def confirms(lex: Lexicon, span: str, coded: set[int]) -> bool:
-    """The words name the concept of a code named beside them (same code in a match)."""
-    from clinbridge.engine.understand._shorthand import expand_words
-    from clinbridge.engine.understand._text import normalize
-
-    codes = {lex.entries[i].code for i in coded}
-    matches = lex.match(expand_words(normalize(span)))
-    best = max((m.score for m in matches), default=0.0)
-    return any(
-        m.score >= max(0.3, best) and any(lex.entries[i].code in codes for i in m.entries)
-        for m in matches
-    )
 
 
 def _names(toks: list[Tok], st: State, lex: Lexicon, cat: Catalog) -> None:
