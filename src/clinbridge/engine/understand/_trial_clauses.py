@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING, Protocol
 
 from clinbridge.engine.understand._reading import Grounding
+from clinbridge.engine.understand._trial_known import mark_missing_spans
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
 from clinbridge.engine.understand._trial_versus import check_versus_sides
 from clinbridge.engine.understand._trial_words import CLAUSE_END, MISSING_OF, WHO, WHOSE_KNOWN
@@ -61,15 +62,7 @@ def read_missing_clauses(q: _Read, clause: re.Pattern[str]) -> None:
     for m in [*MISSING_OF.finditer(q.masked), *WHOSE_KNOWN.finditer(q.masked)]:
         # the variable's name stays, to be read
         spans += [(m.start(), m.start("x")), (m.end("x"), m.end())]
-    for a, b in spans:
-        q.groundings.append(
-            Grounding(
-                phrase=q.masked[a:b].strip(),
-                kind="missing",
-                target="missing codes and blanks are excluded (as in every figure)",
-            )
-        )
-        q.blank(a, b)
+    mark_missing_spans(q, spans)
 
 
 def find_yes_no_comparisons(q: _Read) -> None:

@@ -21,7 +21,7 @@ from clinbridge.engine.understand._trial_model import Abstain, Family, Mention
 if TYPE_CHECKING:
     from clinbridge.catalog import Variable
 
-__all__ = ["drop_known_restated", "read_known_clauses"]
+__all__ = ["drop_known_restated", "mark_missing_spans", "read_known_clauses"]
 
 _KNOWN = r"(?:known|recorded|available|documented|non\s+missing|nonmissing|not\s+missing)"
 _END = r"(?=\s*(?:$|[,;:?.!]|\band\b|\bwhat\b|\bhow\b|\bwho\b))"
@@ -60,13 +60,16 @@ _PRONOUN = (
 )
 
 
-class _Read(Protocol):
+class _Marks(Protocol):
     masked: str
     groundings: list[Grounding]
-    known: list[tuple[int, int]]
-    mentions: list[Mention]
 
     def blank(self, a: int, b: int) -> None: ...
+
+
+class _Read(_Marks, Protocol):
+    known: list[tuple[int, int]]
+    mentions: list[Mention]
 
 
 def read_known_clauses(q: _Read) -> None:
@@ -79,6 +82,12 @@ def read_known_clauses(q: _Read) -> None:
         for m in pattern.finditer(q.masked):
             spans += [(m.start(), m.start("x")), (m.end("x"), m.end())]
             q.known.append(m.span("x"))
+    mark_missing_spans(q, spans)
+
+
+def mark_missing_spans(q: _Marks, spans: list[tuple[int, int]]) -> None:
+    """Ground (and blank) each span that says missing values are left out: the default of every
+    figure, so it is accounted for and changes nothing."""
     for a, b in spans:
         if not q.masked[a:b].strip():
             continue
