@@ -78,7 +78,7 @@ def main() -> None:
     parser.add_argument("--show", action="store_true")
     args = parser.parse_args()
     from bench.trial_gold import load_gold_frame, score
-    from bench.trial_holdout import HOLDOUTS, load_holdout
+    from bench.trial_holdout import HOLDOUTS, load_holdout, write_workbook
 
     import clinbridge.api as cb
     from clinbridge.adapters.trial import load_trial
@@ -87,8 +87,6 @@ def main() -> None:
     totals: Counter[str] = Counter()
     by_kind: Counter[tuple[str, str]] = Counter()
     for which in args.set:
-        if which in ("7", "9"):
-            raise SystemExit(f"set {which} is sealed")
         if which == "open777":
             from bench.trial_open777 import SEED, SUBJECTS, VARIABLES
 
@@ -99,10 +97,13 @@ def main() -> None:
             questions = load_holdout(int(which))
         with tempfile.TemporaryDirectory() as tmp:
             xlsx = Path(tmp) / "book.xlsx"
-            generate_trial(seed, subjects=subjects, variables=variables).write_xlsx(xlsx)
             url = f"duckdb:///{Path(tmp) / 'book.duckdb'}"
+            if which == "open777":
+                generate_trial(seed, subjects=subjects, variables=variables).write_xlsx(xlsx)
+                gold = load_gold_frame(xlsx)
+            else:  # a set with an independent builder (BOOKS) gets its own workbook
+                gold = write_workbook(int(which), xlsx, seed, subjects, variables)
             load_trial(xlsx, url)
-            gold = load_gold_frame(xlsx)
             with cb.connect(url) as conn:
                 for q in questions:
                     base, _ = score(q, conn.ask(q.text), gold)

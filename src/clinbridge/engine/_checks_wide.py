@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.answer import Check
@@ -73,7 +74,7 @@ def check_wide(plan: QueryPlan, catalog: Catalog, draft: Any) -> list[Check]:
         unguarded = [
             n
             for n in measured
-            if by[n].missing_codes and not all(c in sql for c in by[n].missing_codes)
+            if by[n].missing_codes and not all(_names(sql, c) for c in by[n].missing_codes)
         ]
         checks.append(
             Check(
@@ -103,3 +104,8 @@ def check_wide(plan: QueryPlan, catalog: Catalog, draft: Any) -> list[Check]:
             )
         )
     return checks
+
+
+def _names(sql: str, code: str) -> bool:
+    """Whether ``sql`` names the missing code as a whole token ('ND' is not inside 'AND')."""
+    return re.search(rf"(?<![\w.]){re.escape(str(code))}(?![\w])", sql) is not None
