@@ -1,6 +1,6 @@
 """The missing-codes check finds a code in the SQL only as a whole token."""
 
-from clinbridge.engine._checks_wide import _names
+from clinbridge.engine._checks_wide import names_code as _names
 
 
 def test_code_inside_a_keyword_is_not_named() -> None:

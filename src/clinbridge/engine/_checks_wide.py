@@ -19,7 +19,7 @@ from clinbridge.engine.plan import QueryPlan, VariableFilter
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
 
-__all__ = ["check_wide"]
+__all__ = ["check_wide", "names_code"]
 
 
 def check_wide(plan: QueryPlan, catalog: Catalog, draft: Any) -> list[Check]:
@@ -74,7 +74,7 @@ def check_wide(plan: QueryPlan, catalog: Catalog, draft: Any) -> list[Check]:
         unguarded = [
             n
             for n in measured
-            if by[n].missing_codes and not all(_names(sql, c) for c in by[n].missing_codes)
+            if by[n].missing_codes and not all(names_code(sql, c) for c in by[n].missing_codes)
         ]
         checks.append(
             Check(
@@ -106,6 +106,7 @@ def check_wide(plan: QueryPlan, catalog: Catalog, draft: Any) -> list[Check]:
     return checks
 
 
-def _names(sql: str, code: str) -> bool:
-    """Whether ``sql`` names the missing code as a whole token ('ND' is not inside 'AND')."""
-    return re.search(rf"(?<![\w.]){re.escape(str(code))}(?![\w])", sql) is not None
+def names_code(text: str, code: object) -> bool:
+    """Whether ``text`` names ``code`` as a whole token: 'ND' is not inside 'AND', '-99' not inside
+    '-999', '99' not inside '99.9'."""
+    return re.search(rf"(?<![\w.]){re.escape(str(code))}(?![\w.])", text) is not None

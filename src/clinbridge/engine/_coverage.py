@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from clinbridge.engine._checks_wide import names_code
 from clinbridge.engine._number_accounting import plan_numbers as _plan_numbers
 from clinbridge.engine.answer import Check
 
@@ -325,9 +326,7 @@ def check_coverage(
                 or _named_in(name, plan_names or set())
             )
         else:
-            ok = name in text or any(
-                re.search(rf"(?<![\w.]){re.escape(str(c))}(?![\w.])", text) for c in codes
-            )
+            ok = name in text or any(names_code(text, c) for c in codes)
         if not ok:
             missing.append(name)
     if mentions:
