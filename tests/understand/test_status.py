@@ -5,7 +5,6 @@ loaded tables, written here independently of the plan."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,46 +13,26 @@ import pytest
 
 from clinbridge.engine.plan import ConceptRef, ConceptSet, EventFilter, QueryPlan
 
-_ROOT = Path(__file__).resolve().parents[2]
-
-
-def _db(name: str) -> Path:
-    sys.path.insert(0, str(_ROOT / "tests" / "data" / "devset2"))
-    try:
-        from databases import database_path
-    finally:
-        sys.path.pop(0)
-    path = database_path(name)
-    if not path.exists():
-        pytest.skip(f"devset2 database {name} not built")
-    return path
-
-
-def _open(name: str, cache: Path) -> Any:
-    import clinbridge
-    from clinbridge.settings import Settings
-
-    settings = Settings(embeddings="off", examples=str(cache / "no-examples.jsonl"))
-    return clinbridge.connect(f"duckdb:///{_db(name)}", settings=settings, cache_dir=cache)
+from ._devset2db import devset2_db, open_devset2
 
 
 @pytest.fixture(scope="module")
 def fhir2(understand_cache: Path) -> Iterator[Any]:
-    conn = _open("fhir", understand_cache)
+    conn = open_devset2("fhir", understand_cache)
     yield conn
     conn.close()
 
 
 @pytest.fixture(scope="module")
 def s27(understand_cache: Path) -> Iterator[Any]:
-    conn = _open("synthea27nj", understand_cache)
+    conn = open_devset2("synthea27nj", understand_cache)
     yield conn
     conn.close()
 
 
 @pytest.fixture(scope="module")
 def gibleed(understand_cache: Path) -> Iterator[Any]:
-    conn = _open("gibleed", understand_cache)
+    conn = open_devset2("gibleed", understand_cache)
     yield conn
     conn.close()
 
@@ -229,7 +208,7 @@ def test_an_end_column_left_empty_is_named(tmp_path: Path) -> None:
     import duckdb
 
     path = tmp_path / "no-ends.duckdb"
-    shutil.copy(_db("synthea27nj"), path)
+    shutil.copy(devset2_db("synthea27nj"), path)
     con = duckdb.connect(str(path))
     con.execute("UPDATE condition_occurrence SET condition_end_date = NULL")
     con.close()

@@ -5,7 +5,6 @@ independently of the plans (duckdb, read-only); the grammar pieces are checked o
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,51 +17,31 @@ from clinbridge.engine._units import unit_factor
 from clinbridge.engine.understand._calendar_spans import calendar_spans
 from clinbridge.engine.understand._unit_asides import unit_asides
 
-_ROOT = Path(__file__).resolve().parents[2]
-
-
-def _db(name: str) -> Path:
-    sys.path.insert(0, str(_ROOT / "tests" / "data" / "devset2"))
-    try:
-        from databases import database_path
-    finally:
-        sys.path.pop(0)
-    path = database_path(name)
-    if not path.exists():
-        pytest.skip(f"devset2 database {name} not built")
-    return path
-
-
-def _open(name: str, cache: Path) -> Any:
-    import clinbridge
-    from clinbridge.settings import Settings
-
-    settings = Settings(embeddings="off", examples=str(cache / "no-examples.jsonl"))
-    return clinbridge.connect(f"duckdb:///{_db(name)}", settings=settings, cache_dir=cache)
+from ._devset2db import devset2_db, open_devset2
 
 
 def _gold(name: str, sql: str) -> Any:
-    with duckdb.connect(str(_db(name)), read_only=True) as con:
+    with duckdb.connect(str(devset2_db(name)), read_only=True) as con:
         return con.sql(sql).fetchall()[0][0]
 
 
 @pytest.fixture(scope="module")
 def gibleed(understand_cache: Path) -> Iterator[Any]:
-    conn = _open("gibleed", understand_cache)
+    conn = open_devset2("gibleed", understand_cache)
     yield conn
     conn.close()
 
 
 @pytest.fixture(scope="module")
 def synthea(understand_cache: Path) -> Iterator[Any]:
-    conn = _open("synthea27nj", understand_cache)
+    conn = open_devset2("synthea27nj", understand_cache)
     yield conn
     conn.close()
 
 
 @pytest.fixture(scope="module")
 def fhir(understand_cache: Path) -> Iterator[Any]:
-    conn = _open("fhir", understand_cache)
+    conn = open_devset2("fhir", understand_cache)
     yield conn
     conn.close()
 
