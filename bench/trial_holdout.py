@@ -93,6 +93,16 @@ def load_holdout(which: int | str = 1) -> tuple[Any, ...]:
     return tuple(_sealed_module(HOLDOUTS[int(which)][0]).QUESTIONS)
 
 
+def workbook_params(which: int | str) -> tuple[int, int, int]:
+    """The set's workbook seed, subjects and variables (``open777``: the open set's)."""
+    if which == "open777":
+        from bench.trial_open777 import SEED, SUBJECTS, VARIABLES
+
+        return SEED, SUBJECTS, VARIABLES
+    _, seed, subjects, variables = HOLDOUTS[int(which)]
+    return seed, subjects, variables
+
+
 def write_workbook(which: int | str, xlsx: Path, seed: int, subjects: int, variables: int) -> Any:
     """Write the set's workbook; return its gold frame (read back with pandas)."""
     from bench.trial_gold import load_gold_frame
@@ -140,7 +150,7 @@ def main() -> None:
     if args.check:
         if which == "open777":
             parser.error("--check needs a numbered set")
-        _, seed, subjects, variables = HOLDOUTS[int(which)]
+        seed, subjects, variables = workbook_params(which)
         with tempfile.TemporaryDirectory() as tmp:
             xlsx = Path(tmp) / "holdout.xlsx"
             check(int(which), xlsx, write_workbook(which, xlsx, seed, subjects, variables))
@@ -149,12 +159,7 @@ def main() -> None:
     from clinbridge.adapters.trial import load_trial
 
     questions = load_holdout(which)
-    if which == "open777":
-        from bench.trial_open777 import SEED, SUBJECTS, VARIABLES
-
-        seed, subjects, variables = SEED, SUBJECTS, VARIABLES
-    else:
-        _, seed, subjects, variables = HOLDOUTS[int(which)]
+    seed, subjects, variables = workbook_params(which)
     with tempfile.TemporaryDirectory() as tmp:
         xlsx = Path(tmp) / "holdout.xlsx"
         gold = write_workbook(which, xlsx, seed, subjects, variables)

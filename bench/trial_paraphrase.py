@@ -77,32 +77,23 @@ def main() -> None:
     parser.add_argument("--set", nargs="*", default=["1", "2", "3", "4", "5", "6", "open777"])
     parser.add_argument("--show", action="store_true")
     args = parser.parse_args()
-    from bench.trial_gold import load_gold_frame, score
-    from bench.trial_holdout import HOLDOUTS, load_holdout, write_workbook
+    from bench.trial_gold import score
+    from bench.trial_holdout import load_holdout, workbook_params, write_workbook
 
     import clinbridge.api as cb
     from clinbridge.adapters.trial import load_trial
-    from clinbridge.synthetic.trial import generate_trial
 
     totals: Counter[str] = Counter()
     by_kind: Counter[tuple[str, str]] = Counter()
-    for which in args.set:
-        if which == "open777":
-            from bench.trial_open777 import SEED, SUBJECTS, VARIABLES
-
-            seed, subjects, variables = SEED, SUBJECTS, VARIABLES
-            questions = load_holdout("open777")
-        else:
-            _, seed, subjects, variables = HOLDOUTS[int(which)]
-            questions = load_holdout(int(which))
+    for arg in args.set:
+        which: int | str = int(arg) if arg.isdigit() else arg
+        seed, subjects, variables = workbook_params(which)
+        questions = load_holdout(which)
         with tempfile.TemporaryDirectory() as tmp:
             xlsx = Path(tmp) / "book.xlsx"
             url = f"duckdb:///{Path(tmp) / 'book.duckdb'}"
-            if which == "open777":
-                generate_trial(seed, subjects=subjects, variables=variables).write_xlsx(xlsx)
-                gold = load_gold_frame(xlsx)
-            else:  # a set with an independent builder (BOOKS) gets its own workbook
-                gold = write_workbook(int(which), xlsx, seed, subjects, variables)
+            # each set's own workbook: an independent builder's (BOOKS) or the generator's
+            gold = write_workbook(which, xlsx, seed, subjects, variables)
             load_trial(xlsx, url)
             with cb.connect(url) as conn:
                 for q in questions:
