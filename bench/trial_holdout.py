@@ -43,6 +43,7 @@ HOLDOUTS = {
     7: (ROOT / "bench" / "data" / "trial_holdout7_sealed.py.gz", 7373, 545, 1290),
     8: (ROOT / "bench" / "data" / "trial_holdout8_sealed.py.gz", 8088, 548, 1310),
     9: (ROOT / "bench" / "data" / "trial_holdout9_sealed.py.gz", 9191, 540, 1300),
+    10: (ROOT / "bench" / "data" / "trial_holdout10_sealed.py.gz", 10101, 540, 1300),
 }
 """Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran;
 set 3 and set 4 by writers blind to the reader's code, each committed before its first run;
@@ -69,6 +70,7 @@ was then opened as development material (22:50 UTC); no blind trial set is left.
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
+    10: ROOT / "bench" / "data" / "trial10_book.py.gz",
 }
 """Sets whose workbook is NOT made by clinbridge.synthetic.trial but by an independent builder (a
 sealed module with ``build(seed, subjects, variables, path)`` and ``load_gold(path)``): set 8's
