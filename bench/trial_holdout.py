@@ -12,8 +12,9 @@ Do not read the questions while working on the reader: run this only to report a
 
 Usage::
 
-    python bench/trial_holdout.py [--set 1|2|3|4|5|6|7|8|9] [--show]   # --show: every verdict, not only misses
+    python bench/trial_holdout.py [--set 1|...|10] [--show]   # --show: every verdict, not only misses
     python bench/trial_holdout.py --set 8 --check   # build the workbook, compute every gold, verify; no reader
+    python bench/trial_holdout.py --set 10 --figures  # a SEALED set: the figures line only
 """
 
 from __future__ import annotations
@@ -66,7 +67,12 @@ its first run. Its golds are checked a second way from a long view (``verify``).
 (2026-12-01, lead only): on main 6fe5d5b the loader refused the workbook (its missing codes and
 its site column's '(see Centres sheet)' were declared in ways it did not read; 0/80); after the
 loader work and this stop's reader work (main 37f398b) 48/80 = 60.0 %, 32 abstained, 0 wrong. It
-was then opened as development material (22:50 UTC); no blind trial set is left."""
+was then opened as development material (22:50 UTC).
+set 10 (81 questions, 15 abstentions; seed 10101, 540 x 1300) was written blind to the reader's
+code on 2026-12-02, on a workbook from a third independent builder (``BOOKS``) with conventions
+of its own, and committed before its first run; its golds are checked a second way from a long
+view (``verify``). Blind figures (lead only, ``--figures``): on main 4a65265's reader 43/81 =
+53.1 %, 37 abstained, 1 wrong."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
@@ -143,6 +149,9 @@ def check(which: int, xlsx: Path, gold: Any) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--show", action="store_true")
+    parser.add_argument(
+        "--figures", action="store_true", help="a sealed set's figures only: no question, no verdict line"
+    )
     parser.add_argument("--set", default="1", choices=[*map(str, sorted(HOLDOUTS)), "open777"])
     parser.add_argument("--check", action="store_true", help="golds and verify only, no reader")
     args = parser.parse_args()
@@ -176,7 +185,7 @@ def main() -> None:
                 times.append(time.perf_counter() - t)
                 verdict, why = score(q, answer, gold)
                 verdicts.append(verdict)
-                if args.show or verdict != "correct":
+                if not args.figures and (args.show or verdict != "correct"):
                     print(f"q{q.id} [{q.voice}] {verdict}: {q.text} — {why}")
     n = len(verdicts)
     print(
