@@ -7,6 +7,10 @@ readings that remain (devset5: every such guess was scored wrong):
 * one patient's *date* of an event ('when was pt 16 in hospital', 'on what date was she
   diagnosed with X'), or *value* of a measurement, with no 'first' / 'last' in the question,
   where the patient has several: the first, the most recent, or all of them;
+* one patient's *age at an event that recurs* ('how old was pt 19 at her cardiac ablation' —
+  she had four) with no 'first' / 'last': the age at the first or at the most recent, when the
+  two differ. A diagnosis is made once (its later records follow it up): the age at it is the
+  age at the first;
 * one patient's *value* of a quantity whose name names several measured quantities in the data
   ('last cholesterol' when total, HDL and LDL cholesterol are all recorded): which one;
 * a count of patients who 'are on' / 'take' a drug, with nothing saying when: currently (an
@@ -91,6 +95,40 @@ def _several_dates(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
             f"the patient has {what.format(n=n)}: the first, the most recent, or all of them? "
             "say 'first', 'last' or 'all'",
             alts.first_last_all(ctx, plan, found),
+        )
+    ]
+
+
+def _several_ages(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
+    """One patient's age at the first of an event that recurs, where the question names no order."""
+    m = plan.measure
+    at = getattr(m, "age_at", None)
+    if not plan.patient_id or m.of != "age" or at is None or getattr(at, "kind", "") != "event":
+        return []
+    if at.which != "first" or "condition" in (at.stream or "") or _ORDINAL.search(question):
+        return []
+    filters = tuple(
+        f.model_copy(update={"first_only": False}) if getattr(f, "first_only", False) else f
+        for f in plan.filters
+    )
+    last = plan.model_copy(
+        update={
+            "measure": m.model_copy(update={"age_at": at.model_copy(update={"which": "last"})}),
+            "filters": filters,
+        }
+    )
+    later = _run(ctx, last)
+    if later is None or str(later) == str(ctx.value):
+        return []  # once, or every time at the same age
+    return [
+        _ambiguous(
+            "age_at_unique",
+            f"the patient had it more than once: the age at the first ({ctx.value}) or at the "
+            f"most recent ({later})? say 'first' or 'last'",
+            [
+                alts.reading(ctx, "the age at the first", plan, ctx.value),
+                alts.reading(ctx, "the age at the most recent", last, later),
+            ],
         )
     ]
 
@@ -221,5 +259,6 @@ def check_choices(ctx: _Ctx) -> list[Check]:
         return []
     out = _current_or_ever(ctx, plan, question)
     out = out or _several_dates(ctx, plan, question)
+    out = out or _several_ages(ctx, plan, question)
     out = out or _several_quantities(ctx, plan, question)
     return out or _kind_of_another(ctx, plan)

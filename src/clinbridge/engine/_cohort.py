@@ -580,7 +580,7 @@ class CohortBuilder:
             )
             return self._age_condition(self.age(pid, at, joins), flt)
 
-        return self._patients_where(build), False
+        return self._patients_where(build), bool(flt.negate)
 
     def _age_condition(self, age: exp.Expr, flt: AgeFilter) -> exp.Expr:
         if flt.op == "between":

@@ -160,6 +160,8 @@ def _window(w: Any) -> str:
 
 
 def _age(f: AgeFilter, at_event: bool = False) -> str:
+    if f.negate:
+        return "not " + _age(f.model_copy(update={"negate": None}), at_event)
     at = "" if at_event else (f" at {_anchor(f.at)}" if f.at is not None else "")
     if f.op == "between":
         return f"aged {f.value} to {f.value2}{at}"

@@ -228,7 +228,12 @@ def check_ambiguous(
                 readings(alts.age_now_or_at),
             )
         )
-    ages = [f for f in plan.filters if getattr(f, "kind", None) == "age"]
+    # a negated age at death is 'no recorded death' (alive): no second age to confuse
+    ages = [
+        f
+        for f in plan.filters
+        if getattr(f, "kind", None) == "age" and not getattr(f, "negate", False)
+    ]
     if any(getattr(f, "at", None) is not None for f in ages) and any(
         getattr(f, "at", None) is None for f in ages
     ):

@@ -118,8 +118,9 @@ _BREAKDOWN = re.compile(
     r"\b(?:(?:broken|break(?:\s+(?:it|this|that))?)\s+down|stratified|split|grouped|separated|"
     r"categori[sz]ed|tabulated|grouping)\s+(?:by|per|into|according\s+to)\s+(?:the\s+|each\s+)?"
     r"(?P<by>[a-z][\w-]*)"
+    # 'each counted once', 'each listed once': a participle says how, not what per
     r"|\b(?:per|each|for\s+every|in\s+every)\s+(?:single\s+|individual\s+|distinct\s+|different\s+)?"
-    r"(?P<each>[a-z][\w-]*)"
+    r"(?![a-z]{3,}ed\b)(?P<each>[a-z][\w-]*)"
     r"|(?<!ed)(?<!en)\s+by\s+(?P<end>[a-z][\w-]*)\s*[?.!]*\s*$",
     re.I,
 )

@@ -525,7 +525,8 @@ class Compiler:
     def _days_between(
         self, plan: QueryPlan, pid: exp.Expr, joins: _Joins
     ) -> tuple[exp.Select, Shape]:
-        """Days from the start anchor to the end anchor, for members whose end is a later day."""
+        """Days from the start anchor to the end anchor, for members whose end is not before
+        their start (the same day counts, as 0)."""
         m, op = plan.measure, plan.aggregate.op
         assert m.start_at is not None and m.end_at is not None
         start = self.cohorts.anchor_date(m.start_at, pid, joins)
@@ -534,7 +535,7 @@ class Compiler:
         base = joins.apply(
             exp.select(days.as_("val"))
             .from_(exp.alias_(exp.to_table("cohort"), "c"), copy=False)
-            .where(exp.GT(this=days, expression=exp.Literal.number(0)), copy=False)
+            .where(exp.GTE(this=days, expression=exp.Literal.number(0)), copy=False)
         )
         if op not in _AGGS and op not in {"median", "count"}:
             raise UnsupportedOperationError(f"cannot take the {op} of days between two events")

@@ -284,6 +284,10 @@ class AgeFilter(_Node):
     value2: int | None = None
     at: Anchor | None = None
     """None means the plan's 'now'."""
+    negate: bool | None = None
+    """True: the patients for whom the condition does not hold, those without the anchor's date
+    included — with a death anchor ('age at death >= 0'), the patients with no recorded death
+    (None, the default, is left out of the plan's JSON)."""
 
 
 class EventFilter(_Node):
@@ -367,7 +371,7 @@ class Measure(_Node):
     * ``events_per_patient``: number of matching events per patient in the cohort;
     * ``age``: patient age in years at ``age_at`` (default now), e.g. age at first diagnosis;
     * ``days_between``: days from ``start_at`` to ``end_at`` per patient (both anchors), for
-      the patients whose ``end_at`` falls on a later day than their ``start_at``;
+      the patients whose ``end_at`` is not before their ``start_at`` (the same day is 0);
     * ``date``: the event (or encounter) date;
     * ``concept``: the event's concept (for lists of distinct drugs/conditions);
     * ``variable``: a variable of a wide (trial) table, missing codes excluded unless

@@ -32,6 +32,7 @@ from clinbridge.engine.understand._categories import category_words, stream_cate
 from clinbridge.engine.understand._change import read_change
 from clinbridge.engine.understand._class_words import class_words
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
+from clinbridge.engine.understand._concept_lists import join_concept_lists, lists_define
 from clinbridge.engine.understand._demographic_gap import demographic_gap
 from clinbridge.engine.understand._elapsed import read_elapsed
 from clinbridge.engine.understand._enc_class import read_encounter_codes
@@ -41,13 +42,20 @@ from clinbridge.engine.understand._facets import read_facets, stream_nouns
 from clinbridge.engine.understand._fhir_words import administered_missing, fhir_plain_words
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._lexicon import Lexicon
+from clinbridge.engine.understand._meta_asides import drop_meta_asides
 from clinbridge.engine.understand._names import replace_patient_names
 from clinbridge.engine.understand._patient_sex import read_patient_sex
 from clinbridge.engine.understand._plain_words import plain_words
 from clinbridge.engine.understand._plan_guards import guard_reading
 from clinbridge.engine.understand._reading import Choice, Grounding, Reading
-from clinbridge.engine.understand._schema_plain import plain_schema_words, tables_disagree
+from clinbridge.engine.understand._schema_plain import (
+    COUNT_STAR,
+    plain_schema_words,
+    tables_disagree,
+)
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
+from clinbridge.engine.understand._schema_roles import FIELD_ABSTAIN, role_words
+from clinbridge.engine.understand._senses import read_senses
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._stay_read import read_stay
@@ -99,7 +107,23 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
     question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'
-    return [guard_reading(question, r, ctx) for r in _understand(question, ctx)]
+    sensed = read_senses(question, ctx.lexicon, lambda q: _understand(q, ctx))  # 'AD'
+    if sensed is not None:
+        return [guard_reading(r.question, r, ctx) for r in sensed]
+    readings = _understand(question, ctx)
+    if (
+        readings
+        and readings[0].plan is None
+        and FIELD_ABSTAIN.search(readings[0].abstain_reason or "")
+    ):
+        said = role_words(question, ctx.catalog, ctx.now)  # 'visit_end_date - visit_start_date'
+        again = _understand(said, ctx) if said != question else []
+        if again and again[0].plan is not None:
+            readings = [
+                r.model_copy(update={"notes": (*r.notes, f"columns said in words: {said!r}")})
+                for r in again
+            ]
+    return [guard_reading(question, r, ctx) for r in readings]
 
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
@@ -117,13 +141,14 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     plain, tables_named = plain_schema_words(plain, ctx.catalog, ctx.lexicon)
     plain = category_words(drop_confirmed_codes(plain, ctx.lexicon), ctx.lexicon)
     text = replace_patient_names(expand_words(normalize(plain)), ctx.lexicon)
-    text = plain_words(text, ctx.lexicon)
+    today = (ctx.now.date() if ctx.now else None) or _data_today(ctx.catalog) or dt.date.today()
+    text = drop_meta_asides(plain_words(text, ctx.lexicon), today)  # '(count readings not pts)'
     text = class_words(fix_structure_typos(text, ctx.lexicon), ctx.lexicon)
+    text = lists_define(join_concept_lists(text, ctx.lexicon), ctx.lexicon)  # 'MI, CHD or IHD'
     text = drop_time_columns(text, ctx.catalog)
     text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)
     if not_exact:
         return [Reading(question=question, abstain_reason=not_exact)]
-    today = (ctx.now.date() if ctx.now else None) or _data_today(ctx.catalog) or dt.date.today()
     c = Ctx(
         question=question,
         lex=ctx.lexicon,
@@ -135,9 +160,13 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     stay = read_stay(question, ctx) or read_between(question, ctx)  # stays, days between, whole
     if stay is not None:
         return [stay]
-    try:
-        schema = read_schema(
-            question, ctx.lexicon, ctx.catalog, None, patient_id=ctx.patient_id, now=ctx.now
+    try:  # 'with count(*) >= 2 among ... rows': a per-patient count, read in plain words
+        schema = (
+            None
+            if COUNT_STAR.search(question)
+            else read_schema(
+                question, ctx.lexicon, ctx.catalog, None, patient_id=ctx.patient_id, now=ctx.now
+            )
         )
     except Exception as exc:  # a reader bug must not become an answer
         logger.exception("schema reading failed for %r", question)

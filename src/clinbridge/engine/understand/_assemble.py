@@ -41,11 +41,12 @@ from clinbridge.engine.understand._context import (
 )
 from clinbridge.engine.understand._death_age import age_at_death
 from clinbridge.engine.understand._facts import special_plan
-from clinbridge.engine.understand._filters import _predicates, _split_proportion
+from clinbridge.engine.understand._filters import _predicates
 from clinbridge.engine.understand._ground import Concept, Word
 from clinbridge.engine.understand._ground_words import DOSE_NOUNS, STREAM_NOUNS
 from clinbridge.engine.understand._list_guard import amount_word, check_list_wording
 from clinbridge.engine.understand._orlists import fold_or_list
+from clinbridge.engine.understand._proportion_split import split_proportion
 from clinbridge.engine.understand._ranking import apply_rank
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._slots import Slot
@@ -226,7 +227,7 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
     numerator: tuple[Any, ...] = ()
     filters = age_at_death(list(preds), ctx.question)
     if op == "proportion":
-        denominator, numer = _split_proportion(items, filters, intent_pos)
+        denominator, numer = split_proportion(items, filters, intent_pos)
         if not numer:
             raise Abstain("could not tell which patients the proportion counts (its numerator)")
         filters, numerator = denominator, tuple(p.build() for p in numer)

@@ -7,6 +7,7 @@ the source stores (the lexicon), never from the wording of particular questions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,16 @@ from clinbridge.engine.understand._window_restate import restated_windows
 __all__ = ["Pred"]
 
 LATER_WORDS = frozenset({"later", "subsequently", "afterwards", "afterward", "thereafter"})
+_TODAY_ONLY = re.compile(r"(?:(?:as\s+of|on|since)\s+)?(?:today|now)", re.I)
+_COPULA = frozenset({"was", "were", "is", "are"})
+_NOW_WORDS = re.compile(
+    r"\b(?:now|today|currently|current(?:ly)?|at\s+present|presently|still)\b", re.I
+)
+_EXCEPT_PEOPLE = re.compile(
+    r"\b(?:except(?:\s+for)?|excluding|other\s+than|but\s+not|not\s+counting)\s+(?:any\s+|all\s+|the\s+)?"
+    r"(?:patients?|persons?|people|those|anyone|individuals|subjects)\b",
+    re.I,
+)
 EXCEPT_WORDS = frozenset({"except", "except for", "other than", "excluding", "but not"})
 
 
@@ -79,7 +90,13 @@ class Pred:
             # a recorded death: the age at death exists (>= 0), or is in the bound tied to it
             a = self.age or {"op": ">=", "value": 0}
             at = PatientAnchor(point="death")
-            return AgeFilter(op=a["op"], value=a["value"], value2=a.get("value2"), at=at)
+            return AgeFilter(
+                op=a["op"],
+                value=a["value"],
+                value2=a.get("value2"),
+                at=at,
+                negate=True if self.negate else None,
+            )
         if self.kind == "encounter":
             return EncounterFilter(
                 type=self.enc_type,
@@ -218,7 +235,15 @@ def _on_age(w: _Walk, k: int, s: Slot) -> None:
         and prev.text.endswith("ed")
     )
     last = w.last_event
-    if not ((s.data.get("at_event") or after_verb) and last is not None):
+    # 'pts w first MI under 60': an age right after a first event is the age at it (the age
+    # today is said so: 'now', 'currently', 'today')
+    at_first = (
+        last is not None
+        and last.first_only
+        and last.pos == k - 1
+        and not _NOW_WORDS.search(w.ctx.question)
+    )
+    if not ((s.data.get("at_event") or after_verb or at_first) and last is not None):
         w.preds.append(Pred(k, "age", age=s.data))
         return
     if w.pending_first is not None and last.kind == "event":
@@ -234,13 +259,15 @@ def _on_age(w: _Walk, k: int, s: Slot) -> None:
 def _on_death(w: _Walk, k: int, s: Slot) -> None:
     if not w.ctx.lex.deaths:
         raise Abstain("this source records no deaths", s.text)
-    if w.neg or any(isinstance(i, Slot) and i.kind == "window" for i in w.items):
-        raise Abstain(
-            f"deaths can be counted, but not negated or inside a time window ({s.text!r})",
-            s.text,
-        )
-    w.preds.append(Pred(k, "death"))
-    w.ground(s.text, "death", "a recorded death date")
+    alive = bool(s.data.get("alive")) != bool(w.neg)  # 'living', 'not deceased', 'never died'
+    windows = [i for i in w.items if isinstance(i, Slot) and i.kind == "window"]
+    if alive:  # 'still alive ... as of today': alive is today's state; today is no window
+        windows = [i for i in windows if not _TODAY_ONLY.fullmatch(i.text.strip())]
+    if windows:
+        raise Abstain(f"deaths can be counted, but not inside a time window ({s.text!r})", s.text)
+    w.preds.append(Pred(k, "death", negate=alive))
+    w.neg = False
+    w.ground(s.text, "death", "no recorded death" if alive else "a recorded death date")
 
 
 def _on_unit(w: _Walk, k: int, s: Slot) -> None:
@@ -388,6 +415,15 @@ def _merges_into_last(w: _Walk, item: Concept, st: str) -> bool:
     """'X or Y' joins the last event's set; a negated variant or an 'except' cuts out of it."""
     last = w.last_event_in(st)
     if last is None:
+        other = w.last_event
+        if w.pending_or and other is not None and other.concept_set is not None:
+            # 'ibuprofen, naproxen or aspirin' where aspirin is only an allergy here: an 'or'
+            # across two tables is not one set, and never the 'and' of two filters
+            raise Abstain(
+                f"'{other.concept_set.label} or {item.phrase}': {item.label!r} is recorded as"
+                f" {st}, not {other.stream}; ask for each",
+                item.phrase,
+            )
         w.pending_or = False
         return False
     assert last.concept_set is not None
@@ -405,7 +441,10 @@ def _merges_into_last(w: _Walk, item: Concept, st: str) -> bool:
     # is cut out of the concept set (a no-op when the set never held it); "any statin except
     # simvastatin": the second concept is cut out of the first set
     variant = last.concept is not None and _variant_of(item, last.concept)
-    named = " ".join(w.neg_text.split()) in EXCEPT_WORDS
+    # 'excluding patients who ever had X': the patients are left out, not X from the set
+    named = " ".join(w.neg_text.split()) in EXCEPT_WORDS and not _EXCEPT_PEOPLE.search(
+        w.ctx.question
+    )
     if variant or named:
         extra = _concept_set(item, st, w.ctx.lex, w.ctx)
         strict = named and check_exclusion(w, item, extra, last, st, variant=variant)
@@ -598,6 +637,19 @@ def _bind_number(
         ),
         None,
     )
+    if isinstance(prev, Word) and prev.role == "boundary" and prev.text in _COPULA:
+        # 'how many SBP readings were 130+': the value of the readings the copula follows
+        j = items.index(prev)
+        before = next(
+            (
+                i
+                for i in reversed(items[:j])
+                if not (isinstance(i, Word) and i.role in {"event_noun", "stream_noun"})
+            ),
+            None,
+        )
+        if isinstance(before, Concept) or (isinstance(before, Word) and before.role == "subject"):
+            prev = before  # 'pts are 65+': the people's age
     if isinstance(prev, Concept) and _value_target(last_event, lex) and last_event is not None:
         assert last_event.concept is not None
         if not _plausible(last_event.concept.label, vf.value, vf.unit):
@@ -732,56 +784,3 @@ def _anchor(spec: TimeSpec, ctx: Ctx, preds: list[Pred]) -> Any:
                 label=f"{cs.label} or {other.phrase}",
             )
     return EventAnchor(stream=_ps(c, st, ctx.lex), concepts=cs, which=spec.which)  # type: ignore[arg-type]
-
-
-def _split_proportion(
-    items: list[Item], preds: list[Pred], intent_pos: int
-) -> tuple[list[Pred], list[Pred]]:
-    """Denominator (the cohort) and numerator filters of 'what proportion of X had Y'."""
-    before = [p for p in preds if p.pos < intent_pos]
-    after = [p for p in preds if p.pos > intent_pos]
-    if before:
-        return before, after
-    among = next(
-        (
-            k
-            for k, i in enumerate(items)
-            if k > intent_pos and isinstance(i, Word) and i.role == "among"
-        ),
-        None,
-    )
-    subject = next(
-        (
-            k
-            for k, i in enumerate(items)
-            if k > intent_pos and isinstance(i, Word) and i.role == "subject"
-        ),
-        None,
-    )
-    if (
-        among is None
-        and subject is not None
-        and any(p.pos < subject for p in after)
-        and any(p.pos > subject for p in after)
-    ):  # "share of LDL-tested patients with an LDL >= 130": the cohort is named before 'patients'
-        return [p for p in after if p.pos < subject], [p for p in after if p.pos > subject]
-    if among is not None:  # "proportion of women among celecoxib users"
-        return [p for p in after if p.pos > among], [p for p in after if p.pos < among]
-    lead = [p for p in after if p.kind in {"sex", "age"}]
-    if lead and len(lead) < len(after) and after[: len(lead)] == lead:
-        return lead, after[len(lead) :]  # "share of women with X": the people named first
-    boundaries = [
-        k
-        for k, i in enumerate(items)
-        if k > intent_pos and isinstance(i, Word) and i.role == "boundary"
-    ]
-    for b in boundaries:
-        den = [p for p in after if p.pos < b]
-        num = [p for p in after if p.pos > b]
-        if den and num:
-            return den, num
-    for b in boundaries:
-        num = [p for p in after if p.pos > b]
-        if num:
-            return [p for p in after if p.pos < b], num
-    return [], after

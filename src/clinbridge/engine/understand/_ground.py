@@ -74,8 +74,14 @@ class Word:
 GroundItem = Concept | Word
 
 
-def _pick(options: tuple[str, ...], vocab: set[str]) -> str:
-    """The first expansion whose words the source's vocabulary knows (else the first)."""
+def _pick(options: tuple[str, ...], vocab: set[str], lex: Lexicon | None = None) -> str:
+    """The first expansion the source names a concept by, whole; else the first whose words the
+    source's vocabulary knows (else the first): 'cad' is coronary heart disease where that is
+    the stored name, not the 'coronary artery' of a bypass graft."""
+    if lex is not None and len(options) > 1:
+        for option in options:
+            if any(m.how in {"exact", "synonym", "same_words"} for m in lex.match(option)):
+                return option
     for option in options:
         if all(stem(w) in vocab or w in STOP_WORDS for w in tokens(option)):
             return option
@@ -89,7 +95,7 @@ def _expand(words: list[str], vocab: set[str], lex: Lexicon | None = None) -> li
     text = " ".join(words)
     for key in sorted((k for k in shorthand if " " in k), key=len, reverse=True):
         if re.search(rf"\b{re.escape(key)}\b", text):
-            text = re.sub(rf"\b{re.escape(key)}\b", _pick(shorthand[key], vocab), text)
+            text = re.sub(rf"\b{re.escape(key)}\b", _pick(shorthand[key], vocab, lex), text)
     out: list[str] = []
     split = text.split()
     for i, w in enumerate(split):
@@ -105,7 +111,7 @@ def _expand(words: list[str], vocab: set[str], lex: Lexicon | None = None) -> li
                 )
             )
         ):
-            out.extend(_pick(shorthand[w], vocab).split())
+            out.extend(_pick(shorthand[w], vocab, lex).split())
         else:
             out.append(w)
     return out
@@ -212,6 +218,8 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             # a vaccine or (where no label matches) a drug class stands for its members
             klass = _vaccine_class(phrase, lex) or _category_concept(phrase, lex)
             matches = lex.match(phrase) if klass is None else []
+            if klass is None and not matches and length > 1 and first in _BLOOD:
+                matches = _without_specimen(seg, lex)  # 'blood glucose' where 'Glucose' is stored
             if klass is None and not matches:
                 klass = _drug_class(phrase, lex)
             if klass is not None:
@@ -232,7 +240,12 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
             )
             if soft_edge and best.score < 0.97:
                 continue
-            if any(w in {"and", "or"} for w in seg[1:-1]) and best.score < 0.97:
+            inner = {w for w in seg[1:-1] if w in {"and", "or"}}
+            if inner and (
+                best.score < 0.97 or _repeats(seg) or not inner <= set(tokens(best.label))
+            ):
+                # 'heart disease or ischemic heart disease', 'disease or ischemic heart': a
+                # list of names, not one name (a name says its own 'and'/'or')
                 continue
             if length == 1 and (
                 first in SOFT_WORDS or first in STREAM_NOUNS or first in SUBJECT or first in FILLER
@@ -480,6 +493,31 @@ def _merge_adjacent(items: list[GroundItem], lex: Lexicon) -> list[GroundItem]:
                 continue
         out.append(item)
     return out
+
+
+_BLOOD = frozenset({"blood", "serum", "plasma", "venous", "capillary"})
+_OTHER_SPECIMEN = re.compile(
+    r"\b(?:urine|csf|cerebrospinal|stool|feces|saliva|sputum|fluid)\b", re.I
+)
+
+
+def _without_specimen(seg: list[str], lex: Lexicon) -> list[Match]:
+    """The names matched by the words after a blood specimen word, exactly, when the name says
+    no specimen at all: the blood is the default specimen of a lab test named so."""
+    from clinbridge.engine.understand._lexicon import Match
+
+    out = []
+    for m in lex.match(" ".join(seg[1:])):
+        named = m.how in {"exact", "synonym"} and not _OTHER_SPECIMEN.search(m.label)
+        if named and not any(w in _BLOOD for w in tokens(m.label)):
+            out.append(Match(m.label, m.entries, 0.95, "same_words"))
+    return out
+
+
+def _repeats(seg: list[str]) -> bool:
+    """A content word said twice: a list of names sharing a word, never one name."""
+    content = [stem(w) for w in seg if w not in STOP_WORDS and w not in CONNECTORS]
+    return len(set(content)) < len(content)
 
 
 def _edge_bad(word: str) -> bool:

@@ -18,6 +18,7 @@ BOUNDARY = frozenset(
     [
         "who",
         "whom",
+        "whose",
         "that",
         "which",
         "had",

@@ -74,6 +74,30 @@ _FORMS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         " ",
     ),
+    # '(hospital stays, not patients)', '(records, not people)': what is counted, said again
+    (
+        re.compile(
+            r"\s*,\s*(?:and\s+|but\s+)?not\s+(?:each\s+|distinct\s+|unique\s+|individual\s+)?"
+            r"(?:patients?|persons?|people|individuals)\s*(?=\))"
+        ),
+        "",
+    ),
+    (
+        re.compile(
+            r"\s*\(\s*not\s+(?:each\s+|distinct\s+|unique\s+|individual\s+)?"
+            r"(?:patients?|persons?|people|individuals)\s*\)"
+        ),
+        " ",
+    ),
+    # 'inpatient admissions (hospital stays)': the encounters counted, named again
+    (
+        re.compile(
+            r"(?<=s)\s*\(\s*(?:i\.e\.\s*|that\s+is\s*,?\s*)?(?:each\s+|individual\s+|separate\s+)?"
+            r"(?:hospital\s+|inpatient\s+)?(?:stays|admissions|visits|encounters|hospitali[sz]ations)"
+            r"\s*\)"
+        ),
+        " ",
+    ),
     # 'a diagnosis of a type other than viral sinusitis': other than
     (re.compile(r"\b(?:of\s+)?(?:a|any)\s+(?:type|kind|form)\s+other\s+than\b"), "other than"),
     (

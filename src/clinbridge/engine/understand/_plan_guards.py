@@ -19,6 +19,13 @@ for a cut list, the repaired plan).
 * **a kind where the question names one of its tables**: 'when did patient 7 last receive a
   prescription' read over every drug table (prescriptions and ICU inputs) is narrowed to the
   table the question names by its own name.
+* **a test's result asked, not read**: 'HIV+ pts', 'tested positive for X', 'strep -ve': a
+  result word on a test (a measurement or observation) asks for its result; a plan that only
+  finds the test was done, with no value or result filter on it, answers another question.
+* **encounters counted, their time read as a filter**: 'inpatient admissions (hospital stays)
+  in 2018' read as the stays of patients who had one in 2018 — every stay of theirs counted. A
+  count of encounters of a type with a windowed filter on encounters of that same type is the
+  count of those in the window: the window moves to the plan.
 * **yes/no read as a count or list**: 'has patient 7 got a platelet count test' read as how many,
   or as a list, answers another question.
 """
@@ -29,6 +36,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._between_read import time_counted
+from clinbridge.engine.understand._method_variants import method_base
 from clinbridge.engine.understand._name_variants import (
     counted_concept,
     hyphen_cut,
@@ -42,6 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["guard_reading"]
 
 _YESNO = re.compile(r"^\W*(has|have|had|did|does|do|was|were|is|are)\b", re.I)
+_COHORT = re.compile(r"\b(?:patients?|people|persons?|those)\s+(?:with|who|whose|having)\b", re.I)
 _STOP = {"of", "the", "a", "an", "and", "in", "on", "for", "to", "with", "by", "at"}
 
 
@@ -54,8 +63,10 @@ def _words(text: str) -> set[str]:
     return out
 
 
-def qualified_siblings(cs: ConceptSet) -> list[str]:
-    """The names of a concept set that each add a different qualifier to its label's words."""
+def qualified_siblings(cs: ConceptSet, *, component: bool = False) -> list[str]:
+    """The names of a concept set that each add a different qualifier to its label's words
+    (``component``: only the quantity measured counts, the part of a LOINC-style name before its
+    property — 'Glucose [Mass/volume] in Blood' and '... in Urine' both measure glucose)."""
     label = cs.label or ""
     if not label or re.search(r",|\bor\b|\band\b", label):
         return []
@@ -63,7 +74,9 @@ def qualified_siblings(cs: ConceptSet) -> list[str]:
     extras: dict[str, frozenset[str]] = {}
     for c in cs.concepts:
         name = str(c.name or c.concept_id)
-        words = _words(name)
+        # 'Hematocrit [..] of Blood by Automated count': a method of the same quantity, no qualifier
+        key = name.split("[")[0] if component else (method_base(name) or name)
+        words = _words(key)
         if not asked <= words:
             continue
         extras.setdefault(name, frozenset(words - asked))
@@ -80,6 +93,18 @@ def _concept_sets(plan: QueryPlan) -> list[ConceptSet]:
     m = plan.measure
     series = m.of in {"value", "date", "concept"} and plan.aggregate.op not in {"exists", "count"}
     return [m.concepts] if m.concepts is not None and series else []
+
+
+def _threshold_sets(plan: QueryPlan) -> list[ConceptSet]:
+    """Every concept set a value threshold applies to: a threshold on a union ('bp above 100':
+    systolic or diastolic) compares one number with two quantities, whatever is counted."""
+    m: Any = plan.measure
+    out = [m.concepts] if m.concepts is not None and getattr(m, "value", None) is not None else []
+    return out + [
+        f.concepts
+        for f in plan.filters
+        if getattr(f, "concepts", None) is not None and getattr(f, "value", None) is not None
+    ]
 
 
 _STORED: dict[tuple[int, str, str], set[str]] = {}
@@ -119,8 +144,11 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
                 reason = f"{g.phrase!r} is a stored {fact}, read loosely as {g.target!r}"
                 phrase = g.phrase
                 break
-    for cs in _concept_sets(plan) if not reason else []:
-        names = qualified_siblings(cs)
+    sets = [(cs, False) for cs in _concept_sets(plan)] + [
+        (cs, True) for cs in _threshold_sets(plan)
+    ]
+    for cs, component in sets if not reason else []:
+        names = qualified_siblings(cs, component=component)
         if names:
             reason = f"{cs.label!r} names several measurements ({', '.join(names[:4])}); say which"
             phrase = cs.label or ""
@@ -145,6 +173,9 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
                 f"distinct {m.stream} concepts named by {len(kinds)} dictionaries",
                 m.stream,
             )
+    if not reason and (moved := _encounter_window(question, plan)) is not None:
+        plan = moved
+        reading = reading.model_copy(update={"plan": plan})
     if not reason and (merged := _cut_list(question, plan)) is not None:
         return reading.model_copy(update={"plan": merged})
     if (
@@ -154,6 +185,8 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
         and not re.search(r"\bhow\s+(many|much)\b", question, re.I)
     ):
         reason, phrase = f"a yes/no question read as a {op}", question.split()[0]
+    if not reason and (result := _result_unread(question, plan)) is not None:
+        reason, phrase = result
     if not reason and (timed := time_counted(question, plan)) is not None:
         reason, phrase = timed
     if not reason:
@@ -227,3 +260,63 @@ def _named_table(question: str, plan: QueryPlan, ctx: Any) -> QueryPlan | None:
     if len(named) != 1:
         return None
     return plan.model_copy(update={"measure": m.model_copy(update={"stream": named[0].name})})
+
+
+_RESULT = re.compile(
+    r"(?<=[a-z0-9])\s?\+(?:ve)?(?![\w\d])|(?<=[a-z0-9])\s?-ve\b"
+    r"|\b(?:positive|negative|pos|neg|reactive|detected)\b",
+    re.I,
+)
+_TESTS = frozenset({"measurement", "observation", "lab", "labs"})
+
+
+def _result_unread(question: str, plan: QueryPlan) -> tuple[str, str] | None:
+    """A result word on a test the plan reads with no value or result filter (see above)."""
+    m = _RESULT.search(question)
+    if m is None:
+        return None
+    word = m[0].strip()
+    sets = []
+    meas: Any = plan.measure
+    if meas.concepts is not None and (meas.stream or "") in _TESTS and meas.value is None:
+        sets.append(meas.concepts)
+    sets += [
+        f.concepts
+        for f in plan.filters
+        if getattr(f, "concepts", None) is not None
+        and (getattr(f, "stream", "") or "") in _TESTS
+        and getattr(f, "value", None) is None
+    ]
+    said = word.lower().lstrip("+-") or "positive"
+    for cs in sets:
+        names = " ".join(str(c.name or "") for c in cs.concepts).lower()
+        if said in names or word.lower() in names:
+            continue  # 'HER2 positive ...' named so: the word is the concept's own
+        return (
+            f"the question asks for a result ({word!r}) of {cs.label!r}, which the reading does not read",
+            word,
+        )
+    return None
+
+
+def _encounter_window(question: str, plan: QueryPlan) -> QueryPlan | None:
+    """The plan counting encounters in the window its same-type encounter filter holds, or None
+    (also when the question names a cohort: 'the visits of patients with a visit in 2018')."""
+    from clinbridge.engine.plan import EncounterFilter
+
+    m: Any = plan.measure
+    if m.of != "encounters" or plan.window is not None or _COHORT.search(question):
+        return None
+    same = [
+        f
+        for f in plan.filters
+        if isinstance(f, EncounterFilter)
+        and not f.negate
+        and f.min_count == 1
+        and f.window is not None
+        and f.type == getattr(m, "encounter_type", None)
+    ]
+    if len(same) != 1:
+        return None
+    rest = tuple(f for f in plan.filters if f is not same[0])
+    return plan.model_copy(update={"window": same[0].window, "filters": rest})

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from clinbridge.engine.plan import QueryPlan
     from clinbridge.engine.understand._lexicon import Lexicon
 
-__all__ = ["plain_schema_words", "tables_disagree"]
+__all__ = ["COUNT_STAR", "plain_schema_words", "tables_disagree"]
 
 _SEX_WORD = {"male": "male", "female": "female"}
 _HIERARCHY = re.compile(
@@ -202,13 +202,39 @@ def _encounter_codes(text: str, cat: Catalog, lex: Lexicon, named: list[tuple[st
             return f"{canon} {enc.label}s"
         return f"an {canon} {enc.label}"
 
-    return re.sub(
+    text = re.sub(
         rf"(?:\b(?P<t>{re.escape(enc.table)})(?:\s+(?P<rows>rows?|records?))?\s+(?:with|where)\s+)?"
         rf"\b{col}\s*(?:=|is)?\s*'?(?P<code>\w+)'?(?:\s*\((?P<aside>[a-z ]+)\))?",
         said,
         text,
         flags=re.I,
     )
+
+    def aside(m: re.Match[str]) -> str:
+        """'emergency encounters (encounter class EMER)': the type named twice, once by code."""
+        try:
+            canon = _enc_type(cat, lex, m["code"])
+        except Abstain:
+            return m[0]
+        rest = text[: m.start()] + text[m.end() :]
+        if canon == "other" or not re.search(rf"\b{re.escape(canon)}\b", rest, re.I):
+            return m[0]
+        return ""
+
+    return re.sub(
+        r"\s*\(\s*(?:(?:encounter|visit)\s+)?(?:class|type)(?:\s+code)?\s*[:=]?\s*'?(?P<code>[A-Za-z0-9]+)'?\s*\)",
+        aside,
+        text,
+        flags=re.I,
+    )
+
+
+COUNT_STAR = re.compile(
+    r"\b(?:with|having)\s+count\s*\(\s*\*\s*\)\s*(?P<op>>=|>|=)\s*(?P<n>\d+)\s+(?:among|of|in|over)\s+"
+    r"(?:the\s+)?",
+    re.I,
+)
+_AT_LEAST = {">=": "at least {n}", ">": "more than {n}", "=": "exactly {n}"}
 
 
 def plain_schema_words(
@@ -219,6 +245,8 @@ def plain_schema_words(
     if cat is None:
         return text, []
     text = _sex(cat, text)
+    # 'patients with count(*) >= 2 among <rows>': at least 2 of those rows each
+    text = COUNT_STAR.sub(lambda m: "with " + _AT_LEAST[m["op"]].format(n=m["n"]) + " ", text)
     pcols = _patient_columns(cat)
     if pcols:
         p = _alt(pcols)
@@ -305,9 +333,28 @@ def tables_disagree(plan: QueryPlan | None, named: list[tuple[str, str]]) -> str
     for written, what in named:
         if not set(what.split("|")) & reads:
             return f"the question names table {written!r}, but the reading does not read it"
-        if written.endswith(" rows") and what != "patients" and not _counts_rows(plan, what):
+        counted = plan.aggregate.op in {"count", "count_distinct", "list", "proportion"}
+        counted = counted and not _rows_per_patient(plan, what)  # 'with count(*) >= 2 among
+        # 'mean of ... over visit_occurrence rows': an average over the rows, not a count of them
+        if (
+            written.endswith(" rows")
+            and what != "patients"
+            and counted
+            and not _counts_rows(plan, what)
+        ):
             return f"the question counts {written!r}, but the reading does not count those rows"
     return None
+
+
+def _rows_per_patient(plan: QueryPlan, what: str) -> bool:
+    """A filter counts each patient's rows of the named table ('at least 2 encounters')."""
+    kinds = set(what.split("|"))
+    for f in plan.filters:
+        n = getattr(f, "min_count", 1) or 1
+        on = "encounters" if type(f).__name__ == "EncounterFilter" else getattr(f, "stream", None)
+        if n > 1 and on in kinds:
+            return True
+    return False
 
 
 def _counts_rows(plan: QueryPlan, what: str) -> bool:

@@ -42,6 +42,8 @@ def _shorthand() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
         term, expansion, kind = row[0].strip().lower(), row[1].strip().lower(), row[2].strip()
         if kind == "word":
             words[term] = expansion
+        elif kind == "senses":  # several meanings: read by _senses, never one picked here
+            continue
         else:
             concepts[term] = tuple(e.strip() for e in expansion.split("|") if e.strip())
     return words, concepts

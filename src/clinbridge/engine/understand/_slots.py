@@ -368,6 +368,11 @@ _RULES: tuple[RawRule, ...] = (
         r"\b(?:mortality|survival|survived|surviving|cause\s+of\s+death)\b",
         lambda m: Slot("unsupported", {"what": "death or survival"}),
     ),
+    (  # 'living patients', 'who are still alive': no recorded death
+        r"\b(?:still\s+)?alive\b|\b(?:still\s+)?living\s+(?=(?:patients?|pts?|people|persons?|"
+        r"ones|women|men|females?|males?|adults?)\b)|\b(?:are|is|were|was|remain|still)\s+(?:still\s+)?living\b",
+        lambda m: Slot("death", {"alive": True}),
+    ),
     (
         r"\b(?:died|die|dies|dying|death|deaths|dead|deceased|pass(?:ed|es)?\s+away|expired)\b",
         lambda m: Slot("death"),

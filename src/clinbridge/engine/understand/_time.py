@@ -168,6 +168,15 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:before|prior\s+to|preceding|up\s+to|leading\s+up\s+to|until)\s+(?:today|now|the\s+present)\b"
         ),
     ),
+    # "in the year before 2019-07-03", "within 30 days after 2020-01-15": N units beside a day
+    (
+        "date_n",
+        re.compile(
+            rf"\b(?:within|in|during|over)\s+(?:the\s+)?(?:{NUM}\s+)?{UNIT}\s+"
+            r"(?P<dir>before|prior\s+to|preceding|leading\s+up\s+to|after|following|from|since)\s+"
+            r"(?:(?:the\s+)?(?:date\s+|day\s+)?)(?P<a>\d{4}-\d{1,2}-\d{1,2})\b"
+        ),
+    ),
     # within N units after/before <anchor>
     (
         "event_n",
@@ -305,6 +314,17 @@ def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
         if g["pos"] == "first":
             return TimeSpec("patient", point="observation_start", start_days=0, end_days=length)
         return TimeSpec("patient", point="observation_end", start_days=-length, end_days=0)
+    if kind == "date_n":
+        day = parse_date(g["a"])
+        if day is None or n != int(n):
+            return None
+        unit = g["u"].lower()
+        if g["dir"] in {"before", "preceding", "leading up to"} or g["dir"].startswith("prior"):
+            start = _shift(day, -int(n), unit) if unit != "week" else day - dt.timedelta(weeks=n)
+            return TimeSpec("calendar", start=start, end=day - dt.timedelta(days=1))
+        first = day + dt.timedelta(days=1) if g["dir"] in {"after", "following"} else day
+        end = _shift(first, int(n), unit) if unit != "week" else first + dt.timedelta(weeks=n)
+        return TimeSpec("calendar", start=first, end=end - dt.timedelta(days=1))
     if kind in {"event_n", "event_n2"}:
         length = days_of(n, g["u"])
         which = _which(g.get("which"))

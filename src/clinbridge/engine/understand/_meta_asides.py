@@ -1,0 +1,83 @@
+"""Parentheses that add nothing the reading must honour: counting conventions and a threshold
+said again in another unit.
+
+Careful askers pin a definition in parentheses. Two kinds say nothing the answer does not do
+anyway, and are dropped before the rules read the question:
+
+* **counting conventions** — '(all pts, count readings not pts)', '(every measurement of every
+  patient pooled)', '(combo products too)', '(each counted once)': every word is a word *about*
+  counting (who, what rows, how often, pooled or not), none names a concept, a value or a time.
+  The words are a closed list of such words, not any question's; one word outside it keeps the
+  whole parenthesis, to be grounded or named in the abstention.
+* **today's date said again** — 'as of today (22 March 2023)', 'now (2023-03-22)': the date
+  in parentheses after 'today' or 'now' is the reading's own today; another date stays.
+* **a threshold said again** — 'below 70 mg/dL (about 3.9 mmol/L)', 'under 125 g/L (that is,
+  12.5 g/dL)': a number with a unit, in parentheses, right after a number the question already
+  states. The first number is the asker's; the second restates it for the reader.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+__all__ = ["drop_meta_asides"]
+
+_META = frozenset(
+    """
+    all every each any both either whole entire overall total in the a an of per to for and or
+    not only also too as well just
+    patients patient pts pt persons person people individuals subjects members
+    count counts counting counted once one time times twice
+    reading readings measurement measurements record records row rows value values result
+    results event events entry entries observation observations test tests episodes
+    pooled together combined across over throughout regardless distinct unique individual
+    separate separately included including inclusive
+    db database data dataset source table
+    ever at point
+    kinds kind types type forms form strengths strength products product combo combos
+    combination combinations brands branded generic generics dose doses
+    """.split()  # noqa: SIM905 (a word list reads better as words)
+)
+_PAREN = re.compile(r"\s*\((?P<body>[^()]{1,80})\)")
+_WORD = re.compile(r"[a-z]+|\d")
+# a measurement unit, never a time or a count ('(2 years)', '(3 visits)' are not restatements)
+_NUMBER_UNIT = (
+    r"\d+(?:\.\d+)?\s*(?!(?:years?|yrs?|months?|weeks?|days?|hours?|visits?|times?|patients?)\b)"
+    r"[a-zµ%][a-zµ%/^0-9.]*"
+)
+_RESTATED = re.compile(
+    r"(?P<pre>\d+(?:\.\d+)?\s*(?:[a-zµ%][a-zµ%/^0-9.]*)?"
+    r"(?:\s*(?:or|and)\s+(?:higher|more|above|greater|over|lower|less|below|under)|\s*\+)?\s*)"
+    r"\(\s*(?:(?:about|approx\.?|approximately|roughly|around|circa|~|≈|=|i\.e\.,?|that\s+is,?|"
+    r"or|equivalently|equivalent\s+to)\s*)*"
+    r"(?:(?:under|below|over|above|less\s+than|more\s+than|at\s+least|at\s+most|<=|>=|<|>|≥|≤)\s*)?"
+    rf"{_NUMBER_UNIT}\s*\)",
+    re.I,
+)
+
+
+_TODAY = re.compile(
+    r"\b(?P<w>today|now)\s*,?\s*\(\s*(?:i\.e\.,?\s*|that\s+is,?\s*)?(?P<d>[^()]{6,24}?)\s*\)"
+)
+
+
+def drop_meta_asides(text: str, today: dt.date | None = None) -> str:
+    """``text`` (normalised) without the parentheses above (``today``: the reading's today)."""
+    from clinbridge.engine.understand._time import iso_days, parse_date
+
+    def same_day(m: re.Match[str]) -> str:
+        day = parse_date(iso_days(m["d"]))
+        return m["w"] if today is not None and day == today else m[0]
+
+    text = _TODAY.sub(same_day, text)
+    text = re.sub(r"\bas\s+(?:of|at)\s+(today|now)\b", r"\1", text)  # 'aged 65+ as of today'
+    text = _RESTATED.sub(lambda m: m["pre"], text)
+
+    def meta(m: re.Match[str]) -> str:
+        words = _WORD.findall(m["body"].lower())
+        if not words or any(w.isdigit() or w not in _META for w in words):
+            return m[0]
+        return " "
+
+    return _PAREN.sub(meta, text)
