@@ -110,7 +110,11 @@ def join_concept_lists(text: str, lex: Lexicon) -> str:
     return re.sub(r"\bor\s+or\b", "or", "".join(out))
 
 
-_PAREN = re.compile(r"\((?P<body>[^()]+)\)")
+# '(A, B or C)', or the same list after a dash or a colon to the clause's end ('any kind of
+# sore throat dx - viral pharyngitis or strep')
+_PAREN = re.compile(
+    r"\((?P<body>[^()]+)\)|(?:\s[-–]\s|:\s)(?P<tail>[^()?.;:-]+?)(?=\s*(?:[?.;]|$))"
+)
 _QUALIFIER = re.compile(
     r"\s*,\s*(?:(?:any|all|every|whatever)\s+(?:strengths?|forms?|products?|doses?|dosages?|"
     r"formulations?|of\s+them|kinds?|types?|routes?)|each\s+counted\s+once)\s*$"
@@ -191,7 +195,8 @@ _EXCEPT_TAIL = re.compile(
 def lists_define(text: str, lex: Lexicon) -> str:
     """``text`` with a concept list in parentheses said in place of the phrase it defines."""
     for m in _PAREN.finditer(text):
-        items = _list_items(m["body"], lex)
+        body_text = m["body"] or m["tail"]
+        items = _list_items(body_text, lex)
         if items is None:
             continue
         listed = {e for it in items for e in it}
@@ -208,6 +213,6 @@ def lists_define(text: str, lex: Lexicon) -> str:
         if span is None:
             continue
         a, b = span
-        body = _QUALIFIER.sub("", m["body"]).strip()
+        body = _QUALIFIER.sub("", body_text).strip()
         return lists_define(f"{text[:a]}{body}{text[b : m.start()]} {text[m.end() :]}", lex)
     return text

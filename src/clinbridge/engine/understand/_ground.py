@@ -94,7 +94,7 @@ def _expand(words: list[str], vocab: set[str], lex: Lexicon | None = None) -> li
     shorthand = concept_shorthand()
     text = " ".join(words)
     for key in sorted((k for k in shorthand if " " in k), key=len, reverse=True):
-        if re.search(rf"\b{re.escape(key)}\b", text):
+        if re.search(rf"\b{re.escape(key)}\b", text) and not _inside_a_name(text, key, lex):
             text = re.sub(rf"\b{re.escape(key)}\b", _pick(shorthand[key], vocab, lex), text)
     out: list[str] = []
     split = text.split()
@@ -115,6 +115,20 @@ def _expand(words: list[str], vocab: set[str], lex: Lexicon | None = None) -> li
         else:
             out.append(w)
     return out
+
+
+def _inside_a_name(text: str, key: str, lex: Lexicon | None) -> bool:
+    """A lay phrase said as part of one of the source's names ('streptococcal sore throat'):
+    the name stays whole, its words are not spelled out."""
+    if lex is None:
+        return False
+    pat = rf"(?:\b[\w'-]+\s+)?\b{re.escape(key)}\b(?:\s+[\w'-]+)?"
+    for m in re.finditer(pat, text):
+        for phrase in {m[0], *(p for p in (m[0].split(key)[0] + key, key + m[0].split(key)[-1]))}:
+            phrase = phrase.strip()
+            if phrase != key and any(m2.how in {"exact", "same_words"} for m2 in lex.match(phrase)):
+                return True
+    return False
 
 
 def _in_exact_name(words: list[str], i: int, lex: Lexicon | None) -> bool:
