@@ -41,6 +41,7 @@ from clinbridge.adapters.trial._dictionary import (
     parse_entry,
     role_of,
 )
+from clinbridge.adapters.trial._list_sheets import codes_from_list_sheets
 from clinbridge.adapters.trial._listed_elsewhere import categories_from_values
 from clinbridge.adapters.trial._problems import problem_at, raise_problems, unlisted_text_codes
 from clinbridge.adapters.trial._ranges import check_range, range_lines, usual_codes_beside
@@ -312,6 +313,7 @@ def read_trial(
                 **data.where(header, j),
             )
         used_sql[col] = name
+        codes_from_list_sheets(entry, sheets, raw)  # numeric codes labelled on a 'Centres' sheet
         added = declared.extend(entry, raw) if declared else []
         values, stats = _convert(entry, raw, data, header, kept_rows, j, problems, strict)
         categories_from_values(entry, values)  # 'see Centres sheet': its few values are codes

@@ -1,0 +1,117 @@
+"""A workbook in conventions of its own (tests/trial/unusual_book.py): a ``Metadata`` dictionary
+under a title line and a blank line, ``Response options`` written ``code: label`` one per line,
+missing codes declared per item, trial and centre codes labelled on list sheets, and time points
+in column names written ``T+36h``, ``@24h``, ``_d3``, ``.m18``, ``-72h``, ``_day3``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from tests.trial import unusual_book as ub
+
+import clinbridge.api as cb
+from clinbridge.adapters.trial import load_trial
+from clinbridge.adapters.trial._codes import parse_code_list
+from clinbridge.timepoint import time_in_name
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory) -> tuple[ub.Book, str]:  # type: ignore[no-untyped-def]
+    tmp = tmp_path_factory.mktemp("unusual")
+    book = ub.build(tmp / "book.xlsx")
+    url = f"duckdb:///{tmp / 'book.duckdb'}"
+    report = load_trial(book.path, url)
+    assert report.reconciled
+    assert report.dictionary_source == "sheet 'Metadata'"
+    assert not report.inferred
+    return book, url
+
+
+def _variables(url: str) -> dict[str, dict[str, object]]:
+    path = url.removeprefix("duckdb:///")
+    with duckdb.connect(path, read_only=True) as c:
+        df = c.execute("SELECT * FROM trial_variables").df()
+    return {r["name"]: r for r in df.to_dict("records")}
+
+
+def test_time_points_in_column_names(loaded) -> None:  # type: ignore[no-untyped-def]
+    got = {n: v["time_point"] for n, v in _variables(loaded[1]).items()}
+    assert got["temp_T+36h"] == "36 h"
+    assert got["TEMP@24h"] == "24 h"
+    assert got["lact_d3"] == "72 h"
+    assert got["bayley.m18"] == "18 months"
+    assert got["hr-72h"] == "72 h"
+    assert got["gluc_day3"] == "72 h"
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("crp_D03", "72 h"),
+        ("bsid_M18", "18 months"),
+        ("cog.18mo", "18 months"),
+        ("x.h12", "12 h"),
+        ("temp_T+36", "36 h"),
+        ("bp_sys", None),
+        ("SpO2", None),
+    ],
+)
+def test_time_point_notations(name: str, text: str | None) -> None:
+    tp = time_in_name(name)
+    assert (tp.text() if tp else None) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "codes"),
+    [
+        ("1: Hypothermia\n2: Normothermia", {"1": "Hypothermia", "2": "Normothermia"}),
+        ("1. Mild\n2. Moderate", {"1": "Mild", "2": "Moderate"}),
+        ("[1] Male [2] Female", {"1": "Male", "2": "Female"}),
+        ('1 "Male" 2 "Female"', {"1": "Male", "2": "Female"}),
+        ("{1: Male, 2: Female}", {"1": "Male", "2": "Female"}),
+        ("1 -> Male, 2 -> Female", {"1": "Male", "2": "Female"}),
+    ],
+)
+def test_option_notations(text: str, codes: dict[str, str]) -> None:
+    assert parse_code_list(text) == codes
+
+
+def test_codes_on_list_sheets_label_trial_and_centre(loaded) -> None:  # type: ignore[no-untyped-def]
+    v = _variables(loaded[1])
+    assert v["TRIAL"]["role"] == "trial" and '"ALPHA"' in str(v["TRIAL"]["codes"])
+    assert v["CENTRE"]["role"] == "site" and '"Oslo"' in str(v["CENTRE"]["codes"])
+
+
+def test_missing_codes_are_per_item(loaded) -> None:  # type: ignore[no-untyped-def]
+    book, url = loaded
+    truth = book.truth
+    with cb.connect(url) as conn:
+        a = conn.ask("percentage of infants with seizures")
+        assert (a.details["numerator"], a.details["denominator"]) == (
+            int((truth["SEIZ"] == 1).sum()),
+            int(truth["SEIZ"].notna().sum()),
+        )
+        # 9 is a missing code of the seizure item only: an Apgar score of 9 is a score
+        assert conn.ask("how many infants had an Apgar score of 9 at 10 minutes").value == int(
+            (truth["APGAR10"] == 9).sum()
+        )
+        a = conn.ask("mean Apgar score at 10 minutes")
+        assert a.value == pytest.approx(truth["APGAR10"].mean())
+
+
+def test_questions_on_the_unusual_book(loaded) -> None:  # type: ignore[no-untyped-def]
+    book, url = loaded
+    t = book.truth
+    with cb.connect(url) as conn:
+        a = conn.ask("mean rectal temperature at 24 hours by trial")
+        got = {r["trial"]: r["value"] for r in a.value}
+        assert got["ALPHA"] == pytest.approx(t.loc[t["TRIAL"] == 1, "TEMP@24h"].mean())
+        assert conn.ask("number of infants at Oslo").value == int((t["CENTRE"] == 2).sum())
+        a = conn.ask("mean Bayley cognitive score at 18 months")
+        assert a.value == pytest.approx(t["bayley.m18"].mean())
+        a = conn.ask("mean lactate on day 3")
+        assert a.value == pytest.approx(t["lact_d3"].mean())
+        a = conn.ask("mean glucose at day 3 in BETA")
+        assert a.value == pytest.approx(t.loc[t["TRIAL"] == 2, "gluc_day3"].mean())
