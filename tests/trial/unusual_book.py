@@ -76,8 +76,14 @@ def build(path: Path, seed: int = 7) -> Book:
     md.append(["Harmonised data set: item metadata (version 3)"])
     md.append([])
     md.append(
-        ["Item", "Item description", "Data type", "Units", "Response options",
-         "Missing value codes"]
+        [
+            "Item",
+            "Item description",
+            "Data type",
+            "Units",
+            "Response options",
+            "Missing value codes",
+        ]
     )
     lines = [
         ("SUBJ", "Participant identifier", "text", "", "", ""),
@@ -89,8 +95,14 @@ def build(path: Path, seed: int = 7) -> Book:
         ("temp_T+36h", "Rectal temperature", "decimal", "°C", "", ""),
         ("TEMP@24h", "Rectal temperature", "decimal", "°C", "", ""),
         ("lact_d3", "Lactate", "decimal", "mmol/L", "", "-1: sample not taken"),
-        ("bayley.m18", "Bayley-III cognitive composite score", "integer", "", "",
-         "999: not assessed"),
+        (
+            "bayley.m18",
+            "Bayley-III cognitive composite score",
+            "integer",
+            "",
+            "",
+            "999: not assessed",
+        ),
         ("hr-72h", "Heart rate", "integer", "bpm", "", ""),
         ("gluc_day3", "Blood glucose", "decimal", "mmol/L", "", ""),
     ]

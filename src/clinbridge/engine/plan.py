@@ -84,7 +84,7 @@ _COUNTED_MEASURES = frozenset(
 never averaged or summed."""
 
 
-_ONE_VALUE = frozenset(("first", "last", "sum"))
+_ONE_VALUE = frozenset(("first", "last", "sum", "mean", "median"))
 """The aggregates of one value each that ``QueryPlan.minus`` subtracts."""
 
 

@@ -34,6 +34,7 @@ from clinbridge.engine.understand._trial_clauses import (
     merge_repeats,
     read_missing_clauses,
 )
+from clinbridge.engine.understand._trial_difference import read_difference
 from clinbridge.engine.understand._trial_conjunction import (
     check_and_counted,
     check_aside_counted,
@@ -222,7 +223,8 @@ class TrialReader:
     # -- reading ---------------------------------------------------------------------------
     def understand(self, question: str) -> list[Reading]:
         try:
-            return [self._read(question)]
+            difference = read_difference(self._read, question)  # 'A minus B', 'higher in A than B'
+            return [difference or self._read(question)]
         except Abstain as exc:
             return [
                 Reading(
