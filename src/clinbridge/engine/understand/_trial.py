@@ -34,12 +34,12 @@ from clinbridge.engine.understand._trial_clauses import (
     merge_repeats,
     read_missing_clauses,
 )
-from clinbridge.engine.understand._trial_difference import read_difference
 from clinbridge.engine.understand._trial_conjunction import (
     check_and_counted,
     check_aside_counted,
     joined_by_and,
 )
+from clinbridge.engine.understand._trial_difference import read_difference
 from clinbridge.engine.understand._trial_distribution import find_distribution
 from clinbridge.engine.understand._trial_groups import unread_grouping
 from clinbridge.engine.understand._trial_implied import implied_count
