@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from clinbridge.adapters.trial._dictionary import Entry
     from clinbridge.adapters.trial._read import Sheet
 
-__all__ = ["codes_from_list_sheets"]
+__all__ = ["codes_from_list_sheets", "long_code_tables"]
 
 _MOST_ROWS = 200
 """A list sheet is short; a longer sheet is data or a dictionary."""
@@ -96,3 +96,75 @@ def codes_from_list_sheets(entry: Entry, sheets: list[Sheet], values: list[Any])
     entry.type = "categorical"
     entry.typed = True
     return True
+
+
+_CODE_HEAD = re.compile(r"\b(code|value|level|category|option)s?\b", re.I)
+_LABEL_HEAD = re.compile(r"\b(label|meaning|description|text|decode|name)s?\b", re.I)
+
+
+def long_code_tables(sheets: list[Sheet], names: list[str]) -> dict[str, dict[str, str]]:
+    """Code lists kept as one row per code on a sheet of their own (``Variable | Value | Label``,
+    the variable's name written on its first row or on every row): {column name: codes}."""
+    wanted = {n.lower(): n for n in names if n}
+    out: dict[str, dict[str, str]] = {}
+    for sheet in sheets:
+        found = _long_table(sheet, wanted)
+        for name, codes in found.items():
+            out.setdefault(name, codes)
+    return out
+
+
+def _long_table(sheet: Sheet, wanted: dict[str, str]) -> dict[str, dict[str, str]]:
+    for i, head in enumerate(sheet.rows[:10]):
+        body = sheet.rows[i + 1 :]
+        width = max((len(r) for r in body[:300]), default=0)
+        if width < 3 or len(body) < 3:
+            continue
+
+        var = None
+        for j in range(width):
+            filled = [k for r in body if (k := _key(r[j] if j < len(r) else None)) is not None]
+            hits = sum(k.lower() in wanted for k in filled)
+            if hits >= 2 and hits == len(filled):
+                var = j
+                break
+        if var is None:
+            continue
+        rows = [r for r in body if any(_key(v) for k, v in enumerate(r) if k != var)]
+        heads = [str(h or "") for h in head]
+        code = next(
+            (
+                j
+                for j in range(width)
+                if j != var and j < len(heads) and _CODE_HEAD.search(heads[j])
+            ),
+            None,
+        )
+        label = next(
+            (
+                j
+                for j in range(width)
+                if j not in {var, code} and j < len(heads) and _LABEL_HEAD.search(heads[j])
+            ),
+            None,
+        )
+        if code is None or label is None:
+            continue
+        table: dict[str, dict[str, str]] = {}
+        current: str | None = None
+        for r in rows:
+            name = _key(r[var]) if var < len(r) else None
+            if name is not None:
+                current = wanted.get(name.lower())
+                if current is None:
+                    return {}
+            c = _key(r[code]) if code < len(r) else None
+            lab = _key(r[label]) if label < len(r) else None
+            if current is None or c is None or lab is None:
+                return {}  # a row this reading cannot place: not a code table
+            if c in table.setdefault(current, {}):
+                return {}
+            table[current][c] = lab
+        if table:
+            return table
+    return {}

@@ -30,7 +30,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from clinbridge.adapters.trial._codes import MISSING_TEXT
+from clinbridge.adapters.trial._codes import MISSING_TEXT, split_missing
 from clinbridge.adapters.trial._codes import is_number as _num
 from clinbridge.adapters.trial._conventions import drop_notes, report_lines, workbook_codes
 from clinbridge.adapters.trial._dictionary import (
@@ -41,7 +41,7 @@ from clinbridge.adapters.trial._dictionary import (
     parse_entry,
     role_of,
 )
-from clinbridge.adapters.trial._list_sheets import codes_from_list_sheets
+from clinbridge.adapters.trial._list_sheets import codes_from_list_sheets, long_code_tables
 from clinbridge.adapters.trial._listed_elsewhere import categories_from_values
 from clinbridge.adapters.trial._problems import problem_at, raise_problems, unlisted_text_codes
 from clinbridge.adapters.trial._ranges import check_range, range_lines, usual_codes_beside
@@ -288,6 +288,8 @@ def read_trial(
         else [() for _ in names]
     )
     locate = partial(problem_at, data, header, kept_rows)
+    others = [s for s in sheets if s is not data and s is not dict_sheet]
+    code_rows = long_code_tables(others, names)  # 'Variable | Value | Label', a row per code
     for j, name in enumerate(names):
         if not name:
             continue
@@ -313,6 +315,10 @@ def read_trial(
                 **data.where(header, j),
             )
         used_sql[col] = name
+        if name in code_rows and not entry.codes:
+            entry.codes, more = split_missing(code_rows[name])
+            entry.missing = {**more, **entry.missing}
+            entry.type, entry.typed = "categorical", True
         codes_from_list_sheets(entry, sheets, raw)  # numeric codes labelled on a 'Centres' sheet
         added = declared.extend(entry, raw) if declared else []
         values, stats = _convert(entry, raw, data, header, kept_rows, j, problems, strict)
