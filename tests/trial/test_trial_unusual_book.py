@@ -5,6 +5,8 @@ in column names written ``T+36h``, ``@24h``, ``_d3``, ``.m18``, ``-72h``, ``_day
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 import pytest
 from tests.trial import unusual_book as ub
@@ -182,3 +184,76 @@ def test_a_difference_without_a_clear_reading_is_not_answered(loaded, question: 
         except AssertionError:  # the reader's own limits; not answered either way
             return
     assert a.decision != "accept" or not isinstance(a.value, float)
+
+
+def test_code_lists_kept_a_row_per_code_on_their_own_sheet(tmp_path: Path) -> None:
+    from openpyxl import Workbook
+
+    from clinbridge.adapters.trial import read_trial
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    ws.append(["ID", "STUDY", "ARM", "DEATH", "TEMP_24H"])
+    for i in range(30):
+        ws.append([f"P{i}", 1 + i % 2, i % 2, [0, 1, 9][i % 3], 33.0 + (i % 7) / 10])
+    d = wb.create_sheet("Dictionary")
+    d.append(["Variable", "Label", "Type"])
+    for row in (
+        ("ID", "Subject ID", "text"),
+        ("STUDY", "Study", "coded"),
+        ("ARM", "Treatment arm", "coded"),
+        ("DEATH", "Death before discharge", "coded"),
+        ("TEMP_24H", "Core temperature", "numeric"),
+    ):
+        d.append(list(row))
+    c = wb.create_sheet("Value labels")
+    c.append(["Variable", "Value", "Label"])
+    for row in (
+        ("STUDY", 1, "TOBY"),
+        (None, 2, "ICE"),  # the name on a variable's first row only
+        ("ARM", 0, "Control"),
+        ("ARM", 1, "Cooled"),
+        ("DEATH", 0, "No"),
+        ("DEATH", 1, "Yes"),
+        ("DEATH", 9, "Unknown"),
+    ):
+        c.append(list(row))
+    wb.save(tmp_path / "long.xlsx")
+    table = read_trial(tmp_path / "long.xlsx")
+    entries = {e.name: e for e, _ in table.entries}
+    assert entries["STUDY"].codes == {"1": "TOBY", "2": "ICE"}
+    assert entries["STUDY"].role == "trial" and entries["ARM"].role == "arm"
+    assert entries["DEATH"].codes == {"0": "No", "1": "Yes"}
+    assert entries["DEATH"].missing == {"9": "Unknown"}
+    assert table.report.reconciled and not table.report.problems
+
+
+@pytest.mark.parametrize(
+    ("question", "where", "op", "n"),
+    [
+        ("Which values of CENTRE have more than 25 rows?", None, ">", 25),
+        ("Which ALPHA centres recruited fewer than 20 infants?", ("TRIAL", 1), "<", 20),
+        ("which sites enrolled at least 20 babies", None, ">=", 20),
+        (
+            "which centres recruited more than 20 infants in the hypothermia arm",
+            ("ARM", 1),
+            ">",
+            20,
+        ),
+    ],
+)
+def test_groups_kept_by_their_count(  # type: ignore[no-untyped-def]
+    loaded, question: str, where: tuple[str, int] | None, op: str, n: int
+) -> None:
+    book, url = loaded
+    t = book.truth
+    if where:
+        t = t[t[where[0]] == where[1]]
+    counts = t["CENTRE"].value_counts()
+    keep = {">": counts > n, "<": counts < n, ">=": counts >= n}[op]
+    want = sorted(ub.CENTRES[int(c)] for c in counts[keep].index)
+    with cb.connect(url) as conn:
+        a = conn.ask(question)
+    assert a.decision == "accept", a.reason
+    assert sorted(a.value) == want
