@@ -257,3 +257,29 @@ def test_groups_kept_by_their_count(  # type: ignore[no-untyped-def]
         a = conn.ask(question)
     assert a.decision == "accept", a.reason
     assert sorted(a.value) == want
+
+
+def test_a_row_of_labels_under_the_column_names(tmp_path: Path) -> None:
+    from openpyxl import Workbook
+
+    from clinbridge.adapters.trial import read_trial
+
+    def write(bad: bool) -> Path:
+        wb = Workbook()
+        ws = wb.active
+        ws.append(["ID", "ARM", "TEMP_24H"])
+        ws.append(["Subject ID", "Randomised arm", "Core temperature at 24 h"])
+        for i in range(20):
+            temp = "warm" if bad and i == 5 else 33.0 + i / 10
+            ws.append([f"P{i}", 1 + i % 2, temp])
+        path = tmp_path / f"labels{int(bad)}.xlsx"
+        wb.save(path)
+        return path
+
+    table = read_trial(write(False))  # no dictionary: the labels row labels the columns
+    assert table.report.rows_read == 20 and table.report.label_rows_skipped == 1
+    assert table.report.reconciled
+    labels = {e.name: e.label for e, _ in table.entries}
+    assert labels["TEMP_24H"] == "Core temperature at 24 h"
+    assert table.frame.iloc[0, 0] == "P0"
+    assert table.frame["temp_24h"].iloc[0] == pytest.approx(33.0)

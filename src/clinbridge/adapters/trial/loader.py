@@ -51,6 +51,7 @@ from clinbridge.adapters.trial._read import (
     find_dictionary,
     find_header,
     header_names,
+    label_row,
     read_sheets,
 )
 from clinbridge.errors import LoadError
@@ -71,6 +72,8 @@ class TrialLoadReport:
     rows_loaded: int = 0
     blank_rows_skipped: int = 0
     title_rows_skipped: int = 0
+    label_rows_skipped: int = 0
+    """A row of labels under the column names (its texts label columns the dictionary lacks)."""
     columns_read: int = 0
     columns_loaded: int = 0
     dictionary_entries: int = 0
@@ -117,6 +120,8 @@ class TrialLoadReport:
         ]
         if self.title_rows_skipped:
             lines.append(f"{self.title_rows_skipped} title row(s) above the header skipped")
+        if self.label_rows_skipped:
+            lines.append("a row of labels under the column names was read as labels, not data")
         if self.blank_rows_skipped:
             lines.append(f"{self.blank_rows_skipped} entirely blank row(s) skipped")
         if self.inferred:
@@ -259,13 +264,17 @@ def read_trial(
                 **dict_sheet.where(e.row - 1 if e.row else None, dict_cols["variable"]),
             )
     body = data.rows[header + 1 :]
+    labels = label_row(data, header, names)  # a row of labels under the names, not a subject
+    report.label_rows_skipped = int(labels is not None)
     kept_rows: list[int] = []
     for i, row in enumerate(body):
+        if labels is not None and i == 0:
+            continue
         if any(v != "" and v is not None for v in row) and any(
             not _blank(v) for v in row[: len(names)]
         ):
             kept_rows.append(i)
-    report.blank_rows_skipped = len(body) - len(kept_rows)
+    report.blank_rows_skipped = len(body) - len(kept_rows) - report.label_rows_skipped
     report.rows_read = len(kept_rows)
     rows = [body[i] for i in kept_rows]
     report.columns_read = sum(1 for n in names if n)
@@ -297,6 +306,7 @@ def read_trial(
         entry = entries_by_name.get(name.lower())
         if entry is None:
             entry = infer_entry(name, [None if declared.is_text_code(v) else v for v in raw])
+            entry.label = (labels[j] if labels else "") or entry.label
             report.inferred.append(name)
         elif not entry.typed:  # a dictionary without a type column: numbers are numbers
             seen = infer_entry(
