@@ -120,25 +120,35 @@ def find_time_points(text: str) -> list[tuple[TimePoint, tuple[int, int]]]:
     return out
 
 
+_SEP = r"[_.@\-+ ]"
+"""What parts a column name: 'temp_24h', 'bayley.m18', 'TEMP@24h', 'hr-72h', 'T+36h'."""
 _NAME_PATTERNS = (
-    re.compile(r"(?:^|_)(\d+)_?h(?:rs?)?(?:$|_)", re.I),  # TEMP_24H, hr_48h, Gluc0h
-    re.compile(r"(?:^|_)h(\d+)(?:$|_)", re.I),  # map_h72
+    re.compile(rf"(?:^|{_SEP})(\d+)_?h(?:rs?)?(?:$|{_SEP})", re.I),  # TEMP_24H, hr_48h, TEMP@24h
+    re.compile(rf"(?:^|{_SEP})h(\d+)(?:$|{_SEP})", re.I),  # map_h72
     re.compile(r"(\d+)h$", re.I),  # Gluc0h
+    re.compile(rf"(?:^|{_SEP})t\+(\d+)(?:$|{_SEP})", re.I),  # temp_T+36
+)
+_NAME_DAYS = re.compile(rf"(?:^|{_SEP})d(?:ay)?0*(\d+)$", re.I)  # crp_d3, lact.D03, gluc-day3
+_NAME_MONTHS = (
+    re.compile(rf"(?:^|{_SEP})m(?:o|th)?0*(\d+)$", re.I),  # bayley.m18, bsid_M18, cog_mo18
+    re.compile(rf"(?:^|{_SEP})(\d+)(?:m|mo|mth)$", re.I),  # dis_18m, cog.18mo
 )
 
 
 def time_in_name(name: str) -> TimePoint | None:
-    """A time point written into a column name (``TEMP_24H``, ``map_h72``, ``Gluc0h``, ``X_D3``)."""
+    """A time point written into a column name (``TEMP_24H``, ``map_h72``, ``Gluc0h``, ``X_D3``,
+    ``bayley.m18``, ``TEMP@24h``, ``T+36h``, ``hr-72h``)."""
     for p in _NAME_PATTERNS:
         m = p.search(name)
         if m:
             return TimePoint("h", float(m.group(1)))
-    m = re.search(r"(?:^|_)d(\d+)$", name, re.I)
+    m = _NAME_DAYS.search(name)
     if m:
         return TimePoint("h", 24.0 * float(m.group(1)))
-    m = re.search(r"(?:^|_)(\d+)m$", name, re.I)
-    if m:
-        return TimePoint("mo", float(m.group(1)))
+    for p in _NAME_MONTHS:
+        m = p.search(name)
+        if m:
+            return TimePoint("mo", float(m.group(1)))
     # 'Temp (24 h)', 'bayley_cog_18mo', 'apgar_10min', 'sz_day3': one time point in the words
     found = {tp for tp, _ in find_time_points(re.sub(r"[_()\[\]]+", " ", name))}
     timed = [tp for tp in found if tp.scale in {"h", "min", "mo"}]

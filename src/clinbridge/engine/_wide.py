@@ -140,12 +140,53 @@ class _WideCompiler:
 
     # -- the statement -----------------------------------------------------------------------
     def compile(self, plan: QueryPlan) -> tuple[exp.Select, WideShape]:
+        if plan.minus is not None:  # one group's mean minus another's ('cooled minus control')
+            return self._difference(plan, plan.minus)
+        if plan.aggregate.having is not None:  # the groups whose count meets it
+            return self._having(plan)
         base, groups = self._cohort(plan)
         op = plan.aggregate.op
         m = plan.measure
         if op == "proportion":
             return self._proportion(plan, base, groups)
         return self._over(plan, base, groups, op, m)
+
+    def _having(self, plan: QueryPlan) -> tuple[exp.Select, WideShape]:
+        having = plan.aggregate.having
+        if having is None or len(plan.group_by) != 1 or plan.measure.of != "patients":
+            raise UnsupportedOperationError("'having' keeps groups of one grouped count")
+        counted, shape = self.compile(
+            plan.model_copy(
+                update={"aggregate": plan.aggregate.model_copy(update={"having": None})}
+            )
+        )
+        if shape != "rows" or having.op not in COMPARISONS:
+            raise UnsupportedOperationError("'having' keeps groups of one grouped count")
+        label = self._group(plan.group_by[0]).column
+        keep = COMPARISONS[having.op](
+            this=exp.column("value", "k"), expression=exp.Literal.number(having.value)
+        )
+        q = (
+            exp.select(exp.column(label, "k").as_("value"))
+            .from_(exp.Subquery(this=counted).as_("k"), copy=False)
+            .where(keep, copy=False)
+        )
+        return q.order_by(exp.Ordered(this=exp.column("value")), copy=False), "list"
+
+    def _difference(self, first: QueryPlan, second: QueryPlan) -> tuple[exp.Select, WideShape]:
+        a, sa = self.compile(first.model_copy(update={"minus": None}))
+        b, sb = self.compile(second)
+        if sa != "scalar" or sb != "scalar" or first.group_by or second.group_by:
+            raise UnsupportedOperationError("a difference takes one value from another")
+        value = exp.Sub(this=exp.column("value", "a"), expression=exp.column("value", "b"))
+        q = exp.select(
+            value.as_("value"),
+            exp.column("value", "a").as_("first"),
+            exp.column("value", "b").as_("second"),
+            exp.column("n", "a").as_("n_first"),
+            exp.column("n", "b").as_("n_second"),
+        ).from_(exp.Subquery(this=a).as_("a"), copy=False)
+        return q.join(exp.Subquery(this=b).as_("b"), join_type="cross", copy=False), "scalar"
 
     def values_of(self, plan: QueryPlan) -> tuple[exp.Select, list[Variable]]:
         """(g0, g1, v) per cohort subject of a plan that measures a variable, and the groups."""

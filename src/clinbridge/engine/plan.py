@@ -84,7 +84,7 @@ _COUNTED_MEASURES = frozenset(
 never averaged or summed."""
 
 
-_ONE_VALUE = frozenset(("first", "last", "sum"))
+_ONE_VALUE = frozenset(("first", "last", "sum", "mean", "median"))
 """The aggregates of one value each that ``QueryPlan.minus`` subtracts."""
 
 
@@ -473,6 +473,9 @@ class Aggregate(_Node):
     nth: int | None = None
     """For ``first`` / ``last`` values: the value at the nth distinct time from that end (2: the
     second, or the second to last, measured)."""
+    having: ValueFilter | None = None
+    """For a ``count`` grouped by one variable: the answer is the list of the groups whose
+    count meets it ('which sites recruited more than 40 infants')."""
     top: int | None = None
     """For ``list`` of concepts: only the concepts ranked in the first ``top`` places by how many
     events record them ('the five most common diagnoses'); ties share a place (dense rank), so
@@ -482,6 +485,8 @@ class Aggregate(_Node):
     def _top(self) -> Aggregate:
         if self.top is not None and (self.op != "list" or self.top < 1):
             raise ValueError("'top' ranks a list: it needs op 'list' and top >= 1")
+        if self.having is not None and self.op != "count":
+            raise ValueError("'having' keeps the groups whose count meets it: it needs op 'count'")
         if self.nth is not None and (self.op not in {"first", "last"} or self.nth < 1):
             raise ValueError("'nth' counts first or last values: it needs op first/last, nth >= 1")
         return self

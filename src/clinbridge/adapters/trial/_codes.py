@@ -16,10 +16,12 @@ __all__ = ["MISSING_TEXT", "is_missing_label", "is_number", "parse_code_list", "
 _NUM = r"-?\d+(?:\.\d+)?"
 # a numeric code opening a pair: at the start or after a separator, then '=', ':', ')', ' - ', ','
 _OPENER = re.compile(
-    rf"(?:^|(?<=[;|,/\n])|(?<=\s))\s*\(?(?P<code>{_NUM})\s*"
-    r"(?:=|:|\)|–|-(?=\s)|,(?=\s*[^\d\s.-])|\((?=\s*[A-Za-z][^()]*\)))\s*"
+    rf"(?:^|(?<=[;|,/\n{{])|(?<=\s))\s*[(\[]?(?P<code>{_NUM})\s*"
+    r"(?:=>|->|→|=|:|\)|\]|–|-(?=\s)|\.(?=\s+[A-Za-z])|,(?=\s*[^\d\s.-])"
+    r"|\((?=\s*[A-Za-z][^()]*\))|(?=\s*[\"“][^\"”]+[\"”]))\s*"
 )
-"""'(1)' / '1=' / '1:' / '1 -' / '1,' before a label, or '-999 (' before a label in brackets."""
+"""'(1)' / '[1]' / '1=' / '1:' / '1 -' / '1.' / '1 ->' / '1,' before a label, '-999 (' before a
+label in brackets, or '1' before a quoted label ('1 "Male" 2 "Female"')."""
 _PAIR = re.compile(rf"^\s*({_NUM})\s*(?:=|:|,|-(?=\s)|\s)\s*(.+?)\s*$")
 _TEXT_PAIR = re.compile(r"^\s*['\"‘“]?([\w./]+?)['\"’”]?\s*[=:]\s*(.+?)\s*$")
 """A text code needs its '=' or ':' ('M=Male'); 'Standard care' is no code 'Standard'."""
@@ -114,7 +116,9 @@ def parse_code_list(text: Any) -> dict[str, str]:
         out: dict[str, str] = {}
         for m, nxt in zip(openers, [*openers[1:], None], strict=True):
             end = nxt.start() if nxt is not None else len(s)
-            label = s[m.end() : end].strip().strip(";|,/").strip()
+            label = s[m.end() : end].strip().strip(";|,/{}").strip()
+            if len(label) > 1 and label[0] in "\"“" and label[-1] in "\"”":
+                label = label[1:-1].strip()
             if label.endswith(")") and "(" not in label:  # '-999 (not done)'
                 label = label[:-1].strip()
             out[_key(m.group("code"))] = label

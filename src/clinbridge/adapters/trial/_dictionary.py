@@ -50,6 +50,8 @@ class Entry:
     """The allowed values a numeric field declares ('range 30 to 40'), if any."""
     listed_elsewhere: bool = False
     """Whether the codes cell points to a list kept elsewhere ('see Centres sheet')."""
+    listed_in: str = ""
+    """The codes cell's words when it points elsewhere ('see Centres sheet'), else ''."""
 
     @property
     def numeric(self) -> bool:
@@ -174,6 +176,7 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         row=index + 1,
         range=allowed,
         listed_elsewhere=points_elsewhere(get("codes")),
+        listed_in=get("codes") if points_elsewhere(get("codes")) else "",
     )
 
 

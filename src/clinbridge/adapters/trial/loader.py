@@ -30,7 +30,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from clinbridge.adapters.trial._codes import MISSING_TEXT
+from clinbridge.adapters.trial._codes import MISSING_TEXT, split_missing
 from clinbridge.adapters.trial._codes import is_number as _num
 from clinbridge.adapters.trial._conventions import drop_notes, report_lines, workbook_codes
 from clinbridge.adapters.trial._dictionary import (
@@ -41,6 +41,7 @@ from clinbridge.adapters.trial._dictionary import (
     parse_entry,
     role_of,
 )
+from clinbridge.adapters.trial._list_sheets import codes_from_list_sheets, long_code_tables
 from clinbridge.adapters.trial._listed_elsewhere import categories_from_values
 from clinbridge.adapters.trial._problems import problem_at, raise_problems, unlisted_text_codes
 from clinbridge.adapters.trial._ranges import check_range, range_lines, usual_codes_beside
@@ -50,6 +51,7 @@ from clinbridge.adapters.trial._read import (
     find_dictionary,
     find_header,
     header_names,
+    label_row,
     read_sheets,
 )
 from clinbridge.errors import LoadError
@@ -70,6 +72,8 @@ class TrialLoadReport:
     rows_loaded: int = 0
     blank_rows_skipped: int = 0
     title_rows_skipped: int = 0
+    label_rows_skipped: int = 0
+    """A row of labels under the column names (its texts label columns the dictionary lacks)."""
     columns_read: int = 0
     columns_loaded: int = 0
     dictionary_entries: int = 0
@@ -116,6 +120,8 @@ class TrialLoadReport:
         ]
         if self.title_rows_skipped:
             lines.append(f"{self.title_rows_skipped} title row(s) above the header skipped")
+        if self.label_rows_skipped:
+            lines.append("a row of labels under the column names was read as labels, not data")
         if self.blank_rows_skipped:
             lines.append(f"{self.blank_rows_skipped} entirely blank row(s) skipped")
         if self.inferred:
@@ -258,13 +264,17 @@ def read_trial(
                 **dict_sheet.where(e.row - 1 if e.row else None, dict_cols["variable"]),
             )
     body = data.rows[header + 1 :]
+    labels = label_row(data, header, names)  # a row of labels under the names, not a subject
+    report.label_rows_skipped = int(labels is not None)
     kept_rows: list[int] = []
     for i, row in enumerate(body):
+        if labels is not None and i == 0:
+            continue
         if any(v != "" and v is not None for v in row) and any(
             not _blank(v) for v in row[: len(names)]
         ):
             kept_rows.append(i)
-    report.blank_rows_skipped = len(body) - len(kept_rows)
+    report.blank_rows_skipped = len(body) - len(kept_rows) - report.label_rows_skipped
     report.rows_read = len(kept_rows)
     rows = [body[i] for i in kept_rows]
     report.columns_read = sum(1 for n in names if n)
@@ -287,6 +297,8 @@ def read_trial(
         else [() for _ in names]
     )
     locate = partial(problem_at, data, header, kept_rows)
+    others = [s for s in sheets if s is not data and s is not dict_sheet]
+    code_rows = long_code_tables(others, names)  # 'Variable | Value | Label', a row per code
     for j, name in enumerate(names):
         if not name:
             continue
@@ -294,6 +306,7 @@ def read_trial(
         entry = entries_by_name.get(name.lower())
         if entry is None:
             entry = infer_entry(name, [None if declared.is_text_code(v) else v for v in raw])
+            entry.label = (labels[j] if labels else "") or entry.label
             report.inferred.append(name)
         elif not entry.typed:  # a dictionary without a type column: numbers are numbers
             seen = infer_entry(
@@ -312,6 +325,11 @@ def read_trial(
                 **data.where(header, j),
             )
         used_sql[col] = name
+        if name in code_rows and not entry.codes:
+            entry.codes, more = split_missing(code_rows[name])
+            entry.missing = {**more, **entry.missing}
+            entry.type, entry.typed = "categorical", True
+        codes_from_list_sheets(entry, sheets, raw)  # numeric codes labelled on a 'Centres' sheet
         added = declared.extend(entry, raw) if declared else []
         values, stats = _convert(entry, raw, data, header, kept_rows, j, problems, strict)
         categories_from_values(entry, values)  # 'see Centres sheet': its few values are codes

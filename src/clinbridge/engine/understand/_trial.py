@@ -39,8 +39,10 @@ from clinbridge.engine.understand._trial_conjunction import (
     check_aside_counted,
     joined_by_and,
 )
+from clinbridge.engine.understand._trial_difference import read_difference
 from clinbridge.engine.understand._trial_distribution import find_distribution
 from clinbridge.engine.understand._trial_groups import unread_grouping
+from clinbridge.engine.understand._trial_having import read_having
 from clinbridge.engine.understand._trial_implied import implied_count
 from clinbridge.engine.understand._trial_known import drop_known_restated, read_known_clauses
 from clinbridge.engine.understand._trial_lexicon import reader_words
@@ -222,7 +224,9 @@ class TrialReader:
     # -- reading ---------------------------------------------------------------------------
     def understand(self, question: str) -> list[Reading]:
         try:
-            return [self._read(question)]
+            difference = read_difference(self._read, question)  # 'A minus B', 'higher in A than B'
+            having = None if difference else read_having(self._read, question)  # 'more than 40'
+            return [difference or having or self._read(question)]
         except Abstain as exc:
             return [
                 Reading(
