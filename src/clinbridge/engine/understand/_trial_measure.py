@@ -25,9 +25,10 @@ def measure_of(q: _Question, measured: list[Mention]) -> Measure:
         if len(measured) != 1 or measured[0].variable is None:
             raise Abstain("a change needs one measurement at two time points")
         mt = measured[0]
-        assert isinstance(mt.target, Family) and mt.variable is not None
-        base = mt.baseline
-        assert base is not None
+        base = mt.baseline if isinstance(mt.target, Family) else None
+        if base is None or mt.variable is None:
+            # 'difference in mean X between A and B': no second time point of X is named
+            raise Abstain(f"a change of {mt.target.label!r} needs it at two time points")
         later, earlier = oriented(q, q.minus, mt.variable, base)  # 'a fall', 'X - Y'
         measure = Measure(of="change", variable=later.name, baseline=earlier.name)
         q.op = q.op if q.op in {"mean", "median", "min", "max", "stddev"} else "mean"
@@ -55,7 +56,8 @@ def measured_variable(q: _Question, measured: list[Mention]) -> Measure:
         names = ", ".join(repr(m.target.label) for m in measured)
         raise Abstain(f"the question names more than one measurement ({names}); ask for one")
     mt = measured[0]
-    assert mt.variable is not None
+    if mt.variable is None:
+        raise Abstain(f"{mt.target.label!r} names no one variable here")
     if q.op in {None, "count", "proportion"}:
         if q.op is not None:
             raise Abstain(
