@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from ._devset2db import open_devset2
+
 
 @pytest.fixture(scope="session")
 def understand_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -63,5 +65,27 @@ def fhir_conn(understand_cache: Path, tmp_path_factory: pytest.TempPathFactory) 
     path = tmp_path_factory.mktemp("fhir-understand") / "fhir.duckdb"
     load_fhir([root / "bundles", root / "ndjson"], f"duckdb:///{path}")
     conn = _connect(f"duckdb:///{path}", understand_cache)
+    yield conn
+    conn.close()
+
+
+# devset2's three loads, one connection per test module (no embeddings, no example bank)
+@pytest.fixture(scope="module")
+def fhir2(understand_cache: Path) -> Iterator[Any]:
+    conn = open_devset2("fhir", understand_cache)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture(scope="module")
+def s27(understand_cache: Path) -> Iterator[Any]:
+    conn = open_devset2("synthea27nj", understand_cache)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture(scope="module")
+def gibleed(understand_cache: Path) -> Iterator[Any]:
+    conn = open_devset2("gibleed", understand_cache)
     yield conn
     conn.close()

@@ -17,38 +17,15 @@ over the loaded tables, written here independently of the plan:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ._devset2db import devset2_db, open_devset2
+from ._devset2db import devset2_db
 
 GIBLEED_NOW = "2019-07-03"
 S27_NOW = "2022-10-10"
 FHIR_NOW = "2023-03-22"
-
-
-@pytest.fixture(scope="module")
-def fhir2(understand_cache: Path) -> Iterator[Any]:
-    conn = open_devset2("fhir", understand_cache)
-    yield conn
-    conn.close()
-
-
-@pytest.fixture(scope="module")
-def s27(understand_cache: Path) -> Iterator[Any]:
-    conn = open_devset2("synthea27nj", understand_cache)
-    yield conn
-    conn.close()
-
-
-@pytest.fixture(scope="module")
-def gibleed(understand_cache: Path) -> Iterator[Any]:
-    conn = open_devset2("gibleed", understand_cache)
-    yield conn
-    conn.close()
 
 
 def _sql(db: str, sql: str) -> Any:

@@ -5,36 +5,12 @@ loaded tables, written here independently of the plan."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from clinbridge.engine.plan import ConceptRef, ConceptSet, EventFilter, QueryPlan
 
-from ._devset2db import devset2_db, open_devset2
-
-
-@pytest.fixture(scope="module")
-def fhir2(understand_cache: Path) -> Iterator[Any]:
-    conn = open_devset2("fhir", understand_cache)
-    yield conn
-    conn.close()
-
-
-@pytest.fixture(scope="module")
-def s27(understand_cache: Path) -> Iterator[Any]:
-    conn = open_devset2("synthea27nj", understand_cache)
-    yield conn
-    conn.close()
-
-
-@pytest.fixture(scope="module")
-def gibleed(understand_cache: Path) -> Iterator[Any]:
-    conn = open_devset2("gibleed", understand_cache)
-    yield conn
-    conn.close()
+from ._devset2db import devset2_db
 
 
 def _one(conn: Any, sql: str) -> Any:

@@ -26,13 +26,6 @@ def _gold(name: str, sql: str) -> Any:
 
 
 @pytest.fixture(scope="module")
-def gibleed(understand_cache: Path) -> Iterator[Any]:
-    conn = open_devset2("gibleed", understand_cache)
-    yield conn
-    conn.close()
-
-
-@pytest.fixture(scope="module")
 def synthea(understand_cache: Path) -> Iterator[Any]:
     conn = open_devset2("synthea27nj", understand_cache)
     yield conn
