@@ -33,3 +33,12 @@ def open_devset2(name: str, cache: Path) -> Any:
 
     settings = Settings(embeddings="off", examples=str(cache / "no-examples.jsonl"))
     return clinbridge.connect(f"duckdb:///{devset2_db(name)}", settings=settings, cache_dir=cache)
+
+
+def devset2_gold(name: str, sql: str) -> Any:
+    """The first value ``sql`` returns on devset2's ``name`` database, read-only: a test's gold,
+    computed without clinbridge."""
+    import duckdb
+
+    with duckdb.connect(str(devset2_db(name)), read_only=True) as con:
+        return con.sql(sql).fetchall()[0][0]

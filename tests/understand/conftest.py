@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -72,20 +73,17 @@ def fhir_conn(understand_cache: Path, tmp_path_factory: pytest.TempPathFactory) 
 # devset2's three loads, one connection per test module (no embeddings, no example bank)
 @pytest.fixture(scope="module")
 def fhir2(understand_cache: Path) -> Iterator[Any]:
-    conn = open_devset2("fhir", understand_cache)
-    yield conn
-    conn.close()
+    with closing(open_devset2("fhir", understand_cache)) as conn:
+        yield conn
 
 
 @pytest.fixture(scope="module")
 def s27(understand_cache: Path) -> Iterator[Any]:
-    conn = open_devset2("synthea27nj", understand_cache)
-    yield conn
-    conn.close()
+    with closing(open_devset2("synthea27nj", understand_cache)) as conn:
+        yield conn
 
 
 @pytest.fixture(scope="module")
 def gibleed(understand_cache: Path) -> Iterator[Any]:
-    conn = open_devset2("gibleed", understand_cache)
-    yield conn
-    conn.close()
+    with closing(open_devset2("gibleed", understand_cache)) as conn:
+        yield conn

@@ -229,8 +229,8 @@ def test_a_number_right_before_a_plural_event_counts_the_events(eunomia_conn: An
 
 
 def test_a_number_the_reading_does_not_use_abstains() -> None:
-    from clinbridge.engine.plan import QueryPlan
     from clinbridge.engine._number_accounting import dropped_number, plan_numbers
+    from clinbridge.engine.plan import QueryPlan
 
     plan = QueryPlan.model_validate({"question": "patients with 7 of something"})
     assert dropped_number("patients with 7 of something", plan) == "7"

@@ -21,21 +21,11 @@ from typing import Any
 
 import pytest
 
-from ._devset2db import devset2_db
+from ._devset2db import devset2_gold
 
 GIBLEED_NOW = "2019-07-03"
 S27_NOW = "2022-10-10"
 FHIR_NOW = "2023-03-22"
-
-
-def _sql(db: str, sql: str) -> Any:
-    import duckdb
-
-    con = duckdb.connect(str(devset2_db(db)), read_only=True)
-    try:
-        return con.sql(sql).fetchall()[0][0]
-    finally:
-        con.close()
 
 
 def _accepted(conn: Any, question: str, now: str) -> Any:
@@ -54,7 +44,7 @@ def _abstains(conn: Any, question: str, now: str, *words: str) -> str:
 
 def _fhir_patients_with(*displays: str, table: str = "fhir_condition") -> int:
     names = ", ".join("'" + d.replace("'", "''") + "'" for d in displays)
-    return _sql(
+    return devset2_gold(
         "fhir", f"SELECT count(DISTINCT patient_id) FROM {table} WHERE display IN ({names})"
     )
 
@@ -72,7 +62,7 @@ def test_a_comma_or_slash_list_of_concepts_is_their_union(fhir2: Any) -> None:
 
 
 def test_a_parenthesis_listing_concepts_defines_the_phrase_before_it(fhir2: Any) -> None:
-    gold = _sql(
+    gold = devset2_gold(
         "fhir",
         "SELECT count(DISTINCT patient_id) FROM fhir_medication_request "
         "WHERE lower(display) LIKE '%ibuprofen%' OR lower(display) LIKE '%naproxen%'",
@@ -107,7 +97,7 @@ def test_the_age_at_a_recurring_procedure_asks_first_or_last(gibleed: Any) -> No
         "how old was patient 19 at her first catheter ablation of tissue of heart",
         GIBLEED_NOW,
     )
-    assert first == _sql(
+    assert first == devset2_gold(
         "gibleed",
         "SELECT date_diff('year', p.birth_datetime::DATE, min(po.procedure_date)) - "
         "CASE WHEN strftime(p.birth_datetime::DATE, '%m%d') > strftime(min(po.procedure_date), '%m%d') "
@@ -133,7 +123,7 @@ def test_a_result_word_on_a_test_with_no_result_read_abstains(gibleed: Any) -> N
 
 # ----------------------------------------------------------------------------- schema roles
 def test_columns_named_for_their_role_are_read_in_words(s27: Any) -> None:
-    los = _sql(
+    los = devset2_gold(
         "synthea27nj",
         "SELECT avg(visit_end_date - visit_start_date) FROM visit_occurrence "
         "WHERE visit_concept_id = 9201",
@@ -148,14 +138,14 @@ def test_columns_named_for_their_role_are_read_in_words(s27: Any) -> None:
 
 # ----------------------------------------------------------------------------- alive, days, ages
 def test_living_patients_are_those_with_no_recorded_death(fhir2: Any, s27: Any) -> None:
-    alive = _sql("fhir", "SELECT count(*) FROM fhir_patient WHERE deceased_time IS NULL")
-    women = _sql(
+    alive = devset2_gold("fhir", "SELECT count(*) FROM fhir_patient WHERE deceased_time IS NULL")
+    women = devset2_gold(
         "fhir",
         "SELECT count(*) FROM fhir_patient WHERE deceased_time IS NULL AND gender = 'female'",
     )
     got = _accepted(fhir2, "what share of patients still alive are female", FHIR_NOW)
     assert got == pytest.approx(women / alive)
-    older = _sql(
+    older = devset2_gold(
         "synthea27nj",
         "SELECT count(*) FROM person WHERE person_id NOT IN (SELECT person_id FROM death) AND "
         "date_diff('year', birth_datetime::DATE, DATE '2022-10-10') - CASE WHEN "
@@ -165,7 +155,7 @@ def test_living_patients_are_those_with_no_recorded_death(fhir2: Any, s27: Any) 
 
 
 def test_the_same_day_counts_as_zero_days_between_two_events(gibleed: Any) -> None:
-    gold = _sql(
+    gold = devset2_gold(
         "gibleed",
         "WITH af AS (SELECT person_id, min(condition_start_date) d FROM condition_occurrence "
         "WHERE condition_concept_id = 313217 GROUP BY 1), cv AS (SELECT person_id, "
@@ -179,7 +169,7 @@ def test_the_same_day_counts_as_zero_days_between_two_events(gibleed: Any) -> No
 
 
 def test_an_age_right_after_a_first_event_is_the_age_at_it(gibleed: Any) -> None:
-    gold = _sql(
+    gold = devset2_gold(
         "gibleed",
         "WITH mi AS (SELECT person_id, min(condition_start_date) d FROM condition_occurrence "
         "WHERE condition_concept_id IN (SELECT descendant_concept_id FROM concept_ancestor "
@@ -191,7 +181,7 @@ def test_an_age_right_after_a_first_event_is_the_age_at_it(gibleed: Any) -> None
 
 
 def test_a_year_before_a_date_is_the_year_up_to_it(gibleed: Any) -> None:
-    gold = _sql(
+    gold = devset2_gold(
         "gibleed",
         "SELECT count(DISTINCT person_id) FROM drug_exposure WHERE drug_concept_id = 1713671 "
         "AND drug_exposure_start_date BETWEEN DATE '2018-07-03' AND DATE '2019-07-02'",
@@ -201,7 +191,7 @@ def test_a_year_before_a_date_is_the_year_up_to_it(gibleed: Any) -> None:
 
 
 def test_excluding_patients_who_had_x_leaves_the_patients_out(gibleed: Any) -> None:
-    gold = _sql(
+    gold = devset2_gold(
         "gibleed",
         "SELECT count(DISTINCT person_id) FROM condition_occurrence WHERE condition_concept_id IN "
         "(SELECT descendant_concept_id FROM concept_ancestor WHERE ancestor_concept_id = "
@@ -218,7 +208,7 @@ def test_excluding_patients_who_had_x_leaves_the_patients_out(gibleed: Any) -> N
 def test_whose_splits_a_share_and_count_star_counts_rows_per_patient(
     gibleed: Any, fhir2: Any
 ) -> None:
-    women = _sql(
+    women = devset2_gold(
         "gibleed",
         "SELECT avg(CASE WHEN p.gender_concept_id = 8532 THEN 1.0 ELSE 0 END) FROM person p "
         "WHERE person_id IN (SELECT person_id FROM condition_occurrence WHERE "
@@ -230,7 +220,7 @@ def test_whose_splits_a_share_and_count_star_counts_rows_per_patient(
         GIBLEED_NOW,
     )
     assert got == pytest.approx(women)
-    er2 = _sql(
+    er2 = devset2_gold(
         "fhir",
         "SELECT count(*) FROM (SELECT patient_id FROM fhir_encounter WHERE class_code = 'EMER' "
         "GROUP BY 1 HAVING count(*) >= 2)",
@@ -240,7 +230,7 @@ def test_whose_splits_a_share_and_count_star_counts_rows_per_patient(
 
 
 def test_counting_conventions_in_parentheses_are_dropped(fhir2: Any) -> None:
-    gold = _sql(
+    gold = devset2_gold(
         "fhir",
         "SELECT count(*) FROM fhir_measurement WHERE code = '8480-6' AND value_num >= 130",
     )

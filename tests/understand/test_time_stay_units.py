@@ -5,11 +5,8 @@ independently of the plans (duckdb, read-only); the grammar pieces are checked o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import duckdb
 import pytest
 
 from clinbridge.engine._analytes import analyte_of
@@ -17,26 +14,7 @@ from clinbridge.engine._units import unit_factor
 from clinbridge.engine.understand._calendar_spans import calendar_spans
 from clinbridge.engine.understand._unit_asides import unit_asides
 
-from ._devset2db import devset2_db, open_devset2
-
-
-def _gold(name: str, sql: str) -> Any:
-    with duckdb.connect(str(devset2_db(name)), read_only=True) as con:
-        return con.sql(sql).fetchall()[0][0]
-
-
-@pytest.fixture(scope="module")
-def synthea(understand_cache: Path) -> Iterator[Any]:
-    conn = open_devset2("synthea27nj", understand_cache)
-    yield conn
-    conn.close()
-
-
-@pytest.fixture(scope="module")
-def fhir(understand_cache: Path) -> Iterator[Any]:
-    conn = open_devset2("fhir", understand_cache)
-    yield conn
-    conn.close()
+from ._devset2db import devset2_gold
 
 
 def _value(conn: Any, question: str, now: str) -> Any:
@@ -124,7 +102,7 @@ def test_month_range_and_half_year(gibleed: Any) -> None:
     bronchitis = _DESC.format(
         "SELECT concept_id FROM concept WHERE concept_name = 'Acute bronchitis'"
     )
-    gold = _gold(
+    gold = devset2_gold(
         "gibleed",
         f"SELECT count(DISTINCT person_id) FROM condition_occurrence WHERE condition_concept_id IN "
         f"({bronchitis}) AND condition_start_date BETWEEN DATE '2018-01-01' AND DATE '2018-06-30'",
@@ -134,25 +112,24 @@ def test_month_range_and_half_year(gibleed: Any) -> None:
     assert _value(gibleed, q, _GB_NOW) == gold
 
 
-def test_window_said_twice(synthea: Any) -> None:
-    gold = _gold(
+def test_window_said_twice(s27: Any) -> None:
+    gold = devset2_gold(
         "synthea27nj",
         "SELECT count(*) FROM visit_occurrence WHERE visit_concept_id = 9202 "
         "AND visit_start_date > DATE '2022-04-10' AND visit_start_date <= DATE '2022-10-10'",
     )
     q = "How many outpatient visits took place in the six months before today (after 10 April 2022, up to 10 October 2022)?"
-    assert _value(synthea, q, _NJ_NOW) == gold
+    assert _value(s27, q, _NJ_NOW) == gold
     assert (
-        _value(synthea, "How many outpatient visits were there in the last 6 months?", _NJ_NOW)
-        == gold
+        _value(s27, "How many outpatient visits were there in the last 6 months?", _NJ_NOW) == gold
     )
     # the stated days disagree with 'the six months before today': two windows, refused
     q = "How many outpatient visits took place in the six months before today (after 10 April 2021, up to 10 October 2021)?"
-    assert "two time windows" in _abstains(synthea, q, _NJ_NOW)
+    assert "two time windows" in _abstains(s27, q, _NJ_NOW)
 
 
-def test_window_on_no_event_abstains(fhir: Any) -> None:
-    reason = _abstains(fhir, "how many pts seen in the last 6 mo (any encounter)", _FH_NOW)
+def test_window_on_no_event_abstains(fhir2: Any) -> None:
+    reason = _abstains(fhir2, "how many pts seen in the last 6 mo (any encounter)", _FH_NOW)
     assert "window" in reason
 
 
@@ -161,7 +138,7 @@ def test_days_between_two_events(gibleed: Any) -> None:
         "SELECT concept_id FROM concept WHERE lower(concept_name) = 'celecoxib' "
         "AND concept_class_id = 'Ingredient'"
     )
-    gold = _gold(
+    gold = devset2_gold(
         "gibleed",
         f"SELECT b.d - c.d FROM (SELECT min(drug_exposure_start_date) d FROM drug_exposure "
         f"WHERE person_id = 5153 AND drug_concept_id IN ({celecoxib})) c, "
@@ -177,32 +154,32 @@ def test_days_between_two_events(gibleed: Any) -> None:
     assert "weeks" in _abstains(gibleed, q, _GB_NOW)
 
 
-def test_days_between_admissions(synthea: Any) -> None:
-    gold = _gold(
+def test_days_between_admissions(s27: Any) -> None:
+    gold = devset2_gold(
         "synthea27nj",
         "SELECT max(visit_start_date) - min(visit_start_date) FROM visit_occurrence "
         "WHERE person_id = 11 AND visit_concept_id = 9201",
     )
     q = "How many days separate the start of patient 11's first inpatient admission from the start of her last one?"
-    assert _value(synthea, q, _NJ_NOW) == gold
+    assert _value(s27, q, _NJ_NOW) == gold
 
 
-def test_days_between_first_and_second_dose(fhir: Any) -> None:
+def test_days_between_first_and_second_dose(fhir2: Any) -> None:
     pid = "6a4160eb-a793-2f86-2302-378626f46cce"
-    gold = _gold(
+    gold = devset2_gold(
         "fhir",
         "SELECT max(d) - min(d) FROM (SELECT CAST(occurrence_time AS DATE) d FROM fhir_immunization "
         f"WHERE patient_id = '{pid}' AND code IN ('207', '208', '212') ORDER BY 1 LIMIT 2)",
     )
     q = f"How many days passed between patient {pid}'s first and second COVID-19 vaccine doses?"
-    assert _value(fhir, q, _FH_NOW) == gold
+    assert _value(fhir2, q, _FH_NOW) == gold
     q = f"difference in days between the first two COVID-19 vaccine doses of patient {pid}"
-    assert _value(fhir, q, _FH_NOW) == gold
+    assert _value(fhir2, q, _FH_NOW) == gold
 
 
-def test_stay_summaries(gibleed: Any, synthea: Any) -> None:
+def test_stay_summaries(gibleed: Any, s27: Any) -> None:
     stays = "SELECT {} FROM visit_occurrence WHERE visit_concept_id = 9201{}"
-    total = _gold(
+    total = devset2_gold(
         "gibleed", stays.format("sum(visit_end_date - visit_start_date)", " AND person_id = 3516")
     )
     assert _value(gibleed, "total days in hospital for pt 3516, all admits", _GB_NOW) == total
@@ -210,27 +187,27 @@ def test_stay_summaries(gibleed: Any, synthea: Any) -> None:
     assert _value(gibleed, q, _GB_NOW) == total
     reason = _abstains(gibleed, "days in hospital for patient 3516", _GB_NOW)
     assert "total" in reason and "longest" in reason
-    total = _gold("synthea27nj", stays.format("sum(visit_end_date - visit_start_date)", ""))
-    assert _value(synthea, "total inpt days across all admits", _NJ_NOW) == total
+    total = devset2_gold("synthea27nj", stays.format("sum(visit_end_date - visit_start_date)", ""))
+    assert _value(s27, "total inpt days across all admits", _NJ_NOW) == total
 
 
-def test_molar_units(synthea: Any) -> None:
-    peak = _gold(
+def test_molar_units(s27: Any) -> None:
+    peak = devset2_gold(
         "synthea27nj",
         "SELECT max(value_as_number) FROM measurement m JOIN concept c ON c.concept_id = "
         "m.measurement_concept_id WHERE person_id = 10 AND c.concept_name = "
         "'Creatinine [Mass/volume] in Blood' AND unit_source_value = 'mg/dL'",
     )
-    got = _value(synthea, "pt 10 peak creatinine in umol/L?", _NJ_NOW)
+    got = _value(s27, "pt 10 peak creatinine in umol/L?", _NJ_NOW)
     assert got == pytest.approx(peak * 10000 / 113.12, abs=1e-6)
     q = "What is the highest blood creatinine ever recorded for patient 10, expressed in µmol/L (1 mg/dL = 88.4 µmol/L)?"
-    assert _value(synthea, q, _NJ_NOW) == pytest.approx(got)
+    assert _value(s27, q, _NJ_NOW) == pytest.approx(got)
     q = "What is the highest blood creatinine ever recorded for patient 10, expressed in µmol/L (1 mg/dL = 80 µmol/L)?"
-    assert "80" in _abstains(synthea, q, _NJ_NOW)
-    gold = _gold(
+    assert "80" in _abstains(s27, q, _NJ_NOW)
+    gold = devset2_gold(
         "synthea27nj",
         "SELECT count(DISTINCT person_id) FROM measurement m JOIN concept c ON c.concept_id = "
         "m.measurement_concept_id WHERE c.concept_name = 'Glucose [Mass/volume] in Blood' "
         "AND unit_source_value = 'mg/dL' AND value_as_number / 18.016 >= 6.1",
     )
-    assert _value(synthea, "how many had a blood glucose of 6.1 mmol/L or more", _NJ_NOW) == gold
+    assert _value(s27, "how many had a blood glucose of 6.1 mmol/L or more", _NJ_NOW) == gold

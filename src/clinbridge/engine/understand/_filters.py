@@ -639,7 +639,7 @@ def _bind_number(
     )
     if isinstance(prev, Word) and prev.role == "boundary" and prev.text in _COPULA:
         # 'how many SBP readings were 130+': the value of the readings the copula follows
-        j = items.index(prev)
+        j = max(n for n in range(k) if items[n] is prev)  # this copula, not an earlier twin
         before = next(
             (
                 i

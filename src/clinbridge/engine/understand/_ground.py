@@ -122,11 +122,10 @@ def _inside_a_name(text: str, key: str, lex: Lexicon | None) -> bool:
     the name stays whole, its words are not spelled out."""
     if lex is None:
         return False
-    pat = rf"(?:\b[\w'-]+\s+)?\b{re.escape(key)}\b(?:\s+[\w'-]+)?"
-    for m in re.finditer(pat, text):
-        for phrase in {m[0], *(p for p in (m[0].split(key)[0] + key, key + m[0].split(key)[-1]))}:
-            phrase = phrase.strip()
-            if phrase != key and any(m2.how in {"exact", "same_words"} for m2 in lex.match(phrase)):
+    k = re.escape(key)
+    for m in re.finditer(rf"(?:\b(?P<l>[\w'-]+)\s+)?\b{k}\b(?:\s+(?P<r>[\w'-]+))?", text):
+        for phrase in (f"{m['l']} {key}" if m["l"] else "", f"{key} {m['r']}" if m["r"] else ""):
+            if phrase and any(x.how in {"exact", "same_words"} for x in lex.match(phrase)):
                 return True
     return False
 

@@ -11,7 +11,6 @@ which was meant (reason ``ambiguous``, the alternatives listed) instead of picki
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -21,19 +20,6 @@ if TYPE_CHECKING:
     from clinbridge.engine.understand._reading import Reading
 
 __all__ = ["read_senses"]
-
-
-@functools.cache
-def _senses() -> dict[str, tuple[str, ...]]:
-    from clinbridge.engine.understand._shorthand import _rows
-
-    out: dict[str, tuple[str, ...]] = {}
-    for row in _rows("shorthand.tsv"):
-        if len(row) >= 3 and row[2].strip() == "senses":
-            out[row[0].strip().lower()] = tuple(
-                s.strip() for s in row[1].lower().split("|") if s.strip()
-            )
-    return out
 
 
 def _names_a_concept(phrase: str, lex: Lexicon) -> bool:
@@ -53,7 +39,9 @@ def read_senses(
 ) -> list[Reading] | None:
     """The readings of a question whose abbreviation has several senses in this source, or None
     (no such term; or one sense only, left to the general shorthand)."""
-    table = _senses()
+    from clinbridge.engine.understand._shorthand import abbreviation_senses
+
+    table = abbreviation_senses()
     if not table:
         return None
     for m in re.finditer(r"(?<![\w'/.-])([A-Za-z]{2,5})(?![\w'/-]|\.\w)", question):

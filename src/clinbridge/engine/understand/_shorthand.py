@@ -18,6 +18,7 @@ from importlib import resources
 
 __all__ = [
     "DrugClass",
+    "abbreviation_senses",
     "attribute_values",
     "concept_shorthand",
     "drug_class",
@@ -35,18 +36,20 @@ def _rows(name: str) -> list[list[str]]:
 
 
 @functools.cache
-def _shorthand() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+def _shorthand() -> tuple[dict[str, str], dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     words: dict[str, str] = {}
     concepts: dict[str, tuple[str, ...]] = {}
+    senses: dict[str, tuple[str, ...]] = {}
     for row in _rows("shorthand.tsv"):
         term, expansion, kind = row[0].strip().lower(), row[1].strip().lower(), row[2].strip()
+        options = tuple(e.strip() for e in expansion.split("|") if e.strip())
         if kind == "word":
             words[term] = expansion
         elif kind == "senses":  # several meanings: read by _senses, never one picked here
-            continue
+            senses[term] = options
         else:
-            concepts[term] = tuple(e.strip() for e in expansion.split("|") if e.strip())
-    return words, concepts
+            concepts[term] = options
+    return words, concepts, senses
 
 
 def word_shorthand() -> dict[str, str]:
@@ -55,6 +58,11 @@ def word_shorthand() -> dict[str, str]:
 
 def concept_shorthand() -> dict[str, tuple[str, ...]]:
     return _shorthand()[1]
+
+
+def abbreviation_senses() -> dict[str, tuple[str, ...]]:
+    """Abbreviations with several clinical meanings (kind ``senses``) → their meanings."""
+    return _shorthand()[2]
 
 
 @functools.cache
