@@ -28,6 +28,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from clinbridge.engine.understand._ground import Concept
     from clinbridge.engine.understand._lexicon import Lexicon
 
 __all__ = ["join_concept_lists", "lists_define"]
@@ -38,16 +39,22 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9'+-]*")
 _MAX = 4  # words of one item
 
 
-def _one_concept(words: list[str], lex: Lexicon) -> bool:
-    """The words ground, whole, as one concept (nothing unresolved beside it)."""
+def the_concept(words: list[str], lex: Lexicon) -> Concept | None:
+    """The one concept the words ground to, whole (nothing unresolved beside it), or None."""
     from clinbridge.engine.understand._ground import Concept, Word, _ignorable, ground_text
 
     if not words or all(w.isdigit() for w in words):
-        return False
+        return None
     items = ground_text(" ".join(words), lex, embeddings=False)
     concepts = [i for i in items if isinstance(i, Concept)]
     rest = [i for i in items if isinstance(i, Word) and not _ignorable(i.text)]
-    return len(concepts) == 1 and not rest and concepts[0].how not in {"relational", "compound"}
+    if len(concepts) != 1 or rest or concepts[0].how in {"relational", "compound"}:
+        return None
+    return concepts[0]
+
+
+def _one_concept(words: list[str], lex: Lexicon) -> bool:
+    return the_concept(words, lex) is not None
 
 
 def _item_before(text: str, lex: Lexicon) -> bool:
@@ -123,17 +130,12 @@ _QUALIFIER = re.compile(
 
 def _list_items(body: str, lex: Lexicon) -> list[list[int]] | None:
     """The entries of each item of an 'a or b or c' list, when every item names a concept."""
-    from clinbridge.engine.understand._ground import Concept, ground_text
-
     body = _QUALIFIER.sub("", body)
     parts = [p.strip() for p in re.split(r"\bor\b", body)]
-    if len(parts) < 2 or any(not _one_concept(_WORD.findall(p), lex) for p in parts):
+    found = [the_concept(_WORD.findall(p), lex) for p in parts]
+    if len(parts) < 2 or any(c is None for c in found):
         return None
-    out = []
-    for p in parts:
-        found = [i for i in ground_text(p, lex, embeddings=False) if isinstance(i, Concept)]
-        out.append(list(found[0].entries))
-    return out
+    return [list(c.entries) for c in found if c is not None]
 
 
 def _head(before: str, lex: Lexicon, listed: set[int]) -> tuple[int, int] | None:
