@@ -72,7 +72,9 @@ set 10 (81 questions, 15 abstentions; seed 10101, 540 x 1300) was written blind 
 code on 2026-12-02, on a workbook from a third independent builder (``BOOKS``) with conventions
 of its own, and committed before its first run; its golds are checked a second way from a long
 view (``verify``). Blind figures (lead only, ``--figures``): on main 4a65265's reader 43/81 =
-53.1 %, 37 abstained, 1 wrong."""
+53.1 %, 37 abstained, 1 wrong; after
+that stop's reader work (main 9125844) 44/81 = 54.3 %, 36 abstained, 1 wrong. It was opened as
+development material on 2026-12-03 (06:50 UTC, stop 23's start); set 11 is the new blind set."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
