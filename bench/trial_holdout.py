@@ -12,7 +12,7 @@ Do not read the questions while working on the reader: run this only to report a
 
 Usage::
 
-    python bench/trial_holdout.py [--set 1|...|10] [--show]   # --show: every verdict, not only misses
+    python bench/trial_holdout.py [--set 1|...|11] [--show]   # --show: every verdict, not only misses
     python bench/trial_holdout.py --set 8 --check   # build the workbook, compute every gold, verify; no reader
     python bench/trial_holdout.py --set 10 --figures  # a SEALED set: the figures line only
 """
@@ -45,6 +45,7 @@ HOLDOUTS = {
     8: (ROOT / "bench" / "data" / "trial_holdout8_sealed.py.gz", 8088, 548, 1310),
     9: (ROOT / "bench" / "data" / "trial_holdout9_sealed.py.gz", 9191, 540, 1300),
     10: (ROOT / "bench" / "data" / "trial_holdout10_sealed.py.gz", 10101, 540, 1300),
+    11: (ROOT / "bench" / "data" / "trial_holdout11_sealed.py.gz", 11111, 540, 1300),
 }
 """Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran;
 set 3 and set 4 by writers blind to the reader's code, each committed before its first run;
@@ -74,11 +75,20 @@ of its own, and committed before its first run; its golds are checked a second w
 view (``verify``). Blind figures (lead only, ``--figures``): on main 4a65265's reader 43/81 =
 53.1 %, 37 abstained, 1 wrong; after
 that stop's reader work (main 9125844) 44/81 = 54.3 %, 36 abstained, 1 wrong. It was opened as
-development material on 2026-12-03 (06:50 UTC, stop 23's start); set 11 is the new blind set."""
+development material on 2026-12-03 (06:50 UTC, stop 23's start); set 11 is the new blind set:
+set 11 (83 questions, 15 abstentions; seed 11111, 540 x 1300) was written blind to the reader's
+code on 2026-12-03, on a workbook from a fourth independent builder (``BOOKS``), and committed
+before its first run; its golds are checked a second way from a long view (``verify``). Blind
+figures (lead only, ``--figures``): on main 4d9b648 the loader refused the workbook (its
+dictionary's section-divider rows read as variables; 0/83). The writer's report named three of
+the workbook's conventions to the lead (divider rows, a cover-sheet table of missing codes,
+SAS-style special missing values): loader work on those is work on a convention the set shows,
+and is said so wherever its figures are reported."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
     10: ROOT / "bench" / "data" / "trial10_book.py.gz",
+    11: ROOT / "bench" / "data" / "trial11_book.py.gz",
 }
 """Sets whose workbook is NOT made by clinbridge.synthetic.trial but by an independent builder (a
 sealed module with ``build(seed, subjects, variables, path)`` and ``load_gold(path)``): set 8's
