@@ -149,10 +149,14 @@ def test_fhir_search_syntax(fhir_conn: Any) -> None:
 
 
 def test_date_comparisons_bind_to_the_stream_read(eunomia_conn: Any) -> None:
-    a = eunomia_conn.ask(
+    said = (
         "distinct person_id in condition_occurrence with condition_concept_id 4112343 and "
         "condition_start_date between 2015-01-01 and 2015-12-31"
     )
+    # with no word for a count or a list, askers mean either: it asks which
+    bare = eunomia_conn.ask(said)
+    assert bare.decision == "abstain" and "ambiguous" in (bare.reason or "")
+    a = eunomia_conn.ask("count " + said)
     gold = _one(
         eunomia_conn,
         "SELECT count(DISTINCT person_id) FROM condition_occurrence WHERE condition_concept_id = "

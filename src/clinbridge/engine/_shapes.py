@@ -126,6 +126,8 @@ _BREAKDOWN = re.compile(
 )
 _NOT_GROUPS = frozenset(
     [
+        "pt",
+        "pts",
         "patient",
         "patients",
         "person",

@@ -54,7 +54,7 @@ from clinbridge.engine.understand._schema_plain import (
     tables_disagree,
 )
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
-from clinbridge.engine.understand._schema_roles import FIELD_ABSTAIN, role_words
+from clinbridge.engine.understand._schema_roles import FIELD_ABSTAIN, per_patient_ratio, role_words
 from clinbridge.engine.understand._senses import read_senses
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
@@ -127,6 +127,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
 
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
+    question = per_patient_ratio(question)  # 'count(*) / count(DISTINCT person_id) over X'
     gap = demographic_gap(question)
     question, units_differ = unit_asides(question)  # '(1 kg = 2.20462 lb)', '(stored in cm)'
     if gap or units_differ:

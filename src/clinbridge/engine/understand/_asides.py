@@ -81,6 +81,17 @@ _ASIDES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "number of ",
     ),
+    # 'dx made in the ER', 'drugs given in the ICU': events inside such encounters (the place
+    # after a verb of recording, not 'patients seen in the ER', who are a cohort)
+    (
+        re.compile(
+            r"\b(diagnosed|made|recorded|given|prescribed|administered|performed|done|ordered|coded|"
+            r"documented|noted)\s+(?:in|at)\s+(?:the\s+|an?\s+)?"
+            r"(er|ed|a&e|emergency\s+(?:room|department)|icu|intensive\s+care(?:\s+unit)?)\b"
+            r"(?!\s+(?:visits?|encounters?|stays?|admissions?))"
+        ),
+        r"\1 during \2 visits",
+    ),
     # 'pts weighing 100 kg+': a body weight
     (re.compile(r"\bweighing\b"), "with body weight"),
     # 'taller than 6 ft', 'heavier than 100 kg': a body measure compared

@@ -740,8 +740,9 @@ PLURAL_PEOPLE = frozenset({"patients", "people", "persons", "individuals", "subj
 
 
 def _which_people(items: list[Item]) -> int | None:
-    """'which patients / which women had X' (a plural person right after an opening which or
-    what): the position of the 'which', else None."""
+    """'which patients / which women had X', 'which asthma patients ...' (a plural person, or
+    a concept qualifying people, right after an opening which or what): the position of the
+    'which', else None."""
     wh = next((k for k, i in enumerate(items) if isinstance(i, Slot) and i.kind == "wh"), None)
     if wh is None or any(
         isinstance(i, Slot) or (isinstance(i, Word) and i.role != "hint") for i in items[:wh]
@@ -756,6 +757,8 @@ def _which_people(items: list[Item]) -> int | None:
         and nxt.text in {"women", "men", "females", "males"}
     ):
         return wh
+    if isinstance(nxt, Concept) and _followed_by_person(items, nxt):
+        return wh  # 'which asthma patients never got albuterol'
     return None
 
 

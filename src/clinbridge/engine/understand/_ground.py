@@ -20,6 +20,7 @@ from clinbridge.engine.understand._categories import category_class
 from clinbridge.engine.understand._ground_words import (
     BOUNDARY,
     CONNECTORS,
+    DOSE_NOUNS,
     EVENT_NOUNS,
     GLUE,
     QUANTITY_WORDS,
@@ -94,8 +95,9 @@ def _expand(words: list[str], vocab: set[str], lex: Lexicon | None = None) -> li
     shorthand = concept_shorthand()
     text = " ".join(words)
     for key in sorted((k for k in shorthand if " " in k), key=len, reverse=True):
-        if re.search(rf"\b{re.escape(key)}\b", text) and not _inside_a_name(text, key, lex):
-            text = re.sub(rf"\b{re.escape(key)}\b", _pick(shorthand[key], vocab, lex), text)
+        said = rf"\b{re.escape(key)}(?=s?\b)"  # 'dc cardioversions': the plural keeps its 's'
+        if re.search(said, text) and not _inside_a_name(text, key, lex):
+            text = re.sub(said, _pick(shorthand[key], vocab, lex), text)
     out: list[str] = []
     split = text.split()
     for i, w in enumerate(split):
@@ -227,6 +229,8 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 continue
             if all(w.replace(".", "").isdigit() for w in seg):
                 continue  # a bare number never names a concept
+            if length == 1 and len(first) == 1:
+                continue  # nor a single letter ('hepatitis a or b': the B of 'group B')
             phrase = " ".join(seg)
             # a vaccine or (where no label matches) a drug class stands for its members
             klass = _vaccine_class(phrase, lex) or _category_concept(phrase, lex)
@@ -270,6 +274,8 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 continue  # 'score', 'results': the kind of value, not which concept
             if length == 1 and best.how == "contains" and stem(first) in lex.stream_words:
                 continue  # 'output' where a stream holds outputs: the stream, not 'ostomy (output)'
+            if best.how == "contains" and _stream_and_act(seg, lex):
+                continue  # 'vaccine doses': the stream's events, not the products named '... dose'
             if best.how == "contains":
                 n_labels = sum(1 for m in matches if m.how == "contains")
                 if _spread(matches, lex) > 40 or (best.score < 0.3 and n_labels > 12):
@@ -395,6 +401,22 @@ def _drug_class(phrase: str, lex: Lexicon) -> Concept | None:
         return None
     label = f"{klass.name} ({', '.join(found)}; drug class from the built-in list)"
     return Concept(phrase, label, sorted(entries), 0.95, "drug_class", primary=sorted(entries))
+
+
+def _stream_and_act(seg: list[str], lex: Lexicon) -> bool:
+    """Words that only name a stream and its events or values ('vaccine doses', 'drug
+    exposures', 'lab results'): no word of them says which concept."""
+    streams = [w for w in seg if stem(w) in lex.stream_words or w in lex.stream_words]
+    rest = [w for w in seg if w not in streams]
+    return bool(streams) and all(
+        w in DOSE_NOUNS
+        or w in VALUE_KIND_NOUNS
+        or w in EVENT_NOUNS
+        or w in STREAM_NOUNS
+        or w in STOP_WORDS
+        or w in FILLER
+        for w in rest
+    )
 
 
 def _vaccine_class(phrase: str, lex: Lexicon) -> Concept | None:

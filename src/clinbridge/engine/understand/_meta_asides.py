@@ -9,6 +9,10 @@ anyway, and are dropped before the rules read the question:
   counting (who, what rows, how often, pooled or not), none names a concept, a value or a time.
   The words are a closed list of such words, not any question's; one word outside it keeps the
   whole parenthesis, to be grounded or named in the abstention.
+  The same words as the question's closing clause (', counting results rather than
+  patients?') are dropped alike.
+* **a unit said again**: 'mEq/L (the same as mmol/L for potassium)': a unit named equal to
+  the one just written, with no number of its own.
 * **today's date said again** — 'as of today (22 March 2023)', 'now (2023-03-22)': the date
   in parentheses after 'today' or 'now' is the reading's own today; another date stays.
 * **a threshold said again** — 'below 70 mg/dL (about 3.9 mmol/L)', 'under 125 g/L (that is,
@@ -37,6 +41,9 @@ _META = frozenset(
     ever at point
     kinds kind types type forms form strengths strength products product combo combos
     combination combinations brands branded generic generics dose doses
+    rather than instead but not
+    visits encounters admissions stays prescriptions exposures procedures diagnoses sessions
+    immunizations vaccinations shots
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 _PAREN = re.compile(r"\s*\((?P<body>[^()]{1,80})\)")
@@ -57,6 +64,12 @@ _RESTATED = re.compile(
 )
 
 
+_SAME_UNIT = re.compile(
+    r"(?<=[a-zµ%/0-9])\s*\(\s*(?:(?:which\s+is\s+)?the\s+same\s+as|same\s+as|equivalent\s+to|identical\s+to|"
+    r"equals?|=|i\.e\.,?)\s+[a-zµ%][a-zµ%^0-9.]*/[a-zµ%^0-9.]+(?:\s+for\s+[a-z][a-z -]{1,30})?\s*\)"
+)
+"""A unit said to equal another, with no number: 'mEq/L (the same as mmol/L for potassium)'."""
+
 _TODAY = re.compile(
     r"\b(?P<w>today|now)\s*,?\s*\(\s*(?:i\.e\.,?\s*|that\s+is,?\s*)?(?P<d>[^()]{6,24}?)\s*\)"
 )
@@ -73,6 +86,7 @@ def drop_meta_asides(text: str, today: dt.date | None = None) -> str:
     text = _TODAY.sub(same_day, text)
     text = re.sub(r"\bas\s+(?:of|at)\s+(today|now)\b", r"\1", text)  # 'aged 65+ as of today'
     text = _RESTATED.sub(lambda m: m["pre"], text)
+    text = _SAME_UNIT.sub(" ", text)
 
     def meta(m: re.Match[str]) -> str:
         words = _WORD.findall(m["body"].lower())
@@ -80,4 +94,9 @@ def drop_meta_asides(text: str, today: dt.date | None = None) -> str:
             return m[0]
         return " "
 
-    return _PAREN.sub(meta, text)
+    text = _PAREN.sub(meta, text)
+    return _CLAUSE.sub(meta, text)
+
+
+_CLAUSE = re.compile(r"\s*,\s*(?P<body>(?:counting|count|each|every)\b[^,()?;]{1,60}?)(?=\s*\??\s*$)")
+"""The same convention as a closing clause: '..., counting doses rather than patients?'."""

@@ -1,4 +1,4 @@
-"""'Was patient 7 given X, Y, or Z?': one list of alternatives, split by the walk.
+"""'Was patient 7 given X, Y, or Z?', 'X or Y', 'X / Y': one list of alternatives, split by the walk.
 
 The first item of a comma list becomes the measure's concepts and the 'Y or Z' that follows a
 filter on the same stream, which would ask for X *and* (Y or Z). When the filter is exactly
@@ -29,8 +29,14 @@ def fold_or_list(plan: QueryPlan, question: str) -> QueryPlan:
     label = flt.concepts.label or ""
     first = _plain(m.concepts.label or "")
     text = _plain(question)
-    # the list as written: 'X, Y(,) or Z' — X right before a comma, the filter's set an or-list
-    if " or " not in label or not first or f"{first}," not in text:
+    # the list as written: 'X, Y(,) or Z' — X right before a comma, the filter's set an or-list;
+    # or 'X or Y', 'X / Y': X right before an 'or' or a slash and the filter's words after it
+    listed = " or " in label and first and f"{first}," in text
+    said = _plain(label)
+    paired = bool(first and said) and re.search(
+        rf"\b{re.escape(first)}\s*(?:\bor\b|/)\s*{re.escape(said)}\b", _slashed(question)
+    )
+    if not (listed or paired):
         return plan
     merged = ConceptSet(
         concepts=m.concepts.concepts + flt.concepts.concepts,
@@ -41,6 +47,12 @@ def fold_or_list(plan: QueryPlan, question: str) -> QueryPlan:
     return plan.model_copy(
         update={"filters": (), "measure": m.model_copy(update={"concepts": merged})}
     )
+
+
+def _slashed(text: str) -> str:
+    """``_plain`` keeping slashes ('donepezil / aricept' → 'donepezil / aricept')."""
+    words = re.sub(r"[^\w\s,/]", " ", text.lower())
+    return re.sub(r"\s+", " ", words).strip()
 
 
 def _plain(text: str) -> str:

@@ -26,6 +26,19 @@ for a cut list, the repaired plan).
   in 2018' read as the stays of patients who had one in 2018 — every stay of theirs counted. A
   count of encounters of a type with a windowed filter on encounters of that same type is the
   count of those in the window: the window moves to the plan.
+* **ids or their number**: 'distinct person_id with X', no count or list word: either.
+* **a drug or its class**: 'penicillin' names stored penicillin G and V products and the
+  penicillin class (amoxicillin, ampicillin...); where the source holds other members of the
+  class, which is meant is not said.
+* **a share of events**: 'what share of all visits were ER visits' read as a share of
+  patients answers another question.
+* **a hospital visit**: 'went to the hospital' read as an inpatient stay, where the source
+  also records emergency visits: inpatient only, or emergency visits too, is not said.
+* **a ratio of aggregates**: 'count(*) / count(DISTINCT x)' read as anything but events per
+  patient lost its division.
+* **a value on no named test**: 'how many results > 5.0', 'mean value of all labs': a value
+  threshold or a numeric summary over a test table with no concept adds up values of every
+  test in their own units — which test is meant was not read.
 * **yes/no read as a count or list**: 'has patient 7 got a platelet count test' read as how many,
   or as a list, answers another question.
 """
@@ -185,6 +198,20 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
         and not re.search(r"\bhow\s+(many|much)\b", question, re.I)
     ):
         reason, phrase = f"a yes/no question read as a {op}", question.split()[0]
+    if not reason and plan.aggregate.op == "proportion" and plan.measure.of == "patients":
+        if (share := _SHARE_OF_EVENTS.search(question)) is not None:
+            reason, phrase = f"a share of {share['n']}, read as a share of patients", share[0]
+    if not reason and _IDS_ASKED.match(question) and plan.aggregate.op in {"count", "list", "count_distinct"}:
+        reason = "ambiguous: 'distinct person_id' may ask for the ids or for their number; say 'list' or 'count'"
+        phrase = "distinct"
+    if not reason and (klass := _class_or_drug(plan, ctx)) is not None:
+        reason, phrase = klass
+    if not reason and (loose := _hospital_visit(question, plan, ctx)) is not None:
+        reason, phrase = loose
+    if not reason and _RATIO_OF.search(question) and plan.measure.of != "events_per_patient":
+        reason, phrase = "a ratio of two aggregates, read as one", "/"
+    if not reason and (unnamed := _unnamed_test(plan)) is not None:
+        reason, phrase = unnamed
     if not reason and (result := _result_unread(question, plan)) is not None:
         reason, phrase = result
     if not reason and (timed := time_counted(question, plan)) is not None:
@@ -193,7 +220,7 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
         return reading
     return Reading(
         question=reading.question,
-        abstain_reason=f"cannot answer: {reason}",
+        abstain_reason=reason if reason.startswith("ambiguous:") else f"cannot answer: {reason}",
         unresolved=(phrase,),
         groundings=reading.groundings,
     )
@@ -268,6 +295,100 @@ _RESULT = re.compile(
     re.I,
 )
 _TESTS = frozenset({"measurement", "observation", "lab", "labs"})
+
+
+_IDS_ASKED = re.compile(
+    r"^\W*(?:select\s+)?(?:the\s+)?(?:distinct|unique)\s+(?:\w+\.)?(?:person|patient|subject)_?ids?\b"
+    r"(?!\s+(?:values|list|count|number))(?![^?]*\b(?:count|number\s+of|how\s+many|list)\b)",
+    re.I,
+)
+"""'distinct person_id in X with Y' with no word for a count or a list: askers mean both (the
+ids a SELECT DISTINCT gives, or their number)."""
+_SHARE_OF_EVENTS = re.compile(
+    r"(?:share|percent(?:age)?|%|fraction|proportion|ratio|how\s+many)\s+of\s+(?:all\s+|the\s+|every\s+)?"
+    r"(?:(?!(?:person|patient|subject)\b)\w+\s+){0,2}?(?P<n>visits|encounters|admissions|stays|records|rows|prescriptions|diagnoses|events|"
+    r"procedures|measurements|results|exposures|immunizations|doses)\b",
+    re.I,
+)
+
+
+def _class_or_drug(plan: QueryPlan, ctx: Any) -> tuple[str, str] | None:
+    """A drug word that is both the name of stored drugs and the name of their class
+    ('penicillin': penicillin G and V products, or any penicillin-class antibiotic), where the
+    source holds class members the word does not name: which is meant is not said."""
+    from clinbridge.engine.understand._shorthand import drug_class
+
+    lex = getattr(ctx, "lexicon", None)  # (the built-in class list only tells the class reading)
+    if lex is None:
+        return None
+    sets = [f.concepts for f in plan.filters if getattr(f, "concepts", None) is not None]
+    meas: Any = plan.measure
+    sets += [meas.concepts] if meas.concepts is not None else []
+    for cs in sets:
+        label = " ".join((cs.label or "").lower().split())
+        klass = drug_class(label)
+        if klass is None or label != klass.name:
+            continue
+        others = [
+            i
+            for i in klass.ingredients
+            if label not in i
+            and any(
+                m.how in {"exact", "synonym", "same_words"}
+                and any(lex.entries[e].stream == "drug" for e in m.entries)
+                for m in lex.match(i)
+            )
+        ]
+        if others:
+            return (
+                f"ambiguous: {label!r} may mean the drugs named {label!r} or any {klass.name}-class "
+                f"drug ({', '.join(others[:3])} included); say which",
+                label,
+            )
+    return None
+
+
+_HOSPITAL_VISIT = re.compile(
+    r"\b(?:went|go|goes|going|gone|been|trips?|visits?|visited|presented|came|come|comes)\s+(?:to\s+)?"
+    r"(?:the\s+|a\s+)?hospital\b(?!\s+(?:stays?|admissions?))"
+    r"|\bhospital\s+(?:visits?|encounters?|trips?|attendances?)\b",
+    re.I,
+)
+
+
+def _hospital_visit(question: str, plan: QueryPlan, ctx: Any) -> tuple[str, str] | None:
+    """'went to the hospital', 'hospital visits' read as inpatient stays where the source also
+    records emergency visits: which of the two is meant is not said."""
+    m = _HOSPITAL_VISIT.search(question)
+    types = getattr(getattr(ctx, "lexicon", None), "encounter_types", None) or {}
+    if m is None or not types.get("emergency") or not types.get("inpatient"):
+        return None
+    meas: Any = plan.measure
+    read = [getattr(f, "type", None) for f in plan.filters] + [meas.encounter_type]
+    if "inpatient" not in read or re.search(r"\b(?:admi|inpatient|hospitali[sz]|stay)", question, re.I):
+        return None
+    return (
+        f"ambiguous: {m[0]!r} may mean inpatient admissions only or inpatient and emergency "
+        "visits; say which",
+        m[0],
+    )
+
+
+_RATIO_OF = re.compile(r"\)\s*/\s*(?:count|sum|avg|mean|min|max)\s*\(", re.I)
+_NUMERIC_OPS = frozenset({"mean", "median", "min", "max", "sum", "stddev"})
+
+
+def _unnamed_test(plan: QueryPlan) -> tuple[str, str] | None:
+    """A value threshold or numeric summary over a test table with no concept (see above)."""
+    meas: Any = plan.measure
+    summarised = meas.of == "value" and plan.aggregate.op in _NUMERIC_OPS
+    if (meas.stream or "") in _TESTS and meas.concepts is None and (meas.value is not None or summarised):
+        return f"a value of {meas.stream} results is asked, but of no named test", meas.stream
+    for f in plan.filters:
+        stream = getattr(f, "stream", "") or ""
+        if stream in _TESTS and getattr(f, "value", None) is not None and getattr(f, "concepts", None) is None:
+            return f"a value threshold on {stream} results, but on no named test", stream
+    return None
 
 
 def _result_unread(question: str, plan: QueryPlan) -> tuple[str, str] | None:

@@ -18,6 +18,10 @@ stream's time columns) — never by a list of questions:
   date: the column is dropped, the time kept (``drug_exposure_start_date in 2020`` → 'in 2020');
   'earliest <time column>' is 'earliest date';
 * ``concept_name`` is the names.
+
+One more is said again before any reader runs, since no reader reads it otherwise:
+``count(*) / count(DISTINCT person_id) over X`` (rows per patient id) is 'average number of X
+per patient' (``per_patient_ratio``).
 """
 
 from __future__ import annotations
@@ -29,12 +33,25 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
 
-__all__ = ["FIELD_ABSTAIN", "role_words"]
+__all__ = ["FIELD_ABSTAIN", "per_patient_ratio", "role_words"]
 
 FIELD_ABSTAIN = re.compile(
     r"\(the plan cannot filter on it\)|the plan cannot read it|two tables named", re.I
 )
 _Q = r"(?:\w+\.)?"  # 'person.birth_datetime'
+_RATIO = re.compile(
+    r"^\W*count\s*\(\s*\*\s*\)\s*/\s*count\s*\(\s*distinct\s+(?:\w+\.)?(?:person|patient|subject)_?id\s*\)"
+    r"\s+(?:over|of|for|from|in|among|across)\s+(?P<rest>.+?)\s*\??\s*$",
+    re.I,
+)
+
+
+def per_patient_ratio(question: str) -> str:
+    """'count(*) / count(DISTINCT person_id) over X rows' said as 'average number of X rows
+    per patient' (else the question unchanged)."""
+    m = _RATIO.match(question)
+    return f"average number of {m['rest']} per patient" if m else question
+
 _DATE = r"'?(?P<d>\d{4}-\d{2}-\d{2})'?"
 _BEFORE = {"<": "before", "<=": "on or before", ">": "after", ">=": "on or after"}
 

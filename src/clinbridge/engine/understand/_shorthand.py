@@ -108,7 +108,40 @@ def expand_words(text: str) -> str:
     ):
         text = re.sub(rf"\b(\d+)\s*(?:{short})\b", rf"\1 {unit}", text)
     text = re.sub(r"\bout\s+of\b", "among", text)  # 'out of everyone with X, ...'
+    text = _LETTER_LIST.sub(_letters, text)  # 'hepatitis a or b vaccine', 'type 1 or 2 diabetes'
+    text = _LIST_TAIL.sub(lambda m: f"which {m['body']}", text)  # 'X pts w Y - which ones'
+    text = re.sub(r"\b(?:exceed|surpass|top)(?:s|es|ed|ped|ing|ping)?\s+(?=[\d.]+)", "above ", text)
+    text = _ION.sub(lambda m: _IONS[m["ion"] or m["ion2"]], text)  # 'K+ results > 5': the ion, not a result
     return attribute_values(text)
+
+
+_LETTER_LIST = re.compile(
+    r"\b(?P<w>(?!(?:ages?|aged|than|between|over|under|last|past|next|every|top|first|only|least|most)\b)[a-z]{3,})"
+    r"\s+(?P<x>[a-e]|[1-5])\s*(?:or|/|and/or)\s*(?P<y>[a-e]|[1-5])\b"
+    r"(?:\s+(?P<n>(?!(?:in|on|at|of|for|to|by|and|or|with|w|who|that|since|before|after|during|pts?|patients?|"
+    r"people|ever|the|a|an)\b)[a-z]{3,}))?"
+)
+"""Two letters or digits after one word, the word said once: 'hepatitis a or b vaccine' is
+'hepatitis a vaccine or hepatitis b vaccine', 'type 1 or 2 diabetes' 'type 1 diabetes or type 2
+diabetes' (a word after the pair is the noun both share, unless a preposition or a person)."""
+
+
+def _letters(m: re.Match[str]) -> str:
+    noun = f" {m['n']}" if m["n"] else ""
+    return f"{m['w']} {m['x']}{noun} or {m['w']} {m['y']}{noun}"
+
+
+_LIST_TAIL = re.compile(
+    r"^\s*(?P<body>(?:(?!\b(?:how|what|which|who|list|show|is|are|was|were|has|have|did|does)\b)[^?])*?"
+    r"\b(?:patients|people|persons)\b[^?]*?)\s*(?:[-–—,:;(]\s*)(?:which\s+ones|who\s+are\s+they|list(?:\s+them)?|"
+    r"(?:patient\s+)?ids?|names?)\s*\)?\s*\??\s*$"
+)
+"""A question written as a noun phrase about patients with its ask at the end: 'otitis media
+patients who never got amoxicillin - which ones', 'patients with an active care plan - list'."""
+
+_IONS = {"k": "potassium", "na": "sodium", "ca": "calcium", "mg": "magnesium", "cl": "chloride"}
+_ION = re.compile(r"(?<![\w/+])(?:(?P<ion>k|na|ca|mg)(?:\+\+|2\+|\+)|(?P<ion2>cl)-)(?![\w+])")
+"""An electrolyte written as its ion ('K+', 'Na+', 'Ca2+', 'Ca++', 'Cl-')."""
 
 
 _ETYPE = (
