@@ -32,6 +32,7 @@ from clinbridge.engine.understand._trial_clauses import (
     compare_sides,
     find_yes_no_comparisons,
     merge_repeats,
+    merge_restated_codes,
     read_missing_clauses,
 )
 from clinbridge.engine.understand._trial_conjunction import (
@@ -266,6 +267,7 @@ class TrialReader:
         self._find_groups(q)  # 4.
         said_groups = list(q.groups)  # 'by X', 'in each X' (not a yes/no item's both sides)
         self._find_mentions(q)  # 5. content words → mentions of variables and codes
+        merge_restated_codes(q)  # 'study = 2 (NORDIC-HT)': one condition
         drop_known_restated(q)  # 'among non-missing X values': X read elsewhere
         check_unread_minus(q.masked, [(mt.start, mt.end) for mt in q.mentions])
         compare_sides(q)

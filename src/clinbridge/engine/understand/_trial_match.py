@@ -102,12 +102,35 @@ def find_mentions(parse: Parse, families: list[Family], codesets: list[CodeSet])
             and set(m.core or m.positions) & set(best.core or best.positions)
         ]
         if rivals:
+            best, rivals = said_whole(parse, best, rivals)
+        if rivals:
             names = [describe(best)] + [describe(r) for r in rivals[:3]]
             phrase = " ".join(content[i].text for i in sorted(best.positions))
             raise Abstain(f"{phrase!r} could mean any of: " + "; ".join(names) + " — say which")
         parse.consumed |= set(best.positions)
         out.append(best)
     return out
+
+
+def said_whole(parse: Parse, best: Mention, rivals: list[Mention]) -> tuple[Mention, list[Mention]]:
+    """Of mentions tied on the same words, one whose label the words say whole beats those whose
+    label they say only in part: 'CAPE' is the trial CAPE, not the centre Cape Town; 'cooled'
+    the allocation Hypothermia, not 'Received therapeutic hypothermia'. Two said whole stay
+    tied (the caller abstains)."""
+    whole = [mt for mt in [best, *rivals] if _whole(parse, mt)]
+    if len(whole) != 1:
+        return best, rivals
+    return whole[0], []
+
+
+def _whole(parse: Parse, mt: Mention) -> bool:
+    words = {parse.content[i].norm for i in mt.positions}
+    if isinstance(mt.target, CodeSet):
+        return bool(mt.codes) and all(
+            mt.target.distinct.get(c) and mt.target.distinct[c] <= words for c in mt.codes
+        )
+    fam = mt.target
+    return bool(fam.head) and (fam.head <= words or any(k <= words for k in fam.keys))
 
 
 def describe(mt: Mention) -> str:

@@ -1,0 +1,177 @@
+"""Classes of question that set 10's independent workbook found unread or misread, on a small
+workbook of that builder's habits written here (not its text): a title line and a blank line
+above the dictionary's headings, one ``code: label`` per line in the options cell, missing codes
+per item written label first (``not recorded: 999``), a trial whose name begins a centre's name,
+an as-treated yes/no item beside the randomised arm, two deaths recorded at two moments. Gold is
+computed in pandas."""
+
+from __future__ import annotations
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+
+import clinbridge.api as cb
+from clinbridge.adapters.trial import load_trial
+
+N = 260
+CENTRES = {11: "Polar Bay", 12: "Leeds", 21: "Lima", 22: "Quito"}
+HEAD = (
+    "Item code",
+    "Item description",
+    "Data type",
+    "Unit",
+    "Response options",
+    "Missing value codes",
+    "Assessment",
+    "Collected in",
+)
+BOTH = "POLAR, TROPIC"
+YN = "0: No\n1: Yes"
+# (column, label, type, unit, options, missing, assessment, trials)
+ITEMS = (
+    ("pid", "Participant number", "text", "", "", "", "", BOTH),
+    ("trial", "Study", "categorical", "", "1: POLAR\n2: TROPIC", "", "", BOTH),
+    (
+        "centre",
+        "Centre",
+        "categorical",
+        "",
+        "\n".join(f"{k}: {v}" for k, v in CENTRES.items()),
+        "",
+        "",
+        BOTH,
+    ),
+    ("alloc", "Allocated arm", "categorical", "", "1: Cooling\n2: Usual care", "", "Entry", BOTH),
+    ("cool_rx", "Cooling received (as treated)", "yes/no", "", YN, "", "Entry", BOTH),
+    (
+        "grade",
+        "Encephalopathy grade at entry",
+        "categorical",
+        "",
+        "1: Mild\n2: Moderate\n3: Severe",
+        "",
+        "Entry",
+        BOTH,
+    ),
+    ("wt_b", "Weight at birth", "integer", "g", "", "not recorded: 999", "Birth", BOTH),
+    ("fits", "Fits in the first three days", "yes/no", "", YN, "unknown: 9", "T+72h", BOTH),
+    ("dead_dc", "Death before discharge", "yes/no", "", YN, "", "Discharge", BOTH),
+    (
+        "dead_24",
+        "Death before the 24-month visit",
+        "yes/no",
+        "",
+        YN,
+        "unknown: 9",
+        "24 months",
+        BOTH,
+    ),
+    (
+        "walk_24",
+        "Walking unaided",
+        "yes/no",
+        "",
+        YN,
+        "unknown: 9; not applicable: 8",
+        "24 months",
+        BOTH,
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, pd.DataFrame]:
+    rng = np.random.default_rng(1010)
+    trial = rng.integers(1, 3, N)
+    centre = np.where(trial == 1, rng.choice([11, 12], N), rng.choice([21, 22], N))
+    alloc = rng.integers(1, 3, N)
+    dead_dc = (rng.random(N) < 0.15).astype(int)
+    dead_24 = np.where(dead_dc == 1, 1, (rng.random(N) < 0.05).astype(int))
+    dead_24 = np.where((dead_24 == 0) & (rng.random(N) < 0.07), 9, dead_24)
+    walk = np.where(dead_24 == 1, 8, np.where(dead_24 == 9, 9, (rng.random(N) < 0.8).astype(int)))
+    wt = rng.normal(3300, 450, N).round().astype(int)
+    wt[rng.random(N) < 0.05] = 999
+    fits = (rng.random(N) < 0.3).astype(int)
+    fits[rng.random(N) < 0.04] = 9
+    df = pd.DataFrame(
+        {
+            "pid": [f"P{i:04d}" for i in range(N)],
+            "trial": trial,
+            "centre": centre,
+            "alloc": alloc,
+            "cool_rx": np.where(alloc == 1, rng.random(N) < 0.95, rng.random(N) < 0.05).astype(int),
+            "grade": rng.integers(1, 4, N),
+            "wt_b": wt,
+            "fits": fits,
+            "dead_dc": dead_dc,
+            "dead_24": dead_24,
+            "walk_24": walk,
+        }
+    )
+    path = tmp_path_factory.mktemp("set10") / "book.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active.title = "Front"
+    wb["Front"].append(["POLAR / TROPIC pooled export"])
+    data = wb.create_sheet("records")
+    data.append(list(df.columns))
+    for row in df.itertuples(index=False):
+        data.append([v.item() if hasattr(v, "item") else v for v in row])
+    meta = wb.create_sheet("Item list")
+    meta.append(["POLAR / TROPIC item list, version 1"])
+    meta.append([])
+    meta.append(list(HEAD))
+    for item in ITEMS:
+        meta.append(list(item))
+    wb.save(path)
+    url = f"duckdb:///{path.with_suffix('.duckdb')}"
+    load_trial(path, url)
+    return url, df
+
+
+def _ask(url: str, question: str) -> cb.Answer:  # type: ignore[name-defined]
+    with cb.connect(url) as conn:
+        return conn.ask(question)
+
+
+def _known(s: pd.Series, *codes: int) -> pd.Series:
+    return s[~s.isin(codes)]
+
+
+def test_a_code_restated_in_brackets_is_one_condition(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    # said twice, it must still restrict the cohort (it was counted once and dropped as cohort)
+    for question, cohort in (
+        ("Fraction with dead_dc = 1 among records where grade = 3 (Severe).", df.grade == 3),
+        ("Fraction with dead_dc = 1 among records where trial = 1 (POLAR).", df.trial == 1),
+    ):
+        a = _ask(url, question)
+        assert a.decision == "accept", a.reason
+        assert (a.details["numerator"], a.details["denominator"]) == (
+            int(df[cohort].dead_dc.sum()),
+            int(cohort.sum()),
+        )
+    # the brackets naming another value of it are a contradiction
+    assert _ask(
+        url, "Fraction with dead_dc = 1 among records where trial = 1 (TROPIC)."
+    ).decision == ("abstain")
+
+
+def test_a_label_said_whole_beats_one_said_in_part(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    # 'POLAR' is the whole label of a trial, a part of the centre 'Polar Bay'
+    a = _ask(url, "how many deaths before discharge in POLAR?")
+    assert a.decision == "accept", a.reason
+    assert a.value == int(df[df.trial == 1].dead_dc.sum())
+    a = _ask(url, "how many deaths before discharge at Polar Bay?")
+    assert a.decision == "accept", a.reason
+    assert a.value == int(df[df.centre == 11].dead_dc.sum())
+    # 'cooling' says the arm's label whole, 'Cooling received (as treated)' only in part
+    a = _ask(url, "percentage of infants allocated to cooling who died before discharge")
+    assert a.decision == "accept", a.reason
+    arm = df[df.alloc == 1]
+    assert (a.details["numerator"], a.details["denominator"]) == (int(arm.dead_dc.sum()), len(arm))
+    a = _ask(url, "what percentage of the cooling arm received cooling (as treated)?")
+    assert a.decision == "accept", a.reason
+    assert a.details["numerator"] == int(arm.cool_rx.sum())
