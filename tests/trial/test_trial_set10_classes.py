@@ -55,7 +55,18 @@ ITEMS = (
         "Entry",
         BOTH,
     ),
-    ("wt_b", "Weight at birth", "integer", "g", "", "not recorded: 999", "Birth", BOTH),
+    (
+        "wt_b",
+        "Weight at birth",
+        "integer",
+        "g",
+        "",
+        "not recorded: 999; not known: NK",
+        "Birth",
+        BOTH,
+    ),
+    ("tc_0", "Core temperature", "decimal", "°C", "", "not recorded: 999", "T+0h (entry)", BOTH),
+    ("tc_24", "Core temperature", "decimal", "°C", "", "not recorded: 999", "T+24h", BOTH),
     ("fits", "Fits in the first three days", "yes/no", "", YN, "unknown: 9", "T+72h", BOTH),
     ("dead_dc", "Death before discharge", "yes/no", "", YN, "", "Discharge", BOTH),
     (
@@ -93,6 +104,11 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, pd.DataFrame]:
     walk = np.where(dead_24 == 1, 8, np.where(dead_24 == 9, 9, (rng.random(N) < 0.8).astype(int)))
     wt = rng.normal(3300, 450, N).round().astype(int)
     wt[rng.random(N) < 0.05] = 999
+    wt = wt.astype(object)
+    wt[rng.random(N) < 0.03] = "NK"
+    tc0 = rng.normal(35.5, 0.8, N).round(1)
+    tc24 = np.where(alloc == 1, rng.normal(33.5, 0.3, N), rng.normal(37.0, 0.4, N)).round(1)
+    tc24[rng.random(N) < 0.05] = 999
     fits = (rng.random(N) < 0.3).astype(int)
     fits[rng.random(N) < 0.04] = 9
     df = pd.DataFrame(
@@ -104,6 +120,8 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, pd.DataFrame]:
             "cool_rx": np.where(alloc == 1, rng.random(N) < 0.95, rng.random(N) < 0.05).astype(int),
             "grade": rng.integers(1, 4, N),
             "wt_b": wt,
+            "tc_0": tc0,
+            "tc_24": tc24,
             "fits": fits,
             "dead_dc": dead_dc,
             "dead_24": dead_24,
@@ -175,3 +193,63 @@ def test_a_label_said_whole_beats_one_said_in_part(book: tuple[str, pd.DataFrame
     a = _ask(url, "what percentage of the cooling arm received cooling (as treated)?")
     assert a.decision == "accept", a.reason
     assert a.details["numerator"] == int(arm.cool_rx.sum())
+
+
+def _num(s: pd.Series, *missing: float) -> pd.Series:
+    v = pd.to_numeric(s, errors="coerce")
+    return v.where(~v.isin(missing))
+
+
+def test_missing_codes_written_meaning_first(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    # 'not recorded: 999; not known: NK': both codes missing, the text one too
+    a = _ask(url, "mean weight at birth")
+    assert a.decision == "accept", a.reason
+    assert a.value == pytest.approx(_num(df.wt_b, 999).mean())
+    a = _ask(url, "mean(wt_b), 999 and NK excluded")
+    assert a.decision == "accept", a.reason
+    assert a.value == pytest.approx(_num(df.wt_b, 999).mean())
+
+
+def test_entry_is_the_baseline_assessment(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    a = _ask(url, "mean change in core temperature from entry to 24 hours in the cooling arm")
+    assert a.decision == "accept", a.reason
+    arm = df.alloc == 1
+    want = (_num(df.tc_24, 999) - df.tc_0)[arm].mean()
+    assert a.value == pytest.approx(want)
+
+
+def test_declared_missing_codes_said_excluded(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    fits = _num(df.fits, 9).dropna()
+    for question in (
+        "share of fits = 1 (code 9 excluded)",
+        "share of fits = 1, excluding code 9",
+        "share of fits = 1 (9 left out)",
+    ):
+        a = _ask(url, question)
+        assert a.decision == "accept", (question, a.reason)
+        assert (a.details["numerator"], a.details["denominator"]) == (int(fits.sum()), len(fits))
+    # an ordinary value said to be left out is a condition no figure here states: abstain
+    assert _ask(url, "share of fits = 1 by grade (code 3 excluded)").decision == "abstain"
+    assert _ask(url, "mean(wt_b), 3000 excluded").decision == "abstain"
+
+
+def test_known_clauses_in_other_words(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    walk = _num(df.walk_24, 8, 9)
+    for question in (
+        "Proportion of walk_24 = 1 among records where walk_24 is recorded, alloc = 2.",
+        "what proportion of usual care infants (walking unaided known) were walking unaided?",
+        "% walking unaided in the usual care arm (known status only)",
+    ):
+        a = _ask(url, question)
+        assert a.decision == "accept", (question, a.reason)
+        known = walk[df.alloc == 2].dropna()
+        assert (a.details["numerator"], a.details["denominator"]) == (
+            int(known.sum()),
+            len(known),
+        ), question
+    # another variable's being known is a restriction of its own: abstain
+    assert _ask(url, "mean weight at birth (walking unaided known)").decision == "abstain"

@@ -559,6 +559,8 @@ class _Question:
     """Spans of the variables named by clauses restating the missing default ('known X')."""
     """(start of its sentence, of the comparative word, end of the sentence) of each yes/no
     comparison."""
+    codes_out: list[str] = field(default_factory=list)
+    """Codes said to be left out ('8 and 9 excluded'): each a missing code of what is named."""
 
     def blank(self, a: int, b: int) -> None:
         """Blank out characters a..b of what is left (they have been read)."""
