@@ -253,3 +253,47 @@ def test_known_clauses_in_other_words(book: tuple[str, pd.DataFrame]) -> None:
         ), question
     # another variable's being known is a restriction of its own: abstain
     assert _ask(url, "mean weight at birth (walking unaided known)").decision == "abstain"
+
+
+def test_survivors_by_the_time_point_asked(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    # two deaths (before discharge, before the 24-month visit): the time asked says which
+    a = _ask(url, "among survivors assessed at 24 months, what proportion were walking unaided?")
+    assert a.decision == "accept", a.reason
+    alive = df[df.dead_24 == 0]
+    walk = _num(alive.walk_24, 8, 9).dropna()
+    assert (a.details["numerator"], a.details["denominator"]) == (int(walk.sum()), len(walk))
+    a = _ask(url, "percentage of survivors to discharge who had fits")
+    assert a.decision == "accept", a.reason
+    fits = _num(df[df.dead_dc == 0].fits, 9).dropna()
+    assert (a.details["numerator"], a.details["denominator"]) == (int(fits.sum()), len(fits))
+    # no time point: which death?
+    assert _ask(url, "percentage of survivors who had fits").decision == "abstain"
+
+
+def test_a_unit_in_brackets(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    for question in ("median weight at birth (grams)", "median weight at birth (in g)"):
+        a = _ask(url, question)
+        assert a.decision == "accept", (question, a.reason)
+        assert a.value == pytest.approx(_num(df.wt_b, 999).median())
+    # another unit than the stored one: no silent answer in the wrong unit
+    assert _ask(url, "median weight at birth (kg)").decision == "abstain"
+    assert _ask(url, "median weight at birth (mins)").decision == "abstain"
+    a = _ask(url, "mean core temperature at 24 hours (°C)")
+    assert a.decision == "accept", a.reason
+
+
+def test_grouped_by_a_yes_no_item(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    a = _ask(url, "median wt_b by dead_dc")
+    assert a.decision == "accept", a.reason
+    w = _num(df.wt_b, 999)
+    got = {r["dead_dc"]: r["value"] for r in a.value}
+    assert got == pytest.approx(
+        {"No": w[df.dead_dc == 0].median(), "Yes": w[df.dead_dc == 1].median()}
+    )
+    # 'between' two codes groups by their variable, never by a yes/no item sharing a word
+    a = _ask(url, "compare mean weight at birth between the cooling and usual care groups")
+    assert a.decision == "accept", a.reason
+    assert {r["alloc"] for r in a.value} == {"Cooling", "Usual care"}

@@ -82,6 +82,7 @@ from clinbridge.engine.understand._trial_roles import (
 )
 from clinbridge.engine.understand._trial_spelling import correct_typos
 from clinbridge.engine.understand._trial_typos import TypoMender
+from clinbridge.engine.understand._trial_unit_aside import read_unit_asides, unit_name
 from clinbridge.engine.understand._trial_vocab import (
     ROLE_WORDS,
     Token,
@@ -199,6 +200,7 @@ class TrialReader:
             self.vocabulary |= cs.tokens
         self.rewrites = rewrites(catalog, self.vocabulary)
         self.typos = TypoMender(reader_words(catalog))
+        self.units = {unit_name(v.unit) for v in catalog.variables if v.unit}
         missing_words = {
             lab.lower()
             for v in catalog.variables
@@ -359,7 +361,9 @@ class TrialReader:
     def _clarifications(self, q: _Question) -> None:
         """A parenthetical restatement ('(i.e. across rewarming)', '(that is, ...)') that names
         nothing in the dictionary — no variable, code, group, number or negation — is a gloss on
-        what precedes it, not a condition or a grouping: it is left unread (and said so)."""
+        what precedes it, not a condition or a grouping: it is left unread (and said so). A unit
+        in brackets ('(mins)') is read, to be checked against what is measured."""
+        read_unit_asides(q, self.units)
         for m in CLARIFICATION.finditer(q.masked):
             body = m.group("body")
             words = [
@@ -383,7 +387,8 @@ class TrialReader:
         while (m := GROUP_RE.search(q.masked, at)) is not None:
             # (an unread match gives back its words: 'between 0 h and 72 h by arm' has 'by arm')
             at = m.start("rest")
-            found = group_of(m.group("rest"), self.roles, self.families)
+            lead = m.group("lead")
+            found = group_of(m.group("rest"), self.roles, self.families, binary=lead == "by")
             if found is None:
                 if m.group("lead") in {
                     "per",
@@ -477,7 +482,8 @@ class TrialReader:
             if t.norm not in self.vocabulary | LINKING_VERBS and not q.in_time(t.start)
         ]
         q.unplaced(unknown)
-        q.mentions = find_mentions(parse, self.families, self.codesets)
+        asked = tuple(tp.text() for tp, _, _ in q.times)
+        q.mentions = find_mentions(parse, self.families, self.codesets, asked)
         self._label_then_code(q, parse)
         check_aside_counted(q.text, parse, q.mentions)  # 'how many causes of death'
         design_words = set().union(*ROLE_WORDS.values())
@@ -559,6 +565,7 @@ class _Question:
     """Spans of the variables named by clauses restating the missing default ('known X')."""
     """(start of its sentence, of the comparative word, end of the sentence) of each yes/no
     comparison."""
+    units_said: list[str] = field(default_factory=list)
     codes_out: list[str] = field(default_factory=list)
     """Codes said to be left out ('8 and 9 excluded'): each a missing code of what is named."""
 

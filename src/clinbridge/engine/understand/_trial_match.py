@@ -30,9 +30,10 @@ LINKING_VERBS = (frozenset(canon(w) for w in SPLIT_VERBS) - {"death"}) | SOFT_WO
 
 
 def group_of(
-    rest: str, roles: dict[str, Variable], families: list[Family]
+    rest: str, roles: dict[str, Variable], families: list[Family], *, binary: bool = False
 ) -> tuple[Variable, int] | None:
-    """The grouping variable a 'by ...' phrase names, and how many characters it used."""
+    """The grouping variable a 'by ...' phrase names, and how many characters it used; with
+    ``binary``, a yes/no item too ('median stay by death before discharge': yes and no)."""
     toks = tokenize(rest)
     if not toks:
         return None
@@ -49,12 +50,14 @@ def group_of(
             return roles[role], used
     best: tuple[float, Variable, int] | None = None
     for fam in families:
-        if fam.kind != "categorical":
+        if fam.kind != "categorical" and not (
+            binary and fam.kind == "binary" and len(fam.members) == 1
+        ):
             continue
         hit = [t for t in toks if t.norm in fam.tokens]
         if not hit or toks[0] not in hit:
             continue
-        score = len(hit) + 0.1 * len(hit) / max(1, len(fam.head))
+        score = len(hit) + 0.1 * len(hit) / max(1, len(fam.head)) - 0.05 * (fam.kind == "binary")
         if best is None or score > best[0]:
             members = [v for vs in fam.members.values() for v in vs]
             best = (score, members[0], hit[-1].end)
@@ -78,7 +81,12 @@ def set_against(parse: Parse, cl: list[int], a: int, b: int) -> bool:
     return bool(before) and bool(after) and before != after
 
 
-def find_mentions(parse: Parse, families: list[Family], codesets: list[CodeSet]) -> list[Mention]:
+def find_mentions(
+    parse: Parse,
+    families: list[Family],
+    codesets: list[CodeSet],
+    times: tuple[str, ...] = (),
+) -> list[Mention]:
     out: list[Mention] = []
     content = parse.content
     while True:
@@ -104,6 +112,8 @@ def find_mentions(parse: Parse, families: list[Family], codesets: list[CodeSet])
         if rivals:
             best, rivals = said_whole(parse, best, rivals)
         if rivals:
+            best, rivals = recorded_when_asked(times, best, rivals)
+        if rivals:
             names = [describe(best)] + [describe(r) for r in rivals[:3]]
             phrase = " ".join(content[i].text for i in sorted(best.positions))
             raise Abstain(f"{phrase!r} could mean any of: " + "; ".join(names) + " — say which")
@@ -121,6 +131,19 @@ def said_whole(parse: Parse, best: Mention, rivals: list[Mention]) -> tuple[Ment
     if len(whole) != 1:
         return best, rivals
     return whole[0], []
+
+
+def recorded_when_asked(
+    times: tuple[str, ...], best: Mention, rivals: list[Mention]
+) -> tuple[Mention, list[Mention]]:
+    """Of variables tied on the same words, the one recorded at a time point the question asks
+    ('survivors assessed at 18 months': the death before the 18-month assessment, not the death
+    before discharge); none or several recorded then stay tied (the caller abstains)."""
+    tied = [best, *rivals]
+    if not times or not all(isinstance(mt.target, Family) for mt in tied):
+        return best, rivals
+    held = [mt for mt in tied if set(times) & set(mt.target.members)]  # type: ignore[union-attr]
+    return (held[0], []) if len(held) == 1 else (best, rivals)
 
 
 def _whole(parse: Parse, mt: Mention) -> bool:
