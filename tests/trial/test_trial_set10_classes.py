@@ -44,7 +44,7 @@ ITEMS = (
         BOTH,
     ),
     ("alloc", "Allocated arm", "categorical", "", "1: Cooling\n2: Usual care", "", "Entry", BOTH),
-    ("cool_rx", "Cooling received (as treated)", "yes/no", "", YN, "", "Entry", BOTH),
+    ("cool_rx", "Received therapeutic cooling (as treated)", "yes/no", "", YN, "", "Entry", BOTH),
     (
         "grade",
         "Encephalopathy grade at entry",
@@ -67,6 +67,7 @@ ITEMS = (
     ),
     ("tc_0", "Core temperature", "decimal", "°C", "", "not recorded: 999", "T+0h (entry)", BOTH),
     ("tc_24", "Core temperature", "decimal", "°C", "", "not recorded: 999", "T+24h", BOTH),
+    ("tc_24_at", "Core temperature reading, clock time", "text", "hh:mm", "", "", "T+24h", BOTH),
     ("fits", "Fits in the first three days", "yes/no", "", YN, "unknown: 9", "T+72h", BOTH),
     ("dead_dc", "Death before discharge", "yes/no", "", YN, "", "Discharge", BOTH),
     (
@@ -122,6 +123,7 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, pd.DataFrame]:
             "wt_b": wt,
             "tc_0": tc0,
             "tc_24": tc24,
+            "tc_24_at": [f"{h:02d}:15" for h in rng.integers(0, 24, N)],
             "fits": fits,
             "dead_dc": dead_dc,
             "dead_24": dead_24,
@@ -185,7 +187,7 @@ def test_a_label_said_whole_beats_one_said_in_part(book: tuple[str, pd.DataFrame
     a = _ask(url, "how many deaths before discharge at Polar Bay?")
     assert a.decision == "accept", a.reason
     assert a.value == int(df[df.centre == 11].dead_dc.sum())
-    # 'cooling' says the arm's label whole, 'Cooling received (as treated)' only in part
+    # 'cooling' says the arm's label whole, 'Received therapeutic cooling' only in part
     a = _ask(url, "percentage of infants allocated to cooling who died before discharge")
     assert a.decision == "accept", a.reason
     arm = df[df.alloc == 1]
@@ -297,3 +299,79 @@ def test_grouped_by_a_yes_no_item(book: tuple[str, pd.DataFrame]) -> None:
     a = _ask(url, "compare mean weight at birth between the cooling and usual care groups")
     assert a.decision == "accept", a.reason
     assert {r["alloc"] for r in a.value} == {"Cooling", "Usual care"}
+
+
+def test_a_difference_with_its_order_said_by_a_minus(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    w = _num(df.wt_b, 999)
+    cool, usual = w[df.alloc == 1].mean(), w[df.alloc == 2].mean()
+    for question, want in (
+        # the grouping 'between the arms' is the two sides the minus names
+        (
+            "What was the difference in mean weight at birth between the arms (cooling minus usual care)?",
+            cool - usual,
+        ),
+        # a comparative of any adjective, the order said by the minus
+        (
+            "how much heavier were the cooling infants? weight at birth, cooling minus usual care",
+            cool - usual,
+        ),
+        # a side hyphenated where it is said first
+        (
+            "how much higher was the mean weight at birth in the usual-care arm than in the "
+            "cooling arm (usual care minus cooling)?",
+            usual - cool,
+        ),
+    ):
+        a = _ask(url, question)
+        assert a.decision == "accept", (question, a.reason)
+        assert a.value == pytest.approx(want), question
+    # a grouping by another variable than the sides: not read as the difference
+    assert (
+        _ask(
+            url, "difference in mean weight at birth between the trials (cooling minus usual care)"
+        ).decision
+        == "abstain"
+    )
+
+
+def test_a_plural_is_no_spelling_slip(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    a = _ask(
+        url,
+        "mean change in core temperature from entry to 24 hours among infants with both readings",
+    )
+    assert a.decision == "accept", a.reason
+    assert a.value == pytest.approx((_num(df.tc_24, 999) - df.tc_0).mean())
+
+
+def test_an_arm_said_as_a_yes_no_item_whole_abstains(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # 'Cooling (as treated)' beside the arm 'Cooling': 'in cooling' names both whole
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame(
+        {
+            "id": [f"X{i}" for i in range(60)],
+            "arm": rng.integers(1, 3, 60),
+            "rx": rng.integers(0, 2, 60),
+            "died": rng.integers(0, 2, 60),
+        }
+    )
+    meta = pd.DataFrame(
+        [
+            ("id", "Infant id", ""),
+            ("arm", "Randomised arm", "1=Cooling; 2=Usual care"),
+            ("rx", "Cooling (as treated)", "0=No; 1=Yes"),
+            ("died", "Death before discharge", "0=No; 1=Yes"),
+        ],
+        columns=["Variable", "Label", "Codes"],
+    )
+    path = tmp_path / "twins.xlsx"
+    with pd.ExcelWriter(path) as xl:
+        df.to_excel(xl, sheet_name="Data", index=False)
+        meta.to_excel(xl, sheet_name="Dictionary", index=False)
+    url = f"duckdb:///{tmp_path / 'twins.duckdb'}"
+    load_trial(path, url)
+    assert _ask(url, "number of deaths before discharge in cooling").decision == "abstain"
+    a = _ask(url, "number of deaths before discharge in the cooling arm")
+    assert a.decision == "accept", a.reason
+    assert a.value == int(df[df.arm == 1].died.sum())

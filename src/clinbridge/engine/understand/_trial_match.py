@@ -109,6 +109,7 @@ def find_mentions(
             if s >= scored[0][0] - 0.05
             and set(m.core or m.positions) & set(best.core or best.positions)
         ]
+        rivals += design_twins(parse, best, [m for _, m in scored[1:]])
         if rivals:
             best, rivals = said_whole(parse, best, rivals)
         if rivals:
@@ -131,6 +132,22 @@ def said_whole(parse: Parse, best: Mention, rivals: list[Mention]) -> tuple[Ment
     if len(whole) != 1:
         return best, rivals
     return whole[0], []
+
+
+def design_twins(parse: Parse, best: Mention, others: list[Mention]) -> list[Mention]:
+    """A code of the arm, trial or site said by the very words that name a variable's label
+    whole ('in cooling': the arm Cooling, or 'Received cooling (as treated)'?) is a rival however
+    the two score: the question does not say which (the caller abstains)."""
+    if not isinstance(best.target, Family) or not _whole(parse, best):
+        return []
+    return [
+        m
+        for m in others
+        if isinstance(m.target, CodeSet)
+        and m.target.var.role in {"arm", "trial", "site"}
+        and set(m.positions) == set(best.positions)
+        and _whole(parse, m)
+    ]
 
 
 def recorded_when_asked(
