@@ -68,6 +68,7 @@ ITEMS = (
     ("tc_0", "Core temperature", "decimal", "°C", "", "not recorded: 999", "T+0h (entry)", BOTH),
     ("tc_24", "Core temperature", "decimal", "°C", "", "not recorded: 999", "T+24h", BOTH),
     ("tc_24_at", "Core temperature reading, clock time", "text", "hh:mm", "", "", "T+24h", BOTH),
+    ("hear_b", "Bilateral hearing loss", "yes/no", "", YN, "", "24 months", BOTH),
     ("fits", "Fits in the first three days", "yes/no", "", YN, "unknown: 9", "T+72h", BOTH),
     ("dead_dc", "Death before discharge", "yes/no", "", YN, "", "Discharge", BOTH),
     (
@@ -125,6 +126,7 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, pd.DataFrame]:
             "tc_24": tc24,
             "tc_24_at": [f"{h:02d}:15" for h in rng.integers(0, 24, N)],
             "fits": fits,
+            "hear_b": (rng.random(N) < 0.1).astype(int),
             "dead_dc": dead_dc,
             "dead_24": dead_24,
             "walk_24": walk,
@@ -375,3 +377,46 @@ def test_an_arm_said_as_a_yes_no_item_whole_abstains(tmp_path) -> None:  # type:
     a = _ask(url, "number of deaths before discharge in the cooling arm")
     assert a.decision == "accept", a.reason
     assert a.value == int(df[df.arm == 1].died.sum())
+
+
+def test_distributions_in_other_words(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    polar = df[df.trial == 1]
+    want = {
+        {1: "Mild", 2: "Moderate", 3: "Severe"}[int(k)]: (int(n), len(polar))
+        for k, n in polar.grade.value_counts().items()
+    }
+    for question in (
+        "In POLAR, how were the infants spread across the encephalopathy grades?",
+        "grade: count and share of each code, trial = 1",
+    ):
+        a = _ask(url, question)
+        assert a.decision == "accept", (question, a.reason)
+        assert {r["grade"]: (r["numerator"], r["denominator"]) for r in a.value} == want
+
+
+def test_shorthand_beside_another_code_of_its_variable(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    # 'mod or severe': 'moderate' and 'severe' are two codes of one variable (no label pairs
+    # them); a dash before what is asked parts the cohort from it, subtracting nothing
+    usual = df[(df.trial == 1) & (df.alloc == 2)]
+    for question in (
+        "POLAR usual care - % mod or severe encephalopathy grade",
+        "% mod or severe encephalopathy grade in the usual care arm of POLAR",
+    ):
+        a = _ask(url, question)
+        assert a.decision == "accept", (question, a.reason)
+        assert (a.details["numerator"], a.details["denominator"]) == (
+            int(usual.grade.isin([2, 3]).sum()),
+            len(usual),
+        )
+    assert _ask(url, "% mod weight at birth").decision == "abstain"
+    # a dash between two things named still asks a difference the reading did not form
+    assert _ask(url, "mean tc_24 - wt_b").decision == "abstain"
+
+
+def test_an_adverb_of_a_label_word(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    a = _ask(url, "how many infants had hearing loss bilaterally?")
+    assert a.decision == "accept", a.reason
+    assert a.value == int(df.hear_b.sum())

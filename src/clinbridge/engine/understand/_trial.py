@@ -86,8 +86,8 @@ from clinbridge.engine.understand._trial_unit_aside import read_unit_asides, uni
 from clinbridge.engine.understand._trial_vocab import (
     ROLE_WORDS,
     Token,
+    dictionary_neighbours,
     expand_shorthand,
-    neighbour_pairs,
     tokenize,
 )
 from clinbridge.engine.understand._trial_words import (
@@ -210,19 +210,7 @@ class TrialReader:
         self.missing_clause = missing_clause(
             sorted(w for w in missing_words if not set(w.split()) & self.vocabulary)
         )
-        self.neighbours = neighbour_pairs(
-            [v.description or v.name for v in catalog.variables]
-            + [lab for v in catalog.variables for lab in v.codes.values() if lab]
-            # a code said before its variable's name: 'moderate disability', 'severe HIE'
-            + [
-                f"{lab} {word}"
-                for v in catalog.variables
-                if v.type == "categorical" and not v.role
-                for lab in v.codes.values()
-                if lab
-                for word in label_terms(v.description or v.name)[0]
-            ]
-        )
+        self.neighbours = dictionary_neighbours(catalog)
 
     # -- reading ---------------------------------------------------------------------------
     def understand(self, question: str) -> list[Reading]:
@@ -271,7 +259,7 @@ class TrialReader:
         self._find_mentions(q)  # 5. content words → mentions of variables and codes
         merge_restated_codes(q)  # 'study = 2 (NORDIC-HT)': one condition
         drop_known_restated(q)  # 'among non-missing X values': X read elsewhere
-        check_unread_minus(q.masked, [(mt.start, mt.end) for mt in q.mentions])
+        check_unread_minus(q.masked, [(mt.start, mt.end) for mt in q.mentions], q.text)
         compare_sides(q)
         _both_sides(q)
         check_negations_placed(q.tokens, q.mentions, q.text)  # 'not delivered by ...'

@@ -10,6 +10,10 @@ import functools
 import itertools
 import re
 from importlib import resources
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog
 
 __all__ = [
     "DEFAULT_QUALIFIERS",
@@ -20,6 +24,7 @@ __all__ = [
     "SUBJECT_WORDS",
     "Token",
     "canon",
+    "dictionary_neighbours",
     "expand_shorthand",
     "neighbour_pairs",
     "one_edit_apart",
@@ -273,6 +278,8 @@ def stem(word: str) -> str:
     if len(w) <= 3 or w.isdigit():
         return w
     w = w.replace("iz", "is")
+    if w.endswith("ally") and len(w) >= 8:
+        return w[:-2]  # an adverb of an '-al' word: 'bilaterally' bilateral, 'clinically'
     for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
             base = w[: -len(suffix)] + keep
@@ -350,10 +357,37 @@ def _beside(
     if canon(m.group(0)) in vocabulary:
         return False
     exp = [canon(w) for w in words.split()]
-    prev = [canon(t.text) for t in tokenize(text[: m.start()])][-1:]
-    nxt = [canon(t.text) for t in tokenize(text[m.end() :])][:1]
+    # (function words skipped, as in the pairs: 'mod or severe' has 'moderate', 'severe')
+    prev = [canon(t.text) for t in tokenize(text[: m.start()]) if t.norm not in FILLER][-1:]
+    nxt = [canon(t.text) for t in tokenize(text[m.end() :]) if t.norm not in FILLER][:1]
     return bool(nxt and (exp[-1], nxt[0]) in neighbours) or bool(
         prev and (prev[0], exp[0]) in neighbours
+    )
+
+
+def dictionary_neighbours(catalog: Catalog) -> frozenset[tuple[str, str]]:
+    """The neighbour pairs of a catalog: of its labels, its code labels, a code said before its
+    variable's name ('moderate disability', 'severe HIE'), and two codes of one variable said
+    together ('moderate or severe': 'mod or severe injury')."""
+    from clinbridge.engine.understand._trial_model import label_terms
+
+    coded = [v for v in catalog.variables if v.type == "categorical" and not v.role]
+    return neighbour_pairs(
+        [v.description or v.name for v in catalog.variables]
+        + [lab for v in catalog.variables for lab in v.codes.values() if lab]
+        + [
+            f"{lab} {word}"
+            for v in coded
+            for lab in v.codes.values()
+            if lab
+            for word in label_terms(v.description or v.name)[0]
+        ]
+        + [
+            f"{a} {b}"
+            for v in coded
+            if len(v.codes) <= 12
+            for a, b in itertools.permutations([lab for lab in v.codes.values() if lab], 2)
+        ]
     )
 
 
