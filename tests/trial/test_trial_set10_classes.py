@@ -297,6 +297,13 @@ def test_grouped_by_a_yes_no_item(book: tuple[str, pd.DataFrame]) -> None:
     assert got == pytest.approx(
         {"No": w[df.dead_dc == 0].median(), "Yes": w[df.dead_dc == 1].median()}
     )
+    a = _ask(url, "median weight at birth by fits")
+    assert a.decision == "accept", a.reason
+    assert {r["fits"]: r["value"] for r in a.value} == pytest.approx(
+        {"No": w[df.fits == 0].median(), "Yes": w[df.fits == 1].median()}
+    )
+    # two deaths named whole by 'death': which one groups? (asked back)
+    assert _ask(url, "median weight at birth by death").decision == "abstain"
     # 'between' two codes groups by their variable, never by a yes/no item sharing a word
     a = _ask(url, "compare mean weight at birth between the cooling and usual care groups")
     assert a.decision == "accept", a.reason
