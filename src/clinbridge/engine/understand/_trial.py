@@ -71,6 +71,7 @@ from clinbridge.engine.understand._trial_model import (
     split_by_label_moment,
 )
 from clinbridge.engine.understand._trial_negation import check_negations_placed
+from clinbridge.engine.understand._trial_neighbours import dictionary_neighbours
 from clinbridge.engine.understand._trial_rewrites import rewrites, spread_asked
 from clinbridge.engine.understand._trial_roles import (
     check_trials,
@@ -86,7 +87,6 @@ from clinbridge.engine.understand._trial_unit_aside import read_unit_asides, uni
 from clinbridge.engine.understand._trial_vocab import (
     ROLE_WORDS,
     Token,
-    dictionary_neighbours,
     expand_shorthand,
     tokenize,
 )

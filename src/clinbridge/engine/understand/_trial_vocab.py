@@ -10,10 +10,6 @@ import functools
 import itertools
 import re
 from importlib import resources
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from clinbridge.catalog import Catalog
 
 __all__ = [
     "DEFAULT_QUALIFIERS",
@@ -24,7 +20,6 @@ __all__ = [
     "SUBJECT_WORDS",
     "Token",
     "canon",
-    "dictionary_neighbours",
     "expand_shorthand",
     "neighbour_pairs",
     "one_edit_apart",
@@ -362,32 +357,6 @@ def _beside(
     nxt = [canon(t.text) for t in tokenize(text[m.end() :]) if t.norm not in FILLER][:1]
     return bool(nxt and (exp[-1], nxt[0]) in neighbours) or bool(
         prev and (prev[0], exp[0]) in neighbours
-    )
-
-
-def dictionary_neighbours(catalog: Catalog) -> frozenset[tuple[str, str]]:
-    """The neighbour pairs of a catalog: of its labels, its code labels, a code said before its
-    variable's name ('moderate disability', 'severe HIE'), and two codes of one variable said
-    together ('moderate or severe': 'mod or severe injury')."""
-    from clinbridge.engine.understand._trial_model import label_terms
-
-    coded = [v for v in catalog.variables if v.type == "categorical" and not v.role]
-    return neighbour_pairs(
-        [v.description or v.name for v in catalog.variables]
-        + [lab for v in catalog.variables for lab in v.codes.values() if lab]
-        + [
-            f"{lab} {word}"
-            for v in coded
-            for lab in v.codes.values()
-            if lab
-            for word in label_terms(v.description or v.name)[0]
-        ]
-        + [
-            f"{a} {b}"
-            for v in coded
-            if len(v.codes) <= 12
-            for a, b in itertools.permutations([lab for lab in v.codes.values() if lab], 2)
-        ]
     )
 
 
