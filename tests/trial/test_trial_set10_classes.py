@@ -69,6 +69,8 @@ ITEMS = (
     ("tc_24", "Core temperature", "decimal", "°C", "", "not recorded: 999", "T+24h", BOTH),
     ("tc_24_at", "Core temperature reading, clock time", "text", "hh:mm", "", "", "T+24h", BOTH),
     ("hear_b", "Bilateral hearing loss", "yes/no", "", YN, "", "24 months", BOTH),
+    ("na_1", "Sodium", "integer", "mmol/L", "", "", "Day 1", BOTH),
+    ("na_3", "Sodium", "integer", "mmol/L", "", "", "D3", BOTH),
     ("fits", "Fits in the first three days", "yes/no", "", YN, "unknown: 9", "T+72h", BOTH),
     ("dead_dc", "Death before discharge", "yes/no", "", YN, "", "Discharge", BOTH),
     (
@@ -126,6 +128,8 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, pd.DataFrame]:
             "tc_24": tc24,
             "tc_24_at": [f"{h:02d}:15" for h in rng.integers(0, 24, N)],
             "fits": fits,
+            "na_1": rng.integers(128, 146, N),
+            "na_3": rng.integers(128, 146, N),
             "hear_b": (rng.random(N) < 0.1).astype(int),
             "dead_dc": dead_dc,
             "dead_24": dead_24,
@@ -427,3 +431,11 @@ def test_an_adverb_of_a_label_word(book: tuple[str, pd.DataFrame]) -> None:
     a = _ask(url, "how many infants had hearing loss bilaterally?")
     assert a.decision == "accept", a.reason
     assert a.value == int(df.hear_b.sum())
+
+
+def test_a_visit_written_as_a_column_code(book: tuple[str, pd.DataFrame]) -> None:
+    url, df = book
+    # the assessment cell says 'D3' (as a column name would): day 3
+    a = _ask(url, "mean change in sodium from day 1 to day 3")
+    assert a.decision == "accept", a.reason
+    assert a.value == pytest.approx((df.na_3 - df.na_1).mean())
