@@ -50,7 +50,7 @@ def group_of(
             return roles[role], used
     best: tuple[float, Variable, int] | None = None
     best_fam: Family | None = None
-    words: set[str] = set()
+    said: set[str] = set()
     for fam in families:
         if fam.kind != "categorical" and not (
             binary and fam.kind == "binary" and len(fam.members) == 1
@@ -62,7 +62,7 @@ def group_of(
         score = len(hit) + 0.1 * len(hit) / max(1, len(fam.head)) - 0.05 * (fam.kind == "binary")
         if best is None or score > best[0]:
             members = [v for vs in fam.members.values() for v in vs]
-            best, best_fam, words = (score, members[0], hit[-1].end), fam, {t.norm for t in hit}
+            best, best_fam, said = (score, members[0], hit[-1].end), fam, {t.norm for t in hit}
     if best is None:
         return None
     if best_fam is not None and best_fam.kind == "binary":
@@ -71,9 +71,9 @@ def group_of(
         others = [
             f
             for f in families
-            if f is not best_fam and f.kind in {"binary", "categorical"} and words <= f.tokens
+            if f is not best_fam and f.kind in {"binary", "categorical"} and said <= f.tokens
         ]
-        whole = [f for f in [best_fam, *others] if any(k <= words for k in f.keys)]
+        whole = [f for f in [best_fam, *others] if any(k <= said for k in f.keys)]
         if others and whole != [best_fam]:
             return None
     return best[1], best[2]
