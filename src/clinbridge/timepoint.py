@@ -72,7 +72,12 @@ _RANGE = re.compile(
     r"(?P<unit>hours?|hrs?|h|days?|minutes?|min|months?)\b",
     re.I,
 )
-_BASELINE = re.compile(r"\b(baseline|randomi[sz]ation|study entry|at entry|enrol?ment)\b", re.I)
+_BASELINE = re.compile(
+    r"\b(baseline|randomi[sz]ation|study entry|at entry|enrol?ment"
+    r"|(?<!data )(?<!double )entry(?!\s*(?:dates?|forms?|by|users?|status|times?|criteria)\b))\b",
+    re.I,
+)
+"""'at randomisation', 'Entry' (an assessment), 'from entry to 72 hours'; not 'data entry'."""
 _DISCHARGE = re.compile(r"\b(discharge|at discharge)\b", re.I)
 
 

@@ -154,6 +154,8 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         trials = tuple(t.strip() for t in re.split(r"[;,/&+]| and ", trial_text) if t.strip())
     tp_text = get("time_point") or None
     tp = canonical(tp_text) if tp_text else None
+    if tp is None and tp_text is not None and (coded := time_in_name(tp_text.strip())):
+        tp = coded.text()  # a visit written as a column would name it: 'D3', 'M18', 'H72'
     if tp is None and tp_text is None:
         # no time point written: from the name ('Temp (24 h)'), and where the dictionary has
         # no time-point column at all, from the label ('Lactate at 72 hours')

@@ -224,11 +224,26 @@ def parse_missing_column(text: Any) -> dict[str, str]:
     if isinstance(text, int | float) and not isinstance(text, bool):
         return {_cell_token(text) or str(text): ""}
     s = str(text).strip()
+    # label first, codes numbers or short texts: 'not recorded: 99; not known: NK'
+    parts = [p for p in re.split(r"\s*[;|\n]\s*", s) if p]
+    firsts = [_LABEL_THEN_CODE.match(p) for p in parts]
+    if parts and all(m and _says_missing(m.group("label")) for m in firsts):
+        return {m.group("code"): m.group("label").strip() for m in firsts if m}
     found = declarations_in_text(s)
     if found:
         rest = parse_code_list(s)
         return {**{k: v for k, v in rest.items() if k not in found and v != k}, **found}
     return parse_code_list(s)
+
+
+_LABEL_THEN_CODE = re.compile(
+    r"^\s*(?P<label>[A-Za-z][A-Za-z /()\-]*?)\s*[:=]\s*(?P<code>-?\d+(?:\.\d+)?|[A-Za-z.]{1,4})\s*$"
+)
+"""A missing meaning, then its code: 'not recorded: 999', 'not known: NK'."""
+
+
+def _says_missing(label: str) -> bool:
+    return is_missing_label(label) or is_missing_meaning(label)
 
 
 _PARTS = re.compile(r"\s*[;|\n]\s*|\s+/\s+|,\s+(?=\S{1,8}\s*(?:=|:|\())")

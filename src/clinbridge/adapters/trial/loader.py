@@ -666,8 +666,7 @@ def _long_in_duckdb(db: Any, table: TrialTable) -> int:
         f"JOIN {prefix}trial_variables AS v ON v.column_name = u.column_name "
         "LEFT JOIN (SELECT variable, TRY_CAST(code AS DOUBLE) AS code "
         f"FROM {prefix}trial_codes WHERE missing) AS m "
-        "ON m.variable = v.name AND m.code = u.raw "
-        "ORDER BY v.name, subject"
+        "ON m.variable = v.name AND m.code = u.raw"
     )
     return int(db.conn.execute(f"SELECT COUNT(*) FROM {prefix}trial_long").fetchone()[0])
 

@@ -32,6 +32,7 @@ from clinbridge.engine.understand._trial_clauses import (
     compare_sides,
     find_yes_no_comparisons,
     merge_repeats,
+    merge_restated_codes,
     read_missing_clauses,
 )
 from clinbridge.engine.understand._trial_conjunction import (
@@ -70,6 +71,7 @@ from clinbridge.engine.understand._trial_model import (
     split_by_label_moment,
 )
 from clinbridge.engine.understand._trial_negation import check_negations_placed
+from clinbridge.engine.understand._trial_neighbours import dictionary_neighbours
 from clinbridge.engine.understand._trial_rewrites import rewrites, spread_asked
 from clinbridge.engine.understand._trial_roles import (
     check_trials,
@@ -81,11 +83,11 @@ from clinbridge.engine.understand._trial_roles import (
 )
 from clinbridge.engine.understand._trial_spelling import correct_typos
 from clinbridge.engine.understand._trial_typos import TypoMender
+from clinbridge.engine.understand._trial_unit_aside import read_unit_asides, unit_name
 from clinbridge.engine.understand._trial_vocab import (
     ROLE_WORDS,
     Token,
     expand_shorthand,
-    neighbour_pairs,
     tokenize,
 )
 from clinbridge.engine.understand._trial_words import (
@@ -198,6 +200,7 @@ class TrialReader:
             self.vocabulary |= cs.tokens
         self.rewrites = rewrites(catalog, self.vocabulary)
         self.typos = TypoMender(reader_words(catalog))
+        self.units = {unit_name(v.unit) for v in catalog.variables if v.unit}
         missing_words = {
             lab.lower()
             for v in catalog.variables
@@ -207,19 +210,7 @@ class TrialReader:
         self.missing_clause = missing_clause(
             sorted(w for w in missing_words if not set(w.split()) & self.vocabulary)
         )
-        self.neighbours = neighbour_pairs(
-            [v.description or v.name for v in catalog.variables]
-            + [lab for v in catalog.variables for lab in v.codes.values() if lab]
-            # a code said before its variable's name: 'moderate disability', 'severe HIE'
-            + [
-                f"{lab} {word}"
-                for v in catalog.variables
-                if v.type == "categorical" and not v.role
-                for lab in v.codes.values()
-                if lab
-                for word in label_terms(v.description or v.name)[0]
-            ]
-        )
+        self.neighbours = dictionary_neighbours(catalog)
 
     # -- reading ---------------------------------------------------------------------------
     def understand(self, question: str) -> list[Reading]:
@@ -266,8 +257,9 @@ class TrialReader:
         self._find_groups(q)  # 4.
         said_groups = list(q.groups)  # 'by X', 'in each X' (not a yes/no item's both sides)
         self._find_mentions(q)  # 5. content words → mentions of variables and codes
+        merge_restated_codes(q)  # 'study = 2 (NORDIC-HT)': one condition
         drop_known_restated(q)  # 'among non-missing X values': X read elsewhere
-        check_unread_minus(q.masked, [(mt.start, mt.end) for mt in q.mentions])
+        check_unread_minus(q.masked, [(mt.start, mt.end) for mt in q.mentions], q.text)
         compare_sides(q)
         _both_sides(q)
         check_negations_placed(q.tokens, q.mentions, q.text)  # 'not delivered by ...'
@@ -357,7 +349,9 @@ class TrialReader:
     def _clarifications(self, q: _Question) -> None:
         """A parenthetical restatement ('(i.e. across rewarming)', '(that is, ...)') that names
         nothing in the dictionary — no variable, code, group, number or negation — is a gloss on
-        what precedes it, not a condition or a grouping: it is left unread (and said so)."""
+        what precedes it, not a condition or a grouping: it is left unread (and said so). A unit
+        in brackets ('(mins)') is read, to be checked against what is measured."""
+        read_unit_asides(q, self.units)
         for m in CLARIFICATION.finditer(q.masked):
             body = m.group("body")
             words = [
@@ -381,7 +375,8 @@ class TrialReader:
         while (m := GROUP_RE.search(q.masked, at)) is not None:
             # (an unread match gives back its words: 'between 0 h and 72 h by arm' has 'by arm')
             at = m.start("rest")
-            found = group_of(m.group("rest"), self.roles, self.families)
+            lead = m.group("lead")
+            found = group_of(m.group("rest"), self.roles, self.families, binary=lead == "by")
             if found is None:
                 if m.group("lead") in {
                     "per",
@@ -475,7 +470,8 @@ class TrialReader:
             if t.norm not in self.vocabulary | LINKING_VERBS and not q.in_time(t.start)
         ]
         q.unplaced(unknown)
-        q.mentions = find_mentions(parse, self.families, self.codesets)
+        asked = tuple(tp.text() for tp, _, _ in q.times)
+        q.mentions = find_mentions(parse, self.families, self.codesets, asked)
         self._label_then_code(q, parse)
         check_aside_counted(q.text, parse, q.mentions)  # 'how many causes of death'
         design_words = set().union(*ROLE_WORDS.values())
@@ -557,6 +553,9 @@ class _Question:
     """Spans of the variables named by clauses restating the missing default ('known X')."""
     """(start of its sentence, of the comparative word, end of the sentence) of each yes/no
     comparison."""
+    units_said: list[str] = field(default_factory=list)
+    codes_out: list[str] = field(default_factory=list)
+    """Codes said to be left out ('8 and 9 excluded'): each a missing code of what is named."""
 
     def blank(self, a: int, b: int) -> None:
         """Blank out characters a..b of what is left (they have been read)."""

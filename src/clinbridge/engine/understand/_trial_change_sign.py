@@ -62,11 +62,21 @@ _BESIDE = {"mean", "median", "average", "the", "value", "values", "of"}
 any other word makes the dash a separator ('seizures in 72h - rate for mild HIE')."""
 
 
-def check_unread_minus(masked: str, spans: list[tuple[int, int]]) -> None:
+_ASKED_NEXT = re.compile(
+    r"\s*(?:%|(?:percent(?:age)?|proportion|share|mean|median|average|avg|how\s+many|number)\b)"
+)
+"""What a question asks, said right after a dash: the dash parts the cohort from the question
+('NORDIC std care - % mod or severe injury'), it subtracts nothing."""
+
+
+def check_unread_minus(masked: str, spans: list[tuple[int, int]], text: str = "") -> None:
     """Abstain when a minus left unread stands between two things the question names ('mean(A
     - B)' with B's time point unknown, 'hypothermia minus normothermia'): a difference the
-    reading did not form would otherwise be answered as one side's figure."""
+    reading did not form would otherwise be answered as one side's figure. A dash before what
+    is asked ('- % with ...', '- mean') is a separator."""
     for m in _MINUS.finditer(masked):
+        if m.group(0) != "minus" and _ASKED_NEXT.match(text, m.end()):
+            continue
         before = [b for _, b in spans if b <= m.start()]
         after = [a for a, _ in spans if a >= m.end()]
         if not before or not after:

@@ -191,3 +191,39 @@ def code_restated(q: _Read, parse: Parse, mt: Mention) -> None:
     q.groundings.append(
         Grounding(phrase=said.text, kind="code", target=f"{var.name} = {said.text}, restated")
     )
+
+
+def merge_restated_codes(q: _Read) -> None:
+    """A code then the same code again in brackets ('study = 2 (NORDIC-HT)', 'arm 1 (cooled)')
+    is one condition said twice: the bracketed mention goes, so that the two can never take two
+    roles (one counted, one the cohort). Another code of the same variable in the brackets
+    ('study = 2 (CAPE)') is a contradiction: abstain."""
+    kept: list[Mention] = []
+    for mt in sorted(q.mentions, key=lambda m: m.start):
+        prev = kept[-1] if kept else None
+        if (
+            prev is not None
+            and isinstance(mt.target, CodeSet)
+            and isinstance(prev.target, CodeSet)
+            and mt.target.var is prev.target.var
+            and mt.codes
+            and prev.codes
+            and re.fullmatch(r"[\s|]*[(\[][\s|]*", q.text[prev.end : mt.start])
+            and re.match(r"[\s|]*[)\]]", q.text[mt.end :])
+        ):
+            var = mt.target.var
+            if set(mt.codes) != set(prev.codes):
+                raise Abstain(
+                    f"{q.text[prev.start : mt.end]!r} names two different values of {var.name} "
+                    f"({', '.join(var.codes.get(c, c) for c in prev.codes)} and "
+                    f"{', '.join(var.codes.get(c, c) for c in mt.codes)}); say which"
+                )
+            q.groundings.append(
+                Grounding(
+                    phrase=q.text[mt.start : mt.end], kind="code", target=f"{var.name}, restated"
+                )
+            )
+            continue
+        kept.append(mt)
+    if len(kept) < len(q.mentions):
+        q.mentions = [mt for mt in q.mentions if any(mt is k for k in kept)]

@@ -41,6 +41,8 @@ _CUT = re.compile(r"[(),;:?]")
 _SIDE_WORDS = {"the", "in", "among", "for", "arm", "group", "infants", "babies", "trial", "of"}
 _SCAFFOLD = re.compile(
     r"\bhow\s+much\s+(?:higher|greater|more|bigger|larger|lower|less|smaller)\s+(?:was|is|were|are)?"
+    # with the order said by a minus: 'how much colder were ... (standard care minus cooled)'
+    r"|\bhow\s+much\s+[a-z]+er\s+(?:was|is|were|are)\b"
     r"|\b(?:the\s+)?difference\s+(?:in|of|between)\s+(?:the\s+)?(?:means?|medians?)?"
     r"|\bdifference\s+in\s+means\b|\b(?:the\s+)?difference\b",
     re.I,
@@ -117,10 +119,15 @@ def _trim(words: list[str], *, last: bool) -> str:
     return " ".join(kept).strip(" .")
 
 
+def _loose(side: str) -> str:
+    """A side's words as a pattern that also meets them hyphenated ('standard-care arm')."""
+    return r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", side) if w)
+
+
 def _drop_side_words(core: str, sides: tuple[str, ...]) -> str:
     for side in sides:
         core = re.sub(
-            rf"(?:\b(?:in|among|for)\s+)?(?:the\s+)?{re.escape(side)}(?:\s+(?:arm|group))?",
+            rf"(?:\b(?:in|among|for)\s+)?(?:the\s+)?{_loose(side)}(?:\s+(?:arm|group))?",
             " ",
             core,
             flags=re.I,
@@ -143,14 +150,22 @@ def _side_filter(read: ReadFn, side: str) -> tuple[VariableFilter, Reading] | No
     return f, r
 
 
-def _measured(read: ReadFn, core: str) -> Reading | None:
-    """What is measured, read without the sides: one mean or median, no grouping."""
+def _measured(read: ReadFn, core: str, sides: str) -> Reading | None:
+    """What is measured, read without the sides: one mean or median, no grouping — but by the
+    sides' own variable ('difference in mean X between the arms (A minus B)': the arms are the
+    sides), which the sides replace."""
     if not re.search(r"\b(mean|median|average|avg)\b", core, re.I):
         core = f"mean {core}"
     r = read(core)
     p = r.plan
-    if p is None or p.aggregate.op not in _ONE or p.measure.of != "variable" or p.group_by:
+    if p is None or p.aggregate.op not in _ONE or p.measure.of != "variable":
         return None
+    if p.group_by:
+        if [g.variable for g in p.group_by] != [sides]:
+            return None
+        r = r.model_copy(update={"plan": p.model_copy(update={"group_by": ()})})
+        p = r.plan
+        assert p is not None
     if p.patient_id or p.minus is not None:
         return None
     return r
@@ -163,7 +178,7 @@ def _combine(read: ReadFn, question: str, first: str, second: str, core: str) ->
     (a, ra), (b, rb) = fa, fb
     if a.variable != b.variable or a.codes == b.codes:
         return None
-    measured = _measured(read, core)
+    measured = _measured(read, core, a.variable)
     if measured is None or measured.plan is None:
         return None
     base = measured.plan

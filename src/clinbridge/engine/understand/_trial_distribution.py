@@ -1,7 +1,8 @@
 """A distribution asked: each category of a coded variable with its n and its %.
 
 'distribution of HIE grade', 'HIE grade breakdown', 'mode of delivery, n (%)', 'number and
-percentage of infants in each HIE grade', 'percent per category', 'sex by arm (n, %)'. The
+percentage of infants in each HIE grade', 'percent per category', 'sex by arm (n, %)', 'count
+and share of each code', 'how were the infants spread across the grades'. The
 coded variable named without a code is the one distributed (grouped last); the groups said
 before it ('by arm') are the denominators' groups. Said with something to count ('death, n (%),
 by arm') it is a plain percentage, which states n and its denominator already.
@@ -17,10 +18,13 @@ __all__ = ["DISTRIBUTION", "find_distribution"]
 DISTRIBUTION = re.compile(
     r"\b(?:the\s+)?(?:distribution|breakdown|frequencies)\b(?:\s+(?:of|for)\b)?"
     r"|\(?\s*\bn\s*(?:\(\s*%\s*\)|,?\s*(?:and|&)?\s*%)\s*\)?"
-    r"|\b(?:numbers?|counts?)\s+(?:and|&)\s+(?:percentages?|proportions?|%)(?:\s+of\b)?"
-    r"|\b(?:percent(?:ages?)?|%|proportions?)\s+(?:per|by|in each|for each|of each)\s+"
-    r"(?:category|categories|level|levels|value|values)\b"
+    r"|\b(?:numbers?|counts?)\s+(?:and|&)\s+(?:percentages?|proportions?|shares?|%)"
+    r"(?:\s+(?:of|for)\s+each\s+(?:code|category|value|level)\b|\s+of\b)?"
+    r"|\b(?:percent(?:ages?)?|%|proportions?|shares?)\s+(?:per|by|in each|for each|of each)\s+"
+    r"(?:category|categories|level|levels|value|values|code|codes)\b"
     r"|\b(?:per|by|in each|for each|of each)\s+(?:category|categories)\b"
+    # 'how were the infants spread across the disability grades'
+    r"|\b(?:spread|distributed|split)\s+(?:across|over|among|between)\b"
 )
 
 

@@ -16,7 +16,8 @@ import re
 from typing import TYPE_CHECKING, Protocol
 
 from clinbridge.engine.understand._reading import Grounding
-from clinbridge.engine.understand._trial_model import Abstain, Family, Mention
+from clinbridge.engine.understand._trial_codes_out import check_codes_out, read_codes_out
+from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Variable
@@ -35,6 +36,15 @@ _NAMED = (
         rf"\b(?:among|over|of|across)\s+(?:the\s+|all\s+)?{_KNOWN}\s+(?P<x>[^,;:?!]+?)"
         r"\s+(?:values?|entries|records|results|data)\b"
     ),
+    # 'among non-missing Deaf_18 where ...': a column's name (fenced by the rewrites) alone
+    re.compile(rf"\b(?:among|over|of|across)\s+(?:the\s+|all\s+)?{_KNOWN}\s+(?P<x>\|[^|]+\|)"),
+    # '(mode of delivery known)', '(sex recorded)': a variable and its being known, in brackets
+    re.compile(rf"\(\s*(?P<x>[a-z][^()|]*?)\s+{_KNOWN}(?:\s+only)?\s*\)"),
+    # 'rows where X is recorded', 'infants whose X was known'
+    re.compile(
+        r"\b(?:where|whose)\s+(?P<x>(?:\|[^|]+\||[a-z][a-z ]*?))\s+(?:is|was|are|were)\s+"
+        rf"{_KNOWN}{_END}"
+    ),
 )
 _PRONOUN = (
     # '(of those with it recorded)', 'among those with it known'
@@ -47,6 +57,13 @@ _PRONOUN = (
         rf"\b(?:(?:over|among|in|across)\s+(?:the\s+)?(?:rows|infants|babies|subjects|cases)\s+)?"
         rf"(?:where|with)\s+both\s+(?:are|were|is)?\s*{_KNOWN}"
     ),
+    # 'among its non-missing values', 'over their recorded values'
+    re.compile(
+        rf"\b(?:among|over|of|across)\s+(?:its|their)\s+{_KNOWN}\s+"
+        r"(?:values?|entries|records|results|data|codes)\b"
+    ),
+    # '(known status only)', '(known values only)': of what is counted
+    re.compile(rf"\(\s*{_KNOWN}\s+(?:status|values?|outcomes?|data|cases)\s+only\s*\)"),
     # 'among infants with both measured'
     re.compile(
         r"\b(?:among|in|of)\s+(?:the\s+)?(?:infants|babies|those|subjects|rows)\s+with\s+both\s+"
@@ -68,8 +85,10 @@ class _Marks(Protocol):
 
 
 class _Read(_Marks, Protocol):
+    text: str
     known: list[tuple[int, int]]
     mentions: list[Mention]
+    codes_out: list[str]
 
 
 def read_known_clauses(q: _Read) -> None:
@@ -80,9 +99,15 @@ def read_known_clauses(q: _Read) -> None:
         spans += [m.span() for m in pattern.finditer(q.masked)]
     for pattern in _NAMED:
         for m in pattern.finditer(q.masked):
+            if any(a < m.end() and m.start() < b for a, b in spans):
+                continue  # '(of those with it recorded)': read already, naming no variable
             spans += [(m.start(), m.start("x")), (m.end("x"), m.end())]
             q.known.append(m.span("x"))
     mark_missing_spans(q, spans)
+    # read: their words ('where ... is recorded') link nothing counted to a cohort either
+    for a, b in spans:
+        q.text = q.text[:a] + " " * (b - a) + q.text[b:]
+    read_codes_out(q)  # '(8 and 9 excluded)': checked against the mentions' missing codes
 
 
 def mark_missing_spans(q: _Marks, spans: list[tuple[int, int]]) -> None:
@@ -108,12 +133,44 @@ def _names(mt: Mention) -> set[str]:
     return {var.name}
 
 
+def _said_again(text: str, mt: Mention, known: list[tuple[int, int]]) -> bool:
+    """Whether a yes/no item read across a 'known X' clause is said whole again after it
+    ('(walking unaided known) were walking unaided'), not only joined to other words of its
+    label ('with known primary outcome who died': the death is another variable)."""
+    for a, b in known:
+        if a <= mt.start < b < mt.end:
+            said = set(re.findall(r"[a-z0-9]+", text[a:b]))
+            return bool(said) and said <= set(re.findall(r"[a-z0-9]+", text[b : mt.end]))
+    return False
+
+
 def drop_known_restated(q: _Read) -> None:
     """Drop the mentions inside a 'known X' span whose variable the question reads elsewhere
-    (their span is read: blanked); abstain when such a span names a variable read nowhere else."""
+    (their span is read: blanked); abstain when such a span names a variable read nowhere else.
+    The codes said to be left out must be missing codes of what the question names."""
+    check_codes_out(q.codes_out, q.mentions)
     if not q.known:
         return
-    inside = [mt for mt in q.mentions if any(a <= mt.start and mt.end <= b for a, b in q.known)]
+    within = [mt for mt in q.mentions if any(a <= mt.start and mt.end <= b for a, b in q.known)]
+    # 'with a known aEEG background showing burst suppression', '(mode of delivery known) ...
+    # by emergency caesarean section': the variable and one of its codes read as one mention
+    # (inside the clause or across it), a condition — the clause names what is counted
+    coded = [
+        mt
+        for mt in q.mentions
+        if any(mt.start < b and a < mt.end for a, b in q.known)
+        and (
+            (isinstance(mt.target, CodeSet) and mt.codes)
+            or (
+                isinstance(mt.target, Family)
+                and mt.target.kind == "binary"
+                and mt not in within
+                and _said_again(q.text, mt, q.known)
+            )
+        )
+    ]
+    inside = [mt for mt in within if mt not in coded]
+    within += [mt for mt in coded if mt not in within]
     outside = [mt for mt in q.mentions if mt not in inside]
     read = set().union(*(_names(mt) for mt in outside)) if outside else set()
     for mt in inside:
@@ -123,7 +180,11 @@ def drop_known_restated(q: _Read) -> None:
                 "on a variable the figure does not use; ask for it as a condition of its own"
             )
     for a, b in q.known:
-        if not any(a <= mt.start and mt.end <= b for mt in inside):
+        if not any(mt.start < b and a < mt.end for mt in within):
             raise Abstain("the clause about known values names no variable the reading could place")
         q.blank(a, b)
+    for mt in coded:  # what is counted starts after the clause ('... known) were delivered by')
+        for a, b in q.known:
+            if a <= mt.start < b < mt.end:
+                mt.start = b + len(q.text[b : mt.end]) - len(q.text[b : mt.end].lstrip())
     q.mentions = outside

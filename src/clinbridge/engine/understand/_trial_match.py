@@ -30,9 +30,10 @@ LINKING_VERBS = (frozenset(canon(w) for w in SPLIT_VERBS) - {"death"}) | SOFT_WO
 
 
 def group_of(
-    rest: str, roles: dict[str, Variable], families: list[Family]
+    rest: str, roles: dict[str, Variable], families: list[Family], *, binary: bool = False
 ) -> tuple[Variable, int] | None:
-    """The grouping variable a 'by ...' phrase names, and how many characters it used."""
+    """The grouping variable a 'by ...' phrase names, and how many characters it used; with
+    ``binary``, a yes/no item too ('median stay by death before discharge': yes and no)."""
     toks = tokenize(rest)
     if not toks:
         return None
@@ -48,18 +49,33 @@ def group_of(
                     break
             return roles[role], used
     best: tuple[float, Variable, int] | None = None
+    best_fam: Family | None = None
+    said: set[str] = set()
     for fam in families:
-        if fam.kind != "categorical":
+        if fam.kind != "categorical" and not (
+            binary and fam.kind == "binary" and len(fam.members) == 1
+        ):
             continue
         hit = [t for t in toks if t.norm in fam.tokens]
         if not hit or toks[0] not in hit:
             continue
-        score = len(hit) + 0.1 * len(hit) / max(1, len(fam.head))
+        score = len(hit) + 0.1 * len(hit) / max(1, len(fam.head)) - 0.05 * (fam.kind == "binary")
         if best is None or score > best[0]:
             members = [v for vs in fam.members.values() for v in vs]
-            best = (score, members[0], hit[-1].end)
+            best, best_fam, said = (score, members[0], hit[-1].end), fam, {t.norm for t in hit}
     if best is None:
         return None
+    if best_fam is not None and best_fam.kind == "binary":
+        # 'by seizures': before randomisation or in the first 72 hours? Only a name said whole
+        # that no other item's name also is settles it (as for a mention: check_shadows)
+        others = [
+            f
+            for f in families
+            if f is not best_fam and f.kind in {"binary", "categorical"} and said <= f.tokens
+        ]
+        whole = [f for f in [best_fam, *others] if any(k <= said for k in f.keys)]
+        if others and whole != [best_fam]:
+            return None
     return best[1], best[2]
 
 
@@ -78,7 +94,12 @@ def set_against(parse: Parse, cl: list[int], a: int, b: int) -> bool:
     return bool(before) and bool(after) and before != after
 
 
-def find_mentions(parse: Parse, families: list[Family], codesets: list[CodeSet]) -> list[Mention]:
+def find_mentions(
+    parse: Parse,
+    families: list[Family],
+    codesets: list[CodeSet],
+    times: tuple[str, ...] = (),
+) -> list[Mention]:
     out: list[Mention] = []
     content = parse.content
     while True:
@@ -101,6 +122,11 @@ def find_mentions(parse: Parse, families: list[Family], codesets: list[CodeSet])
             if s >= scored[0][0] - 0.05
             and set(m.core or m.positions) & set(best.core or best.positions)
         ]
+        rivals += design_twins(parse, best, [m for _, m in scored[1:]])
+        if rivals:
+            best, rivals = said_whole(parse, best, rivals)
+        if rivals:
+            best, rivals = recorded_when_asked(times, best, rivals)
         if rivals:
             names = [describe(best)] + [describe(r) for r in rivals[:3]]
             phrase = " ".join(content[i].text for i in sorted(best.positions))
@@ -108,6 +134,56 @@ def find_mentions(parse: Parse, families: list[Family], codesets: list[CodeSet])
         parse.consumed |= set(best.positions)
         out.append(best)
     return out
+
+
+def said_whole(parse: Parse, best: Mention, rivals: list[Mention]) -> tuple[Mention, list[Mention]]:
+    """Of mentions tied on the same words, one whose label the words say whole beats those whose
+    label they say only in part: 'CAPE' is the trial CAPE, not the centre Cape Town; 'cooled'
+    the allocation Hypothermia, not 'Received therapeutic hypothermia'. Two said whole stay
+    tied (the caller abstains)."""
+    whole = [mt for mt in [best, *rivals] if _whole(parse, mt)]
+    if len(whole) != 1:
+        return best, rivals
+    return whole[0], []
+
+
+def design_twins(parse: Parse, best: Mention, others: list[Mention]) -> list[Mention]:
+    """A code of the arm, trial or site said by the very words that name a variable's label
+    whole ('in cooling': the arm Cooling, or 'Received cooling (as treated)'?) is a rival however
+    the two score: the question does not say which (the caller abstains)."""
+    if not isinstance(best.target, Family) or not _whole(parse, best):
+        return []
+    return [
+        m
+        for m in others
+        if isinstance(m.target, CodeSet)
+        and m.target.var.role in {"arm", "trial", "site"}
+        and set(m.positions) == set(best.positions)
+        and _whole(parse, m)
+    ]
+
+
+def recorded_when_asked(
+    times: tuple[str, ...], best: Mention, rivals: list[Mention]
+) -> tuple[Mention, list[Mention]]:
+    """Of variables tied on the same words, the one recorded at a time point the question asks
+    ('survivors assessed at 18 months': the death before the 18-month assessment, not the death
+    before discharge); none or several recorded then stay tied (the caller abstains)."""
+    tied = [best, *rivals]
+    if not times or not all(isinstance(mt.target, Family) for mt in tied):
+        return best, rivals
+    held = [mt for mt in tied if set(times) & set(mt.target.members)]  # type: ignore[union-attr]
+    return (held[0], []) if len(held) == 1 else (best, rivals)
+
+
+def _whole(parse: Parse, mt: Mention) -> bool:
+    words = {parse.content[i].norm for i in mt.positions}
+    if isinstance(mt.target, CodeSet):
+        return bool(mt.codes) and all(
+            mt.target.distinct.get(c) and mt.target.distinct[c] <= words for c in mt.codes
+        )
+    fam = mt.target
+    return bool(fam.head) and (fam.head <= words or any(k <= words for k in fam.keys))
 
 
 def describe(mt: Mention) -> str:

@@ -10,6 +10,7 @@ from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_change_sign import oriented
 from clinbridge.engine.understand._trial_model import Abstain, Family, Mention
 from clinbridge.engine.understand._trial_roles import grounding
+from clinbridge.engine.understand._trial_unit_aside import check_unit_aside
 from clinbridge.engine.understand._trial_words import IN_UNIT, UNIT_NAMES
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ def measure_of(q: _Question, measured: list[Mention]) -> Measure:
         q.groundings.append(grounding(mt, q.text, note=note))
     elif measured:
         measure = measured_variable(q, measured)
+    check_unit_aside(q.units_said, q.mentions, measured[0].variable if measured else None)
     if q.listing is not None and q.op is None and measure.of == "patients":
         q.op = "list"
         measure = Measure(of="variable", variable=q.listing.name)

@@ -6,7 +6,8 @@ percentage, 'infnats' infants, 'betewen' between, 'temprtaure' temperature).
 The words known are the dictionary's (labels and code labels, as written) and the reader's own
 (aggregate words, fillers, synonyms, subject nouns). A changed letter is never mended here: it
 makes real words of real words ('height' is not 'weight'); the reading's own spelling step
-weighs those against the dictionary alone. A function word ('whose') is never a slip.
+weighs those against the dictionary alone. A function word ('whose') is never a slip, nor the
+plural of a word known ('readings' beside 'reading').
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ class TypoMender:
             low = typed.lower()
             if low in self.known or low in CLOSED_CLASS or typed.isupper():
                 return typed  # a word known, a function word, or a name ('NEOCOOL')
+            if low.endswith("s") and (low[:-1] in self.known or low[:-2] in self.known):
+                return typed  # a plural of a word known ('readings'), no slip
             near = {
                 w
                 for n in (len(low) - 1, len(low), len(low) + 1)

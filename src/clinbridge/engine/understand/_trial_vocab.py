@@ -273,6 +273,8 @@ def stem(word: str) -> str:
     if len(w) <= 3 or w.isdigit():
         return w
     w = w.replace("iz", "is")
+    if w.endswith("ally") and len(w) >= 8:
+        return w[:-2]  # an adverb of an '-al' word: 'bilaterally' bilateral, 'clinically'
     for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
             base = w[: -len(suffix)] + keep
@@ -350,8 +352,9 @@ def _beside(
     if canon(m.group(0)) in vocabulary:
         return False
     exp = [canon(w) for w in words.split()]
-    prev = [canon(t.text) for t in tokenize(text[: m.start()])][-1:]
-    nxt = [canon(t.text) for t in tokenize(text[m.end() :])][:1]
+    # (function words skipped, as in the pairs: 'mod or severe' has 'moderate', 'severe')
+    prev = [canon(t.text) for t in tokenize(text[: m.start()]) if t.norm not in FILLER][-1:]
+    nxt = [canon(t.text) for t in tokenize(text[m.end() :]) if t.norm not in FILLER][:1]
     return bool(nxt and (exp[-1], nxt[0]) in neighbours) or bool(
         prev and (prev[0], exp[0]) in neighbours
     )
