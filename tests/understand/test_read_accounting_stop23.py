@@ -148,3 +148,17 @@ def test_dx_made_in_the_er_are_those_of_er_visits(s27: Any) -> None:
     )
     a = _ask(s27, "which diagnoses were recorded in the ER in 2021", S27_NOW)
     assert a.decision == "abstain" or sorted(a.value) == sorted(gold)
+
+
+def test_examples_of_a_class_restrict_nothing(fhir2: Any) -> None:
+    gold = devset2_gold(
+        "fhir", "SELECT count(DISTINCT patient_id) FROM fhir_condition WHERE display ILIKE 'sprain of%'"
+    )
+    for q in ("number of pts with a sprain (e.g. ankle, wrist)", "how many patients had a sprain of any joint (knee, ankle...)?"):
+        a = _ask(fhir2, q, FHIR_NOW)
+        assert a.decision == "accept" and a.value == gold, q
+
+
+def test_vaccines_named_but_unread_abstain(fhir2: Any) -> None:
+    a = _ask(fhir2, "which patients had a hepatits vacine, either type?", FHIR_NOW)
+    assert a.decision == "abstain" or "immunization" in str(a.plan)

@@ -26,7 +26,8 @@ __all__ = ["class_words", "widening_words"]
 
 _CLASSIFIER = (
     r"(?:kinds?|types?|sorts?|forms?|degrees?|depths?|severity|severities|stages?|grades?|"
-    r"(?:body\s+)?sites?|locations?|strengths?|routes?|causes?|origins?|subtypes?|variants?)"
+    r"(?:body\s+)?sites?|(?:body\s+)?parts?(?:\s+of\s+the\s+body)?|joints?|bones?|regions?|organs?|sides?|"
+    r"locations?|strengths?|routes?|causes?|origins?|subtypes?|variants?|varieties)"
 )
 _WIDEN = (
     # 'of any degree', 'at any body site', 'of any depth or site' → 'of any kind'

@@ -11,6 +11,8 @@ anyway, and are dropped before the rules read the question:
   whole parenthesis, to be grounded or named in the abstention.
   The same words as the question's closing clause (', counting results rather than
   patients?') are dropped alike.
+* **examples of a class** — '(ankle, wrist etc)', '(e.g. pollen, dust mite)', '(knee,
+  chest...)': they illustrate the class before them; the class is read from its own words.
 * **a unit said again**: 'mEq/L (the same as mmol/L for potassium)': a unit named equal to
   the one just written, with no number of its own.
 * **today's date said again** — 'as of today (22 March 2023)', 'now (2023-03-22)': the date
@@ -70,6 +72,14 @@ _SAME_UNIT = re.compile(
 )
 """A unit said to equal another, with no number: 'mEq/L (the same as mmol/L for potassium)'."""
 
+_EXAMPLES = re.compile(
+    r"\s*\(\s*(?:(?:e\.\s?g\.?|eg|for\s+example|for\s+instance|such\s+as|like)\s*,?\s*[^()]{2,80}?"
+    r"|[^()]{2,80}?(?:,?\s*(?:etc\.?|and\s+so\s+on|and\s+the\s+like|or\s+otherwise|and\s+others?|"
+    r"or\s+others?|or\s+any\s+other|whatever)|\.\.\.|…))\s*\)"
+)
+"""Examples of a class, in parentheses: '(ankle, wrist etc)', '(e.g. pollen, dust mite)',
+'(ankle, chest, knee...)': they illustrate the class named before them and restrict nothing."""
+
 _TODAY = re.compile(
     r"\b(?P<w>today|now)\s*,?\s*\(\s*(?:i\.e\.,?\s*|that\s+is,?\s*)?(?P<d>[^()]{6,24}?)\s*\)"
 )
@@ -87,6 +97,7 @@ def drop_meta_asides(text: str, today: dt.date | None = None) -> str:
     text = re.sub(r"\bas\s+(?:of|at)\s+(today|now)\b", r"\1", text)  # 'aged 65+ as of today'
     text = _RESTATED.sub(lambda m: m["pre"], text)
     text = _SAME_UNIT.sub(" ", text)
+    text = _EXAMPLES.sub(" ", text)
 
     def meta(m: re.Match[str]) -> str:
         words = _WORD.findall(m["body"].lower())

@@ -27,6 +27,8 @@ for a cut list, the repaired plan).
   count of encounters of a type with a windowed filter on encounters of that same type is the
   count of those in the window: the window moves to the plan.
 * **ids or their number**: 'distinct person_id with X', no count or list word: either.
+* **vaccines unread**: a question naming vaccines, on a source that keeps immunizations in
+  their own table, read with no event of it ('hepatitis vaccine' as hepatitis tests).
 * **a drug or its class**: 'penicillin' names stored penicillin G and V products and the
   penicillin class (amoxicillin, ampicillin...); where the source holds other members of the
   class, which is meant is not said.
@@ -204,6 +206,8 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
     if not reason and _IDS_ASKED.match(question) and plan.aggregate.op in {"count", "list", "count_distinct"}:
         reason = "ambiguous: 'distinct person_id' may ask for the ids or for their number; say 'list' or 'count'"
         phrase = "distinct"
+    if not reason and (unused := _vaccine_unread(question, plan, ctx)) is not None:
+        reason, phrase = unused
     if not reason and (klass := _class_or_drug(plan, ctx)) is not None:
         reason, phrase = klass
     if not reason and (loose := _hospital_visit(question, plan, ctx)) is not None:
@@ -310,6 +314,35 @@ _SHARE_OF_EVENTS = re.compile(
     r"procedures|measurements|results|exposures|immunizations|doses)\b",
     re.I,
 )
+
+
+_VACCINE_WORD = re.compile(
+    r"\b(?:vaccines?|vaccinations?|vaccinated|immuni[sz]ations?|immuni[sz]ed|vax(?:ed|es)?|jabs?|vacc?ines?)\b", re.I
+)
+
+
+def _streams(node: Any) -> list[str]:
+    """Every stream a plan (as a dict) reads, at any depth."""
+    if isinstance(node, dict):
+        own = [node["stream"]] if isinstance(node.get("stream"), str) else []
+        return own + [s for v in node.values() for s in _streams(v)]
+    if isinstance(node, list | tuple):
+        return [s for v in node for s in _streams(v)]
+    return []
+
+
+def _vaccine_unread(question: str, plan: QueryPlan, ctx: Any) -> tuple[str, str] | None:
+    """'hepatitis vaccine' read as hepatitis tests: the question names vaccines, the source
+    keeps them in their own table, and the plan reads no event of it."""
+    m = _VACCINE_WORD.search(question)
+    lex = getattr(ctx, "lexicon", None)
+    if m is None or lex is None or "immunization" not in set(getattr(lex, "stream_words", {}).values()):
+        return None
+    meas: Any = plan.measure
+    streams = set(_streams(plan.to_dict()))  # the measure's, the filters', every anchor's
+    if "immunization" in streams or meas.of in {"patients", "encounters"} and not plan.filters:
+        return None
+    return f"{m[0]!r} names immunizations, which the reading does not read", m[0]
 
 
 def _class_or_drug(plan: QueryPlan, ctx: Any) -> tuple[str, str] | None:
