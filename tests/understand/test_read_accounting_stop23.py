@@ -162,3 +162,21 @@ def test_examples_of_a_class_restrict_nothing(fhir2: Any) -> None:
 def test_vaccines_named_but_unread_abstain(fhir2: Any) -> None:
     a = _ask(fhir2, "which patients had a hepatits vacine, either type?", FHIR_NOW)
     assert a.decision == "abstain" or "immunization" in str(a.plan)
+
+
+def test_a_field_equal_to_a_stored_value(fhir2: Any) -> None:
+    gold = devset2_gold(
+        "fhir", "SELECT count(DISTINCT patient_id) FROM fhir_drug WHERE status = 'stopped'"
+    )
+    a = _ask(fhir2, "count distinct patient_id in fhir_medication_request where status = 'stopped'", FHIR_NOW)
+    assert a.decision == "accept" and a.value == gold
+
+
+def test_a_change_of_scale_is_converted(s27: Any) -> None:
+    kg = devset2_gold(
+        "synthea27nj",
+        "SELECT value_as_number FROM measurement m JOIN concept c ON c.concept_id = m.measurement_concept_id "
+        "WHERE person_id = 27 AND c.concept_name = 'Body weight' ORDER BY measurement_date LIMIT 1",
+    )
+    a = _ask(s27, "what was person 27's earliest body weight, in grams?", S27_NOW)
+    assert a.decision == "accept" and abs(a.value - kg * 1000) < 1e-6

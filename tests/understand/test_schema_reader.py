@@ -88,13 +88,24 @@ def test_fhir_resources_fields_and_codes(fhir_conn: Any) -> None:
     assert (a.decision, a.value) == ("accept", True)
 
 
+def test_a_stored_value_of_another_field(eunomia_conn: Any) -> None:
+    # "<field> = 'value'" on a column of the table read: the rows holding that value
+    a = eunomia_conn.ask("count condition_occurrence records where condition_source_value = '444814009'")
+    gold = _one(
+        eunomia_conn,
+        "SELECT count(*) FROM condition_occurrence WHERE condition_source_value = '444814009'",
+    )
+    assert a.decision == "accept" and a.value == gold
+    b = eunomia_conn.ask("count condition_occurrence records where condition_source_value = 'no-such-code'")
+    assert b.decision == "abstain"
+
+
 @pytest.mark.parametrize(
     "question",
     [
         "how many distinct person_id in condition_occurrence with condition_concept_id 99999999",
         "count rows in the lab_results table where result_flag = 'H'",
         "how many person_id in drug_exposure with adherence_score > 0.8",
-        "count condition_occurrence records where condition_source_value = '444814009'",
         "count of condition_occurrence rows per gender_concept_id",
         "count distinct person_id in condition_occurrence with condition_concept_id 4112343 and 260139",
     ],

@@ -592,7 +592,9 @@ class CohortBuilder:
         return f.COMPARISONS[flt.op](this=age, expression=exp.Literal.number(flt.value))
 
     def _visit_EventFilter(self, flt: EventFilter) -> tuple[exp.Select, bool]:
-        rel = self.stream_relation(flt.stream, flt.concepts, flt.value, status=flt.status)
+        rel = self.stream_relation(
+            flt.stream, flt.concepts, flt.value, status=flt.status, matches=flt.matches
+        )
         a = self.alias("e")
         pid = _col("pid", a)
         joins = _Joins()

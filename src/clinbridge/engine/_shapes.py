@@ -271,8 +271,17 @@ def plausible_range(label: str, unit: str | None) -> tuple[float, float] | None:
     hits = [r for r in hits if max(len(k) for k in r.keywords if k in text) == best_kw]
     u = _norm_unit(unit)
     same = [r for r in hits if r.unit == u or r.unit == ""]
-    chosen = same or hits
-    return min(r.low for r in chosen), max(r.high for r in chosen)
+    if same or not unit:
+        chosen = same or hits
+        return min(r.low for r in chosen), max(r.high for r in chosen)
+    # a unit no range is written in ('weight in grams'): a range in a unit that converts to it
+    # by a factor, converted; else the range is not known here
+    from clinbridge.engine._units import unit_factor
+
+    scaled = [(r, f) for r in hits if r.unit and (f := unit_factor(r.unit, unit)) is not None]
+    if not scaled:
+        return None
+    return min(r.low * f for r, f in scaled), max(r.high * f for r, f in scaled)
 
 
 _PINT_NAMES = {

@@ -1,5 +1,6 @@
 """Unit conversion the compiled plans do themselves: physical units whose conversion does not
-depend on the analyte (mass, length, temperature).
+depend on the analyte (mass, length, temperature, and a change of scale within concentrations
+by mass or by amount: mg/dL ↔ g/L, mmol/L ↔ µmol/L).
 
 A plan that asks for its values in one unit (``Measure.unit``: 'last weight in lb') converts the
 stored values row by row, by the unit each row records; a row in a unit outside the target's
@@ -46,6 +47,42 @@ _UNITS: dict[str, tuple[str, float, float]] = {
     "degf": ("temperature", 5.0 / 9.0, -32.0 * 5.0 / 9.0),
     "°f": ("temperature", 5.0 / 9.0, -32.0 * 5.0 / 9.0),
     "f": ("temperature", 5.0 / 9.0, -32.0 * 5.0 / 9.0),
+    # the same units spelt out
+    "gram": ("mass", 0.001, 0.0),
+    "grams": ("mass", 0.001, 0.0),
+    "kilogram": ("mass", 1.0, 0.0),
+    "kilograms": ("mass", 1.0, 0.0),
+    "pound": ("mass", 0.45359237, 0.0),
+    "pounds": ("mass", 0.45359237, 0.0),
+    "centimeter": ("length", 0.01, 0.0),
+    "centimeters": ("length", 0.01, 0.0),
+    "centimetre": ("length", 0.01, 0.0),
+    "centimetres": ("length", 0.01, 0.0),
+    "meter": ("length", 1.0, 0.0),
+    "meters": ("length", 1.0, 0.0),
+    "metre": ("length", 1.0, 0.0),
+    "metres": ("length", 1.0, 0.0),
+    # concentrations by mass or by amount: a change of scale, whatever the analyte (base g/L,
+    # mol/L); mass to amount needs the analyte's molar mass (engine/_analytes.py)
+    "g/l": ("mass_concentration", 1.0, 0.0),
+    "g/dl": ("mass_concentration", 10.0, 0.0),
+    "mg/dl": ("mass_concentration", 0.01, 0.0),
+    "mg/l": ("mass_concentration", 0.001, 0.0),
+    "mg/ml": ("mass_concentration", 1.0, 0.0),
+    "ug/ml": ("mass_concentration", 0.001, 0.0),
+    "µg/ml": ("mass_concentration", 0.001, 0.0),
+    "mcg/ml": ("mass_concentration", 0.001, 0.0),
+    "ug/l": ("mass_concentration", 1e-6, 0.0),
+    "µg/l": ("mass_concentration", 1e-6, 0.0),
+    "ng/ml": ("mass_concentration", 1e-6, 0.0),
+    "ug/dl": ("mass_concentration", 1e-5, 0.0),
+    "µg/dl": ("mass_concentration", 1e-5, 0.0),
+    "mcg/dl": ("mass_concentration", 1e-5, 0.0),
+    "mol/l": ("amount_concentration", 1.0, 0.0),
+    "mmol/l": ("amount_concentration", 0.001, 0.0),
+    "umol/l": ("amount_concentration", 1e-6, 0.0),
+    "µmol/l": ("amount_concentration", 1e-6, 0.0),
+    "nmol/l": ("amount_concentration", 1e-9, 0.0),
 }
 
 

@@ -310,6 +310,9 @@ class EventFilter(_Node):
     status: EventStatus | None = None
     """Only events active (or ended) at the plan's 'now' ('currently on lisinopril'); see
     :data:`EventStatus`."""
+    matches: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(column, stored values): only events whose column holds one of the values ('medication
+    requests with status active'), as :attr:`Measure.matches`."""
 
 
 class EncounterFilter(_Node):

@@ -75,6 +75,7 @@ class State:
         self.groundings: list[Grounding] = []
         self.year: int | None = None
         self.min_count = 1  # 'at least N rows' per patient
+        self.matches: list[tuple[str, tuple[str, ...]]] = []  # "status = 'active'": stored values
         self.fields: list[str] = []  # stream fields named (checked against the stream read)
         self.date_from: dt.date | None = None
         self.date_to: dt.date | None = None
@@ -196,7 +197,9 @@ def build_plan(
             return _qp(question, st, filters, Measure(of="patients"), Aggregate(op="exists"), now)
         if stream is None:
             raise Abstain("a yes/no question needs one table or code", "does")
-        measure = Measure(of="events", stream=stream, concepts=concepts, value=st.value)
+        measure = Measure(
+            of="events", stream=stream, concepts=concepts, value=st.value, matches=tuple(st.matches)
+        )
         return _qp(question, st, filters, measure, Aggregate(op="exists"), now)
     if st.show and not st.count_word and not st.agg:
         st.listing = True
@@ -246,14 +249,22 @@ def build_plan(
             return _qp(question, st, filters, Measure(of="patients"), Aggregate(op=agg), now)
         raise Abstain("no table or code to count in", question)
     if count_rows and not of_patients:
-        m = Measure(of="events", stream=stream, concepts=concepts, value=st.value)
+        m = Measure(
+            of="events", stream=stream, concepts=concepts, value=st.value, matches=tuple(st.matches)
+        )
         return _qp(question, st, filters, m, Aggregate(op="count"), now)
     if not of_patients and st.unit == "" and st.target != "patients":
         raise Abstain("rows or patients? the count unit is not named", question)
     if st.patient is not None:
         raise Abstain("count of patients for one patient", st.patient)
     filters.append(
-        EventFilter(stream=stream, concepts=concepts, value=st.value, min_count=st.min_count)
+        EventFilter(
+            stream=stream,
+            concepts=concepts,
+            value=st.value,
+            min_count=st.min_count,
+            matches=tuple(st.matches),
+        )
     )
     return _qp(question, st, filters, Measure(of="patients"), Aggregate(op=agg), now)
 
@@ -301,6 +312,10 @@ def _qp(
         isinstance(f, EventFilter) and f.min_count == st.min_count for f in filters
     ):
         raise Abstain("a per-patient row count with this kind of question", "rows")
+    if st.matches and not measure.matches and not any(
+        isinstance(f, EventFilter) and f.matches for f in filters
+    ):
+        raise Abstain(f"field {st.matches[0][0]!r} (the plan cannot filter on it)", st.matches[0][0])
     window = None
     if st.year is not None and (st.date_from or st.date_to):
         raise Abstain("a year and a date condition together", str(st.year), final=False)

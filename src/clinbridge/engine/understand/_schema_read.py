@@ -130,6 +130,9 @@ def _read(
         k = 2
     while k < len(toks):
         t, w = toks[k], words[k]
+        if t.role == "matched":  # the '= 'active'' of "status = 'active'", read with its field
+            k += 1
+            continue
         nxt = words[k + 1] if k + 1 < len(toks) else ""
         if (w, nxt) == ("yes", "no"):  # '… for person_id 22 (yes/no)'
             st.yesno = t.used = toks[k + 1].used = True
@@ -522,6 +525,18 @@ def _between(toks: list[Tok], k: int) -> tuple[float, float]:
     return lo, hi
 
 
+def _stored_value(toks: list[Tok], k: int) -> str | None:
+    """The quoted value of "<field> = 'value'" after the field at ``k`` (both tokens marked
+    used), else None."""
+    if k + 2 >= len(toks) or toks[k + 1].kind != "op" or toks[k + 1].text not in {"=", "=="}:
+        return None
+    if toks[k + 2].kind != "str":
+        return None
+    for t in toks[k + 1 : k + 3]:
+        t.used, t.role = True, "matched"
+    return toks[k + 2].text
+
+
 def _name(t: Tok, toks: list[Tok], k: int, st: State, cat: Catalog, pending: str) -> str:
     """A table/resource or a field: set the stream or what the next literal binds to."""
     text = t.text
@@ -544,7 +559,12 @@ def _name(t: Tok, toks: list[Tok], k: int, st: State, cat: Catalog, pending: str
         t.used = True  # 'visit_start_date in 2010': the window of the encounters named
         return "time"
     if role in {"other", "source"}:
-        raise Abstain(f"field {text!r} (the plan cannot filter on it)", text)
+        said = _stored_value(toks, k)
+        if said is None or stream is None:
+            raise Abstain(f"field {text!r} (the plan cannot filter on it)", text)
+        st.matches.append((text.lower(), (said,)))  # "status = 'active'": rows holding that value
+        t.used = True
+        return pending
     t.used = True
     if role in {"code", "value", "time", "days_supply", "quantity"}:
         st.fields.append(text)
