@@ -180,3 +180,21 @@ def test_a_change_of_scale_is_converted(s27: Any) -> None:
     )
     a = _ask(s27, "what was person 27's earliest body weight, in grams?", S27_NOW)
     assert a.decision == "accept" and abs(a.value - kg * 1000) < 1e-6
+
+
+def test_one_as_a_pronoun_and_one_value_per_person(s27: Any) -> None:
+    gold = devset2_gold(
+        "synthea27nj",
+        "SELECT avg(date_diff('year', make_date(p.year_of_birth, coalesce(p.month_of_birth, 1), "
+        "coalesce(p.day_of_birth, 1)), f.d) - CASE WHEN (month(f.d), day(f.d)) < "
+        "(coalesce(p.month_of_birth, 1), coalesce(p.day_of_birth, 1)) THEN 1 ELSE 0 END) "
+        "FROM (SELECT person_id, min(procedure_date) d FROM procedure_occurrence po JOIN concept c "
+        "ON c.concept_id = po.procedure_concept_id WHERE c.concept_name = 'Colonoscopy' GROUP BY 1) f "
+        "JOIN person p USING (person_id)",
+    )
+    for q in (
+        "mean age at first colonoscopy, patients who had one",
+        "mean age at first colonoscopy (one value per patient)",
+    ):
+        a = _ask(s27, q, S27_NOW)
+        assert a.decision == "abstain" or abs(a.value - gold) < 0.01, q

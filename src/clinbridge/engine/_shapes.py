@@ -119,7 +119,10 @@ _BREAKDOWN = re.compile(
     r"categori[sz]ed|tabulated|grouping)\s+(?:by|per|into|according\s+to)\s+(?:the\s+|each\s+)?"
     r"(?P<by>[a-z][\w-]*)"
     # 'each counted once', 'each listed once': a participle says how, not what per
-    r"|\b(?:per|each|for\s+every|in\s+every)\s+(?:single\s+|individual\s+|distinct\s+|different\s+)?"
+    # '(one value per woman)': one of something for each, a counting convention, not a breakdown
+    r"|(?<!\bone\svalue\s)(?<!\bone\sreading\s)(?<!\bone\srow\s)(?<!\bone\sresult\s)(?<!\bone\srecord\s)"
+    r"(?<!\b1\svalue\s)(?<!\bone\s)(?<!\b1\s)"
+    r"\b(?:per|each|for\s+every|in\s+every)\s+(?:single\s+|individual\s+|distinct\s+|different\s+)?"
     r"(?![a-z]{3,}ed\b)(?P<each>[a-z][\w-]*)"
     r"|(?<!ed)(?<!en)\s+by\s+(?P<end>[a-z][\w-]*)\s*[?.!]*\s*$",
     re.I,

@@ -34,6 +34,7 @@ _META = frozenset(
     all every each any both either whole entire overall total in the a an of per to for and or
     not only also too as well just
     patients patient pts pt persons person people individuals subjects members
+    woman women man men female females male males child children adult adults case cases
     count counts counting counted once one time times twice
     reading readings measurement measurements record records row rows value values result
     results event events entry entries observation observations test tests episodes
@@ -45,6 +46,7 @@ _META = frozenset(
     combination combinations brands branded generic generics dose doses
     rather than instead but not
     visits encounters admissions stays prescriptions exposures procedures diagnoses sessions
+    visit encounter admission stay prescription exposure procedure diagnosis session
     immunizations vaccinations shots
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
@@ -101,7 +103,9 @@ def drop_meta_asides(text: str, today: dt.date | None = None) -> str:
 
     def meta(m: re.Match[str]) -> str:
         words = _WORD.findall(m["body"].lower())
-        if not words or any(w.isdigit() or w not in _META for w in words):
+        # 'one value per woman', '1 reading per patient': one of each, a counting word
+        ones = {k for k, w in enumerate(words) if w in {"1", "one"} and words[k + 1 : k + 2] and words[k + 1] in _META}
+        if not words or any((w.isdigit() or w not in _META) and k not in ones for k, w in enumerate(words)):
             return m[0]
         return " "
 

@@ -108,12 +108,27 @@ def expand_words(text: str) -> str:
     ):
         text = re.sub(rf"\b(\d+)\s*(?:{short})\b", rf"\1 {unit}", text)
     text = re.sub(r"\bout\s+of\b", "among", text)  # 'out of everyone with X, ...'
+    text = _ONE_PRONOUN.sub(lambda m: m["w"], text)  # 'at their first one', 'either one'
+    text = _HAD_ONE.sub(" ", text)  # 'avg age at 1st colonoscopy, all pts who had one'
     text = _LETTER_LIST.sub(_letters, text)  # 'hepatitis a or b vaccine', 'type 1 or 2 diabetes'
     text = _LIST_TAIL.sub(lambda m: f"which {m['body']}", text)  # 'X pts w Y - which ones'
     text = re.sub(r"\b(?:exceed|surpass|top)(?:s|es|ed|ped|ing|ping)?\s+(?=[\d.]+)", "above ", text)
     text = _ION.sub(lambda m: _IONS[m["ion"] or m["ion2"]], text)  # 'K+ results > 5': the ion, not a result
     return attribute_values(text)
 
+
+_ONE_PRONOUN = re.compile(
+    r"\b(?P<w>first|last|initial|latest|earliest|either|each|any|that|this|only|other)\s+one(?:\(s\)|s)?"
+    r"(?=\s*(?:[?.,;)!]|$|\s+(?:or|and|ever|recorded|on\s+record)\b))"
+)
+"""'one' as a pronoun after a determiner ('at their first one', 'either one', 'the initial
+one(s)'): the thing named before it, never the number 1."""
+
+_HAD_ONE = re.compile(
+    r"\s*,?\s*\(?\s*(?:among\s+|for\s+|in\s+|of\s+)?(?:all\s+)?(?:the\s+)?(?:patients|people|persons|those|ones)\s+"
+    r"(?:who|that)\s+(?:had|have|got|received|underwent)\s+(?:one|it|any|them|some)\s*\)?(?=\s*[?.]?\s*$)"
+)
+"""'..., all patients who had one': the cohort the measure already implies, said again."""
 
 _LETTER_LIST = re.compile(
     r"\b(?P<w>(?!(?:ages?|aged|than|between|over|under|last|past|next|every|top|first|only|least|most)\b)[a-z]{3,})"
