@@ -29,6 +29,14 @@ class TrialLoadReport:
     columns_read: int = 0
     columns_loaded: int = 0
     dictionary_entries: int = 0
+    dictionary_headings: list[str] = field(default_factory=list)
+    """Section dividers in the dictionary (each the form of the entries below it)."""
+    dictionary_notes: list[str] = field(default_factory=list)
+    """Lone texts under the dictionary's last entry, read as notes."""
+    value_labels: list[str] = field(default_factory=list)
+    """Where the value labels came from when a formats sheet held them (PROC FORMAT style)."""
+    names_matched: list[str] = field(default_factory=list)
+    """Dictionary names matched to data columns once case and punctuation are set aside."""
     inferred: list[str] = field(default_factory=list)
     """Columns without a dictionary entry (type, codes and time point inferred from the data)."""
     trial_scope_from_data: list[str] = field(default_factory=list)
@@ -70,6 +78,19 @@ class TrialLoadReport:
             f"cells: {self.value_cells} values, {self.missing_code_cells} missing codes, "
             f"{self.blank_cells} blank, {len(self.problems)} bad (stored as NULL)",
         ]
+        if self.dictionary_headings:
+            lines.append(
+                f"{len(self.dictionary_headings)} section heading row(s) in the dictionary read as "
+                f"the form of the entries below them: {_shown(self.dictionary_headings, 4)}"
+            )
+        if self.dictionary_notes:
+            lines.append(f"dictionary notes (not variables): {_shown(self.dictionary_notes, 3)}")
+        if self.names_matched:
+            lines.append(
+                f"{len(self.names_matched)} dictionary name(s) matched to data columns with "
+                f"punctuation set aside: {_shown(self.names_matched, 5)}"
+            )
+        lines += self.value_labels
         if self.title_rows_skipped:
             lines.append(f"{self.title_rows_skipped} title row(s) above the header skipped")
         if self.label_rows_skipped:
@@ -96,3 +117,7 @@ class TrialLoadReport:
         data = dict(self.__dict__)
         data["reconciled"] = self.reconciled
         return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+
+
+def _shown(items: list[str], most: int) -> str:
+    return ", ".join(repr(x) for x in items[:most]) + (" ..." if len(items) > most else "")

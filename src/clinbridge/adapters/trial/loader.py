@@ -30,7 +30,12 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from clinbridge.adapters.trial._codes import MISSING_TEXT, split_missing
+from clinbridge.adapters.trial._codes import (
+    MISSING_TEXT,
+    SPECIAL_MISSING,
+    is_special_missing,
+    split_missing,
+)
 from clinbridge.adapters.trial._codes import is_number as _num
 from clinbridge.adapters.trial._conventions import drop_notes, workbook_codes
 from clinbridge.adapters.trial._dict_rows import dictionary_entries, given_dictionary
@@ -41,6 +46,7 @@ from clinbridge.adapters.trial._dictionary import (
     mostly_numbers,
     role_of,
 )
+from clinbridge.adapters.trial._formats import apply_formats
 from clinbridge.adapters.trial._list_sheets import codes_from_list_sheets, long_code_tables
 from clinbridge.adapters.trial._listed_elsewhere import categories_from_values
 from clinbridge.adapters.trial._problems import problem_at, raise_problems, unlisted_text_codes
@@ -133,8 +139,16 @@ def read_trial(
     declared = workbook_codes(sheets, data, header, found_dict, names)
     entries_by_name: dict[str, Entry] = {}
     if dict_sheet is not None:
-        entries_by_name = dictionary_entries(dict_sheet, dict_header, dict_cols)
+        dict_rows = dictionary_entries(dict_sheet, dict_header, dict_cols, names)
+        entries_by_name = dict_rows.entries
+        report.dictionary_headings = dict_rows.headings
+        report.dictionary_notes = dict_rows.notes
+        report.names_matched = dict_rows.matched
         entries_by_name = drop_notes(entries_by_name, declared, dict_sheet.name, names)
+        others = [s for s in sheets if s is not data and s is not dict_sheet]
+        report.value_labels = apply_formats(
+            entries_by_name, dict_sheet, dict_header, dict_cols, others
+        ).lines()
         report.dictionary_entries = len(entries_by_name)
         have = {n.lower() for n in names}
         lacking = [e for k, e in entries_by_name.items() if k not in have]
@@ -187,7 +201,10 @@ def read_trial(
         raw = list(transposed[j])
         entry = entries_by_name.get(name.lower())
         if entry is None:
-            entry = infer_entry(name, [None if declared.is_text_code(v) else v for v in raw])
+            entry = infer_entry(
+                name,
+                [None if declared.is_text_code(v) or is_special_missing(v) else v for v in raw],
+            )
             entry.label = (labels[j] if labels else "") or entry.label
             report.inferred.append(name)
         elif not entry.typed:  # a dictionary without a type column: numbers are numbers
@@ -310,6 +327,8 @@ def _convert(
                 continue
             if _missing_text(v, entry):
                 text_missing += 1
+                if is_special_missing(v) and v.strip() not in entry.missing:
+                    entry.missing[v.strip()] = SPECIAL_MISSING  # '.N' in a SAS numeric column
                 continue
             if isinstance(v, str) and v.strip().lower() in by_label:  # 'Male' for code 1
                 arr[i] = float(by_label[v.strip().lower()])
@@ -382,8 +401,11 @@ def _convert(
 
 
 def _missing_text(v: Any, entry: Entry) -> bool:
-    """A cell whose text says the value is missing ('NA', 'not done', a declared code)."""
-    return isinstance(v, str) and (v.strip().lower() in MISSING_TEXT or v.strip() in entry.missing)
+    """A cell whose text says the value is missing ('NA', 'not done', a declared code, a SAS
+    special missing value '.N')."""
+    return isinstance(v, str) and (
+        v.strip().lower() in MISSING_TEXT or v.strip() in entry.missing or is_special_missing(v)
+    )
 
 
 def _design(
