@@ -229,3 +229,56 @@ def test_a_lone_name_the_data_lacks_is_still_a_variable(tmp_path: Path) -> None:
     wb.save(book.path)
     with pytest.raises(LoadError, match=r"lists 1 variable\(s\) the data sheet 'ipd_wide' lacks"):
         read_trial(book.path)
+
+
+def _swap_format_and_type(wb) -> None:  # type: ignore[no-untyped-def]
+    for row in wb["VARIABLES"].iter_rows():
+        row[2].value, row[3].value = row[3].value, row[2].value
+
+
+def _formats_as_a_table(wb) -> None:  # type: ignore[no-untyped-def]
+    del wb["FORMATS"]
+    ws = wb.create_sheet("FORMATS")
+    ws.append(["Format name", "Values"])
+    for name, pairs in sb.FORMATS.items():
+        ws.append([f"{name}.", " ".join(f"{sb._quoted(c)} = '{lab}'" for c, lab in pairs.items())])
+    ws.append(["TEMPF.", "low -< 36 = 'Hypothermic' 36 - high = 'Normal'"])
+
+
+def _readme_without_a_header(wb) -> None:  # type: ignore[no-untyped-def]
+    ws = wb["README"]
+    ws.delete_rows(5)  # 'Code | Meaning | Applies to'
+
+
+def _readme_in_other_words(wb) -> None:  # type: ignore[no-untyped-def]
+    ws = wb["README"]
+    for cell, text in zip(ws[5], ("Value", "Description", "Used for"), strict=False):
+        cell.value = text
+    ws["C7"] = "Variables with value labels (formats)"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        _swap_format_and_type,
+        lambda wb: wb["VARIABLES"].delete_cols(3),  # no Type column
+        lambda wb: wb["VARIABLES"].cell(1, 4, "Value labels"),
+        _formats_as_a_table,
+        _readme_without_a_header,
+        _readme_in_other_words,
+    ],
+)
+def test_other_ways_to_write_the_same_declarations(tmp_path: Path, change) -> None:  # type: ignore[no-untyped-def]
+    book = sb.build(tmp_path / "v.xlsx")
+    wb = load_workbook(book.path)
+    change(wb)
+    wb.save(book.path)
+    table = read_trial(book.path)
+    by = {e.name: e for e, _ in table.entries}
+    assert by["RandArm"].codes == {"1": "Hypothermia", "2": "Normothermia"}
+    assert by["Sex"].codes == {"M": "Male", "F": "Female"}
+    assert by["Temp_24"].type == "float" and by["RandDate"].type == "date"
+    assert by["Sarnat"].missing == {"-9": "Not known"}
+    assert "-9" not in by["BaseExcess"].missing
+    assert set(by["BirthWt"].missing) == {"-99", ".N", ".U"}
+    assert table.report.reconciled and not table.report.problems

@@ -330,9 +330,9 @@ class _Reader:
 
 _CNTL_HEADS = {
     "fmt": re.compile(r"^(?:fmt ?name|format(?: ?name)?|fmt)$", re.I),
-    "start": re.compile(r"^(?:start|value|values|code)$", re.I),
+    "start": re.compile(r"^(?:start|values?|codes?|values? labels?|pairs|labels)$", re.I),
     "end": re.compile(r"^end$", re.I),
-    "label": re.compile(r"^(?:label|value label|meaning|description|decode)$", re.I),
+    "label": re.compile(r"^(?:label|meaning|description|decode|text)$", re.I),
     "type": re.compile(r"^(?:type|fmt ?type)$", re.I),
     "hlo": re.compile(r"^hlo$", re.I),
 }
@@ -352,7 +352,7 @@ def _cntlout(sheet: Sheet) -> list[Format] | None:
             for key, pat in _CNTL_HEADS.items():
                 if key not in cols and not _blank(v) and pat.match(str(v).strip()):
                     cols[key] = j
-        if not {"fmt", "start", "label"} <= cols.keys():
+        if not {"fmt", "start"} <= cols.keys():
             continue
         out: dict[str, Format] = {}
         name = ""
@@ -371,6 +371,12 @@ def _cntlout(sheet: Sheet) -> list[Format] | None:
                 out[name] = Format(name, sheet=sheet.name, row=i + 1)
             reader.cur = out[name]
             start, end = _get(cols, r, "start"), _get(cols, r, "end")
+            if "=" in start:  # 'Format | Values' with the pairs written out: 1 = 'Yes'
+                for lhs, label in _pairs(start)[0]:
+                    reader.add(lhs, label, i, cols["start"])
+                continue
+            if "label" not in cols or not start:
+                continue
             hlo = _get(cols, r, "hlo").upper()
             quoted = start if _is_num(start) else f"'{start}'"
             ranged = (end and end != start) or any(c in hlo for c in "LHO")
