@@ -282,3 +282,20 @@ def test_other_ways_to_write_the_same_declarations(tmp_path: Path, change) -> No
     assert "-9" not in by["BaseExcess"].missing
     assert set(by["BirthWt"].missing) == {"-99", ".N", ".U"}
     assert table.report.reconciled and not table.report.problems
+
+
+def test_a_text_code_outside_its_scope_is_missing_and_said_so(tmp_path: Path) -> None:
+    book = sb.build(tmp_path / "outside.xlsx")
+    wb = load_workbook(book.path)
+    wb["README"].append([".L", "Lost to follow-up", "follow-up items (P18M, P2Y)"])
+    data = wb["ipd_wide"]
+    col = [c.value for c in data[1]].index("BirthWt") + 1
+    data.cell(3, col, ".L")  # a baseline item: '.L' cannot be a birth weight either
+    data.cell(4, [c.value for c in data[1]].index("IQ") + 1, ".L")
+    wb.save(book.path)
+    table = read_trial(book.path)
+    by = {e.name: e for e, _ in table.entries}
+    assert by["IQ"].missing[".L"] == "Lost to follow-up"
+    assert by["BirthWt"].missing[".L"] == "Lost to follow-up"
+    assert table.report.codes_outside_scope == [".L on BirthWt"]
+    assert table.report.reconciled and not table.report.problems

@@ -46,6 +46,9 @@ class WorkbookCodes:
     """'99 on hr_0 (one of its values)': where a workbook-wide code was kept as a value."""
     scoped: dict[str, ScopedCode] = field(default_factory=dict)
     """code → its meaning and the variables it applies to, from a table that says so."""
+    outside: list[str] = field(default_factory=list)
+    """'.L on bw': a text code in a numeric column its declared scope leaves out, read as
+    missing all the same (no value can be text there)."""
 
     def __bool__(self) -> bool:
         return bool(self.codes or self.per_variable or self.scoped)
@@ -66,8 +69,12 @@ class WorkbookCodes:
             x = _number(code)
             if (code not in present and (x is None or x not in present)) or code in entry.missing:
                 continue
-            if not sc.scope.applies(entry):
+            if not sc.scope.applies(entry) and (x is not None or not entry.numeric):
                 self.not_applied.append(f"{code} on {entry.name} (not among {sc.scope.text!r})")
+            elif not sc.scope.applies(entry):  # '.L' in a numeric column: a value it cannot be
+                entry.missing[code] = sc.meaning
+                added.append(code)
+                self.outside.append(f"{code} on {entry.name}")
             elif code in entry.codes:
                 self.not_applied.append(f"{code} on {entry.name} (one of its codes)")
             else:

@@ -50,6 +50,8 @@ class TrialLoadReport:
     workbook_missing: list[dict[str, Any]] = field(default_factory=list)
     """Missing codes declared once for the workbook: code, meaning, where, variables, cells."""
     workbook_codes_kept: list[str] = field(default_factory=list)
+    codes_outside_scope: list[str] = field(default_factory=list)
+    """Text missing codes ('.L') found in numeric columns their declared scope leaves out."""
     """Workbook-wide codes kept as values where they are one of a variable's values."""
     out_of_range: list[dict[str, Any]] = field(default_factory=list)
     """Values outside their variable's declared range (sheet, row, column, what was done)."""
@@ -108,6 +110,12 @@ class TrialLoadReport:
                 "dictionary lists them for all; their trial scope was taken from the data"
             )
         lines += report_lines(self.workbook_missing, self.workbook_codes_kept)
+        if self.codes_outside_scope:
+            lines.append(
+                f"{len(self.codes_outside_scope)} text missing code(s) stand in numeric columns "
+                "their declared scope leaves out; read as missing all the same: "
+                f"{_shown(self.codes_outside_scope, 5)}"
+            )
         lines += range_lines(self.out_of_range)
         lines.append("counts reconcile" if self.reconciled else "COUNTS DO NOT RECONCILE")
         return lines

@@ -245,6 +245,7 @@ def read_trial(
         raise_problems(problems, data)
     report.problems = problems
     report.workbook_missing, report.workbook_codes_kept = declared.report(), declared.not_applied
+    report.codes_outside_scope = declared.outside
     frame = pd.DataFrame(columns)
     _design(entries, columns, frame, data, header, report)
     report.columns_loaded = frame.shape[1]
