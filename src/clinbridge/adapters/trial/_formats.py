@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.adapters.trial._codes import split_missing
+from clinbridge.adapters.trial._read import column_letter
 from clinbridge.errors import LoadError
 
 if TYPE_CHECKING:
@@ -459,8 +460,6 @@ def apply_formats(
     j = _format_column(sheet, header, listed, formats)
     if j is None:
         return use
-    from clinbridge.adapters.trial._read import column_letter
-
     use.column = f"column {column_letter(j)}"
     for entry in listed:
         row = sheet.rows[entry.row - 1] if entry.row else []

@@ -141,10 +141,9 @@ def parse_scope(text: str, names: set[str]) -> Scope | None:
     times = frozenset(
         tp.text() for w in re.split(r"[\s,;/()]+", t) if (tp := iso_duration(w)) is not None
     ) or frozenset(tp.text() for tp, _ in find_time_points(t) if tp.scale != "baseline")
-    if not times and _FOLLOW_UP.search(t):
-        (excluded if _NOT.search(t[: _FOLLOW_UP.search(t).start()][-24:]) else kinds).add(
-            "follow-up"
-        )
+    follow_up = None if times else _FOLLOW_UP.search(t)
+    if follow_up is not None:
+        (excluded if _NOT.search(t[: follow_up.start()][-24:]) else kinds).add("follow-up")
     if not kinds and _ALL.search(t):
         kinds.add("all")
     if not (kinds or named or forms or times):
