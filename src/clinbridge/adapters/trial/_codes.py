@@ -11,7 +11,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["MISSING_TEXT", "is_missing_label", "is_number", "parse_code_list", "split_missing"]
+__all__ = [
+    "MISSING_TEXT",
+    "SPECIAL_MISSING",
+    "is_missing_label",
+    "is_number",
+    "is_special_missing",
+    "parse_code_list",
+    "split_missing",
+]
 
 _NUM = r"-?\d+(?:\.\d+)?"
 # a numeric code opening a pair: at the start or after a separator, then '=', ':', ')', ' - ', ','
@@ -77,6 +85,17 @@ MISSING_TEXT = frozenset(
 """Cell texts and code labels that say a value is missing, not what it is."""
 
 
+SPECIAL_MISSING = "special missing value"
+"""The meaning of a SAS special missing value ('.N') no sheet declares."""
+_SPECIAL = re.compile(r"^\s*\.[A-Za-z_]?\s*$")
+
+
+def is_special_missing(v: Any) -> bool:
+    """Whether a cell holds a SAS special missing value: '.', '.A' to '.Z', '._'. In a numeric
+    column no such text can be a value."""
+    return isinstance(v, str) and bool(_SPECIAL.match(v))
+
+
 def is_missing_label(label: str) -> bool:
     """'Missing', 'not known', 'N/A', 'unknown / not recorded', 'Missing data' — not 'Unknown cause'."""
     t = re.sub(r"\s+", " ", label.strip().lower()).strip(" ()[]")
@@ -117,7 +136,7 @@ def parse_code_list(text: Any) -> dict[str, str]:
         for m, nxt in zip(openers, [*openers[1:], None], strict=True):
             end = nxt.start() if nxt is not None else len(s)
             label = s[m.end() : end].strip().strip(";|,/{}").strip()
-            if len(label) > 1 and label[0] in "\"“" and label[-1] in "\"”":
+            if len(label) > 1 and label[0] in '"“' and label[-1] in '"”':
                 label = label[1:-1].strip()
             if label.endswith(")") and "(" not in label:  # '-999 (not done)'
                 label = label[:-1].strip()

@@ -20,6 +20,7 @@ import numpy as np
 
 from clinbridge.adapters.trial._dictionary import Entry
 from clinbridge.adapters.trial._missing_decl import declarations_in_row
+from clinbridge.adapters.trial._missing_table import ScopedCode, find_scoped_codes
 from clinbridge.adapters.trial._read import Sheet
 
 __all__ = ["WorkbookCodes", "drop_notes", "find_workbook_codes", "report_lines", "workbook_codes"]
@@ -43,13 +44,43 @@ class WorkbookCodes:
     """code → variables it was applied to."""
     not_applied: list[str] = field(default_factory=list)
     """'99 on hr_0 (one of its values)': where a workbook-wide code was kept as a value."""
+    scoped: dict[str, ScopedCode] = field(default_factory=dict)
+    """code → its meaning and the variables it applies to, from a table that says so."""
+    outside: list[str] = field(default_factory=list)
+    """'.L on bw': a text code in a numeric column its declared scope leaves out, read as
+    missing all the same (no value can be text there)."""
 
     def __bool__(self) -> bool:
-        return bool(self.codes or self.per_variable)
+        return bool(self.codes or self.per_variable or self.scoped)
 
     def is_text_code(self, v: Any) -> bool:
         """Whether a cell holds a declared text code ('ND', '.')."""
-        return isinstance(v, str) and v.strip() in self.codes and not _number(v.strip())
+        return (
+            isinstance(v, str)
+            and (v.strip() in self.codes or v.strip() in self.scoped)
+            and not _number(v.strip())
+        )
+
+    def _extend_scoped(self, entry: Entry, raw: list[Any]) -> list[str]:
+        """The scoped codes that apply to ``entry`` and that its column holds (added)."""
+        present = {v.strip() if isinstance(v, str) else v for v in raw}
+        added = []
+        for code, sc in self.scoped.items():
+            x = _number(code)
+            if (code not in present and (x is None or x not in present)) or code in entry.missing:
+                continue
+            if not sc.scope.applies(entry) and (x is not None or not entry.numeric):
+                self.not_applied.append(f"{code} on {entry.name} (not among {sc.scope.text!r})")
+            elif not sc.scope.applies(entry):  # '.L' in a numeric column: a value it cannot be
+                entry.missing[code] = sc.meaning
+                added.append(code)
+                self.outside.append(f"{code} on {entry.name}")
+            elif code in entry.codes:
+                self.not_applied.append(f"{code} on {entry.name} (one of its codes)")
+            else:
+                entry.missing[code] = sc.meaning
+                added.append(code)
+        return added
 
     def extend(self, entry: Entry, raw: list[Any]) -> list[str]:
         """Add the codes that apply to ``entry`` to its missing codes; returns the workbook-wide
@@ -58,8 +89,13 @@ class WorkbookCodes:
         for code, meaning in self.per_variable.get(entry.name.lower(), {}).items():
             if code not in entry.missing and code not in entry.codes:
                 entry.missing[code] = meaning
+        if self.scoped:
+            added += self._extend_scoped(entry, raw)
+            for code in added:
+                self.variables[code] = self.variables.get(code, 0) + 1
         if not self.codes or not (entry.numeric or entry.type == "categorical"):
             return added
+        n_scoped = len(added)
         hit = self._lookup.intersection(raw)  # which codes the column holds, at C speed
         pending = [
             (code, meaning)
@@ -79,7 +115,7 @@ class WorkbookCodes:
                 continue
             entry.missing[code] = meaning
             added.append(code)
-        for code in added:
+        for code in added[n_scoped:]:
             self.variables[code] = self.variables.get(code, 0) + 1
         return added
 
@@ -105,15 +141,18 @@ class WorkbookCodes:
 
     def report(self) -> list[dict[str, Any]]:
         """One line per workbook-wide code: where declared, variables and cells it applied to."""
+        every = [(c, m, self.where.get(c, ""), "all variables") for c, m in self.codes.items()]
+        every += [(c, s.meaning, s.where, s.scope.text) for c, s in self.scoped.items()]
         return [
             {
                 "code": code,
                 "meaning": meaning,
-                "declared": self.where.get(code, ""),
+                "declared": where,
+                "applies_to": scope,
                 "variables": self.variables.get(code, 0),
                 "cells": self.cells.get(code, 0),
             }
-            for code, meaning in self.codes.items()
+            for code, meaning, where, scope in every
         ]
 
 
@@ -208,6 +247,8 @@ def workbook_codes(
     above the data's header, and above or under the dictionary's entries."""
     wanted = {n.lower() for n in names if n}
     parts: list[tuple[str, list[list[Any]], list[int]]] = []
+    apart = [s for s in sheets if s is not data and (dictionary is None or s is not dictionary[0])]
+    scoped = find_scoped_codes(apart, names)  # a table saying where each code applies
     for s in sheets:
         if s is data:
             rows = [r[:_MOST_CELLS] for r in s.rows[:header]]
@@ -215,7 +256,8 @@ def workbook_codes(
             rows = [r[:_MOST_CELLS] for r in s.rows[:_MOST_ROWS]]
         else:
             continue
-        parts.append((s.name, rows, list(range(len(rows)))))
+        taken = scoped.rows_used.get(s.name, set())
+        parts.append((s.name, rows, [i for i in range(len(rows)) if i not in taken]))
     if dictionary is not None:  # its title rows, its footnotes, and notes beside its columns
         sheet, top, cols = dictionary
         j, last = cols["variable"], max(cols.values())
@@ -226,7 +268,13 @@ def workbook_codes(
             for i, r in enumerate(sheet.rows)
         ]
         parts.append((sheet.name, rows, [i for i in range(len(rows)) if i != top]))
-    return find_workbook_codes(parts, names)
+    out = find_workbook_codes(parts, names)
+    out.scoped = scoped.codes
+    for code in scoped.codes:
+        out.codes.pop(code, None)  # (declared again in a note: the table's scope holds)
+    for name, rows_used in scoped.rows_used.items():
+        out.rows_used.setdefault(name, set()).update(rows_used)
+    return out
 
 
 def drop_notes(
@@ -244,8 +292,13 @@ def drop_notes(
 def report_lines(workbook: list[dict[str, Any]], not_applied: list[str]) -> list[str]:
     """The load report's lines about workbook-wide missing codes."""
     lines = [
-        f"workbook-wide missing code {d['code']!r} ({d['meaning']}, {d['declared']}): "
-        f"{d['cells']} cell(s) in {d['variables']} variable(s) turned to missing"
+        f"workbook-wide missing code {d['code']!r} ({d['meaning']}, {d['declared']}"
+        + (
+            f", for {d['applies_to']!r}"
+            if d.get("applies_to", "all variables") != "all variables"
+            else ""
+        )
+        + f"): {d['cells']} cell(s) in {d['variables']} variable(s) turned to missing"
         for d in workbook
     ]
     if not_applied:

@@ -14,8 +14,8 @@ import re
 from typing import Any
 
 from clinbridge.adapters.trial._codes import parse_code_list
+from clinbridge.adapters.trial._iso_time import time_point_of
 from clinbridge.adapters.trial._missing_decl import in_table, is_missing_header
-from clinbridge.timepoint import parse_time_point
 
 __all__ = ["by_content", "by_words"]
 
@@ -117,7 +117,7 @@ def by_content(
             j
             for j in free
             if j not in out.values()
-            and _share(sample[j], lambda c: len(c) <= 24 and parse_time_point(c) is not None) > 0.6
+            and _share(sample[j], lambda c: len(c) <= 24 and time_point_of(c) is not None) > 0.6
         ]
         if timed:
             out["time_point"] = timed[0]

@@ -8,10 +8,11 @@ from typing import Any
 
 from clinbridge.adapters.trial._codes import is_number as _is_number
 from clinbridge.adapters.trial._codes import parse_code_list, split_missing
+from clinbridge.adapters.trial._iso_time import looks_iso, time_point_in_name, time_point_text
 from clinbridge.adapters.trial._listed_elsewhere import points_elsewhere
 from clinbridge.adapters.trial._missing_decl import parse_missing_column, strip_declarations
 from clinbridge.adapters.trial._ranges import split_range
-from clinbridge.timepoint import canonical, time_in_label, time_in_name
+from clinbridge.timepoint import time_in_label, time_in_name
 
 __all__ = [
     "Entry",
@@ -153,13 +154,18 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
     if trial_text and trial_text.strip().lower() not in {"both", "all", "any", "both trials"}:
         trials = tuple(t.strip() for t in re.split(r"[;,/&+]| and ", trial_text) if t.strip())
     tp_text = get("time_point") or None
-    tp = canonical(tp_text) if tp_text else None
-    if tp is None and tp_text is not None and (coded := time_in_name(tp_text.strip())):
+    tp = time_point_text(tp_text) if tp_text else None  # 'Day 3', 'PT72H'
+    if (
+        tp is None
+        and tp_text is not None
+        and not looks_iso(tp_text)
+        and (coded := time_in_name(tp_text.strip()))
+    ):
         tp = coded.text()  # a visit written as a column would name it: 'D3', 'M18', 'H72'
     if tp is None and tp_text is None:
         # no time point written: from the name ('Temp (24 h)'), and where the dictionary has
         # no time-point column at all, from the label ('Lactate at 72 hours')
-        found = time_in_name(name) or (
+        found = time_point_in_name(name) or (
             time_in_label(get("label")) if "time_point" not in cols else None
         )
         tp = found.text() if found else None
@@ -217,7 +223,7 @@ def infer_entry(name: str, values: list[Any]) -> Entry:
         except ValueError:
             numeric = False
             break
-    tp = time_in_name(name)
+    tp = time_point_in_name(name)
     entry = Entry(name=name, label=name, source="inferred", time_point=tp.text() if tp else None)
     if not present or not numeric:
         entry.type = "string"

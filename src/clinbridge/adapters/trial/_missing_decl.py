@@ -87,7 +87,7 @@ def is_missing_meaning(text: str) -> bool:
 
 _NUM = r"[-+]?\d+(?:\.\d+)?"
 _QUOTED = r"['\"‘“](?P<q>[^'\"’”\s]{1,8})['\"’”]"
-_SHORT = r"[.*\-]{1,3}|[A-Z][A-Z/.]{0,4}|n/a|na|nd|nk|nr|unk"
+_SHORT = r"\.[A-Za-z_]|[.*\-]{1,3}|[A-Z][A-Z/.]{0,4}|n/a|na|nd|nk|nr|unk"
 _TOKEN = rf"(?:{_QUOTED}|(?P<n>{_NUM})|(?P<s>{_SHORT}))"
 _CODE_FIRST = re.compile(
     rf"^\s*(?:codes?\s+)?{_TOKEN}\s*(?:=|:|–|—|->|→|\bmeans?\b|\bdenotes?\b|\bindicates?\b|"

@@ -267,6 +267,10 @@ def dictionary_columns(row: list[Any]) -> dict[str, int]:
         for fld, names in _DICT_FIELDS.items():
             if fld not in out and key in names:
                 out[fld] = j
+    # 'Format | Type' (SAS): the type is the 'Type' column; 'Format' names value-label formats
+    typed = [j for j, h in enumerate(row) if _norm(h) in _DICT_FIELDS["type"][:3]]
+    if typed and "type" in out and out["type"] not in typed:
+        out["type"] = typed[0]
     if "variable" not in out or "label" not in out:
         out = by_words(row, out)  # 'Field label', 'Response options', 'Assessment time'
     if "missing" not in out:  # 'Special codes', 'Non-response codes', 'NA codes'

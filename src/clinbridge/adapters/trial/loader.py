@@ -21,7 +21,7 @@ import logging
 import math
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -30,21 +30,27 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from clinbridge.adapters.trial._codes import MISSING_TEXT, split_missing
+from clinbridge.adapters.trial._codes import (
+    MISSING_TEXT,
+    SPECIAL_MISSING,
+    is_special_missing,
+    split_missing,
+)
 from clinbridge.adapters.trial._codes import is_number as _num
-from clinbridge.adapters.trial._conventions import drop_notes, report_lines, workbook_codes
+from clinbridge.adapters.trial._conventions import drop_notes, workbook_codes
+from clinbridge.adapters.trial._dict_rows import dictionary_entries, given_dictionary
 from clinbridge.adapters.trial._dictionary import (
     Entry,
     code_key,
     infer_entry,
     mostly_numbers,
-    parse_entry,
     role_of,
 )
+from clinbridge.adapters.trial._formats import apply_formats
 from clinbridge.adapters.trial._list_sheets import codes_from_list_sheets, long_code_tables
 from clinbridge.adapters.trial._listed_elsewhere import categories_from_values
 from clinbridge.adapters.trial._problems import problem_at, raise_problems, unlisted_text_codes
-from clinbridge.adapters.trial._ranges import check_range, range_lines, usual_codes_beside
+from clinbridge.adapters.trial._ranges import check_range, usual_codes_beside
 from clinbridge.adapters.trial._read import (
     Sheet,
     dictionary_columns,
@@ -54,96 +60,12 @@ from clinbridge.adapters.trial._read import (
     label_row,
     read_sheets,
 )
+from clinbridge.adapters.trial._report import TrialLoadReport
 from clinbridge.errors import LoadError
 
 __all__ = ["TrialLoadReport", "load_trial", "read_trial"]
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class TrialLoadReport:
-    """What was read, what was written, and whether the counts reconcile."""
-
-    file: str
-    sheet: str
-    dictionary_source: str
-    rows_read: int = 0
-    rows_loaded: int = 0
-    blank_rows_skipped: int = 0
-    title_rows_skipped: int = 0
-    label_rows_skipped: int = 0
-    """A row of labels under the column names (its texts label columns the dictionary lacks)."""
-    columns_read: int = 0
-    columns_loaded: int = 0
-    dictionary_entries: int = 0
-    inferred: list[str] = field(default_factory=list)
-    """Columns without a dictionary entry (type, codes and time point inferred from the data)."""
-    trial_scope_from_data: list[str] = field(default_factory=list)
-    """Columns the dictionary says all trials collected but which are blank in some trial."""
-    cells: int = 0
-    blank_cells: int = 0
-    missing_code_cells: int = 0
-    value_cells: int = 0
-    problems: list[dict[str, Any]] = field(default_factory=list)
-    """Bad cells stored as NULL (strict=False only), each with sheet, row and column."""
-    workbook_missing: list[dict[str, Any]] = field(default_factory=list)
-    """Missing codes declared once for the workbook: code, meaning, where, variables, cells."""
-    workbook_codes_kept: list[str] = field(default_factory=list)
-    """Workbook-wide codes kept as values where they are one of a variable's values."""
-    out_of_range: list[dict[str, Any]] = field(default_factory=list)
-    """Values outside their variable's declared range (sheet, row, column, what was done)."""
-    long_rows: int = 0
-    seconds: float = 0.0
-
-    @property
-    def reconciled(self) -> bool:
-        """Whether every row, column and cell read is accounted for."""
-        return (
-            self.rows_read == self.rows_loaded
-            and self.columns_read == self.columns_loaded
-            and self.cells
-            == self.blank_cells + self.missing_code_cells + self.value_cells + len(self.problems)
-            and sum(d["cells"] for d in self.workbook_missing) <= self.missing_code_cells
-        )
-
-    def summary_lines(self) -> list[str]:
-        """The report as short lines for the terminal."""
-        lines = [
-            f"read {self.rows_read} subject row(s) x {self.columns_read} column(s) from sheet "
-            f"{self.sheet!r} of {self.file}",
-            f"dictionary: {self.dictionary_source} ({self.dictionary_entries} entries)",
-            f"loaded {self.rows_loaded} row(s) x {self.columns_loaded} column(s) into trial_data; "
-            f"{self.long_rows} row(s) into trial_long",
-            f"cells: {self.value_cells} values, {self.missing_code_cells} missing codes, "
-            f"{self.blank_cells} blank, {len(self.problems)} bad (stored as NULL)",
-        ]
-        if self.title_rows_skipped:
-            lines.append(f"{self.title_rows_skipped} title row(s) above the header skipped")
-        if self.label_rows_skipped:
-            lines.append("a row of labels under the column names was read as labels, not data")
-        if self.blank_rows_skipped:
-            lines.append(f"{self.blank_rows_skipped} entirely blank row(s) skipped")
-        if self.inferred:
-            shown = ", ".join(self.inferred[:10]) + (" ..." if len(self.inferred) > 10 else "")
-            lines.append(
-                f"{len(self.inferred)} column(s) have no dictionary entry; inferred from the data: {shown}"
-            )
-        if self.trial_scope_from_data:
-            lines.append(
-                f"{len(self.trial_scope_from_data)} column(s) are blank in one trial although the "
-                "dictionary lists them for all; their trial scope was taken from the data"
-            )
-        lines += report_lines(self.workbook_missing, self.workbook_codes_kept)
-        lines += range_lines(self.out_of_range)
-        lines.append("counts reconcile" if self.reconciled else "COUNTS DO NOT RECONCILE")
-        return lines
-
-    def to_json(self) -> str:
-        """The report as JSON."""
-        data = dict(self.__dict__)
-        data["reconciled"] = self.reconciled
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
 
 
 @dataclass
@@ -193,42 +115,8 @@ def read_trial(
     """
     start = time.perf_counter()
     sheets = read_sheets(path, encoding=encoding)
-    dict_sheet: Sheet | None = None
-    dict_header = 0
-    dict_cols: dict[str, int] = {}
-    if dictionary is not None and Path(str(dictionary)).exists():
-        for s in read_sheets(dictionary, encoding=encoding):
-            for i, row in enumerate(s.rows[:10]):
-                cols = dictionary_columns(row)
-                if cols:
-                    dict_sheet, dict_header, dict_cols = s, i, cols
-                    break
-            if dict_sheet:
-                break
-        if dict_sheet is None:
-            raise LoadError(
-                "the dictionary file has no header row with a variable-name and a label column",
-                file=str(dictionary),
-            )
-    elif dictionary is not None:
-        named = [s for s in sheets if s.name.lower() == str(dictionary).lower()]
-        if not named:
-            raise LoadError(
-                f"no dictionary sheet or file {str(dictionary)!r} (sheets: "
-                f"{', '.join(s.name for s in sheets)})",
-                file=str(path),
-            )
-        dict_sheet = named[0]
-        for i, row in enumerate(dict_sheet.rows[:10]):
-            dict_cols = dictionary_columns(row)
-            if dict_cols:
-                dict_header = i
-                break
-        if not dict_cols:
-            raise LoadError(
-                "the dictionary sheet has no header row with a variable-name and a label column",
-                **dict_sheet.where(),
-            )
+    given = given_dictionary(dictionary, sheets, path, encoding=encoding)
+    dict_sheet, dict_header, dict_cols = given if given else (None, 0, {})
     data = _data_sheet(sheets, sheet, exclude=dict_sheet)
     header = find_header(data)
     names = header_names(data, header)
@@ -251,8 +139,16 @@ def read_trial(
     declared = workbook_codes(sheets, data, header, found_dict, names)
     entries_by_name: dict[str, Entry] = {}
     if dict_sheet is not None:
-        entries_by_name = _dictionary_entries(dict_sheet, dict_header, dict_cols)
+        dict_rows = dictionary_entries(dict_sheet, dict_header, dict_cols, names)
+        entries_by_name = dict_rows.entries
+        report.dictionary_headings = dict_rows.headings
+        report.dictionary_notes = dict_rows.notes
+        report.names_matched = dict_rows.matched
         entries_by_name = drop_notes(entries_by_name, declared, dict_sheet.name, names)
+        others = [s for s in sheets if s is not data and s is not dict_sheet]
+        report.value_labels = apply_formats(
+            entries_by_name, dict_sheet, dict_header, dict_cols, others
+        ).lines()
         report.dictionary_entries = len(entries_by_name)
         have = {n.lower() for n in names}
         lacking = [e for k, e in entries_by_name.items() if k not in have]
@@ -305,7 +201,10 @@ def read_trial(
         raw = list(transposed[j])
         entry = entries_by_name.get(name.lower())
         if entry is None:
-            entry = infer_entry(name, [None if declared.is_text_code(v) else v for v in raw])
+            entry = infer_entry(
+                name,
+                [None if declared.is_text_code(v) or is_special_missing(v) else v for v in raw],
+            )
             entry.label = (labels[j] if labels else "") or entry.label
             report.inferred.append(name)
         elif not entry.typed:  # a dictionary without a type column: numbers are numbers
@@ -346,6 +245,7 @@ def read_trial(
         raise_problems(problems, data)
     report.problems = problems
     report.workbook_missing, report.workbook_codes_kept = declared.report(), declared.not_applied
+    report.codes_outside_scope = declared.outside
     frame = pd.DataFrame(columns)
     _design(entries, columns, frame, data, header, report)
     report.columns_loaded = frame.shape[1]
@@ -370,24 +270,6 @@ def _data_sheet(sheets: list[Sheet], name: str | None, *, exclude: Sheet | None)
     if not candidates:
         raise LoadError("the workbook has no sheet with data", file=sheets[0].file)
     return max(candidates, key=lambda s: (s.width, len(s.rows)))
-
-
-def _dictionary_entries(sheet: Sheet, header: int, cols: dict[str, int]) -> dict[str, Entry]:
-    out: dict[str, Entry] = {}
-    for i in range(header + 1, len(sheet.rows)):
-        row = sheet.rows[i]
-        j = cols["variable"]
-        if j >= len(row) or _blank(row[j]):
-            continue
-        entry = parse_entry(row, cols, i)
-        key = entry.name.lower()
-        if key in out:
-            raise LoadError(
-                f"the dictionary lists variable {entry.name!r} twice (rows {out[key].row} and {i + 1})",
-                **sheet.where(i, j),
-            )
-        out[key] = entry
-    return out
 
 
 def _convert(
@@ -446,6 +328,8 @@ def _convert(
                 continue
             if _missing_text(v, entry):
                 text_missing += 1
+                if is_special_missing(v) and v.strip() not in entry.missing:
+                    entry.missing[v.strip()] = SPECIAL_MISSING  # '.N' in a SAS numeric column
                 continue
             if isinstance(v, str) and v.strip().lower() in by_label:  # 'Male' for code 1
                 arr[i] = float(by_label[v.strip().lower()])
@@ -518,8 +402,11 @@ def _convert(
 
 
 def _missing_text(v: Any, entry: Entry) -> bool:
-    """A cell whose text says the value is missing ('NA', 'not done', a declared code)."""
-    return isinstance(v, str) and (v.strip().lower() in MISSING_TEXT or v.strip() in entry.missing)
+    """A cell whose text says the value is missing ('NA', 'not done', a declared code, a SAS
+    special missing value '.N')."""
+    return isinstance(v, str) and (
+        v.strip().lower() in MISSING_TEXT or v.strip() in entry.missing or is_special_missing(v)
+    )
 
 
 def _design(

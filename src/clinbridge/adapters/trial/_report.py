@@ -1,0 +1,131 @@
+"""The load report: what was read, what was written, and whether the counts reconcile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from clinbridge.adapters.trial._conventions import report_lines
+from clinbridge.adapters.trial._ranges import range_lines
+
+__all__ = ["TrialLoadReport"]
+
+
+@dataclass
+class TrialLoadReport:
+    """What was read, what was written, and whether the counts reconcile."""
+
+    file: str
+    sheet: str
+    dictionary_source: str
+    rows_read: int = 0
+    rows_loaded: int = 0
+    blank_rows_skipped: int = 0
+    title_rows_skipped: int = 0
+    label_rows_skipped: int = 0
+    """A row of labels under the column names (its texts label columns the dictionary lacks)."""
+    columns_read: int = 0
+    columns_loaded: int = 0
+    dictionary_entries: int = 0
+    dictionary_headings: list[str] = field(default_factory=list)
+    """Section dividers in the dictionary (each the form of the entries below it)."""
+    dictionary_notes: list[str] = field(default_factory=list)
+    """Lone texts under the dictionary's last entry, read as notes."""
+    value_labels: list[str] = field(default_factory=list)
+    """Where the value labels came from when a formats sheet held them (PROC FORMAT style)."""
+    names_matched: list[str] = field(default_factory=list)
+    """Dictionary names matched to data columns once case and punctuation are set aside."""
+    inferred: list[str] = field(default_factory=list)
+    """Columns without a dictionary entry (type, codes and time point inferred from the data)."""
+    trial_scope_from_data: list[str] = field(default_factory=list)
+    """Columns the dictionary says all trials collected but which are blank in some trial."""
+    cells: int = 0
+    blank_cells: int = 0
+    missing_code_cells: int = 0
+    value_cells: int = 0
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    """Bad cells stored as NULL (strict=False only), each with sheet, row and column."""
+    workbook_missing: list[dict[str, Any]] = field(default_factory=list)
+    """Missing codes declared once for the workbook: code, meaning, where, variables, cells."""
+    workbook_codes_kept: list[str] = field(default_factory=list)
+    codes_outside_scope: list[str] = field(default_factory=list)
+    """Text missing codes ('.L') found in numeric columns their declared scope leaves out."""
+    """Workbook-wide codes kept as values where they are one of a variable's values."""
+    out_of_range: list[dict[str, Any]] = field(default_factory=list)
+    """Values outside their variable's declared range (sheet, row, column, what was done)."""
+    long_rows: int = 0
+    seconds: float = 0.0
+
+    @property
+    def reconciled(self) -> bool:
+        """Whether every row, column and cell read is accounted for."""
+        return (
+            self.rows_read == self.rows_loaded
+            and self.columns_read == self.columns_loaded
+            and self.cells
+            == self.blank_cells + self.missing_code_cells + self.value_cells + len(self.problems)
+            and sum(d["cells"] for d in self.workbook_missing) <= self.missing_code_cells
+        )
+
+    def summary_lines(self) -> list[str]:
+        """The report as short lines for the terminal."""
+        lines = [
+            f"read {self.rows_read} subject row(s) x {self.columns_read} column(s) from sheet "
+            f"{self.sheet!r} of {self.file}",
+            f"dictionary: {self.dictionary_source} ({self.dictionary_entries} entries)",
+            f"loaded {self.rows_loaded} row(s) x {self.columns_loaded} column(s) into trial_data; "
+            f"{self.long_rows} row(s) into trial_long",
+            f"cells: {self.value_cells} values, {self.missing_code_cells} missing codes, "
+            f"{self.blank_cells} blank, {len(self.problems)} bad (stored as NULL)",
+        ]
+        if self.dictionary_headings:
+            lines.append(
+                f"{len(self.dictionary_headings)} section heading row(s) in the dictionary read as "
+                f"the form of the entries below them: {_shown(self.dictionary_headings, 4)}"
+            )
+        if self.dictionary_notes:
+            lines.append(f"dictionary notes (not variables): {_shown(self.dictionary_notes, 3)}")
+        if self.names_matched:
+            lines.append(
+                f"{len(self.names_matched)} dictionary name(s) matched to data columns with "
+                f"punctuation set aside: {_shown(self.names_matched, 5)}"
+            )
+        lines += self.value_labels
+        if self.title_rows_skipped:
+            lines.append(f"{self.title_rows_skipped} title row(s) above the header skipped")
+        if self.label_rows_skipped:
+            lines.append("a row of labels under the column names was read as labels, not data")
+        if self.blank_rows_skipped:
+            lines.append(f"{self.blank_rows_skipped} entirely blank row(s) skipped")
+        if self.inferred:
+            shown = ", ".join(self.inferred[:10]) + (" ..." if len(self.inferred) > 10 else "")
+            lines.append(
+                f"{len(self.inferred)} column(s) have no dictionary entry; inferred from the data: {shown}"
+            )
+        if self.trial_scope_from_data:
+            lines.append(
+                f"{len(self.trial_scope_from_data)} column(s) are blank in one trial although the "
+                "dictionary lists them for all; their trial scope was taken from the data"
+            )
+        lines += report_lines(self.workbook_missing, self.workbook_codes_kept)
+        if self.codes_outside_scope:
+            lines.append(
+                f"{len(self.codes_outside_scope)} text missing code(s) stand in numeric columns "
+                "their declared scope leaves out; read as missing all the same: "
+                f"{_shown(self.codes_outside_scope, 5)}"
+            )
+        lines += range_lines(self.out_of_range)
+        lines.append("counts reconcile" if self.reconciled else "COUNTS DO NOT RECONCILE")
+        return lines
+
+    def to_json(self) -> str:
+        """The report as JSON."""
+        data = dict(self.__dict__)
+        data["reconciled"] = self.reconciled
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+
+
+def _shown(items: list[str], most: int) -> str:
+    return ", ".join(repr(x) for x in items[:most]) + (" ..." if len(items) > most else "")
