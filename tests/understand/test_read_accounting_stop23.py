@@ -198,3 +198,15 @@ def test_one_as_a_pronoun_and_one_value_per_person(s27: Any) -> None:
     ):
         a = _ask(s27, q, S27_NOW)
         assert a.decision == "abstain" or abs(a.value - gold) < 0.01, q
+
+
+def test_deaths_inside_a_time_window(fhir2: Any, s27: Any) -> None:
+    gold = devset2_gold(
+        "fhir", "SELECT count(*) FROM fhir_patient WHERE CAST(deceased_time AS DATE) < DATE '1990-01-01'"
+    )
+    a = _ask(fhir2, "number of patients who died before 1990", FHIR_NOW)
+    assert a.decision == "accept" and a.value == gold
+    b = _ask(s27, "how many people died after 2015?", S27_NOW)
+    assert b.decision == "accept" and b.value == devset2_gold(
+        "synthea27nj", "SELECT count(DISTINCT person_id) FROM death WHERE death_date > DATE '2015-12-31'"
+    )

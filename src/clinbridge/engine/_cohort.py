@@ -578,7 +578,13 @@ class CohortBuilder:
                 if flt.at is not None
                 else f.date_literal(self.now, self.d)
             )
-            return self._age_condition(self.age(pid, at, joins), flt)
+            cond = self._age_condition(self.age(pid, at, joins), flt)
+            if flt.window is None:
+                return cond
+            if flt.at is None:
+                raise UnsupportedOperationError("a window on an age needs the date it is taken at")
+            inside = self.window_condition(flt.window, at.copy(), pid, joins)  # died in W
+            return exp.and_(cond, inside, copy=False) if inside is not None else cond
 
         return self._patients_where(build), bool(flt.negate)
 

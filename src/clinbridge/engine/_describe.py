@@ -173,7 +173,7 @@ def _age(f: AgeFilter, at_event: bool = False) -> str:
         "=": "aged",
         "!=": "not aged",
     }
-    return f"{words[f.op]} {f.value}{at}"
+    return f"{words[f.op]} {f.value}{at}{_window(f.window) if f.window is not None else ''}"
 
 
 def _filter(f: Any, verb: bool = False) -> str:

@@ -288,6 +288,9 @@ class AgeFilter(_Node):
     """True: the patients for whom the condition does not hold, those without the anchor's date
     included — with a death anchor ('age at death >= 0'), the patients with no recorded death
     (None, the default, is left out of the plan's JSON)."""
+    window: TimeWindow | None = None
+    """The anchor's date must also fall in this window: with a death anchor, the patients who
+    died in it ('died before 1990', 'deaths in the last 5 years')."""
 
 
 class EventFilter(_Node):

@@ -96,6 +96,7 @@ class Pred:
                 value2=a.get("value2"),
                 at=at,
                 negate=True if self.negate else None,
+                window=self.window,
             )
         if self.kind == "encounter":
             return EncounterFilter(
@@ -263,8 +264,8 @@ def _on_death(w: _Walk, k: int, s: Slot) -> None:
     windows = [i for i in w.items if isinstance(i, Slot) and i.kind == "window"]
     if alive:  # 'still alive ... as of today': alive is today's state; today is no window
         windows = [i for i in windows if not _TODAY_ONLY.fullmatch(i.text.strip())]
-    if windows:
-        raise Abstain(f"deaths can be counted, but not inside a time window ({s.text!r})", s.text)
+    if windows and alive:  # (a death in a window is the death date in it, placed as events' are)
+        raise Abstain(f"being alive is not counted inside a time window ({s.text!r})", s.text)
     w.preds.append(Pred(k, "death", negate=alive))
     w.neg = False
     w.ground(s.text, "death", "no recorded death" if alive else "a recorded death date")
@@ -698,7 +699,7 @@ def _first_pos(items: list[Item], kind: str) -> int:
 def _window_target(
     k: int, preds: list[Pred], measure_pos: int | None, measure_is_events: bool, of: str
 ) -> Pred | None:
-    events = [p for p in preds if p.kind in {"event", "encounter"}]
+    events = [p for p in preds if p.kind in {"event", "encounter", "death"}]
     candidates: list[tuple[int, Pred | None]] = [(p.pos, p) for p in events]
     if measure_is_events:
         candidates.append((measure_pos if measure_pos is not None else -1, None))
