@@ -210,3 +210,17 @@ def test_deaths_inside_a_time_window(fhir2: Any, s27: Any) -> None:
     assert b.decision == "accept" and b.value == devset2_gold(
         "synthea27nj", "SELECT count(DISTINCT person_id) FROM death WHERE death_date > DATE '2015-12-31'"
     )
+
+
+def test_unit_clauses_in_one_parenthesis(s27: Any) -> None:
+    kg = devset2_gold(
+        "synthea27nj",
+        "SELECT count(DISTINCT person_id) FROM measurement m JOIN concept c ON c.concept_id = "
+        "m.measurement_concept_id WHERE c.concept_name = 'Body weight' AND value_as_number > 200 * 0.45359237",
+    )
+    a = _ask(s27, "number of people with a body weight above 200 lb at least once (stored in kg; 200 lb = 90.7 kg)", S27_NOW)
+    assert a.decision == "accept" and a.value == kg
+    b = _ask(s27, "number of people with a body weight above 200 lb at least once (stored in kg; 200 lb = 80 kg)", S27_NOW)
+    assert b.decision == "abstain"
+    c = _ask(s27, "number of people with a body weight above 200 lb (kept in kg; 1 lb = 0.5 kg)", S27_NOW)
+    assert c.decision == "abstain"

@@ -12,6 +12,9 @@ A question may say how its units relate, beside what it asks:
   within 1 %, else an abstention;
 * where values are stored — '(stored in cm)', '; weights are stored in kg': the engine converts
   each row by the unit the row records, whatever the question says, so the claim is taken out;
+* several of these in one parenthesis, by clause ('(stored in cm; 1 inch = 2.54 cm)', '(the
+  source stores mg/dL; 1 mmol/L = 88.57 mg/dL, so about 177.1 mg/dL)'): taken out whole when
+  every clause is one of them and each checks;
 * the unit wanted, as a conversion — 'converted from kg to lb', 'converted to inches': read as
   'in lb', 'in inches'.
 
@@ -75,8 +78,78 @@ def _agrees(stated: float, known: float) -> bool:
     return abs(stated / known - 1.0) <= 0.01
 
 
+_CLAUSE_STORED = re.compile(
+    r"^(?:(?:the\s+)?(?:source|database|data|db|table)\s+(?:stores|records|keeps)\s+(?:them\s+in\s+|values\s+in\s+)?"
+    r"|(?:(?:the\s+)?[a-z]+\s+(?:are|is)\s+|values?\s+(?:are\s+)?)?(?:stored|recorded|kept)\s+(?:in|as)\s+)"
+    + _UNIT.format("u")
+    + r"(?:\s*,?\s*which\s+is\s+the\s+same\s+(?:number|value))?$",
+    re.I,
+)
+_CLAUSE_FACTOR = re.compile(
+    r"^1\s*" + _UNIT.format("u1") + r"(?:\s+of\s+[a-z]+)?\s*=\s*" + _NUM.format("f") + r"\s*" + _UNIT.format("u2") + "$",
+    re.I,
+)
+_CLAUSE_AGAIN = re.compile(
+    r"^(?:(?:so|i\.?\s?e\.?|that\s+is|which\s+is)\s*,?\s*)?(?:(?:about|approximately|approx\.?|roughly|around|~|≈)\s+)?"
+    + _NUM.format("n") + r"\s*" + _UNIT.format("u") + "$",
+    re.I,
+)
+_CLAUSE_PAIR = re.compile(
+    r"^" + _NUM.format("n0") + r"\s*" + _UNIT.format("u0") + r"\s+(?:is|=|equals)\s+(?:about\s+|approximately\s+|roughly\s+|~\s*)?"
+    + _NUM.format("n") + r"\s*" + _UNIT.format("u") + "$",
+    re.I,
+)
+_CLAUSE_COUNTED = re.compile(
+    r"^(?:every|each|all)\s+(?:results?|values?|readings?|measurements?|records?)\s+(?:counted|included|pooled)$", re.I
+)
+_THRESHOLD = re.compile(_NUM.format("n0") + r"\s*" + _UNIT.format("u0"), re.I)
+
+
+def _unit_clauses(question: str) -> tuple[str, str | None]:
+    """'(heights are stored in cm; 1 inch = 2.54 cm)', '(the source stores mg/dL; 1 mmol/L =
+    88.57 mg/dL, so about 177.1 mg/dL)': a parenthesis whose every clause is one of the asides
+    above — a storage unit, a factor (checked), the threshold again in another unit (checked
+    against the number before the parenthesis) — is taken out whole."""
+    for m in list(re.finditer(r"\s*\(([^()]{4,200})\)", question)):
+        clauses = [c.strip() for c in re.split(r"\s*[;,]\s*", m[1]) if c.strip()]
+        before = list(_THRESHOLD.finditer(question[: m.start()]))
+        ok = bool(clauses)
+        for c in clauses:
+            if _CLAUSE_STORED.match(c) or _CLAUSE_COUNTED.match(c):
+                continue
+            if not _CLAUSE_FACTOR.match(c) and (pair := _CLAUSE_PAIR.match(c)):  # '200 lb is about 90.7 kg'
+                known = _factor(pair["u0"], pair["u"], question)
+                if known is None or not _agrees(float(pair["n"]), float(pair["n0"]) * known):
+                    return question, f"{pair['n0']} {pair['u0']} is not {pair['n']} {pair['u']}; say which is meant"
+                continue
+            if f := _CLAUSE_FACTOR.match(c):
+                known = _factor(f["u1"], f["u2"], question)
+                if known is not None and not _agrees(float(f["f"]), known):
+                    return question, (
+                        f"the question's factor (1 {f['u1']} = {f['f']} {f['u2']}) is not the known "
+                        f"one (1 {f['u1']} = {known:.4g} {f['u2']}); say which to use"
+                    )
+                ok = ok and known is not None
+                continue
+            if (a := _CLAUSE_AGAIN.match(c)) and before:
+                t = before[-1]
+                known = _factor(t["u0"], a["u"], question)
+                if known is None or not _agrees(float(a["n"]), float(t["n0"]) * known):
+                    return question, (
+                        f"{t['n0']} {t['u0']} is not {a['n']} {a['u']}; say which threshold is meant"
+                    )
+                continue
+            ok = False
+        if ok:
+            question = question.replace(m[0], "", 1)
+    return question, None
+
+
 def unit_asides(question: str) -> tuple[str, str | None]:
     """(the question with its unit asides accounted for, an abstention reason or None)."""
+    question, differ = _unit_clauses(question)
+    if differ:
+        return question, differ
     for m in list(_FACTOR.finditer(question)):
         known = _factor(m["u1"], m["u2"], question)
         if known is None:
