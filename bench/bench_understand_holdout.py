@@ -1,4 +1,4 @@
-"""Bench the understanding on a holdout, devset3 to devset8 (figures only for a sealed set).
+"""Bench the understanding on a holdout, devset3 to devset9 (figures only for a sealed set).
 
 Scores ``tests/data/devset3/holdout.jsonl.gz`` (``--set devset4``/``devset5``: theirs) exactly as
 ``bench_understand_open.py`` scores devset2 — same databases, same public API call, same scorer
@@ -39,10 +39,10 @@ from databases import DB_NAMES  # noqa: E402  (devset2's, on the path bench_unde
 
 HOLDOUTS = {
     name: ROOT / "tests" / "data" / name / "holdout.jsonl.gz"
-    for name in ("devset3", "devset4", "devset5", "devset6", "devset7", "devset8")
+    for name in ("devset3", "devset4", "devset5", "devset6", "devset7", "devset8", "devset9")
 }
 HOLDOUT = HOLDOUTS["devset3"]
-OPENED = frozenset({"devset3", "devset4", "devset5", "devset6", "devset7"})
+OPENED = frozenset({"devset3", "devset4", "devset5", "devset6", "devset7", "devset8"})
 """Holdouts scored blind in earlier stops and since opened as development material: only these
 may list their failures (``--show-failures``); a set still sealed prints figures only."""
 

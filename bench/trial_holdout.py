@@ -88,7 +88,8 @@ SAS-style special missing values): loader work on those is work on a convention 
 and is said so wherever its figures are reported. After the stop's reader work (trial23, on
 set 10) and that loader work (tload23: section rows, a scoped missing-code table, SAS special
 missing values and formats, ISO 8601 time points), main a5eadd2: 21/83 = 25.3 %, 62 abstained,
-0 wrong. It stays sealed for the next stop to open."""
+0 wrong; again on main a61a7e4 (stop 24's start) 21/83, 62 abstained, 0 wrong. It was opened as
+development material on 2026-12-03 (11:00 UTC, stop 24's start)."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
