@@ -12,7 +12,7 @@ Do not read the questions while working on the reader: run this only to report a
 
 Usage::
 
-    python bench/trial_holdout.py [--set 1|...|11] [--show]   # --show: every verdict, not only misses
+    python bench/trial_holdout.py [--set 1|...|12] [--show]   # --show: every verdict, not only misses
     python bench/trial_holdout.py --set 8 --check   # build the workbook, compute every gold, verify; no reader
     python bench/trial_holdout.py --set 10 --figures  # a SEALED set: the figures line only
 """
@@ -46,6 +46,7 @@ HOLDOUTS = {
     9: (ROOT / "bench" / "data" / "trial_holdout9_sealed.py.gz", 9191, 540, 1300),
     10: (ROOT / "bench" / "data" / "trial_holdout10_sealed.py.gz", 10101, 540, 1300),
     11: (ROOT / "bench" / "data" / "trial_holdout11_sealed.py.gz", 11111, 540, 1300),
+    12: (ROOT / "bench" / "data" / "trial_holdout12_sealed.py.gz", 12121, 540, 1300),
 }
 """Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran;
 set 3 and set 4 by writers blind to the reader's code, each committed before its first run;
@@ -89,12 +90,17 @@ and is said so wherever its figures are reported. After the stop's reader work (
 set 10) and that loader work (tload23: section rows, a scoped missing-code table, SAS special
 missing values and formats, ISO 8601 time points), main a5eadd2: 21/83 = 25.3 %, 62 abstained,
 0 wrong; again on main a61a7e4 (stop 24's start) 21/83, 62 abstained, 0 wrong. It was opened as
-development material on 2026-12-03 (11:00 UTC, stop 24's start)."""
+development material on 2026-12-03 (11:00 UTC, stop 24's start). Set 12 is the new blind set:
+set 12 (88 questions, 16 abstentions; seed 12121, 540 x 1300) was written blind to the reader's
+code on 2026-12-03, on a workbook from a fifth independent builder (``BOOKS``) with conventions of
+its own, and committed before its first run; its golds are checked a second way (``verify``,
+``--check``: 0 disagreements)."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
     10: ROOT / "bench" / "data" / "trial10_book.py.gz",
     11: ROOT / "bench" / "data" / "trial11_book.py.gz",
+    12: ROOT / "bench" / "data" / "trial12_book.py.gz",
 }
 """Sets whose workbook is NOT made by clinbridge.synthetic.trial but by an independent builder (a
 sealed module with ``build(seed, subjects, variables, path)`` and ``load_gold(path)``): set 8's
