@@ -94,7 +94,9 @@ development material on 2026-12-03 (11:00 UTC, stop 24's start). Set 12 is the n
 set 12 (88 questions, 16 abstentions; seed 12121, 540 x 1300) was written blind to the reader's
 code on 2026-12-03, on a workbook from a fifth independent builder (``BOOKS``) with conventions of
 its own, and committed before its first run; its golds are checked a second way (``verify``,
-``--check``: 0 disagreements)."""
+``--check``: 0 disagreements). Blind figures (lead only, ``--figures``): on main 9bb5d0e the loader
+refused the workbook (0/88: its data sheet's second row, under the names, holds labels — text in
+coded columns)."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
