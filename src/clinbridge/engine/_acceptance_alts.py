@@ -141,3 +141,122 @@ def age_now_or_at(ctx: _Ctx, plan: QueryPlan) -> list[Alternative]:
         variant = plan.model_copy(update={"measure": measure})
         out.append(reading(ctx, f"the age at the first {named}", variant))
     return out
+
+
+def _with_filter(plan: QueryPlan, f: Any) -> QueryPlan:
+    return plan.model_copy(update={"filters": (*plan.filters, f)})
+
+
+def deaths_in_cohort(ctx: _Ctx, plan: QueryPlan) -> int:
+    """How many of the plan's patients have a recorded death (0 when it cannot be told)."""
+    from clinbridge.engine.plan import AgeFilter, Measure, PatientAnchor
+
+    died = AgeFilter(op=">=", value=0, at=PatientAnchor(point="death"))
+    counted = _with_filter(plan, died).model_copy(
+        update={
+            "measure": Measure(of="patients"),
+            "aggregate": Aggregate(op="count"),
+            "group_by": (),
+        }
+    )
+    got = run_variant(ctx, counted)
+    return int(got) if isinstance(got, (int, float)) else 0
+
+
+def age_of_the_dead(ctx: _Ctx, plan: QueryPlan) -> list[Alternative]:
+    """Today's age counted for every patient (the reading taken), the age at death for those who
+    died (today's age for the living), and the living only."""
+    from clinbridge.engine.plan import AgeFilter, PatientAnchor
+
+    out = [reading(ctx, "years since birth today, the dead included", plan, ctx.value)]
+    at_death = plan.measure.model_copy(update={"age_at": PatientAnchor(point="death")})
+    dead = AgeFilter(op=">=", value=0, at=PatientAnchor(point="death"))
+    if plan.patient_id:
+        out.append(reading(ctx, "the age at death", plan.model_copy(update={"measure": at_death})))
+        return out
+    living = AgeFilter(op=">=", value=0, at=PatientAnchor(point="death"), negate=True)
+    out.append(reading(ctx, "the living patients only, age today", _with_filter(plan, living)))
+    out.append(
+        reading(
+            ctx,
+            "the patients who died, age at death",
+            _with_filter(plan, dead).model_copy(update={"measure": at_death}),
+        )
+    )
+    return out
+
+
+def decade_or_age(ctx: _Ctx, plan: QueryPlan, decade: int) -> list[Alternative]:
+    """'in the 90s' read as the calendar decade (the reading taken), and as an age in that
+    decade at the event (each event filter windowed to exactly that decade is moved to it)."""
+    from clinbridge.engine.plan import AgeFilter
+
+    out = [
+        reading(ctx, f"in the calendar years 19{decade:02d}-19{decade + 9:02d}", plan, ctx.value)
+    ]
+    moved = []
+    for f in plan.filters:
+        if isinstance(f, EventFilter) and f.window is not None and _decade_window(f.window, decade):
+            age = AgeFilter(op="between", value=decade, value2=decade + 9)
+            f = f.model_copy(update={"window": None, "age_at_event": age})
+        moved.append(f)
+    variant = plan.model_copy(update={"filters": tuple(moved)})
+    if variant != plan:
+        out.append(reading(ctx, f"aged {decade}-{decade + 9} at the event", variant))
+    return out
+
+
+def _decade_window(window: Any, decade: int) -> bool:
+    start, end = str(getattr(window, "start", "") or ""), str(getattr(window, "end", "") or "")
+    return start.startswith(f"19{decade:02d}-01-01") and end.startswith(f"19{decade + 9:02d}-12-31")
+
+
+def per_patient_means(ctx: _Ctx) -> dict[str, float]:
+    """The mean over patients, each patient once — of each patient's own mean, and of each
+    patient's latest value — from the draft's own SQL (its ``ev`` step of events). Empty when
+    the draft's SQL is not of the compiled shape."""
+    import sqlglot
+    from sqlglot import exp
+
+    from clinbridge.engine._checks import _guard, _run
+
+    sql = getattr(ctx.draft, "sql", None)
+    if not sql:
+        return {}
+    try:
+        tree = sqlglot.parse_one(sql, read=ctx.db.dialect)
+        ctes = list(tree.ctes)
+        names = [c.alias_or_name for c in ctes]
+        if "ev" not in names:
+            return {}
+        kept = ctes[: names.index("ev") + 1]
+        inner = (
+            exp.select(
+                "e.pid",
+                "CAST(e.val AS DOUBLE) AS v",
+                "AVG(CAST(e.val AS DOUBLE)) OVER (PARTITION BY e.pid) AS pm",
+                "ROW_NUMBER() OVER (PARTITION BY e.pid ORDER BY e.t DESC) AS rn",
+            )
+            .from_("ev AS e")
+            .where("NOT e.val IS NULL")
+        )
+        outer = (
+            exp.select("AVG(p.pm) AS each_mean", "AVG(p.v) AS each_latest")
+            .from_(inner.subquery("p"))
+            .where("p.rn = 1")
+        )
+        for c in kept:
+            outer = outer.with_(c.alias_or_name, as_=c.this)
+        rows = _run(ctx.db, _guard(outer.sql(dialect=ctx.db.dialect), ctx.catalog, ctx.db))
+    except (sqlglot.errors.SqlglotError, ClinbridgeError) as exc:
+        logger.debug("per-patient means did not run: %s", exc)
+        return {}
+    if not rows:
+        return {}
+    out = {}
+    for key, got in zip(
+        ("each patient's mean", "each patient's latest value"), rows[0], strict=False
+    ):
+        if isinstance(got, (int, float)):
+            out[key] = float(got)
+    return out

@@ -143,7 +143,30 @@ def check_result(plan: QueryPlan | None, value: Any, question: str | None) -> li
                     "reading gives only how many there are",
                 )
             )
+        if (
+            op in {"mean", "median", "min", "max", "stddev", "sum"}
+            and plan.measure.of == "value"
+            and _COUNT_LEAD.match(question)
+        ):
+            # 'count person_id whose max(value) is < 130': the max is the condition, the
+            # count the answer
+            out.append(
+                Check(
+                    name="answer_type",
+                    passed=False,
+                    code="shape_mismatch",
+                    detail=f"the question asks how many; the reading gives a {op} of values",
+                )
+            )
     return out
+
+
+_COUNT_LEAD = re.compile(
+    r"^\W*(?:how\s+many|count\b(?!\s+of\s+(?:the\s+)?(?:mean|average|median|max|min))|number\s+of|#)"
+    r"(?!\s*(?:days?|hours?|weeks?|months?|years?|minutes?|units?|mg|g|kg|ml|l|mmol|doses?)\b)",
+    re.I,
+)
+"""A question that asks for a count from its first words."""
 
 
 # A summary word ('mean', 'longest', 'last', 'total'...) choosing one of a patient's stays.
@@ -159,6 +182,27 @@ _AGE_AT = re.compile(
     re.I,
 )
 _AGE_WORD = re.compile(r"\bages?\b", re.I)
+_TWO_DIGIT_DECADE = re.compile(r"\b(?:in|during|from|over)\s+the\s+(?P<d>[1-9]0)'?s\b", re.I)
+_BORN = re.compile(r"\b(?:born|births?|birth\s*dates?|dob|d\.o\.b)\b", re.I)
+_MATERIAL = 0.05
+"""Two readings of a mean that differ by more than this share of the larger leave a choice."""
+
+
+def _apart(value: float, others: dict[str, float]) -> dict[str, float]:
+    """The readings among ``others`` that differ from ``value`` materially."""
+    return {k: v for k, v in others.items() if abs(v - value) > _MATERIAL * max(abs(v), abs(value))}
+
+
+_PATIENTS_SAID = re.compile(
+    r"\b(?:pts?|patients?|people|persons?|cohort|population|subjects?|our)\b", re.I
+)
+_READINGS_SAID = re.compile(
+    r"\b(?:readings?|values?|measurements?|measured|results?|tests?|records?|recorded|rows?|"
+    r"observations?|all|every|each|per|any|latest|last|recent|first|baseline|value_as_number|"
+    r"value_num|samples?|levels?\s+(?:recorded|measured|taken))\b",
+    re.I,
+)
+_DEATH_SAID = re.compile(r"\b(?:died|dead|deaths?|deceased|alive|living|survivors?)\b", re.I)
 # 'last year' / 'last month': the previous calendar period or the past 12 months / 30 days.
 _LAST_PERIOD = re.compile(r"\b(?:last|previous|prior)\s+(?P<u>yr|year|month|mo)\b", re.I)
 _PERIOD_PINNED = re.compile(
@@ -226,6 +270,65 @@ def check_ambiguous(
                 "the question names an event beside the patient's age: the age today or at "
                 "that event? say 'age at (first) …' or 'current age'",
                 readings(alts.age_now_or_at),
+            )
+        )
+    if (
+        ctx is not None
+        and plan.measure.of == "age"
+        and plan.measure.age_at is None
+        and not _AGE_AT.search(question)
+        and not _DEATH_SAID.search(question)
+        and not any(
+            getattr(f, "kind", None) == "age" and getattr(f, "at", None) for f in plan.filters
+        )
+        and alts.deaths_in_cohort(ctx, plan)
+    ):
+        # 'how old is pt 7', 'mean age of our patients': someone asked about has died, so
+        # their age today is years since birth, not an age they reached
+        said = (
+            "the patient has died: the age today (years since birth) or the age at death? "
+            "say 'age at death' or 'years since birth'"
+            if plan.patient_id
+            else "some of the patients have died: the age today of all (years since birth), "
+            "the age at death for the dead, or the living only? say which"
+        )
+        out.append(
+            _ambiguous(
+                said,
+                readings(alts.age_of_the_dead),
+            )
+        )
+    decade = _TWO_DIGIT_DECADE.search(question)
+    if decade is not None and not _BORN.search(question):
+        d = int(decade["d"])
+        found = readings(lambda c, p: alts.decade_or_age(c, p, d))
+        if (len(found) == 2 and found[0].value != found[1].value) or (ctx is None and d >= 10):
+            out.append(
+                _ambiguous(
+                    f"{decade[0].strip()!r} reads as the calendar decade 19{d:02d}s or as an age "
+                    f"of {d}-{d + 9} at the event: say 'in the 19{d:02d}s' or 'aged {d}-{d + 9}'",
+                    found,
+                )
+            )
+    if (
+        ctx is not None
+        and plan.measure.of == "value"
+        and not plan.patient_id
+        and not plan.group_by
+        and op == "mean"
+        and _PATIENTS_SAID.search(question)
+        and not _READINGS_SAID.search(question)
+        and isinstance(ctx.value, (int, float))
+        and (apart := _apart(float(ctx.value), alts.per_patient_means(ctx)))
+    ):
+        # 'average weight of the patients': patients weighed many times weigh more in a mean
+        # over readings than in a mean over patients, and here the two differ
+        said = ", ".join(f"{k}: {v:.4g}" for k, v in apart.items())
+        out.append(
+            _ambiguous(
+                f"the mean over every recorded value ({float(ctx.value):.4g}) or over patients, "
+                f"each patient once ({said})? say 'all readings' or 'each patient's latest'",
+                [alts.reading(ctx, "every recorded value", plan, ctx.value)],
             )
         )
     # a negated age at death is 'no recorded death' (alive): no second age to confuse
