@@ -14,6 +14,7 @@ too: the unit it was meant in was left unsaid.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -54,12 +55,32 @@ def _known(unit: str) -> bool:
 
 
 def _event_filters(plan: Any) -> list[Any]:
+    """The event filters with a value threshold, and the measure when it has one ('how many
+    readings below 0.70'): both name a stream, its concepts and the threshold alike."""
     out = []
     for f in getattr(plan, "filters", ()) or ():
         value = getattr(f, "value", None)
         if getattr(f, "kind", None) == "event" and value is not None:
             out.append(f)
+    m = getattr(plan, "measure", None)
+    if m is not None and m.value is not None and m.stream and m.value.op != "in":
+        out.append(m)
     return out
+
+
+def _fraction_of_percent(f: Any, stored: str, name: str) -> Check | None:
+    """A ratio stored as a percentage ('FEV1/FVC' in %) with a threshold written as a fraction
+    (0.70): the bare numbers compare 0.70 with 70."""
+    bounds = [f.value.value] + ([f.value.value2] if f.value.value2 is not None else [])
+    ratio = "/" in name or re.search(r"\bratio\b", name, re.I)
+    if _key(stored) != "%" or not ratio or not all(0 < abs(b) <= 1 for b in bounds):
+        return None
+    return failed(
+        "threshold_plausible",
+        "value_implausible",
+        f"{name!r} is stored as a percentage; the threshold {f.value.value:g} reads as a "
+        f"fraction ({f.value.value * 100:g} %): say the threshold in %",
+    )
 
 
 def _implausible(f: Any, units: dict[str, int]) -> Check | None:
@@ -71,6 +92,8 @@ def _implausible(f: Any, units: dict[str, int]) -> Check | None:
     if f.value.unit and _key(f.value.unit) != _key(stored):
         return None
     name = f.concepts.concepts[0].name or f.concepts.label or ""
+    if not f.value.unit and (fraction := _fraction_of_percent(f, stored, name)) is not None:
+        return fraction
     rng = plausible_range(name, stored) if name else None
     if rng is None:
         return None
