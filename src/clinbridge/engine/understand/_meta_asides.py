@@ -82,24 +82,64 @@ _EXAMPLES = re.compile(
 """Examples of a class, in parentheses: '(ankle, wrist etc)', '(e.g. pollen, dust mite)',
 '(ankle, chest, knee...)': they illustrate the class named before them and restrict nothing."""
 
+_ANY_KIND_LIST = re.compile(
+    r"(?P<pre>\b(?:of\s+any\s+(?:kind|type|sort|form|variety)|of\s+all\s+(?:kinds|types|sorts|forms)|"
+    r"of\s+whatever\s+(?:kind|type)))\s*\(\s*[^()]{2,100}?\s*\)"
+)
+"""'sinusitis of any kind (viral, acute bacterial, chronic or unspecified)': the list spells
+out the kinds the words before it already take in whole."""
+
 _TODAY = re.compile(
     r"\b(?P<w>today|now)\s*,?\s*\(\s*(?:i\.e\.,?\s*|that\s+is,?\s*)?(?P<d>[^()]{6,24}?)\s*\)"
 )
 
 
+_WINDOW_SAID = re.compile(
+    r"\b(?P<w>(?:past|last|previous|prior|preceding)\s+(?P<n>\d+)\s*(?P<u>days?|d|weeks?|wks?|months?|mos?|years?|yrs?))"
+    r"\s*\(\s*(?:i\.e\.,?\s*|that\s+is,?\s*)?(?:from\s+|since\s+)?(?P<d>[^()]{6,24}?)\s*"
+    r"(?:up\s+)?(?:to|until|till|through|thru|-|–)\s*(?:today|now)\s*\)",
+    re.I,
+)
+"""'past 90 days (from 2019-04-04 up to today)': the window's own start said again."""
+
+
+def _window_start(n: int, unit: str, today: dt.date) -> dt.date:
+    u = unit.lower()
+    if u.startswith("d"):
+        return today - dt.timedelta(days=n)
+    if u.startswith("w"):
+        return today - dt.timedelta(weeks=n)
+    months = n * 12 if u.startswith("y") else n
+    y, m = divmod(today.year * 12 + today.month - 1 - months, 12)
+    day = min(today.day, 28 if m + 1 == 2 else 30 if m + 1 in {4, 6, 9, 11} else 31)
+    return dt.date(y, m + 1, day)
+
+
 def drop_meta_asides(text: str, today: dt.date | None = None) -> str:
     """``text`` (normalised) without the parentheses above (``today``: the reading's today)."""
     from clinbridge.engine.understand._time import iso_days, parse_date
+    from clinbridge.engine.understand._universal import drop_restated_universal
 
     def same_day(m: re.Match[str]) -> str:
         day = parse_date(iso_days(m["d"]))
         return m["w"] if today is not None and day == today else m[0]
 
+    text = drop_restated_universal(text)  # 'never >= 130 (all readings under 130)'
     text = _TODAY.sub(same_day, text)
+
+    def same_window(m: re.Match[str]) -> str:
+        day = parse_date(iso_days(m["d"]))
+        if today is None or not isinstance(day, dt.date):
+            return m[0]
+        start = _window_start(int(m["n"]), m["u"], today)
+        return m["w"] if abs((day - start).days) <= 1 else m[0]
+
+    text = _WINDOW_SAID.sub(same_window, text)
     text = re.sub(r"\bas\s+(?:of|at)\s+(today|now)\b", r"\1", text)  # 'aged 65+ as of today'
     text = _RESTATED.sub(lambda m: m["pre"], text)
     text = _SAME_UNIT.sub(" ", text)
     text = _EXAMPLES.sub(" ", text)
+    text = _ANY_KIND_LIST.sub(lambda m: m["pre"], text)
 
     def meta(m: re.Match[str]) -> str:
         words = _WORD.findall(m["body"].lower())

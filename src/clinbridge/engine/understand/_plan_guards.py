@@ -51,6 +51,12 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._between_read import time_counted
+from clinbridge.engine.understand._child_at_event import child_word_at_event
+from clinbridge.engine.understand._elided_object import elided_object
+from clinbridge.engine.understand._guards_counting import (
+    admission_for_concept,
+    visits_counted_as_records,
+)
 from clinbridge.engine.understand._method_variants import method_base
 from clinbridge.engine.understand._name_variants import (
     counted_concept,
@@ -58,6 +64,7 @@ from clinbridge.engine.understand._name_variants import (
     narrow_variants,
 )
 from clinbridge.engine.understand._reading import Reading
+from clinbridge.engine.understand._universal import universal_threshold
 
 if TYPE_CHECKING:
     from clinbridge.engine.plan import ConceptSet, QueryPlan
@@ -191,6 +198,15 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
     if not reason and (moved := _encounter_window(question, plan)) is not None:
         plan = moved
         reading = reading.model_copy(update={"plan": plan})
+    if not reason and (narrow := elided_object(plan, ctx)) is not None:
+        plan = narrow
+        reading = reading.model_copy(update={"plan": plan})
+    if not reason and (young := child_word_at_event(question, plan)) is not None:
+        plan = young
+        reading = reading.model_copy(update={"plan": plan})
+    if not reason and (every := universal_threshold(question, plan)) is not None:
+        plan = every
+        reading = reading.model_copy(update={"plan": plan})
     if not reason and (merged := _cut_list(question, plan)) is not None:
         return reading.model_copy(update={"plan": merged})
     if (
@@ -200,10 +216,18 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
         and not re.search(r"\bhow\s+(many|much)\b", question, re.I)
     ):
         reason, phrase = f"a yes/no question read as a {op}", question.split()[0]
-    if not reason and plan.aggregate.op == "proportion" and plan.measure.of == "patients":
-        if (share := _SHARE_OF_EVENTS.search(question)) is not None:
-            reason, phrase = f"a share of {share['n']}, read as a share of patients", share[0]
-    if not reason and _IDS_ASKED.match(question) and plan.aggregate.op in {"count", "list", "count_distinct"}:
+    if (
+        not reason
+        and plan.aggregate.op == "proportion"
+        and plan.measure.of == "patients"
+        and (share := _SHARE_OF_EVENTS.search(question)) is not None
+    ):
+        reason, phrase = f"a share of {share['n']}, read as a share of patients", share[0]
+    if (
+        not reason
+        and _IDS_ASKED.match(question)
+        and plan.aggregate.op in {"count", "list", "count_distinct"}
+    ):
         reason = "ambiguous: 'distinct person_id' may ask for the ids or for their number; say 'list' or 'count'"
         phrase = "distinct"
     if not reason and (unused := _vaccine_unread(question, plan, ctx)) is not None:
@@ -220,6 +244,10 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
         reason, phrase = result
     if not reason and (timed := time_counted(question, plan)) is not None:
         reason, phrase = timed
+    if not reason and (visits := visits_counted_as_records(question, plan)) is not None:
+        reason, phrase = visits
+    if not reason and (stay := admission_for_concept(question, plan)) is not None:
+        reason, phrase = stay
     if not reason:
         return reading
     return Reading(
@@ -317,7 +345,8 @@ _SHARE_OF_EVENTS = re.compile(
 
 
 _VACCINE_WORD = re.compile(
-    r"\b(?:vaccines?|vaccinations?|vaccinated|immuni[sz]ations?|immuni[sz]ed|vax(?:ed|es)?|jabs?|vacc?ines?)\b", re.I
+    r"\b(?:vaccines?|vaccinations?|vaccinated|immuni[sz]ations?|immuni[sz]ed|vax(?:ed|es)?|jabs?|vacc?ines?)\b",
+    re.I,
 )
 
 
@@ -336,11 +365,15 @@ def _vaccine_unread(question: str, plan: QueryPlan, ctx: Any) -> tuple[str, str]
     keeps them in their own table, and the plan reads no event of it."""
     m = _VACCINE_WORD.search(question)
     lex = getattr(ctx, "lexicon", None)
-    if m is None or lex is None or "immunization" not in set(getattr(lex, "stream_words", {}).values()):
+    if (
+        m is None
+        or lex is None
+        or "immunization" not in set(getattr(lex, "stream_words", {}).values())
+    ):
         return None
     meas: Any = plan.measure
     streams = set(_streams(plan.to_dict()))  # the measure's, the filters', every anchor's
-    if "immunization" in streams or meas.of in {"patients", "encounters"} and not plan.filters:
+    if "immunization" in streams or (meas.of in {"patients", "encounters"} and not plan.filters):
         return None
     return f"{m[0]!r} names immunizations, which the reading does not read", m[0]
 
@@ -398,7 +431,9 @@ def _hospital_visit(question: str, plan: QueryPlan, ctx: Any) -> tuple[str, str]
         return None
     meas: Any = plan.measure
     read = [getattr(f, "type", None) for f in plan.filters] + [meas.encounter_type]
-    if "inpatient" not in read or re.search(r"\b(?:admi|inpatient|hospitali[sz]|stay)", question, re.I):
+    if "inpatient" not in read or re.search(
+        r"\b(?:admi|inpatient|hospitali[sz]|stay)", question, re.I
+    ):
         return None
     return (
         f"ambiguous: {m[0]!r} may mean inpatient admissions only or inpatient and emergency "
@@ -415,11 +450,19 @@ def _unnamed_test(plan: QueryPlan) -> tuple[str, str] | None:
     """A value threshold or numeric summary over a test table with no concept (see above)."""
     meas: Any = plan.measure
     summarised = meas.of == "value" and plan.aggregate.op in _NUMERIC_OPS
-    if (meas.stream or "") in _TESTS and meas.concepts is None and (meas.value is not None or summarised):
+    if (
+        (meas.stream or "") in _TESTS
+        and meas.concepts is None
+        and (meas.value is not None or summarised)
+    ):
         return f"a value of {meas.stream} results is asked, but of no named test", meas.stream
     for f in plan.filters:
         stream = getattr(f, "stream", "") or ""
-        if stream in _TESTS and getattr(f, "value", None) is not None and getattr(f, "concepts", None) is None:
+        if (
+            stream in _TESTS
+            and getattr(f, "value", None) is not None
+            and getattr(f, "concepts", None) is None
+        ):
             return f"a value threshold on {stream} results, but on no named test", stream
     return None
 

@@ -100,6 +100,7 @@ def expand_words(text: str) -> str:
     text = _SEX_LETTER.sub(sex, text)
     text = re.sub(r"\(?\byes\s*(?:/|or)\s*no\b\)?", " whether ", text)  # the answer type asked
     text = re.sub(r"(?:^|(?<=\s))#\s*(?:of\s+)?(?=[a-z])", "number of ", text)
+    text = re.sub(r"\s*[,;:-]?\s*#\s*\??\s*$", " - how many", text)  # 'cefaclor pts excl X, #?'
     for short, unit in (
         ("d", "days"),
         ("wk|wks", "weeks"),
@@ -114,6 +115,11 @@ def expand_words(text: str) -> str:
     text = _LIST_TAIL.sub(lambda m: f"which {m['body']}", text)  # 'X pts w Y - which ones'
     text = re.sub(r"\b(?:exceed|surpass|top)(?:s|es|ed|ped|ing|ping)?\s+(?=[\d.]+)", "above ", text)
     text = _ION.sub(lambda m: _IONS[m["ion"] or m["ion2"]], text)  # 'K+ results > 5': the ion, not a result
+    # unit spellings: 'mm[Hg]' (UCUM), 'ng/L' (the same as pg/mL), '2 mmol' after a
+    # concentration's number (mmol/L: a lab value in mmol alone is not an amount here)
+    text = re.sub(r"\bmm\s*\[\s*hg\s*\]", "mmhg", text)
+    text = re.sub(r"\bng\s*/\s*l\b", "pg/ml", text)
+    text = re.sub(r"(?<=\d)\s*mmol\b(?!\s*/)", " mmol/l", text)
     return attribute_values(text)
 
 

@@ -45,6 +45,9 @@ _STRUCTURE = frozenset(
         *("without", "their", "there", "were", "does", "did", "has", "had", "been", "than", "more"),
         *("less", "over", "under", "above", "below", "least", "greater"),
         *("admission", "admitted", "hospital", "longest", "shortest", "total", "split"),
+        *("deceased", "died", "alive", "living", "vaccinated", "prescriptions", "prescription"),
+        *("procedures", "procedure", "diagnoses", "encounter", "visit", "measurement"),
+        *("measurements", "reading", "readings", "discharged", "discharge", "started", "stopped"),
     ]
 )
 _WORD = re.compile(r"\b[a-z]{3,}\b")
