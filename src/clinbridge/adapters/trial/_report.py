@@ -25,7 +25,9 @@ class TrialLoadReport:
     blank_rows_skipped: int = 0
     title_rows_skipped: int = 0
     label_rows_skipped: int = 0
-    """A row of labels under the column names (its texts label columns the dictionary lacks)."""
+    """Rows of labels or units under the column names (read as such, not as subjects)."""
+    descriptor_rows: list[str] = field(default_factory=list)
+    """Each such row, and how its texts compare with the dictionary's labels or units."""
     columns_read: int = 0
     columns_loaded: int = 0
     dictionary_entries: int = 0
@@ -95,8 +97,7 @@ class TrialLoadReport:
         lines += self.value_labels
         if self.title_rows_skipped:
             lines.append(f"{self.title_rows_skipped} title row(s) above the header skipped")
-        if self.label_rows_skipped:
-            lines.append("a row of labels under the column names was read as labels, not data")
+        lines += self.descriptor_rows  # 'row 3: variable labels, checked against ...'
         if self.blank_rows_skipped:
             lines.append(f"{self.blank_rows_skipped} entirely blank row(s) skipped")
         if self.inferred:
