@@ -1,5 +1,5 @@
-"""Rows under the column names that describe the columns (labels, units): small hand-made
-workbooks."""
+"""Rows under the column names that describe the columns (labels, units), and categorical
+variables whose dictionary entry lists no codes: small hand-made workbooks."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from openpyxl import Workbook
 
-from clinbridge.adapters.trial import read_trial
+import clinbridge as cb
+from clinbridge.adapters.trial import load_trial, read_trial
 from clinbridge.errors import LoadError
 
 NAMES = ["SUBJ_ID", "REC_STATUS", "Rand_Arm", "TEMP_24H", "hr_48h", "wt_birth"]
@@ -25,7 +26,7 @@ UNITS = ["", "", "", "°C", "(bpm)", "kg"]
 DICT = [
     ["Variable", "Label", "Type", "Units", "Codes", "Missing codes"],
     ["SUBJ_ID", "Subject identifier", "string", "", "", ""],
-    ["REC_STATUS", "Record status", "integer", "", "", ""],
+    ["REC_STATUS", "Record status", "categorical", "", "", ""],
     ["Rand_Arm", "Randomised treatment arm", "categorical", "", "1=Cooling; 2=Standard care", ""],
     ["TEMP_24H", "Core temperature at 24 hours", "float", "°C", "", "-99=Not done"],
     ["hr_48h", "Heart rate at 48 h", "integer", "bpm", "", "-99=Not done"],
@@ -71,6 +72,33 @@ def test_a_label_row_checked_against_the_dictionary(tmp_path: Path) -> None:
     assert r.descriptor_rows[0] in r.summary_lines()
     assert t.frame["subj_id"].iloc[0] == "S000"  # the first subject is the row under the labels
     assert t.frame["temp_24h"].iloc[0] == pytest.approx(33.0)
+
+
+def test_a_categorical_column_without_codes_keeps_its_values(tmp_path: Path) -> None:
+    path = book(tmp_path / "c.xlsx", [NAMES, LABELS], body())
+    url = f"duckdb:///{tmp_path / 'c.duckdb'}"
+    report = load_trial(path, url)
+    assert report.problems == [] and report.reconciled
+    assert report.codes_not_declared == ["REC_STATUS"]
+    assert any("have no codes in the dictionary" in line for line in report.summary_lines())
+    with cb.connect(url) as conn:
+        v = next(v for v in conn.catalog.variables if v.name == "REC_STATUS")
+        assert v.type == "categorical" and v.codes == {}
+        assert "codes not declared" in v.description
+        rows = conn.db.execute(
+            "SELECT rec_status, COUNT(*) FROM trial_data GROUP BY 1 ORDER BY 1"
+        ).rows
+    assert [(int(a), b) for a, b in rows] == [(1, 4), (2, 4), (3, 4)]
+
+
+def test_a_categorical_column_without_codes_holding_text(tmp_path: Path) -> None:
+    rows = body()
+    for i, r in enumerate(rows):
+        r[1] = ["Locked", "Verified", "Open"][i % 3]
+    t = read_trial(book(tmp_path / "t.xlsx", [NAMES], rows))
+    entry = next(e for e, _ in t.entries if e.name == "REC_STATUS")
+    assert entry.type == "categorical" and set(entry.codes) == {"Locked", "Verified", "Open"}
+    assert not entry.codes_declared and t.report.reconciled
 
 
 def test_a_units_row_under_the_labels(tmp_path: Path) -> None:
@@ -134,3 +162,21 @@ def test_a_real_first_row_is_never_skipped(tmp_path: Path) -> None:
     rows[0][3:] = [None, None, None]  # the first subject has no numbers at all
     t = read_trial(book(tmp_path / "r2.xlsx", [NAMES], rows))
     assert t.report.label_rows_skipped == 0 and t.report.rows_read == N
+
+
+def test_a_categorical_column_whose_codes_stand_on_a_list_sheet(tmp_path: Path) -> None:
+    names = [*NAMES, "CENTRE"]
+    rows = [[*r, 1 + i % 3] for i, r in enumerate(body())]
+    entries = [*DICT, ["CENTRE", "Recruiting centre", "categorical", "", "(see Centres sheet)", ""]]
+    path = book(tmp_path / "s.xlsx", [names], rows, dictionary=entries)
+    from openpyxl import load_workbook
+
+    wb = load_workbook(path)
+    ws = wb.create_sheet("Centres")
+    for r in [["Code", "Centre"], [1, "Leeds"], [2, "Glasgow"], [3, "Cork"]]:
+        ws.append(r)
+    wb.save(path)
+    t = read_trial(path)
+    entry = next(e for e, _ in t.entries if e.name == "CENTRE")
+    assert entry.codes == {"1": "Leeds", "2": "Glasgow", "3": "Cork"} and entry.codes_declared
+    assert t.report.codes_not_declared == ["REC_STATUS"]

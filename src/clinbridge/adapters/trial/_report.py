@@ -41,6 +41,8 @@ class TrialLoadReport:
     """Dictionary names matched to data columns once case and punctuation are set aside."""
     inferred: list[str] = field(default_factory=list)
     """Columns without a dictionary entry (type, codes and time point inferred from the data)."""
+    codes_not_declared: list[str] = field(default_factory=list)
+    """Categorical columns whose dictionary entry lists no codes (their values kept as they are)."""
     trial_scope_from_data: list[str] = field(default_factory=list)
     """Columns the dictionary says all trials collected but which are blank in some trial."""
     cells: int = 0
@@ -104,6 +106,12 @@ class TrialLoadReport:
             shown = ", ".join(self.inferred[:10]) + (" ..." if len(self.inferred) > 10 else "")
             lines.append(
                 f"{len(self.inferred)} column(s) have no dictionary entry; inferred from the data: {shown}"
+            )
+        if self.codes_not_declared:
+            lines.append(
+                f"{len(self.codes_not_declared)} categorical column(s) have no codes in the "
+                "dictionary; their values are kept as recorded: "
+                f"{_shown(self.codes_not_declared, 5)}"
             )
         if self.trial_scope_from_data:
             lines.append(

@@ -61,6 +61,7 @@ from clinbridge.adapters.trial._read import (
     read_sheets,
 )
 from clinbridge.adapters.trial._report import TrialLoadReport
+from clinbridge.adapters.trial._undeclared_codes import NOT_DECLARED, codes_not_declared
 from clinbridge.errors import LoadError
 
 __all__ = ["TrialLoadReport", "load_trial", "read_trial"]
@@ -233,6 +234,8 @@ def read_trial(
             entry.type, entry.typed = "categorical", True
         codes_from_list_sheets(entry, sheets, raw)  # numeric codes labelled on a 'Centres' sheet
         added = declared.extend(entry, raw) if declared else []
+        if codes_not_declared(entry, raw):  # 'categorical' with no codes: values as recorded
+            report.codes_not_declared.append(name)
         values, stats = _convert(entry, raw, data, header, kept_rows, j, problems, strict)
         categories_from_values(entry, values)  # 'see Centres sheet': its few values are codes
         declared.count(added, raw, values)
@@ -360,7 +363,7 @@ def _convert(
             )
             arr[i] = np.nan
             present[i] = False
-    if entry.type == "categorical":
+    if entry.type == "categorical" and entry.codes_declared:
         allowed = {float(c) for c in entry.codes if _num(c)}
         bad = present & ~np.isin(arr, list(allowed))
         if bad.any() and (usual := usual_codes_beside(entry, arr[bad], allowed)):
@@ -585,7 +588,9 @@ def _side_tables(
                 "trials": orjson.dumps(list(entry.trials)).decode(),
                 "form": entry.form,
                 "role": role,
-                "source": entry.source,
+                "source": entry.source
+                if entry.codes_declared
+                else f"{entry.source}: {NOT_DECLARED}",
             }
         )
         for k, v in entry.codes.items():
