@@ -83,12 +83,29 @@ def test_a_categorical_column_without_codes_keeps_its_values(tmp_path: Path) -> 
     assert any("have no codes in the dictionary" in line for line in report.summary_lines())
     with cb.connect(url) as conn:
         v = next(v for v in conn.catalog.variables if v.name == "REC_STATUS")
-        assert v.type == "categorical" and v.codes == {}
+        assert v.type == "categorical" and v.codes == {"1": "", "2": "", "3": ""}
         assert "codes not declared" in v.description
         rows = conn.db.execute(
             "SELECT rec_status, COUNT(*) FROM trial_data GROUP BY 1 ORDER BY 1"
         ).rows
+        a = conn.ask("mean birth weight by REC_STATUS")
     assert [(int(a), b) for a, b in rows] == [(1, 4), (2, 4), (3, 4)]
+    assert a.decision == "accept", a.reason
+    assert sorted(str(r["rec_status"]) for r in a.value) == ["1", "2", "3"]
+
+
+def test_grouping_by_a_categorical_column_with_no_codes_at_all(tmp_path: Path) -> None:
+    rows = body()
+    for i, r in enumerate(rows):
+        r[1] = 1 + (i % 3) / 2  # 1, 1.5, 2: no whole-number codes to take from the values
+    url = f"duckdb:///{tmp_path / 'g.duckdb'}"
+    load_trial(book(tmp_path / "g.xlsx", [NAMES], rows), url)
+    with cb.connect(url) as conn:
+        v = next(v for v in conn.catalog.variables if v.name == "REC_STATUS")
+        assert v.type == "categorical" and v.codes == {}
+        a = conn.ask("mean birth weight by REC_STATUS")
+    assert a.decision == "accept", a.reason
+    assert len(a.value) == 3
 
 
 def test_a_categorical_column_without_codes_holding_text(tmp_path: Path) -> None:

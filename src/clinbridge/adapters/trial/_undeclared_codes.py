@@ -12,6 +12,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.adapters.trial._codes import MISSING_TEXT, is_number, is_special_missing
+from clinbridge.adapters.trial._dictionary import _MISSING_GUESSES, code_key
 from clinbridge.adapters.trial._listed_elsewhere import MAX_CATEGORIES, MIN_ROWS_EACH
 
 if TYPE_CHECKING:
@@ -47,6 +48,14 @@ def codes_not_declared(entry: Entry, values: list[Any]) -> bool:
         not isinstance(v, bool) and (isinstance(v, int | float) or is_number(str(v).strip()))
         for v in present
     ):
+        # a few whole numbers are its codes, unlabelled, as for a column with no dictionary
+        # entry ('1', '2', '3' answer as themselves); a usual missing code is none of them
+        nums = {float(str(v).strip()) for v in present}
+        nums -= {float(c) for c in entry.missing if is_number(c)}
+        usual = nums & set(_MISSING_GUESSES)
+        real = nums - usual if min(nums - usual, default=0.0) >= 0 else nums
+        if real and len(real) <= MAX_CATEGORIES and all(x.is_integer() for x in real):
+            entry.codes = {code_key(x): "" for x in sorted(real)}
         return True
     counts = Counter(str(v).strip() for v in present)
     if 2 <= len(counts) <= MAX_CATEGORIES and len(present) >= MIN_ROWS_EACH * len(counts):

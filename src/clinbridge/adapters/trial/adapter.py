@@ -72,7 +72,7 @@ class TrialAdapter(SourceAdapter):
             if src == "inferred":
                 desc += " (no dictionary entry: inferred from the data)"
             elif src and src.endswith(NOT_DECLARED):
-                desc += f" ({NOT_DECLARED} in the dictionary: values as recorded)"
+                desc += f" ({NOT_DECLARED})"
             variables.append(
                 Variable(
                     name=name,
