@@ -313,6 +313,8 @@ class _WideCompiler:
 
     def _group_label(self, g: Variable, i: int) -> exp.Expr:
         col = exp.column(f"g{i}", table="w")
+        if not g.codes:  # no codes to label (a dictionary that declares none): the value itself
+            return exp.Max(this=exp.cast(col.copy(), "VARCHAR")).as_(g.column)
         numeric = all(_numeric_code(c) for c in g.codes)
         case = exp.Case()
         for code, text in g.codes.items():

@@ -53,6 +53,8 @@ class Entry:
     """Whether the codes cell points to a list kept elsewhere ('see Centres sheet')."""
     listed_in: str = ""
     """The codes cell's words when it points elsewhere ('see Centres sheet'), else ''."""
+    codes_declared: bool = True
+    """False for a categorical variable the dictionary lists no codes for (values as recorded)."""
 
     @property
     def numeric(self) -> bool:

@@ -69,7 +69,7 @@ def _pairs(sheet: Sheet) -> dict[str, str] | None:
 def codes_from_list_sheets(entry: Entry, sheets: list[Sheet], values: list[Any]) -> bool:
     """Give a numeric design column (trial, centre...) without codes the labels of the list
     sheet it points to; return whether it did."""
-    if entry.codes or entry.role == "subject" or entry.type not in {"integer", "float", "string"}:
+    if entry.codes or entry.role == "subject" or entry.type == "date":
         return False
     pointer = _words(entry.listed_in)
     own = _words(entry.name) | _words(entry.label)

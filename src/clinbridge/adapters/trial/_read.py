@@ -316,30 +316,3 @@ def find_dictionary(
     if best is None:
         return None
     return best[1], best[2], best[3]
-
-
-def label_row(sheet: Sheet, header: int, names: list[str]) -> list[str] | None:
-    """The row of labels some exports write under the column names ('Subject ID', 'Core
-    temperature at 24 h'): every filled cell a text with a letter, most cells filled, and in
-    each column that holds numbers below, a word where a number belongs. None if no such row."""
-    if header + 2 >= len(sheet.rows):
-        return None
-    row = sheet.rows[header + 1]
-    width = len(names)
-    cells = [row[j] if j < len(row) else None for j in range(width)]
-    filled = [v for v in cells if not _blank(v)]
-    if len(filled) < max(2, 0.8 * sum(1 for n in names if n)):
-        return None
-    if not all(isinstance(v, str) and re.search(r"[A-Za-z]{2}", v) for v in filled):
-        return None
-    below = sheet.rows[header + 2 : header + 52]
-    numeric = 0
-    for j in range(width):
-        col = [r[j] for r in below if j < len(r) and not _blank(r[j])]
-        if col and all(isinstance(v, int | float) and not isinstance(v, bool) for v in col):
-            if _blank(cells[j]):
-                return None
-            numeric += 1
-    if numeric < max(2, 0.3 * width):
-        return None
-    return [str(v).strip() if not _blank(v) else "" for v in cells]

@@ -25,7 +25,9 @@ class TrialLoadReport:
     blank_rows_skipped: int = 0
     title_rows_skipped: int = 0
     label_rows_skipped: int = 0
-    """A row of labels under the column names (its texts label columns the dictionary lacks)."""
+    """Rows of labels or units under the column names (read as such, not as subjects)."""
+    descriptor_rows: list[str] = field(default_factory=list)
+    """Each such row, and how its texts compare with the dictionary's labels or units."""
     columns_read: int = 0
     columns_loaded: int = 0
     dictionary_entries: int = 0
@@ -39,6 +41,8 @@ class TrialLoadReport:
     """Dictionary names matched to data columns once case and punctuation are set aside."""
     inferred: list[str] = field(default_factory=list)
     """Columns without a dictionary entry (type, codes and time point inferred from the data)."""
+    codes_not_declared: list[str] = field(default_factory=list)
+    """Categorical columns whose dictionary entry lists no codes (their values kept as they are)."""
     trial_scope_from_data: list[str] = field(default_factory=list)
     """Columns the dictionary says all trials collected but which are blank in some trial."""
     cells: int = 0
@@ -95,14 +99,19 @@ class TrialLoadReport:
         lines += self.value_labels
         if self.title_rows_skipped:
             lines.append(f"{self.title_rows_skipped} title row(s) above the header skipped")
-        if self.label_rows_skipped:
-            lines.append("a row of labels under the column names was read as labels, not data")
+        lines += self.descriptor_rows  # 'row 3: variable labels, checked against ...'
         if self.blank_rows_skipped:
             lines.append(f"{self.blank_rows_skipped} entirely blank row(s) skipped")
         if self.inferred:
             shown = ", ".join(self.inferred[:10]) + (" ..." if len(self.inferred) > 10 else "")
             lines.append(
                 f"{len(self.inferred)} column(s) have no dictionary entry; inferred from the data: {shown}"
+            )
+        if self.codes_not_declared:
+            lines.append(
+                f"{len(self.codes_not_declared)} categorical column(s) have no codes in the "
+                "dictionary; their values are kept as recorded: "
+                f"{_shown(self.codes_not_declared, 5)}"
             )
         if self.trial_scope_from_data:
             lines.append(

@@ -14,6 +14,7 @@ import orjson
 
 from clinbridge.adapters.base import SourceAdapter
 from clinbridge.adapters.trial._codes import is_number as _is_number
+from clinbridge.adapters.trial._undeclared_codes import NOT_DECLARED
 from clinbridge.catalog import Catalog, ColumnInfo, PatientTable, TableInfo, Variable
 from clinbridge.errors import SchemaMismatchError
 
@@ -70,6 +71,8 @@ class TrialAdapter(SourceAdapter):
             desc = label or name
             if src == "inferred":
                 desc += " (no dictionary entry: inferred from the data)"
+            elif src and src.endswith(NOT_DECLARED):
+                desc += f" ({NOT_DECLARED})"
             variables.append(
                 Variable(
                     name=name,

@@ -38,6 +38,7 @@ from clinbridge.adapters.trial._codes import (
 )
 from clinbridge.adapters.trial._codes import is_number as _num
 from clinbridge.adapters.trial._conventions import drop_notes, workbook_codes
+from clinbridge.adapters.trial._descriptor_rows import describe, descriptor_rows
 from clinbridge.adapters.trial._dict_rows import dictionary_entries, given_dictionary
 from clinbridge.adapters.trial._dictionary import (
     Entry,
@@ -57,10 +58,10 @@ from clinbridge.adapters.trial._read import (
     find_dictionary,
     find_header,
     header_names,
-    label_row,
     read_sheets,
 )
 from clinbridge.adapters.trial._report import TrialLoadReport
+from clinbridge.adapters.trial._undeclared_codes import NOT_DECLARED, codes_not_declared
 from clinbridge.errors import LoadError
 
 __all__ = ["TrialLoadReport", "load_trial", "read_trial"]
@@ -160,11 +161,14 @@ def read_trial(
                 **dict_sheet.where(e.row - 1 if e.row else None, dict_cols["variable"]),
             )
     body = data.rows[header + 1 :]
-    labels = label_row(data, header, names)  # a row of labels under the names, not a subject
-    report.label_rows_skipped = int(labels is not None)
+    # rows of labels or units under the names describe the columns, not a subject
+    described = descriptor_rows(data, header, names, entries_by_name)
+    report.label_rows_skipped = len(described)
+    report.descriptor_rows = [d.line() for d in described]
+    skipped = {d.index - header - 1 for d in described}
     kept_rows: list[int] = []
     for i, row in enumerate(body):
-        if labels is not None and i == 0:
+        if i in skipped:
             continue
         if any(v != "" and v is not None for v in row) and any(
             not _blank(v) for v in row[: len(names)]
@@ -205,7 +209,6 @@ def read_trial(
                 name,
                 [None if declared.is_text_code(v) or is_special_missing(v) else v for v in raw],
             )
-            entry.label = (labels[j] if labels else "") or entry.label
             report.inferred.append(name)
         elif not entry.typed:  # a dictionary without a type column: numbers are numbers
             seen = infer_entry(
@@ -216,6 +219,7 @@ def read_trial(
             )
             entry.type = "integer" if seen.type == "categorical" else seen.type
         entry.name = name
+        describe(entry, j, described)
         col = sql_name(name)
         if col in used_sql:
             raise LoadError(
@@ -230,6 +234,8 @@ def read_trial(
             entry.type, entry.typed = "categorical", True
         codes_from_list_sheets(entry, sheets, raw)  # numeric codes labelled on a 'Centres' sheet
         added = declared.extend(entry, raw) if declared else []
+        if codes_not_declared(entry, raw):  # 'categorical' with no codes: values as recorded
+            report.codes_not_declared.append(name)
         values, stats = _convert(entry, raw, data, header, kept_rows, j, problems, strict)
         categories_from_values(entry, values)  # 'see Centres sheet': its few values are codes
         declared.count(added, raw, values)
@@ -357,7 +363,7 @@ def _convert(
             )
             arr[i] = np.nan
             present[i] = False
-    if entry.type == "categorical":
+    if entry.type == "categorical" and entry.codes_declared:
         allowed = {float(c) for c in entry.codes if _num(c)}
         bad = present & ~np.isin(arr, list(allowed))
         if bad.any() and (usual := usual_codes_beside(entry, arr[bad], allowed)):
@@ -582,7 +588,9 @@ def _side_tables(
                 "trials": orjson.dumps(list(entry.trials)).decode(),
                 "form": entry.form,
                 "role": role,
-                "source": entry.source,
+                "source": entry.source
+                if entry.codes_declared
+                else f"{entry.source}: {NOT_DECLARED}",
             }
         )
         for k, v in entry.codes.items():
