@@ -38,11 +38,12 @@ if TYPE_CHECKING:
     from clinbridge.engine.answer import Alternative
     from clinbridge.engine.plan import QueryPlan
 
-# A word choosing one of several events by time ('first', 'most recent', 'since').
+# A word choosing one of several events by time ('first', 'most recent', 'since', 'max(date)').
 _ORDINAL = re.compile(
     r"\b(?:first|1st|earliest|initial|initially|last|latest|most\s+rec\w*|rec[ae]?nt(?:ly)?|"
     r"newest|oldest|final|previous|prior|start(?:ed|ing)?|began|begin|onset|since|again|"
-    r"second|third|nth|\d+(?:st|nd|rd|th))\b",
+    r"second|third|nth|\d+(?:st|nd|rd|th)|"
+    r"min(?:imum)?|max(?:imum)?)\b",  # 'max(procedure_date)': the latest date
     re.I,
 )
 # Words that say when a drug was taken ('ever on', 'currently on', 'on X in 2019').

@@ -17,7 +17,14 @@ from sqlglot import exp
 
 from clinbridge.engine._analytes import analyte_units
 
-__all__ = ["convert_expr", "engine_converts", "in_unit", "unit_factor"]
+__all__ = [
+    "convert_expr",
+    "convert_value",
+    "engine_converts",
+    "in_unit",
+    "unit_factor",
+    "unit_spellings",
+]
 
 # unit spelling (lower case) -> (family, factor to the family's base, offset): base = v*f + o
 _UNITS: dict[str, tuple[str, float, float]] = {
@@ -161,3 +168,29 @@ def unit_factor(u1: str, u2: str, analyte: str | None = None) -> float | None:
     if a is None or b is None or a[0] != b[0] or a[2] or b[2]:
         return None
     return a[1] / b[1]
+
+
+def convert_value(x: float, u1: str, u2: str, analyte: str | None = None) -> float | None:
+    """``x`` in ``u1`` expressed in ``u2`` (offsets included: 102 °F in Cel), by the same table
+    :func:`convert_expr` converts rows by; None when the two are not units of one family."""
+    table = _table(analyte)
+    a, b = table.get(_key(u1)), table.get(_key(u2))
+    if a is None or b is None or a[0] != b[0]:
+        return None
+    return (x * a[1] + a[2] - b[2]) / b[1]
+
+
+_AMBIGUOUS = frozenset({"in", "f", "c", "g"})  # spellings that are also words or letters
+_PREFER = {"gram": "grams", "inch": "inches"}
+
+
+def unit_spellings(analyte: str | None = None) -> dict[str, str]:
+    """Each unit spelling the engine converts → one readable spelling of the same unit (the
+    first of the table's spellings with the same family, factor and offset that is not
+    bracketed and not also a word: 'grams', not 'g')."""
+    table = _table(analyte)
+    first: dict[tuple[str, float, float], str] = {}
+    for name, key in table.items():
+        if not name.startswith("[") and name not in _AMBIGUOUS:
+            first.setdefault(key, _PREFER.get(name, name))
+    return {name: first.get(key, name) for name, key in table.items()}

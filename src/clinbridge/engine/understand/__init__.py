@@ -33,6 +33,7 @@ from clinbridge.engine.understand._change import read_change
 from clinbridge.engine.understand._class_words import class_words
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._concept_lists import join_concept_lists, lists_define
+from clinbridge.engine.understand._data_words import data_words, names_not_given
 from clinbridge.engine.understand._demographic_gap import demographic_gap
 from clinbridge.engine.understand._elapsed import read_elapsed
 from clinbridge.engine.understand._enc_class import read_encounter_codes
@@ -41,6 +42,7 @@ from clinbridge.engine.understand._exact import read_exact
 from clinbridge.engine.understand._facets import read_facets, stream_nouns
 from clinbridge.engine.understand._fhir_words import administered_missing, fhir_plain_words
 from clinbridge.engine.understand._ground import specific_streams
+from clinbridge.engine.understand._hierarchy_words import hierarchy_words
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._meta_asides import drop_meta_asides
 from clinbridge.engine.understand._names import replace_patient_names
@@ -132,6 +134,9 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     question, units_differ = unit_asides(question)  # '(1 kg = 2.20462 lb)', '(stored in cm)'
     if gap or units_differ:
         return [Reading(question=question, abstain_reason=gap or units_differ)]
+    question, not_named = hierarchy_words(question, ctx.lexicon)  # 'under ingredient X (920293)'
+    if not_named:
+        return [Reading(question=question, abstain_reason=not_named)]
     question = stream_nouns(question, ctx.lexicon)
     faceted = read_patient_sex(question, ctx) or read_facets(question, ctx, understand)
     if faceted is not None:
@@ -141,7 +146,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         return [Reading(question=question, abstain_reason=no_rows)]
     plain, tables_named = plain_schema_words(plain, ctx.catalog, ctx.lexicon)
     plain = category_words(drop_confirmed_codes(plain, ctx.lexicon), ctx.lexicon)
-    text = replace_patient_names(expand_words(normalize(plain)), ctx.lexicon)
+    text = replace_patient_names(data_words(expand_words(normalize(plain))), ctx.lexicon)
     today = (ctx.now.date() if ctx.now else None) or _data_today(ctx.catalog) or dt.date.today()
     text = drop_meta_asides(plain_words(text, ctx.lexicon), today)  # '(count readings not pts)'
     text = class_words(fix_structure_typos(text, ctx.lexicon), ctx.lexicon)
@@ -173,8 +178,10 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         logger.exception("schema reading failed for %r", question)
         return [Reading(question=question, abstain_reason=f"could not read the question ({exc})")]
     if schema is not None:  # the question names tables, fields or codes: read as such only
-        ended = event_end_asked(question, schema.plan) or administered_missing(
-            question, schema.plan, ctx.catalog
+        ended = (
+            event_end_asked(question, schema.plan)
+            or administered_missing(question, schema.plan, ctx.catalog)
+            or names_not_given(question, schema.plan)
         )
         return [Reading(question=question, abstain_reason=ended) if ended else schema]
     for reader in (read_elapsed, read_change, read_amount):  # one patient's times, changes, totals
@@ -199,6 +206,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         or administered_missing(question, first.plan, ctx.catalog)
         or threshold_yesno(question, first.plan)
         or tables_disagree(first.plan, tables_named)
+        or names_not_given(question, first.plan)
     )
     if ended:
         return [Reading(question=question, abstain_reason=ended)]

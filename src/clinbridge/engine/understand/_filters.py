@@ -53,7 +53,7 @@ _NOW_WORDS = re.compile(
     r"\b(?:now|today|currently|current(?:ly)?|at\s+present|presently|still)\b", re.I
 )
 _EXCEPT_PEOPLE = re.compile(
-    r"\b(?:except(?:\s+for)?|excluding|other\s+than|but\s+not|not\s+counting)\s+(?:any\s+|all\s+|the\s+)?"
+    r"\b(?:except(?:\s+for)?|excluding|other\s+than|but\s+not|not\s+counting)\s+(?:any\s+|all\s+|the\s+|every\s+|each\s+)?"
     r"(?:patients?|persons?|people|those|anyone|individuals|subjects)\b",
     re.I,
 )

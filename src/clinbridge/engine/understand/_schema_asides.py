@@ -54,9 +54,15 @@ _ENC_WORDS = {
 
 
 def threshold_unit(question: str) -> tuple[str, str | None]:
-    """``question`` without the unit written after its (one) threshold, and that unit."""
-    units = [m for m in _AFTER_NUMBER.finditer(question) if (m["unit"] or m["unit2"])]
-    if not units and len(alone := list(_ALONE.finditer(question))) == 1:
+    """``question`` without the unit written after its (one) threshold, and that unit (a
+    number inside a quoted string is the string's: "name contains 'norethindrone 0.35 MG'")."""
+    quoted = [m.span() for m in re.finditer(r"'[^']*'|\"[^\"]*\"", question)]
+
+    def free(m: re.Match[str]) -> bool:
+        return not any(a <= m.start() < b for a, b in quoted)
+
+    units = [m for m in _AFTER_NUMBER.finditer(question) if (m["unit"] or m["unit2"]) and free(m)]
+    if not units and len(alone := [m for m in _ALONE.finditer(question) if free(m)]) == 1:
         m = alone[0]
         return question[: m.start()] + question[m.end() :], m["unit"].lower()
     if len(units) != 1:

@@ -131,21 +131,40 @@ def label_field(cat: Catalog, name: str) -> bool:
     return n in {c.lower() for c in cols if c} | {"name", "display"}
 
 
-def label_contains(st: State, lex: Lexicon, toks: list[Tok], k: int) -> None:
-    """Read '<label field> contains <word>' at ``toks[k]`` into a concept of the named table."""
-    word = toks[k + 2]
-    if word.kind not in {"word", "str"}:
-        raise Abstain(f"{toks[k].text} {toks[k + 1].text} needs a word", toks[k].text)
+def label_contains(st: State, lex: Lexicon, toks: list[Tok], k: int) -> int:
+    """Read '<label field> contains <word>' at ``toks[k]`` into a concept of the named table;
+    the tokens read. A list of words ('contains fentanyl, codeine or tramadol', "containing
+    'ibuprofen' or 'naproxen'") is any of them: each word must be in some concept's label,
+    else the reading abstains naming it."""
+    listed = [toks[k + 2]]
+    j = k + 3
+    while j < len(toks):
+        t = toks[j]
+        if t.text.lower() == "or" and j + 1 < len(toks) and toks[j + 1].kind in {"word", "str"}:
+            listed.append(toks[j + 1])
+            j += 2
+        elif t.kind in {"word", "str"} and ("," in t.gap or "/" in t.gap):
+            listed.append(t)
+            j += 1
+        else:
+            break
     names = {s.name for s in st.streams} if st.streams else None
-    text = word.text.lower()
-    entries = [
-        i
-        for i, e in enumerate(lex.entries)
-        if e.direct and (names is None or e.stream_name in names) and text in e.name.lower()
-    ]
-    if not entries:
-        raise Abstain(f"no concept whose {toks[k].text} contains {word.text!r}", word.text)
-    st.names.append((f"{toks[k].text} contains {word.text!r}", entries))
+    entries: list[int] = []
+    for word in listed:
+        if word.kind not in {"word", "str"}:
+            raise Abstain(f"{toks[k].text} {toks[k + 1].text} needs a word", toks[k].text)
+        text = word.text.lower()
+        found = [
+            i
+            for i, e in enumerate(lex.entries)
+            if e.direct and (names is None or e.stream_name in names) and text in e.name.lower()
+        ]
+        if not found:
+            raise Abstain(f"no concept whose {toks[k].text} contains {word.text!r}", word.text)
+        entries += [i for i in found if i not in entries]
+    said = " or ".join(repr(w.text) for w in listed)
+    st.names.append((f"{toks[k].text} contains {said}", entries))
     st.exact_names = True
-    for t in toks[k : k + 3]:
+    for t in toks[k:j]:
         t.used = True
+    return j - k

@@ -11,6 +11,7 @@ An encounter type code is used only when no other stored code maps to the same c
 from __future__ import annotations
 
 import datetime as dt
+import re
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -209,6 +210,17 @@ def build_plan(
         if st.patient is not None or agg not in {"count", ""} or st.measure_field:
             raise Abstain("only lists of patients are read here", "list")
         agg = "list"
+    if (
+        agg in {"max", "min"}
+        and st.measure_field == "time"
+        and stream is not None
+        and not _VALUE_NAMED.search(question)
+    ):
+        # 'max(condition_start_date) over X rows': the latest date, of one patient or of all
+        # (not 'value_num of the row with the minimum effective_time': a value is asked)
+        measure = Measure(of="date", stream=stream, concepts=concepts, value=st.value)
+        op = "first" if agg == "min" else "last"
+        return _qp(question, st, filters, measure, Aggregate(op=op), now)
     if agg in {"mean", "median", "max", "min", "sum"}:
         field = st.measure_field or "value"
         if stream is None or field == "time":
@@ -441,6 +453,7 @@ def _named(st: State, lex: Lexicon) -> tuple[ConceptSet, str]:
 
 
 _LOOKUP: dict[int, Lookup] = {}
+_VALUE_NAMED = re.compile(r"\bvalue|\bresult|valuequantity", re.I)
 
 
 def bind_lookup(lex: Lexicon, lookup: Lookup | None) -> None:

@@ -107,6 +107,22 @@ def read_schema(
     )
 
 
+def _kind_label(cat: Catalog, toks: list[Tok], k: int, st: State) -> bool:
+    """A stream's kind before '(concept) name contains': the table the label is read in (it
+    must agree with a table already named)."""
+    words = [t.text.lower() for t in toks[k + 1 : k + 4]]
+    if not (words[:2] == ["concept", "name"] and words[2:3] and words[2] in CONTAINS) and not (
+        words[:1] and words[0] in {"name", "concept_name"} and words[1:2] and words[1] in CONTAINS
+    ):
+        return False
+    kind = [s for s in cat.streams if s.kind == toks[k].text.lower()]
+    if not kind:
+        return False
+    if st.streams is None:
+        st.streams = kind
+    return {s.name for s in st.streams} <= {s.name for s in kind}
+
+
 def _read(
     toks: list[Tok],
     lex: Lexicon,
@@ -125,7 +141,7 @@ def _read(
     words = [t.text.lower() for t in toks]
     st.yesno = bool(words) and words[0] in YESNO
     k = 0
-    if words[:2] == ["yes", "no"]:  # 'yes/no: any fhir_allergy row for …'
+    if words[:2] in (["yes", "no"], ["true", "false"]):  # 'yes/no: any fhir_allergy row for …'
         st.yesno = toks[0].used = toks[1].used = True
         k = 2
     while k < len(toks):
@@ -134,8 +150,31 @@ def _read(
             k += 1
             continue
         nxt = words[k + 1] if k + 1 < len(toks) else ""
-        if (w, nxt) == ("yes", "no"):  # '… for person_id 22 (yes/no)'
+        if (w, nxt) in {("yes", "no"), ("true", "false")}:  # '… for person_id 22 (yes/no)'
             st.yesno = t.used = toks[k + 1].used = True
+            k += 2
+            continue
+        if (
+            t.kind == "op"
+            and t.text in {">=", ">", "≥"}
+            and k + 2 < len(toks)
+            and _count_of(words[k + 1]) is not None
+            and (
+                words[k + 2] in UNIT_ROWS
+                or (
+                    toks[k + 2].kind == "ident"
+                    and words[k + 3 : k + 4]
+                    and words[k + 3] in UNIT_ROWS
+                )
+            )
+            and not pending
+        ):  # 'having >= 20 procedure_occurrence rows': at least that many rows per patient
+            n = _count_of(words[k + 1])
+            assert n is not None
+            if st.min_count != 1:
+                raise Abstain("two row counts", t.text, final=False)
+            st.min_count = n if t.text != ">" else n + 1
+            t.used = toks[k + 1].used = True
             k += 2
             continue
         if t.kind == "op":
@@ -252,8 +291,7 @@ def _read(
         elif t.kind == "ident" and not _identifier(t.text):  # 'e.g', 'i.e'
             t.used = True
         elif label_field(cat, t.text) and nxt in CONTAINS and k + 2 < len(toks):
-            label_contains(st, lex, toks, k)  # 'where the display contains lisinopril'
-            k += 3
+            k += label_contains(st, lex, toks, k)  # 'where the display contains lisinopril'
             continue
         elif (
             w == "by"
@@ -304,6 +342,8 @@ def _read(
                 st.show = True
             elif w != "which" or k == 0:  # 'which' inside a sentence is a relative pronoun
                 st.listing = True
+            t.used = True
+        elif _kind_label(cat, toks, k, st):  # "where the drug concept name contains 'x'"
             t.used = True
         elif w == "concept" or w == "concepts":
             pending, t.used = pending or "code", True
