@@ -340,7 +340,14 @@ def test_length_of_stay_said_aloud(eunomia_conn: Any) -> None:
 def test_decade_is_a_calendar_range(eunomia_conn: Any) -> None:
     years = _accepted(eunomia_conn, "how many patients had a GI bleed between 1980 and 1989")
     assert _accepted(eunomia_conn, "how many patients had a GI bleed in the 1980s") == years
-    assert _accepted(eunomia_conn, "how many pts had a GI bleed during the 80s") == years
+    # 'the 80s' with no century is the 1980s or aged 80-89 at the event: where the two differ
+    # it asks, and the calendar reading is one of the alternatives it offers
+    short = eunomia_conn.ask("how many pts had a GI bleed during the 80s")
+    if short.decision == "accept":
+        assert short.value == years
+    else:
+        assert short.reason_code == "ambiguous"
+        assert years in [alt.value for alt in short.alternatives]
     # 'their 60s' is an age, not a decade: never read as years
     answer = eunomia_conn.ask("how many patients in their 60s had a GI bleed")
     assert answer.decision != "accept" or answer.value != years
