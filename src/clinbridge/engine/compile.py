@@ -58,6 +58,7 @@ _AGGS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "max": lambda e: exp.Max(this=e),
     "sum": lambda e: exp.Sum(this=e),
     "stddev": lambda e: exp.StddevSamp(this=e),
+    "range": lambda e: exp.Sub(this=exp.Max(this=e), expression=exp.Min(this=e.copy())),
 }
 
 

@@ -453,7 +453,8 @@ class Aggregate(_Node):
     """How to reduce the measure to an answer.
 
     ``count`` · ``count_distinct`` (of concepts) · ``mean`` · ``median`` · ``min`` · ``max`` ·
-    ``sum`` · ``stddev`` · ``first`` / ``last`` (value or date by time) · ``list`` (distinct
+    ``sum`` · ``stddev`` · ``range`` (the highest minus the lowest value) · ``first`` / ``last``
+    (value or date by time) · ``list`` (distinct
     values/concepts) · ``exists`` (yes/no) · ``proportion`` (cohort members meeting ``numerator``
     over the cohort) · ``series`` (time-ordered values).
     """
@@ -467,6 +468,7 @@ class Aggregate(_Node):
         "max",
         "sum",
         "stddev",
+        "range",
         "first",
         "last",
         "list",
@@ -573,7 +575,7 @@ class QueryPlan(_Node):
             raise ValueError("a proportion needs numerator filters (the denominator is the cohort)")
         if self.measure.elapsed is not None and (of != "date" or op not in {"first", "last"}):
             raise ValueError("'elapsed' is the time since a first or last date")
-        if op in {"mean", "median", "sum", "stddev"} and of in _COUNTED_MEASURES:
+        if op in {"mean", "median", "sum", "stddev", "range"} and of in _COUNTED_MEASURES:
             raise ValueError(f"{op} needs a numeric measure, not {of!r}")
         return self
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine._number_accounting import account_numbers
+from clinbridge.engine.understand._aggregate_arith import guard_arith, range_words
 from clinbridge.engine.understand._amount_read import read_amount
 from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
@@ -109,7 +110,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'
     sensed = read_senses(question, ctx.lexicon, lambda q: _understand(q, ctx))  # 'AD'
     if sensed is not None:
-        return [guard_reading(r.question, r, ctx) for r in sensed]
+        return [guard_arith(question, guard_reading(r.question, r, ctx)) for r in sensed]
     readings = _understand(question, ctx)
     if (
         readings
@@ -123,10 +124,11 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
                 r.model_copy(update={"notes": (*r.notes, f"columns said in words: {said!r}")})
                 for r in again
             ]
-    return [guard_reading(question, r, ctx) for r in readings]
+    return [guard_arith(question, guard_reading(question, r, ctx)) for r in readings]
 
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
+    question = range_words(question)  # 'max minus min', 'the highest minus the lowest value'
     question = per_patient_ratio(question)  # 'count(*) / count(DISTINCT person_id) over X'
     gap = demographic_gap(question)
     question, units_differ = unit_asides(question)  # '(1 kg = 2.20462 lb)', '(stored in cm)'

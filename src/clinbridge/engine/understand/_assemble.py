@@ -61,7 +61,7 @@ from clinbridge.engine.understand._text import stem
 
 __all__ = ["Abstain", "Ctx", "assemble", "expand"]
 
-NUMERIC_OPS = {"mean", "median", "min", "max", "sum", "stddev"}
+NUMERIC_OPS = {"mean", "median", "min", "max", "sum", "stddev", "range"}
 ENCOUNTER_WORDS = {
     "inpatient": "inpatient",
     "emergency": "emergency",

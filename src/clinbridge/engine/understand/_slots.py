@@ -664,6 +664,10 @@ _RULES: tuple[RawRule, ...] = (
         r"\bstandard\s+deviation\b|\bstd\b",
         lambda m: Slot("intent", {"op": "stddev"}),
     ),
+    (  # a range, as ``_aggregate_arith.range_words`` writes its definition
+        r"\bmaximum\s+minus\s+minimum\b",
+        lambda m: Slot("intent", {"op": "range", "word": m[0]}),
+    ),
     (
         r"\b(?:minimum|min|lowest|smallest|shortest|least|youngest)\b",
         lambda m: Slot("intent", {"op": "min", "word": m[0]}),
