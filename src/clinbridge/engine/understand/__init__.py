@@ -54,6 +54,7 @@ from clinbridge.engine.understand._schema_plain import (
     plain_schema_words,
     tables_disagree,
 )
+from clinbridge.engine.understand._schema_rank import schema_ranking
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._schema_roles import FIELD_ABSTAIN, per_patient_ratio, role_words
 from clinbridge.engine.understand._senses import read_senses
@@ -129,6 +130,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     question = range_words(question)  # 'max minus min', 'the highest minus the lowest value'
+    question = schema_ranking(question, ctx.catalog)  # 'top 3 person_id by count(*) in visit'
     question = per_patient_ratio(question)  # 'count(*) / count(DISTINCT person_id) over X'
     gap = demographic_gap(question)
     question, units_differ = unit_asides(question)  # '(1 kg = 2.20462 lb)', '(stored in cm)'
@@ -294,7 +296,7 @@ def _with_choices(items: list[Any], c: Ctx, first: Reading) -> Reading:
             choices.append(Choice(description=f"{phrase!r} read as {name!r}", plan=reading.plan))
     if len(choices) < 2:
         return first
-    return first.model_copy(update={"choices": tuple(choices)})
+    return first.model_copy(update={"choices": tuple(choices), "answer_when_agreed": False})
 
 
 def _alternatives(items: list[Any], c: Ctx, first: Reading) -> list[Reading]:
