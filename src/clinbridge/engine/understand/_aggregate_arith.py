@@ -17,12 +17,18 @@ from __future__ import annotations
 
 import re
 
+from clinbridge.engine.understand._pieces import Slot
 from clinbridge.engine.understand._reading import Reading
 
-__all__ = ["RANGE_WORDS", "guard_arith", "range_words"]
+__all__ = ["RANGE_RULE", "RANGE_WORDS", "guard_arith", "range_words"]
 
 RANGE_WORDS = "maximum minus minimum"
 """What :func:`range_words` writes for a range: the slot rules read it as ``op="range"``."""
+RANGE_RULE = (
+    r"\bmaximum\s+minus\s+minimum\b",
+    lambda m: Slot("intent", {"op": "range", "word": m[0]}),
+)
+"""The slot rule (``_slots``) that reads :data:`RANGE_WORDS` as the range aggregate."""
 
 _MAX = r"(?:max(?:imum)?|highest|largest|greatest|oldest|longest)"
 _MIN = r"(?:min(?:imum)?|lowest|smallest|youngest|shortest)"
