@@ -228,6 +228,7 @@ class Connection:
                 db=self.db,
                 settings=self.settings,
                 understanding="parser",
+                answer_when_agreed=readings[0].answer_when_agreed,
             )
         if answer is None:
             second = self._second_reading(question, readings)

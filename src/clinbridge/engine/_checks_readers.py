@@ -92,7 +92,7 @@ def plan_intent(plan: QueryPlan) -> str | None:
         return "date"
     if op in {"list", "series"}:
         return "list"
-    if op == "stddev":
+    if op in {"stddev", "range"}:
         return None
     return op
 

@@ -221,7 +221,9 @@ def _check_values(
         if m.of == "value" and op not in {"count", "count_distinct", "exists", "proportion"}:
             unit = m.unit or (next(iter(units)) if len(units) == 1 else None)
             rng = plausible_range(label, unit)
-            if rng is not None and op != "stddev" and plan.minus is None:  # not a change
+            if (
+                rng is not None and op not in {"stddev", "range"} and plan.minus is None
+            ):  # not a spread or change
                 nums = _numbers(ctx.value, ctx.rows)
                 bad = [x for x in nums if not (rng[0] <= x <= rng[1])]
                 checks.append(

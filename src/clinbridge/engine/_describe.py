@@ -60,6 +60,7 @@ _AGG = {
     "max": "highest",
     "sum": "total",
     "stddev": "standard deviation of the",
+    "range": "range (highest minus lowest) of the",
     "first": "first",
     "last": "last",
 }

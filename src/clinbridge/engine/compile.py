@@ -37,6 +37,7 @@ from clinbridge.engine._elapsed_sql import (
 )
 from clinbridge.engine._fields import edge_values, patient_sex
 from clinbridge.engine._follow import each_anchor_window, join_anchor
+from clinbridge.engine._ranked_sql import top_concepts, top_patients
 from clinbridge.engine._status import StatusProbe
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
@@ -58,6 +59,7 @@ _AGGS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "max": lambda e: exp.Max(this=e),
     "sum": lambda e: exp.Sum(this=e),
     "stddev": lambda e: exp.StddevSamp(this=e),
+    "range": lambda e: exp.Sub(this=exp.Max(this=e), expression=exp.Min(this=e.copy())),
 }
 
 
@@ -300,6 +302,8 @@ class Compiler:
             return q, "proportion"
         if m.of == "encounter_cost":
             return self._encounter_cost(plan, ctes)
+        if op == "list" and plan.aggregate.top is not None and m.of == "patients":
+            return top_patients(self, plan, ctes), "list"
         if (
             m.of in {"patients", "age", "days_between"}
             or m.point is not None
@@ -412,7 +416,7 @@ class Compiler:
                 return edge_values(q, extreme, self.cohorts.alias("x")), "value_at"
             return q.order_by(*order, copy=False).limit(1, copy=False), "value_at"
         if op == "list" and plan.aggregate.top is not None:
-            return self._top_concepts(plan.aggregate.top, m.stream), "list"
+            return top_concepts(self, plan.aggregate, m.stream), "list"
         if op == "list":
             by_label = m.of in {"concept", "events"}
             item = (_col("lbl", e) if m.column else self._label(e, m.stream)) if by_label else val
@@ -626,38 +630,6 @@ class Compiler:
             exp.select(exp.Avg(this=exp.cast(_col("v", b), "DOUBLE")).as_("value"))
             .from_(exp.alias_(exp.Subquery(this=ranked), b), copy=False)
             .where(middle, copy=False)
-        )
-
-    def _top_concepts(self, top: int, stream: str | None) -> exp.Select:
-        """The concepts of ``ev`` ranked in the first ``top`` places by their number of events;
-        ties share a place (DENSE_RANK), so every concept as frequent as the last one kept is
-        kept too."""
-        streams = streams_for(self.catalog, stream) if stream else ()
-        if len({s.dictionary for s in streams}) != 1:
-            # several streams with different codes (labs and microbiology): their codes are
-            # not one list of names to rank
-            raise UnsupportedOperationError(
-                f"cannot rank the concepts of {stream!r}: its streams name them differently"
-            )
-        e = self.cohorts.alias("tk")
-        rank = exp.Window(
-            this=exp.func("DENSE_RANK"),
-            order=exp.Order(expressions=[exp.Ordered(this=exp.Count(this=exp.Star()), desc=True)]),
-        )
-        keys = [_col("code", e), _col("sys", e)]
-        ranked = (
-            exp.select(*keys, rank.as_("rk"))
-            .from_(exp.alias_(exp.to_table("ev"), e), copy=False)
-            .where(exp.not_(_col("code", e).is_(exp.null())), copy=False)
-            .group_by(*[k.copy() for k in keys], copy=False)
-        )
-        r = self.cohorts.alias("rk")
-        return (
-            exp.select(self._label(r, stream, record=False).as_("value"))
-            .distinct(copy=False)
-            .from_(exp.alias_(exp.Subquery(this=ranked), r), copy=False)
-            .where(exp.LTE(this=_col("rk", r), expression=exp.Literal.number(top)), copy=False)
-            .order_by(exp.Ordered(this=exp.column("value")), copy=False)
         )
 
     def _label(self, e: str, stream: str | None, *, record: bool = True) -> exp.Expr:

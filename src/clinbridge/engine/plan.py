@@ -453,7 +453,8 @@ class Aggregate(_Node):
     """How to reduce the measure to an answer.
 
     ``count`` · ``count_distinct`` (of concepts) · ``mean`` · ``median`` · ``min`` · ``max`` ·
-    ``sum`` · ``stddev`` · ``first`` / ``last`` (value or date by time) · ``list`` (distinct
+    ``sum`` · ``stddev`` · ``range`` (the highest minus the lowest value) · ``first`` / ``last``
+    (value or date by time) · ``list`` (distinct
     values/concepts) · ``exists`` (yes/no) · ``proportion`` (cohort members meeting ``numerator``
     over the cohort) · ``series`` (time-ordered values).
     """
@@ -467,6 +468,7 @@ class Aggregate(_Node):
         "max",
         "sum",
         "stddev",
+        "range",
         "first",
         "last",
         "list",
@@ -485,12 +487,21 @@ class Aggregate(_Node):
     top: int | None = None
     """For ``list`` of concepts: only the concepts ranked in the first ``top`` places by how many
     events record them ('the five most common diagnoses'); ties share a place (dense rank), so
-    more than ``top`` concepts can come back."""
+    more than ``top`` concepts can come back. For ``list`` of patients: the patients ranked in
+    the first ``top`` places by their number of events or encounters (``rank_by``)."""
+    rank_by: Literal["events", "patients", "encounters"] | None = None
+    """For ``top``: what each place is counted in. Concepts: their events (None, the default:
+    every record) or the distinct patients with one ('top 3 drugs by number of patients').
+    Patients (required): their ``events`` of the measure's stream and concepts ('the 3
+    patients with the most diagnoses') or their ``encounters`` (of the measure's encounter
+    type: 'the 3 patients with the most visits')."""
 
     @model_validator(mode="after")
     def _top(self) -> Aggregate:
         if self.top is not None and (self.op != "list" or self.top < 1):
             raise ValueError("'top' ranks a list: it needs op 'list' and top >= 1")
+        if self.rank_by is not None and self.top is None:
+            raise ValueError("'rank_by' says how a ranking counts: it needs 'top'")
         if self.having is not None and self.op != "count":
             raise ValueError("'having' keeps the groups whose count meets it: it needs op 'count'")
         if self.nth is not None and (self.op not in {"first", "last"} or self.nth < 1):
@@ -565,15 +576,29 @@ class QueryPlan(_Node):
             raise ValueError("measure 'change' needs a baseline variable")
         if needs_stream and self.measure.stream is None:
             raise ValueError(f"measure {of!r} needs a stream")
-        if self.aggregate.top is not None and of != "concept":
-            raise ValueError("'top' ranks concepts: it needs measure 'concept'")
+        rank_by = self.aggregate.rank_by
+        if self.aggregate.top is not None and of not in {"concept", "patients"}:
+            raise ValueError(
+                "'top' ranks concepts or patients: it needs measure 'concept' or 'patients'"
+            )
+        if self.aggregate.top is not None and of == "concept" and rank_by == "encounters":
+            raise ValueError("concepts are ranked by their events or their patients")
+        if self.aggregate.top is not None and of == "patients":
+            if rank_by not in {"events", "encounters"}:
+                raise ValueError("patients are ranked by their 'events' or 'encounters' (rank_by)")
+            if rank_by == "events" and self.measure.stream is None:
+                raise ValueError("patients ranked by their events need the measure's stream")
+            if self.patient_id is not None or self.group_by:
+                raise ValueError(
+                    "a ranking of patients is over a cohort, not one patient or groups"
+                )
         if op == "proportion" and not self.aggregate.numerator and not self.group_by:
             # (grouped, no numerator: a distribution, each last group's share of the groups
             # before it: 'distribution of HIE grade by arm')
             raise ValueError("a proportion needs numerator filters (the denominator is the cohort)")
         if self.measure.elapsed is not None and (of != "date" or op not in {"first", "last"}):
             raise ValueError("'elapsed' is the time since a first or last date")
-        if op in {"mean", "median", "sum", "stddev"} and of in _COUNTED_MEASURES:
+        if op in {"mean", "median", "sum", "stddev", "range"} and of in _COUNTED_MEASURES:
             raise ValueError(f"{op} needs a numeric measure, not {of!r}")
         return self
 

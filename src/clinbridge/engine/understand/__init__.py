@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine._number_accounting import account_numbers
+from clinbridge.engine.understand._aggregate_arith import guard_arith, range_words
 from clinbridge.engine.understand._amount_read import read_amount
 from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
@@ -55,6 +56,7 @@ from clinbridge.engine.understand._schema_plain import (
     plain_schema_words,
     tables_disagree,
 )
+from clinbridge.engine.understand._schema_rank import schema_ranking
 from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._schema_roles import FIELD_ABSTAIN, per_patient_ratio, role_words
 from clinbridge.engine.understand._senses import read_senses
@@ -111,7 +113,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'
     sensed = read_senses(question, ctx.lexicon, lambda q: _understand(q, ctx))  # 'AD'
     if sensed is not None:
-        return [guard_reading(r.question, r, ctx) for r in sensed]
+        return [guard_arith(question, guard_reading(r.question, r, ctx)) for r in sensed]
     readings = _understand(question, ctx)
     if (
         readings
@@ -125,10 +127,12 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
                 r.model_copy(update={"notes": (*r.notes, f"columns said in words: {said!r}")})
                 for r in again
             ]
-    return [guard_reading(question, r, ctx) for r in readings]
+    return [guard_arith(question, guard_reading(question, r, ctx)) for r in readings]
 
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
+    question = range_words(question)  # 'max minus min', 'the highest minus the lowest value'
+    question = schema_ranking(question, ctx.catalog)  # 'top 3 person_id by count(*) in visit'
     question = per_patient_ratio(question)  # 'count(*) / count(DISTINCT person_id) over X'
     gap = demographic_gap(question)
     question, units_differ = unit_asides(question)  # '(1 kg = 2.20462 lb)', '(stored in cm)'
@@ -300,7 +304,7 @@ def _with_choices(items: list[Any], c: Ctx, first: Reading) -> Reading:
             choices.append(Choice(description=f"{phrase!r} read as {name!r}", plan=reading.plan))
     if len(choices) < 2:
         return first
-    return first.model_copy(update={"choices": tuple(choices)})
+    return first.model_copy(update={"choices": tuple(choices), "answer_when_agreed": False})
 
 
 def _alternatives(items: list[Any], c: Ctx, first: Reading) -> list[Reading]:

@@ -53,7 +53,7 @@ from clinbridge.engine.understand._people import (
     _which_people,
 )
 from clinbridge.engine.understand._proportion_split import split_proportion
-from clinbridge.engine.understand._ranking import apply_rank
+from clinbridge.engine.understand._ranking import apply_rank, rank_choices
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._slots import Slot
 from clinbridge.engine.understand._status import apply_status, without_status
@@ -61,7 +61,7 @@ from clinbridge.engine.understand._text import stem
 
 __all__ = ["Abstain", "Ctx", "assemble", "expand"]
 
-NUMERIC_OPS = {"mean", "median", "min", "max", "sum", "stddev"}
+NUMERIC_OPS = {"mean", "median", "min", "max", "sum", "stddev", "range"}
 ENCOUNTER_WORDS = {
     "inpatient": "inpatient",
     "emergency": "emergency",
@@ -91,6 +91,8 @@ def assemble(items: list[Item], ctx: Ctx) -> Reading:
         plan=plan,
         confidence=round(confidence, 4),
         groundings=tuple(ctx.groundings),
+        choices=(ranked := rank_choices(plan, items)),  # 'the top 3 drugs': records or patients
+        answer_when_agreed=bool(ranked),
     )
 
 
@@ -290,6 +292,10 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
 
     def pos(op: str) -> tuple[int, Slot]:
         return next((k, i) for k, i in intents if i.data["op"] == op)
+
+    ranks = [s for s in _slots(items, "rank") if s.data.get("of") != "patients"]
+    if ranks and set(ops) <= {"list"}:  # 'top 3 dx', 'which three vaccines ... most often'
+        return "list", next(k for k, i in enumerate(items) if i is ranks[0]), ranks[0]
 
     if "proportion" in ops:
         return ("proportion", *pos("proportion"))
@@ -629,6 +635,11 @@ def _listed(a: _Asked) -> _Found:
     noun = _noun_stream(a.items, a.intent_pos + 1) or _noun_stream(a.items)
     if noun is None and a.patient_id and not a.concepts:
         noun = _verb_stream(a.items)  # "what was patient 19 diagnosed with"
+    ranked_class = a.op == "list" and bool(_slots(a.items, "rank")) and len(a.concepts) == 1
+    if noun is None and ranked_class:  # 'the top 3 vaccines': the kinds of one class, ranked
+        found = a.first_concept()
+        if found is not None and found[2] not in VALUE_STREAMS:
+            return a.of_concept("concept", found, found[1].score)
     if noun is None:
         found = a.first_concept(VALUE_STREAMS, with_values=True)
         if a.op == "list" and found is not None:

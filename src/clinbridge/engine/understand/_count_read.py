@@ -140,6 +140,14 @@ _OTHER = _words(
 )
 
 
+# what each place is counted in ('by number of patients', 'counting records'): the general
+# reader's rank marks read it (``_rank_marks``), never dropped here
+_UNIT = _words(
+    "by number count counting counted distinct unique times records rows doses largest highest "
+    "greatest"
+)
+
+
 @or_none
 def read_rank(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading | None:
     """'the top N <kind of thing> [in a calendar time]': the concepts of one stream ranked by
@@ -158,7 +166,7 @@ def read_rank(question: str, lex: Lexicon, now: dt.datetime | None) -> Reading |
     if when is not None:
         rest = text[: rank.start()] + " " * len(rank[0]) + text[rank.end() :]
         rest = (rest[: when.start()] + " " + rest[when.end() :]).split()
-    if any(w not in GLUE and w not in _RANK_GLUE for w in rest) or _OTHER & set(rest):
+    if any(w not in GLUE and w not in _RANK_GLUE for w in rest) or (_OTHER | _UNIT) & set(rest):
         return None
     stream = target_stream(rank["noun"], words, lex)
     top = int(rank["n1"] or rank["n2"]) if (rank["n1"] or rank["n2"]).isdigit() else None

@@ -27,6 +27,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from clinbridge.engine.understand._rank_marks import is_ranking
+
 __all__ = ["drop_meta_asides"]
 
 _META = frozenset(
@@ -149,6 +151,8 @@ def drop_meta_asides(text: str, today: dt.date | None = None) -> str:
             return m[0]
         return " "
 
+    if is_ranking(text):  # 'top 3 drugs (counting patients)': the ranking's unit, read there
+        return text
     text = _PAREN.sub(meta, text)
     return _CLAUSE.sub(meta, text)
 

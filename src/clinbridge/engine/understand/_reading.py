@@ -50,6 +50,10 @@ class Reading(BaseModel):
     choices: tuple[Choice, ...] = ()
     """When a phrase names several measurements equally well ('blood pressure'): one reading
     per candidate. The caller answers each and asks the user when their answers differ."""
+    answer_when_agreed: bool = False
+    """With ``choices``: when every surviving reading gives the same answer, it is the answer
+    (the choice does not change it: a ranking's unit, records or patients); by default the user
+    is asked even then (a phrase naming two measurements is not read as either)."""
 
     @property
     def abstained(self) -> bool:

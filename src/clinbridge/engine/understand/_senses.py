@@ -67,7 +67,7 @@ def _choices(term: str, senses: list[str], readings: list[list[Reading]]) -> lis
             chosen.append(Choice(description=f"{term!r} read as {sense!r}", plan=rs[0].plan))
     if len(chosen) >= 2:
         first = next(rs[0] for rs in readings if rs and rs[0].plan is not None)
-        return [first.model_copy(update={"choices": tuple(chosen)})]
+        return [first.model_copy(update={"choices": tuple(chosen), "answer_when_agreed": False})]
     names = " or ".join(repr(s) for s in senses)
     return [
         Reading(

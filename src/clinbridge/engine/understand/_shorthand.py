@@ -113,14 +113,52 @@ def expand_words(text: str) -> str:
     text = _HAD_ONE.sub(" ", text)  # 'avg age at 1st colonoscopy, all pts who had one'
     text = _LETTER_LIST.sub(_letters, text)  # 'hepatitis a or b vaccine', 'type 1 or 2 diabetes'
     text = _LIST_TAIL.sub(lambda m: f"which {m['body']}", text)  # 'X pts w Y - which ones'
-    text = re.sub(r"\b(?:exceed|surpass|top)(?:s|es|ed|ped|ing|ping)?\s+(?=[\d.]+)", "above ", text)
-    text = _ION.sub(lambda m: _IONS[m["ion"] or m["ion2"]], text)  # 'K+ results > 5': the ion, not a result
+    text = re.sub(r"\b(?:exceed|surpass)(?:s|es|ed|ing)?\s+(?=[\d.]+)", "above ", text)
+    text = _TOP_VERB.sub(_top_verb, text)  # 'values that top 200'; never 'the top 3 drugs'
+    text = _ION.sub(
+        lambda m: _IONS[m["ion"] or m["ion2"]], text
+    )  # 'K+ results > 5': the ion, not a result
     # unit spellings: 'mm[Hg]' (UCUM), 'ng/L' (the same as pg/mL), '2 mmol' after a
     # concentration's number (mmol/L: a lab value in mmol alone is not an amount here)
     text = re.sub(r"\bmm\s*\[\s*hg\s*\]", "mmhg", text)
     text = re.sub(r"\bng\s*/\s*l\b", "pg/ml", text)
     text = re.sub(r"(?<=\d)\s*mmol\b(?!\s*/)", " mmol/l", text)
     return attribute_values(text)
+
+
+_TOP_VERB = re.compile(r"(?P<before>\b[\w']+\s+)?\btop(?P<s>s|ped|ping)?\s+(?=[\d.]+)")
+_RANK_BEFORE = frozenset(
+    [
+        "the",
+        "list",
+        "show",
+        "name",
+        "give",
+        "find",
+        "get",
+        "me",
+        "are",
+        "were",
+        "is",
+        "was",
+        "what",
+        "which",
+        "their",
+        "its",
+        "his",
+        "her",
+    ]
+)
+
+
+def _top_verb(m: re.Match[str]) -> str:
+    """'top' as a verb ('results that top 200', 'topped 9') is 'above'; at the start of the
+    question or after a determiner or a verb of asking ('top 3 dx', 'the top 3', 'list top 5')
+    it ranks."""
+    before = m["before"] or ""
+    if not m["s"] and (not before or before.split()[0] in _RANK_BEFORE):
+        return m[0]
+    return f"{before}above "
 
 
 _ONE_PRONOUN = re.compile(

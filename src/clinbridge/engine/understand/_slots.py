@@ -18,6 +18,7 @@ from typing import Any
 from clinbridge.engine.understand import _time
 from clinbridge.engine.understand._age_anchor import age_anchor
 from clinbridge.engine.understand._age_at import mark_age_at_event
+from clinbridge.engine.understand._aggregate_arith import RANGE_RULE
 from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._calendar_spans import calendar_spans
 from clinbridge.engine.understand._phrasing import plain_phrasing
@@ -664,6 +665,7 @@ _RULES: tuple[RawRule, ...] = (
         r"\bstandard\s+deviation\b|\bstd\b",
         lambda m: Slot("intent", {"op": "stddev"}),
     ),
+    RANGE_RULE,  # 'maximum minus minimum', as ``_aggregate_arith.range_words`` writes a range
     (
         r"\b(?:minimum|min|lowest|smallest|shortest|least|youngest)\b",
         lambda m: Slot("intent", {"op": "min", "word": m[0]}),
