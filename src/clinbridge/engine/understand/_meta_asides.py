@@ -84,13 +84,6 @@ _EXAMPLES = re.compile(
 """Examples of a class, in parentheses: '(ankle, wrist etc)', '(e.g. pollen, dust mite)',
 '(ankle, chest, knee...)': they illustrate the class named before them and restrict nothing."""
 
-_ANY_KIND_LIST = re.compile(
-    r"(?P<pre>\b(?:of\s+any\s+(?:kind|type|sort|form|variety)|of\s+all\s+(?:kinds|types|sorts|forms)|"
-    r"of\s+whatever\s+(?:kind|type)))\s*\(\s*[^()]{2,100}?\s*\)"
-)
-"""'sinusitis of any kind (viral, acute bacterial, chronic or unspecified)': the list spells
-out the kinds the words before it already take in whole."""
-
 _TODAY = re.compile(
     r"\b(?P<w>today|now)\s*,?\s*\(\s*(?:i\.e\.,?\s*|that\s+is,?\s*)?(?P<d>[^()]{6,24}?)\s*\)"
 )
@@ -141,7 +134,6 @@ def drop_meta_asides(text: str, today: dt.date | None = None) -> str:
     text = _RESTATED.sub(lambda m: m["pre"], text)
     text = _SAME_UNIT.sub(" ", text)
     text = _EXAMPLES.sub(" ", text)
-    text = _ANY_KIND_LIST.sub(lambda m: m["pre"], text)
 
     def meta(m: re.Match[str]) -> str:
         words = _WORD.findall(m["body"].lower())
