@@ -185,3 +185,20 @@ def test_an_admission_for_something_is_not_two_separate_facts(fhir2: Any) -> Non
     )
     b = fhir2.ask("how many patients had an inpatient admission", now=FHIR_NOW)
     assert b.decision == "abstain" or b.value == gold
+
+
+def test_a_plain_threshold_is_not_read_as_every_value(fhir2: Any) -> None:
+    gold = devset2_gold(
+        "fhir",
+        "SELECT count(DISTINCT patient_id) FROM fhir_measurement WHERE code = '718-7' AND value_num < 12.5",
+    )
+    a = fhir2.ask(
+        "count the distinct patients with a hemoglobin (LOINC 718-7) whose value is < 12.5 g/dL",
+        now=FHIR_NOW,
+    )
+    assert a.decision == "accept" and a.value == gold
+
+
+def test_a_finding_defined_by_its_threshold_asks_which(s27: Any) -> None:
+    a = s27.ask("obese men bmi≥30 any time - #?", now=S27_NOW)
+    assert a.decision == "abstain" and (a.reason or "").startswith("ambiguous")

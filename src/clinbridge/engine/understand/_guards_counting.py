@@ -90,3 +90,33 @@ def admission_for_concept(question: str, plan: QueryPlan) -> tuple[str, str] | N
                 m[0],
             )
     return None
+
+
+def _numbers(text: str) -> set[float]:
+    return {float(n) for n in re.findall(r"\d+(?:\.\d+)?", text)}
+
+
+def finding_and_its_threshold(plan: QueryPlan) -> tuple[str, str] | None:
+    """(reason, phrase) when one condition is read twice: a recorded finding whose own name
+    holds a measurement's threshold ('Body mass index 30+ - obesity') beside that measurement
+    with the same threshold (BMI >= 30) — 'obese (BMI >= 30)' defines one word by the other,
+    and patients with the finding or with the value are not told apart."""
+    events = [f for f in plan.filters if getattr(f, "kind", None) == "event" and not f.negate]
+    valued = [f for f in events if f.value is not None and f.concepts is not None]
+    found = [f for f in events if f.value is None and f.concepts is not None]
+    for v in valued:
+        vwords = {
+            w for c in v.concepts.concepts for w in str(c.name or "").lower().split() if len(w) > 3
+        }
+        for f in found:
+            for c in f.concepts.concepts:
+                name = str(c.name or "")
+                words = {w for w in name.lower().split() if len(w) > 3}
+                if v.value.value in _numbers(name) and len(words & vwords) >= 2:
+                    return (
+                        f"ambiguous: {f.concepts.label!r} is recorded as a finding ({name!r}) and "
+                        f"defined by {v.concepts.label!r} >= {v.value.value:g}: the finding, the "
+                        "measured value, or both? say which",
+                        f.concepts.label or name,
+                    )
+    return None

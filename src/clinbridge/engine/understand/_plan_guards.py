@@ -55,6 +55,7 @@ from clinbridge.engine.understand._child_at_event import child_word_at_event
 from clinbridge.engine.understand._elided_object import elided_object
 from clinbridge.engine.understand._guards_counting import (
     admission_for_concept,
+    finding_and_its_threshold,
     visits_counted_as_records,
 )
 from clinbridge.engine.understand._method_variants import method_base
@@ -169,7 +170,8 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
     sets = [(cs, False) for cs in _concept_sets(plan)] + [
         (cs, True) for cs in _threshold_sets(plan)
     ]
-    for cs, component in sets if not reason else []:
+    ranked = plan.aggregate.top is not None  # a ranking over a class means every member
+    for cs, component in sets if not reason and not ranked else []:
         names = qualified_siblings(cs, component=component)
         if names:
             reason = f"{cs.label!r} names several measurements ({', '.join(names[:4])}); say which"
@@ -248,6 +250,8 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
         reason, phrase = visits
     if not reason and (stay := admission_for_concept(question, plan)) is not None:
         reason, phrase = stay
+    if not reason and (twice := finding_and_its_threshold(plan)) is not None:
+        reason, phrase = twice
     if not reason:
         return reading
     return Reading(
@@ -443,7 +447,7 @@ def _hospital_visit(question: str, plan: QueryPlan, ctx: Any) -> tuple[str, str]
 
 
 _RATIO_OF = re.compile(r"\)\s*/\s*(?:count|sum|avg|mean|min|max)\s*\(", re.I)
-_NUMERIC_OPS = frozenset({"mean", "median", "min", "max", "sum", "stddev"})
+_NUMERIC_OPS = frozenset({"mean", "median", "min", "max", "sum", "stddev", "range"})
 
 
 def _unnamed_test(plan: QueryPlan) -> tuple[str, str] | None:

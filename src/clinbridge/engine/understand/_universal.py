@@ -27,7 +27,8 @@ _VALUES = r"(?:readings?|values?|measurements?|results?|levels?|tests?|bps?|pres
 _MIDDLE = r"(?:(?!(?:pts?|patients?|persons?|people|with|who|whose|had|has|have|a|an|any|one|at|least)\b)[\w/+-]+\s+)"
 _UNIVERSAL = re.compile(
     rf"\b(?:all|every|each)\s+(?:(?:of\s+)?(?:their|his|her|the|its)\s+)?{_MIDDLE}{{0,3}}?{_VALUES}\b"
-    rf"|\b{_VALUES}\s+(?:were|was|are|is|all|always)\s+(?:all\s+|always\s+)?(?=under|below|less|over|above|more|greater|at|<|>|≤|≥)",
+    rf"|\b{_VALUES}\s+(?:(?:were|was|are|is|have\s+been|stayed|remained)\s+)?(?:all|always|consistently)\s+"
+    rf"(?=under|below|less|over|above|more|greater|at|<|>|≤|≥)",
     re.I,
 )
 _COMPLEMENT = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
