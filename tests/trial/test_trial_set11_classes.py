@@ -15,6 +15,7 @@ import pytest
 
 import clinbridge.api as cb
 from clinbridge.adapters.trial import load_trial, read_trial
+from clinbridge.adapters.trial._admin_columns import ADMIN_SOURCE
 from clinbridge.adapters.trial._missing_decl import declarations_in_text, is_missing_meaning
 
 N = 240
@@ -96,6 +97,10 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, pd.DataFrame, o
             ),
         }
     )
+    for col in ("TC_24H", "Base_XS", "DIED", "PREWARM"):  # a query flag beside each item
+        df[f"{col}_QF"] = (rng.random(N) < 0.05).astype(int)
+    for col in ("TC_24H", "DIED"):  # a suffix beside two items only: no convention
+        df[f"{col}_CHK"] = rng.integers(0, 2, N)
     path = tmp_path_factory.mktemp("set11") / "book.xlsx"
     wb = openpyxl.Workbook()
     wb.active.title = "Readme"
@@ -134,7 +139,8 @@ def _ask(url: str, question: str) -> cb.Answer:  # type: ignore[name-defined]
 
 def test_the_label_column_is_varlabel_not_the_sparse_comment(book) -> None:  # type: ignore[no-untyped-def]
     _, _, report = book
-    assert not report.inferred and not report.problems
+    assert not report.problems
+    assert sorted(report.inferred) == ["DIED_CHK", "TC_24H_CHK"]
     table = read_trial(report.file)
     by = {e.name: e for e, _ in table.entries}
     assert by["TC_24H"].label == "Core temperature"
@@ -221,3 +227,15 @@ def test_a_time_in_years_said_in_words(book) -> None:  # type: ignore[no-untyped
     a = _ask(url, "How many children had a full-scale IQ below 70 at two years?")
     assert a.decision == "accept", a.reason
     assert a.value == int((df.IQ_2Y < 70).sum())
+
+
+def test_data_management_fields_beside_the_items(book) -> None:  # type: ignore[no-untyped-def]
+    url, df, report = book
+    assert report.admin_columns == ["QF (4)"] and report.reconciled
+    by = {e.name: e for e, _ in read_trial(report.file).entries}
+    assert by["TC_24H_QF"].source == ADMIN_SOURCE and by["TC_24H_CHK"].source == "inferred"
+    with cb.connect(url) as conn:
+        names = {v.name for v in conn.catalog.variables}
+    assert "TC_24H_QF" not in names and "TC_24H" in names and "TC_24H_CHK" in names
+    a = _ask(url, "mean core temperature at 24 hours by arm")
+    assert a.decision == "accept", a.reason

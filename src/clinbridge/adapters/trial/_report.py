@@ -39,6 +39,9 @@ class TrialLoadReport:
     """Dictionary names matched to data columns once case and punctuation are set aside."""
     inferred: list[str] = field(default_factory=list)
     """Columns without a dictionary entry (type, codes and time point inferred from the data)."""
+    admin_columns: list[str] = field(default_factory=list)
+    """Data-management fields beside listed variables, by suffix ('QF (203)'): kept in the
+    data, left out of the catalog."""
     trial_scope_from_data: list[str] = field(default_factory=list)
     """Columns the dictionary says all trials collected but which are blank in some trial."""
     cells: int = 0
@@ -103,6 +106,11 @@ class TrialLoadReport:
             shown = ", ".join(self.inferred[:10]) + (" ..." if len(self.inferred) > 10 else "")
             lines.append(
                 f"{len(self.inferred)} column(s) have no dictionary entry; inferred from the data: {shown}"
+            )
+        if self.admin_columns:
+            lines.append(
+                "data-management fields beside dictionary variables (kept in the data, not "
+                f"read as variables): {', '.join(self.admin_columns)}"
             )
         if self.trial_scope_from_data:
             lines.append(
