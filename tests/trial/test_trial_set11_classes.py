@@ -230,7 +230,7 @@ def test_a_time_in_years_said_in_words(book) -> None:  # type: ignore[no-untyped
 
 
 def test_data_management_fields_beside_the_items(book) -> None:  # type: ignore[no-untyped-def]
-    url, df, report = book
+    url, _, report = book
     assert report.admin_columns == ["QF (4)"] and report.reconciled
     by = {e.name: e for e, _ in read_trial(report.file).entries}
     assert by["TC_24H_QF"].source == ADMIN_SOURCE and by["TC_24H_CHK"].source == "inferred"
