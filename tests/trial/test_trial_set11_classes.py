@@ -17,6 +17,7 @@ import clinbridge.api as cb
 from clinbridge.adapters.trial import load_trial, read_trial
 from clinbridge.adapters.trial._admin_columns import ADMIN_SOURCE
 from clinbridge.adapters.trial._missing_decl import declarations_in_text, is_missing_meaning
+from clinbridge.engine.understand._trial_spelling import derived_forms
 
 N = 240
 SITES = {1: "Aberdeen", 2: "Bergen", 5: "Cusco", 6: "Dakar"}
@@ -53,8 +54,11 @@ ITEMS = (
     ("gluc_6h", "Gluc_6h", "Blood glucose", "Num", "8.1", "mmol/L", "PT6H", ""),
     ("gluc_24h", "Gluc_24h", "Blood glucose", "Num", "8.1", "mmol/L", "PT24H", ""),
     ("iq_2y", "IQ_2Y", "Full-scale IQ", "Num", "8.", "", "P2Y", ""),
+    ("mat_pyr", "MAT_PYR", "Maternal pyrexia in labour", "Num", "YNF.", "", "", ""),
+    ("hypogly", "HYPOGLY", "Hypoglycaemia in the first 72 h", "Num", "YNF.", "", "PT72H", ""),
+    ("bili_d3", "BILI_D3", "Total serum bilirubin", "Num", "8.", "umol/L", "P3D", ""),
     ("died", "DIED", "Death before discharge", "Num", "YNF.", "", "", ""),
-    ("prewarm", "PREWARM", "Passive warming before entry", "Num", "YNF.", "", "PT0H", ""),
+    ("prewarm", "PREWARM", "Passive cooling before entry", "Num", "YNF.", "", "PT0H", ""),
 )
 FORMATS = (
     ("FMTNAME", "START", "LABEL", "TYPE"),
@@ -91,6 +95,9 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, pd.DataFrame, o
             "Gluc_6h": rng.normal(4.6, 1.0, N).round(1),
             "Gluc_24h": rng.normal(5.2, 1.0, N).round(1),
             "IQ_2Y": rng.normal(95, 15, N).round(),
+            "MAT_PYR": (rng.random(N) < 0.15).astype(int),
+            "HYPOGLY": (rng.random(N) < 0.2).astype(int),
+            "BILI_D3": rng.normal(120, 30, N).round(),
             "DIED": (rng.random(N) < 0.2).astype(int),
             "PREWARM": np.where(study == "NORTH", rng.random(N) < 0.5, rng.random(N) < 0.1).astype(
                 int
@@ -239,3 +246,45 @@ def test_data_management_fields_beside_the_items(book) -> None:  # type: ignore[
     assert "TC_24H_QF" not in names and "TC_24H" in names and "TC_24H_CHK" in names
     a = _ask(url, "mean core temperature at 24 hours by arm")
     assert a.decision == "accept", a.reason
+
+
+def test_derived_forms_of_dictionary_words() -> None:
+    vocab = {"passive", "hypoglycaemia", "hypoxia", "cooling", "passage", "rapid", "rapidity"}
+    assert derived_forms("passively", vocab) == ["passive"]
+    assert derived_forms("hypoglycemic", vocab) == ["hypoglycaemia"]
+    assert derived_forms("hypoxic", vocab) == ["hypoxia"]
+    assert derived_forms("rapidly", vocab) == ["rapid"]
+    assert derived_forms("slowly", vocab) == []
+    assert derived_forms("passive", vocab) == []  # the word itself: nothing to derive
+
+
+def test_words_of_other_forms_and_fillers(book) -> None:  # type: ignore[no-untyped-def]
+    url, df, _ = book
+    for question, rows in (
+        ("what % had maternal fever in labour?", df.MAT_PYR == 1),
+        ("proportion hypoglycemic in the first 72 hrs", df.HYPOGLY == 1),
+    ):
+        a = _ask(url, question)
+        assert a.decision == "accept", (question, a.reason)
+        assert (a.details["numerator"], a.details["denominator"]) == (int(rows.sum()), N), question
+    # 'passively cooled' is never the hypothermia arm: the passive-cooling item, or abstain
+    for question in (
+        "% of infants passively cooled before entry",
+        "% of infants passively cooled beforehand pls",
+    ):
+        a = _ask(url, question)
+        if a.decision == "accept":
+            assert (a.details["numerator"], a.details["denominator"]) == (
+                int(df.PREWARM.sum()),
+                N,
+            ), question
+    a = _ask(url, "mean total serum bilirubin on postnatal day 3 in girls")
+    assert a.decision == "accept", a.reason
+    assert a.value == pytest.approx(df.BILI_D3[df.Sex == 2].mean())
+    a = _ask(url, "Of the infants in the hypothermia arm, what percentage did not in fact die?")
+    assert a.decision == "accept", a.reason
+    arm = df[df.ARM == "H"]
+    assert (a.details["numerator"], a.details["denominator"]) == (
+        int((arm.DIED == 0).sum()),
+        len(arm),
+    )

@@ -35,6 +35,10 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         (re.compile(r"\bno\.?\s+of\b", re.I), "number of"),
         # a request's frame ('could you tell me', 'please give', 'I'd like to know') asks nothing
         (re.compile(_REQUEST, re.I), ""),
+        # 'did not in fact receive': an emphasis, no condition
+        (re.compile(r"\bin\s+fact\b", re.I), " "),
+        # 'on postnatal day 3': day 3 of life, as the day columns count it
+        (re.compile(r"\b(?:postnatal|post-natal)\s+(?=days?\s+\d)", re.I), ""),
         # '0h -> 24h', '0h → 24h': from one time to the other
         (re.compile(r"\s*(?:->|→|=>|⟶)\s*"), " to "),
         *phrase_rewrites(catalog),  # 'typical (median)', 'pre randomisation', 'the start (0 hours)'

@@ -45,6 +45,8 @@ CHANGE_RE = re.compile(r"\b(change|difference|rise|fall|drop|increase|decrease|d
 EXTRA_FILLER = frozenset(
     [
         "before",
+        "beforehand",  # 'passively cooled beforehand': the time its label says
+        *("pls", "plz"),  # please
         *("select", "get", "fetch", "display"),  # a request ('select count(*) where ...')
         "stratified",
         "group",
