@@ -96,7 +96,7 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, pd.DataFrame, o
             "Gluc_24h": rng.normal(5.2, 1.0, N).round(1),
             "IQ_2Y": rng.normal(95, 15, N).round(),
             "MAT_PYR": (rng.random(N) < 0.15).astype(int),
-            "HYPOGLY": (rng.random(N) < 0.2).astype(int),
+            "HYPOGLY": np.where(rng.random(N) < 0.1, -9, (rng.random(N) < 0.2).astype(int)),
             "BILI_D3": rng.normal(120, 30, N).round(),
             "DIED": (rng.random(N) < 0.2).astype(int),
             "PREWARM": np.where(study == "NORTH", rng.random(N) < 0.5, rng.random(N) < 0.1).astype(
@@ -266,7 +266,8 @@ def test_words_of_other_forms_and_fillers(book) -> None:  # type: ignore[no-unty
     ):
         a = _ask(url, question)
         assert a.decision == "accept", (question, a.reason)
-        assert (a.details["numerator"], a.details["denominator"]) == (int(rows.sum()), N), question
+        known = int((df.HYPOGLY != -9).sum()) if "hypo" in question else N
+        assert (a.details["numerator"], a.details["denominator"]) == (int(rows.sum()), known)
     # 'passively cooled' is never the hypothermia arm: the passive-cooling item, or abstain
     for question in (
         "% of infants passively cooled before entry",
@@ -288,3 +289,18 @@ def test_words_of_other_forms_and_fillers(book) -> None:  # type: ignore[no-unty
         int((arm.DIED == 0).sum()),
         len(arm),
     )
+
+
+def test_a_missing_code_left_out_with_its_meaning_in_brackets(book) -> None:  # type: ignore[no-untyped-def]
+    url, df, _ = book
+    known = df[df.HYPOGLY != -9]
+    a = _ask(url, "Share of HYPOGLY = 1 where Sex = 2, the -9 (unknown) rows left out.")
+    assert a.decision == "accept", a.reason
+    girls = known[known.Sex == 2]
+    assert (a.details["numerator"], a.details["denominator"]) == (
+        int((girls.HYPOGLY == 1).sum()),
+        len(girls),
+    )
+    # an ordinary value said to be left out is a condition: abstain
+    a = _ask(url, "Share of HYPOGLY = 1, the 0 (no) rows left out.")
+    assert a.decision == "abstain"
