@@ -304,3 +304,13 @@ def test_a_missing_code_left_out_with_its_meaning_in_brackets(book) -> None:  # 
     # an ordinary value said to be left out is a condition: abstain
     a = _ask(url, "Share of HYPOGLY = 1, the 0 (no) rows left out.")
     assert a.decision == "abstain"
+
+
+def test_a_split_asked_is_a_distribution(book) -> None:  # type: ignore[no-untyped-def]
+    url, df, _ = book
+    north = df[df.STUDY == "NORTH"]
+    a = _ask(url, "sex split in NORTH pls")
+    assert a.decision == "accept", a.reason
+    got = {r["sex"]: (r["numerator"], r["denominator"]) for r in a.value}
+    want = {"Male": int((north.Sex == 1).sum()), "Female": int((north.Sex == 2).sum())}
+    assert got == {k: (n, len(north)) for k, n in want.items()}
