@@ -314,3 +314,12 @@ def test_a_split_asked_is_a_distribution(book) -> None:  # type: ignore[no-untyp
     got = {r["sex"]: (r["numerator"], r["denominator"]) for r in a.value}
     want = {"Male": int((north.Sex == 1).sum()), "Female": int((north.Sex == 2).sum())}
     assert got == {k: (n, len(north)) for k, n in want.items()}
+
+
+def test_a_grouping_item_of_four_words(book) -> None:  # type: ignore[no-untyped-def]
+    url, df, _ = book
+    a = _ask(url, "mean(Base_XS) by maternal pyrexia in labour")
+    assert a.decision == "accept", a.reason
+    got = {r["mat_pyr"]: r["value"] for r in a.value}
+    want = df.Base_XS.groupby(df.MAT_PYR).mean()
+    assert got == pytest.approx({"No": want[0], "Yes": want[1]})
