@@ -52,8 +52,21 @@ _MOST_FIELDS = 20
 """A dictionary's header names a few things; a row naming more columns is a data header."""
 
 
+_PREFIXES = ("variable", "column", "field", "item", "var")
+"""Run together with a field's word in SAS-style headers: ``VARLABEL``, ``VARTYPE``, ``FIELDLABEL``."""
+_KNOWN = {w for _, names in _WORDS for w in names}
+
+
 def _words(h: Any) -> set[str]:
-    return set(re.findall(r"[a-z]+", str(h).lower())) if h is not None else set()
+    if h is None:
+        return set()
+    out = set(re.findall(r"[a-z]+", str(h).lower()))
+    for w in list(out):
+        for p in _PREFIXES:
+            if w.startswith(p) and w[len(p) :] in _KNOWN:
+                out.add(w[len(p) :])
+                break
+    return out
 
 
 def by_words(row: list[Any], taken: dict[str, int]) -> dict[str, int]:
@@ -126,7 +139,7 @@ def by_content(
             (sum(map(len, sample[j])) / max(1, len(sample[j])), j)
             for j in free
             if j not in out.values()
-            and sample[j]
+            and len(sample[j]) >= 0.5 * len(body[:300])  # a label on most rows, not a comment
             and _share(sample[j], lambda c: bool(re.search(r"[A-Za-z]{3}", c))) > 0.8
         ]
         if texts:

@@ -1,5 +1,7 @@
 """Text categories without a code list of their own: a site column whose dictionary cell points
-to another sheet ('see Centres sheet'), or a column labelled as a site, centre or hospital.
+to another sheet ('see Centres sheet'), a column labelled as a site, centre or hospital, or a
+trial column named or labelled 'Trial'/'Study' whose type is text (a SAS '$6.' character
+format is a width, not a list of labels).
 
 Such a column is a category all the same: its few distinct values (each on several rows) are
 its codes, each its own label, so that a question can group by it ('at each centre'), filter on
@@ -25,6 +27,7 @@ MIN_ROWS_EACH = 2
 
 _POINTER = re.compile(r"^\W*(?:see|refer to|as listed|listed (?:in|on)|look ?up)\b", re.I)
 _SITE_LABEL = re.compile(r"\b(site|centre|center|hospital|unit)s?\b", re.I)
+_TRIAL_NAME = re.compile(r"^(trial|study)(_?id|_?name)?$", re.I)
 
 
 def points_elsewhere(codes_text: str) -> bool:
@@ -38,7 +41,12 @@ def categories_from_values(entry: Entry, values: list[Any]) -> bool:
     whether it did."""
     if entry.type != "string" or entry.codes or entry.role == "subject":
         return False
-    if not (entry.listed_elsewhere or _SITE_LABEL.search(entry.label or "")):
+    if not (
+        entry.listed_elsewhere
+        or _SITE_LABEL.search(entry.label or "")
+        or _TRIAL_NAME.match(entry.name.strip())
+        or _TRIAL_NAME.match((entry.label or "").strip())
+    ):
         return False
     counts = Counter(v for v in values if isinstance(v, str) and v and v not in entry.missing)
     if not counts or len(counts) > MAX_CATEGORIES:

@@ -79,9 +79,20 @@ _MEANING = re.compile(
 )
 
 
+_DENIAL = re.compile(
+    r"\bnot\s+(?:an?|the|a\s+usual)\s+(?:[\w-]+\s+){0,3}?(?:code|missing(?:\s+value)?)\b"
+    r"|^\s*(?:is\s+|are\s+)?(?:an?\s+)?(?:true|real|genuine|valid|actual)\b",
+    re.I,
+)
+"""A note that denies a code is missing: '-9 is a true base excess, not the unknown code'."""
+
+
 def is_missing_meaning(text: str) -> bool:
-    """Whether a short meaning says the value is missing ('not done', 'Lost to follow-up')."""
+    """Whether a short meaning says the value is missing ('not done', 'Lost to follow-up');
+    never one that says the code is a value ('a true base excess, not the unknown code')."""
     t = text.strip()
+    if _DENIAL.search(t):
+        return False
     return 0 < len(t) <= 80 and (bool(_MEANING.search(t)) or t.lower() in MISSING_TEXT)
 
 

@@ -43,6 +43,9 @@ class TrialLoadReport:
     """Columns without a dictionary entry (type, codes and time point inferred from the data)."""
     codes_not_declared: list[str] = field(default_factory=list)
     """Categorical columns whose dictionary entry lists no codes (their values kept as they are)."""
+    admin_columns: list[str] = field(default_factory=list)
+    """Data-management fields beside listed variables, by suffix ('QF (203)'): kept in the
+    data, left out of the catalog."""
     trial_scope_from_data: list[str] = field(default_factory=list)
     """Columns the dictionary says all trials collected but which are blank in some trial."""
     cells: int = 0
@@ -112,6 +115,11 @@ class TrialLoadReport:
                 f"{len(self.codes_not_declared)} categorical column(s) have no codes in the "
                 "dictionary; their values are kept as recorded: "
                 f"{_shown(self.codes_not_declared, 5)}"
+            )
+        if self.admin_columns:
+            lines.append(
+                "data-management fields beside dictionary variables (kept in the data, not "
+                f"read as variables): {', '.join(self.admin_columns)}"
             )
         if self.trial_scope_from_data:
             lines.append(

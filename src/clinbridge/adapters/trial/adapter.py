@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import orjson
 
 from clinbridge.adapters.base import SourceAdapter
+from clinbridge.adapters.trial._admin_columns import ADMIN_SOURCE
 from clinbridge.adapters.trial._codes import is_number as _is_number
 from clinbridge.adapters.trial._undeclared_codes import NOT_DECLARED
 from clinbridge.catalog import Catalog, ColumnInfo, PatientTable, TableInfo, Variable
@@ -66,6 +67,8 @@ class TrialAdapter(SourceAdapter):
         if subject is None:  # pragma: no cover - the loader always sets one
             raise SchemaMismatchError("the trial table has no subject identifier column")
         for name, col, label, vtype, unit, codes, missing, tp, trials, form, role, src in rows:
+            if src == ADMIN_SOURCE:  # a query flag or audit field beside a variable
+                continue
             codes_d: dict[str, str] = orjson.loads(codes or "{}")
             missing_d: dict[str, str] = orjson.loads(missing or "{}")
             desc = label or name

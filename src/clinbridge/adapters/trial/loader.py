@@ -30,6 +30,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from clinbridge.adapters.trial._admin_columns import ADMIN_SOURCE, mark_admin_columns
 from clinbridge.adapters.trial._codes import (
     MISSING_TEXT,
     SPECIAL_MISSING,
@@ -253,6 +254,9 @@ def read_trial(
     report.workbook_missing, report.workbook_codes_kept = declared.report(), declared.not_applied
     report.codes_outside_scope = declared.outside
     frame = pd.DataFrame(columns)
+    report.admin_columns = mark_admin_columns(entries)  # 'MRI_SCORE_QF' beside 'mri_score'
+    admin = {e.name for e, _ in entries if e.source == ADMIN_SOURCE}
+    report.inferred = [n for n in report.inferred if n not in admin]
     _design(entries, columns, frame, data, header, report)
     report.columns_loaded = frame.shape[1]
     report.rows_loaded = frame.shape[0]
@@ -426,7 +430,7 @@ def _design(
     """Roles (subject, trial, site, arm), and each variable's trial scope checked against the data."""
     roles: dict[str, tuple[Entry, str]] = {}
     for entry, col in entries:
-        role = role_of(entry)
+        role = role_of(entry) if entry.source != ADMIN_SOURCE else None
         if role and role not in roles:
             roles[role] = (entry, col)
     if "subject" not in roles:

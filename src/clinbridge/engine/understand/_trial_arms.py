@@ -96,7 +96,8 @@ def arm_rewrites(catalog: Catalog) -> list[tuple[re.Pattern[str], str]]:
             if kind == "said":
                 if any(_contains(lab, phrase) for lab in other_labels):
                     continue  # another variable's word ('cooled' of 'Cooled on transport')
-                pattern = rf"(?<![\w-]){_phrase_re(phrase)}(?![\w-])"
+                # ... nor after an adverb of manner ('passively cooled' is not the arm)
+                pattern = rf"(?<![\w-])(?<!ly\s){_phrase_re(phrase)}(?![\w-])"
                 out.append((re.compile(pattern, re.I), target))
                 continue
             body = _phrase_re(phrase)

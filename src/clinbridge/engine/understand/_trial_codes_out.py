@@ -26,7 +26,12 @@ _LEAD = r"(?:(?:the\s+)?(?:missing\s+)?(?:codes?|values?)\s+)?"
 _OUT = r"(?:(?:are|is|were|being)\s+)?(?:excluded|omitted|ignored|dropped|removed|left\s+out|set\s+aside)"
 _END = r"(?=\s*(?:$|[,;:?.!()]|\band\b))"
 CODES_OUT = (
-    re.compile(rf"(?<![\w.-]){_LEAD}{_CODES}\s+(?:codes?\s+)?{_OUT}{_END}"),
+    # ... with the code's meaning in brackets and the rows it marks ('the -9 (unknown) rows
+    # left out')
+    re.compile(
+        rf"(?<![\w.-]){_LEAD}{_CODES}(?:\s*\([a-z][a-z /'-]{{0,30}}\))?"
+        rf"\s+(?:codes?\s+|(?:rows?|records?|entries|cells?)\s+)?{_OUT}{_END}"
+    ),
     re.compile(
         rf"\b(?:excluding|except|omitting|dropping|ignoring|without)\s+{_LEAD}{_CODES}"
         rf"(?:\s+codes?)?{_END}"

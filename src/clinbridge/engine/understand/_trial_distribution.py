@@ -2,7 +2,8 @@
 
 'distribution of HIE grade', 'HIE grade breakdown', 'mode of delivery, n (%)', 'number and
 percentage of infants in each HIE grade', 'percent per category', 'sex by arm (n, %)', 'count
-and share of each code', 'how were the infants spread across the grades'. The
+and share of each code', 'how were the infants spread across the grades', 'mode of birth split
+in LOTUS'. The
 coded variable named without a code is the one distributed (grouped last); the groups said
 before it ('by arm') are the denominators' groups. Said with something to count ('death, n (%),
 by arm') it is a plain percentage, which states n and its denominator already.
@@ -25,6 +26,8 @@ DISTRIBUTION = re.compile(
     r"|\b(?:per|by|in each|for each|of each)\s+(?:category|categories)\b"
     # 'how were the infants spread across the disability grades'
     r"|\b(?:spread|distributed|split)\s+(?:across|over|among|between)\b"
+    # 'mode of birth split in LOTUS', 'sex split?': the split of a variable (not 'split by')
+    r"|\bsplit\b(?=\s*(?:$|[,;:?.!()]|(?:in|for|among|within|pls|please)\b))"
 )
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._trial_arms import arm_rewrites
 from clinbridge.engine.understand._trial_change_sign import RESTATED_ORDER, drop_restated_order
+from clinbridge.engine.understand._trial_column_change import column_change_rewrites
 from clinbridge.engine.understand._trial_model import is_yes
 from clinbridge.engine.understand._trial_none_code import none_code_rewrites
 from clinbridge.engine.understand._trial_numbers import NUMBER_RUN, number_of
@@ -34,6 +35,10 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         (re.compile(r"\bno\.?\s+of\b", re.I), "number of"),
         # a request's frame ('could you tell me', 'please give', 'I'd like to know') asks nothing
         (re.compile(_REQUEST, re.I), ""),
+        # 'did not in fact receive': an emphasis, no condition
+        (re.compile(r"\bin\s+fact\b", re.I), " "),
+        # 'on postnatal day 3': day 3 of life, as the day columns count it
+        (re.compile(r"\b(?:postnatal|post-natal)\s+(?=days?\s+\d)", re.I), ""),
         # '0h -> 24h', '0h → 24h': from one time to the other
         (re.compile(r"\s*(?:->|→|=>|⟶)\s*"), " to "),
         *phrase_rewrites(catalog),  # 'typical (median)', 'pre randomisation', 'the start (0 hours)'
@@ -46,7 +51,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         (re.compile(r"^\s*n\b(?=\s+(?:where|with|in|among|of|by)\b)", re.I), "number of infants"),
         # a time said in words ('at eighteen hours', 'day one'): in figures, as labels write it
         (re.compile(rf"\b({_NUMBERS})(?=\s+(?:{_TIME_UNITS})\b)", re.I), _figure),
-        (re.compile(rf"\b(day|hour|month|week)\s+({_NUMBERS})\b", re.I), _figure_after),
+        (re.compile(rf"\b(day|hour|month|week|year)\s+({_NUMBERS})\b", re.I), _figure_after),
         # ... and an amount said in words after a bound or before a unit ('over four kilos')
         (re.compile(rf"\b({_BOUNDS})\s+({_NUMBERS})\b", re.I), _figure_after),
         (re.compile(rf"\b({_NUMBERS})(?=\s+(?:{_AMOUNT_UNITS})\b)", re.I), _figure),
@@ -69,6 +74,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         ),
     ]
     out.append((RESTATED_ORDER, drop_restated_order))  # '(6-hour value minus baseline)'
+    out += column_change_rewrites(catalog)  # 'mean(rSO2_48h - rSO2_24h)': the change between
     out += _death_in_hospital(catalog)  # 'died in hospital': before discharge
     out += _each_within(catalog)  # 'at each NEOCHILL centre': each centre in NEOCHILL
     out += _label_lists(catalog)  # '(none, mild, moderate, severe)': a code list restated
@@ -80,14 +86,18 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
             continue
         # a range or count in brackets ('score (0-12)') is no word of the question
         # ... and its colon no clause break ('Neurological examination: tone')
-        label = re.sub(r"\s*\([^()a-zA-Z]*\)", "", v.description or v.name).replace(":", " ")
+        # ... and its comma neither ('Blood glucose, laboratory plasma' is one label)
+        label = re.sub(r"\s*\([^()a-zA-Z]*\)", "", v.description or v.name)
+        label = label.replace(":", " ").replace(",", " ")
         label = _SPAN_SAID.sub("", label)  # '(0-72 h)': the span, not a time point of its own
         if v.time_point and not find_time_points(label.lower()):
             label += f" at {v.time_point}"
         label = f" | {label} | "
         name = rf"(?<![\w-]){re.escape(v.name)}"
         if v.codes:  # 'SEX = 2': with the '=' any name is the column's
-            out.append((re.compile(name + rf"\s*(?:==?|:)\s*{_CODES}", re.I), _coded(v, label)))
+            out.append(
+                (re.compile(name + rf"\s*(?:==?|:)\s*{_Q}{_CODES}{_Q}", re.I), _coded(v, label))
+            )
             # 'SEX != 1', 'HIE_GRADE <> 3': every other code
             out.append(
                 (re.compile(name + rf"\s*(?:!=|<>|≠)\s*{_CODES}", re.I), _coded(v, label, True))
@@ -112,7 +122,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
             said = "|".join(re.escape(c) for c in sorted(text_codes, key=len, reverse=True))
             out.append(
                 (
-                    re.compile(name + rf"\s*(?:==?|:)\s*({said})(?![\w-])", re.I),
+                    re.compile(name + rf"\s*(?:==?|:)\s*{_Q}({said}){_Q}(?![\w-])", re.I),
                     _text_coded(v, label),
                 )
             )
@@ -167,7 +177,7 @@ def spread_asked(question: str) -> str | None:
 
 # number words ('one' to 'ninety', 'hundred', 'thousand') as runs, in figures
 _NUMBERS = NUMBER_RUN
-_TIME_UNITS = r"hours?|hrs?|days?|months?|weeks?|minutes?|mins?"
+_TIME_UNITS = r"hours?|hrs?|days?|months?|weeks?|minutes?|mins?|years?|yrs?"
 _BOUNDS = (
     r"over|under|above|below|more than|less than|at least|at most|fewer than|greater than|"
     r"exceeding|heavier than|lighter than"
@@ -192,6 +202,8 @@ _Sub = str | Callable[[re.Match[str]], str]
 _CODES = r"(-?\d+(?:\s*(?:,|/|\bor\b)\s*-?\d+)*)(?!\w|\.\d)"
 """One code or several ('2 or 3', '2, 3', '2/3') after a column name (a full stop after it ends
 the sentence: 'RandArm = 2.')."""
+_Q = "['\"‘’“”]?"
+"""A code quoted as SQL quotes it: RAND_ARM = 'C', SEX = '2'."""
 
 
 def _ordinal(v: Variable) -> bool:

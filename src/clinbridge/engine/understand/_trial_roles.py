@@ -216,8 +216,8 @@ _COPULAS = frozenset({"was", "were", "is", "are", "had", "has", "have"})
 def _linked(text: str, head: Mention, others: list[Mention]) -> bool:
     """Whether a verb links the head of 'proportion of X' to the conditions after it."""
     after = [o.start for o in others if o.start >= head.end]
-    if not after:
-        return True
+    if not after:  # 'for each centre in LOTUS, the share of X': said before it, the cohort
+        return False
     return any(t.text in LINK_VERBS for t in tokenize(text[head.end : min(after)]))
 
 

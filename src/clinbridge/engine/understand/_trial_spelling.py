@@ -43,11 +43,13 @@ def correct_typos(
             continue
         if any(ch.isdigit() for ch in t.norm) or t.text in CLOSED_CLASS:
             continue
-        near = [
-            w
-            for w in vocabulary | general
-            if len(t.norm) >= 5 and w[:1] == t.norm[:1] and one_edit_apart(t.norm, w)
-        ]
+        near = derived_forms(t.text, vocabulary)  # 'passively' passive, 'hypoglycemic'
+        if not near:
+            near = [
+                w
+                for w in vocabulary | general
+                if len(t.norm) >= 5 and w[:1] == t.norm[:1] and one_edit_apart(t.norm, w)
+            ]
         if not near and t.text.endswith("ed") and len(t.norm) >= 4:
             # a past tense said of the noun its stem begins ('seized' → seizure): one such noun
             near = [w for w in vocabulary if w.startswith(t.norm) and len(w) > len(t.norm) + 1]
@@ -59,3 +61,25 @@ def correct_typos(
                 Grounding(phrase=t.text, kind="spelling", target=f"read as {near[0]!r}")
             )
             t.norm = near[0]
+
+
+def _us(word: str) -> str:
+    """A British spelling written the American way ('haemoglobin' hemoglobin, 'oedema')."""
+    return word.replace("ae", "e").replace("oe", "e")
+
+
+def derived_forms(word: str, vocabulary: frozenset[str] | set[str]) -> list[str]:
+    """The one dictionary word that ``word`` is a derived form of: an adverb of its adjective
+    ('passively' → passive), an adjective in -ic of its noun in -ia ('hypoglycaemic' →
+    hypoglycaemia, 'hypoxic' → hypoxia), either spelt the American or the British way
+    ('hypoglycemic'); none, or several, gives []."""
+    w = word.lower()
+    if len(w) < 6 or not w.isalpha():
+        return []
+    forms = {_us(w)}
+    if w.endswith("ly"):
+        forms.add(_us(w[:-2]))
+    if w.endswith("ic"):
+        forms.add(_us(w[:-2] + "ia"))
+    near = sorted({v for v in vocabulary if len(v) >= 5 and _us(v) in forms and v != w})
+    return near if len(near) == 1 else []

@@ -28,6 +28,9 @@ __all__ = [
 
 # token → canonical token (after stemming)
 _SYNONYMS: dict[str, str] = {
+    "pyrexia": "fever",  # the clinical word for a fever ('Maternal pyrexia in labour')
+    "pyrexial": "fever",
+    "febrile": "fever",
     "die": "death",
     "died": "death",
     "dying": "death",

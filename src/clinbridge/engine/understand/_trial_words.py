@@ -45,6 +45,8 @@ CHANGE_RE = re.compile(r"\b(change|difference|rise|fall|drop|increase|decrease|d
 EXTRA_FILLER = frozenset(
     [
         "before",
+        "beforehand",  # 'passively cooled beforehand': the time its label says
+        *("pls", "plz"),  # please
         *("select", "get", "fetch", "display"),  # a request ('select count(*) where ...')
         "stratified",
         "group",
@@ -215,7 +217,7 @@ GROUP_RE = re.compile(
     r"\b(?P<lead>by|per|(?:for|in) each (?:value|level|category) of|in each|for each|at each|"
     r"of each|within each|across|between|according to|in both|"
     r"in the two|for both|for the two)\s+(?:\|\s*)?(?:the\s+)?(?:two\s+|both\s+|different\s+|each\s+)?"
-    r"(?P<rest>[a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*){0,2})"
+    r"(?P<rest>[a-z][a-z0-9\-]*(?:\s+[a-z][a-z0-9\-]*){0,3})"
 )
 BOTH_TRIALS = re.compile(
     r"(?<!combining )(?<!pooling )\b(both|two|each|the two|across|between)\s+(trials|studies)\b"
