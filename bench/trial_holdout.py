@@ -96,7 +96,11 @@ code on 2026-12-03, on a workbook from a fifth independent builder (``BOOKS``) w
 its own, and committed before its first run; its golds are checked a second way (``verify``,
 ``--check``: 0 disagreements). Blind figures (lead only, ``--figures``): on main 9bb5d0e the loader
 refused the workbook (0/88: its data sheet's second row, under the names, holds labels — text in
-coded columns)."""
+coded columns). After the stop's loader work on the conventions that error named (tl24: a
+labels or units row under the header; a categorical column the dictionary gives no codes) and on
+opened set 11 (t24), main da96476: 17/88 = 19.3 %, 65 abstained, **6 wrong** — the first wrong
+answers any trial holdout has accepted on its first loadable run. It stays sealed for the next
+stop to open."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
