@@ -1,0 +1,187 @@
+"""Patients qualified or grouped by a recorded demographic attribute: race, ethnicity, city, state.
+
+'Asian men with strep throat', 'how many Hispanic pts', 'patients broken down by race',
+'pt count per city'. The attribute's words are read here and taken out of the question; the
+rest is read as usual, and each of its plans gains a :class:`PatientFilter` (the stored values
+the words match) or a :class:`GroupBy` on the attribute. A value word is grounded against the
+values the source stores for that attribute (the catalog lists them), word by word and without
+regard to case: 'Hispanic' is 'Hispanic or Latino' and never 'Not Hispanic or Latino', 'white'
+is 'White'. A source that records no such attribute, or a value it never stores, abstains,
+naming it. Race names qualify people only ('white patients', never 'white blood cells').
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from clinbridge.engine.plan import GroupBy, PatientFilter, QueryPlan
+from clinbridge.engine.understand._reading import Grounding, Reading
+
+__all__ = ["read_demographics"]
+
+_PEOPLE = (
+    r"(?:patients?|pts?|people|persons?|individuals?|subjects?|adults?|women|men|females?|males?"
+    r"|children|kids|boys|girls|residents?|members?)"
+)
+_SEXED = r"(?:(?:m|f|male|female)\s+)?"
+_RACE_NAMES = (
+    r"african[-\s]americans?|pacific\s+islanders?|native\s+hawaiians?|american\s+indians?"
+    r"|alaska(?:n)?\s+natives?|native\s+americans?|caucasians?|white|black|asian|hawaiian"
+)
+_ETHNIC_NAMES = r"hispanics?|latin[oax]s?"
+_VALUE = re.compile(
+    rf"\b(?P<neg>non[-\s]?|not\s+)?(?P<val>{_RACE_NAMES}|{_ETHNIC_NAMES})"
+    rf"(?=\s+{_SEXED}{_PEOPLE}\b)",
+    re.IGNORECASE,
+)
+_NAMED = re.compile(  # 'whose race is Asian', 'of Hispanic ethnicity', 'recorded as White'
+    rf"\b(?:(?:whose|with(?:\s+an?)?)\s+(?:race|ethnicity)\s+(?:is\s+|was\s+|of\s+|=\s*)?"
+    rf"|(?:recorded|identified|listed)\s+as\s+|of\s+(?=(?:non[-\s]?|not\s+)?(?:{_ETHNIC_NAMES})"
+    rf"\s+(?:ethnicity|origin|descent)\b))(?P<neg>non[-\s]?|not\s+)?"
+    rf"(?P<val>{_RACE_NAMES}|{_ETHNIC_NAMES})\b(?:\s+(?:ethnicity|origin|descent|race)\b)?",
+    re.IGNORECASE,
+)
+_KEYS = {
+    "race": "race",
+    "races": "race",
+    "racial group": "race",
+    "racial groups": "race",
+    "ethnicity": "ethnicity",
+    "ethnicities": "ethnicity",
+    "ethnic group": "ethnicity",
+    "ethnic groups": "ethnicity",
+    "city": "city",
+    "cities": "city",
+    "state": "state",
+    "states": "state",
+}
+_GROUP = re.compile(
+    r"\b(?:(?:broken\s+down|split|grouped|stratified|categori[sz]ed|tabulated)\s+by|by|per"
+    r"|for\s+each|in\s+each|each|across)\s+(?:the\s+)?(?:(?:patients?|pts?)'?s?\s+|their\s+)?"
+    r"(?:home\s+|recorded\s+)?(?P<key>racial\s+groups?|ethnic\s+groups?|races?|ethnicit(?:y|ies)"
+    r"|city|cities|states?)(?:\s+(?:category|categories|group|groups))?"
+    r"(?:\s+(?:of\s+)?(?:their\s+)?(?:home\s+)?(?:address|residence))?\b"
+    r"(?P<aside>\s*\((?P<inner>[^()]*)\))?",
+    re.IGNORECASE,
+)
+_SYNONYMS = {"caucasian": "white", "latina": "latino", "latinx": "latino", "hawaiian": "hawaiian"}
+_ASIDE_FILLER = frozenset(["vs", "versus", "v", "or", "and", "not", "non", "e", "g", "eg", "only"])
+
+
+def _words(text: str) -> tuple[bool, list[str]]:
+    """(negated, content words) of a value: 'Not Hispanic or Latino' → (True, [hispanic, latino])."""
+    out: list[str] = []
+    for w in re.findall(r"[a-z]+", text.lower()):
+        if w.startswith("non") and len(w) >= 8:  # 'nonhispanic'
+            out += ["non", w[3:]]
+        else:
+            out.append(w)
+    neg = bool(out) and out[0] in {"not", "non"}
+    words = [w for w in out if w not in {"not", "non", "or", "and", "of", "the"}]
+    words = [_SYNONYMS.get(w, w) for w in words]
+    return neg, [w[:-1] if w.endswith("s") and len(w) > 4 else w for w in words]
+
+
+def _attribute_of(value: str) -> str:
+    return "ethnicity" if re.fullmatch(_ETHNIC_NAMES, value, re.I) else "race"
+
+
+def _matching(neg: bool, phrase: str, stored: tuple[str, ...]) -> tuple[str, ...]:
+    """The stored values the phrase's words name, negation alike ('hispanic' ≠ 'Not Hispanic')."""
+    _, want = _words(phrase)
+    out = []
+    for v in stored:
+        vneg, have = _words(v)
+        if vneg == neg and want and set(want) <= set(have):
+            out.append(v)
+    return tuple(out)
+
+
+def read_demographics(
+    question: str, ctx: Any, read_rest: Callable[[str], list[Reading]]
+) -> list[Reading] | None:
+    """The readings of a question that qualifies or groups patients by a recorded demographic
+    attribute, or None when it names none this reader reads."""
+    filters: list[tuple[str, PatientFilter]] = []
+    groups: list[tuple[str, GroupBy]] = []
+    spans: list[tuple[int, int]] = []
+    pt = ctx.catalog.patients if ctx.catalog is not None else None
+
+    def missing(name: str, phrase: str) -> list[Reading]:
+        why = f"cannot answer: this source records no {name} for its patients ({phrase!r})"
+        return [Reading(question=question, abstain_reason=why, unresolved=(phrase,))]
+
+    for m in _GROUP.finditer(question):
+        key = _KEYS[re.sub(r"\s+", " ", m["key"].lower())]
+        attr = pt.attribute(key) if pt is not None else None
+        if attr is None:
+            return missing(key, m[0].strip())
+        if m["aside"]:  # 'by ethnicity (hispanic vs not)': the aside names the groups only
+            words = [w for w in _words(m["inner"])[1] if w not in _ASIDE_FILLER]
+            known = {w for v in attr.values for w in _words(v)[1]}
+            if not words or not set(words) <= known:
+                return None
+        groups.append((m[0].strip(), GroupBy(key=key)))  # type: ignore[arg-type]
+        spans.append(m.span())
+    found = sorted(
+        [*_NAMED.finditer(question), *_VALUE.finditer(question)], key=lambda m: m.start()
+    )
+    for m in found:
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        key = _attribute_of(m["val"])
+        attr = pt.attribute(key) if pt is not None else None
+        if attr is None:
+            return missing(key, m[0].strip())
+        values = _matching(bool(m["neg"]), m["val"], attr.values)
+        if not values:
+            shown = ", ".join(attr.values[:12])
+            why = (
+                f"cannot answer: no patient's recorded {key} is {m[0].strip()!r}"
+                f" (the source records {shown}{', ...' if len(attr.values) > 12 else ''})"
+            )
+            return [Reading(question=question, abstain_reason=why, unresolved=(m[0].strip(),))]
+        filters.append((m[0].strip(), PatientFilter(attribute=key, values=values)))  # type: ignore[arg-type]
+        spans.append(m.span())
+    if not spans:
+        return None
+    rest = question
+    for a, b in sorted(spans, reverse=True):
+        rest = rest[:a] + " " + rest[b:]
+    rest = re.sub(r"\s+", " ", rest).strip()
+    rest = re.sub(r"\s+([?.,;:!])", r"\1", rest)
+    grounds = [
+        Grounding(phrase=p, kind="patient", target=f"{f.attribute} in {list(f.values)}")
+        for p, f in filters
+    ] + [Grounding(phrase=p, kind="group", target=g.key) for p, g in groups]
+
+    def add(plan: QueryPlan) -> QueryPlan:
+        return QueryPlan.model_validate(
+            {
+                **plan.model_dump(),
+                "question": question,
+                "filters": (*plan.filters, *(f for _, f in filters)),
+                "group_by": (*plan.group_by, *(g for _, g in groups)),
+            }
+        )
+
+    out = []
+    for r in read_rest(rest):
+        if r.plan is None:
+            out.append(r.model_copy(update={"question": question}))
+            continue
+        choices = tuple(c.model_copy(update={"plan": add(c.plan)}) for c in r.choices)
+        out.append(
+            r.model_copy(
+                update={
+                    "question": question,
+                    "plan": add(r.plan),
+                    "choices": choices,
+                    "groundings": (*r.groundings, *grounds),
+                    "notes": (*r.notes, f"read without its demographic words: {rest!r}"),
+                }
+            )
+        )
+    return out
