@@ -94,3 +94,16 @@ def test_the_plan_validates_and_compiles(gibleed: Any) -> None:
     want = _one(gibleed, "SELECT count(*) FROM person WHERE race_concept_id <> 8515")
     assert sum(r["value"] for r in rows) == want
     assert QueryPlan.from_json(plan.to_json()) == plan
+
+
+def test_stated_forms_and_restating_asides(fhir2: Any, s27: Any) -> None:
+    a = s27.ask(
+        "how many people are recorded as Black or African American (race)?", now="2022-10-10"
+    )
+    assert a.value == _one(s27, "SELECT count(*) FROM person WHERE race_concept_id = 8516")
+    b = s27.ask("number of men of Hispanic or Latino ethnicity", now="2022-10-10")
+    assert [f["values"] for f in _filters(b)] == [["Hispanic or Latino"]]
+    c = fhir2.ask("how many patients reside in each state (by home address)?", now="2023-03-22")
+    assert a.decision == "accept" and {r["state"] for r in c.value} == {"KS", "Massachusetts"}
+    d = fhir2.ask("patients by race (klingon vs vulcan)", now="2023-03-22")
+    assert d.decision == "abstain"

@@ -31,16 +31,19 @@ _RACE_NAMES = (
     r"|alaska(?:n)?\s+natives?|native\s+americans?|caucasians?|white|black|asian|hawaiian"
 )
 _ETHNIC_NAMES = r"hispanics?|latin[oax]s?"
+_NAME = rf"(?:{_RACE_NAMES}|{_ETHNIC_NAMES})(?:\s+or\s+(?:{_RACE_NAMES}|{_ETHNIC_NAMES}))?"
+"""A race or ethnicity name, or two as one ('Black or African American', 'Hispanic or Latino')."""
+_TAIL = r"(?:\s+(?:ethnicity|origin|descent|race)\b|\s*\((?:race|ethnicity)\))?"
 _VALUE = re.compile(
-    rf"\b(?P<neg>non[-\s]?|not\s+)?(?P<val>{_RACE_NAMES}|{_ETHNIC_NAMES})"
-    rf"(?=\s+{_SEXED}{_PEOPLE}\b)",
+    rf"\b(?P<neg>non[-\s]?|not\s+)?(?P<val>{_NAME})(?=\s+{_SEXED}{_PEOPLE}\b)",
     re.IGNORECASE,
 )
 _NAMED = re.compile(  # 'whose race is Asian', 'of Hispanic ethnicity', 'recorded as White'
-    rf"\b(?:(?:whose|with(?:\s+an?)?)\s+(?:race|ethnicity)\s+(?:is\s+|was\s+|of\s+|=\s*)?"
-    rf"|(?:recorded|identified|listed)\s+as\s+|of\s+(?=(?:non[-\s]?|not\s+)?(?:{_ETHNIC_NAMES})"
-    rf"\s+(?:ethnicity|origin|descent)\b))(?P<neg>non[-\s]?|not\s+)?"
-    rf"(?P<val>{_RACE_NAMES}|{_ETHNIC_NAMES})\b(?:\s+(?:ethnicity|origin|descent|race)\b)?",
+    r"\b(?:(?:(?:recorded|registered|listed)\s+)?(?:whose|with(?:\s+an?|\s+the)?)\s+"
+    r"(?:race|ethnicity)\s+(?:is\s+|was\s+|of\s+|=\s*)?"
+    r"|(?:recorded|identified|listed|registered)\s+as\s+"
+    rf"|of\s+(?=(?:non[-\s]?|not\s+)?(?:{_NAME})\s+(?:ethnicity|origin|descent)\b))"
+    rf"(?P<neg>non[-\s]?|not\s+)?(?P<val>{_NAME})\b{_TAIL}",
     re.IGNORECASE,
 )
 _KEYS = {
@@ -58,7 +61,8 @@ _KEYS = {
     "states": "state",
 }
 _GROUP = re.compile(
-    r"\b(?:(?:broken\s+down|split|grouped|stratified|categori[sz]ed|tabulated)\s+by|by|per"
+    r"\b(?:(?:who\s+)?(?:live[sd]?|living|resid(?:e|es|ed|ing))\s+(?=(?:in\s+)?each\b))?"
+    r"(?:(?:broken\s+down|split|grouped|stratified|categori[sz]ed|tabulated)\s+by|by|per"
     r"|for\s+each|in\s+each|each|across)\s+(?:the\s+)?(?:(?:patients?|pts?)'?s?\s+|their\s+)?"
     r"(?:home\s+|recorded\s+)?(?P<key>racial\s+groups?|ethnic\s+groups?|races?|ethnicit(?:y|ies)"
     r"|city|cities|states?)(?:\s+(?:category|categories|group|groups))?"
@@ -67,7 +71,40 @@ _GROUP = re.compile(
     re.IGNORECASE,
 )
 _SYNONYMS = {"caucasian": "white", "latina": "latino", "latinx": "latino", "hawaiian": "hawaiian"}
-_ASIDE_FILLER = frozenset(["vs", "versus", "v", "or", "and", "not", "non", "e", "g", "eg", "only"])
+_ASIDE_FILLER = frozenset(
+    [
+        "vs",
+        "versus",
+        "v",
+        "or",
+        "and",
+        "not",
+        "non",
+        "e",
+        "g",
+        "eg",
+        "only",
+        "by",
+        "the",
+        "of",
+        "their",
+        "home",
+        "address",
+        "residence",
+        "as",
+        "recorded",
+        "on",
+        "patient",
+        "patients",
+        "category",
+        "group",
+        "race",
+        "ethnicity",
+        "city",
+        "state",
+    ]
+)
+"""Words of an aside that restates a grouping ('(hispanic vs not)', '(by home address)')."""
 
 
 def _words(text: str) -> tuple[bool, list[str]]:
@@ -85,7 +122,7 @@ def _words(text: str) -> tuple[bool, list[str]]:
 
 
 def _attribute_of(value: str) -> str:
-    return "ethnicity" if re.fullmatch(_ETHNIC_NAMES, value, re.I) else "race"
+    return "ethnicity" if re.match(_ETHNIC_NAMES, value, re.I) else "race"
 
 
 def _matching(neg: bool, phrase: str, stored: tuple[str, ...]) -> tuple[str, ...]:
@@ -119,9 +156,12 @@ def read_demographics(
         if attr is None:
             return missing(key, m[0].strip())
         if m["aside"]:  # 'by ethnicity (hispanic vs not)': the aside names the groups only
-            words = [w for w in _words(m["inner"])[1] if w not in _ASIDE_FILLER]
+            said = " ".join(
+                w for w in re.findall(r"[a-z]+", m["inner"].lower()) if w not in _ASIDE_FILLER
+            )
+            words = _words(said)[1]
             known = {w for v in attr.values for w in _words(v)[1]}
-            if not words or not set(words) <= known:
+            if not set(words) <= known:
                 return None
         groups.append((m[0].strip(), GroupBy(key=key)))  # type: ignore[arg-type]
         spans.append(m.span())
