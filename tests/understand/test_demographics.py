@@ -107,3 +107,10 @@ def test_stated_forms_and_restating_asides(fhir2: Any, s27: Any) -> None:
     assert a.decision == "accept" and {r["state"] for r in c.value} == {"KS", "Massachusetts"}
     d = fhir2.ask("patients by race (klingon vs vulcan)", now="2023-03-22")
     assert d.decision == "abstain"
+
+
+def test_a_concept_column_with_its_id(gibleed: Any) -> None:
+    a = gibleed.ask("number of rows in person with race_concept_id 8515 (Asian)", now="2019-07-03")
+    assert a.value == _one(gibleed, "SELECT count(*) FROM person WHERE race_concept_id = 8515")
+    b = gibleed.ask("count of persons with race_concept_id = 8516 (Asian)", now="2019-07-03")
+    assert b.decision == "abstain" and "Black" in (b.reason or "")

@@ -46,6 +46,12 @@ _NAMED = re.compile(  # 'whose race is Asian', 'of Hispanic ethnicity', 'recorde
     rf"(?P<neg>non[-\s]?|not\s+)?(?P<val>{_NAME})\b{_TAIL}",
     re.IGNORECASE,
 )
+_CODED = re.compile(
+    r"\b(?P<col>race|ethnicity)_concept_id\s*(?:=|is|of)?\s*"
+    rf"(?:(?P<code>\d+)(?:\s*\((?P<name>{_NAME})\))?|(?P<name2>{_NAME})\b)",
+    re.IGNORECASE,
+)
+"""A race or ethnicity concept named by its column: by id (with its name, checked) or by name."""
 _KEYS = {
     "race": "race",
     "races": "race",
@@ -183,6 +189,35 @@ def read_demographics(
                 f" (the source records {shown}{', ...' if len(attr.values) > 12 else ''})"
             )
             return [Reading(question=question, abstain_reason=why, unresolved=(m[0].strip(),))]
+        filters.append((m[0].strip(), PatientFilter(attribute=key, values=values)))  # type: ignore[arg-type]
+        spans.append(m.span())
+    for m in _CODED.finditer(question):  # 'race_concept_id = 8515 (Asian)'
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        key = m["col"].lower()
+        attr = pt.attribute(key) if pt is not None else None
+        if attr is None:
+            return missing(key, m[0].strip())
+        if m["code"]:
+            label = attr.labels.get(m["code"])
+            named = [c for c, v in attr.labels.items() if v == label]
+            if (
+                label is None
+                or len(named) != 1
+                or (m["name"] and not _matching(False, m["name"], (label,)))
+            ):
+                said = f"{m['col']}_concept_id {m['code']}"
+                why = (
+                    f"cannot answer: {said} is {label!r}, not {m['name']!r}"
+                    if label is not None and m["name"]
+                    else f"cannot answer: {said} names no {key} this source records"
+                )
+                return [Reading(question=question, abstain_reason=why, unresolved=(m[0].strip(),))]
+            values: tuple[str, ...] = (label,)
+        else:
+            values = _matching(False, m["name2"], tuple(attr.labels.values()))
+            if not values:
+                return None
         filters.append((m[0].strip(), PatientFilter(attribute=key, values=values)))  # type: ignore[arg-type]
         spans.append(m.span())
     if not spans:
