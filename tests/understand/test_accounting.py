@@ -27,7 +27,7 @@ def _value(conn: Any, question: str) -> Any:
 @pytest.mark.parametrize(
     "question",
     [
-        "count of persons with ethnicity_concept_id = 38003563",
+        "count of persons with ethnicity_source_value = 'irish'",
         "what share of the patients are hispanic",
         "how many hispanic",
     ],
