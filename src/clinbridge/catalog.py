@@ -26,6 +26,7 @@ __all__ = [
     "Dictionary",
     "EncounterTable",
     "EventStream",
+    "PatientAttribute",
     "PatientTable",
     "StreamKind",
     "TableInfo",
@@ -104,6 +105,25 @@ class Dictionary(_Model):
     """OMOP CONCEPT_RELATIONSHIP-like table for 'Maps to'."""
 
 
+class PatientAttribute(_Model):
+    """A demographic fact recorded once per patient on its table: race, ethnicity, city, state.
+
+    A patient's value is the name of the stored code (``labels``), else the source's own text
+    when there is a ``source_column`` (none: no value), else the stored value itself; ``values`` are the distinct values so read
+    (all of them unless ``complete`` is False), against which a question's words are grounded.
+    """
+
+    name: Literal["race", "ethnicity", "city", "state"]
+    column: str
+    """The patient table's column holding the code or the text."""
+    labels: dict[str, str] = Field(default_factory=dict)
+    """Stored code (as text) → its name (OMOP race_concept_id 8515 → 'Asian')."""
+    source_column: str | None = None
+    """The source's own text for a code without a name (OMOP race_source_value)."""
+    values: tuple[str, ...] = ()
+    complete: bool = True
+
+
 class PatientTable(_Model):
     """Where the source keeps its patients: table, id, sex and birth columns."""
 
@@ -130,6 +150,12 @@ class PatientTable(_Model):
     """Given name(s) of the patient (FHIR Patient.name.given), when the source stores names."""
     family_name_column: str | None = None
     """Family name of the patient (FHIR Patient.name.family)."""
+    attributes: tuple[PatientAttribute, ...] = ()
+    """The demographic facts recorded per patient besides sex and birth (race, ethnicity...)."""
+
+    def attribute(self, name: str) -> PatientAttribute | None:
+        """The recorded attribute called ``name``, or None when the source has none."""
+        return next((a for a in self.attributes if a.name == name), None)
 
 
 class EncounterTable(_Model):

@@ -27,11 +27,9 @@ def _value(conn: Any, question: str) -> Any:
 @pytest.mark.parametrize(
     "question",
     [
-        "how many hispanic pts",
-        "number of Black women with asthma",
-        "patients by race",
-        "count of persons with ethnicity_concept_id = 38003563",
-        "How many non-Hispanic white patients had a colonoscopy?",
+        "count of persons with ethnicity_source_value = 'irish'",
+        "what share of the patients are hispanic",
+        "how many hispanic",
     ],
 )
 def test_race_and_ethnicity_abstain_naming_the_attribute(s27_conn: Any, question: str) -> None:

@@ -24,6 +24,7 @@ from clinbridge.engine._analytes import analyte_of_set
 from clinbridge.engine._elapsed_sql import nth_event_dates
 from clinbridge.engine._fields import field_conditions
 from clinbridge.engine._follow import anchor_tie, each_anchor_window
+from clinbridge.engine._patient_attrs import attribute_value
 from clinbridge.engine._status import StatusProbe, status_condition
 from clinbridge.engine._units import in_unit
 from clinbridge.engine.plan import (
@@ -36,6 +37,7 @@ from clinbridge.engine.plan import (
     EventFilter,
     FixedAnchor,
     PatientAnchor,
+    PatientFilter,
     QueryPlan,
     RelativeWindow,
     SexFilter,
@@ -570,6 +572,13 @@ class CohortBuilder:
                 *[_lit(c, ctype) for c in codes]
             )
         ), False
+
+    def _visit_PatientFilter(self, flt: PatientFilter) -> tuple[exp.Select, bool]:
+        def build(pid: exp.Expr, joins: _Joins) -> exp.Expr:
+            value = attribute_value(self, pid, flt.attribute, joins)
+            return value.isin(*[exp.Literal.string(v) for v in flt.values])
+
+        return self._patients_where(build), flt.negate
 
     def _visit_AgeFilter(self, flt: AgeFilter) -> tuple[exp.Select, bool]:
         def build(pid: exp.Expr, joins: _Joins) -> exp.Expr:

@@ -18,6 +18,7 @@ from clinbridge.engine.plan import (
     EventFilter,
     FixedAnchor,
     PatientAnchor,
+    PatientFilter,
     QueryPlan,
     RelativeWindow,
     SexFilter,
@@ -231,6 +232,12 @@ def _cohort(plan: QueryPlan, noun: str = "patients", verb: bool = False) -> str:
     ages = [_age(f) for f in plan.filters if isinstance(f, AgeFilter)]
     parts = [_filter(f, verb) for f in plan.filters if isinstance(f, EventFilter | EncounterFilter)]
     head = f"{adj}{noun}" + (" " + " and ".join(ages) if ages else "")
+    facts = [
+        f"whose {f.attribute} is {'not ' if f.negate else ''}{' or '.join(f.values)}"
+        for f in plan.filters
+        if isinstance(f, PatientFilter)
+    ]
+    parts = facts + parts
     return head + (" " + " and ".join(parts) if parts else "")
 
 
@@ -244,7 +251,7 @@ def _group(plan: QueryPlan) -> str:
         "concept": "concept",
         "encounter_type": "visit type",
     }
-    return ", by " + " and ".join(names[g.key] for g in plan.group_by)
+    return ", by " + " and ".join(names.get(g.key, g.key) for g in plan.group_by)
 
 
 def describe_plan(plan: QueryPlan, *, label: Any = None) -> str:

@@ -37,6 +37,7 @@ from clinbridge.engine._elapsed_sql import (
 )
 from clinbridge.engine._fields import edge_values, patient_sex
 from clinbridge.engine._follow import each_anchor_window, join_anchor
+from clinbridge.engine._patient_attrs import attribute_value
 from clinbridge.engine._ranked_sql import top_concepts, top_patients
 from clinbridge.engine._status import StatusProbe
 from clinbridge.engine._units import convert_expr
@@ -696,6 +697,11 @@ class Compiler:
                         exp.Literal.string(sex),
                     )
                 keys.append(case.else_(exp.Literal.string("unknown")).as_("sex"))
+            elif g.key in {"race", "ethnicity", "city", "state"}:
+                value = attribute_value(self.cohorts, _col("pid", e), g.key, joins)
+                keys.append(
+                    exp.Coalesce(this=value, expressions=[exp.Literal.string("unknown")]).as_(g.key)
+                )
             elif g.key == "year":
                 if patient_level:
                     raise UnsupportedOperationError("group by year needs events")

@@ -61,6 +61,7 @@ __all__ = [
     "GroupBy",
     "Measure",
     "PatientAnchor",
+    "PatientFilter",
     "QueryPlan",
     "RelativeWindow",
     "SexFilter",
@@ -275,6 +276,27 @@ class SexFilter(_Node):
     sex: Literal["male", "female"]
 
 
+PatientAttributeName = Literal["race", "ethnicity", "city", "state"]
+"""The demographic facts recorded once per patient besides sex and birth (the catalog's
+``PatientTable.attributes`` says which a source has)."""
+
+
+class PatientFilter(_Node):
+    """Patients whose recorded ``attribute`` is one of ``values`` (as the catalog names them:
+    'Asian', 'Hispanic or Latino'), or with ``negate`` is not (unrecorded ones included)."""
+
+    kind: Literal["patient"] = "patient"
+    attribute: PatientAttributeName
+    values: tuple[str, ...]
+    negate: bool = False
+
+    @model_validator(mode="after")
+    def _values(self) -> PatientFilter:
+        if not self.values:
+            raise ValueError("a patient attribute filter needs the stored values it matches")
+        return self
+
+
 class AgeFilter(_Node):
     """Age in whole years at a point: now, an anchor, or the time of the filtered event."""
 
@@ -357,7 +379,7 @@ class VariableFilter(_Node):
 
 
 Filter = Annotated[
-    SexFilter | AgeFilter | EventFilter | EncounterFilter | VariableFilter,
+    SexFilter | AgeFilter | EventFilter | EncounterFilter | VariableFilter | PatientFilter,
     Field(discriminator="kind"),
 ]
 
@@ -513,8 +535,21 @@ class GroupBy(_Node):
     """Group the answer by one dimension (sex, age band, year, concept...)."""
 
     key: Literal[
-        "sex", "year", "month", "day", "age_group", "concept", "encounter_type", "variable"
+        "sex",
+        "year",
+        "month",
+        "day",
+        "age_group",
+        "concept",
+        "encounter_type",
+        "variable",
+        "race",
+        "ethnicity",
+        "city",
+        "state",
     ]
+    """``race`` / ``ethnicity`` / ``city`` / ``state``: the patient's recorded attribute, as
+    :class:`PatientFilter` reads it (patients without one are a group of their own)."""
     age_bin: int = 10
     variable: str | None = None
     """For ``variable``: the wide table's (categorical) variable to group by, e.g. the arm."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from clinbridge.adapters._attributes import read_attribute
+from clinbridge.adapters._schema import SchemaNames
 from clinbridge.adapters.base import SourceAdapter
 from clinbridge.adapters.fhir.loader import FhirLoader, LoadReport, load_fhir, vocabulary_id
 from clinbridge.adapters.fhir.schema import (
@@ -28,6 +30,7 @@ from clinbridge.catalog import (
     EncounterTable,
     EncounterType,
     EventStream,
+    PatientAttribute,
     PatientTable,
     TableInfo,
 )
@@ -257,6 +260,17 @@ STREAMS: tuple[EventStream, ...] = (
 )
 
 
+def _attributes(db: Database) -> tuple[PatientAttribute, ...]:
+    """Race and ethnicity (US Core extensions' display text) and the home address's city and
+    state, as ``clinbridge load fhir`` writes them on the patient table."""
+    s = SchemaNames(db)
+    found = (
+        read_attribute(s, "fhir_patient", name, s.column("fhir_patient", name))  # type: ignore[arg-type]
+        for name in ("race", "ethnicity", "city", "state")
+    )
+    return tuple(a for a in found if a is not None)
+
+
 class FhirAdapter(SourceAdapter):
     """Tables written by ``clinbridge load fhir``."""
 
@@ -323,6 +337,7 @@ class FhirAdapter(SourceAdapter):
                 external_id_column="id",
                 given_name_column="given_name",
                 family_name_column="family_name",
+                attributes=_attributes(db) if "fhir_patient" in present else (),
             ),
             encounters=EncounterTable(
                 table="fhir_encounter",

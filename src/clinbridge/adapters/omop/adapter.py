@@ -14,6 +14,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from clinbridge.adapters._attributes import read_attribute
 from clinbridge.adapters._schema import SchemaNames, iso_date
 from clinbridge.adapters.base import SourceAdapter
 from clinbridge.adapters.omop.ddl import REJECTED_TABLE, cdm_spec, normalise_version
@@ -347,6 +348,28 @@ class OmopAdapter(SourceAdapter):
             if has_op
             else None,
             external_id_column=None,
+            attributes=tuple(
+                a
+                for a in (
+                    read_attribute(
+                        s,
+                        "person",
+                        "race",
+                        c("person", "race_concept_id"),
+                        source_column=c("person", "race_source_value"),
+                        concepts=True,
+                    ),
+                    read_attribute(
+                        s,
+                        "person",
+                        "ethnicity",
+                        c("person", "ethnicity_concept_id"),
+                        source_column=c("person", "ethnicity_source_value"),
+                        concepts=True,
+                    ),
+                )
+                if a is not None
+            ),
         )
 
     def _encounters(self, s: _Schema) -> EncounterTable | None:

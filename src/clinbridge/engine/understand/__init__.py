@@ -36,6 +36,7 @@ from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._concept_lists import join_concept_lists, lists_define
 from clinbridge.engine.understand._data_words import data_words, names_not_given
 from clinbridge.engine.understand._demographic_gap import demographic_gap
+from clinbridge.engine.understand._demographics import read_demographics
 from clinbridge.engine.understand._elapsed import read_elapsed
 from clinbridge.engine.understand._enc_class import read_encounter_codes
 from clinbridge.engine.understand._event_end import event_end_asked
@@ -134,6 +135,9 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     question = range_words(question)  # 'max minus min', 'the highest minus the lowest value'
     question = schema_ranking(question, ctx.catalog)  # 'top 3 person_id by count(*) in visit'
     question = per_patient_ratio(question)  # 'count(*) / count(DISTINCT person_id) over X'
+    demographic = read_demographics(question, ctx, lambda q: _understand(q, ctx))
+    if demographic is not None:  # 'Asian men with X', 'by race': the rest read without them
+        return demographic
     gap = demographic_gap(question)
     question, units_differ = unit_asides(question)  # '(1 kg = 2.20462 lb)', '(stored in cm)'
     if gap or units_differ:

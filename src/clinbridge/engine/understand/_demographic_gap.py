@@ -1,11 +1,11 @@
-"""Demographic attributes the plan cannot express: race and ethnicity.
+"""Race and ethnicity in a form the demographic reader does not read: an abstention.
 
-The QueryPlan filters and groups on sex and age only. A question that qualifies patients by
-race or ethnicity ("hispanic pts", "Black women with asthma", "patients by race") must not be
-read as something else: the words would otherwise be grounded in an event stream (a survey
-question named "Hispanic or Latino" in OBSERVATION) or dropped, and the answer would count the
-wrong people. Such a question abstains here, naming the attribute that is missing, before any
-reader runs.
+The plan filters and groups on race and ethnicity where the source records them, for the forms
+``_demographics`` reads ('hispanic pts', 'Black women with asthma', 'patients by race'). Any
+other question that qualifies patients by race or ethnicity must not be read as something
+else: the words would otherwise be grounded in an event stream (a survey question named
+"Hispanic or Latino" in OBSERVATION) or dropped, and the answer would count the wrong people.
+Such a question abstains here, naming the attribute, before any reader runs.
 
 What counts as naming race or ethnicity is general language, not any dataset's codes: the
 attribute words themselves, the ethnicity names, and the race names only where they qualify
@@ -54,6 +54,6 @@ def demographic_gap(question: str) -> str | None:
         return None
     names = " and ".join(what)
     return (
-        f"cannot answer: the question qualifies patients by {names}, and a plan can filter or "
-        f"group patients only by sex and age ({names} is not read as a cohort filter)"
+        f"cannot answer: the question qualifies patients by {names} in a form not read (a "
+        f"recorded value qualifying people, 'Asian patients', or a grouping 'by {what[0]}' is)"
     )
