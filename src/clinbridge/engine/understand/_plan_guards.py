@@ -170,8 +170,7 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
     sets = [(cs, False) for cs in _concept_sets(plan)] + [
         (cs, True) for cs in _threshold_sets(plan)
     ]
-    ranked = plan.aggregate.top is not None  # a ranking over a class means every member
-    for cs, component in sets if not reason and not ranked else []:
+    for cs, component in sets if not reason else []:
         names = qualified_siblings(cs, component=component)
         if names:
             reason = f"{cs.label!r} names several measurements ({', '.join(names[:4])}); say which"
