@@ -7,7 +7,7 @@ their number of events of the measure's stream (or of encounters); ties share a 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -98,11 +98,17 @@ def top_patients(c: Compiler, plan: QueryPlan, ctes: list[tuple[str, exp.Expr]])
     p = c.catalog.patients
     if p is None:
         raise UnsupportedOperationError("patients are ranked by their ids: no patient table")
+    return external_ids(p, kept)
+
+
+def external_ids(p: Any, members: exp.Select) -> exp.Select:
+    """The patients of ``members`` (a query of internal ids) as the ids a user types — the
+    external id when the source has one — distinct and sorted."""
     column = _col(p.external_id_column or p.id_column, "p")
     q = (
         exp.select(column.as_("value"))
         .distinct(copy=False)
         .from_(exp.alias_(exp.to_table(p.table), "p"), copy=False)
-        .where(_col(p.id_column, "p").isin(query=kept), copy=False)
+        .where(_col(p.id_column, "p").isin(query=members), copy=False)
     )
     return q.order_by(exp.Ordered(this=exp.column("value")), copy=False)

@@ -38,7 +38,7 @@ from clinbridge.engine._elapsed_sql import (
 from clinbridge.engine._fields import edge_values, patient_sex
 from clinbridge.engine._follow import each_anchor_window, join_anchor
 from clinbridge.engine._patient_attrs import attribute_value
-from clinbridge.engine._ranked_sql import top_concepts, top_patients
+from clinbridge.engine._ranked_sql import external_ids, top_concepts, top_patients
 from clinbridge.engine._status import StatusProbe
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
@@ -448,15 +448,7 @@ class Compiler:
         """The cohort's patients as the ids a user types (external id when the source has one)."""
         p = self.catalog.patients
         assert p is not None
-        column = _col(p.external_id_column or p.id_column, "p")
-        members = exp.select(exp.column("pid")).from_("cohort", copy=False)
-        q = (
-            exp.select(column.as_("value"))
-            .distinct(copy=False)
-            .from_(exp.alias_(exp.to_table(p.table), "p"), copy=False)
-            .where(_col(p.id_column, "p").isin(query=members), copy=False)
-        )
-        return q.order_by(exp.Ordered(this=exp.column("value")), copy=False)
+        return external_ids(p, exp.select(exp.column("pid")).from_("cohort", copy=False))
 
     def _patient_point(self, plan: QueryPlan, point: PatientAnchor) -> tuple[exp.Select, Shape]:
         """One patient's birth or death date (or another date every patient has)."""

@@ -350,25 +350,18 @@ class OmopAdapter(SourceAdapter):
             external_id_column=None,
             attributes=tuple(
                 a
-                for a in (
-                    read_attribute(
+                for name in ("race", "ethnicity")
+                if (
+                    a := read_attribute(
                         s,
                         "person",
-                        "race",
-                        c("person", "race_concept_id"),
-                        source_column=c("person", "race_source_value"),
+                        name,
+                        c("person", f"{name}_concept_id"),
+                        source_column=c("person", f"{name}_source_value"),
                         concepts=True,
-                    ),
-                    read_attribute(
-                        s,
-                        "person",
-                        "ethnicity",
-                        c("person", "ethnicity_concept_id"),
-                        source_column=c("person", "ethnicity_source_value"),
-                        concepts=True,
-                    ),
+                    )
                 )
-                if a is not None
+                is not None
             ),
         )
 

@@ -59,7 +59,11 @@ _NEGATED = re.compile(
     rf"|(?P<n2>\d+(?:\.\d+)?)\s*(?:[a-z%/\[\]]+\s+)?or\s+(?P<post>higher|more|above|greater|over|lower|less|below|under|fewer))",
     re.I,
 )
-_POST = {"higher": ">=", "more": ">=", "above": ">=", "greater": ">=", "over": ">="}
+_POST = {
+    **dict.fromkeys(("higher", "more", "above", "greater", "over"), ">="),
+    **dict.fromkeys(("lower", "less", "below", "under", "fewer"), "<="),
+}
+"""'N or higher' / 'N or lower': the comparison a word after the number makes."""
 
 
 def drop_restated_universal(text: str) -> str:
@@ -71,7 +75,7 @@ def drop_restated_universal(text: str) -> str:
             return m[0]
         inner = _op_of(m["op"])
         if before["post"]:
-            outer, n = _POST.get(before["post"].lower(), "<="), before["n2"]
+            outer, n = _POST[before["post"].lower()], before["n2"]
         else:
             outer, n = _op_of(before["op"]), before["n"]
         if (
