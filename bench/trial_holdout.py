@@ -101,8 +101,8 @@ refused the workbook (0/88: its data sheet's second row, under the names, holds 
 coded columns). After the stop's loader work on the conventions that error named (tl24: a
 labels or units row under the header; a categorical column the dictionary gives no codes) and on
 opened set 11 (t24), main da96476: 17/88 = 19.3 %, 65 abstained, **6 wrong** — the first wrong
-answers any trial holdout has accepted on its first loadable run. It stays sealed for the next
-stop to open."""
+answers any trial holdout has accepted on its first loadable run. It was opened as development
+material on 2026-12-03 (14:00 UTC, stop 25's start)."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
