@@ -1,4 +1,4 @@
-"""Bench the understanding on a holdout, devset3 to devset9 (figures only for a sealed set).
+"""Bench the understanding on a holdout, devset3 to devset10 (figures only for a sealed set).
 
 Scores ``tests/data/devset3/holdout.jsonl.gz`` (``--set devset4``/``devset5``: theirs) exactly as
 ``bench_understand_open.py`` scores devset2 — same databases, same public API call, same scorer
@@ -39,7 +39,9 @@ from databases import DB_NAMES  # noqa: E402  (devset2's, on the path bench_unde
 
 HOLDOUTS = {
     name: ROOT / "tests" / "data" / name / "holdout.jsonl.gz"
-    for name in ("devset3", "devset4", "devset5", "devset6", "devset7", "devset8", "devset9")
+    for name in (
+        "devset3", "devset4", "devset5", "devset6", "devset7", "devset8", "devset9", "devset10"
+    )
 }
 HOLDOUT = HOLDOUTS["devset3"]
 OPENED = frozenset(
