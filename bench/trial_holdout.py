@@ -12,7 +12,7 @@ Do not read the questions while working on the reader: run this only to report a
 
 Usage::
 
-    python bench/trial_holdout.py [--set 1|...|12] [--show]   # --show: every verdict, not only misses
+    python bench/trial_holdout.py [--set 1|...|13] [--show]   # --show: every verdict, not only misses
     python bench/trial_holdout.py --set 8 --check   # build the workbook, compute every gold, verify; no reader
     python bench/trial_holdout.py --set 10 --figures  # a SEALED set: the figures line only
 """
@@ -47,6 +47,7 @@ HOLDOUTS = {
     10: (ROOT / "bench" / "data" / "trial_holdout10_sealed.py.gz", 10101, 540, 1300),
     11: (ROOT / "bench" / "data" / "trial_holdout11_sealed.py.gz", 11111, 540, 1300),
     12: (ROOT / "bench" / "data" / "trial_holdout12_sealed.py.gz", 12121, 540, 1300),
+    13: (ROOT / "bench" / "data" / "trial_holdout13_sealed.py.gz", 13131, 540, 1300),
 }
 """Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran;
 set 3 and set 4 by writers blind to the reader's code, each committed before its first run;
@@ -102,13 +103,18 @@ coded columns). After the stop's loader work on the conventions that error named
 labels or units row under the header; a categorical column the dictionary gives no codes) and on
 opened set 11 (t24), main da96476: 17/88 = 19.3 %, 65 abstained, **6 wrong** — the first wrong
 answers any trial holdout has accepted on its first loadable run. It was opened as development
-material on 2026-12-03 (14:00 UTC, stop 25's start)."""
+material on 2026-12-03 (14:00 UTC, stop 25's start). Set 13 is the new blind set:
+set 13 (85 questions, 15 abstentions; seed 13131, 540 x 1300) was written blind to the reader's
+code on 2026-12-03, on a workbook from a sixth independent builder (``BOOKS``) with conventions of
+its own, and committed before its first run; its golds are checked a second way (``verify``,
+``--check``: 0 disagreements)."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
     10: ROOT / "bench" / "data" / "trial10_book.py.gz",
     11: ROOT / "bench" / "data" / "trial11_book.py.gz",
     12: ROOT / "bench" / "data" / "trial12_book.py.gz",
+    13: ROOT / "bench" / "data" / "trial13_book.py.gz",
 }
 """Sets whose workbook is NOT made by clinbridge.synthetic.trial but by an independent builder (a
 sealed module with ``build(seed, subjects, variables, path)`` and ``load_gold(path)``): set 8's
