@@ -342,6 +342,18 @@ def _code_range(
                 f"is one code of {cs.var.name}; name the codes"
             )
         codes = tuple(dict.fromkeys([*codes, *(c[0] for c in found.values())]))
+    # 'mild to severe', 'GMFCS level III to V': two labels joined by 'to' are every code
+    # listed from the one to the other (the dictionary's order), not the two ends only
+    order = list(cs.var.codes)
+    words = [parse.content[i] for i in core]
+    for lo, hi in itertools.pairwise(words):
+        if not re.fullmatch(r"\s*(?:to|-|–|through|thru)\s*", parse.text[lo.end : hi.start]):
+            continue
+        ends = [[c for c, ex in cs.exclusive.items() if t.norm in ex] for t in (lo, hi)]
+        if any(len(e) != 1 for e in ends) or lo.text.isdigit() or hi.text.isdigit():
+            continue
+        a, b = sorted(order.index(e[0]) for e in ends)
+        codes = tuple(dict.fromkeys([*codes, *order[a : b + 1]]))
     return codes
 
 
