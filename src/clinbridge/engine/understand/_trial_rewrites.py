@@ -298,8 +298,10 @@ def _coded(v: Variable, label: str, other: bool = False) -> Callable[[re.Match[s
 
     def sub(m: re.Match[str]) -> str:
         said = [v.codes.get(c) for c in re.findall(r"-?\d+", m.group(1))]
-        if None in said or not said or (yes_no and len(said) > 1):
-            return m.group(0)  # a number that is no code stays, and is left unread
+        if None in said or not said or not all(said) or (yes_no and len(said) > 1):
+            # a number that is no code stays, and is left unread; so does a code the
+            # dictionary gives no label (its words would name the variable alone: a grouping)
+            return m.group(0)
         if other:
             said = [lab for lab in v.codes.values() if lab not in said]
             if not said or not all(said):
