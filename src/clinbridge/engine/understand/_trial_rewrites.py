@@ -8,7 +8,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._trial_arms import arm_rewrites
-from clinbridge.engine.understand._trial_change_sign import RESTATED_ORDER, drop_restated_order
+from clinbridge.engine.understand._trial_change_sign import (
+    FALL_RESTATED,
+    RESTATED_ORDER,
+    drop_restated_order,
+    read_fall_restated,
+)
 from clinbridge.engine.understand._trial_column_change import column_change_rewrites
 from clinbridge.engine.understand._trial_model import is_yes
 from clinbridge.engine.understand._trial_none_code import none_code_rewrites
@@ -73,6 +78,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
             "number of infants by",
         ),
     ]
+    out.append((FALL_RESTATED, read_fall_restated))  # 'fall ... (24h minus 0h)'
     out.append((RESTATED_ORDER, drop_restated_order))  # '(6-hour value minus baseline)'
     out += column_change_rewrites(catalog)  # 'mean(rSO2_48h - rSO2_24h)': the change between
     out += _death_in_hospital(catalog)  # 'died in hospital': before discharge
