@@ -84,6 +84,10 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
     out += _death_in_hospital(catalog)  # 'died in hospital': before discharge
     out += _each_within(catalog)  # 'at each NEOCHILL centre': each centre in NEOCHILL
     out += _label_lists(catalog)  # '(none, mild, moderate, severe)': a code list restated
+    shared: dict[str, int] = {}
+    for v in catalog.variables:
+        key = (v.description or v.name).lower()
+        shared[key] = shared.get(key, 0) + 1
     for v in catalog.variables:
         if v.role == "subject":  # 'count SUBJ_ID where ...': the subjects themselves
             out.append((re.compile(rf"(?<![\w-]){re.escape(v.name)}(?![\w-])", re.I), "subjects"))
@@ -96,7 +100,14 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         label = re.sub(r"\s*\([^()a-zA-Z]*\)", "", v.description or v.name)
         label = label.replace(":", " ").replace(",", " ")
         label = _SPAN_SAID.sub("", label)  # '(0-72 h)': the span, not a time point of its own
-        if v.time_point and not find_time_points(label.lower()):
+        # the time tells apart columns that share a label ('TEMP_24H'); a label of its own
+        # needs none ('AGE_DEATH' is no 'age at death at discharge' beside 'died before
+        # discharge', nor 'SARNAT_V0' a grouping at 0 h)
+        if (
+            v.time_point
+            and not find_time_points(label.lower())
+            and shared[(v.description or v.name).lower()] > 1
+        ):
             label += f" at {v.time_point}"
         label = f" | {label} | "
         name = rf"(?<![\w-]){re.escape(v.name)}"
