@@ -62,6 +62,8 @@ _PRONOUN = (
         rf"\b(?:among|over|of|across)\s+(?:its|their)\s+{_KNOWN}\s+"
         r"(?:values?|entries|records|results|data|codes)\b"
     ),
+    # 'infants with a known status were tube fed': the status of what is counted
+    re.compile(rf"\b(?:with|having)\s+(?:an?\s+|their\s+)?{_KNOWN}\s+(?:status|values?)\b"),
     # '(known status only)', '(known values only)': of what is counted
     re.compile(rf"\(\s*{_KNOWN}\s+(?:status|values?|outcomes?|data|cases)\s+only\s*\)"),
     # 'among infants with both measured'

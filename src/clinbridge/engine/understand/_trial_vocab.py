@@ -44,6 +44,7 @@ _SYNONYMS: dict[str, str] = {
     "man": "male",
     "woman": "female",
     "weigh": "weight",
+    "fed": "feed",  # an irregular past: 'tube fed' is 'tube feeding'
     "heavy": "weight",  # "how heavy were they at birth": the weight
     "birthweight": "weight",
     "bw": "weight",
