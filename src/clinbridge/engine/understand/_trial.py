@@ -31,6 +31,7 @@ from clinbridge.engine.understand._trial_clauses import (
     code_restated,
     compare_sides,
     find_yes_no_comparisons,
+    merge_listed_codes,
     merge_repeats,
     merge_restated_codes,
     read_missing_clauses,
@@ -258,6 +259,7 @@ class TrialReader:
         said_groups = list(q.groups)  # 'by X', 'in each X' (not a yes/no item's both sides)
         self._find_mentions(q)  # 5. content words → mentions of variables and codes
         merge_restated_codes(q)  # 'study = 2 (NORDIC-HT)': one condition
+        merge_listed_codes(q)  # 'GMFCS level III, IV or V': one condition
         drop_known_restated(q)  # 'among non-missing X values': X read elsewhere
         check_unread_minus(q.masked, [(mt.start, mt.end) for mt in q.mentions], q.text)
         compare_sides(q)
