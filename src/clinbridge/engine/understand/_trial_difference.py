@@ -135,12 +135,14 @@ def _drop_than(core: str, t: re.Match[str]) -> str:
 
 def _trim(words: list[str], *, last: bool) -> str:
     """The side's own words: at most three, beside the 'minus' or 'than', without 'the', 'arm'."""
-    kept = words[-4:] if last else words[:4]
+    kept = words[-4:] if last else words[:5]
     if last:  # 'the mean lactate in severe': the side is what follows its preposition
         at = [k for k, w in enumerate(kept) if w.lower() in {"in", "among", "for"}]
         kept = kept[at[-1] + 1 :] if at else kept
     kept = [w for w in kept if w.lower().strip(".") not in _SIDE_WORDS]
-    if not kept or len(kept) > 3:
+    # 'moderate encephalopathy at randomisation': a side may say when its code was recorded
+    limit = 4 if not last and len(kept) == 4 and kept[2].lower() == "at" else 3
+    if not kept or len(kept) > limit:
         return ""
     return " ".join(kept).strip(" .")
 
@@ -202,11 +204,13 @@ def _measured(read: ReadFn, core: str, sides: str) -> Reading | None:
 
 def _combine(read: ReadFn, question: str, first: str, second: str, core: str) -> Reading | None:
     fa, fb = _side_filter(read, first), _side_filter(read, second)
-    # 'severe than in moderate encephalopathy': a side said without its noun takes the other's
-    if fa is None and fb is not None and len(second.split()) > 1:
-        fa = _side_filter(read, " ".join([first, *second.split()[1:]]))
-    elif fb is None and fa is not None and len(first.split()) > 1:
-        fb = _side_filter(read, " ".join([second, *first.split()[1:]]))
+    # 'severe than in moderate encephalopathy': a side said without its noun (alone it names
+    # nothing, or another variable's code) takes the other's
+    if fa is None or fb is None or fa[0].variable != fb[0].variable:
+        if len(first.split()) == 1 and len(second.split()) > 1:
+            fa = _side_filter(read, " ".join([first, *second.split()[1:]]))
+        elif len(second.split()) == 1 and len(first.split()) > 1:
+            fb = _side_filter(read, " ".join([second, *first.split()[1:]]))
     if fa is None or fb is None:
         return None
     (a, ra), (b, rb) = fa, fb
