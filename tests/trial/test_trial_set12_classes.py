@@ -114,6 +114,26 @@ ITEMS = (
         "CVS",
         ((-99, "Not recorded", "Y"),),
     ),
+    (
+        "GRADE",
+        "Encephalopathy grade",
+        "coded",
+        "V0",
+        "AA/BB",
+        "NEURO",
+        ((1, "Mild", ""), (2, "Moderate", ""), (3, "Severe", "")),
+    ),
+    (
+        "PRIMARY",
+        "Death or moderate/severe disability",
+        "coded",
+        "FU18",
+        "AA/BB",
+        "FOLLOWUP",
+        ((1, "Yes", ""), (0, "No", "")),
+    ),
+    ("PASSIVE", "Passive cooling during transfer", "coded", "V0", "AA/BB", "RAND", YN),
+    ("TUBE", "Tube feeding at discharge", "coded", "DSC", "AA/BB", "OUTCOME", YN),
 )
 VISITS = (
     ("Visit code", "Visit name", "Nominal time", "Window"),
@@ -146,6 +166,10 @@ def _data(rng: np.random.Generator) -> dict[str, list]:
             int(x) if t == "BB" else None
             for x, t in zip(rng.integers(50, 90, N), trial, strict=True)
         ],
+        "GRADE": list(rng.integers(1, 4, N)),
+        "PRIMARY": list((rng.random(N) < 0.4).astype(int)),
+        "PASSIVE": list(np.where(rng.random(N) < 0.03, 9, (rng.random(N) < 0.4).astype(int))),
+        "TUBE": list(np.where(rng.random(N) < 0.03, 9, (rng.random(N) < 0.2).astype(int))),
     }
 
 
@@ -280,4 +304,58 @@ def test_a_range_of_code_labels_is_every_code_between(book) -> None:
     assert a.decision == "accept"
     known = _clean(df, "MOTOR")
     assert a.details["denominator"] == int(known.notna().sum())
+    assert a.details["numerator"] == int(known.isin([3, 4, 5]).sum())
+
+
+def test_list_of_groups_kept_by_their_count(book) -> None:
+    url, df, _ = book
+    a = _ask(url, "List the CENTRE values with at least 30 rows where ARM = 1.")
+    assert a.decision == "accept", a.reason
+    counts = df[df["ARM"] == 1].groupby("CENTRE").size()
+    names = {"A1": "Oslo", "A2": "Turku", "B1": "Quito", "B2": "Lima"}
+    assert sorted(a.value) == sorted(names[c] for c, n in counts.items() if n >= 30)
+
+
+def test_a_fall_said_with_its_order(book) -> None:
+    url, df, _ = book
+    q = "how much did blood glucose fall from randomisation to 24 hours, on average (24h minus 0h)?"
+    a = _ask(url, q)
+    assert a.decision == "accept", a.reason
+    assert a.value == pytest.approx((_clean(df, "GLU_24") - _clean(df, "GLU_0")).mean())
+
+
+def test_difference_sides_share_their_noun(book) -> None:
+    url, df, _ = book
+    q = (
+        "How much higher was the mean blood glucose at 24 hours in severe than in moderate "
+        "encephalopathy (severe minus moderate)?"
+    )
+    a = _ask(url, q)
+    assert a.decision == "accept", a.reason
+    glu = _clean(df, "GLU_24")
+    assert a.value == pytest.approx(glu[df["GRADE"] == 3].mean() - glu[df["GRADE"] == 2].mean())
+    a = _ask(url, "mean blood glucose at 24 hours, hypothermia minus normothermia difference?")
+    assert a.decision == "accept", a.reason
+    assert a.value == pytest.approx(glu[df["ARM"] == 1].mean() - glu[df["ARM"] == 2].mean())
+
+
+def test_participles_beside_their_words_and_known_status(book) -> None:
+    url, df, _ = book
+    a = _ask(url, "mean blood glucose at 24 hours in babies passively cooled during transfer")
+    assert a.decision == "accept", a.reason
+    assert a.value == pytest.approx(_clean(df, "GLU_24")[df["PASSIVE"] == 1].mean())
+    a = _ask(url, "What proportion of infants with a known status were tube fed at discharge?")
+    assert a.decision == "accept", a.reason
+    tube = _clean(df, "TUBE")
+    assert (a.details["numerator"], a.details["denominator"]) == (
+        int((tube == 1).sum()),
+        int(tube.notna().sum()),
+    )
+
+
+def test_codes_listed_with_commas_are_one_condition(book) -> None:
+    url, df, _ = book
+    a = _ask(url, "What proportion of children were at motor function level III, IV or V?")
+    assert a.decision == "accept", a.reason
+    known = _clean(df, "MOTOR")
     assert a.details["numerator"] == int(known.isin([3, 4, 5]).sum())
