@@ -47,6 +47,7 @@ from clinbridge.engine.understand._trial_groups import unread_grouping
 from clinbridge.engine.understand._trial_having import read_having
 from clinbridge.engine.understand._trial_implied import implied_count
 from clinbridge.engine.understand._trial_known import drop_known_restated, read_known_clauses
+from clinbridge.engine.understand._trial_label_threshold import drop_label_thresholds
 from clinbridge.engine.understand._trial_lexicon import reader_words
 from clinbridge.engine.understand._trial_match import (
     LINKING_VERBS,
@@ -681,6 +682,8 @@ def _both_sides(q: _Question) -> None:
 def _attach_comparisons(q: _Question) -> None:
     """Each numeric condition goes to the nearest numeric variable; 'A or B' abstains."""
     text = q.text
+    # 'hyperthermia (>38)': the threshold a yes/no item's label states, said again
+    q.comparisons = drop_label_thresholds(q.comparisons, q.mentions, text, q.groundings)
     for kind, value, value2, a, b in q.comparisons:
         numeric = [
             mt
