@@ -554,6 +554,8 @@ class _Question:
     compared: list[tuple[int, int, int]] = field(default_factory=list)
     known: list[tuple[int, int]] = field(default_factory=list)
     """Spans of the variables named by clauses restating the missing default ('known X')."""
+    scanned: bool = False
+    """'who were scanned': an imaging result known (checked once mentions are read)."""
     """(start of its sentence, of the comparative word, end of the sentence) of each yes/no
     comparison."""
     units_said: list[str] = field(default_factory=list)
