@@ -134,12 +134,31 @@ ITEMS = (
     ),
     ("PASSIVE", "Passive cooling during transfer", "coded", "V0", "AA/BB", "RAND", YN),
     ("TUBE", "Tube feeding at discharge", "coded", "DSC", "AA/BB", "OUTCOME", YN),
+    (
+        "HYPERTHERMIA",
+        "Core temperature above 38.0 °C in first 72 hours",
+        "coded",
+        "V3",
+        "AA/BB",
+        "TEMP",
+        YN,
+    ),
+    (
+        "MRI",
+        "MRI injury grade",
+        "coded",
+        "DSC",
+        "AA/BB",
+        "IMAGING",
+        ((0, "Normal", ""), (1, "Abnormal", ""), (-77, "Not done", "Y")),
+    ),
 )
 VISITS = (
     ("Visit code", "Visit name", "Nominal time", "Window"),
     ("BIRTH", "Birth", "birth", ""),
     ("V0", "Randomisation", "hour 0 (at randomisation)", ""),
     ("V2", "24-hour assessment", "hour 24 after randomisation", "+/- 2 h"),
+    ("V3", "72-hour assessment", "hour 72 after randomisation", "+/- 3 h"),
     ("DSC", "Discharge", "discharge", ""),
     ("FU18", "18-month follow-up", "18 months corrected age", "16-20 months"),
 )
@@ -170,6 +189,8 @@ def _data(rng: np.random.Generator) -> dict[str, list]:
         "PRIMARY": list((rng.random(N) < 0.4).astype(int)),
         "PASSIVE": list(np.where(rng.random(N) < 0.03, 9, (rng.random(N) < 0.4).astype(int))),
         "TUBE": list(np.where(rng.random(N) < 0.03, 9, (rng.random(N) < 0.2).astype(int))),
+        "HYPERTHERMIA": list((rng.random(N) < 0.1).astype(int)),
+        "MRI": list(np.where(rng.random(N) < 0.1, -77, (rng.random(N) < 0.4).astype(int))),
     }
 
 
@@ -359,3 +380,22 @@ def test_codes_listed_with_commas_are_one_condition(book) -> None:
     assert a.decision == "accept", a.reason
     known = _clean(df, "MOTOR")
     assert a.details["numerator"] == int(known.isin([3, 4, 5]).sum())
+
+
+def test_threshold_the_label_states_and_scanned(book) -> None:
+    url, df, _ = book
+    a = _ask(url, "% hyperthermia (>38) in first 72h in the normothermia group")
+    assert a.decision == "accept", a.reason
+    normo = df["ARM"] == 2
+    assert a.details["numerator"] == int((normo & (df["HYPERTHERMIA"] == 1)).sum())
+    assert (
+        _ask(url, "% hyperthermia (>39) in first 72h in the normothermia group").decision
+        != "accept"
+    )
+    a = _ask(
+        url, "How were MRI injury grades distributed among hypothermia infants who were scanned?"
+    )
+    assert a.decision == "accept", a.reason
+    mri = _clean(df, "MRI", (-77,))[df["ARM"] == 1]
+    assert {r["denominator"] for r in a.value} == {int(mri.notna().sum())}
+    assert _ask(url, "mean VENT among infants who were scanned").decision != "accept"
