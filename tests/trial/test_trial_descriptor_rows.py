@@ -90,8 +90,10 @@ def test_a_categorical_column_without_codes_keeps_its_values(tmp_path: Path) -> 
         ).rows
         a = conn.ask("mean birth weight by REC_STATUS")
     assert [(int(a), b) for a, b in rows] == [(1, 4), (2, 4), (3, 4)]
-    assert a.decision == "accept", a.reason
-    assert sorted(str(r["rec_status"]) for r in a.value) == ["1", "2", "3"]
+    # groups the dictionary names none of (codes 1, 2, 3, no labels) are not an answer: the
+    # same shape gave set 12's wrong 'by ARM' answers before its code rows were read
+    assert a.decision != "accept"
+    assert "no label" in (a.reason or "")
 
 
 def test_grouping_by_a_categorical_column_with_no_codes_at_all(tmp_path: Path) -> None:
@@ -104,8 +106,8 @@ def test_grouping_by_a_categorical_column_with_no_codes_at_all(tmp_path: Path) -
         v = next(v for v in conn.catalog.variables if v.name == "REC_STATUS")
         assert v.type == "categorical" and v.codes == {}
         a = conn.ask("mean birth weight by REC_STATUS")
-    assert a.decision == "accept", a.reason
-    assert len(a.value) == 3
+    assert a.decision != "accept"  # groups 1, 1.5 and 2 that no label names (as above)
+    assert "no label" in (a.reason or "")
 
 
 def test_a_categorical_column_without_codes_holding_text(tmp_path: Path) -> None:

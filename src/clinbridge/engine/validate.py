@@ -83,6 +83,7 @@ from clinbridge.engine._checks import (
 )
 from clinbridge.engine._checks_values import _check_values
 from clinbridge.engine._checks_wide import check_wide
+from clinbridge.engine._checks_wide_clauses import check_wide_clauses
 from clinbridge.engine._result_sanity import check_acceptance, check_ambiguous, check_result
 from clinbridge.engine._shapes import Shape, expected_shape, plausible_range, question_shape
 from clinbridge.engine._wide import is_wide
@@ -326,6 +327,7 @@ def validate(
         checks += check_acceptance(ctx, checks)  # the plan answers what is asked (_acceptance)
     if plan is not None and is_wide(plan, catalog):  # trial tables: coverage, missing codes
         checks += check_wide(plan, catalog, draft)
+        checks += check_wide_clauses(plan, catalog, question, getattr(draft, "value", None))
     if coverage:
         from clinbridge.engine._coverage import check_coverage
 

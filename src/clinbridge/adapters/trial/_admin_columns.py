@@ -1,5 +1,5 @@
 """Data-management fields beside the variables: ``MRI_SCORE_QF``, ``MRI_SCORE_SDV``,
-``MRI_SCORE_USR``, ``MRI_SCORE_TS`` — a query flag, a verification flag, the last user and the
+``MRI_SCORE_USR``, ``MRI_SCORE_TS``, ``MRI_SCORE__qry`` — a query flag, a verification flag, the last user and the
 last change of each item, as EDC exports write them and dictionaries leave them out.
 
 A column the dictionary does not list, whose name is a listed variable's name and a suffix, is
@@ -26,7 +26,7 @@ __all__ = ["ADMIN_SOURCE", "MIN_STEMS", "mark_admin_columns"]
 ADMIN_SOURCE = "data management"
 MIN_STEMS = 3
 """A suffix must follow this many dictionary names to be a data-management convention."""
-_SUFFIX = re.compile(r"^[._]([A-Za-z]{1,8})$")
+_SUFFIX = re.compile(r"^(?:[._]|__)([A-Za-z]{1,8})$")
 """Letters only: a digit makes it a visit or a repeat (``_D1``, ``_24H``), not a field kind."""
 
 

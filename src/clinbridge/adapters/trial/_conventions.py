@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from clinbridge.adapters.trial._code_rows import code_rows
 from clinbridge.adapters.trial._dictionary import Entry
 from clinbridge.adapters.trial._missing_decl import declarations_in_row
 from clinbridge.adapters.trial._missing_table import ScopedCode, find_scoped_codes
@@ -267,7 +268,8 @@ def workbook_codes(
             else r[last + 1 : last + 1 + _MOST_CELLS]
             for i, r in enumerate(sheet.rows)
         ]
-        parts.append((sheet.name, rows, [i for i in range(len(rows)) if i != top]))
+        own = code_rows(sheet.rows, top, cols)  # a variable's codes, one a row beneath it
+        parts.append((sheet.name, rows, [i for i in range(len(rows)) if i != top and i not in own]))
     out = find_workbook_codes(parts, names)
     out.scoped = scoped.codes
     for code in scoped.codes:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clinbridge.adapters.trial._code_rows import has_code, is_code_row, take_code_row
 from clinbridge.adapters.trial._dictionary import Entry, parse_entry
 from clinbridge.adapters.trial._iso_time import looks_iso
 from clinbridge.adapters.trial._read import Sheet, dictionary_columns, read_sheets
@@ -120,8 +121,19 @@ def dictionary_entries(
     lone: list[tuple[int, str]] = []
     section: str | None = None
     j = cols["variable"]
+    last: Entry | None = None
+    # one code a row ('Code | Code label'): the entry row's own cells hold no code list
+    entry_cols = (
+        {k: v for k, v in cols.items() if k not in {"codes", "code_label", "missing"}}
+        if "code_label" in cols
+        else cols
+    )
     for i in range(header + 1, len(sheet.rows)):
         row = sheet.rows[i]
+        if is_code_row(row, cols):
+            if last is not None:
+                take_code_row(last, row, cols)
+            continue
         text = _lone_text(row)
         if (
             text is not None
@@ -134,7 +146,10 @@ def dictionary_entries(
             continue
         if j >= len(row) or _blank(row[j]):
             continue
-        entry = parse_entry(row, cols, i)
+        entry = parse_entry(row, entry_cols, i)
+        if has_code(row, cols):
+            take_code_row(entry, row, cols)  # the first code beside the variable's name
+        last = entry
         if entry.time_point is None and looks_iso(entry.time_point_text):
             raise LoadError(
                 f"variable {entry.name!r} has time point {entry.time_point_text!r}, written like "

@@ -175,7 +175,7 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         name=name,
         label=get("label") or name,
         type=vtype,
-        unit=get("unit") or None,
+        unit=get("unit") or unit_in_label(get("label")),
         codes=codes,
         missing=missing,
         time_point=tp,
@@ -188,6 +188,19 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         listed_elsewhere=points_elsewhere(get("codes")),
         listed_in=get("codes") if points_elsewhere(get("codes")) else "",
     )
+
+
+_LABEL_UNIT = re.compile(r"\[\s*(?P<unit>[^\[\]=;,]{1,16}?)\s*\]\s*$")
+_NOT_UNIT = re.compile(r"^[\d.\s]+(?:[-–]|to)[\d.\s]+$|^[A-Za-z]/[A-Za-z]$|\bor\b", re.I)
+
+
+def unit_in_label(label: str) -> str | None:
+    """The unit a label ends with in square brackets ('Birth weight [g]' → 'g'), as codebooks
+    that keep no unit column write it; never a range or a pair of codes ('[0-10]', '[Y/N]')."""
+    m = _LABEL_UNIT.search(label or "")
+    if m is None or _NOT_UNIT.search(m.group("unit")) or not re.search(r"[^\d\s]", m.group("unit")):
+        return None
+    return m.group("unit")
 
 
 def mostly_numbers(values: list[Any]) -> list[Any]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clinbridge.adapters.trial._code_rows import code_columns
 from clinbridge.adapters.trial._dict_header import by_content, by_words
 from clinbridge.adapters.trial._missing_decl import in_table, is_missing_header
 from clinbridge.errors import LoadError
@@ -251,7 +252,7 @@ _DICT_FIELDS: dict[str, tuple[str, ...]] = {
     ),
     "time_point": ("time point", "timepoint", "time", "visit", "time_point", "event"),
     "trial": ("trial", "study", "trials", "collected in", "source trial"),
-    "form": ("form", "crf", "crf form", "section", "instrument"),
+    "form": ("form", "crf", "crf form", "crf module", "module", "section", "instrument"),
 }
 
 
@@ -278,7 +279,9 @@ def dictionary_columns(row: list[Any]) -> dict[str, int]:
         found = [j for j, h in enumerate(row) if j not in taken and is_missing_header(h)]
         if found and in_table(row, found[0], taken):
             out["missing"] = found[0]
-    return out if "variable" in out and "label" in out else {}
+    if "variable" not in out or "label" not in out:
+        return {}
+    return code_columns(row, out)  # 'Code | Code label': one code a row, beneath its variable
 
 
 def find_dictionary(

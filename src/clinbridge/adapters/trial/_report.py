@@ -37,6 +37,8 @@ class TrialLoadReport:
     """Lone texts under the dictionary's last entry, read as notes."""
     value_labels: list[str] = field(default_factory=list)
     """Where the value labels came from when a formats sheet held them (PROC FORMAT style)."""
+    visit_times: list[str] = field(default_factory=list)
+    """Where visit codes ('V3') were read as time points (a visit schedule sheet)."""
     names_matched: list[str] = field(default_factory=list)
     """Dictionary names matched to data columns once case and punctuation are set aside."""
     inferred: list[str] = field(default_factory=list)
@@ -100,6 +102,7 @@ class TrialLoadReport:
                 f"punctuation set aside: {_shown(self.names_matched, 5)}"
             )
         lines += self.value_labels
+        lines += self.visit_times
         if self.title_rows_skipped:
             lines.append(f"{self.title_rows_skipped} title row(s) above the header skipped")
         lines += self.descriptor_rows  # 'row 3: variable labels, checked against ...'

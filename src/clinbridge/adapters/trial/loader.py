@@ -63,6 +63,7 @@ from clinbridge.adapters.trial._read import (
 )
 from clinbridge.adapters.trial._report import TrialLoadReport
 from clinbridge.adapters.trial._undeclared_codes import NOT_DECLARED, codes_not_declared
+from clinbridge.adapters.trial._visit_sheet import apply_visit_times
 from clinbridge.errors import LoadError
 
 __all__ = ["TrialLoadReport", "load_trial", "read_trial"]
@@ -152,6 +153,7 @@ def read_trial(
             entries_by_name, dict_sheet, dict_header, dict_cols, others
         ).lines()
         report.dictionary_entries = len(entries_by_name)
+        report.visit_times = apply_visit_times(list(entries_by_name.values()), others)
         have = {n.lower() for n in names}
         lacking = [e for k, e in entries_by_name.items() if k not in have]
         if lacking:
@@ -467,6 +469,12 @@ def _design(
         rows_of = {
             lab: np.flatnonzero(np.array([t == k for t in tvals])) for k, lab in labels.items()
         }
+        # a dictionary's study column may write the trial's code ('KES/MON') where the trial
+        # variable's label is its name ('KESTREL'): scopes speak in the labels
+        named = {k.lower(): lab for k, lab in tentry.codes.items() if lab}
+        for entry, _ in entries:
+            if entry.trials:
+                entry.trials = tuple(dict.fromkeys(named.get(t.lower(), t) for t in entry.trials))
         for entry, col in entries:
             if entry is tentry or entry.role:
                 continue

@@ -31,6 +31,7 @@ from clinbridge.engine.understand._trial_clauses import (
     code_restated,
     compare_sides,
     find_yes_no_comparisons,
+    merge_listed_codes,
     merge_repeats,
     merge_restated_codes,
     read_missing_clauses,
@@ -46,6 +47,7 @@ from clinbridge.engine.understand._trial_groups import unread_grouping
 from clinbridge.engine.understand._trial_having import read_having
 from clinbridge.engine.understand._trial_implied import implied_count
 from clinbridge.engine.understand._trial_known import drop_known_restated, read_known_clauses
+from clinbridge.engine.understand._trial_label_threshold import drop_label_thresholds
 from clinbridge.engine.understand._trial_lexicon import reader_words
 from clinbridge.engine.understand._trial_match import (
     LINKING_VERBS,
@@ -258,6 +260,7 @@ class TrialReader:
         said_groups = list(q.groups)  # 'by X', 'in each X' (not a yes/no item's both sides)
         self._find_mentions(q)  # 5. content words → mentions of variables and codes
         merge_restated_codes(q)  # 'study = 2 (NORDIC-HT)': one condition
+        merge_listed_codes(q)  # 'GMFCS level III, IV or V': one condition
         drop_known_restated(q)  # 'among non-missing X values': X read elsewhere
         check_unread_minus(q.masked, [(mt.start, mt.end) for mt in q.mentions], q.text)
         compare_sides(q)
@@ -551,6 +554,8 @@ class _Question:
     compared: list[tuple[int, int, int]] = field(default_factory=list)
     known: list[tuple[int, int]] = field(default_factory=list)
     """Spans of the variables named by clauses restating the missing default ('known X')."""
+    scanned: bool = False
+    """'who were scanned': an imaging result known (checked once mentions are read)."""
     """(start of its sentence, of the comparative word, end of the sentence) of each yes/no
     comparison."""
     units_said: list[str] = field(default_factory=list)
@@ -679,6 +684,8 @@ def _both_sides(q: _Question) -> None:
 def _attach_comparisons(q: _Question) -> None:
     """Each numeric condition goes to the nearest numeric variable; 'A or B' abstains."""
     text = q.text
+    # 'hyperthermia (>38)': the threshold a yes/no item's label states, said again
+    q.comparisons = drop_label_thresholds(q.comparisons, q.mentions, text, q.groundings)
     for kind, value, value2, a, b in q.comparisons:
         numeric = [
             mt

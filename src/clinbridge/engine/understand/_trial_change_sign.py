@@ -14,11 +14,13 @@ if TYPE_CHECKING:
 from clinbridge.engine.understand._trial_model import Abstain
 
 __all__ = [
+    "FALL_RESTATED",
     "RESTATED_ORDER",
     "check_unread_minus",
     "drop_restated_order",
     "find_minus",
     "oriented",
+    "read_fall_restated",
 ]
 
 _MINUS = re.compile(r"(?:^|(?<=\s))(?:-|−|–|minus)(?=\s)")
@@ -92,6 +94,39 @@ def check_unread_minus(masked: str, spans: list[tuple[int, int]], text: str = ""
 
 RESTATED_ORDER = re.compile(r"\(\s*(?P<a>[^()]*?)\s+(?:minus|−|–|-)\s+(?P<b>[^()]*?)\s*\)", re.I)
 """'(6-hour value minus baseline)': a bracketed aside saying which way a change is taken."""
+
+
+FALL_RESTATED = re.compile(
+    r"\b(?P<fall>fall|fell|drop|dropped|decrease|decreased|decline|declined)\b"
+    r"(?P<mid>[^()]*?)(?P<aside>\(\s*[^()]*?\s+(?:minus|−|–|-)\s+[^()]*?\s*\))",
+    re.I,
+)
+"""'how much did heart rate fall ... (24h minus 0h)': a fall whose aside says which way the
+difference is taken."""
+
+
+def read_fall_restated(m: re.Match[str]) -> str:
+    """The aside's order wins over the fall word: said as later minus earlier, the fall is the
+    change so taken (negative when it fell); said as earlier minus later, the fall as usual.
+    Either way the aside has been read; an aside of any other shape stays, to be read."""
+    from clinbridge.timepoint import find_time_points
+
+    aside = RESTATED_ORDER.fullmatch(m.group("aside"))
+    if aside is None:
+        return m.group(0)
+    sides = [find_time_points(aside.group(k).lower()) for k in ("a", "b")]
+    if not all(len(s) == 1 for s in sides):
+        return m.group(0)
+    (first, _), (second, _) = sides[0][0], sides[1][0]
+    if _rank(first) > _rank(second):
+        return f"change{m.group('mid')} "
+    if _rank(first) < _rank(second):
+        return f"{m.group('fall')}{m.group('mid')} "
+    return m.group(0)
+
+
+def _rank(tp: TimePoint) -> tuple[int, float]:
+    return ({"baseline": 0, "min": 1, "h": 2, "mo": 3, "discharge": 4}.get(tp.scale, 5), tp.amount)
 
 
 def drop_restated_order(m: re.Match[str]) -> str:

@@ -227,3 +227,31 @@ def merge_restated_codes(q: _Read) -> None:
         kept.append(mt)
     if len(kept) < len(q.mentions):
         q.mentions = [mt for mt in q.mentions if any(mt is k for k in kept)]
+
+
+def merge_listed_codes(q: _Read) -> None:
+    """'GMFCS level III, IV or V': codes of one variable listed with commas before an 'or' are
+    one condition (any of them), never two conditions that no infant meets together."""
+    kept: list[Mention] = []
+    for mt in sorted(q.mentions, key=lambda m: m.start):
+        prev = kept[-1] if kept else None
+        if (
+            prev is not None
+            and isinstance(mt.target, CodeSet)
+            and isinstance(prev.target, CodeSet)
+            and mt.target.var is prev.target.var
+            and mt.codes
+            and prev.codes
+            and not mt.negated
+            and not prev.negated
+            and re.fullmatch(r"[\s|]*,[\s|]*", q.text[prev.end : mt.start])
+            and re.search(r"\bor\b", q.text[mt.start : mt.end])
+        ):
+            prev.codes = tuple(dict.fromkeys([*prev.codes, *mt.codes]))
+            prev.positions = sorted({*prev.positions, *mt.positions})
+            prev.core = sorted({*prev.core, *mt.core})
+            prev.end = mt.end
+            continue
+        kept.append(mt)
+    if len(kept) < len(q.mentions):
+        q.mentions = [mt for mt in q.mentions if any(mt is k for k in kept)]

@@ -39,6 +39,7 @@ _THAN = re.compile(
 _LOWER = {"lower", "less", "smaller"}
 _CUT = re.compile(r"[(),;:?]")
 _SIDE_WORDS = {"the", "in", "among", "for", "arm", "group", "infants", "babies", "trial", "of"}
+_SIDE_WORDS |= {"difference", "diff"}  # 'A minus B difference?': the scaffold, no side
 _SCAFFOLD = re.compile(
     r"\bhow\s+much\s+(?:higher|greater|more|bigger|larger|lower|less|smaller)\s+(?:was|is|were|are)?"
     # with the order said by a minus: 'how much colder were ... (standard care minus cooled)'
@@ -59,9 +60,31 @@ def read_difference(read: ReadFn, question: str) -> Reading | None:
         if sides is None:
             return None
         first, second, core = sides
-        return _combine(read, question, first, second, core)
+        try:
+            found = _combine(read, question, first, second, core)
+        except (Abstain, AssertionError, ValueError):
+            found = None
+        bare = _ASIDE.sub(" ", question)
+        # '... in severe than in moderate encephalopathy (severe minus moderate)': the aside
+        # restates the order; the sides are read in full where the question says them
+        if (
+            found is None
+            and bare != question
+            and (again := _sides(bare)) is not None
+            and _said_in(first, again[0])
+            and _said_in(second, again[1])
+        ):
+            found = _combine(read, question, *again)
+        return found
     except (Abstain, AssertionError, ValueError):  # a part the reader cannot read
         return None
+
+
+_ASIDE = re.compile(r"\(\s*[^()]*?\bminus\b[^()]*?\)", re.I)
+
+
+def _said_in(short: str, side: str) -> bool:
+    return set(short.lower().split()) <= set(side.lower().split())
 
 
 def _sides(question: str) -> tuple[str, str, str] | None:
@@ -112,9 +135,14 @@ def _drop_than(core: str, t: re.Match[str]) -> str:
 
 def _trim(words: list[str], *, last: bool) -> str:
     """The side's own words: at most three, beside the 'minus' or 'than', without 'the', 'arm'."""
-    kept = words[-4:] if last else words[:4]
+    kept = words[-4:] if last else words[:5]
+    if last:  # 'the mean lactate in severe': the side is what follows its preposition
+        at = [k for k, w in enumerate(kept) if w.lower() in {"in", "among", "for"}]
+        kept = kept[at[-1] + 1 :] if at else kept
     kept = [w for w in kept if w.lower().strip(".") not in _SIDE_WORDS]
-    if not kept or len(kept) > 3:
+    # 'moderate encephalopathy at randomisation': a side may say when its code was recorded
+    limit = 4 if not last and len(kept) == 4 and kept[2].lower() == "at" else 3
+    if not kept or len(kept) > limit:
         return ""
     return " ".join(kept).strip(" .")
 
@@ -138,7 +166,10 @@ def _drop_side_words(core: str, sides: tuple[str, ...]) -> str:
 
 def _side_filter(read: ReadFn, side: str) -> tuple[VariableFilter, Reading] | None:
     """The one code a side names ('NEOCOOL', 'the cooled arm'), read as a cohort."""
-    r = read(f"number of infants in {side}")
+    try:
+        r = read(f"number of infants in {side}")
+    except Abstain:  # 'severe' alone names several variables' codes
+        return None
     p = r.plan
     if p is None or p.aggregate.op != "count" or p.measure.of != "patients" or p.group_by:
         return None
@@ -173,6 +204,13 @@ def _measured(read: ReadFn, core: str, sides: str) -> Reading | None:
 
 def _combine(read: ReadFn, question: str, first: str, second: str, core: str) -> Reading | None:
     fa, fb = _side_filter(read, first), _side_filter(read, second)
+    # 'severe than in moderate encephalopathy': a side said without its noun (alone it names
+    # nothing, or another variable's code) takes the other's
+    if fa is None or fb is None or fa[0].variable != fb[0].variable:
+        if len(first.split()) == 1 and len(second.split()) > 1:
+            fa = _side_filter(read, " ".join([first, *second.split()[1:]]))
+        elif len(second.split()) == 1 and len(first.split()) > 1:
+            fb = _side_filter(read, " ".join([second, *first.split()[1:]]))
     if fa is None or fb is None:
         return None
     (a, ra), (b, rb) = fa, fb

@@ -26,6 +26,15 @@ _ASK = re.compile(
     r"neonates|cases)?\b\s*(?P<post>[^?]*?)\s*\??\s*$",
     re.I,
 )
+_LIST = re.compile(
+    r"^\s*(?:list|give|show|name|return)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?P<pre>.*?)"
+    r"(?P<g>\b[\w-]+)\s+(?:values?\s+|codes?\s+|levels?\s+)?(?:with|having|that\s+have)\s+"
+    r"(?P<cmp>more\s+than|over|fewer\s+than|less\s+than|under|at\s+least|at\s+most)\s+"
+    r"(?P<n>\d+)\s*(?:rows|records|infants|babies|patients|subjects|participants|children|"
+    r"neonates|cases)\b\s*(?P<post>[^?.]*?)\s*[?.]?\s*$",
+    re.I,
+)
+"""'List the SITE values with at least 15 rows where ARM = 1': the same, as a data manager asks."""
 _OPS = {
     "more than": ">",
     "over": ">",
@@ -39,7 +48,7 @@ _OPS = {
 
 def read_having(read: Callable[[str], Reading], question: str) -> Reading | None:
     """The groups whose count meets the question's comparison, or None."""
-    m = _ASK.match(question)
+    m = _ASK.match(question) or _LIST.match(question)
     if not m:
         return None
     op = _OPS[re.sub(r"\s+", " ", m.group("cmp").lower())]

@@ -62,6 +62,8 @@ _PRONOUN = (
         rf"\b(?:among|over|of|across)\s+(?:its|their)\s+{_KNOWN}\s+"
         r"(?:values?|entries|records|results|data|codes)\b"
     ),
+    # 'infants with a known status were tube fed': the status of what is counted
+    re.compile(rf"\b(?:with|having)\s+(?:an?\s+|their\s+)?{_KNOWN}\s+(?:status|values?)\b"),
     # '(known status only)', '(known values only)': of what is counted
     re.compile(rf"\(\s*{_KNOWN}\s+(?:status|values?|outcomes?|data|cases)\s+only\s*\)"),
     # 'among infants with both measured'
@@ -77,6 +79,15 @@ _PRONOUN = (
 )
 
 
+_SCANNED = re.compile(
+    r"\b(?:who|that)\s+(?:were|was|had\s+been)\s+(?:scanned|imaged)\b"
+    r"|\b(?:who|that)\s+(?:had|underwent)\s+(?:an?\s+|the\s+)?(?:scan|mri|imaging)\b"
+)
+"""'infants who were scanned', 'who had a scan': an imaging result known (the default of a
+figure over that result; any other figure abstains, see :func:`drop_known_restated`)."""
+_IMAGING = re.compile(r"\b(?:mri|scan|imaging|ultrasound|spectroscopy|mrs|ct)\b", re.I)
+
+
 class _Marks(Protocol):
     masked: str
     groundings: list[Grounding]
@@ -89,6 +100,7 @@ class _Read(_Marks, Protocol):
     known: list[tuple[int, int]]
     mentions: list[Mention]
     codes_out: list[str]
+    scanned: bool
 
 
 def read_known_clauses(q: _Read) -> None:
@@ -97,6 +109,9 @@ def read_known_clauses(q: _Read) -> None:
     spans: list[tuple[int, int]] = []
     for pattern in _PRONOUN:
         spans += [m.span() for m in pattern.finditer(q.masked)]
+    for m in _SCANNED.finditer(q.masked):
+        spans.append(m.span())
+        q.scanned = True
     for pattern in _NAMED:
         for m in pattern.finditer(q.masked):
             if any(a < m.end() and m.start() < b for a, b in spans):
@@ -133,6 +148,18 @@ def _names(mt: Mention) -> set[str]:
     return {var.name}
 
 
+def _imaging(mt: Mention) -> bool:
+    """Whether a mention names an imaging result (its label, name or form says so)."""
+    members = (
+        [v for vs in mt.target.members.values() for v in vs]
+        if isinstance(mt.target, Family)
+        else [mt.target.var]
+    )
+    return bool(members) and all(
+        _IMAGING.search(" ".join(filter(None, (v.description, v.name, v.form)))) for v in members
+    )
+
+
 def _said_again(text: str, mt: Mention, known: list[tuple[int, int]]) -> bool:
     """Whether a yes/no item read across a 'known X' clause is said whole again after it
     ('(walking unaided known) were walking unaided'), not only joined to other words of its
@@ -149,6 +176,11 @@ def drop_known_restated(q: _Read) -> None:
     (their span is read: blanked); abstain when such a span names a variable read nowhere else.
     The codes said to be left out must be missing codes of what the question names."""
     check_codes_out(q.codes_out, q.mentions)
+    if q.scanned and not any(_imaging(mt) for mt in q.mentions):
+        raise Abstain(
+            "'scanned' restricts to the infants with an imaging result, but the figure is of "
+            "no imaging result; ask for it as a condition of its own"
+        )
     if not q.known:
         return
     within = [mt for mt in q.mentions if any(a <= mt.start and mt.end <= b for a, b in q.known)]

@@ -208,6 +208,21 @@ def stem_only(text: str, fam: Family) -> bool:
     return bool(participles) and said not in participles
 
 
+def _adverb_of(parse: Parse, i: int, fam: Family) -> bool:
+    """'passively cooled', 'tube fed' are the label's 'passive cooling', 'tube feeding': the
+    participle after the word (or its adverb) that stands before the label's own form of it."""
+    if i == 0:
+        return False
+    prev, said = parse.content[i - 1].text.lower(), parse.content[i].text.lower()
+    before = {prev}
+    if prev.endswith("ly") and len(prev) >= 5:
+        before |= {prev[:-2], prev[:-2] + "e"}
+    words = re.findall(r"[a-z]+", fam.label.lower())
+    return any(
+        canon(w) == canon(said) and k > 0 and words[k - 1] in before for k, w in enumerate(words)
+    )
+
+
 def clusters(parse: Parse, words: set[str]) -> list[list[int]]:
     """Runs of the question's words among ``words``, near each other and in one clause."""
     idx = [i for i, t in enumerate(parse.content) if i not in parse.consumed and t.norm in words]
@@ -235,7 +250,9 @@ def match(fam: Family, parse: Parse) -> Mention | None:
     best: Mention | None = None
     for cl in clusters(parse, fam.tokens):
         # 'treated' is no 'treating centre', 'cooled' no 'cooling device': stem alone, no word
-        cl = [i for i in cl if not stem_only(parse.content[i].text, fam)]
+        cl = [
+            i for i in cl if not stem_only(parse.content[i].text, fam) or _adverb_of(parse, i, fam)
+        ]
         if not cl:
             continue
         words = {parse.content[i].norm for i in cl}
@@ -342,6 +359,18 @@ def _code_range(
                 f"is one code of {cs.var.name}; name the codes"
             )
         codes = tuple(dict.fromkeys([*codes, *(c[0] for c in found.values())]))
+    # 'mild to severe', 'GMFCS level III to V': two labels joined by 'to' are every code
+    # listed from the one to the other (the dictionary's order), not the two ends only
+    order = list(cs.var.codes)
+    words = [parse.content[i] for i in core]
+    for lo, hi in itertools.pairwise(words):
+        if not re.fullmatch(r"\s*(?:to|-|–|through|thru)\s*", parse.text[lo.end : hi.start]):
+            continue
+        ends = [[c for c, ex in cs.exclusive.items() if t.norm in ex] for t in (lo, hi)]
+        if any(len(e) != 1 for e in ends) or lo.text.isdigit() or hi.text.isdigit():
+            continue
+        a, b = sorted(order.index(e[0]) for e in ends)
+        codes = tuple(dict.fromkeys([*codes, *order[a : b + 1]]))
     return codes
 
 

@@ -24,11 +24,12 @@ def dictionary_neighbours(catalog: Catalog) -> frozenset[tuple[str, str]]:
         [v.description or v.name for v in catalog.variables]
         + [lab for v in catalog.variables for lab in v.codes.values() if lab]
         + [
-            f"{lab} {word}"
+            pair
             for v in coded
             for lab in v.codes.values()
             if lab
             for word in label_terms(v.description or v.name)[0]
+            for pair in (f"{lab} {word}", f"{word} {lab}")  # 'severe HIE', 'GMFCS level V'
         ]
         + [
             f"{a} {b}"

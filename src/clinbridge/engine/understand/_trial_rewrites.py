@@ -8,7 +8,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from clinbridge.engine.understand._trial_arms import arm_rewrites
-from clinbridge.engine.understand._trial_change_sign import RESTATED_ORDER, drop_restated_order
+from clinbridge.engine.understand._trial_change_sign import (
+    FALL_RESTATED,
+    RESTATED_ORDER,
+    drop_restated_order,
+    read_fall_restated,
+)
 from clinbridge.engine.understand._trial_column_change import column_change_rewrites
 from clinbridge.engine.understand._trial_model import is_yes
 from clinbridge.engine.understand._trial_none_code import none_code_rewrites
@@ -73,11 +78,16 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
             "number of infants by",
         ),
     ]
+    out.append((FALL_RESTATED, read_fall_restated))  # 'fall ... (24h minus 0h)'
     out.append((RESTATED_ORDER, drop_restated_order))  # '(6-hour value minus baseline)'
     out += column_change_rewrites(catalog)  # 'mean(rSO2_48h - rSO2_24h)': the change between
     out += _death_in_hospital(catalog)  # 'died in hospital': before discharge
     out += _each_within(catalog)  # 'at each NEOCHILL centre': each centre in NEOCHILL
     out += _label_lists(catalog)  # '(none, mild, moderate, severe)': a code list restated
+    shared: dict[str, int] = {}
+    for v in catalog.variables:
+        key = (v.description or v.name).lower()
+        shared[key] = shared.get(key, 0) + 1
     for v in catalog.variables:
         if v.role == "subject":  # 'count SUBJ_ID where ...': the subjects themselves
             out.append((re.compile(rf"(?<![\w-]){re.escape(v.name)}(?![\w-])", re.I), "subjects"))
@@ -90,7 +100,14 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         label = re.sub(r"\s*\([^()a-zA-Z]*\)", "", v.description or v.name)
         label = label.replace(":", " ").replace(",", " ")
         label = _SPAN_SAID.sub("", label)  # '(0-72 h)': the span, not a time point of its own
-        if v.time_point and not find_time_points(label.lower()):
+        # the time tells apart columns that share a label ('TEMP_24H'); a label of its own
+        # needs none ('AGE_DEATH' is no 'age at death at discharge' beside 'died before
+        # discharge', nor 'SARNAT_V0' a grouping at 0 h)
+        if (
+            v.time_point
+            and not find_time_points(label.lower())
+            and shared[(v.description or v.name).lower()] > 1
+        ):
             label += f" at {v.time_point}"
         label = f" | {label} | "
         name = rf"(?<![\w-]){re.escape(v.name)}"
@@ -298,8 +315,10 @@ def _coded(v: Variable, label: str, other: bool = False) -> Callable[[re.Match[s
 
     def sub(m: re.Match[str]) -> str:
         said = [v.codes.get(c) for c in re.findall(r"-?\d+", m.group(1))]
-        if None in said or not said or (yes_no and len(said) > 1):
-            return m.group(0)  # a number that is no code stays, and is left unread
+        if None in said or not said or not all(said) or (yes_no and len(said) > 1):
+            # a number that is no code stays, and is left unread; so does a code the
+            # dictionary gives no label (its words would name the variable alone: a grouping)
+            return m.group(0)
         if other:
             said = [lab for lab in v.codes.values() if lab not in said]
             if not said or not all(said):

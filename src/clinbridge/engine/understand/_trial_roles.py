@@ -140,8 +140,9 @@ def cohort_phrases(text: str) -> list[tuple[int, int]]:
     k = 0
     while k < len(toks):
         opens = toks[k].text in STRONG_COHORT or (
-            # 'in infants with severe HIE', 'for those who were cooled': as 'among'
-            toks[k].text in {"in", "for"}
+            # 'in infants with severe HIE', 'for those who were cooled': as 'among'; 'of
+            # babies who needed X, % Y' opening the question likewise
+            (toks[k].text in {"in", "for"} or (k == 0 and toks[k].text == "of"))
             and k + 1 < len(toks)
             and (toks[k + 1].norm in SUBJECT_NOUNS or toks[k + 1].text in {"those", "the"})
             and (

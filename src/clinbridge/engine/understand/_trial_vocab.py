@@ -44,6 +44,7 @@ _SYNONYMS: dict[str, str] = {
     "man": "male",
     "woman": "female",
     "weigh": "weight",
+    "fed": "feed",  # an irregular past: 'tube fed' is 'tube feeding'
     "heavy": "weight",  # "how heavy were they at birth": the weight
     "birthweight": "weight",
     "bw": "weight",
@@ -333,7 +334,17 @@ def expand_shorthand(
     entries = _shorthand()
     for pattern, words, when in entries + tuple(e for e in entries if e[2] == "dictionary"):
         if when != "dictionary":
-            text = pattern.sub(words, text)
+            # a shorthand that is itself a code of the dictionary, beside a word it stands
+            # beside there, is that code: 'GMFCS level III to V' is no 'versus'
+            text = pattern.sub(
+                lambda m, w=words: (
+                    m.group(0)
+                    if canon(m.group(0)) in vocabulary
+                    and _beside(m.string, m, m.group(0), neighbours, frozenset())
+                    else w
+                ),
+                text,
+            )
             continue
         spans = [
             m for m in pattern.finditer(text) if _beside(text, m, words, neighbours, vocabulary)
