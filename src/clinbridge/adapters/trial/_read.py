@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clinbridge.adapters.trial._banner import find_banner, is_banner_row
 from clinbridge.adapters.trial._dict_header import by_content, by_words
 from clinbridge.adapters.trial._missing_decl import in_table, is_missing_header
 from clinbridge.errors import LoadError
@@ -132,14 +133,18 @@ def _read_csv(p: Path, *, encoding: str | None) -> Sheet:
 def find_header(sheet: Sheet) -> int:
     """The 0-based index of the header row: the first row that names most of the columns.
 
-    Title rows above the header are skipped (and reported by the loader). A header split over
-    two rows (merged group cells above the variable names) or with blank names is refused.
+    Title rows above the header are skipped (and reported by the loader), and so is a banner of
+    merged group cells over blocks of columns when the row below names every column (see
+    :mod:`~clinbridge.adapters.trial._banner`). A header split over two rows (group labels that
+    are the only names of their columns) or with blank names is refused.
     """
     width = sheet.width
     if width == 0 or not sheet.rows:
         raise LoadError("the sheet is empty", **sheet.where())
     header = None
     for i, row in enumerate(sheet.rows[:20]):
+        if is_banner_row(sheet, i):  # merged group cells over blocks of columns
+            continue
         filled = sum(not _blank(v) for v in row)
         if filled >= max(1, 0.5 * width):
             header = i
@@ -148,7 +153,10 @@ def find_header(sheet: Sheet) -> int:
         raise LoadError(
             "no header row (a row naming the columns) in the first 20 rows", **sheet.where()
         )
+    banner = find_banner(sheet, header)
     for r0, c0, r1, c1 in sheet.merged:
+        if (r0, c0, r1, c1) in banner.ranges:
+            continue
         if r0 <= header + 1 and r1 >= max(0, header - 1):
             text = sheet.rows[r0][c0] if r0 < len(sheet.rows) and c0 < len(sheet.rows[r0]) else ""
             raise LoadError(
@@ -158,7 +166,7 @@ def find_header(sheet: Sheet) -> int:
                 **sheet.where(r0, c0),
             )
     row = sheet.rows[header]
-    for i in range(header - 1, -1, -1):
+    for i in range(banner.top(header) - 1, -1, -1):
         # a title sits alone in column A; a label over other columns groups them (a header
         # split over two rows, as merged group cells leave it)
         above = sheet.rows[i]
@@ -291,6 +299,8 @@ def find_dictionary(
         if s is data:
             continue
         for i, row in enumerate(s.rows[:10]):
+            if is_banner_row(s, i):  # merged group cells above the dictionary's header
+                continue
             named = by_words(row, {})
             below = s.rows[i + 1] if i + 1 < len(s.rows) else []
             # a header of unknown words still stands above the first row naming a column
