@@ -10,7 +10,10 @@ import pytest
 from openpyxl import Workbook, load_workbook
 
 import clinbridge.api as cb
+from clinbridge.adapters import describe
 from clinbridge.adapters.trial import load_trial, read_trial
+from clinbridge.adapters.trial._read import column_letter
+from clinbridge.db import Database
 from clinbridge.errors import LoadError
 from clinbridge.synthetic.trial import generate_trial
 
@@ -175,6 +178,30 @@ def test_a_merged_cell_under_the_banner_is_refused(tmp_path: Path) -> None:
         read_trial(path)  # (the banner's cell is named first: E has no name under it)
 
 
+def test_names_repeated_under_visit_banners_are_refused(tmp_path: Path) -> None:
+    # REDCap-style 'HR' under each visit: the names must be unique without the banner
+    header = ["SUBJ_ID", "TRIAL", "Rand_Arm", "HR", "HR", "SBP_48H"]
+    banner = [[None, None, None, "Day 1", "Day 3", None]]
+    merges = ["B1:C1"]
+    path = book(tmp_path / "r5.xlsx", [[None, "DESIGN", None, None, None, None]], merges)
+    assert forms(path)["TRIAL"] == "DESIGN"
+    wb = load_workbook(path)
+    ws = wb["EXPORT"]
+    ws.insert_rows(2)
+    for j, v in enumerate(banner[0], start=1):
+        ws.cell(2, j, v)
+    for j, v in enumerate(header, start=1):
+        ws.cell(3, j, v)
+    ws.merge_cells("D1:E1")
+    ws.cell(1, 4, "VITALS")
+    wb.save(path)
+    with pytest.raises(LoadError) as info:
+        read_trial(path)
+    msg = str(info.value)
+    assert "duplicate column name 'HR': columns D and E" in msg
+    assert "banner groups 'VITALS / Day 1' and 'VITALS / Day 3'" in msg
+
+
 # -- the generator's workbook with a banner, loaded and asked -----------------------------------
 
 
@@ -184,28 +211,35 @@ def test_generated_workbook_with_a_banner_answers_as_without(tmp_path: Path) -> 
     book_ = load_workbook(plain)
     ws = book_["Data"]
     names = [c.value for c in ws[1]]
-    ws.insert_rows(1)
+    ws.insert_rows(1)  # the export's banner: a block before TEMP_24H, one from it to the end
     temp = names.index("TEMP_24H") + 1
     ws.cell(1, 1, "IDENTIFICATION & DESIGN")
     ws.merge_cells(start_row=1, start_column=1, end_row=1, end_column=temp - 1)
     ws.cell(1, temp, "DEVICE & MONITOR DOWNLOADS")
     ws.merge_cells(start_row=1, start_column=temp, end_row=1, end_column=len(names))
+    d = book_["Data dictionary"]
+    d.delete_cols([c.value for c in d[1]].index("Form") + 1)  # the banner is the only form
     banner = tmp_path / "banner.xlsx"
     book_.save(banner)
 
     t = read_trial(banner)
-    by = {e.name: e for e, _ in t.entries}
-    dict_form = wb.dictionary.set_index("Variable")["Form"]
-    assert by["TEMP_24H"].form == (dict_form["TEMP_24H"] or "DEVICE & MONITOR DOWNLOADS")
-    assert t.report.banner_rows and t.report.rows_loaded == 60 and t.report.reconciled
-
+    assert t.report.rows_loaded == 60 and t.report.reconciled
+    assert t.report.banner_rows == [
+        f"row 1: 'IDENTIFICATION & DESIGN' over A:{column_letter(temp - 2)}; "
+        f"'DEVICE & MONITOR DOWNLOADS' over {column_letter(temp - 1)}:"
+        f"{column_letter(len(names) - 1)}"
+    ]
     answers = []
     for i, path in enumerate((plain, banner)):
         url = f"duckdb:///{tmp_path / f'db{i}.duckdb'}"
         assert load_trial(path, url).reconciled
+        with Database.open(url) as db:
+            by = {v.name: v for v in describe(db).variables}
         with cb.connect(url) as conn:
             a = conn.ask("mean core temperature at 24 hours")
-            answers.append((a.decision, a.value))
+            answers.append((a.decision, a.value, a.sql))
+    assert by["TEMP_24H"].form == "DEVICE & MONITOR DOWNLOADS"  # in the catalog
+    assert by["SUBJ_ID"].form == "IDENTIFICATION & DESIGN"
     assert answers[1] == answers[0] and answers[0][0] == "accept"
     s = wb.data["TEMP_24H"]
     assert answers[1][1] == pytest.approx(s.where(~s.isin([-99, -88, -77])).mean())

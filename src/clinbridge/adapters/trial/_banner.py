@@ -110,9 +110,13 @@ def _under_block(sheet: Sheet, i: int, j: int) -> bool:
 
 
 def is_banner_row(sheet: Sheet, i: int) -> bool:
-    """Whether every text of row ``i`` is a banner cell and one spans a block of columns."""
-    ranges = _row_ranges(sheet, i)
-    return bool(ranges) and any(c1 > c0 for _r0, c0, _r1, c1 in ranges or [])
+    """Whether every text of row ``i`` is a banner cell and one of them spans a block of columns.
+
+    (A row whose texts each stand alone under a block of the row above is read as a banner row
+    only above a header found below it: on its own it looks just like a header under a banner.)
+    """
+    ranges = _row_ranges(sheet, i) or []
+    return any(c1 > c0 for _r0, c0, _r1, c1 in ranges)
 
 
 def find_banner(sheet: Sheet, header: int) -> Banner:

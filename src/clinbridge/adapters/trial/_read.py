@@ -214,9 +214,17 @@ def header_names(sheet: Sheet, header: int) -> list[str]:
                 if names[i] == n
                 else f"names that differ only in case ({names[i]!r})"
             )
+            banner = find_banner(sheet, header)  # 'HR' under 'Day 1' and under 'Day 3'
+            groups = (banner.group(i), banner.group(j))
+            under = (
+                f" (under the banner groups {groups[0]!r} and {groups[1]!r}: a name must be "
+                "unique without its group)"
+                if all(groups) and groups[0] != groups[1]
+                else ""
+            )
             raise LoadError(
                 f"duplicate column name {n!r}: columns {column_letter(i)} and {column_letter(j)} "
-                f"have {same}; every variable needs its own name",
+                f"have {same}{under}; every variable needs its own name",
                 **sheet.where(header, j),
             )
         seen[key] = j
