@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from clinbridge.adapters.trial._banner import find_banner, is_banner_row
 from clinbridge.adapters.trial._code_rows import code_columns
 from clinbridge.adapters.trial._dict_header import by_content, by_words
 from clinbridge.adapters.trial._missing_decl import in_table, is_missing_header
@@ -133,14 +134,18 @@ def _read_csv(p: Path, *, encoding: str | None) -> Sheet:
 def find_header(sheet: Sheet) -> int:
     """The 0-based index of the header row: the first row that names most of the columns.
 
-    Title rows above the header are skipped (and reported by the loader). A header split over
-    two rows (merged group cells above the variable names) or with blank names is refused.
+    Title rows above the header are skipped (and reported by the loader), and so is a banner of
+    merged group cells over blocks of columns when the row below names every column (see
+    :mod:`~clinbridge.adapters.trial._banner`). A header split over two rows (group labels that
+    are the only names of their columns) or with blank names is refused.
     """
     width = sheet.width
     if width == 0 or not sheet.rows:
         raise LoadError("the sheet is empty", **sheet.where())
     header = None
     for i, row in enumerate(sheet.rows[:20]):
+        if is_banner_row(sheet, i):  # merged group cells over blocks of columns
+            continue
         filled = sum(not _blank(v) for v in row)
         if filled >= max(1, 0.5 * width):
             header = i
@@ -149,7 +154,10 @@ def find_header(sheet: Sheet) -> int:
         raise LoadError(
             "no header row (a row naming the columns) in the first 20 rows", **sheet.where()
         )
+    banner = find_banner(sheet, header)
     for r0, c0, r1, c1 in sheet.merged:
+        if (r0, c0, r1, c1) in banner.ranges:
+            continue
         if r0 <= header + 1 and r1 >= max(0, header - 1):
             text = sheet.rows[r0][c0] if r0 < len(sheet.rows) and c0 < len(sheet.rows[r0]) else ""
             raise LoadError(
@@ -159,7 +167,7 @@ def find_header(sheet: Sheet) -> int:
                 **sheet.where(r0, c0),
             )
     row = sheet.rows[header]
-    for i in range(header - 1, -1, -1):
+    for i in range(banner.top(header) - 1, -1, -1):
         # a title sits alone in column A; a label over other columns groups them (a header
         # split over two rows, as merged group cells leave it)
         above = sheet.rows[i]
@@ -207,9 +215,17 @@ def header_names(sheet: Sheet, header: int) -> list[str]:
                 if names[i] == n
                 else f"names that differ only in case ({names[i]!r})"
             )
+            banner = find_banner(sheet, header)  # 'HR' under 'Day 1' and under 'Day 3'
+            groups = (banner.group(i), banner.group(j))
+            under = (
+                f" (under the banner groups {groups[0]!r} and {groups[1]!r}: a name must be "
+                "unique without its group)"
+                if all(groups) and groups[0] != groups[1]
+                else ""
+            )
             raise LoadError(
                 f"duplicate column name {n!r}: columns {column_letter(i)} and {column_letter(j)} "
-                f"have {same}; every variable needs its own name",
+                f"have {same}{under}; every variable needs its own name",
                 **sheet.where(header, j),
             )
         seen[key] = j
@@ -294,6 +310,8 @@ def find_dictionary(
         if s is data:
             continue
         for i, row in enumerate(s.rows[:10]):
+            if is_banner_row(s, i):  # merged group cells above the dictionary's header
+                continue
             named = by_words(row, {})
             below = s.rows[i + 1] if i + 1 < len(s.rows) else []
             # a header of unknown words still stands above the first row naming a column

@@ -24,6 +24,9 @@ class TrialLoadReport:
     rows_loaded: int = 0
     blank_rows_skipped: int = 0
     title_rows_skipped: int = 0
+    banner_rows: list[str] = field(default_factory=list)
+    """Rows of merged group cells above the header, each with its groups (read as the forms of
+    the columns under them)."""
     label_rows_skipped: int = 0
     """Rows of labels or units under the column names (read as such, not as subjects)."""
     descriptor_rows: list[str] = field(default_factory=list)
@@ -105,6 +108,11 @@ class TrialLoadReport:
         lines += self.visit_times
         if self.title_rows_skipped:
             lines.append(f"{self.title_rows_skipped} title row(s) above the header skipped")
+        if self.banner_rows:
+            lines.append(
+                f"{len(self.banner_rows)} banner row(s) above the header read as the forms of "
+                f"the columns under them: {_shown(self.banner_rows, 3)}"
+            )
         lines += self.descriptor_rows  # 'row 3: variable labels, checked against ...'
         if self.blank_rows_skipped:
             lines.append(f"{self.blank_rows_skipped} entirely blank row(s) skipped")

@@ -31,6 +31,7 @@ import orjson
 import pandas as pd
 
 from clinbridge.adapters.trial._admin_columns import ADMIN_SOURCE, mark_admin_columns
+from clinbridge.adapters.trial._banner import find_banner
 from clinbridge.adapters.trial._codes import (
     MISSING_TEXT,
     SPECIAL_MISSING,
@@ -55,6 +56,7 @@ from clinbridge.adapters.trial._problems import problem_at, raise_problems, unli
 from clinbridge.adapters.trial._ranges import check_range, usual_codes_beside
 from clinbridge.adapters.trial._read import (
     Sheet,
+    column_letter,
     dictionary_columns,
     find_dictionary,
     find_header,
@@ -137,9 +139,11 @@ def read_trial(
     else:
         source = "none found: inferred from the data (labels are the column names)"
     report = TrialLoadReport(file=str(path), sheet=data.name, dictionary_source=source)
-    report.title_rows_skipped = header
+    banner = find_banner(data, header)  # merged group cells over the names: each column's form
+    report.title_rows_skipped = banner.top(header)
+    report.banner_rows = banner.lines(column_letter)
     found_dict = (dict_sheet, dict_header, dict_cols) if dict_sheet is not None else None
-    declared = workbook_codes(sheets, data, header, found_dict, names)
+    declared = workbook_codes(sheets, data, banner.top(header), found_dict, names)
     entries_by_name: dict[str, Entry] = {}
     if dict_sheet is not None:
         dict_rows = dictionary_entries(dict_sheet, dict_header, dict_cols, names)
@@ -222,6 +226,7 @@ def read_trial(
             )
             entry.type = "integer" if seen.type == "categorical" else seen.type
         entry.name = name
+        entry.form = entry.form or banner.group(j)
         describe(entry, j, described)
         col = sql_name(name)
         if col in used_sql:
