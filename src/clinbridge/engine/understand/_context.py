@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clinbridge.engine.plan import ConceptRef, ConceptSet, ValueFilter
-from clinbridge.engine.understand._ground import Concept, Word, ground_text
 from clinbridge.engine.understand._definite_variants import definite_variants, vaccine_act
-from clinbridge.engine.understand._shared_head import share_head
+from clinbridge.engine.understand._ground import Concept, Word, ground_text
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._method_variants import method_base, method_siblings
 from clinbridge.engine.understand._pieces import Slot
 from clinbridge.engine.understand._reading import Grounding
+from clinbridge.engine.understand._shared_head import share_head
 from clinbridge.errors import UnderstandingError
 
 __all__ = ["VALUE_STREAMS", "Abstain", "Ctx", "Item", "expand"]

@@ -11,6 +11,7 @@ split: a variant needs a word *inside* the phrase, never only before or after it
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["definite_variants", "vaccine_act"]
 
-_WIDE = re.compile(r"\b(?:any|all|every|each|either|some|various|different|types?\s+of|kinds?\s+of)\b")
+_WIDE = re.compile(
+    r"\b(?:any|all|every|each|either|some|various|different|types?\s+of|kinds?\s+of)\b"
+)
 
 
 def _same(word: str, name_word: str) -> bool:
@@ -40,13 +43,11 @@ def _inserted(phrase: list[str], name: list[str]) -> tuple[str, ...] | None:
             return None
         pos.append(k)
         start = k + 1
-    inside = tuple(name[i] for a, b in zip(pos, pos[1:], strict=False) for i in range(a + 1, b))
+    inside = tuple(name[i] for a, b in itertools.pairwise(pos) for i in range(a + 1, b))
     return inside or None
 
 
-def definite_variants(
-    phrase: str, entries: list[Entry], question: str
-) -> list[list[Entry]] | None:
+def definite_variants(phrase: str, entries: list[Entry], question: str) -> list[list[Entry]] | None:
     """The variants a definite singular phrase names (each a list of entries, most recorded
     first), or None when the phrase is not said so or names no variants."""
     words = tokens(phrase)
@@ -68,7 +69,9 @@ def definite_variants(
     return out
 
 
-_ACTS = frozenset({"injection", "injections", "shot", "shots", "jab", "jabs", "booster", "boosters"})
+_ACTS = frozenset(
+    {"injection", "injections", "shot", "shots", "jab", "jabs", "booster", "boosters"}
+)
 
 
 def vaccine_act(phrase: str, entries: list[Entry], lex: Lexicon) -> str | None:
@@ -99,7 +102,4 @@ def vaccine_act(phrase: str, entries: list[Entry], lex: Lexicon) -> str | None:
     if not entries or any(e.code in codes for e in entries):
         return None
     names = "; ".join(sorted({e.name for e in entries})[:3])
-    return (
-        f"ambiguous: {phrase!r} may be a {group} vaccine (drug records) or {names!r}; "
-        "say which"
-    )
+    return f"ambiguous: {phrase!r} may be a {group} vaccine (drug records) or {names!r}; say which"
