@@ -324,14 +324,10 @@ def _qp(
         isinstance(f, EventFilter) and f.min_count == st.min_count for f in filters
     ):
         raise Abstain("a per-patient row count with this kind of question", "rows")
-    if (
-        st.matches
-        and not measure.matches
-        and not any(isinstance(f, EventFilter) and f.matches for f in filters)
+    if st.matches and not measure.matches and not any(
+        isinstance(f, EventFilter) and f.matches for f in filters
     ):
-        raise Abstain(
-            f"field {st.matches[0][0]!r} (the plan cannot filter on it)", st.matches[0][0]
-        )
+        raise Abstain(f"field {st.matches[0][0]!r} (the plan cannot filter on it)", st.matches[0][0])
     window = None
     if st.year is not None and (st.date_from or st.date_to):
         raise Abstain("a year and a date condition together", str(st.year), final=False)
