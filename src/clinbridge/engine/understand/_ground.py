@@ -47,7 +47,7 @@ __all__ = ["Concept", "Word", "ground_text"]
 
 _MAX_SPAN = 9
 _ORDINALS = frozenset(
-    "second third fourth fifth sixth seventh eighth ninth tenth 2nd 3rd 4th 5th".split()
+    "second third fourth fifth sixth seventh eighth ninth tenth 2nd 3rd 4th 5th".split()  # noqa: SIM905
 )
 
 
