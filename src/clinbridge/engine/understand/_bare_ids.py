@@ -40,7 +40,9 @@ _AFTER = (
 )
 # first in the question before what is asked of the patient: '1655 age at asthma dx?',
 # '1655 last med given when?'
-_LEAD = r"(?:age|aged|last|first|latest|earliest|most\s+recent|dob|birth\s*date|born|current|recent)"
+_LEAD = (
+    r"(?:age|aged|last|first|latest|earliest|most\s+recent|dob|birth\s*date|born|current|recent)"
+)
 _SUBJECT = re.compile(
     rf"\b(?P<aux>has|had|did|does|was|is)\s+(?P<n>\d{{1,12}})(?=\s+{_AFTER}\b)"
     r"|^(?P<n2>\d{1,12})(?=\s*(?:-+>?|:|—|–)\s)"
