@@ -345,6 +345,13 @@ _EARLY: tuple[RawRule, ...] = (
         r"\b(?:current|present[- ]day|today\s*'?s?)\s+(?=(?:(?:mean|average|median|minimum|maximum)\s+)?ages?\b)",
         lambda m: [" "],
     ),
+    # 'age today?', 'how old, in completed years, today, is the oldest person': the age now
+    (r"\b(?P<age>ages?)\s*,?\s+(?:today|now|currently|at\s+present)\b", lambda m: [m["age"]]),
+    (
+        r"\b(?P<old>how\s+old\b(?:(?!\b(?:when|at|on|during|in\s+\d|since|after|before)\b)[^?]){0,60}?)"
+        r"\s*,?\s+(?:today|now|at\s+present)\b",
+        lambda m: [m["old"]],
+    ),
     # -- age at an event (before anything splits the sentence)
     (
         r"\b(?:ages?|how\s+old\b[^?]{0,120}?)\s+(?:at|when)\s+(?:the\s+time\s+of\s+)?(?:(?:his|her|their|the\s+patient\s*'?s?)\s+)?(?:death|(?:he|she|they)\s+died)\b",
