@@ -90,10 +90,8 @@ def test_up_to_today_closes_an_open_window(gibleed: Any) -> None:
 
 
 def test_an_ordinal_is_never_a_concept(gibleed: Any) -> None:
-    a = gibleed.ask(
-        "median days from the first dose to the second dose of hepatitis B vaccine", now=NOW
-    )
-    assert a.decision == "abstain"
+    a = gibleed.ask("how many patients got a second dose of hepatitis B vaccine", now=NOW)
+    assert a.decision == "abstain" and "second" in (a.reason or "")
     b = gibleed.ask("how many patients had a second degree burn", now=NOW)
     assert b.decision == "accept"
 
@@ -161,3 +159,21 @@ def test_ages_today_birthdays_and_strictly_before(gibleed: Any) -> None:
         now=NOW,
     )
     assert c.decision == plain.decision == "accept" and c.value == plain.value
+
+
+def test_days_from_the_first_to_the_second_dose_of_one_vaccine(gibleed: Any) -> None:
+    gold = devset2_gold(
+        "gibleed",
+        "SELECT median(d2 - d1) FROM (SELECT person_id, "
+        "min(CASE WHEN rn = 1 THEN t END) AS d1, min(CASE WHEN rn = 2 THEN t END) AS d2 FROM "
+        "(SELECT person_id, drug_exposure_start_date AS t, row_number() OVER (PARTITION BY "
+        "person_id ORDER BY drug_exposure_start_date) AS rn FROM drug_exposure WHERE "
+        "drug_concept_id = 40213306) GROUP BY person_id) WHERE d2 > d1",
+    )
+    for q in (
+        "Among patients with two or more doses of hepatitis B vaccine, what is the median "
+        "number of days from the first dose to the second dose?",
+        "median number of days between hepatitis B vaccine dose 1 and dose 2",
+    ):
+        a = gibleed.ask(q, now=NOW)
+        assert a.decision == "accept" and a.value == gold, q

@@ -21,6 +21,7 @@ from clinbridge.engine.understand._age_at import mark_age_at_event
 from clinbridge.engine.understand._aggregate_arith import RANGE_RULE
 from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._calendar_spans import calendar_spans
+from clinbridge.engine.understand._nth_event import mark_nth_events
 from clinbridge.engine.understand._phrasing import plain_phrasing
 from clinbridge.engine.understand._pieces import Maker, Piece, Slot, split_pieces
 from clinbridge.engine.understand._rank_marks import mark_rank
@@ -797,6 +798,7 @@ def extract(text: str) -> list[Piece]:
     pieces = _run(pieces, RULES)
     pieces = mark_span(pieces)
     pieces = _split_between(pieces)
+    pieces = mark_nth_events(pieces)  # 'from the first dose to the second dose'
     pieces = mark_age_at_event(pieces)
     if death_age or event_age:
         for p in pieces:
