@@ -721,7 +721,7 @@ _RULES: tuple[RawRule, ...] = (
     ),
     # -- negation
     (
-        r"\b(?:without|never|not|no|none|didn't|did\s+not|don't|do\s+not|doesn't|does\s+not|haven't|have\s+not|hasn't|has\s+not|wasn't|weren't|excluding|except(?:\s+for)?|free\s+of|other\s+than|lacking)\b",
+        r"\b(?:without|never|not|no|none|didn't|did\s+not|don't|do\s+not|doesn't|does\s+not|haven't|have\s+not|hasn't|has\s+not|wasn't|weren't|isn't|aren't|hadn't|excluding|except(?:\s+for)?|free\s+of|other\s+than|lacking)\b",
         lambda m: Slot("neg"),
     ),
 )
