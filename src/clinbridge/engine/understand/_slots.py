@@ -716,7 +716,9 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("wh", {"word": m[0]}),
     ),
     (
-        r"^(?:has|have|had|did|does|do|is|was|were|are|can|could)\b|\bever\b|\bwhether\b|\bany\s+record\b",
+        r"^(?:has|have|had|did|does|do|is|was|were|are|can|could)\b|\bever\b|\bwhether\b|\bany\s+record\b"
+        # '..., y/n', '(yes/no)': the answer asked is yes or no
+        r"|\by\s*/\s*n\b|\(\s*yes\s*(?:/|or)\s*no\s*\)",
         lambda m: Slot("intent", {"op": "exists", "word": m[0]}),
     ),
     # -- negation
