@@ -177,3 +177,18 @@ def test_days_from_the_first_to_the_second_dose_of_one_vaccine(gibleed: Any) -> 
     ):
         a = gibleed.ask(q, now=NOW)
         assert a.decision == "accept" and a.value == gold, q
+
+
+def test_patients_counted_per_year_by_their_admissions(gibleed: Any) -> None:
+    rows = devset2_gold(
+        "gibleed",
+        "SELECT string_agg(y || ':' || n, ',' ORDER BY y) FROM (SELECT year(visit_start_date) AS y, "
+        "count(DISTINCT person_id) AS n FROM visit_occurrence WHERE visit_concept_id = 9201 AND "
+        "year(visit_start_date) BETWEEN 2014 AND 2016 GROUP BY 1)",
+    )
+    a = gibleed.ask(
+        "how many different patients were admitted each year from 2014 to 2016", now=NOW
+    )
+    assert a.decision == "accept"
+    got = ",".join(f"{r['year']}:{r['value']}" for r in a.value)
+    assert got == rows
