@@ -50,6 +50,7 @@ _META = frozenset(
     visits encounters admissions stays prescriptions exposures procedures diagnoses sessions
     visit encounter admission stay prescription exposure procedure diagnosis session
     immunizations vaccinations shots
+    whatever whichever its their outcome outcomes
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 _PAREN = re.compile(r"\s*\((?P<body>[^()]{1,80})\)")
