@@ -47,7 +47,8 @@ _SUBJECT = re.compile(
     rf"\b(?P<aux>has|had|did|does|was|is)\s+(?P<n>\d{{1,12}})(?=\s+{_AFTER}\b)"
     r"|^(?P<n2>\d{1,12})(?=\s*(?:-+>?|:|—|–)\s)"
     r"|(?<![\w.-])(?P<n3>\d{1,12})(?='s\b)"
-    rf"|^(?P<n4>\d{{1,12}})(?=\s+{_LEAD}\b)"
+    # ('5 most recent visits': a number of things, not a patient)
+    rf"|^(?P<n4>\d{{1,12}})(?=\s+{_LEAD}\b(?!\s+[a-z]+s\b))"
     # '# of pen VK courses for 1655': the patient the question ends on
     r"|\bfor\s+(?P<n5>\d{1,12})(?=\s*\??\s*$)",
     re.I,
