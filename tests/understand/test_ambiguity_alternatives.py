@@ -97,7 +97,8 @@ def test_age_today_or_at_the_event(eunomia_conn: Any) -> None:
         return on.year - born.year - ((on.month, on.day) < (born.month, born.day))
 
     born = birth.date() if isinstance(birth, dt.datetime) else birth
-    alts = _ambiguous(eunomia_conn, "pt 96 age @ CABG")
+    # ('pt 96 age @ CABG' is the age at the CABG: '@' is 'at', devset4's gold)
+    alts = _ambiguous(eunomia_conn, "pt 96 age CABG")
     (at,) = [a for d, a in alts.items() if d.startswith("the age at the first")]
     assert int(at.value) == years(born, first)
     assert int(alts["the age today"].value) >= int(at.value)

@@ -166,6 +166,8 @@ def _window_applied(plan: QueryPlan) -> list[Check]:
     patient_level = (
         m.of in {"patients", "age", "days_between"} or m.point is not None
     ) and m.stream is None
+    if m.of == "patients" and m.encounter_type is not None:
+        patient_level = False  # patients dated by their encounters of that type
     if plan.window is None or not patient_level or plan.aggregate.op == "proportion":
         return []
     return [

@@ -67,11 +67,14 @@ def anchor_tie(
     at = col("t")
     conds: list[exp.Expr] = [col("pid").eq(pid.copy())]
     unit = window.unit
-    if window.start_days == 0:
+    if window.start_days == 0 and window.end_days == 0 and unit == "day":
+        # 'on the same day as X': the calendar day of one of the anchor events
+        conds.append(f.as_date(at.copy(), d).eq(f.as_date(t.copy(), d)))
+    elif window.start_days == 0:
         conds.append(exp.LT(this=at, expression=t.copy()))
     elif window.start_days is not None:
         conds.append(exp.GTE(this=t.copy(), expression=_add(at.copy(), window.start_days, unit, d)))
-    if window.end_days == 0:
+    if window.end_days == 0 and window.start_days != 0:
         conds.append(exp.LTE(this=t.copy(), expression=at.copy()))
     elif window.end_days is not None:
         conds.append(exp.LTE(this=t.copy(), expression=_add(at.copy(), window.end_days, unit, d)))

@@ -176,8 +176,10 @@ class Compiler:
     def _events(self, plan: QueryPlan) -> tuple[exp.Select, bool]:
         """ev: the measure's events (or encounters) for cohort members, in window and scope."""
         m = plan.measure
-        encounter_level = m.of in {"encounters", "length_of_stay", "end_date", "attribute"} or (
-            m.of == "date" and m.stream is None
+        encounter_level = (
+            m.of in {"encounters", "length_of_stay", "end_date", "attribute"}
+            or (m.of == "date" and m.stream is None)
+            or _dated_by_encounters(m)
         )
         a = self.cohorts.alias("m")
         nested = plan.scope is not None and (
@@ -306,7 +308,7 @@ class Compiler:
         if op == "list" and plan.aggregate.top is not None and m.of == "patients":
             return top_patients(self, plan, ctes), "list"
         if (
-            m.of in {"patients", "age", "days_between"}
+            (m.of in {"patients", "age", "days_between"} and not _dated_by_encounters(m))
             or m.point is not None
             or (m.of == "attribute" and m.variable == "sex")
         ) and m.stream is None:
@@ -670,7 +672,9 @@ class Compiler:
         op, m = plan.aggregate.op, plan.measure
         p = self.catalog.patients
         assert p is not None
-        patient_level = m.of in {"patients", "age"} and m.stream is None
+        patient_level = (
+            m.of in {"patients", "age"} and m.stream is None and not _dated_by_encounters(m)
+        )
         e = "e"
         src = exp.alias_(exp.to_table("cohort" if patient_level else "ev"), e)
         joins = _Joins()
@@ -751,3 +755,9 @@ class Compiler:
             *[exp.column(n) for n in names], copy=False
         )
         return q.order_by(*[exp.Ordered(this=exp.column(n)) for n in names], copy=False), "rows"
+
+
+def _dated_by_encounters(m: Measure) -> bool:
+    """Patients counted by their encounters of one type ('patients admitted each year'): the
+    encounters are the events that date them (``Measure.encounter_type`` without a stream)."""
+    return m.of == "patients" and m.stream is None and m.encounter_type is not None

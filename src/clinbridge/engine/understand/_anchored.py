@@ -32,6 +32,9 @@ def days_between(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
         return _span(items, ctx, mslot, k)
     after = [(j, i) for j, i in enumerate(items) if j > k and isinstance(i, Concept)][:2]
     if len(after) < 2:
+        nth = _nth_of_one(items, ctx, mslot, k)  # 'from the first dose to the second dose'
+        if nth is not None:
+            return nth
         raise Abstain("could not tell which two events the time is between", mslot.text)
     anchors = []
     prev = k
@@ -55,6 +58,40 @@ def days_between(items: list[Item], ctx: Ctx, mslot: Slot) -> Measure:
             phrase=mslot.text,
             kind="aggregate",
             target=f"days from the {anchors[0].which} {after[0][1].phrase} to the {anchors[1].which} {after[1][1].phrase} (when later)",
+        )
+    )
+    return Measure(of="days_between", start_at=anchors[0], end_at=anchors[1])
+
+
+def _nth_of_one(items: list[Item], ctx: Ctx, mslot: Slot, k: int) -> Measure | None:
+    """Days from one occurrence of the question's one concept to a later one ('the first dose
+    to the second dose', 'dose 1 and dose 2'): two order slots after the measure, one of them an
+    nth (``._nth_event``), and one concept in the question; None otherwise."""
+    from clinbridge.engine.plan import EventAnchor
+
+    orders = list(_slots(items[k + 1 :], "order"))
+    concepts = [i for i in items if isinstance(i, Concept)]
+    if len(orders) != 2 or len(concepts) != 1 or not any("nth" in o.data for o in orders):
+        return None
+    keys = [(o.data["which"], o.data.get("nth", 1)) for o in orders]
+    if keys[0] == keys[1] or any(w != "first" for w, _ in keys) or keys[0][1] > keys[1][1]:
+        return None
+    c = concepts[0]
+    st = _stream_for(c, ctx.lex)
+    if st is None:
+        raise Abstain(f"{c.label!r} is not recorded in this source", c.phrase)
+    stream, cs = _ps(c, st, ctx.lex), _concept_set(c, st, ctx.lex, ctx)
+    anchors = []
+    for o, (_w, n) in zip(orders, keys, strict=True):
+        ctx.consumed.add(id(o))
+        anchors.append(
+            EventAnchor(stream=stream, concepts=cs, which="first", nth=n if n > 1 else None)
+        )
+    ctx.groundings.append(
+        Grounding(
+            phrase=mslot.text,
+            kind="aggregate",
+            target=f"days from event {keys[0][1]} to event {keys[1][1]} of {c.phrase} (when later)",
         )
     )
     return Measure(of="days_between", start_at=anchors[0], end_at=anchors[1])

@@ -263,6 +263,13 @@ def _patients_per_year(
     """'patients with a GI bleed per year': the patients with such an event in each calendar
     year — the one event filter becomes the measure's events (its window the plan's)."""
     events = [p for p in preds if p.kind == "event"]
+    visits = [p for p in preds if p.kind == "encounter"]
+    if not events and len(visits) == 1 and visits[0].enc_type:  # 'patients admitted each year'
+        (v,) = visits
+        if v.negate or v.min_count != 1 or (v.window is not None and window is not None):
+            raise Abstain("patients per year are counted from one plain encounter filter only")
+        enc = Measure(of="patients", encounter_type=v.enc_type)  # type: ignore[arg-type]
+        return enc, [q for q in preds if q is not v], v.window if v.window is not None else window
     if len(events) != 1:
         raise Abstain("patients per year need exactly one kind of event to date them by")
     (p,) = events

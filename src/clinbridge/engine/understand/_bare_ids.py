@@ -6,7 +6,8 @@ integer is read as 'patient N' only when all of these hold:
 
 * it stands where the subject of the sentence stands — right after an auxiliary ('has', 'did',
   'was', 'is', 'does') and before a verb, an adverb or 'at'; or first in the question before a
-  dash or colon; or with a possessive ('3516's');
+  dash or colon, or before what is asked of the patient ('1655 age at ...', '1655 last med');
+  or with a possessive ('3516's'); or last, after 'for' ('# of courses for 1655');
 * it is the id of a patient in the connected source (checked against the patient table's ids,
   read once when the understander is built);
 * it is not a plausible year (1900–2100) and the question names no other patient and asks
@@ -35,12 +36,21 @@ _MAX_IDS = 500_000
 _AFTER = (
     r"(?:had|has|have|ever|never|been|got|gotten|get|gets|receive[ds]?|received|take|taken|took|"
     r"die[ds]?|died|start(?:ed)?|begin|began|break|broke|undergo|underwent|undergone|visit(?:ed)?|"
-    r"at|when|first|last|currently|still|on|in|diagnosed|admitted|prescribed|given)"
+    r"at|when|first|last|currently|still|on|in|diagnosed|dx|admitted|prescribed|given)"
+)
+# first in the question before what is asked of the patient: '1655 age at asthma dx?',
+# '1655 last med given when?'
+_LEAD = (
+    r"(?:age|aged|last|first|latest|earliest|most\s+recent|dob|birth\s*date|born|current|recent)"
 )
 _SUBJECT = re.compile(
     rf"\b(?P<aux>has|had|did|does|was|is)\s+(?P<n>\d{{1,12}})(?=\s+{_AFTER}\b)"
     r"|^(?P<n2>\d{1,12})(?=\s*(?:-+>?|:|—|–)\s)"
-    r"|(?<![\w.-])(?P<n3>\d{1,12})(?='s\b)",
+    r"|(?<![\w.-])(?P<n3>\d{1,12})(?='s\b)"
+    # ('5 most recent visits': a number of things, not a patient)
+    rf"|^(?P<n4>\d{{1,12}})(?=\s+{_LEAD}\b(?!\s+[a-z]+s\b))"
+    # '# of pen VK courses for 1655': the patient the question ends on
+    r"|\bfor\s+(?P<n5>\d{1,12})(?=\s*\??\s*$)",
     re.I,
 )
 _OTHER_PATIENT = re.compile(
@@ -77,12 +87,12 @@ def bare_patient_ids(question: str, lex: Lexicon) -> str:
     if not ids or _OTHER_PATIENT.search(question):
         return question
     hits = list(_SUBJECT.finditer(question))
-    numbers = {m["n"] or m["n2"] or m["n3"] for m in hits}
+    numbers = {next(g for g in m.group("n", "n2", "n3", "n4", "n5") if g) for m in hits}
     if len(numbers) != 1:
         return question
     n = numbers.pop()
     if n not in ids or 1900 <= int(n) <= 2100:
         return question
     m = hits[0]
-    start, end = m.span("n") if m["n"] else m.span("n2") if m["n2"] else m.span("n3")
+    start, end = m.span(next(k for k in ("n", "n2", "n3", "n4", "n5") if m[k]))
     return f"{question[:start]}patient {n}{question[end:]}"

@@ -162,7 +162,8 @@ def _concept(words: list[str], kinds: set[str], lex: Lexicon) -> tuple[str, Conc
     items = ground_text(phrase, lex, embeddings=False)
     concepts = [i for i in items if isinstance(i, Concept)]
     loose = [i for i in items if isinstance(i, Word) and i.text not in _EVENT_WORDS]
-    if len(concepts) != 1 or loose or len(concepts[0].tied) > 1:
+    # labels tied for best that name one and the same concept are no choice
+    if len(concepts) != 1 or loose or len({frozenset(t) for t in concepts[0].tied}) > 1:
         raise _NotRead
     c = concepts[0]
     entries = [lex.entries[e] for e in (c.primary or c.entries)]
@@ -225,7 +226,21 @@ def _events(a: list[str], b: list[str], lex: Lexicon, cat: Catalog) -> tuple[Any
         pb = (pb[0], pb[1], pb[2] or pa[2], pa[3])
     if pa[:2] == pb[:2] and pa[3] == pb[3]:
         raise _NotRead  # the same occurrence twice
+    pb = (*pb[:3], _object_said(pa[3], pb[3]))  # 'insertion of X and its removal'
+    pa = (*pa[:3], _object_said(pb[3], pa[3]))
     return _event(*pa, lex, cat) + _event(*pb, lex, cat)
+
+
+def _object_said(other: list[str], core: list[str]) -> list[str]:
+    """A bare action noun ('its removal') takes the other event's object ('insertion of a
+    subcutaneous contraceptive' → 'subcutaneous contraceptive removal'): read alone it names
+    every removal the source records."""
+    from clinbridge.engine.understand._elided_object import ACTIONS
+
+    if len(core) != 1 or core[0] not in ACTIONS:
+        return core
+    obj = [w for w in other if w not in ACTIONS]
+    return [*obj, core[0]] if obj and len(obj) < len(other) else core
 
 
 def _words(text: str) -> list[str]:

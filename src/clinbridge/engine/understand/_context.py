@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clinbridge.engine.plan import ConceptRef, ConceptSet, ValueFilter
+from clinbridge.engine.understand._definite_variants import definite_variants, vaccine_act
 from clinbridge.engine.understand._ground import Concept, Word, ground_text
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._method_variants import method_base, method_siblings
 from clinbridge.engine.understand._pieces import Slot
 from clinbridge.engine.understand._reading import Grounding
+from clinbridge.engine.understand._shared_head import share_head
 from clinbridge.errors import UnderstandingError
 
 __all__ = ["VALUE_STREAMS", "Abstain", "Ctx", "Item", "expand"]
@@ -70,7 +72,9 @@ def expand(pieces: Sequence[str | Slot], ctx: Ctx) -> list[Item]:
         if isinstance(piece, Slot):
             items.append(piece)
         else:
-            items.extend(ground_text(piece, ctx.lex, embeddings=ctx.embeddings))
+            items.extend(
+                share_head(ground_text(piece, ctx.lex, embeddings=ctx.embeddings), ctx.lex)
+            )
     return items
 
 
@@ -138,6 +142,13 @@ def _concept_set(
                 ctx.ambiguities.append((c.phrase, names))
         chosen = candidates[min(ctx.choices.get(c.phrase, 0), len(candidates) - 1)]
         entries = method_siblings(chosen, lex)
+    elif c.how == "contains" and (asked := vaccine_act(c.phrase, entries, lex)):
+        raise Abstain(asked, c.phrase)
+    elif c.how == "contains" and (variants := definite_variants(c.phrase, entries, ctx.question)):
+        names = [g[0].name for g in variants]  # 'the hepatitis vaccine': A or B?
+        if (c.phrase, names) not in ctx.ambiguities:
+            ctx.ambiguities.append((c.phrase, names))
+        entries = variants[min(ctx.choices.get(c.phrase, 0), len(variants) - 1)]
     if not entries:
         raise Abstain(f"{c.label!r} has no {stream} records in this source", c.phrase)
     seen: dict[Any, Any] = {}

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from clinbridge.engine.plan import QueryPlan
 
-__all__ = ["elided_object"]
+__all__ = ["ACTIONS", "elided_object"]
 
-_ACTIONS = frozenset(
+ACTIONS = frozenset(
     """insertion removal replacement revision discontinuation start stop cessation placement
     reversal closure repair extraction implantation explantation initiation withdrawal
     resumption""".split()  # noqa: SIM905 (a word list reads better as words)
@@ -30,9 +30,9 @@ def _narrowed(start: Any, end: Any, ctx: Any) -> Any | None:
     lex = getattr(ctx, "lexicon", None)
     s_words = (getattr(start.concepts, "label", "") or "").lower().split()
     e_words = (getattr(end.concepts, "label", "") or "").lower().split()
-    if lex is None or len(e_words) != 1 or e_words[0] not in _ACTIONS or len(s_words) < 2:
+    if lex is None or len(e_words) != 1 or e_words[0] not in ACTIONS or len(s_words) < 2:
         return None
-    obj = [w for w in s_words if w not in _ACTIONS and w != "of"]
+    obj = [w for w in s_words if w not in ACTIONS and w != "of"]
     if not obj or len(obj) == len(s_words):
         return None  # the first event has no action noun of its own to swap
     items = ground_text(" ".join([*obj, e_words[0]]), lex, embeddings=False)

@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 __all__ = ["Concept", "Word", "ground_text"]
 
 _MAX_SPAN = 9
+_ORDINALS = frozenset(
+    "second third fourth fifth sixth seventh eighth ninth tenth 2nd 3rd 4th 5th".split()  # noqa: SIM905
+)
 
 
 @dataclass
@@ -270,6 +273,8 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
                 continue
             if best.how == "contains" and all(w in QUANTITY_WORDS for w in seg):
                 continue  # a unit of amount or time is not a concept
+            if best.how == "contains" and all(w in _ORDINALS for w in seg):
+                continue  # 'the second dose': an order, not 'Second degree burn'
             if best.how == "contains" and all(w in VALUE_KIND_NOUNS for w in seg):
                 continue  # 'score', 'results': the kind of value, not which concept
             if length == 1 and best.how == "contains" and stem(first) in lex.stream_words:

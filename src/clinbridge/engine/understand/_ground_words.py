@@ -171,6 +171,8 @@ EVENT_NOUNS = frozenset(
         "rows",
         "session",
         "sessions",
+        "course",  # 'courses of penicillin': its exposures
+        "courses",
     ]
 )
 GLUE = frozenset(

@@ -71,7 +71,9 @@ _IN_ANCESTOR = re.compile(
     re.I,
 )
 _NAME_ID = re.compile(
-    r"(?P<name>[A-Za-z][^(),;:]{1,80}?)\s*\(\s*(?:concept(?:_id)?\s*)?(?P<id>\d{3,})\s*\)"
+    # 'a ferrous sulfate product (ingredient 1396131)': the products under that ingredient
+    r"(?P<name>[A-Za-z][^(),;:]{1,80}?)\s*\(\s*(?:(?:concept(?:_id)?|(?:rxnorm\s+)?ingredient)\s*)?"
+    r"(?P<id>\d{3,})\s*\)"
 )
 _SYSTEM_NAME_ID = re.compile(
     r"\b(?:cvx|snomed(?:\s*ct)?|loinc|rxnorm)\s+(?P<name>'[^']{2,80}'|\"[^\"]{2,80}\")\s*"

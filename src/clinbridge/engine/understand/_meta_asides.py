@@ -50,6 +50,7 @@ _META = frozenset(
     visits encounters admissions stays prescriptions exposures procedures diagnoses sessions
     visit encounter admission stay prescription exposure procedure diagnosis session
     immunizations vaccinations shots
+    whatever whichever its their outcome outcomes
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 _PAREN = re.compile(r"\s*\((?P<body>[^()]{1,80})\)")
@@ -114,6 +115,7 @@ def drop_meta_asides(text: str, today: dt.date | None = None) -> str:
     """``text`` (normalised) without the parentheses above (``today``: the reading's today)."""
     from clinbridge.engine.understand._time import iso_days, parse_date
     from clinbridge.engine.understand._universal import drop_restated_universal
+    from clinbridge.engine.understand._until_now import drop_until_now
 
     def same_day(m: re.Match[str]) -> str:
         day = parse_date(iso_days(m["d"]))
@@ -121,6 +123,7 @@ def drop_meta_asides(text: str, today: dt.date | None = None) -> str:
 
     text = drop_restated_universal(text)  # 'never >= 130 (all readings under 130)'
     text = _TODAY.sub(same_day, text)
+    text = drop_until_now(text, today)  # 'since 2018 (up to today)': the window's own end
 
     def same_window(m: re.Match[str]) -> str:
         day = parse_date(iso_days(m["d"]))

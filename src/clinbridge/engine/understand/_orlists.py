@@ -2,15 +2,17 @@
 
 The first item of a comma list becomes the measure's concepts and the 'Y or Z' that follows a
 filter on the same stream, which would ask for X *and* (Y or Z). When the filter is exactly
-such an or-list on the measure's own stream — not negated, no window, value or count of its
-own, and the only filter — it is folded back into the measure: X or Y or Z.
+such an or-list on the measure's own stream — not negated, no value or count of its own, and
+the only filter — it is folded back into the measure: X or Y or Z. A calendar window the walk
+gave the last item ('X or Y diagnoses in 2018') is the whole list's: it becomes the plan's
+window when the plan has none of its own.
 """
 
 from __future__ import annotations
 
 import re
 
-from clinbridge.engine.plan import ConceptSet, EventFilter, QueryPlan
+from clinbridge.engine.plan import CalendarWindow, ConceptSet, EventFilter, QueryPlan
 
 __all__ = ["fold_or_list"]
 
@@ -23,8 +25,10 @@ def fold_or_list(plan: QueryPlan, question: str) -> QueryPlan:
     flt = plan.filters[0]
     if not isinstance(flt, EventFilter) or flt.concepts is None:
         return plan
-    simple = not (flt.negate or flt.window or flt.value or flt.age_at_event or flt.first_only)
-    if not simple or flt.min_count != 1 or flt.stream != m.stream or flt.encounter_type:
+    simple = not (flt.negate or flt.value or flt.age_at_event or flt.first_only)
+    # 'X or Y in 2018': the calendar window said after the list holds for all of it
+    dated = flt.window is None or (isinstance(flt.window, CalendarWindow) and plan.window is None)
+    if not (simple and dated) or flt.min_count != 1 or flt.stream != m.stream or flt.encounter_type:
         return plan
     label = flt.concepts.label or ""
     first = _plain(m.concepts.label or "")
@@ -44,9 +48,13 @@ def fold_or_list(plan: QueryPlan, question: str) -> QueryPlan:
         exclude=m.concepts.exclude + flt.concepts.exclude,
         label=f"{m.concepts.label}, {label}",
     )
-    return plan.model_copy(
-        update={"filters": (), "measure": m.model_copy(update={"concepts": merged})}
-    )
+    update: dict[str, object] = {
+        "filters": (),
+        "measure": m.model_copy(update={"concepts": merged}),
+    }
+    if flt.window is not None:
+        update["window"] = flt.window
+    return plan.model_copy(update=update)
 
 
 def _slashed(text: str) -> str:

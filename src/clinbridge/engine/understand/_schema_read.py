@@ -674,7 +674,9 @@ def _set_table(st: State, cat: Catalog, name: str) -> bool:
             raise Abstain(f"{name!r} resources are not an event stream of this source", name)
         streams = res
     if st.streams is not None and {s.name for s in st.streams} != {s.name for s in streams}:
-        raise Abstain(f"two tables named ({st.table_word!r}, {name!r})", name)
+        # two event tables, each with its own concept: a cohort of two events, the general
+        # reader's (which names what it cannot read)
+        raise Abstain(f"two tables named ({st.table_word!r}, {name!r})", name, final=False)
     st.streams, st.table_word = streams, name
     return True
 

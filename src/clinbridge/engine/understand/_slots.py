@@ -21,6 +21,7 @@ from clinbridge.engine.understand._age_at import mark_age_at_event
 from clinbridge.engine.understand._aggregate_arith import RANGE_RULE
 from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._calendar_spans import calendar_spans
+from clinbridge.engine.understand._nth_event import mark_nth_events
 from clinbridge.engine.understand._phrasing import plain_phrasing
 from clinbridge.engine.understand._pieces import Maker, Piece, Slot, split_pieces
 from clinbridge.engine.understand._rank_marks import mark_rank
@@ -344,6 +345,13 @@ _EARLY: tuple[RawRule, ...] = (
     (
         r"\b(?:current|present[- ]day|today\s*'?s?)\s+(?=(?:(?:mean|average|median|minimum|maximum)\s+)?ages?\b)",
         lambda m: [" "],
+    ),
+    # 'age today?', 'how old, in completed years, today, is the oldest person': the age now
+    (r"\b(?P<age>ages?)\s*,?\s+(?:today|now|currently|at\s+present)\b", lambda m: [m["age"]]),
+    (
+        r"\b(?P<old>how\s+old\b(?:(?!\b(?:when|at|on|during|in\s+\d|since|after|before)\b)[^?]){0,60}?)"
+        r"\s*,?\s+(?:today|now|at\s+present)\b",
+        lambda m: [m["old"]],
     ),
     # -- age at an event (before anything splits the sentence)
     (
@@ -708,12 +716,14 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("wh", {"word": m[0]}),
     ),
     (
-        r"^(?:has|have|had|did|does|do|is|was|were|are|can|could)\b|\bever\b|\bwhether\b|\bany\s+record\b",
+        r"^(?:has|have|had|did|does|do|is|was|were|are|can|could)\b|\bever\b|\bwhether\b|\bany\s+record\b"
+        # '..., y/n', '(yes/no)': the answer asked is yes or no
+        r"|\by\s*/\s*n\b|\(\s*yes\s*(?:/|or)\s*no\s*\)",
         lambda m: Slot("intent", {"op": "exists", "word": m[0]}),
     ),
     # -- negation
     (
-        r"\b(?:without|never|not|no|none|didn't|did\s+not|don't|do\s+not|doesn't|does\s+not|haven't|have\s+not|hasn't|has\s+not|wasn't|weren't|excluding|except(?:\s+for)?|free\s+of|other\s+than|lacking)\b",
+        r"\b(?:without|never|not|no|none|didn't|did\s+not|don't|do\s+not|doesn't|does\s+not|haven't|have\s+not|hasn't|has\s+not|wasn't|weren't|isn't|aren't|hadn't|excluding|except(?:\s+for)?|free\s+of|other\s+than|lacking)\b",
         lambda m: Slot("neg"),
     ),
 )
@@ -790,6 +800,7 @@ def extract(text: str) -> list[Piece]:
     pieces = _run(pieces, RULES)
     pieces = mark_span(pieces)
     pieces = _split_between(pieces)
+    pieces = mark_nth_events(pieces)  # 'from the first dose to the second dose'
     pieces = mark_age_at_event(pieces)
     if death_age or event_age:
         for p in pieces:

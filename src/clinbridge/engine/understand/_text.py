@@ -419,6 +419,7 @@ def normalize(text: str) -> str:
     s = re.sub(r"[?!]+", " ", s)
     s = re.sub(r"\.(\s|$)", r" \1", s)
     s = re.sub(r"([<>]=?)(\d)", r"\1 \2", s)
+    s = re.sub(r"(?<![\w.])@(?=\s)", " at ", s)  # 'mean age @ 1st diagnosis' (not an address)
     return _SPACES.sub(" ", s).strip()
 
 

@@ -281,6 +281,15 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|\b(?:in|during|throughout)\s+the\s+'?(?P<d2>[2-9])0\s*'?s\b"
         ),
     ),
+    # "on the same (calendar) day as a stroke diagnosis": the day of any such event (or of the
+    # first, when said), compared by calendar day
+    (
+        "same_day",
+        re.compile(
+            r"\b(?:(?:on|at)\s+)?(?:the\s+)?(?:very\s+)?same\s+(?:calendar\s+)?(?:day|date)\s+(?:as|that)\s+"
+            rf"{_WHICH}(?P<anchor>.+?){_ANCHOR_END}"
+        ),
+    ),
     # open-ended relative to an anchor (no length)
     (
         "event_open",
@@ -400,6 +409,10 @@ def match_to_spec(kind: str, m: re.Match[str]) -> TimeSpec | None:
     if kind == "in":
         a, b = parse_date(g["a"]), parse_date(g["a"], end=True)
         return None if a is None else TimeSpec("calendar", start=a, end=b)
+    if kind == "same_day":
+        which = _which(g.get("which")) if g.get("which") else "each"
+        anchor = g["anchor"].strip()
+        return TimeSpec("event", start_days=0, end_days=0, anchor_text=anchor, which=which)
     if kind == "event_open":
         which = _which(g.get("which"))
         anchor = g["anchor"].strip()

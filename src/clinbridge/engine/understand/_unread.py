@@ -28,7 +28,8 @@ _SHAPES: tuple[tuple[str, str], ...] = (
     ),
     (
         r"\bat\s+the\s+same\s+time\b|\bsimultaneous(?:ly)?\b|\bconcurrent(?:ly)?\b|"
-        rf"\bsame\s+(?:{_ENCOUNTER}|day|week|month|year|time|date)\b"
+        # ('on the same day as X' is a window read by ._time; 'the same day' alone is not)
+        rf"\bsame\s+(?:calendar\s+)?(?:{_ENCOUNTER}|week|month|year|time|(?:day|date)(?!\s+(?:as|that)\b))\b"
         # 'started on the day of her AF diagnosis': two events on one day
         r"|\bon\s+the\s+(?:very\s+)?(?:day|date)\s+(?:of|that|when|she|he|they)\b(?!\s+birth)",
         "two events at the same time or in the same visit or period",
