@@ -28,11 +28,13 @@ from clinbridge.engine import _acceptance_alts as alts
 from clinbridge.engine._acceptance_alts import run_variant as _run
 from clinbridge.engine._checks import _streams_for, failed
 from clinbridge.engine.plan import (
+    AgeFilter,
     Aggregate,
     ConceptRef,
     ConceptSet,
     EventFilter,
     Measure,
+    PatientAnchor,
     ValueFilter,
 )
 
@@ -338,14 +340,22 @@ def _bare_on(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
     if f.concepts.exclude or not _BARE_ON.search(question) or _TIME_FRAME.search(question):
         return []
     drug = f.concepts.describe()
-    readings = alts.current_or_ever(ctx, plan, drug)
+    # currently on it: an exposure spanning today, on a patient alive today
+    alive = AgeFilter(op=">=", value=0, at=PatientAnchor(point="death"), negate=True)
+    current = plan.model_copy(
+        update={"filters": (f.model_copy(update={"status": "active"}), alive)}
+    )
+    readings = [
+        alts.reading(ctx, f"currently on {drug} (an exposure spanning today, alive)", current),
+        alts.reading(ctx, f"ever exposed to {drug}", plan, ctx.value),
+    ]
     if len({str(r.value) for r in readings}) < 2:
         return []  # currently and ever on it are the same patients here
     return [
         failed(
             "time_frame_unique",
             "ambiguous",
-            f"'on {drug}' reads as currently on it (an exposure spanning today, "
+            f"'on {drug}' reads as currently on it (an exposure spanning today, alive: "
             f"{readings[0].value}) or as ever exposed ({readings[1].value}): say 'currently on' "
             "or 'ever given'",
             readings,
