@@ -13,10 +13,7 @@ reading where the answer would silently rest on a choice the question did not ma
   class's stream with the class's head word ('Ankle X-ray') yet outside the concepts read: the
   reading is narrower than the question (abstains, naming the examples left out);
 * **a value asked, records counted**: 'mean value of X per patient' read as the mean number of
-  X records per patient: the answer is not of the type asked;
-* **the bare 'pts on X'**: a count of patients 'on' a drug with no word of time (the writers of
-  three blind sets read it as currently on it or ever exposed): asked when the two differ on
-  the data ('are on X' is asked by ``_acceptance_data`` whatever the data says).
+  X records per patient: the answer is not of the type asked.
 """
 
 from __future__ import annotations
@@ -28,13 +25,11 @@ from clinbridge.engine import _acceptance_alts as alts
 from clinbridge.engine._acceptance_alts import run_variant as _run
 from clinbridge.engine._checks import _streams_for, failed
 from clinbridge.engine.plan import (
-    AgeFilter,
     Aggregate,
     ConceptRef,
     ConceptSet,
     EventFilter,
     Measure,
-    PatientAnchor,
     ValueFilter,
 )
 
@@ -316,53 +311,6 @@ def _value_asked(plan: QueryPlan, question: str) -> list[Check]:
     ]
 
 
-# -- the bare 'pts on X' ---------------------------------------------------------------------------
-_BARE_ON = re.compile(
-    r"\b(?:pts?|patients?|people|persons?|women|men|females?|males?|adults?|children|kids)\s+"
-    r"on\s+(?!any\b|an?\b|the\b|their\b|what\b|which\b|average\b|each\b|same\b|day\b|"
-    r"date\b|admission\b|record\b|file\b|\d)[a-z][\w-]*",
-    re.I,
-)
-
-
-def _bare_on(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
-    from clinbridge.engine._acceptance_data import _TIME_FRAME
-
-    if plan.patient_id or plan.measure.of != "patients" or plan.aggregate.op != "count":
-        return []
-    if len(plan.filters) != 1 or plan.window is not None or plan.group_by:
-        return []
-    f = plan.filters[0]
-    if not isinstance(f, EventFilter) or "drug" not in f.stream.lower() or f.concepts is None:
-        return []
-    if f.negate or f.window is not None or f.status is not None or f.value is not None:
-        return []
-    if f.concepts.exclude or not _BARE_ON.search(question) or _TIME_FRAME.search(question):
-        return []
-    drug = f.concepts.describe()
-    # currently on it: an exposure spanning today, on a patient alive today
-    alive = AgeFilter(op=">=", value=0, at=PatientAnchor(point="death"), negate=True)
-    current = plan.model_copy(
-        update={"filters": (f.model_copy(update={"status": "active"}), alive)}
-    )
-    readings = [
-        alts.reading(ctx, f"currently on {drug} (an exposure spanning today, alive)", current),
-        alts.reading(ctx, f"ever exposed to {drug}", plan, ctx.value),
-    ]
-    if len({str(r.value) for r in readings}) < 2:
-        return []  # currently and ever on it are the same patients here
-    return [
-        failed(
-            "time_frame_unique",
-            "ambiguous",
-            f"'on {drug}' reads as currently on it (an exposure spanning today, alive: "
-            f"{readings[0].value}) or as ever exposed ({readings[1].value}): say 'currently on' "
-            "or 'ever given'",
-            readings,
-        )
-    ]
-
-
 def check_records(ctx: _Ctx) -> list[Check]:
     """Failed checks of a reading held against its records and the question's words."""
     plan, question = ctx.plan, ctx.question
@@ -371,5 +319,4 @@ def check_records(ctx: _Ctx) -> list[Check]:
     out: list[Any] = _value_asked(plan, question)
     out = out or _same_time_visits(ctx, plan)
     out = out or _examples_outside(ctx, plan, question)
-    out = out or _finding_by_threshold(ctx, plan, question)
-    return out or _bare_on(ctx, plan, question)
+    return out or _finding_by_threshold(ctx, plan, question)
