@@ -191,6 +191,7 @@ def check_acceptance(ctx: _Ctx, checks: Sequence[Check] = ()) -> list[Check]:
     if plan is None or not question or any(not c.passed for c in checks):
         return []
     from clinbridge.engine._acceptance_data import check_choices
+    from clinbridge.engine._acceptance_records import check_records
 
     out = _asked_kind(question, plan) + _summary(question, plan) + _window_applied(plan)
-    return out or check_choices(ctx)
+    return out or check_choices(ctx) or check_records(ctx)

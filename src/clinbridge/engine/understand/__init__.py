@@ -64,6 +64,7 @@ from clinbridge.engine.understand._senses import read_senses
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._stay_read import read_stay
+from clinbridge.engine.understand._stream_split import stream_choices
 from clinbridge.engine.understand._text import normalize
 from clinbridge.engine.understand._time_columns import drop_time_columns
 from clinbridge.engine.understand._typos import fix_structure_typos
@@ -220,6 +221,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         return [Reading(question=question, abstain_reason=ended)]
     if first.plan is not None and c.ambiguities:
         first = _with_choices(items, c, first)
+    first = stream_choices(items, first, ctx.lexicon, lambda its: assemble(its, _fresh(c)))
     readings = [first]
     if first.plan is not None:
         readings.extend(_alternatives(items, c, first))

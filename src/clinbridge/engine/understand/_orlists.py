@@ -11,6 +11,7 @@ window when the plan has none of its own.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from clinbridge.engine.plan import CalendarWindow, ConceptSet, EventFilter, QueryPlan
 
@@ -37,9 +38,7 @@ def fold_or_list(plan: QueryPlan, question: str) -> QueryPlan:
     # or 'X or Y', 'X / Y': X right before an 'or' or a slash and the filter's words after it
     listed = " or " in label and first and f"{first}," in text
     said = _plain(label)
-    paired = bool(first and said) and re.search(
-        rf"\b{re.escape(first)}\s*(?:\bor\b|/)\s*{re.escape(said)}\b", _slashed(question)
-    )
+    paired = bool(first and said) and _paired(first, said, _slashed(question))
     if not (listed or paired):
         return plan
     merged = ConceptSet(
@@ -55,6 +54,19 @@ def fold_or_list(plan: QueryPlan, question: str) -> QueryPlan:
     if flt.window is not None:
         update["window"] = flt.window
     return plan.model_copy(update=update)
+
+
+def _paired(first: str, said: str, text: str) -> bool:
+    """'X or Y' / 'X / Y' in the text, X as the measure's label or a misspelling of it
+    ('donepazil / aricept' where the reading corrected it to donepezil)."""
+    if re.search(rf"\b{re.escape(first)}\s*(?:\bor\b|/)\s*{re.escape(said)}\b", text):
+        return True
+    n = len(first.split())
+    words = r"\w+" + r"\s+\w+" * (n - 1)
+    for m in re.finditer(rf"\b({words})\s*(?:\bor\b|/)\s*{re.escape(said)}\b", text):
+        if SequenceMatcher(None, m[1], first).ratio() >= 0.8:
+            return True
+    return False
 
 
 def _slashed(text: str) -> str:
