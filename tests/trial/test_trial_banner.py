@@ -162,11 +162,17 @@ def test_merge_reaching_into_the_header_is_refused(tmp_path: Path) -> None:
         read_trial(path)
 
 
-def test_an_unmerged_label_in_the_banner_row_is_refused(tmp_path: Path) -> None:
-    # one column's label, unmerged, could as well be that column's name split over two rows
+def test_an_unmerged_label_beside_the_blocks_is_a_one_column_form(tmp_path: Path) -> None:
     banner = [[None, "Design", None, "VITAL SIGNS", None, None]]
-    path = book(tmp_path / "r3.xlsx", banner, ["D1:F1"])
-    with pytest.raises(LoadError, match=r"merged header cells D1:F1"):
+    f = forms(book(tmp_path / "r3.xlsx", banner, ["D1:F1"]))
+    assert f["TRIAL"] == "Design" and f["TEMP_24H"] == "VITAL SIGNS" and f["SUBJ_ID"] is None
+
+
+def test_a_header_with_a_merged_cell_among_its_names_is_refused(tmp_path: Path) -> None:
+    # more lone names than blocks: the row is a header holding a merged cell, not a banner
+    header = ["SUBJ_ID", "TRIAL", "Rand_Arm", "Temperatures", None, "SBP_48H"]
+    path = book(tmp_path / "r5.xlsx", [], ["D1:E1"], header=header)
+    with pytest.raises(LoadError, match=r"merged header cells D1:E1"):
         read_trial(path)
 
 

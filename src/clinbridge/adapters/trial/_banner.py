@@ -5,10 +5,9 @@ column names (``DEVICE & MONITOR DOWNLOADS`` over EC1:OF1), each naming the form
 of the columns under it; the header (one name per column) is the row below. Such rows are read
 as a banner, and each column keeps its groups as metadata (its form), when
 
-* every text in the row sits in a merged cell, or, in a lower banner row, alone under a block of
-  the row above (a one-column group inside 'DAY 2'); an unmerged label over one column in the top
-  row could as well be a column's name in a header split over two rows, so that row is refused
-  as before,
+* every text in the row sits in a merged cell, or alone over one column: under a block of the row
+  above (a one-column group inside 'DAY 2'), or beside the row's blocks as a one-column form; a
+  row with more such lone labels than blocks is a header with a merged cell in it, not a banner,
 * at least one merged cell spans a block of columns,
 * no merged cell reaches down into the header row, and
 * the header row under it gives every column under a merged cell its own name.
@@ -90,15 +89,19 @@ def _row_ranges(sheet: Sheet, i: int) -> list[tuple[int, int, int, int]] | None:
     anchors = _anchors(sheet)
     row = sheet.rows[i] if i < len(sheet.rows) else []
     out = []
+    lone = 0
     for j, v in enumerate(row):
         if _blank(v):
             continue
         rng = anchors.get((i, j))
         if rng is None or (rng[3] == rng[1] and rng[2] == rng[0]):
             if not _under_block(sheet, i - 1, j):
-                return None
-            rng = (i, j, i, j)  # 'Blood pressure' alone under 'DAY 2'
+                lone += 1  # a one-column form beside the blocks ('Design' over one column)
+            rng = (i, j, i, j)  # or 'Blood pressure' alone under 'DAY 2'
         out.append(rng)
+    blocks = sum(c1 > c0 for _r0, c0, _r1, c1 in out)
+    if lone and lone > blocks:
+        return None  # mostly single names with a merged cell among them: a header, not a banner
     return out
 
 
@@ -144,9 +147,6 @@ def find_banner(sheet: Sheet, header: int) -> Banner:
     while rows and not any(r0 == rows[0] for r0, *_ in spans):
         rows.pop(0)  # blank rows above the banner are title rows
     spans = [r for r in spans if r[0] in rows]
-    merged = set(sheet.merged)
-    if rows and any(r not in merged and r[0] == rows[0] for r in spans):
-        return Banner()  # a lone label on top: a column's name over two rows, or a group?
     for _r0, c0, r1, c1 in spans + titles:
         if r1 >= header:
             return Banner()  # the merged cell reaches into the header: it names columns
