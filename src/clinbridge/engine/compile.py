@@ -690,7 +690,7 @@ class Compiler:
                     )
                 keys.append(case.else_(exp.Literal.string("unknown")).as_("sex"))
             elif g.key in {"race", "ethnicity", "city", "state"}:
-                value = attribute_value(self.cohorts, _col("pid", e), g.key, joins)
+                value = attribute_value(self.cohorts, _col("pid", e), g.key, joins, group=True)
                 keys.append(
                     exp.Coalesce(this=value, expressions=[exp.Literal.string("unknown")]).as_(g.key)
                 )

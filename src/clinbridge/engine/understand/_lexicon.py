@@ -37,7 +37,7 @@ __all__ = ["ConceptEntry", "Lexicon", "Match", "StreamStats"]
 
 logger = logging.getLogger(__name__)
 
-_CACHE_VERSION = 12
+_CACHE_VERSION = 13
 _BRACKETS = re.compile(
     r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
     r"observable entity|regime/therapy|morphologic abnormality)\)"
@@ -208,9 +208,8 @@ class Lexicon:
             lex._add_stream(q, vocab, stream, labels)
             lex.kind_streams.setdefault(stream.kind, []).append(stream.name)
             if lex.streams.get(stream.kind) and lex.streams[stream.kind].rows:
-                for word in content_tokens(f"{stream.name.replace('_', ' ')} {stream.description}"):
-                    if len(word) > 3 and word not in _GENERIC_TABLE_WORDS:
-                        lex.stream_words.setdefault(word, stream.name)
+                for word in _stream_words(stream, catalog):
+                    lex.stream_words.setdefault(word, stream.name)
         lex.labels = [
             (
                 text,
@@ -461,6 +460,74 @@ class Lexicon:
             return False
         self._label_embeddings(self.embedder)
         return True
+
+
+def _stream_words(stream: EventStream, catalog: Catalog) -> list[str]:
+    """Words that name a stream: its table's name, and the nouns of its description that say
+    what it records.
+
+    A description also names the things its records point to ('observed by a Provider', 'Events
+    of a Person') and carries function words and participles ('otherwise introduced', 'used');
+    those never name the stream: 'how many of the providers are female' is not a count of
+    diagnoses. A word is kept from the description only when it names no other table of the
+    source, no person, and is not a participle; a description cut short drops its last word.
+    """
+    own = [w for w in content_tokens(stream.name.replace("_", " ")) if len(w) > 3]
+    others = {
+        w
+        for t in catalog.tables
+        if t.name != stream.table
+        for w in content_tokens(t.name.replace("_", " "))
+    }
+    described = stream.description.rstrip()
+    if described.endswith(("…", "...")):
+        described = described.rstrip(".…").rsplit(" ", 1)[0]
+    kept = list(own)
+    for word in content_tokens(described):
+        if (
+            len(word) <= 3
+            or word in own
+            or word in others
+            or word in _NOT_STREAM_WORDS
+            or not word.isalpha()
+            or word.endswith(("ed", "ing"))
+        ):
+            continue
+        kept.append(word)
+    return [w for w in kept if w not in _GENERIC_TABLE_WORDS]
+
+
+_NOT_STREAM_WORDS = frozenset(
+    {
+        # who records are about or by: the subject and the clinicians, never a stream
+        "patient",
+        "person",
+        "provider",
+        "clinician",
+        "healthcare",
+        # the function words and light nouns of a table's description
+        "about",
+        "through",
+        "beyond",
+        "otherwise",
+        "contain",
+        "capture",
+        "represent",
+        "optional",
+        "parent",
+        "information",
+        "purpose",
+        "context",
+        "fact",
+        "free",
+        "text",
+        "given",
+        "date",
+        "format",
+        "preferably",
+        "unstructured",
+    }
+)
 
 
 _GENERIC_TABLE_WORDS = frozenset(

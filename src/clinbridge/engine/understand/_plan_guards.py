@@ -226,7 +226,7 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
         reason, phrase = f"a share of {share['n']}, read as a share of patients", share[0]
     if (
         not reason
-        and _IDS_ASKED.match(question)
+        and _IDS_ASKED.match(_QUOTED.sub(" ", question))
         and plan.aggregate.op in {"count", "list", "count_distinct"}
     ):
         reason = "ambiguous: 'distinct person_id' may ask for the ids or for their number; say 'list' or 'count'"
@@ -339,6 +339,9 @@ _IDS_ASKED = re.compile(
 )
 """'distinct person_id in X with Y' with no word for a count or a list: askers mean both (the
 ids a SELECT DISTINCT gives, or their number)."""
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|\[[^\]]*\]")
+"""A concept's name quoted in the question ('MCV [Entitic volume] by Automated count'): its
+words are the name's, never the question's ('count' there asks for no count)."""
 _SHARE_OF_EVENTS = re.compile(
     r"(?:share|percent(?:age)?|%|fraction|proportion|ratio|how\s+many)\s+of\s+(?:all\s+|the\s+|every\s+)?"
     r"(?:(?!(?:person|patient|subject)\b)\w+\s+){0,2}?(?P<n>visits|encounters|admissions|stays|records|rows|prescriptions|diagnoses|events|"
