@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 from clinbridge.engine.understand._between_read import time_counted
 from clinbridge.engine.understand._child_at_event import child_word_at_event
 from clinbridge.engine.understand._elided_object import elided_object
+from clinbridge.engine.understand._guards_number import count_read_as_age, number_of_different
 from clinbridge.engine.understand._guards_counting import (
     admission_for_concept,
     finding_and_its_threshold,
@@ -249,6 +250,10 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
         reason, phrase = visits
     if not reason and (stay := admission_for_concept(question, plan)) is not None:
         reason, phrase = stay
+    if not reason and (different := number_of_different(question, plan)) is not None:
+        reason, phrase = different
+    if not reason and (aged := count_read_as_age(question, plan)) is not None:
+        reason, phrase = aged
     if not reason and (twice := finding_and_its_threshold(plan)) is not None:
         reason, phrase = twice
     if not reason:
