@@ -53,12 +53,12 @@ from typing import TYPE_CHECKING, Any
 from clinbridge.engine.understand._between_read import time_counted
 from clinbridge.engine.understand._child_at_event import child_word_at_event
 from clinbridge.engine.understand._elided_object import elided_object
-from clinbridge.engine.understand._guards_number import count_read_as_age, number_of_different
 from clinbridge.engine.understand._guards_counting import (
     admission_for_concept,
     finding_and_its_threshold,
     visits_counted_as_records,
 )
+from clinbridge.engine.understand._guards_number import count_read_as_age, number_of_different
 from clinbridge.engine.understand._method_variants import method_base
 from clinbridge.engine.understand._name_variants import (
     counted_concept,
