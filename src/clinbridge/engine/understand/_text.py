@@ -292,6 +292,8 @@ ABBREVIATIONS: dict[str, str] = {k: v[0] for k, v in concept_shorthand().items()
 # stop words; a word outside it that nothing grounds is reported, never dropped.
 FILLER = frozenset(
     [
+        # '(however often each was given)': a counting aside's hedge
+        "however",
         "point",
         "points",
         "type",
