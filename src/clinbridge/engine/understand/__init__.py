@@ -153,7 +153,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     if no_rows:
         return [Reading(question=question, abstain_reason=no_rows)]
     plain, tables_named = plain_schema_words(plain, ctx.catalog, ctx.lexicon)
-    plain = category_words(drop_confirmed_codes(plain, ctx.lexicon), ctx.lexicon)
+    plain = category_words(drop_confirmed_codes(plain, ctx.lexicon, ctx.catalog), ctx.lexicon)
     text = replace_patient_names(data_words(expand_words(normalize(plain))), ctx.lexicon)
     today = (ctx.now.date() if ctx.now else None) or _data_today(ctx.catalog) or dt.date.today()
     text = drop_meta_asides(plain_words(text, ctx.lexicon), today)  # '(count readings not pts)'
