@@ -294,6 +294,10 @@ FILLER = frozenset(
     [
         # '(however often each was given)': a counting aside's hedge
         "however",
+        # "the 'Received higher education' finding", "with concept 'Social isolation'": the
+        # kind of record a named concept is (its semantic tag, the data manager's word)
+        "finding",
+        "concept",
         "point",
         "points",
         "type",
