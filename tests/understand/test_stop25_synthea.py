@@ -125,3 +125,14 @@ def test_lab_shorthand(s27: Any) -> None:
     a = s27.ask("# pts w bicarb (CO2) 20 or lower", now=NOW)
     b = s27.ask("how many pts w Na >= 144 ever", now=NOW)
     assert a.decision == "accept" and b.decision == "accept"
+
+
+def test_an_age_at_an_event_with_no_summary_is_answered_only_where_summaries_agree(
+    s27: Any,
+) -> None:
+    # one patient had a cerebrovascular accident: every summary of their age is the same
+    a = s27.ask("how old was the patient with a cerebrovascular accident when diagnosed", now=NOW)
+    assert a.decision == "accept" and isinstance(a.value, int | float)
+    # many patients of different ages: which summary is asked
+    b = s27.ask("age at diagnosis of viral sinusitis", now=NOW)
+    assert b.decision == "abstain" and "summary" in (b.reason or "")

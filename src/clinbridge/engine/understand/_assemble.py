@@ -315,11 +315,8 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
         m for m in _slots(items, "measure") if m.data.get("at_event") or m.data.get("at_death")
     ]
     if at_event:
-        if not patient_id:
-            raise Abstain(
-                "say which summary of the ages is wanted (average, median, youngest, oldest)",
-                at_event[0].text,
-            )
+        # a cohort's age with no summary said: the oldest, checked against the other summaries
+        # once executed (engine/_age_summary.py: answered only where they agree)
         k = next(k for k, i in enumerate(items) if i is at_event[0])
         return "max", k, at_event[0]
     wh_person = _which_people(items)
