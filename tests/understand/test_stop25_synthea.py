@@ -136,3 +136,18 @@ def test_an_age_at_an_event_with_no_summary_is_answered_only_where_summaries_agr
     # many patients of different ages: which summary is asked
     b = s27.ask("age at diagnosis of viral sinusitis", now=NOW)
     assert b.decision == "abstain" and "summary" in (b.reason or "")
+
+
+def test_a_drug_class_defined_by_its_recorded_members_in_an_aside(s27: Any) -> None:
+    # no concept hierarchy here: the class alone abstains, its recorded members said aside read
+    a = s27.ask("how many patients were given a calcium channel blocker", now=NOW)
+    assert a.decision == "abstain"
+    b = s27.ask(
+        "how many patients were given a calcium channel blocker (amlodipine; no nifedipine "
+        "is recorded)",
+        now=NOW,
+    )
+    assert b.decision == "accept" and b.value == 4
+    # an aside leaving out a recorded member, or naming none, defines nothing
+    c = s27.ask("how many patients were given a calcium channel blocker (nifedipine)", now=NOW)
+    assert c.decision == "abstain"
