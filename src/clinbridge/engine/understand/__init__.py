@@ -31,8 +31,8 @@ from clinbridge.engine.understand._bare_ids import bare_patient_ids, integer_pat
 from clinbridge.engine.understand._between_read import read_between
 from clinbridge.engine.understand._categories import category_words, stream_categories
 from clinbridge.engine.understand._change import read_change
-from clinbridge.engine.understand._class_words import class_words
 from clinbridge.engine.understand._class_asides import class_by_members
+from clinbridge.engine.understand._class_words import class_words
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._concept_lists import join_concept_lists, lists_define
 from clinbridge.engine.understand._data_words import data_words, names_not_given
