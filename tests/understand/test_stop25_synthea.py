@@ -151,3 +151,29 @@ def test_a_drug_class_defined_by_its_recorded_members_in_an_aside(s27: Any) -> N
     # an aside leaving out a recorded member, or naming none, defines nothing
     c = s27.ask("how many patients were given a calcium channel blocker (nifedipine)", now=NOW)
     assert c.decision == "abstain"
+
+
+def test_encounters_or_a_streams_records_per_patient(s27: Any) -> None:
+    a = s27.ask("median number of visits per patient", now=NOW)
+    assert a.decision == "accept"
+    assert a.value == _one(
+        s27,
+        "SELECT median(n) FROM (SELECT p.person_id, count(v.person_id) n FROM person p "
+        "LEFT JOIN visit_occurrence v USING (person_id) GROUP BY 1)",
+    )
+    b = s27.ask("median # of diagnoses per pt", now=NOW)
+    assert b.decision == "accept"
+    assert b.value == _one(
+        s27,
+        "SELECT median(n) FROM (SELECT person_id, count(*) n FROM condition_occurrence GROUP BY 1)",
+    )
+
+
+def test_total_before_an_amount_is_its_sum(s27: Any) -> None:
+    a = s27.ask("total days supply of simvastatin for pt 20", now=NOW)
+    assert a.decision == "accept"
+    assert a.value == _one(
+        s27,
+        "SELECT sum(days_supply) FROM drug_exposure d JOIN concept c ON c.concept_id = "
+        "d.drug_concept_id WHERE person_id = 20 AND lower(concept_name) LIKE '%simvastatin%'",
+    )

@@ -177,7 +177,7 @@ class Compiler:
         """ev: the measure's events (or encounters) for cohort members, in window and scope."""
         m = plan.measure
         encounter_level = m.of in {"encounters", "length_of_stay", "end_date", "attribute"} or (
-            m.of == "date" and m.stream is None
+            m.of in {"date", "events_per_patient"} and m.stream is None
         )
         a = self.cohorts.alias("m")
         nested = plan.scope is not None and (

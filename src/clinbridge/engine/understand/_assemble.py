@@ -493,6 +493,15 @@ def _numeric(a: _Asked) -> _Found:
     )
     if per_patient and a.op in NUMERIC_OPS:
         found = a.first_concept()
+        if found is None and not a.patient_id:
+            # 'median number of visits per patient', 'mean # of diagnoses per pt': every
+            # encounter (of a type) or every record of a stream, counted for each patient
+            if a.enc and len(a.enc) == 1:
+                etype = a.enc[0].data.get("type")
+                return Measure(of="events_per_patient", encounter_type=etype), None, 0.9
+            noun = _noun_stream(a.items)
+            if noun and len(a.lex.kind_streams.get(noun, [noun])) == 1:
+                return Measure(of="events_per_patient", stream=noun), None, 0.9
         if found is None:
             raise Abstain("could not tell which events to count per patient")
         measure, _, score = a.of_concept("events_per_patient", found, 1.0)
