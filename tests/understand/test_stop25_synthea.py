@@ -165,7 +165,8 @@ def test_encounters_or_a_streams_records_per_patient(s27: Any) -> None:
     assert b.decision == "accept"
     assert b.value == _one(
         s27,
-        "SELECT median(n) FROM (SELECT person_id, count(*) n FROM condition_occurrence GROUP BY 1)",
+        "SELECT median(n) FROM (SELECT p.person_id, count(c.person_id) n FROM person p "
+        "LEFT JOIN condition_occurrence c USING (person_id) GROUP BY 1)",
     )
 
 
