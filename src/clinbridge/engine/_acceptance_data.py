@@ -198,8 +198,10 @@ def _current_or_ever(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
     found = alts.current_or_ever(ctx, plan, drug)
     if not _ON_DRUG.search(question):
         # the bare 'pts on amlodipine' names the group of patients ever given it, unless the
-        # data makes the present real: someone is on it today and the two counts differ
-        if not _bare_on(question, drug):
+        # data makes the present real: someone is on it today and the two counts differ. Only a
+        # 'now' the asker gives is a today: without one, today is the data's last date, where
+        # every exposure the export cut short looks current
+        if plan.now is None or not _bare_on(question, drug):
             return []
         current = found[0].value
         if not isinstance(current, int) or current <= 0 or current == ctx.value:

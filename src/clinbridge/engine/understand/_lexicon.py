@@ -467,16 +467,18 @@ def _stream_words(stream: EventStream, catalog: Catalog) -> list[str]:
     what it records.
 
     A description also names the things its records point to ('observed by a Provider', 'Events
-    of a Person') and carries function words and participles ('otherwise introduced', 'used');
-    those never name the stream: 'how many of the providers are female' is not a count of
-    diagnoses. A word is kept from the description only when it names no other table of the
-    source, no person, and is not a participle; a description cut short drops its last word.
+    of a Person') and carries function words ('otherwise', 'through'); those never name the
+    stream: 'how many of the providers are female' is not a count of diagnoses. A word is kept
+    from the description only when it names no other table of the source (its dictionaries
+    aside) and no person; its verbs stay ('prescribed' names the prescriptions). A description
+    cut short drops its last word.
     """
     own = [w for w in content_tokens(stream.name.replace("_", " ")) if len(w) > 3]
+    dictionaries = {d.table for d in catalog.dictionaries}
     others = {
         w
         for t in catalog.tables
-        if t.name != stream.table
+        if t.name != stream.table and t.name not in dictionaries
         for w in content_tokens(t.name.replace("_", " "))
     }
     described = stream.description.rstrip()
@@ -490,7 +492,6 @@ def _stream_words(stream: EventStream, catalog: Catalog) -> list[str]:
             or word in others
             or word in _NOT_STREAM_WORDS
             or not word.isalpha()
-            or word.endswith(("ed", "ing"))
         ):
             continue
         kept.append(word)
@@ -526,6 +527,7 @@ _NOT_STREAM_WORDS = frozenset(
         "format",
         "preferably",
         "unstructured",
+        "used",
     }
 )
 
