@@ -208,7 +208,7 @@ class Lexicon:
             lex._add_stream(q, vocab, stream, labels)
             lex.kind_streams.setdefault(stream.kind, []).append(stream.name)
             if lex.streams.get(stream.kind) and lex.streams[stream.kind].rows:
-                for word in _stream_words(stream, catalog):
+                for word in _stream_words(stream):
                     lex.stream_words.setdefault(word, stream.name)
         lex.labels = [
             (
@@ -462,49 +462,33 @@ class Lexicon:
         return True
 
 
-def _stream_words(stream: EventStream, catalog: Catalog) -> list[str]:
-    """Words that name a stream: its table's name, and the nouns of its description that say
-    what it records.
+def _stream_words(stream: EventStream) -> list[str]:
+    """Words that name a stream: its name, and the words of its table's description.
 
-    A description also names the things its records point to ('observed by a Provider', 'Events
-    of a Person') and carries function words ('otherwise', 'through'); those never name the
-    stream: 'how many of the providers are female' is not a count of diagnoses. A word is kept
-    from the description only when it names no other table of the source (its dictionaries
-    aside) and no person; its verbs stay ('prescribed' names the prescriptions). A description
-    cut short drops its last word.
+    A description also names who its records are about or by ('Events of a Person', 'observed
+    by a Provider') and carries function words ('otherwise', 'through'); those never name the
+    stream: 'how many of the providers are female' is not a count of diagnoses. Its verbs stay
+    ('prescribed' names the prescriptions). A description cut short drops its last word.
     """
-    own = [w for w in content_tokens(stream.name.replace("_", " ")) if len(w) > 3]
-    dictionaries = {d.table for d in catalog.dictionaries}
-    others = {
-        w
-        for t in catalog.tables
-        if t.name != stream.table and t.name not in dictionaries
-        for w in content_tokens(t.name.replace("_", " "))
-    }
     described = stream.description.rstrip()
     if described.endswith(("…", "...")):
         described = described.rstrip(".…").rsplit(" ", 1)[0]
-    kept = list(own)
-    for word in content_tokens(described):
-        if (
-            len(word) <= 3
-            or word in own
-            or word in others
-            or word in _NOT_STREAM_WORDS
-            or not word.isalpha()
-        ):
-            continue
-        kept.append(word)
-    return [w for w in kept if w not in _GENERIC_TABLE_WORDS]
+    words = content_tokens(f"{stream.name.replace('_', ' ')} {described}")
+    return [
+        w
+        for w in words
+        if len(w) > 3 and w not in _GENERIC_TABLE_WORDS and w not in _NOT_STREAM_WORDS
+    ]
 
 
 _NOT_STREAM_WORDS = frozenset(
     {
-        # who records are about or by: the subject and the clinicians, never a stream
+        # who records are about or by, and where: never a stream
         "patient",
         "person",
         "provider",
         "clinician",
+        "practitioner",
         "healthcare",
         # the function words and light nouns of a table's description
         "about",
@@ -520,13 +504,6 @@ _NOT_STREAM_WORDS = frozenset(
         "purpose",
         "context",
         "fact",
-        "free",
-        "text",
-        "given",
-        "date",
-        "format",
-        "preferably",
-        "unstructured",
         "used",
     }
 )
