@@ -151,6 +151,12 @@ def test_a_drug_class_defined_by_its_recorded_members_in_an_aside(s27: Any) -> N
     # an aside leaving out a recorded member, or naming none, defines nothing
     c = s27.ask("how many patients were given a calcium channel blocker (nifedipine)", now=NOW)
     assert c.decision == "abstain"
+    # examples define nothing
+    d = s27.ask(
+        "how many patients were given a calcium channel blocker (e.g. amlodipine or others)",
+        now=NOW,
+    )
+    assert d.decision == "abstain"
 
 
 def test_encounters_or_a_streams_records_per_patient(s27: Any) -> None:

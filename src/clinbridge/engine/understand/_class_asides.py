@@ -6,7 +6,8 @@ built-in member lists are outside the data). When the question itself names, in 
 beside the class, every member of the class (by the built-in list) that this source records,
 the question has said what the class is here: the class and its aside are read as those
 members, one or the other ('carvedilol', 'clonazepam or diazepam'). An aside that leaves out a
-recorded member, or names none, leaves the class as it was (and the reading abstains on it).
+recorded member, names none, or gives examples ('e.g. warfarin, heparin or others'), leaves
+the class as it was (and the reading abstains on it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,15 @@ _ASIDE = re.compile(
     r"medications?|drugs?|products?))?)\s*\((?P<inner>[^()]{3,300})\)",
     re.I,
 )
+
+
+_EXAMPLES = re.compile(
+    r"\be\.?\s?g\b|\bsuch\s+as\b|\bfor\s+(?:example|instance)\b|\blike\b|\betc\b|\.\.\.|…|"
+    r"\b(?:or|and)\s+others?\b|\bothers?\s+(?:in|of)\s+(?:that|the|this)\b|\bincluding\b",
+    re.I,
+)
+"""An aside that gives examples ('e.g., warfarin, heparin or others in that drug class'):
+examples of a class restrict nothing and define nothing."""
 
 
 def _recorded(ingredient: str, lex: Lexicon) -> bool:
@@ -50,6 +60,8 @@ def class_by_members(text: str, lex: Lexicon) -> str:
         if klass is None:
             continue
         inner = m["inner"].lower()
+        if _EXAMPLES.search(inner):
+            continue
         recorded = [i for i in klass.ingredients if _recorded(i, lex)]
         if not recorded or not all(re.search(rf"\b{re.escape(i)}\b", inner) for i in recorded):
             continue
