@@ -192,17 +192,36 @@ def _current_or_ever(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
         return []
     if f.concepts is not None and f.concepts.exclude:
         return []  # 'on acetaminophen excluding the 160 mg tablets': products, i.e. records
-    if not _ON_DRUG.search(question) or _TIME_FRAME.search(question):
+    if _TIME_FRAME.search(question):
         return []
     drug = f.concepts.describe() if f.concepts is not None else "the drug"
+    found = alts.current_or_ever(ctx, plan, drug)
+    if not _ON_DRUG.search(question):
+        # the bare 'pts on amlodipine' names the group of patients ever given it, unless the
+        # data makes the present real: someone is on it today and the two counts differ. Only a
+        # 'now' the asker gives is a today: without one, today is the data's last date, where
+        # every exposure the export cut short looks current
+        if plan.now is None or not _bare_on(question, drug):
+            return []
+        current = found[0].value
+        if not isinstance(current, int) or current <= 0 or current == ctx.value:
+            return []
     return [
         _ambiguous(
             "time_frame_unique",
             f"'on {drug}' reads as currently on it (an exposure spanning today) or as ever "
             "exposed: say 'currently on' or 'ever given'",
-            alts.current_or_ever(ctx, plan, drug),
+            found,
         )
     ]
+
+
+def _bare_on(question: str, drug: str) -> bool:
+    """'pts on amlodipine', 'number of patients on a statin': 'on' directly before the drug."""
+    first = next(iter(_WORD.findall(drug.lower())), "")
+    if not first:
+        return False
+    return re.search(rf"\bon\s+(?:an?\s+|the\s+)?{re.escape(first)}", question, re.I) is not None
 
 
 def _filter_ids(ctx: _Ctx, f: EventFilter) -> set[Any]:

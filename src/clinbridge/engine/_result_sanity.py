@@ -347,6 +347,9 @@ def check_ambiguous(
                 "is the bound on that age or on today's age? say 'aged under 65 at death'"
             )
         )
+    from clinbridge.engine._age_summary import age_summary_unsaid
+
+    out += age_summary_unsaid(plan, question, ctx)
     m = _LAST_PERIOD.search(question)
     windowed = plan.window is not None or any(getattr(f, "window", None) for f in plan.filters)
     if m and windowed and not _PERIOD_PINNED.search(question):

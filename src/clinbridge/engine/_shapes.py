@@ -122,13 +122,23 @@ _BREAKDOWN = re.compile(
     # '(one value per woman)': one of something for each, a counting convention, not a breakdown
     r"|(?<!\bone\svalue\s)(?<!\bone\sreading\s)(?<!\bone\srow\s)(?<!\bone\sresult\s)(?<!\bone\srecord\s)"
     r"(?<!\b1\svalue\s)(?<!\bone\s)(?<!\b1\s)"
+    # '200,000 per microliter': a number before 'per' makes a rate (a unit), not a breakdown
+    r"(?<!\d\s)"
     r"\b(?:per|each|for\s+every|in\s+every)\s+(?:single\s+|individual\s+|distinct\s+|different\s+)?"
-    r"(?![a-z]{3,}ed\b)(?P<each>[a-z][\w-]*)"
+    # '(each result counted)': the noun and a participle say how records are counted
+    r"(?![a-z]{3,}ed\b)(?P<each>[a-z][\w-]*)\b(?![\w-])(?!\s+(?:counted|listed|included|once)\b)"
     r"|(?<!ed)(?<!en)\s+by\s+(?P<end>[a-z][\w-]*)\s*[?.!]*\s*$",
     re.I,
 )
 _NOT_GROUPS = frozenset(
     [
+        # 'however often each was given': a verb after 'each' groups nothing
+        "was",
+        "were",
+        "is",
+        "are",
+        "has",
+        "had",
         "pt",
         "pts",
         "patient",

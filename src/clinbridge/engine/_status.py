@@ -65,18 +65,19 @@ def status_condition(
         today = f.date_literal(now, dialect)
         if state == "active":
             cond = exp.and_(
-                started, exp.or_(end.is_(exp.null()), exp.GT(this=end, expression=today))
+                started, exp.or_(end.is_(exp.null()), exp.GTE(this=end, expression=today))
             )
+            # dates are whole days: an exposure whose end date is today spans today
             rule = (
                 f"active by the dates: {s.name} started on or before {now.isoformat()} with no "
-                f"end ({s.end_time_column}) or an end after it"
+                f"end ({s.end_time_column}) or an end on or after it"
             )
         else:
             cond = exp.and_(
-                started, exp.not_(end.is_(exp.null())), exp.LTE(this=end, expression=today)
+                started, exp.not_(end.is_(exp.null())), exp.LT(this=end, expression=today)
             )
             rule = (
-                f"ended by the dates: {s.name} with an end ({s.end_time_column}) on or before "
+                f"ended by the dates: {s.name} with an end ({s.end_time_column}) before "
                 f"{now.isoformat()}"
             )
         filled = exp.not_(exp.column(s.end_time_column).is_(exp.null()))

@@ -178,7 +178,7 @@ class Compiler:
         m = plan.measure
         encounter_level = (
             m.of in {"encounters", "length_of_stay", "end_date", "attribute"}
-            or (m.of == "date" and m.stream is None)
+            or (m.of in {"date", "events_per_patient"} and m.stream is None)
             or _dated_by_encounters(m)
         )
         a = self.cohorts.alias("m")
@@ -694,7 +694,7 @@ class Compiler:
                     )
                 keys.append(case.else_(exp.Literal.string("unknown")).as_("sex"))
             elif g.key in {"race", "ethnicity", "city", "state"}:
-                value = attribute_value(self.cohorts, _col("pid", e), g.key, joins)
+                value = attribute_value(self.cohorts, _col("pid", e), g.key, joins, group=True)
                 keys.append(
                     exp.Coalesce(this=value, expressions=[exp.Literal.string("unknown")]).as_(g.key)
                 )

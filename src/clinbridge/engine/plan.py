@@ -396,7 +396,8 @@ class Measure(_Node):
     * ``value``: the numeric value of events of ``stream`` (measurement value, observation value);
     * ``days_supply`` / ``quantity``: drug exposure fields;
     * ``length_of_stay``: encounter length in days (end - start);
-    * ``events_per_patient``: number of matching events per patient in the cohort;
+    * ``events_per_patient``: number of matching events per patient in the cohort (with no
+      ``stream``: of encounters, of ``encounter_type`` when set);
     * ``age``: patient age in years at ``age_at`` (default now), e.g. age at first diagnosis;
     * ``days_between``: days from ``start_at`` to ``end_at`` per patient (both anchors), for
       the patients whose ``end_at`` is not before their ``start_at`` (the same day is 0);
@@ -593,7 +594,6 @@ class QueryPlan(_Node):
             "quantity",
             "events",
             "concept",
-            "events_per_patient",
             "cost",
             "encounter_cost",
         }

@@ -31,6 +31,7 @@ from clinbridge.engine.understand._bare_ids import bare_patient_ids, integer_pat
 from clinbridge.engine.understand._between_read import read_between
 from clinbridge.engine.understand._categories import category_words, stream_categories
 from clinbridge.engine.understand._change import read_change
+from clinbridge.engine.understand._class_asides import class_by_members
 from clinbridge.engine.understand._class_words import class_words
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._concept_lists import join_concept_lists, lists_define
@@ -154,7 +155,8 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     if no_rows:
         return [Reading(question=question, abstain_reason=no_rows)]
     plain, tables_named = plain_schema_words(plain, ctx.catalog, ctx.lexicon)
-    plain = category_words(drop_confirmed_codes(plain, ctx.lexicon), ctx.lexicon)
+    plain = category_words(drop_confirmed_codes(plain, ctx.lexicon, ctx.catalog), ctx.lexicon)
+    plain = class_by_members(plain, ctx.lexicon)  # 'a benzodiazepine (clonazepam or diazepam)'
     text = replace_patient_names(data_words(expand_words(normalize(plain))), ctx.lexicon)
     today = (ctx.now.date() if ctx.now else None) or _data_today(ctx.catalog) or dt.date.today()
     text = drop_meta_asides(plain_words(text, ctx.lexicon), today)  # '(count readings not pts)'

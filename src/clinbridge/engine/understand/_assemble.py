@@ -322,11 +322,8 @@ def _intent(items: list[Item], patient_id: str | None) -> tuple[str, int, Slot |
         m for m in _slots(items, "measure") if m.data.get("at_event") or m.data.get("at_death")
     ]
     if at_event:
-        if not patient_id:
-            raise Abstain(
-                "say which summary of the ages is wanted (average, median, youngest, oldest)",
-                at_event[0].text,
-            )
+        # a cohort's age with no summary said: the oldest, checked against the other summaries
+        # once executed (engine/_age_summary.py: answered only where they agree)
         k = next(k for k, i in enumerate(items) if i is at_event[0])
         return "max", k, at_event[0]
     wh_person = _which_people(items)
@@ -503,6 +500,15 @@ def _numeric(a: _Asked) -> _Found:
     )
     if per_patient and a.op in NUMERIC_OPS:
         found = a.first_concept()
+        if found is None and not a.patient_id:
+            # 'median number of visits per patient', 'mean # of diagnoses per pt': every
+            # encounter (of a type) or every record of a stream, counted for each patient
+            if a.enc and len(a.enc) == 1:
+                etype = a.enc[0].data.get("type")
+                return Measure(of="events_per_patient", encounter_type=etype), None, 0.9
+            noun = _noun_stream(a.items)
+            if noun and len(a.lex.kind_streams.get(noun, [noun])) == 1:
+                return Measure(of="events_per_patient", stream=noun), None, 0.9
         if found is None:
             raise Abstain("could not tell which events to count per patient")
         measure, _, score = a.of_concept("events_per_patient", found, 1.0)

@@ -18,6 +18,7 @@ from clinbridge.engine.understand._schema_words import SYSTEMS
 from clinbridge.engine.understand._text import tokens
 
 if TYPE_CHECKING:
+    from clinbridge.catalog import Catalog
     from clinbridge.engine.understand._lexicon import Lexicon
 
 __all__ = ["drop_confirmed_codes"]
@@ -44,7 +45,22 @@ def _entries(lex: Lexicon, system: str, code: str) -> set[int]:
     }
 
 
-def _confirmed(lex: Lexicon, words: list[str], code: str, *, nearest_last: bool) -> bool:
+def _stored_codes(lex: Lexicon, catalog: Catalog | None, system: str, code: str) -> set[str]:
+    """The codes the source stores for a vocabulary code: the code itself where events store
+    it (FHIR), else the concept ids the vocabulary gives it ('SNOMED 230690007' → OMOP's
+    concept_id of that concept_code)."""
+    if _entries(lex, system, code):
+        return {code}
+    if catalog is None or not system:
+        return set()
+    from clinbridge.engine.understand._schema_plan import _LOOKUP, _vocab_ids
+
+    ids = _vocab_ids(catalog, _LOOKUP.get(id(lex)), code, system.lower().split()[0][:6])
+    stored = {str(e.code) for e in lex.entries}
+    return ids & stored
+
+
+def _confirmed(lex: Lexicon, words: list[str], code: set[str], *, nearest_last: bool) -> bool:
     """The concept the general grounder reads nearest the mention is that code, and only it."""
     from clinbridge.engine.understand._ground import Concept, ground_text
 
@@ -57,15 +73,15 @@ def _confirmed(lex: Lexicon, words: list[str], code: str, *, nearest_last: bool)
         return False
     c = found[-1] if nearest_last else found[0]
     best = c.primary or c.entries
-    return c.score >= 0.6 and {str(lex.entries[i].code) for i in best} == {code}
+    return c.score >= 0.6 and bool(best) and {str(lex.entries[i].code) for i in best} <= code
 
 
-def drop_confirmed_codes(text: str, lex: Lexicon) -> str:
+def drop_confirmed_codes(text: str, lex: Lexicon, catalog: Catalog | None = None) -> str:
     """``text`` without the code mentions its own words confirm (see the module docstring)."""
     out, last = [], 0
     for m in _MENTION.finditer(text):
-        code = m.group("code") or m.group("bare")
-        if not _entries(lex, m.group("sys") or "", code):
+        code = _stored_codes(lex, catalog, m.group("sys") or "", m.group("code") or m.group("bare"))
+        if not code:
             continue
         before, after = tokens(text[: m.start()])[-_NEAR:], tokens(text[m.end() :])[:_NEAR]
         if _confirmed(lex, before, code, nearest_last=True) or _confirmed(

@@ -61,6 +61,10 @@ _KEYS = {
     "ethnicities": "ethnicity",
     "ethnic group": "ethnicity",
     "ethnic groups": "ethnicity",
+    "race_source_value": "race",
+    "race_concept_id": "race",
+    "ethnicity_source_value": "ethnicity",
+    "ethnicity_concept_id": "ethnicity",
     "city": "city",
     "cities": "city",
     "state": "state",
@@ -70,7 +74,8 @@ _GROUP = re.compile(
     r"\b(?:(?:who\s+)?(?:live[sd]?|living|resid(?:e|es|ed|ing))\s+(?=(?:in\s+)?each\b))?"
     r"(?:(?:broken\s+down|split|grouped|stratified|categori[sz]ed|tabulated)\s+by|by|per"
     r"|for\s+each|in\s+each|each|across)\s+(?:the\s+)?(?:(?:patients?|pts?)'?s?\s+|their\s+)?"
-    r"(?:home\s+|recorded\s+)?(?P<key>racial\s+groups?|ethnic\s+groups?|races?|ethnicit(?:y|ies)"
+    r"(?:home\s+|recorded\s+)?(?P<key>(?:race|ethnicity)_(?:source_value|concept_id)\b"
+    r"|racial\s+groups?|ethnic\s+groups?|races?|ethnicit(?:y|ies)"
     r"|city|cities|states?)(?:\s+(?:category|categories|group|groups))?"
     r"(?:\s+(?:of\s+)?(?:their\s+)?(?:home\s+)?(?:address|residence))?\b"
     r"(?P<aside>\s*\((?P<inner>[^()]*)\))?",
@@ -108,6 +113,13 @@ _ASIDE_FILLER = frozenset(
         "ethnicity",
         "city",
         "state",
+        # 'as given in the source race field': where the values come from
+        "given",
+        "in",
+        "source",
+        "field",
+        "column",
+        "stored",
     ]
 )
 """Words of an aside that restates a grouping ('(hispanic vs not)', '(by home address)')."""

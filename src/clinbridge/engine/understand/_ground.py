@@ -327,6 +327,7 @@ def ground_text(text: str, lex: Lexicon, *, embeddings: bool = True) -> list[Gro
 
     _relational(spans, words)
     _compound_units(spans, words)
+    _class_heads(spans, words)
     i = 0
     while i < n:
         if i in spans:
@@ -473,6 +474,24 @@ def _compound_units(spans: dict[int, tuple[int, Concept]], words: list[str]) -> 
         if concept.how == "relational" or end >= len(words) or end in spans:
             continue
         if words[end] in _TIME_UNIT_WORDS:
+            phrase = " ".join(words[a : end + 1])
+            spans[a] = (la + 1, Concept(phrase, "", [], 0.0, "compound"))
+
+
+_CLASS_HEADS = frozenset({"disease", "diseases", "disorder", "disorders", "problem", "problems"})
+
+
+def _class_heads(spans: dict[int, tuple[int, Concept]], words: list[str]) -> None:
+    """'heart disease', 'lung problems': a word read only as contained in labels ('heart' in
+    'Chronic congestive heart failure'), followed by a head that names a class of conditions, is
+    a class of the organ the source does not name (where it does, the whole phrase matches a
+    label first); the pair is one unresolved phrase, never the labels that mention the word."""
+    for a in sorted(spans):
+        la, concept = spans[a]
+        end = a + la
+        if concept.how != "contains" or end >= len(words) or end in spans:
+            continue
+        if words[end] in _CLASS_HEADS:
             phrase = " ".join(words[a : end + 1])
             spans[a] = (la + 1, Concept(phrase, "", [], 0.0, "compound"))
 

@@ -37,7 +37,7 @@ __all__ = ["ConceptEntry", "Lexicon", "Match", "StreamStats"]
 
 logger = logging.getLogger(__name__)
 
-_CACHE_VERSION = 12
+_CACHE_VERSION = 13
 _BRACKETS = re.compile(
     r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
     r"observable entity|regime/therapy|morphologic abnormality)\)"
@@ -208,9 +208,8 @@ class Lexicon:
             lex._add_stream(q, vocab, stream, labels)
             lex.kind_streams.setdefault(stream.kind, []).append(stream.name)
             if lex.streams.get(stream.kind) and lex.streams[stream.kind].rows:
-                for word in content_tokens(f"{stream.name.replace('_', ' ')} {stream.description}"):
-                    if len(word) > 3 and word not in _GENERIC_TABLE_WORDS:
-                        lex.stream_words.setdefault(word, stream.name)
+                for word in _stream_words(stream):
+                    lex.stream_words.setdefault(word, stream.name)
         lex.labels = [
             (
                 text,
@@ -461,6 +460,53 @@ class Lexicon:
             return False
         self._label_embeddings(self.embedder)
         return True
+
+
+def _stream_words(stream: EventStream) -> list[str]:
+    """Words that name a stream: its name, and the words of its table's description.
+
+    A description also names who its records are about or by ('Events of a Person', 'observed
+    by a Provider') and carries function words ('otherwise', 'through'); those never name the
+    stream: 'how many of the providers are female' is not a count of diagnoses. Its verbs stay
+    ('prescribed' names the prescriptions). A description cut short drops its last word.
+    """
+    described = stream.description.rstrip()
+    if described.endswith(("…", "...")):
+        described = described.rstrip(".…").rsplit(" ", 1)[0]
+    words = content_tokens(f"{stream.name.replace('_', ' ')} {described}")
+    return [
+        w
+        for w in words
+        if len(w) > 3 and w not in _GENERIC_TABLE_WORDS and w not in _NOT_STREAM_WORDS
+    ]
+
+
+_NOT_STREAM_WORDS = frozenset(
+    {
+        # who records are about or by, and where: never a stream
+        "patient",
+        "person",
+        "provider",
+        "clinician",
+        "practitioner",
+        "healthcare",
+        # the function words and light nouns of a table's description
+        "about",
+        "through",
+        "beyond",
+        "otherwise",
+        "contain",
+        "capture",
+        "represent",
+        "optional",
+        "parent",
+        "information",
+        "purpose",
+        "context",
+        "fact",
+        "used",
+    }
+)
 
 
 _GENERIC_TABLE_WORDS = frozenset(

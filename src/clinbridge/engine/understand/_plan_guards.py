@@ -58,6 +58,7 @@ from clinbridge.engine.understand._guards_counting import (
     finding_and_its_threshold,
     visits_counted_as_records,
 )
+from clinbridge.engine.understand._guards_number import count_read_as_age, number_of_different
 from clinbridge.engine.understand._method_variants import method_base
 from clinbridge.engine.understand._name_variants import (
     counted_concept,
@@ -226,7 +227,7 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
         reason, phrase = f"a share of {share['n']}, read as a share of patients", share[0]
     if (
         not reason
-        and _IDS_ASKED.match(question)
+        and _IDS_ASKED.match(_QUOTED.sub(" ", question))
         and plan.aggregate.op in {"count", "list", "count_distinct"}
     ):
         reason = "ambiguous: 'distinct person_id' may ask for the ids or for their number; say 'list' or 'count'"
@@ -249,6 +250,10 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
         reason, phrase = visits
     if not reason and (stay := admission_for_concept(question, plan)) is not None:
         reason, phrase = stay
+    if not reason and (different := number_of_different(question, plan)) is not None:
+        reason, phrase = different
+    if not reason and (aged := count_read_as_age(question, plan)) is not None:
+        reason, phrase = aged
     if not reason and (twice := finding_and_its_threshold(plan)) is not None:
         reason, phrase = twice
     if not reason:
@@ -339,6 +344,9 @@ _IDS_ASKED = re.compile(
 )
 """'distinct person_id in X with Y' with no word for a count or a list: askers mean both (the
 ids a SELECT DISTINCT gives, or their number)."""
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|\[[^\]]*\]")
+"""A concept's name quoted in the question ('MCV [Entitic volume] by Automated count'): its
+words are the name's, never the question's ('count' there asks for no count)."""
 _SHARE_OF_EVENTS = re.compile(
     r"(?:share|percent(?:age)?|%|fraction|proportion|ratio|how\s+many)\s+of\s+(?:all\s+|the\s+|every\s+)?"
     r"(?:(?!(?:person|patient|subject)\b)\w+\s+){0,2}?(?P<n>visits|encounters|admissions|stays|records|rows|prescriptions|diagnoses|events|"

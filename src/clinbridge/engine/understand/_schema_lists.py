@@ -131,11 +131,21 @@ def label_field(cat: Catalog, name: str) -> bool:
     return n in {c.lower() for c in cols if c} | {"name", "display"}
 
 
+def _known_drug(word: str) -> bool:
+    """A member ingredient of a built-in drug class ('metoprolol'): a name that exists, so its
+    absence from a list of fragments is the data's, never a misspelling."""
+    from clinbridge.engine.understand._shorthand import drug_classes
+
+    return any(word == i for c in drug_classes() for i in c.ingredients)
+
+
 def label_contains(st: State, lex: Lexicon, toks: list[Tok], k: int) -> int:
     """Read '<label field> contains <word>' at ``toks[k]`` into a concept of the named table;
     the tokens read. A list of words ('contains fentanyl, codeine or tramadol', "containing
     'ibuprofen' or 'naproxen'") is any of them: each word must be in some concept's label,
-    else the reading abstains naming it."""
+    else the reading abstains naming it — unless the word is a known drug (a built-in class
+    member) and another word of the list matches: a class listed whole whose other members
+    this source does not record ('carvedilol, metoprolol or atenolol')."""
     listed = [toks[k + 2]]
     j = k + 3
     while j < len(toks):
@@ -150,6 +160,7 @@ def label_contains(st: State, lex: Lexicon, toks: list[Tok], k: int) -> int:
             break
     names = {s.name for s in st.streams} if st.streams else None
     entries: list[int] = []
+    absent: list[str] = []
     for word in listed:
         if word.kind not in {"word", "str"}:
             raise Abstain(f"{toks[k].text} {toks[k + 1].text} needs a word", toks[k].text)
@@ -160,8 +171,13 @@ def label_contains(st: State, lex: Lexicon, toks: list[Tok], k: int) -> int:
             if e.direct and (names is None or e.stream_name in names) and text in e.name.lower()
         ]
         if not found:
+            if len(listed) > 1 and _known_drug(text):
+                absent.append(word.text)  # a real drug this source never recorded, not a slip
+                continue
             raise Abstain(f"no concept whose {toks[k].text} contains {word.text!r}", word.text)
         entries += [i for i in found if i not in entries]
+    if not entries:
+        raise Abstain(f"no concept whose {toks[k].text} contains {absent[0]!r}", absent[0])
     said = " or ".join(repr(w.text) for w in listed)
     st.names.append((f"{toks[k].text} contains {said}", entries))
     st.exact_names = True

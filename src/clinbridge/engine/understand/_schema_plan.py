@@ -324,10 +324,14 @@ def _qp(
         isinstance(f, EventFilter) and f.min_count == st.min_count for f in filters
     ):
         raise Abstain("a per-patient row count with this kind of question", "rows")
-    if st.matches and not measure.matches and not any(
-        isinstance(f, EventFilter) and f.matches for f in filters
+    if (
+        st.matches
+        and not measure.matches
+        and not any(isinstance(f, EventFilter) and f.matches for f in filters)
     ):
-        raise Abstain(f"field {st.matches[0][0]!r} (the plan cannot filter on it)", st.matches[0][0])
+        raise Abstain(
+            f"field {st.matches[0][0]!r} (the plan cannot filter on it)", st.matches[0][0]
+        )
     window = None
     if st.year is not None and (st.date_from or st.date_to):
         raise Abstain("a year and a date condition together", str(st.year), final=False)
@@ -365,6 +369,19 @@ def _qp(
     )
 
 
+def _named_exactly(lex: Lexicon, text: str, st: State) -> list[int]:
+    """Entries whose name is ``text`` itself (a concept's name given where a code goes)."""
+    if not text or text.replace("-", "").replace(".", "").isdigit():
+        return []
+    names = {s.name for s in st.streams} if st.streams else None
+    want = text.strip().lower()
+    return [
+        i
+        for i, e in enumerate(lex.entries)
+        if e.direct and e.name.lower() == want and (names is None or e.stream_name in names)
+    ]
+
+
 def _concepts(st: State, lex: Lexicon, cat: Catalog) -> tuple[ConceptSet | None, str | None]:
     """The literal codes as one exact concept set in one stream (or none)."""
     codes = [c for c in st.codes if c[0]]
@@ -380,7 +397,19 @@ def _concepts(st: State, lex: Lexicon, cat: Catalog) -> tuple[ConceptSet | None,
             raise Abstain("a value condition without a code", "value")
         return None, (stream_names[0] if len(stream_names) == 1 else None)
     if len(codes) > 1 and not st.or_codes:
-        raise Abstain("several codes named (and / or between codes is not read here)", codes[1][0])
+        # "'Plain chest X-ray' (SNOMED 399208008)": a name and a code of one concept are one
+        # concept said twice, not two codes
+        coded = [
+            frozenset(_entries(lex, c, sy, st, cat, _LOOKUP.get(id(lex)), v)) for c, sy, v in codes
+        ]
+        each = [
+            h or frozenset(_named_exactly(lex, c[0], st)) for h, c in zip(coded, codes, strict=True)
+        ]
+        if not each[0] or len(set(each)) != 1 or not any(coded):
+            raise Abstain(
+                "several codes named (and / or between codes is not read here)", codes[1][0]
+            )
+        codes = [next(c for h, c in zip(coded, codes, strict=True) if h)]
     found: list[int] = []
     for code, system, _via in codes:
         hits = _entries(lex, code, system, st, cat, _LOOKUP.get(id(lex)), _via)

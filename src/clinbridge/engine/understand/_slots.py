@@ -683,7 +683,7 @@ _RULES: tuple[RawRule, ...] = (
         lambda m: Slot("intent", {"op": "max", "word": m[0]}),
     ),
     (
-        r"\b(?:sum\s+of|cumulative|combined)\b|\btotal\b(?!\s+number)(?=\s+(?:days|quantity|supply|length|⟦))"
+        r"\b(?:sum\s+of|cumulative|combined|summed)\b|\btotal\b(?!\s+number)(?=\s+(?:days|quantity|supply|length|⟦))"
         r"|\b(?:(?:the|total)\s+)?(?:amount|volume|dose)\s+of\b",
         lambda m: Slot("intent", {"op": "sum"}),
     ),
@@ -739,6 +739,25 @@ def _run(pieces: list[Piece], rules: tuple[Rule, ...]) -> list[Piece]:
     for pattern, make in rules:
         pieces = split_pieces(pieces, pattern, make)
     return pieces
+
+
+_TOTAL_END = re.compile(r"\b(?:total|summed|sum\s+of(?:\s+the)?)\s*$", re.I)
+
+
+def _total_before_amount(pieces: list[Piece]) -> list[Piece]:
+    """'total days supply', 'the total quantity': 'total' right before an amount read as its
+    own slot is the sum of that amount (the rule reading 'total' sees only its own text)."""
+    out = list(pieces)
+    for k in range(len(out) - 1, 0, -1):
+        p, prev = out[k], out[k - 1]
+        if not (isinstance(p, Slot) and p.kind == "measure" and isinstance(prev, str)):
+            continue
+        if p.data.get("of") not in {"days_supply", "quantity"}:
+            continue
+        m = _TOTAL_END.search(prev)
+        if m is not None:
+            out[k - 1 : k] = [prev[: m.start()], Slot("intent", {"op": "sum"}), " "]
+    return [x for x in out if not (isinstance(x, str) and not x)]
 
 
 def _split_between(pieces: list[Piece]) -> list[Piece]:
@@ -798,6 +817,7 @@ def extract(text: str) -> list[Piece]:
     pieces = _patient_dates(pieces)
     pieces = mark_unread(pieces)  # shapes the plan cannot express: never dropped as filler
     pieces = _run(pieces, RULES)
+    pieces = _total_before_amount(pieces)
     pieces = mark_span(pieces)
     pieces = _split_between(pieces)
     pieces = mark_nth_events(pieces)  # 'from the first dose to the second dose'

@@ -292,6 +292,12 @@ ABBREVIATIONS: dict[str, str] = {k: v[0] for k, v in concept_shorthand().items()
 # stop words; a word outside it that nothing grounds is reported, never dropped.
 FILLER = frozenset(
     [
+        # '(however often each was given)': a counting aside's hedge
+        "however",
+        # "the 'Received higher education' finding", "with concept 'Social isolation'": the
+        # kind of record a named concept is (its semantic tag, the data manager's word)
+        "finding",
+        "concept",
         "point",
         "points",
         "type",
