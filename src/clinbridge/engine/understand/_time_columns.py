@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 __all__ = ["drop_time_columns"]
 
 _ORDER = r"(earliest|latest|first|last|most\s+recent|min|max|minimum|maximum)"
+# the least / greatest of a date column: its earliest / latest
+_WHICH = {"min": "earliest", "minimum": "earliest", "max": "latest", "maximum": "latest"}
 
 
 def _names(catalog: Catalog) -> list[str]:
@@ -36,11 +38,12 @@ def drop_time_columns(text: str, catalog: Catalog | None) -> str:
     for n in _names(catalog):
         if n not in text:
             continue
-        col = re.escape(n)
+        # 'start_time (date)': the column, asked as a date
+        col = re.escape(n) + r"(?:\s*\(\s*(?:as\s+an?\s+)?(?:date|day)\s*\))?"
         text = re.sub(rf"\bby\s+(year|month)\s+of\s+(?:the\s+)?{col}\b", r"by \1", text)
         text = re.sub(
             rf"\b{_ORDER}\s*\(?\s*{col}\s*\)?\s+(?:of|for)\s+(?:an?\s+|the\s+)?",
-            r"date of the \1 ",
+            lambda m: f"date of the {_WHICH.get(m[1].lower(), m[1])} ",
             text,
         )
         text = re.sub(rf"^\s*(?:the\s+)?{col}\s+of\s+(?:an?\s+|the\s+)?", "date of the ", text)
