@@ -65,6 +65,7 @@ from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._stay_read import read_stay
 from clinbridge.engine.understand._text import normalize
+from clinbridge.engine.understand._code_displays import name_coded_displays
 from clinbridge.engine.understand._time_columns import drop_time_columns
 from clinbridge.engine.understand._typos import fix_structure_typos
 from clinbridge.engine.understand._unit_asides import unit_asides
@@ -126,6 +127,14 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         if again and again[0].plan is not None:
             readings = [
                 r.model_copy(update={"notes": (*r.notes, f"columns said in words: {said!r}")})
+                for r in again
+            ]
+    if readings and readings[0].plan is None:
+        named = name_coded_displays(question, ctx.lexicon)  # 'RxNorm 477045 (Chlorphe...)'
+        again = _understand(named, ctx) if named != question else []
+        if again and again[0].plan is not None:
+            readings = [
+                r.model_copy(update={"notes": (*r.notes, f"codes said by their names: {named!r}")})
                 for r in again
             ]
     return [guard_arith(question, guard_reading(question, r, ctx)) for r in readings]
