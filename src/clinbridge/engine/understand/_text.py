@@ -230,6 +230,8 @@ SOFT_WORDS = frozenset(
         "history",
         "recorded",
         "documented",
+        "written",  # 'prescriptions written in 2020': issued, as recorded
+        "together",  # 'all patients together': no grouping
         "record",
         "known",
         "confirmed",
