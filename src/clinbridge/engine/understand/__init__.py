@@ -32,6 +32,7 @@ from clinbridge.engine.understand._between_read import read_between
 from clinbridge.engine.understand._categories import category_words, stream_categories
 from clinbridge.engine.understand._change import read_change
 from clinbridge.engine.understand._class_words import class_words
+from clinbridge.engine.understand._code_displays import name_coded_displays
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._concept_lists import join_concept_lists, lists_define
 from clinbridge.engine.understand._data_words import data_words, names_not_given
@@ -65,7 +66,6 @@ from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._stay_read import read_stay
 from clinbridge.engine.understand._text import normalize
-from clinbridge.engine.understand._code_displays import name_coded_displays
 from clinbridge.engine.understand._time_columns import drop_time_columns
 from clinbridge.engine.understand._typos import fix_structure_typos
 from clinbridge.engine.understand._unit_asides import unit_asides

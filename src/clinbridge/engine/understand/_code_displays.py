@@ -21,9 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["name_coded_displays"]
 
-_SYSTEM = (
-    r"loinc|snomed(?:[- ]?ct)?|sct|rxnorm|rx\s*norm|cvx|icd[- ]?10(?:[- ]?cm)?|icd[- ]?9(?:[- ]?cm)?"
-)
+_SYSTEM = r"loinc|snomed(?:[- ]?ct)?|sct|rxnorm|rx\s*norm|cvx|icd[- ]?10(?:[- ]?cm)?|icd[- ]?9(?:[- ]?cm)?"
 # '<system> [code] <code> (', 'code <code> (', or a bare code beside its display
 _MENTION = re.compile(
     rf"(?:\b(?P<sys>{_SYSTEM})\s+(?:code\s+)?|\bcode\s+|(?<![\w.\-]))"
@@ -99,7 +97,9 @@ def name_coded_displays(text: str, lex: Lexicon) -> str:
         if end is None:
             continue
         # a list 'RxNorm 1 (a) or 2 (b)': the system said once holds for the codes after it
-        system = m.group("sys") or (system if text[last : m.start()].strip() in {"or", ",", "and", "/"} else "")
+        system = m.group("sys") or (
+            system if text[last : m.start()].strip() in {"or", ",", "and", "/"} else ""
+        )
         if _FIELD_BEFORE.search(text[: m.start()]):
             continue  # 'reason_code SNOMED 55822004 (Hyperlipidemia)': a field's value, not an event
         name = _stored_name(lex, system, m.group("code"), text[m.end() : end])
