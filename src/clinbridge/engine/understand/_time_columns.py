@@ -16,7 +16,19 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
 
-__all__ = ["drop_time_columns"]
+__all__ = ["drop_time_columns", "year_equals"]
+
+_YEAR_OF = re.compile(
+    r"\b(?:year|extract\s*\(\s*year\s+from)\s*\(?\s*(?P<col>[a-z][\w.]*)\s*\)\s*=\s*'?"
+    r"(?P<y>(?:18|19|20)\d\d)\b'?",
+    re.I,
+)
+
+
+def year_equals(text: str) -> str:
+    """'year(authored_on) = 2020' said as 'authored_on in 2020' (the calendar year), which the
+    readers read."""
+    return _YEAR_OF.sub(lambda m: f"{m['col']} in {m['y']}", text)
 
 _ORDER = r"(earliest|latest|first|last|most\s+recent|min|max|minimum|maximum)"
 # the least / greatest of a date column: its earliest / latest
@@ -24,7 +36,11 @@ _WHICH = {"min": "earliest", "minimum": "earliest", "max": "latest", "maximum": 
 
 
 def _names(catalog: Catalog) -> list[str]:
+    from clinbridge.engine.understand._schema_words import FIELD_ROLES
+
     names = {s.time_column.lower() for s in catalog.streams if "_" in s.time_column}
+    if catalog.adapter == "fhir":  # a resource's own time element, flattened ('authored_on')
+        names |= {k for k, role in FIELD_ROLES.items() if role == "time" and "_" in k}
     enc = catalog.encounters
     if enc is not None and "_" in enc.start_column:
         names.add(enc.start_column.lower())
@@ -43,7 +59,9 @@ def drop_time_columns(text: str, catalog: Catalog | None) -> str:
         text = re.sub(rf"\bby\s+(year|month)\s+of\s+(?:the\s+)?{col}\b", r"by \1", text)
         text = re.sub(
             rf"\b{_ORDER}\s*\(?\s*{col}\s*\)?\s+(?:of|for)\s+(?:an?\s+|the\s+)?",
-            lambda m: f"date of the {_WHICH.get(m[1].lower(), m[1])} ",
+            # the least date asked ('max start_time (date) of X' at the start) is the latest;
+            # inside a condition ('persons whose min(date) for X is at age >= 40') it is left
+            lambda m: f"date of the {_WHICH.get(m[1].lower(), m[1]) if m.start() == 0 else m[1]} ",
             text,
         )
         text = re.sub(rf"^\s*(?:the\s+)?{col}\s+of\s+(?:an?\s+|the\s+)?", "date of the ", text)
