@@ -30,6 +30,7 @@ def year_equals(text: str) -> str:
     readers read."""
     return _YEAR_OF.sub(lambda m: f"{m['col']} in {m['y']}", text)
 
+
 _ORDER = r"(earliest|latest|first|last|most\s+recent|min|max|minimum|maximum)"
 # the least / greatest of a date column: its earliest / latest
 _WHICH = {"min": "earliest", "minimum": "earliest", "max": "latest", "maximum": "latest"}
