@@ -43,8 +43,8 @@ from clinbridge.engine.understand._enc_class import read_encounter_codes
 from clinbridge.engine.understand._event_end import event_end_asked
 from clinbridge.engine.understand._exact import read_exact
 from clinbridge.engine.understand._facets import read_facets, stream_nouns
-from clinbridge.engine.understand._field_any import drop_any_field
 from clinbridge.engine.understand._fhir_words import administered_missing, fhir_plain_words
+from clinbridge.engine.understand._field_any import drop_any_field
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._hierarchy_words import hierarchy_words
 from clinbridge.engine.understand._lexicon import Lexicon
@@ -68,6 +68,7 @@ from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._stay_read import read_stay
 from clinbridge.engine.understand._text import normalize
 from clinbridge.engine.understand._time_columns import drop_time_columns, year_equals
+from clinbridge.engine.understand._today_end import today_as_end
 from clinbridge.engine.understand._typos import fix_structure_typos
 from clinbridge.engine.understand._unit_asides import unit_asides
 from clinbridge.engine.understand._unit_names import unit_names
@@ -143,6 +144,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     question = year_equals(question)  # 'year(authored_on) = 2020'
+    question = today_as_end(question, ctx.now.date() if ctx.now else None)  # '... and today'
     question = drop_any_field(question, ctx.catalog)  # '..., any status'
     question = range_words(question)  # 'max minus min', 'the highest minus the lowest value'
     question = schema_ranking(question, ctx.catalog)  # 'top 3 person_id by count(*) in visit'
