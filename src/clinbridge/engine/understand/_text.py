@@ -232,6 +232,7 @@ SOFT_WORDS = frozenset(
         "documented",
         "written",  # 'prescriptions written in 2020': issued, as recorded
         "together",  # 'all patients together': no grouping
+        "i.e",  # 'minors, i.e. younger than 18': what follows says it again
         "record",
         "known",
         "confirmed",

@@ -1,9 +1,11 @@
-"""'between 1 September 2022 and today (22 March 2023)': a range that ends now.
+"""'between 1 September 2022 and today (22 March 2023)': a range that ends now; 'as of
+22 March 2023' where that is today.
 
 The time rules read 'between <date> and <date>'; 'today' (or 'now', 'the present') as its end is
 the plan's 'now', said here as that date so the rules read the range. A parenthesis right after
 it that restates today's date ('(22 March 2023)') says the same and goes too; one that names
-another day is left, and the reading abstains on it.
+another day is left, and the reading abstains on it. 'as of <date>' naming today's date is 'as
+of today' (ages and states are taken now); another date is left as written.
 """
 
 from __future__ import annotations
@@ -18,6 +20,23 @@ _END = re.compile(
     r"(?:today|now|the\s+present(?:\s+day)?)\b(?:\s*\((?P<b>[^()]*)\))?",
     re.I,
 )
+
+
+_AS_OF = re.compile(
+    r"\bas\s+(?:of|at)\s+(?P<d>\d{4}-\d{2}-\d{2}|\d{1,2}\s+[a-z]+\s+\d{4}|[a-z]+\s+\d{1,2},?\s+\d{4})\b",
+    re.I,
+)
+_FORMATS = ("%Y-%m-%d", "%d %B %Y", "%d %b %Y", "%B %d %Y", "%b %d %Y")
+
+
+def _date(text: str) -> dt.date | None:
+    said = " ".join(text.replace(",", " ").split())
+    for f in _FORMATS:
+        try:
+            return dt.datetime.strptime(said, f).date()
+        except ValueError:
+            continue
+    return None
 
 
 def _same_day(text: str, today: dt.date) -> bool:
@@ -36,4 +55,5 @@ def today_as_end(text: str, today: dt.date | None) -> str:
             return m[0]
         return f"{m['head']} {m['a']} {m['and']} {today.isoformat()}"
 
-    return _END.sub(repl, text)
+    text = _END.sub(repl, text)
+    return _AS_OF.sub(lambda m: "as of today" if _date(m["d"]) == today else m[0], text)
