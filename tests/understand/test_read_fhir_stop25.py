@@ -152,3 +152,41 @@ def test_medication_request_fields(fhir2: Any) -> None:
         "SELECT count(*) FROM fhir_medication_request WHERE lower(display) LIKE 'lisinopril%' "
         "AND year(authored_on) = 2020",
     )
+
+
+def test_the_patient_with_the_highest_value_on_omop(s27: Any) -> None:
+    top = devset2_gold(
+        "synthea27nj",
+        "SELECT person_id FROM measurement WHERE measurement_concept_id = 3004249 "
+        "ORDER BY value_as_number DESC LIMIT 1",
+    )
+    a = s27.ask("who had the highest systolic blood pressure", now="2022-10-10")
+    assert a.decision == "accept" and a.value == [top]
+
+
+def test_words_of_stop25(fhir2: Any) -> None:
+    # brand and generic both ways; an abbreviation's plural; a range ending today; 'i.e.'
+    assert fhir2.ask("how many pts got demerol", now=NOW).value == devset2_gold(
+        "fhir",
+        "SELECT count(DISTINCT patient_id) FROM fhir_medication_request "
+        "WHERE lower(display) LIKE 'meperidine%'",
+    )
+    assert fhir2.ask(f"# PSAs > 4 for {EDDIE}", now=NOW).value == devset2_gold(
+        "fhir",
+        f"SELECT count(*) FROM fhir_measurement WHERE code = '2857-1' AND value_num > 4 "
+        f"AND patient_id = '{EDDIE}'",
+    )
+    flu = fhir2.ask(
+        "How many patients received a seasonal influenza vaccine between 1 September 2022 and "
+        "today (22 March 2023)?",
+        now=NOW,
+    )
+    assert flu.decision == "accept" and flu.value == devset2_gold(
+        "fhir",
+        "SELECT count(DISTINCT patient_id) FROM fhir_immunization WHERE code = '140' "
+        "AND occurrence_time >= DATE '2022-09-01'",
+    )
+    minors = fhir2.ask(
+        "How many living patients are minors, i.e. younger than 18 as of 22 March 2023?", now=NOW
+    )
+    assert minors.decision == "accept" and minors.value == 2
