@@ -5,7 +5,8 @@ encounters the draft counted show both, the count is a guess and the answer is r
 ``ambiguous`` with both counts (devset7 and devset9: each such count was scored wrong):
 
 * **records or visits**: two encounter records of one patient with the same start and end
-  (a visit recorded twice under two ids) count twice as records and once as a visit;
+  (a visit recorded twice under two ids) count twice as records and once as a visit; a
+  question that counts rows, records or resources has chosen;
 * **a class or its kinds**: emergency encounters are read by their class (FHIR
   Encounter.class EMER), which holds emergency-room visits and emergency hospital admissions
   (obstetric, asthma) alike; where the encounters counted carry both kinds
@@ -33,6 +34,8 @@ logger = logging.getLogger(__name__)
 # 'Emergency Encounter'), as against an admission to the hospital through it.
 _ROOM = re.compile(r"\bemergency\s+(?:room|department|encounter|ward)\b|\b(?:ER|ED|A&E)\b", re.I)
 _CLASS_SAID = re.compile(r"\bclass(?:_code|es)?\b|\bEMER\b")
+# the records counted as such: 'count of Encounter resources', 'fhir_encounter rows', 'count(*)'
+_RECORDS_SAID = re.compile(r"\b(?:rows?|records?|resources?|entries)\b|count\s*\(\s*\*", re.I)
 
 
 def _counted(ctx: _Ctx) -> list[tuple[Any, ...]] | None:
@@ -94,7 +97,7 @@ def check_visits(ctx: _Ctx) -> list[Check]:
     if not rows or len({r[0] for r in rows}) != ctx.value:
         return []  # not the encounters the value counts
     visits = {(r[1], str(r[2]), str(r[3])) for r in rows}
-    if len(visits) < ctx.value:
+    if len(visits) < ctx.value and not _RECORDS_SAID.search(question):
         return [
             failed(
                 "visit_records_unique",
