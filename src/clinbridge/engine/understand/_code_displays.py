@@ -103,8 +103,8 @@ def name_coded_displays(text: str, lex: Lexicon) -> str:
         if _FIELD_BEFORE.search(text[: m.start()]):
             continue  # 'reason_code SNOMED 55822004 (Hyperlipidemia)': a field's value, not an event
         name = _stored_name(lex, system, m.group("code"), text[m.end() : end])
-        if name is None or "'" in name:
-            continue
+        if name is None or "'" in name or "," in name or ";" in name:
+            continue  # a name the list readers would cut at its commas ('Hep A, adult')
         out.append(text[last : m.start()])
         out.append(f"'{name}'")
         last = end + 1

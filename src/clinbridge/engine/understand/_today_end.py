@@ -4,8 +4,8 @@
 The time rules read 'between <date> and <date>'; 'today' (or 'now', 'the present') as its end is
 the plan's 'now', said here as that date so the rules read the range. A parenthesis right after
 it that restates today's date ('(22 March 2023)') says the same and goes too; one that names
-another day is left, and the reading abstains on it. 'as of <date>' naming today's date is 'as
-of today' (ages and states are taken now); another date is left as written.
+another day is left, and the reading abstains on it. 'as of <date>' naming today's date says
+what the readers take anyway (ages and states now) and is dropped; another date is left.
 """
 
 from __future__ import annotations
@@ -56,4 +56,6 @@ def today_as_end(text: str, today: dt.date | None) -> str:
         return f"{m['head']} {m['a']} {m['and']} {today.isoformat()}"
 
     text = _END.sub(repl, text)
-    return _AS_OF.sub(lambda m: "as of today" if _date(m["d"]) == today else m[0], text)
+    # ages and states are taken now anyway: the phrase is dropped (read as a window, 'as of
+    # today' would bound whatever it follows to that day)
+    return _AS_OF.sub(lambda m: "" if _date(m["d"]) == today else m[0], text)
