@@ -177,6 +177,10 @@ class EncounterTable(_Model):
     age_column: str | None = None
     """The patient's age in whole years as recorded at the encounter (it can differ from the
     age computed from a date of birth, which some sources shift)."""
+    detail_column: str | None = None
+    """A finer kind stored per encounter beside the type column's class (FHIR Encounter.type's
+    display under Encounter.class): 'Emergency room admission' or 'Obstetric emergency
+    hospital admission' under the class EMER."""
 
 
 class CostTable(_Model):

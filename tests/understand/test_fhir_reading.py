@@ -224,7 +224,12 @@ def test_home_health_visits_only_where_the_class_stands_alone(fhir_conn: Any) ->
     classes = dict(_sql(fhir_conn, "SELECT class_code, count(*) FROM fhir_encounter GROUP BY 1"))
     a = fhir_conn.ask("how many home health visits were there")
     if "HH" in classes and "FLD" not in classes:
-        assert a.decision == "accept" and a.value == classes["HH"]
+        # a home visit recorded twice (same patient, start and end): records or visits, asked
+        # (stop 25); either way the class's count is the records' reading
+        if a.reason_code == "ambiguous":
+            assert classes["HH"] in [alt.value for alt in a.alternatives]
+        else:
+            assert a.decision == "accept" and a.value == classes["HH"]
     else:
         assert a.decision == "abstain"
     # virtual encounters share 'outpatient' with AMB: not read as all outpatient visits

@@ -107,7 +107,8 @@ def test_month_range_and_half_year(gibleed: Any) -> None:
         f"SELECT count(DISTINCT person_id) FROM condition_occurrence WHERE condition_concept_id IN "
         f"({bronchitis}) AND condition_start_date BETWEEN DATE '2018-01-01' AND DATE '2018-06-30'",
     )
-    assert _value(gibleed, "acute bronchitis pts jan-jun 2018?", _GB_NOW) == gold
+    # (no '?': a headless 'pts ...?' asks how many or which, stop 25)
+    assert _value(gibleed, "acute bronchitis pts jan-jun 2018", _GB_NOW) == gold
     q = "How many patients were diagnosed with acute bronchitis in the first half of 2018?"
     assert _value(gibleed, q, _GB_NOW) == gold
 

@@ -1,8 +1,9 @@
 """Rankings compiled: the concepts, or the patients, in the first ``top`` places.
 
 Concepts by their number of events (or of distinct patients, ``Aggregate.rank_by``), patients by
-their number of events of the measure's stream (or of encounters); ties share a place
-(DENSE_RANK), so every item as frequent as the last one kept is kept too.
+their number of events of the measure's stream (or of encounters, or by their own lowest /
+highest value of the measure's concepts); ties share a place (DENSE_RANK), so every item as
+frequent (or as low) as the last one kept is kept too.
 """
 
 from __future__ import annotations
@@ -66,26 +67,30 @@ def top_patients(c: Compiler, plan: QueryPlan, ctes: list[tuple[str, exp.Expr]])
     the measure's stream (or of encounters, ``rank_by``), as the ids a user types; ties
     share a place (DENSE_RANK)."""
     by = plan.aggregate.rank_by
-    counted = plan.measure.model_copy(
-        update={"of": "encounters" if by == "encounters" else "events"}
-    )
+    valued = by in {"lowest", "highest"}
+    of = "encounters" if by == "encounters" else "value" if valued else "events"
+    counted = plan.measure.model_copy(update={"of": of})
     ev, _ = c._events(plan.model_copy(update={"measure": counted}))
     ctes.append(("ev", ev))
     e = c.cohorts.alias("tp")
-    key: exp.Expr = (
-        exp.Count(this=exp.Distinct(expressions=[_col("eid", e)]))
-        if by == "encounters"
-        else exp.Count(this=exp.Star())
-    )
+    key: exp.Expr
+    if valued:  # each patient's own lowest (highest) value; the least (greatest) first
+        key = (exp.Min if by == "lowest" else exp.Max)(this=_col("val", e))
+    elif by == "encounters":
+        key = exp.Count(this=exp.Distinct(expressions=[_col("eid", e)]))
+    else:
+        key = exp.Count(this=exp.Star())
     rank = exp.Window(
         this=exp.func("DENSE_RANK"),
-        order=exp.Order(expressions=[exp.Ordered(this=key, desc=True)]),
+        order=exp.Order(expressions=[exp.Ordered(this=key, desc=by != "lowest")]),
     )
     ranked = (
         exp.select(_col("pid", e), rank.as_("rk"))
         .from_(exp.alias_(exp.to_table("ev"), e), copy=False)
         .group_by(_col("pid", e), copy=False)
     )
+    if valued:
+        ranked = ranked.where(exp.not_(_col("val", e).is_(exp.null())), copy=False)
     r = c.cohorts.alias("tr")
     kept = (
         exp.select(_col("pid", r))

@@ -60,6 +60,9 @@ _Q_NUMBER = re.compile(
 )
 _Q_DATE = re.compile(
     r"^\s*(when\b|on\s+what\s+date|what\s+(is|was)\s+the\s+(\w+\s+){0,3}date\b|what\s+date"
+    # a data manager's time column: 'start_time (date) of ...', 'max onset_date of ...'
+    r"|(the\s+)?((min|max|minimum|maximum|earliest|latest|first|last)\s*\(?\s*)?"
+    r"[a-z][a-z_]*_(time|date|datetime|on)\s*\)?\s*(\(\s*(as\s+an?\s+)?date\s*\)\s*)?(of|for)\b"
     r"|what\s+(time\s+)?(is|was|were)\s+the\s+(first|last|latest|earliest|most\s+recent)\s+time\b)",
     re.I,
 )
@@ -73,7 +76,7 @@ _Q_POLITE = re.compile(
 _Q_BOOL = re.compile(r"^\s*(is|was|were|are|does|did|do|has|have|had|can|could)\b", re.I)
 # 'show me the total / the length of ...' asks for that amount, not a list
 _Q_LIST = re.compile(
-    r"^\s*(which|list|name\s+(the|all)|show(?![^?.]*\b(?:total|length|duration|differences?|change[sd]?)\b)|what\s+(\w+\s+){0,2}(drugs|medications|conditions|diagnoses|"
+    r"^\s*(which|list|(the\s+)?(patient_id|person_id|subject_id|patient\s+ids?|ids?)\s+of\b|name\s+(the|all)|show(?![^?.]*\b(?:total|length|duration|differences?|change[sd]?)\b)|what\s+(\w+\s+){0,2}(drugs|medications|conditions|diagnoses|"
     r"procedures|measurements|tests|labs)\b)",
     re.I,
 )

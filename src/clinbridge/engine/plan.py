@@ -512,12 +512,14 @@ class Aggregate(_Node):
     events record them ('the five most common diagnoses'); ties share a place (dense rank), so
     more than ``top`` concepts can come back. For ``list`` of patients: the patients ranked in
     the first ``top`` places by their number of events or encounters (``rank_by``)."""
-    rank_by: Literal["events", "patients", "encounters"] | None = None
+    rank_by: Literal["events", "patients", "encounters", "lowest", "highest"] | None = None
     """For ``top``: what each place is counted in. Concepts: their events (None, the default:
     every record) or the distinct patients with one ('top 3 drugs by number of patients').
     Patients (required): their ``events`` of the measure's stream and concepts ('the 3
     patients with the most diagnoses') or their ``encounters`` (of the measure's encounter
-    type: 'the 3 patients with the most visits')."""
+    type: 'the 3 patients with the most visits'), or their ``lowest`` / ``highest`` value of
+    the measure's concepts ('which patient had the lowest hemoglobin': the patient whose
+    lowest value is the least of all)."""
 
     @model_validator(mode="after")
     def _top(self) -> Aggregate:
@@ -616,13 +618,22 @@ class QueryPlan(_Node):
             raise ValueError(
                 "'top' ranks concepts or patients: it needs measure 'concept' or 'patients'"
             )
-        if self.aggregate.top is not None and of == "concept" and rank_by == "encounters":
+        if (
+            self.aggregate.top is not None
+            and of == "concept"
+            and rank_by in {"encounters", "lowest", "highest"}
+        ):
             raise ValueError("concepts are ranked by their events or their patients")
         if self.aggregate.top is not None and of == "patients":
-            if rank_by not in {"events", "encounters"}:
-                raise ValueError("patients are ranked by their 'events' or 'encounters' (rank_by)")
-            if rank_by == "events" and self.measure.stream is None:
+            if rank_by not in {"events", "encounters", "lowest", "highest"}:
+                raise ValueError(
+                    "patients are ranked by their 'events', 'encounters' or 'lowest' / "
+                    "'highest' value (rank_by)"
+                )
+            if rank_by != "encounters" and self.measure.stream is None:
                 raise ValueError("patients ranked by their events need the measure's stream")
+            if rank_by in {"lowest", "highest"} and self.measure.concepts is None:
+                raise ValueError("patients ranked by a value need the measure's concepts")
             if self.patient_id is not None or self.group_by:
                 raise ValueError(
                     "a ranking of patients is over a cohort, not one patient or groups"

@@ -348,6 +348,7 @@ class FhirAdapter(SourceAdapter):
                 type_column="class_code",
                 type_map=ENCOUNTER_CLASS_MAP,
                 label="encounter",
+                detail_column="type_display",
             ),
             streams=streams,
             dictionaries=(

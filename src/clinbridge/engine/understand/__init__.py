@@ -33,6 +33,7 @@ from clinbridge.engine.understand._categories import category_words, stream_cate
 from clinbridge.engine.understand._change import read_change
 from clinbridge.engine.understand._class_asides import class_by_members
 from clinbridge.engine.understand._class_words import class_words
+from clinbridge.engine.understand._code_displays import name_coded_displays
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._concept_lists import join_concept_lists, lists_define
 from clinbridge.engine.understand._data_words import data_words, names_not_given
@@ -44,6 +45,7 @@ from clinbridge.engine.understand._event_end import event_end_asked
 from clinbridge.engine.understand._exact import read_exact
 from clinbridge.engine.understand._facets import read_facets, stream_nouns
 from clinbridge.engine.understand._fhir_words import administered_missing, fhir_plain_words
+from clinbridge.engine.understand._field_any import drop_any_field
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._hierarchy_words import hierarchy_words
 from clinbridge.engine.understand._lexicon import Lexicon
@@ -67,7 +69,8 @@ from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._stay_read import read_stay
 from clinbridge.engine.understand._stream_split import stream_choices
 from clinbridge.engine.understand._text import normalize
-from clinbridge.engine.understand._time_columns import drop_time_columns
+from clinbridge.engine.understand._time_columns import drop_time_columns, year_equals
+from clinbridge.engine.understand._today_end import today_as_end
 from clinbridge.engine.understand._typos import fix_structure_typos
 from clinbridge.engine.understand._unit_asides import unit_asides
 from clinbridge.engine.understand._unit_names import unit_names
@@ -130,10 +133,21 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
                 r.model_copy(update={"notes": (*r.notes, f"columns said in words: {said!r}")})
                 for r in again
             ]
+    if readings and readings[0].plan is None:
+        named = name_coded_displays(question, ctx.lexicon)  # 'RxNorm 477045 (Chlorphe...)'
+        again = _understand(named, ctx) if named != question else []
+        if again and again[0].plan is not None:
+            readings = [
+                r.model_copy(update={"notes": (*r.notes, f"codes said by their names: {named!r}")})
+                for r in again
+            ]
     return [guard_arith(question, guard_reading(question, r, ctx)) for r in readings]
 
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
+    question = year_equals(question)  # 'year(authored_on) = 2020'
+    question = today_as_end(question, ctx.now.date() if ctx.now else None)  # '... and today'
+    question = drop_any_field(question, ctx.catalog)  # '..., any status'
     question = range_words(question)  # 'max minus min', 'the highest minus the lowest value'
     question = schema_ranking(question, ctx.catalog)  # 'top 3 person_id by count(*) in visit'
     question = per_patient_ratio(question)  # 'count(*) / count(DISTINCT person_id) over X'

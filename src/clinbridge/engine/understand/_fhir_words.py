@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 __all__ = ["administered_missing", "fhir_plain_words"]
 
 _CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
+# CamelCase names of code systems, not resource types: 'RxNorm 314076' is no 'rx norm'
+_CODE_SYSTEMS = frozenset({"rxnorm", "snomedct"})
 _PLAIN = (
     (re.compile(r"\bresources\b", re.I), "records"),
     (re.compile(r"\bresource\b", re.I), "record"),
@@ -69,7 +71,10 @@ def fhir_plain_words(question: str, catalog: Catalog | None) -> tuple[str, str |
                 f"this source holds no {m.group(0)} resources (the table "
                 f"{info.name} is empty), so nothing about them can be counted or listed"
             )
-    text = _CAMEL.sub(lambda m: _snake(m.group(0)).replace("_", " "), question)
+    text = _CAMEL.sub(
+        lambda m: m[0] if m[0].lower() in _CODE_SYSTEMS else _snake(m[0]).replace("_", " "),
+        question,
+    )
     for pat, repl in _PLAIN:
         text = pat.sub(repl, text)
     return text, None

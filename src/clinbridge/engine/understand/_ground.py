@@ -105,6 +105,15 @@ def _expand(words: list[str], vocab: set[str], lex: Lexicon | None = None) -> li
     split = text.split()
     for i, w in enumerate(split):
         if (
+            w not in shorthand
+            and len(w) >= 4
+            and w.endswith("s")
+            and w[:-1] in shorthand
+            and stem(w) not in vocab
+            and w not in vocab
+        ):  # 'eGFRs', 'PSAs', 'CABGs': the plural of an abbreviation
+            w = split[i] = w[:-1]
+        if (
             w in shorthand
             and not _in_exact_name(split, i, lex)
             and (

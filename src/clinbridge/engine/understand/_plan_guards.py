@@ -65,6 +65,7 @@ from clinbridge.engine.understand._name_variants import (
     hyphen_cut,
     narrow_variants,
 )
+from clinbridge.engine.understand._patient_extreme import patient_at_extreme
 from clinbridge.engine.understand._reading import Reading
 from clinbridge.engine.understand._universal import universal_threshold
 
@@ -157,6 +158,7 @@ def _attribute_value(phrase: str, ctx: Any) -> str | None:
 
 def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
     """The reading, or an abstention when its plan is one of the known misreadings."""
+    reading = patient_at_extreme(question, reading)  # 'which patient had the lowest Hb'
     plan = reading.plan
     if plan is None:
         return reading

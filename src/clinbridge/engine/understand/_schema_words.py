@@ -95,6 +95,7 @@ FIELD_ROLES: dict[str, str] = {
     "effectivedatetime": "time",
     "onsetdatetime": "time",
     "authoredon": "time",
+    "authored_on": "time",  # the flattened MedicationRequest.authoredOn
     "occurrencedatetime": "time",
     "recordeddate": "time",
     "performeddatetime": "time",

@@ -392,7 +392,9 @@ _RULES: tuple[RawRule, ...] = (
         _between,
     ),
     (  # 'currently on X', 'an active X', 'X that resolved': read in _status.py
-        r"\b(?:currently|at\s+present|presently|right\s+now|still|active(?:ly)?|ongoing)\b",
+        r"\b(?:currently|at\s+present|presently|right\s+now|still|active(?:ly)?|ongoing|"
+        # 'unresolved', 'not marked resolved', 'not yet resolved': still active
+        r"unresolved|not\s+(?:yet\s+|been\s+)?(?:marked\s+|recorded\s+)?(?:as\s+)?resolved)\b",
         lambda m: Slot("status", {"state": "active"}),
     ),
     (

@@ -230,6 +230,9 @@ SOFT_WORDS = frozenset(
         "history",
         "recorded",
         "documented",
+        "written",  # 'prescriptions written in 2020': issued, as recorded
+        "together",  # 'all patients together': no grouping
+        "i.e",  # 'minors, i.e. younger than 18': what follows says it again
         "record",
         "known",
         "confirmed",

@@ -16,13 +16,32 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from clinbridge.catalog import Catalog
 
-__all__ = ["drop_time_columns"]
+__all__ = ["drop_time_columns", "year_equals"]
+
+_YEAR_OF = re.compile(
+    r"\b(?:year|extract\s*\(\s*year\s+from)\s*\(?\s*(?P<col>[a-z][\w.]*)\s*\)\s*=\s*'?"
+    r"(?P<y>(?:18|19|20)\d\d)\b'?",
+    re.I,
+)
+
+
+def year_equals(text: str) -> str:
+    """'year(authored_on) = 2020' said as 'authored_on in 2020' (the calendar year), which the
+    readers read."""
+    return _YEAR_OF.sub(lambda m: f"{m['col']} in {m['y']}", text)
+
 
 _ORDER = r"(earliest|latest|first|last|most\s+recent|min|max|minimum|maximum)"
+# the least / greatest of a date column: its earliest / latest
+_WHICH = {"min": "earliest", "minimum": "earliest", "max": "latest", "maximum": "latest"}
 
 
 def _names(catalog: Catalog) -> list[str]:
+    from clinbridge.engine.understand._schema_words import FIELD_ROLES
+
     names = {s.time_column.lower() for s in catalog.streams if "_" in s.time_column}
+    if catalog.adapter == "fhir":  # a resource's own time element, flattened ('authored_on')
+        names |= {k for k, role in FIELD_ROLES.items() if role == "time" and "_" in k}
     enc = catalog.encounters
     if enc is not None and "_" in enc.start_column:
         names.add(enc.start_column.lower())
@@ -36,11 +55,14 @@ def drop_time_columns(text: str, catalog: Catalog | None) -> str:
     for n in _names(catalog):
         if n not in text:
             continue
-        col = re.escape(n)
+        # 'start_time (date)': the column, asked as a date
+        col = re.escape(n) + r"(?:\s*\(\s*(?:as\s+an?\s+)?(?:date|day)\s*\))?"
         text = re.sub(rf"\bby\s+(year|month)\s+of\s+(?:the\s+)?{col}\b", r"by \1", text)
         text = re.sub(
             rf"\b{_ORDER}\s*\(?\s*{col}\s*\)?\s+(?:of|for)\s+(?:an?\s+|the\s+)?",
-            r"date of the \1 ",
+            # the least date asked ('max start_time (date) of X' at the start) is the latest;
+            # inside a condition ('persons whose min(date) for X is at age >= 40') it is left
+            lambda m: f"date of the {_WHICH.get(m[1].lower(), m[1]) if m.start() == 0 else m[1]} ",
             text,
         )
         text = re.sub(rf"^\s*(?:the\s+)?{col}\s+of\s+(?:an?\s+|the\s+)?", "date of the ", text)
