@@ -53,10 +53,9 @@ def test_pts_on_a_drug_some_take_today_asks_current_or_ever(fhir2: Any, gibleed:
     assert b.decision == "accept"
 
 
-def test_a_headless_question_about_patients_asks_count_or_ids(fhir2: Any) -> None:
-    a = fhir2.ask("pts with a tree nut allergy?", now=NOW)
-    assert a.decision == "abstain" and a.reason_code == "ambiguous"
-    assert _values(a) == [1, [ELISA]]
+def test_a_headless_question_about_patients_is_their_number(fhir2: Any) -> None:
+    # seven of eight blind writers meant the number by 'pts w X?' (devset5, 6, 9): it counts
+    assert fhir2.ask("pts with a tree nut allergy?", now=NOW).value == 1
     assert fhir2.ask("how many pts with a tree nut allergy?", now=NOW).value == 1
     assert fhir2.ask("pts with a tree nut allergy", now=NOW).value == 1
 

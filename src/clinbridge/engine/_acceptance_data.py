@@ -277,7 +277,6 @@ def check_choices(ctx: _Ctx) -> list[Check]:
     plan, question = ctx.plan, ctx.question
     if plan is None or not question:
         return []
-    from clinbridge.engine._acceptance_headless import count_or_ids
     from clinbridge.engine._acceptance_on_drug import on_drug_now
     from clinbridge.engine._acceptance_ranked import ranked_units
     from clinbridge.engine._acceptance_visits import check_visits
@@ -285,7 +284,6 @@ def check_choices(ctx: _Ctx) -> list[Check]:
     out = _current_or_ever(ctx, plan, question)
     out = out or on_drug_now(ctx, _TIME_FRAME, _ON_DRUG)
     out = out or check_visits(ctx)
-    out = out or count_or_ids(ctx)
     out = out or ranked_units(ctx)
     out = out or _several_dates(ctx, plan, question)
     out = out or _several_ages(ctx, plan, question)

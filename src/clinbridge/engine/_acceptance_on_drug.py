@@ -2,7 +2,7 @@
 
 The bare 'pts on amlodipine' names a group and is read as ever exposed (devset_parser); on a
 source where some of those patients are on the drug today (an exposure spanning now, an active
-medication request) and others are not, 'on' reads as either (devset9: 'how many pts on
+medication request) and others are not, and the asker gives a today, 'on' reads as either (devset9: 'how many pts on
 simvastatin', 3 ever, 2 with an active request). Where nobody is on it today the reading
 'currently' gives nothing and the group reading stands. 'are on', 'take' (a present state) are
 :func:`clinbridge.engine._acceptance_data._current_or_ever`'s, whatever the data.
@@ -33,6 +33,8 @@ def on_drug_now(ctx: _Ctx, time_frame: re.Pattern[str], present: re.Pattern[str]
     plan, question = ctx.plan, ctx.question or ""
     if plan is None or plan.patient_id or plan.measure.of != "patients":
         return []
+    if plan.now is None:
+        return []  # no today from the asker: the data's last date is no today ('on' = ever)
     if plan.aggregate.op != "count" or len(plan.filters) != 1 or plan.window or plan.group_by:
         return []
     f = plan.filters[0]

@@ -498,8 +498,8 @@ def _class_heads(spans: dict[int, tuple[int, Concept]], words: list[str]) -> Non
     for a in sorted(spans):
         la, concept = spans[a]
         end = a + la
-        if concept.how != "contains" or end >= len(words) or end in spans:
-            continue
+        if concept.how != "contains" or la != 1 or end >= len(words) or end in spans:
+            continue  # (several words read inside labels already narrow to those labels)
         if words[end] in _CLASS_HEADS:
             phrase = " ".join(words[a : end + 1])
             spans[a] = (la + 1, Concept(phrase, "", [], 0.0, "compound"))
