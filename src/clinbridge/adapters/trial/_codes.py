@@ -2,7 +2,8 @@
 
 ``1=Male; 2=Female`` · ``1, Male | 2, Female`` · ``0 = No, 1 = Yes`` · ``1: Mild / 2: Moderate`` ·
 ``(1) Male (2) Female`` · ``1) Male 2) Female`` · ``1 - Male, 2 - Female`` · ``Male=1, Female=2``
-(label first) · one pair per line. A code whose label says the value is missing (``99=Missing``,
+(label first) · ``Hypothermia (A) / Normothermia (B)``, ``No (0) / Yes (1)`` (label first, code in
+brackets: :func:`label_first_bracketed`) · one pair per line. A code whose label says the value is missing (``99=Missing``,
 ``-9 = not known``, ``8 = N/A``) is a missing code, not a category: :func:`split_missing`.
 """
 
@@ -17,6 +18,7 @@ __all__ = [
     "is_missing_label",
     "is_number",
     "is_special_missing",
+    "label_first_bracketed",
     "parse_code_list",
     "split_missing",
 ]
@@ -124,12 +126,53 @@ def _key(code: str) -> str:
     return str(int(f)) if f.is_integer() else code.strip()
 
 
-def parse_code_list(text: Any) -> dict[str, str]:
-    """A code list in any of the notations above → {'1': 'Male', '2': 'Female'}."""
+_BRACKET_CODE_ITEM = re.compile(
+    rf"^(?P<label>[^()=:]*[A-Za-z][^()=:]*?)\s*\(\s*(?P<code>{_NUM}|[A-Za-z][A-Za-z0-9]{{0,3}})\s*\)$"
+)
+"""'Hypothermia (A)', 'No (0)': a label, then its code alone in brackets (a number, or a short
+code of letters: 'A', 'TH', 'Y')."""
+
+
+def label_first_bracketed(text: Any) -> dict[str, str] | None:
+    """'Hypothermia (A) / Normothermia (B)' → {'A': 'Hypothermia', 'B': 'Normothermia'}, read so
+    only when the whole list is written that way: items apart by one separator ('/', ';', ',',
+    '|' or new lines), at least two, every one a label then its own code in brackets, and no two
+    codes the same. Else None: 'Severe (grade 3)' or '1=Yes (Y); 0=No' are no such list."""
+    s = "" if text is None else str(text).strip()
+    for sep in (r"\n", r"\|", ";", "/", ","):
+        if not re.search(sep, s):
+            continue
+        items = [p.strip() for p in re.split(rf"\s*{sep}\s*", s)]
+        if len(items) < 2 or not all(items):
+            continue
+        found = [_BRACKET_CODE_ITEM.match(p) for p in items]
+        if not all(found):
+            continue
+        out = {_key(m.group("code")): m.group("label").strip() for m in found if m}
+        if len(out) == len(items):
+            return out
+    return None
+
+
+def _inside_label_bracket(s: str, m: re.Match[str]) -> bool:
+    """Whether an opener like '3)' only closes a bracket already open before it."""
+    opened = m.group(0).lstrip().startswith(("(", "["))
+    closes = ")" in m.group(0)[m.start("code") - m.start() :]
+    before = s[: m.start()]
+    return closes and not opened and before.count("(") > before.count(")")
+
+
+def parse_code_list(text: Any, *, bracketed: bool = True) -> dict[str, str]:
+    """A code list in any of the notations above → {'1': 'Male', '2': 'Female'}; with
+    ``bracketed=False`` not read as 'Label (code)' items (the other reading, for the data to
+    decide between: :func:`fits_values`)."""
     if text is None or not str(text).strip():
         return {}
     s = str(text).strip()
-    openers = list(_OPENER.finditer(s))
+    if bracketed and (bracketed := label_first_bracketed(s)) is not None:
+        return bracketed
+    # a number closing a bracket a label opened ('3=Severe (grade 3)') opens no pair
+    openers = [m for m in _OPENER.finditer(s) if not _inside_label_bracket(s, m)]
     # numeric codes each opening a pair, found wherever they stand ('0 = No, 1 = Yes')
     if len(openers) >= 2 or (len(openers) == 1 and openers[0].start() == 0 and "\n" not in s):
         out: dict[str, str] = {}

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clinbridge.adapters.trial._codes import is_number as _is_number
-from clinbridge.adapters.trial._codes import parse_code_list, split_missing
+from clinbridge.adapters.trial._codes import label_first_bracketed, parse_code_list, split_missing
 from clinbridge.adapters.trial._iso_time import looks_iso, time_point_in_name, time_point_text
 from clinbridge.adapters.trial._listed_elsewhere import points_elsewhere
 from clinbridge.adapters.trial._missing_decl import parse_missing_column, strip_declarations
@@ -17,6 +17,7 @@ from clinbridge.timepoint import time_in_label, time_in_name
 __all__ = [
     "Entry",
     "infer_entry",
+    "keep_fitting_reading",
     "mostly_numbers",
     "normalise_type",
     "parse_codes",
@@ -53,6 +54,9 @@ class Entry:
     """Whether the codes cell points to a list kept elsewhere ('see Centres sheet')."""
     listed_in: str = ""
     """The codes cell's words when it points elsewhere ('see Centres sheet'), else ''."""
+    codes_other: tuple[dict[str, str], dict[str, str]] | None = None
+    """(codes, missing codes) the dictionary row gives when not read as 'Label (code)' items, where it was
+    so read ('Hypothermia (A) / Normothermia (B)'): the loader keeps the reading the data fit."""
     codes_declared: bool = True
     """False for a categorical variable the dictionary lists no codes for (values as recorded)."""
 
@@ -119,6 +123,20 @@ def code_key(value: Any) -> str:
     return text
 
 
+def keep_fitting_reading(entry: Entry, raw: list[Any]) -> None:
+    """A codes cell read as 'Label (code)' items ('Hypothermia (A) / Normothermia (B)') is kept
+    so only where the data's values are among those codes; where they are not and fit the
+    cell's other reading (whole items as codes: 'Hypothermia (A)'), that reading is taken."""
+    if entry.codes_other is None:
+        return
+    seen = {code_key(v) for v in raw if v is not None and str(v).strip()}
+    if seen <= set(entry.codes) | set(entry.missing):
+        return
+    codes, missing = entry.codes_other
+    if seen and seen <= set(codes) | set(missing):
+        entry.codes, entry.missing = codes, missing
+
+
 def parse_codes(text: Any) -> dict[str, str]:
     """'1=Male; 2=Female' (and the other notations of :mod:`._codes`) → {'1': 'Male', ...}."""
     return parse_code_list(text)
@@ -143,6 +161,10 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
     text_missing, codes_text = strip_declarations(codes_text)  # 'ND (not done)' beside codes
     codes, missing = split_missing(parse_codes(codes_text))
     missing = {**text_missing, **missing, **parse_missing_column(get("missing"))}
+    other = None
+    if label_first_bracketed(codes_text) is not None:
+        o_codes, o_missing = split_missing(parse_code_list(codes_text, bracketed=False))
+        other = (o_codes, {**text_missing, **o_missing, **parse_missing_column(get("missing"))})
     declared = normalise_type(get("type"))
     if allowed and not codes and declared == "categorical":
         lo, hi = allowed
@@ -178,6 +200,7 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         unit=get("unit") or unit_in_label(get("label")),
         codes=codes,
         missing=missing,
+        codes_other=other,
         time_point=tp,
         time_point_text=tp_text,
         trials=trials,

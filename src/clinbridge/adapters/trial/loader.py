@@ -46,6 +46,7 @@ from clinbridge.adapters.trial._dictionary import (
     Entry,
     code_key,
     infer_entry,
+    keep_fitting_reading,
     mostly_numbers,
     role_of,
 )
@@ -211,6 +212,8 @@ def read_trial(
             continue
         raw = list(transposed[j])
         entry = entries_by_name.get(name.lower())
+        if entry is not None:
+            keep_fitting_reading(entry, raw)  # 'Hypothermia (A) / ...': the data decide
         if entry is None:
             entry = infer_entry(
                 name,
