@@ -103,11 +103,17 @@ coded columns). After the stop's loader work on the conventions that error named
 labels or units row under the header; a categorical column the dictionary gives no codes) and on
 opened set 11 (t24), main da96476: 17/88 = 19.3 %, 65 abstained, **6 wrong** — the first wrong
 answers any trial holdout has accepted on its first loadable run. It was opened as development
-material on 2026-12-03 (14:00 UTC, stop 25's start). Set 13 is the new blind set:
+material on 2026-12-03 (14:00 UTC, stop 25's start); after that stop's loader and reader work
+83/88, 5 abstained, 0 wrong (set 11 then 74/83, 0 wrong). Set 13 is the new blind set:
 set 13 (85 questions, 15 abstentions; seed 13131, 540 x 1300) was written blind to the reader's
 code on 2026-12-03, on a workbook from a sixth independent builder (``BOOKS``) with conventions of
 its own, and committed before its first run; its golds are checked a second way (``verify``,
-``--check``: 0 disagreements)."""
+``--check``: 0 disagreements). Blind figures (lead only, ``--figures``): on main c321def the loader
+refused the workbook (0/85: merged banner cells above the header). After loader work on the
+conventions its errors named (tl25: group banners above the header, incl. one-column forms beside
+the blocks; tl25b: codes written label first, 'Hypothermia (A) / Normothermia (B)'), main e9cd7b9
+still refuses it (0/85: a code 9 in coded columns the dictionary does not list). It stays sealed
+for the next stop."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
