@@ -206,7 +206,8 @@ class Connection:
         self, question: str, patient_id: str | None = None, now: str | dt.datetime | None = None
     ) -> Answer:
         """The tables' answer (the built-in parser or the configured LLM, then the validator)."""
-        from clinbridge.engine.validate import answer_choices, answer_with_validation
+        from clinbridge.engine._choices import answer_choices
+        from clinbridge.engine.validate import answer_with_validation
 
         if self.settings.llm not in {"", "none"}:
             return self._ask_llm(question, patient_id=patient_id, now=now)
@@ -245,7 +246,9 @@ class Connection:
             if second:
                 answer.details["learned_reading"] = second[0].to_dict()
         answer.timings.steps_ms["understand"] = round(understand_ms, 3)
-        for kind in (n.removeprefix("spread: ") for n in readings[0].notes if n.startswith("spread: ")):
+        for kind in (
+            n.removeprefix("spread: ") for n in readings[0].notes if n.startswith("spread: ")
+        ):
             from clinbridge.engine._wide_spread import add_spread  # 'mean (SD)', 'median (IQR)'
 
             add_spread(answer, kind, self.catalog, self.db, self.settings.max_rows)

@@ -181,17 +181,11 @@ def _several_quantities(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check
 
 def _current_or_ever(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
     """A count of patients 'on <drug>' where nothing says currently or ever."""
-    if plan.patient_id or plan.measure.of != "patients" or plan.aggregate.op != "count":
+    from clinbridge.engine._acceptance_on_drug import drug_count_filter
+
+    f = drug_count_filter(plan)
+    if f is None:
         return []
-    if len(plan.filters) != 1 or plan.window is not None or plan.group_by:
-        return []
-    f = plan.filters[0]
-    if not isinstance(f, EventFilter) or "drug" not in f.stream.lower():
-        return []
-    if f.negate or f.window is not None or f.status is not None or f.value is not None:
-        return []
-    if f.concepts is not None and f.concepts.exclude:
-        return []  # 'on acetaminophen excluding the 160 mg tablets': products, i.e. records
     if _TIME_FRAME.search(question):
         return []
     drug = f.concepts.describe() if f.concepts is not None else "the drug"

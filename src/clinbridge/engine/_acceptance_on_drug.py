@@ -19,6 +19,7 @@ from clinbridge.engine.plan import AgeFilter, EventFilter, PatientAnchor
 
 if TYPE_CHECKING:
     from clinbridge.engine._checks import Check, _Ctx
+    from clinbridge.engine.plan import QueryPlan
 
 # 'pts on simvastatin', 'patients on simvastatin in fhir_medication_request'
 _BARE_ON = re.compile(
@@ -28,21 +29,30 @@ _BARE_ON = re.compile(
 )
 
 
+def drug_count_filter(plan: QueryPlan) -> EventFilter | None:
+    """The one plain drug filter of a count of patients (no window, status, value, exclusion,
+    negation or grouping): the plan a bare 'pts on X' reads to; None for any other plan."""
+    if plan.patient_id or plan.measure.of != "patients" or plan.aggregate.op != "count":
+        return None
+    if len(plan.filters) != 1 or plan.window is not None or plan.group_by:
+        return None
+    f = plan.filters[0]
+    if not isinstance(f, EventFilter) or "drug" not in f.stream.lower():
+        return None
+    if f.negate or f.window is not None or f.status is not None or f.value is not None:
+        return None
+    if f.concepts is not None and f.concepts.exclude:
+        return None  # 'on acetaminophen excluding the 160 mg tablets': products, i.e. records
+    return f
+
+
 def on_drug_now(ctx: _Ctx, time_frame: re.Pattern[str], present: re.Pattern[str]) -> list[Check]:
     """A count of patients 'on <drug>' (bare) where some, not all, are on it today."""
     plan, question = ctx.plan, ctx.question or ""
-    if plan is None or plan.patient_id or plan.measure.of != "patients":
-        return []
-    if plan.now is None:
+    if plan is None or plan.now is None:
         return []  # no today from the asker: the data's last date is no today ('on' = ever)
-    if plan.aggregate.op != "count" or len(plan.filters) != 1 or plan.window or plan.group_by:
-        return []
-    f = plan.filters[0]
-    if not isinstance(f, EventFilter) or "drug" not in f.stream.lower():
-        return []
-    if f.negate or f.window is not None or f.status is not None or f.value is not None:
-        return []
-    if f.concepts is not None and f.concepts.exclude:
+    f = drug_count_filter(plan)
+    if f is None:
         return []
     if present.search(question) or not _BARE_ON.search(question) or time_frame.search(question):
         return []

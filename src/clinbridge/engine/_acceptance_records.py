@@ -40,38 +40,10 @@ if TYPE_CHECKING:
 __all__ = ["check_records"]
 
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "in",
-        "on",
-        "at",
-        "to",
-        "for",
-        "by",
-        "with",
-        "and",
-        "or",
-        "any",
-        "other",
-        "e",
-        "g",
-        "eg",
-        "i",
-        "ie",
-        "etc",
-        "such",
-        "as",
-        "like",
-        "including",
-        "include",
-        "includes",
-        "incl",
-    ]
-)
+# function words, and the words that introduce or close a list of examples
+_FUNCTION = {"a", "an", "the", "of", "in", "on", "at", "to", "for", "by", "with", "and", "or"}
+_EXAMPLES = {"any", "other", "e", "g", "eg", "i", "ie", "etc", "such", "as", "like", "incl"}
+_STOP = frozenset(_FUNCTION | _EXAMPLES | {"including", "include", "includes"})
 
 
 def _words(text: str) -> list[str]:

@@ -193,6 +193,18 @@ def code_restated(q: _Read, parse: Parse, mt: Mention) -> None:
     )
 
 
+def _codes_of_one_variable(prev: Mention | None, mt: Mention) -> bool:
+    """Whether two mentions (the first may be none) both name codes of one coded variable."""
+    return (
+        prev is not None
+        and isinstance(mt.target, CodeSet)
+        and isinstance(prev.target, CodeSet)
+        and mt.target.var is prev.target.var
+        and bool(mt.codes)
+        and bool(prev.codes)
+    )
+
+
 def merge_restated_codes(q: _Read) -> None:
     """A code then the same code again in brackets ('study = 2 (NORDIC-HT)', 'arm 1 (cooled)')
     is one condition said twice: the bracketed mention goes, so that the two can never take two
@@ -202,12 +214,7 @@ def merge_restated_codes(q: _Read) -> None:
     for mt in sorted(q.mentions, key=lambda m: m.start):
         prev = kept[-1] if kept else None
         if (
-            prev is not None
-            and isinstance(mt.target, CodeSet)
-            and isinstance(prev.target, CodeSet)
-            and mt.target.var is prev.target.var
-            and mt.codes
-            and prev.codes
+            _codes_of_one_variable(prev, mt)
             and re.fullmatch(r"[\s|]*[(\[][\s|]*", q.text[prev.end : mt.start])
             and re.match(r"[\s|]*[)\]]", q.text[mt.end :])
         ):
@@ -236,12 +243,7 @@ def merge_listed_codes(q: _Read) -> None:
     for mt in sorted(q.mentions, key=lambda m: m.start):
         prev = kept[-1] if kept else None
         if (
-            prev is not None
-            and isinstance(mt.target, CodeSet)
-            and isinstance(prev.target, CodeSet)
-            and mt.target.var is prev.target.var
-            and mt.codes
-            and prev.codes
+            _codes_of_one_variable(prev, mt)
             and not mt.negated
             and not prev.negated
             and re.fullmatch(r"[\s|]*,[\s|]*", q.text[prev.end : mt.start])
