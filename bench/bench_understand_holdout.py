@@ -40,12 +40,19 @@ from databases import DB_NAMES  # noqa: E402  (devset2's, on the path bench_unde
 HOLDOUTS = {
     name: ROOT / "tests" / "data" / name / "holdout.jsonl.gz"
     for name in (
-        "devset3", "devset4", "devset5", "devset6", "devset7", "devset8", "devset9", "devset10"
+        "devset3",
+        "devset4",
+        "devset5",
+        "devset6",
+        "devset7",
+        "devset8",
+        "devset9",
+        "devset10",
     )
 }
 HOLDOUT = HOLDOUTS["devset3"]
 OPENED = frozenset(
-    {"devset3", "devset4", "devset5", "devset6", "devset7", "devset8", "devset9"}
+    {"devset3", "devset4", "devset5", "devset6", "devset7", "devset8", "devset9", "devset10"}
 )
 """Holdouts scored blind in earlier stops and since opened as development material: only these
 may list their failures (``--show-failures``); a set still sealed prints figures only."""
@@ -133,9 +140,9 @@ def _print_failures(rows: list[dict[str, Any]], outcomes: list[Any]) -> None:
     for o in sorted(outcomes, key=lambda o: (o.outcome != "wrong", o.db, o.id)):
         if o.outcome in ("correct", "abstained_ok"):
             continue
-        q = by_id[o.id]["question"]
+        q, category = by_id[o.id]["question"], by_id[o.id]["category"]
         print(
-            f"{o.outcome:9s} {o.db:11s} {o.id:28s} {q!r} -> {str(o.value)[:70]!r} "
+            f"{o.outcome:9s} {o.db:11s} {category:16s} {o.id:28s} {q!r} -> {str(o.value)[:70]!r} "
             f"gold {str(o.gold)[:50]!r} | {str(o.reason)[:110]}"
         )
 

@@ -112,8 +112,8 @@ its own, and committed before its first run; its golds are checked a second way 
 refused the workbook (0/85: merged banner cells above the header). After loader work on the
 conventions its errors named (tl25: group banners above the header, incl. one-column forms beside
 the blocks; tl25b: codes written label first, 'Hypothermia (A) / Normothermia (B)'), main e9cd7b9
-still refuses it (0/85: a code 9 in coded columns the dictionary does not list). It stays sealed
-for the next stop."""
+still refuses it (0/85: a code 9 in coded columns the dictionary does not list). It was opened as
+development material on 2026-12-04 (07:55 UTC, stop 26's start)."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
@@ -194,7 +194,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--show", action="store_true")
     parser.add_argument(
-        "--figures", action="store_true", help="a sealed set's figures only: no question, no verdict line"
+        "--figures",
+        action="store_true",
+        help="a sealed set's figures only: no question, no verdict line",
     )
     parser.add_argument("--set", default="1", choices=[*map(str, sorted(HOLDOUTS)), "open777"])
     parser.add_argument("--check", action="store_true", help="golds and verify only, no reader")

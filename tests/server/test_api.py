@@ -34,7 +34,9 @@ def test_ask_accepts_with_everything_to_audit(client) -> None:  # type: ignore[n
     assert a["decision"] == "accept" and a["value"] == 479  # Eunomia: 479 persons with GI bleed
     assert a["sql"].upper().startswith(("WITH", "SELECT"))
     assert any(c["passed"] for c in a["checks"])
-    assert p["plan_sentence"] and any("gastrointestinal hemorrhage" in s.lower() for s in p["predicates"])
+    assert p["plan_sentence"] and any(
+        "gastrointestinal hemorrhage" in s.lower() for s in p["predicates"]
+    )
     assert a["provenance"]["source"] == "omop"
     assert p["alternatives"] == [] or all("plan" in x for x in p["alternatives"])
 

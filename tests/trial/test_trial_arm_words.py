@@ -80,8 +80,11 @@ def _generated_probes(d: pd.DataFrame) -> list[tuple[str, Any]]:
     return [
         (
             "% on inotropes severe hie babies that were cooled",
-            ("prop", int(((ino == 1) & (hie == 3) & (arm == 1)).sum()),
-             int(((hie == 3) & (arm == 1) & known).sum())),
+            (
+                "prop",
+                int(((ino == 1) & (hie == 3) & (arm == 1)).sum()),
+                int(((hie == 3) & (arm == 1) & known).sum()),
+            ),
         ),
         (
             "% on inotropes in cooled babies",
@@ -92,7 +95,10 @@ def _generated_probes(d: pd.DataFrame) -> list[tuple[str, Any]]:
             ("per", [float(hr48[arm == k].mean()) for k in (1, 2)]),
         ),
         ("avg heart rate at 48h in girls vs normothermic", A),
-        ("mean temperature at 24 hours in babies who underwent cooling", float(t24[arm == 1].mean())),
+        (
+            "mean temperature at 24 hours in babies who underwent cooling",
+            float(t24[arm == 1].mean()),
+        ),
         ("mean birth weight at 18 months", A),
         ("how many infants were born at forty weeks or later", int((ga >= 40).sum())),
         ("how many infants weighed at least four thousand grams", int((bw >= 4000).sum())),
@@ -108,7 +114,10 @@ def _generated_probes(d: pd.DataFrame) -> list[tuple[str, Any]]:
             "was the mean birth weight?",
             ("per", [float(bw[arm == k].mean()) for k in (1, 2)]),
         ),
-        ("splitting the babies by whether they were boys or cooled, what was the mean birth weight?", A),
+        (
+            "splitting the babies by whether they were boys or cooled, what was the mean birth weight?",
+            A,
+        ),
         ("how many infants had no disability at 18 months", int((c("DISAB_LEVEL") == 0).sum())),
         (
             "mean apgar score at 10 minutes for each of the three grades of encephalopathy",
@@ -143,7 +152,10 @@ def test_arm_words_on_cooling_and_control_labels(foreign: tuple[str, pd.DataFram
     probes: list[tuple[str, Any]] = [
         ("mean core temperature at 72 hours in cooled babies", float(t72[cooled].mean())),
         ("mean core temperature at 72 hours in normothermic infants", float(t72[~cooled].mean())),
-        ("mean core temperature at 72 hours in the standard care group", float(t72[~cooled].mean())),
+        (
+            "mean core temperature at 72 hours in the standard care group",
+            float(t72[~cooled].mean()),
+        ),
         (
             "mean core temperature at 72 hours, cooled vs normothermic",
             ("per", [float(t72[cooled].mean()), float(t72[~cooled].mean())]),
@@ -152,8 +164,6 @@ def test_arm_words_on_cooling_and_control_labels(foreign: tuple[str, pd.DataFram
     ]
     with cb.connect(url) as conn:
         wrong = [
-            (q, a.decision, a.value, a.reason)
-            for q, g in probes
-            if not _same(a := conn.ask(q), g)
+            (q, a.decision, a.value, a.reason) for q, g in probes if not _same(a := conn.ask(q), g)
         ]
     assert not wrong

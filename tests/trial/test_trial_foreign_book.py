@@ -200,7 +200,8 @@ def test_labels_exported_types_in_words_and_missing_codes_stated_once(
 
 
 @pytest.mark.parametrize(
-    "cell", ["(see Centres sheet)", "see sheet Sites", "Refer to the site list", "free text", "Site name"]
+    "cell",
+    ["(see Centres sheet)", "see sheet Sites", "Refer to the site list", "free text", "Site name"],
 )
 def test_a_codes_cell_that_points_elsewhere_lists_no_codes(cell: str) -> None:
     """A reference to another sheet, 'free text' or one phrase alone is no code list: the column's

@@ -32,11 +32,16 @@ def test_a_threshold_on_no_named_test_abstains(fhir2: Any) -> None:
 
 def test_an_ion_with_its_charge_is_the_electrolyte(fhir2: Any) -> None:
     gold = devset2_gold(
-        "fhir", f"SELECT count(*) FROM fhir_measurement WHERE code = '{POTASSIUM}' AND value_num > 5.0"
+        "fhir",
+        f"SELECT count(*) FROM fhir_measurement WHERE code = '{POTASSIUM}' AND value_num > 5.0",
     )
     a = _ask(fhir2, "number of K+ values over 5.0 (readings, not people)", FHIR_NOW)
     assert a.decision == "accept" and a.value == gold
-    b = _ask(fhir2, "how many potassium results exceeded 5.0 mmol/L, counting results rather than patients?", FHIR_NOW)
+    b = _ask(
+        fhir2,
+        "how many potassium results exceeded 5.0 mmol/L, counting results rather than patients?",
+        FHIR_NOW,
+    )
     assert b.decision == "accept" and b.value == gold
 
 
@@ -46,7 +51,10 @@ def test_vaccine_doses_are_the_immunization_stream(fhir2: Any) -> None:
         "SELECT count(*) FROM fhir_immunization WHERE CAST(occurrence_time AS DATE) "
         "BETWEEN DATE '2021-01-01' AND DATE '2021-12-31'",
     )
-    for q in ("total vaccine doses given in 2021 (every vaccine)", "how many doses of any vaccine were given in 2021?"):
+    for q in (
+        "total vaccine doses given in 2021 (every vaccine)",
+        "how many doses of any vaccine were given in 2021?",
+    ):
         a = _ask(fhir2, q, FHIR_NOW)
         assert a.decision == "abstain" or a.value == gold, q
     a = _ask(fhir2, "how many vaccine doses were administered in 2021?", FHIR_NOW)
@@ -82,13 +90,17 @@ def test_a_ratio_of_aggregates_is_rows_per_patient(gibleed: Any) -> None:
 
 def test_a_share_of_visits_is_not_a_share_of_patients(s27: Any) -> None:
     a = _ask(s27, "what fraction of all the encounters were emergency visits", S27_NOW)
-    assert a.decision == "abstain" or abs(
-        a.value
-        - devset2_gold(
-            "synthea27nj",
-            "SELECT count(*) FILTER (WHERE visit_concept_id = 9203) / count(*) FROM visit_occurrence",
+    assert (
+        a.decision == "abstain"
+        or abs(
+            a.value
+            - devset2_gold(
+                "synthea27nj",
+                "SELECT count(*) FILTER (WHERE visit_concept_id = 9203) / count(*) FROM visit_occurrence",
+            )
         )
-    ) < 1e-6
+        < 1e-6
+    )
 
 
 def test_a_drug_word_that_is_its_class_is_ambiguous(gibleed: Any) -> None:
@@ -152,9 +164,13 @@ def test_dx_made_in_the_er_are_those_of_er_visits(s27: Any) -> None:
 
 def test_examples_of_a_class_restrict_nothing(fhir2: Any) -> None:
     gold = devset2_gold(
-        "fhir", "SELECT count(DISTINCT patient_id) FROM fhir_condition WHERE display ILIKE 'sprain of%'"
+        "fhir",
+        "SELECT count(DISTINCT patient_id) FROM fhir_condition WHERE display ILIKE 'sprain of%'",
     )
-    for q in ("number of pts with a sprain (e.g. ankle, wrist)", "how many patients had a sprain of any joint (knee, ankle...)?"):
+    for q in (
+        "number of pts with a sprain (e.g. ankle, wrist)",
+        "how many patients had a sprain of any joint (knee, ankle...)?",
+    ):
         a = _ask(fhir2, q, FHIR_NOW)
         assert a.decision == "accept" and a.value == gold, q
 
@@ -168,7 +184,11 @@ def test_a_field_equal_to_a_stored_value(fhir2: Any) -> None:
     gold = devset2_gold(
         "fhir", "SELECT count(DISTINCT patient_id) FROM fhir_drug WHERE status = 'stopped'"
     )
-    a = _ask(fhir2, "count distinct patient_id in fhir_medication_request where status = 'stopped'", FHIR_NOW)
+    a = _ask(
+        fhir2,
+        "count distinct patient_id in fhir_medication_request where status = 'stopped'",
+        FHIR_NOW,
+    )
     assert a.decision == "accept" and a.value == gold
 
 
@@ -202,13 +222,15 @@ def test_one_as_a_pronoun_and_one_value_per_person(s27: Any) -> None:
 
 def test_deaths_inside_a_time_window(fhir2: Any, s27: Any) -> None:
     gold = devset2_gold(
-        "fhir", "SELECT count(*) FROM fhir_patient WHERE CAST(deceased_time AS DATE) < DATE '1990-01-01'"
+        "fhir",
+        "SELECT count(*) FROM fhir_patient WHERE CAST(deceased_time AS DATE) < DATE '1990-01-01'",
     )
     a = _ask(fhir2, "number of patients who died before 1990", FHIR_NOW)
     assert a.decision == "accept" and a.value == gold
     b = _ask(s27, "how many people died after 2015?", S27_NOW)
     assert b.decision == "accept" and b.value == devset2_gold(
-        "synthea27nj", "SELECT count(DISTINCT person_id) FROM death WHERE death_date > DATE '2015-12-31'"
+        "synthea27nj",
+        "SELECT count(DISTINCT person_id) FROM death WHERE death_date > DATE '2015-12-31'",
     )
 
 
@@ -218,9 +240,19 @@ def test_unit_clauses_in_one_parenthesis(s27: Any) -> None:
         "SELECT count(DISTINCT person_id) FROM measurement m JOIN concept c ON c.concept_id = "
         "m.measurement_concept_id WHERE c.concept_name = 'Body weight' AND value_as_number > 200 * 0.45359237",
     )
-    a = _ask(s27, "number of people with a body weight above 200 lb at least once (stored in kg; 200 lb = 90.7 kg)", S27_NOW)
+    a = _ask(
+        s27,
+        "number of people with a body weight above 200 lb at least once (stored in kg; 200 lb = 90.7 kg)",
+        S27_NOW,
+    )
     assert a.decision == "accept" and a.value == kg
-    b = _ask(s27, "number of people with a body weight above 200 lb at least once (stored in kg; 200 lb = 80 kg)", S27_NOW)
+    b = _ask(
+        s27,
+        "number of people with a body weight above 200 lb at least once (stored in kg; 200 lb = 80 kg)",
+        S27_NOW,
+    )
     assert b.decision == "abstain"
-    c = _ask(s27, "number of people with a body weight above 200 lb (kept in kg; 1 lb = 0.5 kg)", S27_NOW)
+    c = _ask(
+        s27, "number of people with a body weight above 200 lb (kept in kg; 1 lb = 0.5 kg)", S27_NOW
+    )
     assert c.decision == "abstain"

@@ -90,13 +90,17 @@ def test_fhir_resources_fields_and_codes(fhir_conn: Any) -> None:
 
 def test_a_stored_value_of_another_field(eunomia_conn: Any) -> None:
     # "<field> = 'value'" on a column of the table read: the rows holding that value
-    a = eunomia_conn.ask("count condition_occurrence records where condition_source_value = '444814009'")
+    a = eunomia_conn.ask(
+        "count condition_occurrence records where condition_source_value = '444814009'"
+    )
     gold = _one(
         eunomia_conn,
         "SELECT count(*) FROM condition_occurrence WHERE condition_source_value = '444814009'",
     )
     assert a.decision == "accept" and a.value == gold
-    b = eunomia_conn.ask("count condition_occurrence records where condition_source_value = 'no-such-code'")
+    b = eunomia_conn.ask(
+        "count condition_occurrence records where condition_source_value = 'no-such-code'"
+    )
     assert b.decision == "abstain"
 
 

@@ -141,8 +141,14 @@ def drop_meta_asides(text: str, today: dt.date | None = None) -> str:
     def meta(m: re.Match[str]) -> str:
         words = _WORD.findall(m["body"].lower())
         # 'one value per woman', '1 reading per patient': one of each, a counting word
-        ones = {k for k, w in enumerate(words) if w in {"1", "one"} and words[k + 1 : k + 2] and words[k + 1] in _META}
-        if not words or any((w.isdigit() or w not in _META) and k not in ones for k, w in enumerate(words)):
+        ones = {
+            k
+            for k, w in enumerate(words)
+            if w in {"1", "one"} and words[k + 1 : k + 2] and words[k + 1] in _META
+        }
+        if not words or any(
+            (w.isdigit() or w not in _META) and k not in ones for k, w in enumerate(words)
+        ):
             return m[0]
         return " "
 
@@ -152,5 +158,7 @@ def drop_meta_asides(text: str, today: dt.date | None = None) -> str:
     return _CLAUSE.sub(meta, text)
 
 
-_CLAUSE = re.compile(r"\s*,\s*(?P<body>(?:counting|count|each|every)\b[^,()?;]{1,60}?)(?=\s*\??\s*$)")
+_CLAUSE = re.compile(
+    r"\s*,\s*(?P<body>(?:counting|count|each|every)\b[^,()?;]{1,60}?)(?=\s*\??\s*$)"
+)
 """The same convention as a closing clause: '..., counting doses rather than patients?'."""

@@ -52,6 +52,7 @@ def per_patient_ratio(question: str) -> str:
     m = _RATIO.match(question)
     return f"average number of {m['rest']} per patient" if m else question
 
+
 _DATE = r"'?(?P<d>\d{4}-\d{2}-\d{2})'?"
 _BEFORE = {"<": "before", "<=": "on or before", ">": "after", ">=": "on or after"}
 

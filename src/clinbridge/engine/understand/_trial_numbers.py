@@ -15,9 +15,7 @@ __all__ = ["NUMBER_RUN", "number_of"]
 
 _VALUES = {w: n for w, n in NUMBER_WORDS.items() if n >= 1} | {"thousand": 1000}
 _WORD = "(?:" + "|".join(sorted(_VALUES, key=len, reverse=True)) + ")"
-NUMBER_RUN = (
-    rf"{_WORD}(?:(?:[\s-]+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+){_WORD})*(?![\w-])"
-)
+NUMBER_RUN = rf"{_WORD}(?:(?:[\s-]+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+){_WORD})*(?![\w-])"
 """A run of number words ('forty', 'four thousand', 'two hundred and fifty')."""
 
 
