@@ -1,4 +1,4 @@
-"""Bench the understanding on a holdout, devset3 to devset10 (figures only for a sealed set).
+"""Bench the understanding on a holdout, devset3 to devset11 (figures only for a sealed set).
 
 Scores ``tests/data/devset3/holdout.jsonl.gz`` (``--set devset4``/``devset5``: theirs) exactly as
 ``bench_understand_open.py`` scores devset2 — same databases, same public API call, same scorer
@@ -48,6 +48,7 @@ HOLDOUTS = {
         "devset8",
         "devset9",
         "devset10",
+        "devset11",
     )
 }
 HOLDOUT = HOLDOUTS["devset3"]
