@@ -48,6 +48,7 @@ HOLDOUTS = {
     11: (ROOT / "bench" / "data" / "trial_holdout11_sealed.py.gz", 11111, 540, 1300),
     12: (ROOT / "bench" / "data" / "trial_holdout12_sealed.py.gz", 12121, 540, 1300),
     13: (ROOT / "bench" / "data" / "trial_holdout13_sealed.py.gz", 13131, 540, 1300),
+    14: (ROOT / "bench" / "data" / "trial_holdout14_sealed.py.gz", 14141, 540, 1300),
 }
 """Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran;
 set 3 and set 4 by writers blind to the reader's code, each committed before its first run;
@@ -121,6 +122,7 @@ BOOKS = {
     11: ROOT / "bench" / "data" / "trial11_book.py.gz",
     12: ROOT / "bench" / "data" / "trial12_book.py.gz",
     13: ROOT / "bench" / "data" / "trial13_book.py.gz",
+    14: ROOT / "bench" / "data" / "trial14_book.py.gz",
 }
 """Sets whose workbook is NOT made by clinbridge.synthetic.trial but by an independent builder (a
 sealed module with ``build(seed, subjects, variables, path)`` and ``load_gold(path)``): set 8's
