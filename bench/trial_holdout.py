@@ -114,7 +114,12 @@ refused the workbook (0/85: merged banner cells above the header). After loader 
 conventions its errors named (tl25: group banners above the header, incl. one-column forms beside
 the blocks; tl25b: codes written label first, 'Hypothermia (A) / Normothermia (B)'), main e9cd7b9
 still refuses it (0/85: a code 9 in coded columns the dictionary does not list). It was opened as
-development material on 2026-12-04 (07:55 UTC, stop 26's start)."""
+development material on 2026-12-04 (07:55 UTC, stop 26's start). Set 14 is the new blind set:
+set 14 (88 questions, 15 abstentions; seed 14141, 540 x 1300) was written blind to the reader's
+code on 2026-12-04, on a workbook from a seventh independent builder (``BOOKS``), and committed
+before its first run; golds checked a second way (``--check``: 0 disagreements). Blind figures
+(lead only, ``--figures``): on stop 27's starting main f7cac03, 18/88 = 20.5 %, 70 abstained,
+0 wrong."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
