@@ -13,7 +13,9 @@ NOW = "2022-10-10"
 def test_question_labels_are_told_from_findings() -> None:
     assert asks_the_patient("Are you a refugee")
     assert asks_the_patient("Do you feel physically and emotionally safe where you currently live")
-    assert asks_the_patient("In the past year, have you spent more than 2 nights in a row in a jail?")
+    assert asks_the_patient(
+        "In the past year, have you spent more than 2 nights in a row in a jail?"
+    )
     for label in ("Refugee", "Has a criminal record", "Housing unsatisfactory", "Is a smoker"):
         assert not asks_the_patient(label)
     assert survey_demoted("Are you a refugee", "refugee")

@@ -60,3 +60,30 @@ def test_letters_joined_by_an_ampersand_are_one_word(fhir2: Any) -> None:
     # 'J&J' is a maker's name: never dropped as two stray letters, widening the vaccine asked
     a = fhir2.ask("how many patients got the J&J covid vaccine", now=NOW)
     assert a.decision == "abstain" and "janssen" in (a.reason or "")
+
+
+def test_distinct_patient_ids_are_listed() -> None:
+    from clinbridge.engine.understand._who_list import ids_listed
+
+    assert ids_listed("distinct patient ids with an asthma condition") == (
+        "list distinct patient ids with an asthma condition"
+    )
+    assert ids_listed("Unique person_ids from procedure_occurrence") == (
+        "list Unique person_ids from procedure_occurrence"
+    )
+    for q in ("count of distinct patient ids with asthma", "distinct patients with asthma"):
+        assert ids_listed(q) == q
+
+
+def test_distinct_patient_ids_end_to_end(s27: Any) -> None:
+    want = sorted(
+        r[0]
+        for r in s27.db.execute(
+            "SELECT DISTINCT person_id FROM condition_occurrence c JOIN concept k "
+            "ON k.concept_id = c.condition_concept_id WHERE k.concept_name = 'Osteoarthritis of knee'",
+            max_rows=None,
+        ).rows
+    )
+    a = s27.ask("distinct person ids with an Osteoarthritis of knee condition_occurrence", now=NOW)
+    assert a.decision == "accept", a.reason
+    assert sorted(a.value) == want

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["who_lists"]
+__all__ = ["ids_listed", "who_lists"]
 
 _VERBS = (
     r"has|had|have|got|gets|received|receives|was|were|is|are|did|does|underwent|"
@@ -93,3 +93,22 @@ def who_lists(text: str) -> str:
     """The normalised question with a 'who' that asks for the patients written as 'which
     patients' (unchanged when it does not)."""
     return _opening(text) or _closing(text) or text
+
+
+_IDS_OPENING = re.compile(
+    r"^\s*(?:the\s+|all\s+)?(?:distinct|unique|different)\s+(?:patient|person|subject)s?[\s_]?"
+    r"(?:ids|identifiers)\b",
+    re.IGNORECASE,
+)
+"""'distinct patient ids with X', 'unique person ids from Y': the ids themselves, plural."""
+
+
+def ids_listed(question: str) -> str:
+    """A question opening with 'distinct patient ids' asks for the ids: it is read as 'list
+    distinct patient ids ...' (a plural 'ids' is never their number; a question that also asks
+    for a count is left as written)."""
+    if not _IDS_OPENING.match(question) or re.search(
+        r"\b(?:how\s+many|count|number|total|#)", question, re.IGNORECASE
+    ):
+        return question
+    return "list " + question.lstrip()
