@@ -75,6 +75,7 @@ from clinbridge.engine.understand._typos import fix_structure_typos
 from clinbridge.engine.understand._unit_asides import unit_asides
 from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
+from clinbridge.engine.understand._who_list import ids_listed
 from clinbridge.engine.understand._yesno_value import threshold_yesno
 
 if TYPE_CHECKING:
@@ -145,6 +146,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
 
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
+    question = ids_listed(question)  # 'distinct patient ids with X': the ids, listed
     question = year_equals(question)  # 'year(authored_on) = 2020'
     question = today_as_end(question, ctx.now.date() if ctx.now else None)  # '... and today'
     question = drop_any_field(question, ctx.catalog)  # '..., any status'

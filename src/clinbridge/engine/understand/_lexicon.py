@@ -23,6 +23,8 @@ from sqlglot import exp
 
 from clinbridge.engine.understand._label_words import spelled_out
 from clinbridge.engine.understand._names import patient_names
+from clinbridge.engine.understand._survey_items import SCORE as SURVEY
+from clinbridge.engine.understand._survey_items import survey_demoted
 from clinbridge.engine.understand._text import content_tokens, normalize, stem, tokens
 from clinbridge.vocab import ConceptIndex
 
@@ -382,6 +384,9 @@ class Lexicon:
         squashed = _squash(normalize(phrase))
         out: dict[int, Match] = {}
         for i in self._exact.get(squashed, ()):
+            if survey_demoted(self.labels[i][0], phrase):  # 'Are you a refugee' for 'refugee'
+                out[i] = Match(self.labels[i][0], list(self.labels[i][2]), SURVEY, "contains")
+                continue
             out[i] = Match(
                 self.labels[i][0],
                 list(self.labels[i][2]),

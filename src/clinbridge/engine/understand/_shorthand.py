@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
+from clinbridge.engine.understand._who_list import who_lists
+
 __all__ = [
     "DrugClass",
     "abbreviation_senses",
@@ -112,6 +114,7 @@ def expand_words(text: str) -> str:
     text = _ONE_PRONOUN.sub(lambda m: m["w"], text)  # 'at their first one', 'either one'
     text = _HAD_ONE.sub(" ", text)  # 'avg age at 1st colonoscopy, all pts who had one'
     text = _LETTER_LIST.sub(_letters, text)  # 'hepatitis a or b vaccine', 'type 1 or 2 diabetes'
+    text = who_lists(text)  # 'who has an X', 'anyone on Y? who': which patients
     text = _LIST_TAIL.sub(lambda m: f"which {m['body']}", text)  # 'X pts w Y - which ones'
     text = re.sub(r"\b(?:exceed|surpass)(?:s|es|ed|ing)?\s+(?=[\d.]+)", "above ", text)
     text = _TOP_VERB.sub(_top_verb, text)  # 'values that top 200'; never 'the top 3 drugs'
