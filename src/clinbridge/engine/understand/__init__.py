@@ -29,6 +29,7 @@ from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._bare_ids import bare_patient_ids, integer_patient_ids
 from clinbridge.engine.understand._between_read import read_between
+from clinbridge.engine.understand._born import read_born
 from clinbridge.engine.understand._categories import category_words, stream_categories
 from clinbridge.engine.understand._change import read_change
 from clinbridge.engine.understand._class_asides import class_by_members
@@ -154,6 +155,9 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     demographic = read_demographics(question, ctx, lambda q: _understand(q, ctx))
     if demographic is not None:  # 'Asian men with X', 'by race': the rest read without them
         return demographic
+    born = read_born(question, ctx, lambda q: _understand(q, ctx))
+    if born is not None:  # 'men born before 1950 with X': the rest read without those words
+        return born
     gap = demographic_gap(question)
     question, units_differ = unit_asides(question)  # '(1 kg = 2.20462 lb)', '(stored in cm)'
     if gap or units_differ:
