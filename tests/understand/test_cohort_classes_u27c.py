@@ -55,3 +55,33 @@ def test_birth_words_not_read_leave_born_unread(gibleed: Any) -> None:
     ):
         a = gibleed.ask(q, now=NOW)
         assert a.decision == "abstain", q
+
+
+def test_a_list_after_namely_or_that_is_defines_the_class(gibleed: Any) -> None:
+    base = gibleed.ask("how many persons took a statin (simvastatin or atorvastatin)", now=NOW)
+    assert base.decision == "accept"
+    for q in (
+        "how many persons took a statin, namely simvastatin or atorvastatin",
+        "number of persons exposed to a statin, that is any simvastatin or atorvastatin product",
+        "how many persons received a statin — simvastatin or atorvastatin — ever?",
+    ):
+        a = gibleed.ask(q, now=NOW)
+        assert a.decision == "accept", (q, a.reason)
+        assert a.value == base.value, q
+    # examples define nothing
+    a = gibleed.ask("how many persons took a statin, that is e.g. simvastatin or others", now=NOW)
+    assert a.decision == "abstain"
+
+
+def test_count_units_and_breaths_per_minute_are_units(s27: Any) -> None:
+    pairs = (
+        ("how many patients ever had a respiratory rate over 22", "breaths per minute"),
+        ("how many patients ever had a red blood cell count under 4.2", "x10^6/uL"),
+    )
+    for q, unit in pairs:
+        plain = s27.ask(q, now="2022-10-10")
+        said = s27.ask(f"{q} {unit}", now="2022-10-10")
+        assert plain.decision == "accept" and said.decision == "accept", (q, said.reason)
+        assert said.value == plain.value
+    wrong = s27.ask("how many patients ever had a respiratory rate over 22 mmHg", now="2022-10-10")
+    assert wrong.decision == "abstain"

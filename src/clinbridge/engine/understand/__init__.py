@@ -50,6 +50,7 @@ from clinbridge.engine.understand._field_any import drop_any_field
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._hierarchy_words import hierarchy_words
 from clinbridge.engine.understand._lexicon import Lexicon
+from clinbridge.engine.understand._list_appositives import appositive_lists
 from clinbridge.engine.understand._meta_asides import drop_meta_asides
 from clinbridge.engine.understand._names import replace_patient_names
 from clinbridge.engine.understand._patient_sex import read_patient_sex
@@ -179,6 +180,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     today = (ctx.now.date() if ctx.now else None) or _data_today(ctx.catalog) or dt.date.today()
     text = drop_meta_asides(plain_words(text, ctx.lexicon), today)  # '(count readings not pts)'
     text = class_words(fix_structure_typos(text, ctx.lexicon), ctx.lexicon)
+    text = appositive_lists(text)  # 'a statin, that is simvastatin or atorvastatin'
     text = lists_define(join_concept_lists(text, ctx.lexicon), ctx.lexicon)  # 'MI, CHD or IHD'
     text = drop_time_columns(text, ctx.catalog)
     text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)
