@@ -25,17 +25,23 @@ from typing import Any
 from clinbridge.engine.plan import AgeFilter, FixedAnchor, QueryPlan
 from clinbridge.engine.understand._reading import Grounding, Reading
 
-__all__ = ["read_born"]
+__all__ = ["qualify", "read_born"]
 
 _Y = r"(?P<{}>(?:18|19|20)\d\d)"
 _JAN1 = r"(?:(?:1(?:st)?\s+)?jan(?:uary)?\.?\s+1(?:st)?,?\s+|1\s+jan(?:uary)?\.?\s+)"
 _DEC31 = r"(?:(?:31(?:st)?\s+)?dec(?:ember)?\.?\s+31(?:st)?,?\s+|31\s+dec(?:ember)?\.?\s+)"
 _BORN = r"\b(?:who\s+(?:were|was)\s+|that\s+were\s+|being\s+)?born\s+"
-_FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[int | None, int | None]]], ...] = (
+_FORMS: tuple[
+    tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[int | None, int | None]]], ...
+] = (
     (  # 'born between 1930 and 1939 (inclusive)', 'born from 1930 to 1939'
         re.compile(
-            _BORN + r"(?:between|from)\s+(?:the\s+years?\s+)?" + _Y.format("a")
-            + r"\s+(?:and|to|through|-)\s+" + _Y.format("b") + r"(?:\s*\(?inclusive\)?)?",
+            _BORN
+            + r"(?:between|from)\s+(?:the\s+years?\s+)?"
+            + _Y.format("a")
+            + r"\s+(?:and|to|through|-)\s+"
+            + _Y.format("b")
+            + r"(?:\s*\(?inclusive\)?)?",
             re.I,
         ),
         lambda m: (int(m["a"]), int(m["b"])),
@@ -51,25 +57,38 @@ _FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[int | None,
         lambda m: (int(m["a"]), None),
     ),
     (
-        re.compile(_BORN + r"(?:in\s+or\s+after|on\s+or\s+after\s+" + _JAN1 + r")" + _Y.format("a"), re.I),
+        re.compile(
+            _BORN + r"(?:in\s+or\s+after|on\s+or\s+after\s+" + _JAN1 + r")" + _Y.format("a"), re.I
+        ),
         lambda m: (int(m["a"]), None),
     ),
     (  # 'born in 1949 or earlier', 'born in or before 1949'
-        re.compile(
-            _BORN + r"(?:in\s+)?" + _Y.format("a") + r"\s+or\s+(?:earlier|before)\b", re.I
-        ),
+        re.compile(_BORN + r"(?:in\s+)?" + _Y.format("a") + r"\s+or\s+(?:earlier|before)\b", re.I),
         lambda m: (None, int(m["a"])),
     ),
     (
-        re.compile(_BORN + r"(?:in\s+or\s+before|on\s+or\s+before\s+" + _DEC31 + r")" + _Y.format("a"), re.I),
+        re.compile(
+            _BORN + r"(?:in\s+or\s+before|on\s+or\s+before\s+" + _DEC31 + r")" + _Y.format("a"),
+            re.I,
+        ),
         lambda m: (None, int(m["a"])),
     ),
     (  # 'born before 1950', 'born before 1 January 1950'
-        re.compile(_BORN + r"(?:before|prior\s+to)\s+(?P<jan>" + _JAN1 + r")?" + _Y.format("a") + r"\b(?![-/])", re.I),
+        re.compile(
+            _BORN
+            + r"(?:before|prior\s+to)\s+(?P<jan>"
+            + _JAN1
+            + r")?"
+            + _Y.format("a")
+            + r"\b(?![-/])",
+            re.I,
+        ),
         lambda m: (None, int(m["a"]) - 1),
     ),
     (  # 'born after 1969', 'born after 31 December 1969', 'born since 1970'
-        re.compile(_BORN + r"after\s+(?P<dec>" + _DEC31 + r")?" + _Y.format("a") + r"\b(?![-/])", re.I),
+        re.compile(
+            _BORN + r"after\s+(?P<dec>" + _DEC31 + r")?" + _Y.format("a") + r"\b(?![-/])", re.I
+        ),
         lambda m: (int(m["a"]) + 1, None),
     ),
     (
@@ -81,7 +100,9 @@ _FORMS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[int | None,
         lambda m: (int(m["d"]), int(m["d"]) + 9),
     ),
     (  # 'born in 1970'
-        re.compile(_BORN + r"(?:in|during)\s+(?:the\s+year\s+)?" + _Y.format("a") + r"\b(?![-/])", re.I),
+        re.compile(
+            _BORN + r"(?:in|during)\s+(?:the\s+year\s+)?" + _Y.format("a") + r"\b(?![-/])", re.I
+        ),
         lambda m: (int(m["a"]), int(m["a"])),
     ),
 )
@@ -128,8 +149,10 @@ def read_born(
     rest = re.sub(r"\s+", " ", question[:a] + " " + question[b:]).strip()
     rest = re.sub(r"\s+([?.,;:!])", r"\1", rest)
     said = (
-        f"born {lo}-{hi}" if lo is not None and hi is not None
-        else f"born in {lo} or later" if lo is not None
+        f"born {lo}-{hi}"
+        if lo is not None and hi is not None
+        else f"born in {lo} or later"
+        if lo is not None
         else f"born in {hi} or earlier"
     )
     ground = Grounding(phrase=phrase, kind="patient", target=said)
@@ -141,21 +164,32 @@ def read_born(
 
     out = []
     for r in read_rest(rest):
-        if r.plan is None:
-            out.append(r.model_copy(update={"question": question}))
-            continue
-        if r.plan.patient_id is not None or r.plan.aggregate.op == "proportion":
+        if r.plan is not None and (
+            r.plan.patient_id is not None or r.plan.aggregate.op == "proportion"
+        ):
             return None
-        choices = tuple(c.model_copy(update={"plan": add(c.plan)}) for c in r.choices)
-        out.append(
-            r.model_copy(
-                update={
-                    "question": question,
-                    "plan": add(r.plan),
-                    "choices": choices,
-                    "groundings": (*r.groundings, ground),
-                    "notes": (*r.notes, f"read without its birth years: {rest!r}"),
-                }
-            )
-        )
+        out.append(qualify(r, question, add, (ground,), f"read without its birth years: {rest!r}"))
     return out
+
+
+def qualify(
+    r: Reading,
+    question: str,
+    add: Callable[[QueryPlan], QueryPlan],
+    grounds: tuple[Grounding, ...],
+    note: str,
+) -> Reading:
+    """A reading of the rest of a question made a reading of the whole: ``add`` puts back in
+    its plan (and its choices' plans) what was read off; a reading with no plan keeps none."""
+    if r.plan is None:
+        return r.model_copy(update={"question": question})
+    choices = tuple(c.model_copy(update={"plan": add(c.plan)}) for c in r.choices)
+    return r.model_copy(
+        update={
+            "question": question,
+            "plan": add(r.plan),
+            "choices": choices,
+            "groundings": (*r.groundings, *grounds),
+            "notes": (*r.notes, note),
+        }
+    )
