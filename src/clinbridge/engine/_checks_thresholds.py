@@ -31,7 +31,14 @@ _SAME: dict[str, str] = {
         ("10*3/ul", "x10^3/ul", "10^3/ul", "k/ul", "thou/ul", "10*9/l", "x10^9/l", "10^9/l"),
         "10*3/ul",
     ),
+    **dict.fromkeys(
+        ("10*6/ul", "x10^6/ul", "10^6/ul", "m/ul", "10*12/l", "x10^12/l", "10^12/l"), "10*6/ul"
+    ),
     **dict.fromkeys(("beatsperminute", "beats/minute", "beats/min", "{beats}/min", "bpm"), "/min"),
+    **dict.fromkeys(
+        ("breathsperminute", "breaths/minute", "breaths/min", "{breaths}/min", "breathsaminute"),
+        "/min",
+    ),
     **dict.fromkeys(("percent", "pct"), "%"),
 }
 # units told apart for sure: a threshold or a stored unit outside this list is left as it was
@@ -40,6 +47,7 @@ _KNOWN = frozenset(
     {
         *("mg/dl", "mmol/l", "umol/l", "g/dl", "g/l", "mg/l", "ng/ml", "pg/ml", "u/l"),
         *("iu/l", "meq/l", "%", "mmol/mol", "/min", "mm[hg]", "kg/m2", "10*3/ul", "/ul"),
+        *("10*6/ul", "fl"),
     }
 )
 

@@ -29,6 +29,7 @@ from clinbridge.engine.understand._asides import rewrite_asides
 from clinbridge.engine.understand._assemble import Ctx, assemble, expand
 from clinbridge.engine.understand._bare_ids import bare_patient_ids, integer_patient_ids
 from clinbridge.engine.understand._between_read import read_between
+from clinbridge.engine.understand._born import read_born
 from clinbridge.engine.understand._categories import category_words, stream_categories
 from clinbridge.engine.understand._change import read_change
 from clinbridge.engine.understand._class_asides import class_by_members
@@ -49,6 +50,7 @@ from clinbridge.engine.understand._field_any import drop_any_field
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._hierarchy_words import hierarchy_words
 from clinbridge.engine.understand._lexicon import Lexicon
+from clinbridge.engine.understand._list_appositives import appositive_lists
 from clinbridge.engine.understand._meta_asides import drop_meta_asides
 from clinbridge.engine.understand._names import replace_patient_names
 from clinbridge.engine.understand._patient_sex import read_patient_sex
@@ -156,6 +158,9 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     demographic = read_demographics(question, ctx, lambda q: _understand(q, ctx))
     if demographic is not None:  # 'Asian men with X', 'by race': the rest read without them
         return demographic
+    born = read_born(question, ctx, lambda q: _understand(q, ctx))
+    if born is not None:  # 'men born before 1950 with X': the rest read without those words
+        return born
     gap = demographic_gap(question)
     question, units_differ = unit_asides(question)  # '(1 kg = 2.20462 lb)', '(stored in cm)'
     if gap or units_differ:
@@ -177,6 +182,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     today = (ctx.now.date() if ctx.now else None) or _data_today(ctx.catalog) or dt.date.today()
     text = drop_meta_asides(plain_words(text, ctx.lexicon), today)  # '(count readings not pts)'
     text = class_words(fix_structure_typos(text, ctx.lexicon), ctx.lexicon)
+    text = appositive_lists(text)  # 'a statin, that is simvastatin or atorvastatin'
     text = lists_define(join_concept_lists(text, ctx.lexicon), ctx.lexicon)  # 'MI, CHD or IHD'
     text = drop_time_columns(text, ctx.catalog)
     text, not_exact = read_encounter_codes(text, ctx.lexicon, ctx.catalog)

@@ -254,21 +254,7 @@ def read_demographics(
             }
         )
 
-    out = []
-    for r in read_rest(rest):
-        if r.plan is None:
-            out.append(r.model_copy(update={"question": question}))
-            continue
-        choices = tuple(c.model_copy(update={"plan": add(c.plan)}) for c in r.choices)
-        out.append(
-            r.model_copy(
-                update={
-                    "question": question,
-                    "plan": add(r.plan),
-                    "choices": choices,
-                    "groundings": (*r.groundings, *grounds),
-                    "notes": (*r.notes, f"read without its demographic words: {rest!r}"),
-                }
-            )
-        )
-    return out
+    from clinbridge.engine.understand._born import qualify
+
+    note = f"read without its demographic words: {rest!r}"
+    return [qualify(r, question, add, tuple(grounds), note) for r in read_rest(rest)]

@@ -12,7 +12,8 @@ stream's time columns) — never by a list of questions:
 * ``<end> - <start>`` of the encounter table, where both are dates, is the length of stay;
 * 'age from <birth> to X' is the age at X ('... to <now>': the age);
   '(<birth> from person)' beside an age is dropped;
-* ``<birth year> < 1950`` is 'born before 1950' (and the other comparisons);
+* ``<birth year> < 1950`` is 'born before 1950' (and the other comparisons, and a range
+  '1930-1939'); ``<birth date> < DATE '1950-01-01'`` is 'born before 1950' (a whole year only);
 * ``<death date> < 2010-01-01`` is 'died before 2010-01-01';
 * a stream's time column before 'in 2020', a comparison with a date, or 'of X' is the event's
   date: the column is dropped, the time kept (``drug_exposure_start_date in 2020`` → 'in 2020');
@@ -115,6 +116,20 @@ def role_words(question: str, cat: Catalog | None, now: dt.datetime | None = Non
             y = re.escape(pt.birth_year_column)
             text = re.sub(
                 rf"{_Q}{y}\s*(?P<op><=|>=|<|>|=)\s*(?P<y>\d{{4}})\b", _born, text, flags=re.I
+            )
+            text = re.sub(  # 'year_of_birth 1930-1939', 'year_of_birth between 1930 and 1939'
+                rf"{_Q}{y}\s+(?:between\s+)?(?P<a>\d{{4}})\s*(?:-|–|and|to)\s*(?P<b>\d{{4}})\b",
+                r"born between \g<a> and \g<b>",
+                text,
+                flags=re.I,
+            )
+        if pt.birth_date_column:  # 'birth_date < DATE '1950-01-01'': a whole year only
+            text = re.sub(
+                rf"{_Q}{re.escape(pt.birth_date_column)}\s*(?P<op><|>=)\s*(?:date\s+)?"
+                rf"'?(?P<y>\d{{4}})-01-01'?",
+                lambda m: f"born {'before' if m['op'] == '<' else 'in or after'} {m['y']}",
+                text,
+                flags=re.I,
             )
         if pt.death_date_column:
             dcol = re.escape(pt.death_date_column)

@@ -48,7 +48,8 @@ PERSON = r"(?:patients?|people|persons?|individuals?|subjects?|adults?|women|men
 UNITS = (
     r"(?P<unit>%|percent|mg/dl|g/dl|g/l|mmol/l|mmol/mol|umol/l|µmol/l|mg/l|ng/ml|pg/ml|u/l|iu/l|meq/l|"
     r"mmhg|bpm|beats\s+(?:per|a|/)\s+min(?:ute)?|beats/min|/min|kg/m2|kg/m\^2|kg|lbs?|pounds|grams|g|mg|mcg|ml|l|cm|mm|m|°c|°f|degrees|celsius|"
-    r"fahrenheit|x10\^9/l|10\^9/l|x10\^3/ul|k/ul|cells/ul|/ul|ms|seconds|sec|points|inches|inch|feet|ft|c|f)"
+    r"fahrenheit|x10\^9/l|10\^9/l|x10\^3/ul|x10\^6/ul|10\^6/ul|10\^3/ul|k/ul|cells/ul|/ul|"
+    r"breaths\s+(?:per|a|/)\s+min(?:ute)?|breaths/min|fl|ms|seconds|sec|points|inches|inch|feet|ft|c|f)"
 )
 COUNT_NOUN = (
     r"(?:times?|episodes?|occasions?|diagnos[ie]s|prescriptions?|exposures?|fills?|dispensings?|"
