@@ -60,7 +60,7 @@ def letter_variant(question: str, plan: QueryPlan) -> tuple[str, str] | None:
         for c in cs.concepts:
             name = str(c.name or "").lower()
             for m in _LETTER.finditer(name):
-                same = [l for w, l in asked if m["w"].startswith(w)]
+                same = [let for w, let in asked if m["w"].startswith(w)]
                 if same and m["l"] not in same:
                     return (
                         f"the question names {same[0].upper()!r}; {c.name!r} is another variant",
