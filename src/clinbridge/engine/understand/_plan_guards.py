@@ -53,6 +53,11 @@ from typing import TYPE_CHECKING, Any
 from clinbridge.engine.understand._between_read import time_counted
 from clinbridge.engine.understand._child_at_event import child_word_at_event
 from clinbridge.engine.understand._elided_object import elided_object
+from clinbridge.engine.understand._guards_asked import (
+    age_at_resolution,
+    letter_variant,
+    who_unanswered,
+)
 from clinbridge.engine.understand._guards_counting import (
     admission_for_concept,
     finding_and_its_threshold,
@@ -258,6 +263,12 @@ def guard_reading(question: str, reading: Reading, ctx: Any = None) -> Reading:
         reason, phrase = aged
     if not reason and (twice := finding_and_its_threshold(plan)) is not None:
         reason, phrase = twice
+    if not reason and (who := who_unanswered(question, plan)) is not None:
+        reason, phrase = who
+    if not reason and (ended := age_at_resolution(question, plan)) is not None:
+        reason, phrase = ended
+    if not reason and (variant := letter_variant(question, plan)) is not None:
+        reason, phrase = variant
     if not reason:
         return reading
     return Reading(
