@@ -156,3 +156,32 @@ def test_plan_rules_for_rankings() -> None:
         measure=Measure(of="patients"), aggregate=Aggregate(op="list", top=3, rank_by="encounters")
     )
     assert QueryPlan.from_json(ok.to_json()) == ok
+
+
+def test_one_patient_ranked_names_no_number(s27: Any) -> None:
+    # 'which patient has the most X': one place (ties share it); '(id)' after a patient word
+    # says only how patients are named
+    visits = _ranked("visit_occurrence", "person_id", "count(*)", 1, name=False)
+    for q in (
+        "which patient has had the most visits?",
+        "the person (id) with the largest number of visits",
+    ):
+        a = s27.ask(q, now=S27_NOW)
+        assert a.decision == "accept", (q, a.reason)
+        assert a.plan["aggregate"]["rank_by"] == "encounters", q
+        assert sorted(a.value) == visits, q
+    dx = _ranked("condition_occurrence", "person_id", "count(*)", 1, name=False)
+    b = s27.ask("who had the most diagnoses", now=S27_NOW)
+    assert b.decision == "accept", b.reason
+    assert sorted(b.value) == dx
+    # anywhere but the head of the question the ranked patient is only part of what is asked
+    c = s27.ask("how old is the patient with the most visits", now=S27_NOW)
+    assert c.decision == "abstain", c.value
+
+
+def test_id_asides_after_a_patient_word_are_dropped() -> None:
+    from clinbridge.engine.understand._patient_ranks import drop_id_asides
+
+    assert drop_id_asides("which patient (id) has x") == "which patient has x"
+    assert drop_id_asides("the persons (person_id) with y") == "the persons with y"
+    assert drop_id_asides("the visit (id) of z") == "the visit (id) of z"

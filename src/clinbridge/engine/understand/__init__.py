@@ -53,6 +53,7 @@ from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._list_appositives import appositive_lists
 from clinbridge.engine.understand._meta_asides import drop_meta_asides
 from clinbridge.engine.understand._names import replace_patient_names
+from clinbridge.engine.understand._patient_ranks import drop_id_asides
 from clinbridge.engine.understand._patient_sex import read_patient_sex
 from clinbridge.engine.understand._plain_words import plain_words
 from clinbridge.engine.understand._plan_guards import guard_reading
@@ -180,6 +181,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     plain = class_by_members(plain, ctx.lexicon)  # 'a benzodiazepine (clonazepam or diazepam)'
     text = replace_patient_names(data_words(expand_words(normalize(plain))), ctx.lexicon)
     today = (ctx.now.date() if ctx.now else None) or _data_today(ctx.catalog) or dt.date.today()
+    text = drop_id_asides(text)  # 'which patient (id) ...'
     text = drop_meta_asides(plain_words(text, ctx.lexicon), today)  # '(count readings not pts)'
     text = class_words(fix_structure_typos(text, ctx.lexicon), ctx.lexicon)
     text = appositive_lists(text)  # 'a statin, that is simvastatin or atorvastatin'

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from clinbridge.engine.understand._patient_ranks import ONE_RANKED
 from clinbridge.engine.understand._pieces import Piece, Slot, split_pieces
 
 __all__ = ["is_ranking", "mark_rank"]
@@ -82,6 +83,12 @@ _PATIENTS_RANKED = re.compile(
 )
 
 
+def _places(m: re.Match[str]) -> int:
+    """The places of a patients' ranking: its number, or one ('which patient ...')."""
+    n = m.groupdict().get("n")
+    return int(n) if n else 1
+
+
 def _unit_of(m: re.Match[str]) -> str:
     return "patients" if m["p1"] or m["p2"] else "events"
 
@@ -126,7 +133,8 @@ def is_ranking(text: str) -> bool:
     """Whether the (normalised) text ranks: its counting asides are then the ranking's unit,
     read here, never dropped as conventions the answer follows anyway."""
     late = _RANK_LATE.search(text) and (_UNIT.search(text) or _MOST_FREQ.search(text))
-    return bool(_RANK.search(text) or _PATIENTS_RANKED.search(text) or late)
+    people = _PATIENTS_RANKED.search(text) or ONE_RANKED.search(text)
+    return bool(_RANK.search(text) or people or late)
 
 
 def mark_rank(pieces: list[Piece]) -> list[Piece]:
@@ -135,6 +143,9 @@ def mark_rank(pieces: list[Piece]) -> list[Piece]:
     ``unsupported`` slot."""
     joined = " ".join(p.text if isinstance(p, Slot) else p for p in pieces)
     people = _PATIENTS_RANKED.search(joined)
+    ranked_people = _PATIENTS_RANKED
+    if people is None and (people := ONE_RANKED.search(joined)) is not None:
+        ranked_people = ONE_RANKED  # 'which patient has the most visits': one place
     units = [_unit_of(m) for m in _UNIT.finditer(joined)]
     counting = _COUNTING.search(joined)
     if counting is not None:
@@ -169,11 +180,11 @@ def mark_rank(pieces: list[Piece]) -> list[Piece]:
 
         def ranked(m: re.Match[str]) -> list[Piece]:
             return [
-                Slot("rank", {"top": int(m["n"]), "of": "patients", "by": by}, m[0]),
+                Slot("rank", {"top": _places(m), "of": "patients", "by": by}, m[0]),
                 Slot("intent", {"op": "count"}, ""),
             ]
 
-        pieces = split_pieces(pieces, _PATIENTS_RANKED, ranked)
+        pieces = split_pieces(pieces, ranked_people, ranked)
         return split_pieces(pieces, _UNIT, lambda m: Slot("rank_word", {}, m[0]))
 
     def rank(m: re.Match[str]) -> Slot:
