@@ -89,8 +89,10 @@ _KINDS = {
     "measurement": ("measurement",),
 }
 _EVENT_WORDS_TEXT = """the a an her his their its patient s of most date dates start occurrence occurrences record
-    records event events time times value on one ones dose doses"""
+    records event events time times value on one ones dose doses calendar"""
 _EVENT_WORDS = frozenset(_EVENT_WORDS_TEXT.split())
+"""Words around an event that name no event ('her death (calendar dates)': the days are
+counted between calendar dates, which is how ``days_between`` counts them)."""
 _ENCOUNTER = re.compile(
     r"^(?P<t>inpatient|hospital|emergency|er|ed|outpatient|icu)?\s*"
     r"(?:(?P<admit>admissions?|admits?|hospitali[sz]ations?)|visits?|encounters?|stays?)$"
