@@ -62,6 +62,9 @@ class TrialLoadReport:
     workbook_missing: list[dict[str, Any]] = field(default_factory=list)
     """Missing codes declared once for the workbook: code, meaning, where, variables, cells."""
     workbook_codes_kept: list[str] = field(default_factory=list)
+    notes_missing: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Missing codes a variable's own notes declare beside the dictionary's table: column name →
+    {code: "sheet 'Item definitions' row 14"}."""
     codes_outside_scope: list[str] = field(default_factory=list)
     """Text missing codes ('.L') found in numeric columns their declared scope leaves out."""
     """Workbook-wide codes kept as values where they are one of a variable's values."""
@@ -138,6 +141,12 @@ class TrialLoadReport:
                 "dictionary lists them for all; their trial scope was taken from the data"
             )
         lines += report_lines(self.workbook_missing, self.workbook_codes_kept)
+        if self.notes_missing:
+            codes = sorted({c for d in self.notes_missing.values() for c in d})
+            lines.append(
+                f"missing codes declared in the notes beside the dictionary's entries of "
+                f"{len(self.notes_missing)} variable(s): {', '.join(codes)}"
+            )
         if self.codes_outside_scope:
             lines.append(
                 f"{len(self.codes_outside_scope)} text missing code(s) stand in numeric columns "

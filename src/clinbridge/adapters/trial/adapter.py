@@ -124,7 +124,12 @@ class TrialAdapter(SourceAdapter):
             patients=PatientTable(table="trial_data", id_column=subject),
             variables=tuple(variables),
             tables=tuple(tables),
-            description=f"trial table from {meta.get('file', '?')} (dictionary: {meta.get('dictionary_source', '?')})",
+            description=f"trial table from {meta.get('file', '?')} (dictionary: {meta.get('dictionary_source', '?')})"
+            + (
+                f"; missing codes declared: {meta['missing_conventions']}"
+                if meta.get("missing_conventions")
+                else ""
+            ),
         )
 
 

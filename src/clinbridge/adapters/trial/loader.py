@@ -50,6 +50,9 @@ from clinbridge.adapters.trial._dictionary import (
     mostly_numbers,
     role_of,
 )
+from clinbridge.adapters.trial._dictionary import (
+    site_label as _site_label,
+)
 from clinbridge.adapters.trial._formats import apply_formats
 from clinbridge.adapters.trial._list_sheets import codes_from_list_sheets, long_code_tables
 from clinbridge.adapters.trial._listed_elsewhere import categories_from_values
@@ -263,6 +266,15 @@ def read_trial(
     report.problems = problems
     report.workbook_missing, report.workbook_codes_kept = declared.report(), declared.not_applied
     report.codes_outside_scope = declared.outside
+    report.notes_missing = {
+        e.name: {
+            c: w
+            for c, w in declared.per_variable_where.get(e.name.lower(), {}).items()
+            if c in e.missing
+        }
+        for e, _ in entries
+        if any(c in e.missing for c in declared.per_variable_where.get(e.name.lower(), {}))
+    }
     frame = pd.DataFrame(columns)
     report.admin_columns = mark_admin_columns(entries)  # 'MRI_SCORE_QF' beside 'mri_score'
     admin = {e.name for e, _ in entries if e.source == ADMIN_SOURCE}
@@ -443,6 +455,10 @@ def _design(
         role = role_of(entry) if entry.source != ADMIN_SOURCE else None
         if role and role not in roles:
             roles[role] = (entry, col)
+    if "site" not in roles:  # 'SITE_NO', 'Site number within trial': numbers, no codes
+        site = _site_numbers(entries, frame)
+        if site is not None:
+            roles["site"] = site
     if "subject" not in roles:
         for entry, col in entries:
             s = frame[col]
@@ -507,6 +523,56 @@ def _filled_in(values: Any, rows: np.ndarray) -> bool:
 # -- writing ----------------------------------------------------------------------------------
 
 
+def _site_numbers(
+    entries: list[tuple[Entry, str]], frame: pd.DataFrame
+) -> tuple[Entry, str] | None:
+    """A whole-number column named or labelled as the study site that the dictionary gives no
+    codes: the site, its numbers its codes, unlabelled ('codes not declared'), so that a group
+    by site is never a group by some other column whose label says 'site'."""
+    for entry, col in entries:
+        if entry.source != "dictionary" or entry.codes or entry.type not in {"integer", "float"}:
+            continue
+        if not (
+            re.fullmatch(r"(?i)(?:site|centre|center)(?:_?(?:id|no|num|number|code))?", entry.name)
+            or _site_label(entry.label)
+        ):
+            continue
+        values = pd.to_numeric(frame[col], errors="coerce").dropna()
+        values = values[~values.isin([float(c) for c in entry.missing if _num(c)])]
+        if values.empty or not (values == values.round()).all() or values.nunique() > 60:
+            continue
+        entry.type, entry.codes_declared = "categorical", False
+        entry.codes = {code_key(float(x)): "" for x in sorted(values.unique())}
+        return entry, col
+    return None
+
+
+def missing_conventions(report: TrialLoadReport) -> str:
+    """Where the workbook declared its missing codes, in a line for the catalog: each
+    workbook-wide code with its sheet, row and scope, and the variables whose own notes declare
+    codes ('' when none is declared outside the dictionary's codes columns)."""
+    parts = [
+        f"{d['code']} = {d['meaning']} ({d['declared']}"
+        + (
+            f", for {d['applies_to']}"
+            if d.get("applies_to", "all variables") != "all variables"
+            else ""
+        )
+        + ")"
+        for d in report.workbook_missing
+        if d.get("variables")
+    ]
+    if report.notes_missing:
+        wheres = sorted(
+            {w.rsplit(" row ", 1)[0] for d in report.notes_missing.values() for w in d.values()}
+        )
+        parts.append(
+            f"per-variable codes in the notes beside the dictionary ({', '.join(wheres)}) for "
+            f"{len(report.notes_missing)} variable(s)"
+        )
+    return "; ".join(parts)
+
+
 def load_trial(
     path: str | Path,
     url: str,
@@ -527,7 +593,15 @@ def load_trial(
     report.long_rows = len(long)
     meta = pd.DataFrame(
         {
-            "key": ["file", "sheet", "dictionary_source", "rows", "columns", "loaded_at"],
+            "key": [
+                "file",
+                "sheet",
+                "dictionary_source",
+                "rows",
+                "columns",
+                "loaded_at",
+                "missing_conventions",
+            ],
             "value": [
                 str(path),
                 report.sheet,
@@ -535,6 +609,7 @@ def load_trial(
                 str(report.rows_loaded),
                 str(report.columns_loaded),
                 dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                missing_conventions(report),
             ],
         }
     )
