@@ -292,7 +292,7 @@ def workbook_codes(
     """The declarations on every sheet that is neither data nor dictionary, in the title rows
     above the data's header, and above or under the dictionary's entries."""
     wanted = {n.lower() for n in names if n}
-    parts: list[tuple[str, list[list[Any]], list[int]]] = []
+    parts: list[Part] = []
     apart = [s for s in sheets if s is not data and (dictionary is None or s is not dictionary[0])]
     scoped = find_scoped_codes(apart, names)  # a table saying where each code applies
     for s in sheets:
@@ -309,8 +309,11 @@ def workbook_codes(
         j, last = cols["variable"], max(cols.values())
         beside = range(last + 1, last + 1 + _MOST_CELLS)
         headed = {k for k in beside if k < len(sheet.rows[top]) and _filled(sheet.rows[top][k])}
-        about: dict[int, str] = {}  # a row's cells under a heading beside the table ('Notes')
-        rows, notes = [], []  # are about its variable; others are notes on the whole workbook
+        # a row's cells under a heading beside the table ('Notes') are about its variable;
+        # others are notes on the whole workbook
+        about: dict[int, str] = {}
+        rows = []
+        notes: list[list[Any]] = []
         for i, r in enumerate(sheet.rows):
             name = str(r[j] or "").strip().lower() if j < len(r) else ""
             if i < top or name not in wanted:

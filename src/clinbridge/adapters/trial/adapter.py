@@ -69,6 +69,8 @@ class TrialAdapter(SourceAdapter):
         for name, col, label, vtype, unit, codes, missing, tp, trials, form, role, src in rows:
             if src == ADMIN_SOURCE:  # a query flag or audit field beside a variable
                 continue
+            if src and src.startswith("numbers named by"):  # site numbers restarting per trial
+                continue  # (the derived column of the sites' names is the site)
             codes_d: dict[str, str] = orjson.loads(codes or "{}")
             missing_d: dict[str, str] = orjson.loads(missing or "{}")
             desc = label or name

@@ -68,8 +68,10 @@ from clinbridge.adapters.trial._read import (
     read_sheets,
 )
 from clinbridge.adapters.trial._report import TrialLoadReport
+from clinbridge.adapters.trial._site_names import named_sites
 from clinbridge.adapters.trial._undeclared_codes import NOT_DECLARED, codes_not_declared
 from clinbridge.adapters.trial._visit_sheet import apply_visit_times
+from clinbridge.adapters.trial._weeks_days import weeks_and_days
 from clinbridge.errors import LoadError
 
 __all__ = ["TrialLoadReport", "load_trial", "read_trial"]
@@ -234,6 +236,10 @@ def read_trial(
         entry.name = name
         entry.form = entry.form or banner.group(j)
         describe(entry, j, described)
+        in_weeks = weeks_and_days(entry, raw)  # '38+4': completed weeks and days, as weeks
+        if in_weeks is not None:
+            raw = in_weeks
+            report.weeks_and_days.append(name)
         col = sql_name(name)
         if col in used_sql:
             raise LoadError(
@@ -279,8 +285,8 @@ def read_trial(
     report.admin_columns = mark_admin_columns(entries)  # 'MRI_SCORE_QF' beside 'mri_score'
     admin = {e.name for e, _ in entries if e.source == ADMIN_SOURCE}
     report.inferred = [n for n in report.inferred if n not in admin]
-    _design(entries, columns, frame, data, header, report)
-    report.columns_loaded = frame.shape[1]
+    _design(entries, columns, frame, data, header, report, others)
+    report.columns_loaded = frame.shape[1] - len(report.derived_columns)
     report.rows_loaded = frame.shape[0]
     report.seconds = time.perf_counter() - start
     return TrialTable(frame, entries, report)
@@ -448,6 +454,7 @@ def _design(
     sheet: Sheet,
     header: int,
     report: TrialLoadReport,
+    others: list[Sheet] | None = None,
 ) -> None:
     """Roles (subject, trial, site, arm), and each variable's trial scope checked against the data."""
     roles: dict[str, tuple[Entry, str]] = {}
@@ -455,10 +462,6 @@ def _design(
         role = role_of(entry) if entry.source != ADMIN_SOURCE else None
         if role and role not in roles:
             roles[role] = (entry, col)
-    if "site" not in roles:  # 'SITE_NO', 'Site number within trial': numbers, no codes
-        site = _site_numbers(entries, frame)
-        if site is not None:
-            roles["site"] = site
     if "subject" not in roles:
         for entry, col in entries:
             s = frame[col]
@@ -484,8 +487,15 @@ def _design(
             record=f"sheet {sheet.name!r} data row {i + 1}",
             field=sentry.name,
         )
+    numbered_site = "site" not in roles
+    if numbered_site:  # 'SITE_NO', 'Site number within trial': numbers, no codes
+        site = _site_numbers(entries, frame)
+        if site is not None:
+            roles["site"] = site
     for role, (entry, _) in roles.items():
         entry.role = role
+    if numbered_site and "site" in roles and "trial" in roles:
+        _name_sites(roles, entries, columns, frame, others or [], report)
     if "trial" in roles:
         tentry, tcol = roles["trial"]
         tvals = [None if v is None or v != v else code_key(v) for v in columns[tcol]]
@@ -521,6 +531,52 @@ def _filled_in(values: Any, rows: np.ndarray) -> bool:
 
 
 # -- writing ----------------------------------------------------------------------------------
+
+
+SUPERSEDED = "numbers named by"
+"""``trial_variables.source`` of a site-number column whose names were derived by trial."""
+
+
+def _name_sites(
+    roles: dict[str, tuple[Entry, str]],
+    entries: list[tuple[Entry, str]],
+    columns: dict[str, Any],
+    frame: pd.DataFrame,
+    others: list[Sheet],
+    report: TrialLoadReport,
+) -> None:
+    """Sites numbered within each trial and named on a list sheet by trial and number: a column
+    of their names is derived beside the numbers, and it is the site (``_site_names.py``)."""
+    (site, scol), (trial, tcol) = roles["site"], roles["trial"]
+    found = named_sites(site, list(columns[scol]), trial, list(columns[tcol]), others)
+    if found is None:
+        return
+    taken = {e.name.lower() for e, _ in entries}
+    name = found.header if found.header and found.header.lower() not in taken else ""
+    name = name or f"{site.name}_name"
+    col = sql_name(name)
+    if col in columns or name.lower() in taken:
+        return
+    values = sorted({n for n in found.names if n is not None})
+    entry = Entry(
+        name=name,
+        label=f"{found.header or 'Site'} (named on sheet {found.sheet!r} by trial and {site.name})",
+        type="categorical",
+        codes={v: v for v in values},
+        source="derived",
+        role="site",
+        form=site.form,
+    )
+    site.role = None  # its numbers name no site alone: left out of the catalog
+    site.source = f"{SUPERSEDED} {name}"
+    roles["site"] = (entry, col)
+    columns[col] = found.names
+    frame[col] = found.names
+    entries.append((entry, col))
+    report.derived_columns.append(
+        f"{name}: the site's name from sheet {found.sheet!r}, by {trial.name} and {site.name} "
+        f"(the numbers restart in each trial; {len(values)} sites)"
+    )
 
 
 def _site_numbers(

@@ -462,11 +462,14 @@ def _check_code_times(mentions: list[Mention], numbered: list[Any]) -> None:
         if any(holds(m, t[0]) for m in mentions):
             continue
         for m in mentions:
-            tp = m.target.var.time_point if isinstance(m.target, CodeSet) else None
+            if not isinstance(m.target, CodeSet):
+                continue
+            var = m.target.var
+            tp = var.time_point
             inside = m.start <= t[1] < m.end
             if tp and tp != t[0].text() and (inside or 0 <= t[1] - m.end <= 4):
                 raise Abstain(
-                    f"{m.target.var.description or m.target.var.name!r} was recorded only at "
+                    f"{var.description or var.name!r} was recorded only at "
                     f"{tp}, not at {t[0].text()}",
                     unresolved=[t[0].text()],
                 )
