@@ -166,6 +166,13 @@ class WorkbookCodes:
         ]
 
 
+def _heading(v: Any) -> bool:
+    """Whether a cell beside a table's header heads a column of it ('Notes'), not a note's
+    label ('Missing codes:') nor a declaration ('-99 = not done')."""
+    text = str(v).strip()
+    return not text.endswith(":") and not declarations_in_row([text])
+
+
 def _filled(v: Any) -> bool:
     return v is not None and bool(str(v).strip())
 
@@ -308,7 +315,10 @@ def workbook_codes(
         sheet, top, cols = dictionary
         j, last = cols["variable"], max(cols.values())
         beside = range(last + 1, last + 1 + _MOST_CELLS)
-        headed = {k for k in beside if k < len(sheet.rows[top]) and _filled(sheet.rows[top][k])}
+        head = sheet.rows[top]
+        headed = {  # a column's heading; 'Missing codes:' labels a note beside the table
+            k for k in beside if k < len(head) and _filled(head[k]) and _heading(head[k])
+        }
         # a row's cells under a heading beside the table ('Notes') are about its variable;
         # others are notes on the whole workbook
         about: dict[int, str] = {}

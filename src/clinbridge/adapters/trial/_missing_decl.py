@@ -263,11 +263,24 @@ def sentence_declarations(text: str) -> list[tuple[str, str, str]]:
     ('9', 'unknown', 'In any coded item the'); the rest may say where the code applies."""
     out = []
     for sentence in _lines(text):
-        for m in _SENTENCE.finditer(sentence):
-            code, meaning = _token(m), m.group("meaning").strip()
-            if code and is_absence(code, meaning) and code.lower() != meaning.lower():
-                rest = (sentence[: m.start()] + " " + sentence[m.end() :]).strip()
-                out.append((code, meaning, rest))
+        found = [
+            (m, code, m.group("meaning").strip())
+            for m in _SENTENCE.finditer(sentence)
+            if (code := _token(m)) is not None
+        ]
+        found = [
+            (m, c, meaning)
+            for m, c, meaning in found
+            if is_absence(c, meaning) and c.lower() != meaning.lower()
+        ]
+        # a list of codes ('-777 lost to follow-up / 9999 unknown') states no scope: the rest
+        # of a sentence is what no declaration of it says
+        rest = sentence
+        for m, _, _ in reversed(found):
+            rest = rest[: m.start()] + " " + rest[m.end() :]
+        listed = sum(1 for p in re.split(r"\s*[;|]\s*|\s+/\s+|,\s+", sentence) if _segment(p))
+        rest = "" if len(found) > 1 or listed > 1 else rest.strip()
+        out += [(code, meaning, rest) for _, code, meaning in found]
     return out
 
 
