@@ -6,7 +6,8 @@
   answers every value of it instead of the one asked;
 * ``groups_named``: a grouped answer names its groups — when not one group of a categorical
   variable carries a label (codes 1 and 2 with no labels, as a dictionary whose codes the loader
-  did not read leaves them), the groups cannot be told apart and the answer is not given.
+  did not read leaves them), the groups cannot be told apart and the answer is not given; the
+  same for a list of such a variable's values ('which sites had any NEC?' over site numbers).
 """
 
 from __future__ import annotations
@@ -61,6 +62,27 @@ def _labelled(v: Variable, value: Any) -> bool:
     return bool((v.codes or {}).get(key))
 
 
+def _names_value(v: Variable, value: Any) -> bool:
+    """Whether a listed value names what it stands for: not a code of ``v`` that the dictionary
+    leaves unlabelled ('1' of a site column with no names)."""
+    codes = v.codes or {}
+    if isinstance(value, str) and value.strip() in codes:
+        return bool(codes[value.strip()])
+    return _labelled(v, value)
+
+
+def _listed_variable(plan: QueryPlan, by: dict[str, Variable]) -> Variable | None:
+    """The categorical variable whose values a list answer gives: the one listed ('which sites
+    had ...'), or the one grouped by when only the groups come back ('which sites randomised
+    more than 25')."""
+    names = []
+    if plan.aggregate.op == "list" and plan.measure.variable:
+        names.append(plan.measure.variable)
+    names += [g.variable for g in plan.group_by if g.variable]
+    found = [by[n] for n in names if n in by and by[n].type == "categorical"]
+    return found[0] if len(found) == 1 else None
+
+
 def check_wide_clauses(
     plan: QueryPlan, catalog: Catalog, question: str | None, value: Any
 ) -> list[Check]:
@@ -87,6 +109,20 @@ def check_wide_clauses(
         )
     by = {v.name: v for v in catalog.variables}
     rows = value if isinstance(value, list) else []
+    listed = _listed_variable(plan, by)
+    if listed is not None and rows and not any(isinstance(r, dict) for r in rows):
+        seen = list(dict.fromkeys(r for r in rows if r is not None))
+        if seen and not any(_names_value(listed, r) for r in seen):
+            shown = ", ".join(str(r) for r in seen[:4])
+            checks.append(
+                Check(
+                    name="groups_named",
+                    passed=False,
+                    code="not_stored",
+                    detail=f"the values of {listed.name} listed are codes with no label "
+                    f"({shown}): the dictionary names none of them",
+                )
+            )
     for g in plan.group_by:
         v = by.get(g.variable or "")
         if v is None or v.type != "categorical" or not rows:

@@ -12,7 +12,9 @@ how many cells each turned to missing.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,8 +22,13 @@ import numpy as np
 
 from clinbridge.adapters.trial._code_rows import code_rows
 from clinbridge.adapters.trial._dictionary import Entry
-from clinbridge.adapters.trial._missing_decl import declarations_in_row
-from clinbridge.adapters.trial._missing_table import ScopedCode, find_scoped_codes
+from clinbridge.adapters.trial._missing_decl import declarations_in_row, sentence_declarations
+from clinbridge.adapters.trial._missing_table import (
+    Scope,
+    ScopedCode,
+    find_scoped_codes,
+    parse_scope,
+)
 from clinbridge.adapters.trial._read import Sheet
 
 __all__ = ["WorkbookCodes", "drop_notes", "find_workbook_codes", "report_lines", "workbook_codes"]
@@ -37,6 +44,8 @@ class WorkbookCodes:
     """code → "sheet 'Notes' row 3"."""
     per_variable: dict[str, dict[str, str]] = field(default_factory=dict)
     """lower-case column name → {code: meaning} from rows naming that column."""
+    per_variable_where: dict[str, dict[str, str]] = field(default_factory=dict)
+    """lower-case column name → {code: "sheet 'Item definitions' row 14"}."""
     rows_used: dict[str, set[int]] = field(default_factory=dict)
     """sheet name → 0-based rows that held declarations."""
     cells: dict[str, int] = field(default_factory=dict)
@@ -157,6 +166,17 @@ class WorkbookCodes:
         ]
 
 
+def _heading(v: Any) -> bool:
+    """Whether a cell beside a table's header heads a column of it ('Notes'), not a note's
+    label ('Missing codes:') nor a declaration ('-99 = not done')."""
+    text = str(v).strip()
+    return not text.endswith(":") and not declarations_in_row([text])
+
+
+def _filled(v: Any) -> bool:
+    return v is not None and bool(str(v).strip())
+
+
 def _numbers(codes: dict[str, str]) -> list[float]:
     return [x for c in codes if (x := _number(c)) is not None]
 
@@ -205,30 +225,62 @@ def _key(v: Any) -> str:
     return str(v).strip() if v is not None else ""
 
 
-def find_workbook_codes(
-    parts: list[tuple[str, list[list[Any]], list[int]]], names: list[str]
-) -> WorkbookCodes:
-    """The declarations in ``parts``: (sheet name, its rows, the row indexes to read).
+Part = tuple[str, list[list[Any]], list[int], dict[int, str]]
+"""(sheet name, its rows, the row indexes to read, row index → the variable a row is about)."""
 
-    ``names``: the data sheet's column names; a row naming one declares for that column only.
+
+def find_workbook_codes(parts: list[Part], names: list[str]) -> WorkbookCodes:
+    """The declarations in ``parts`` (see :data:`Part`).
+
+    ``names``: the data sheet's column names; a row naming one (or a dictionary row's notes
+    beside its table) declares for that column only. A sentence of prose that says where its
+    code applies ('in any coded item the value 9 stands for unknown') declares it there only.
     """
     wanted = {n.lower(): n for n in names if n}
     out = WorkbookCodes()
-    for sheet, rows, indexes in parts:
+    for sheet, rows, indexes, about in parts:
         for i in indexes:
             row = rows[i]
             found = declarations_in_row(row)
             if not found:
                 continue
             named = [str(v).strip().lower() for v in row if isinstance(v, str)]
-            target = next((n for n in named if n in wanted), None)
+            target = about.get(i) or next((n for n in named if n in wanted), None)
             out.rows_used.setdefault(sheet, set()).add(i)
+            where = f"sheet {sheet!r} row {i + 1}"
+            scopes = {} if target is not None else _sentence_scopes(row, set(wanted))
             for code, meaning in found.items():
                 if target is not None:
                     out.per_variable.setdefault(target, {}).setdefault(code, meaning)
+                    out.per_variable_where.setdefault(target, {}).setdefault(code, where)
+                elif code in scopes:
+                    out.scoped.setdefault(code, ScopedCode(code, meaning, scopes[code], where))
                 elif code not in out.codes:
                     out.codes[code] = meaning
-                    out.where[code] = f"sheet {sheet!r} row {i + 1}"
+                    out.where[code] = where
+    return out
+
+
+_SCOPE_CUE = re.compile(r"\b(?:in|for|on|across|within|to)\b", re.I)
+
+
+def _sentence_scopes(row: list[Any], names: set[str]) -> dict[str, Scope]:
+    """code → the scope its sentence gives ('in any coded item (one with Responses) the value 9
+    stands for unknown': coded items), for sentences that name where the code applies other
+    than everywhere."""
+    out: dict[str, Scope] = {}
+    for v in row:
+        if not isinstance(v, str) or len(v) < 30:
+            continue
+        for code, _meaning, rest in sentence_declarations(v):
+            if not _SCOPE_CUE.search(rest):
+                continue
+            scope = parse_scope(rest, names)
+            if scope is not None and (scope.kinds - {"all"} or scope.names or scope.times):
+                cue = _SCOPE_CUE.search(rest)
+                words = rest[cue.start() if cue else 0 :].strip(" ,;:.")
+                words = re.sub(r"\s*\b(?:the|a|an)\s+(?:value|code|entry)s?$", "", words)
+                out.setdefault(code, dataclasses.replace(scope, text=words))
     return out
 
 
@@ -247,7 +299,7 @@ def workbook_codes(
     """The declarations on every sheet that is neither data nor dictionary, in the title rows
     above the data's header, and above or under the dictionary's entries."""
     wanted = {n.lower() for n in names if n}
-    parts: list[tuple[str, list[list[Any]], list[int]]] = []
+    parts: list[Part] = []
     apart = [s for s in sheets if s is not data and (dictionary is None or s is not dictionary[0])]
     scoped = find_scoped_codes(apart, names)  # a table saying where each code applies
     for s in sheets:
@@ -258,21 +310,36 @@ def workbook_codes(
         else:
             continue
         taken = scoped.rows_used.get(s.name, set())
-        parts.append((s.name, rows, [i for i in range(len(rows)) if i not in taken]))
+        parts.append((s.name, rows, [i for i in range(len(rows)) if i not in taken], {}))
     if dictionary is not None:  # its title rows, its footnotes, and notes beside its columns
         sheet, top, cols = dictionary
         j, last = cols["variable"], max(cols.values())
-        rows = [
-            r
-            if i < top or (j < len(r) and str(r[j] or "").strip().lower() not in wanted)
-            else r[last + 1 : last + 1 + _MOST_CELLS]
-            for i, r in enumerate(sheet.rows)
-        ]
+        beside = range(last + 1, last + 1 + _MOST_CELLS)
+        head = sheet.rows[top]
+        headed = {  # a column's heading; 'Missing codes:' labels a note beside the table
+            k for k in beside if k < len(head) and _filled(head[k]) and _heading(head[k])
+        }
+        # a row's cells under a heading beside the table ('Notes') are about its variable;
+        # others are notes on the whole workbook
+        about: dict[int, str] = {}
+        rows = []
+        notes: list[list[Any]] = []
+        for i, r in enumerate(sheet.rows):
+            name = str(r[j] or "").strip().lower() if j < len(r) else ""
+            if i < top or name not in wanted:
+                rows.append(r)
+                notes.append([])
+            else:
+                rows.append([r[k] for k in beside if k < len(r) and k not in headed])
+                notes.append([r[k] for k in beside if k < len(r) and k in headed])
+                about[i] = name
         own = code_rows(sheet.rows, top, cols)  # a variable's codes, one a row beneath it
-        parts.append((sheet.name, rows, [i for i in range(len(rows)) if i != top and i not in own]))
+        indexes = [i for i in range(len(rows)) if i != top and i not in own]
+        parts.append((sheet.name, rows, indexes, {}))
+        parts.append((sheet.name, notes, sorted(about), about))
     out = find_workbook_codes(parts, names)
-    out.scoped = scoped.codes
-    for code in scoped.codes:
+    out.scoped = {**{c: v for c, v in out.scoped.items() if c not in scoped.codes}, **scoped.codes}
+    for code in out.scoped:
         out.codes.pop(code, None)  # (declared again in a note: the table's scope holds)
     for name, rows_used in scoped.rows_used.items():
         out.rows_used.setdefault(name, set()).update(rows_used)

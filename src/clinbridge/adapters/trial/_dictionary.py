@@ -23,6 +23,7 @@ __all__ = [
     "parse_codes",
     "parse_entry",
     "role_of",
+    "site_label",
 ]
 
 VarType = str  # integer | float | string | date | categorical
@@ -302,9 +303,38 @@ _ROLE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+_BODY_SITE = re.compile(
+    r"\b(?:probe|sensor|electrode|injection|insertion|catheter|cannula|line|sampling|sample|"
+    r"measurement|recording|monitoring|body|anatomical|infection|puncture|biopsy|surgical|lesion|"
+    r"bleed(?:ing)?|skin|pain|tumou?r|primary)\s+sites?\b|\bsites?\s+of\s+(?:the\s+)?(?:probe|"
+    r"sensor|injection|insertion|infection|measurement|sampling|lesion|bleed\w*|pain|catheter)\b",
+    re.I,
+)
+"""'Core temperature probe site', 'site of infection': a place on the body or of a device, not
+a study site."""
+
+
+def site_label(label: str) -> bool:
+    """Whether a label names the study site ('Recruiting centre', 'Site number within trial'),
+    not a place on the body or of a device ('Core temperature probe site') nor a place said
+    in passing ('Died before 18 months (including in hospital)')."""
+    text = re.sub(r"\([^()]*\)", " ", label)
+    m = re.search(r"\b(site|centre|center|hospital)s?\b", text, re.I)
+    if m is None or _BODY_SITE.search(label):
+        return False
+    before = text[: m.start()].split()
+    return len(before) <= 3 and not (
+        before
+        and before[-1].lower()
+        in {"in", "at", "to", "from", "before", "after", "during", "of", "another", "other"}
+    )
+
+
 def role_of(entry: Entry) -> str | None:
     """The design part a variable plays, from its name and label: subject, arm, site or trial."""
     for role, pattern in _ROLE_PATTERNS:
+        if role == "site" and not site_label(entry.label) and not pattern.search(entry.name):
+            continue
         if role == "subject":
             if pattern.search(entry.name) or pattern.search(entry.label):
                 return role

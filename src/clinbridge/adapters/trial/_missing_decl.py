@@ -22,9 +22,12 @@ __all__ = [
     "declarations_in_row",
     "declarations_in_text",
     "in_table",
+    "is_absence",
     "is_missing_header",
     "is_missing_meaning",
+    "is_sentinel",
     "parse_missing_column",
+    "sentence_declarations",
     "strip_declarations",
 ]
 
@@ -96,6 +99,46 @@ def is_missing_meaning(text: str) -> bool:
     return 0 < len(t) <= 80 and (bool(_MEANING.search(t)) or t.lower() in MISSING_TEXT)
 
 
+_ABSENCE = re.compile(
+    r"\b(?:lost|fail(?:s|ed|ure)?|died|dead|death|deceased|unavailable|unreadable|"
+    r"no\s+(?:\w+\s+)?(?:sample|scan|test|reading|result|measurement|value|record|image)s?|"
+    r"not\s+(?:analy[sz]ed|imaged|scanned|sampled|seen|followed|traced|possible|derivable)|"
+    r"(?:can\s*not|could\s+not|couldn'?t|can'?t)\s+be\s+(?:derived|determined|calculated|"
+    r"measured|assessed|obtained|computed)|out\s+of\s+range|too\s+(?:low|high)\s+to\s+measure)\b",
+    re.I,
+)
+"""Why a value is absent ('probe failure', 'no sample was analysed', 'if the child had died'):
+a missing meaning only beside a code shaped like a sentinel (:func:`is_sentinel`), since
+'1 = Died' is an ordinary code."""
+
+
+def is_sentinel(code: str) -> bool:
+    """Whether a code is shaped like a stand-in for a missing value: a negative number, or one
+    written with a single repeated 7, 8 or 9 (9, 99, 999, 888, 777, 99.9, 9.99)."""
+    try:
+        x = float(code)
+    except ValueError:
+        return False
+    if x < 0:
+        return True
+    digits = code.replace(".", "").lstrip("+")
+    return bool(digits) and digits[0] in "789" and set(digits) == {digits[0]}
+
+
+def is_absence(code: str, meaning: str) -> bool:
+    """Whether ``code`` = ``meaning`` says the value is missing: a missing meaning, or a reason
+    for an absent value beside a sentinel-shaped code."""
+    if is_missing_meaning(meaning):
+        return True
+    t = meaning.strip()
+    return (
+        0 < len(t) <= 80
+        and not _DENIAL.search(t)
+        and is_sentinel(code)
+        and bool(_ABSENCE.search(t))
+    )
+
+
 _NUM = r"[-+]?\d+(?:\.\d+)?"
 _QUOTED = r"['\"‘“](?P<q>[^'\"’”\s]{1,8})['\"’”]"
 _SHORT = r"\.[A-Za-z_]|[.*\-]{1,3}|[A-Z][A-Z/.]{0,4}|n/a|na|nd|nk|nr|unk"
@@ -109,6 +152,12 @@ _CODE_SPACE = re.compile(
     rf"^\s*(?P<n>{_NUM})\s+(?P<meaning>[A-Za-z][\w'/-]*(?:\s+[\w'/()-]+){{0,4}})\s*\.?\s*$"
 )
 """'-99 not done': a number, a space and a short meaning."""
+_CODE_IF = re.compile(
+    rf"^\s*(?:(?:please\s+)?(?:enter|use|record|code|write|put|type|set\s+to)\s+(?:as\s+)?)?"
+    rf"{_TOKEN}\s+(?:if|when|where|whenever)\s+(?P<meaning>(?:(?!,\s*[-+]?\d)[^;|=])+?)\s*\.?\s*$",
+    re.I,
+)
+"""'888 if the child had died', 'Enter 999 if not recorded', '777 where it cannot be derived'."""
 _MEANING_FIRST = re.compile(
     rf"^\s*(?P<meaning>[^=:]+?)\s*(?:=|:|→|\b(?:is|are)\s+(?:coded|recorded|entered|written)"
     rf"(?:\s+as)?|\b(?:coded|recorded|entered)(?:\s+as)?)\s*{_TOKEN}\s*(?:throughout\b.*)?\.?\s*$",
@@ -133,11 +182,16 @@ def _segment(seg: str, test: Callable[[str], bool] | None = None) -> tuple[str, 
     seg = re.sub(r"^\s*(?:[•*·]|-\s)\s*", "", seg).strip()
     if not seg or len(seg) > 120:
         return None
-    for pattern in (_CODE_BRACKET, _CODE_FIRST, _MEANING_FIRST, _CODE_SPACE):
+    for pattern in (_CODE_BRACKET, _CODE_FIRST, _MEANING_FIRST, _CODE_IF, _CODE_SPACE):
         m = pattern.match(seg)
         if m:
             code, meaning = _token(m), m.group("meaning").strip(" .,;")
-            if code and (test or is_missing_meaning)(meaning) and code.lower() != meaning.lower():
+            if pattern is _CODE_IF:
+                meaning = re.sub(
+                    r"^(?:the\s+)?(?:value|item|test|field)\s+(?:is|was)\s+", "", meaning
+                )
+            ok = test(meaning) if test else code is not None and is_absence(code, meaning)
+            if code and ok and code.lower() != meaning.lower():
                 return code, meaning
     return None
 
@@ -145,7 +199,7 @@ def _segment(seg: str, test: Callable[[str], bool] | None = None) -> tuple[str, 
 def declarations_in_text(text: str) -> dict[str, str]:
     """{code: meaning} for every missing-code declaration in a free text (one or many lines)."""
     out: dict[str, str] = {}
-    for line in re.split(r"[\n\r]+", text):
+    for line in _lines(text):
         found = _segment(line)
         if found:
             out.setdefault(*found)
@@ -167,27 +221,66 @@ def declarations_in_text(text: str) -> dict[str, str]:
             ]
             hits = [(c, m) for c, m in hits if re.fullmatch(rf"{_NUM}|{_SHORT}|[.]", c)]
         if not hits:  # in a sentence: 'all fields use -999 for "not done" and -888 for ...'
-            hits = [(c, m) for c, m in _in_sentence(body) if is_missing_meaning(m)]
+            hits = _in_sentence(body)
         for code, meaning in hits:
             out.setdefault(code, meaning)
     return out
 
 
+_SENTENCE_END = re.compile(r"(?<=[a-z)])\.\s+(?=[A-Z0-9'\"‘“-])")
+"""Where one sentence ends and the next begins ('... a base deficit. 999 = not measured.')."""
+
+
+def _lines(text: str) -> list[str]:
+    """A text's lines, each cut into its sentences."""
+    return [s for line in re.split(r"[\n\r]+", text) for s in _SENTENCE_END.split(line)]
+
+
 _LEAD = re.compile(r"^\s*[A-Za-z][A-Za-z /-]{3,40}:\s*(?=[-+]?\d|['\"‘“])")
 """A label before a colon ('Special values: '), when a code follows it."""
 _SENTENCE = re.compile(
-    rf"(?:(?P<n>{_NUM})|{_QUOTED})\s*(?:=|\bfor\b|\bmeans\b|\bindicates\b|\bdenotes\b|\()\s*"
-    r"['\"‘“]?(?P<meaning>[A-Za-z][\w /'-]{2,40}?)['\"’”]?\s*(?=[,;.)]|\band\b|\bor\b|$)"
+    rf"(?:(?P<n>(?<![\w.]){_NUM})|{_QUOTED}|"
+    r"\b(?:[Cc]ells?|[Vv]alues?|[Cc]odes?|[Ee]ntry|[Ee]ntries|[Rr]esponses?)\s+"
+    r"(?:reading\s+|of\s+|containing\s+|holding\s+|written\s+as\s+)?(?P<s>[A-Z]{1,4})\b)"
+    r"\s*(?:=|\bfor\b|\bmeans\b|\bindicates\b|\bdenotes\b|\bstands?\s+for\b|"
+    r"\brepresents?\b|\bsignif(?:y|ies)\b|\bis\s+used\s+(?:for|to\s+mean)\b|\()\s*"
+    r"(?:that\s+)?['\"‘“]?(?P<meaning>[A-Za-z][\w /'’-]{2,80}?)['\"’”]?\s*"
+    r"(?=[,;.)]|\band\b|\bor\b|$)"
 )
+"""A code and its meaning anywhere in a sentence: a number or a quoted code ('all fields use
+-999 for "not done"'), or a short capital code after the word for a cell or value ('a cell
+reading NC means that the item was not collected', 'the value 9 stands for unknown')."""
 
 
 def _in_sentence(text: str) -> list[tuple[str, str]]:
-    """(code, meaning) pairs anywhere in a sentence, for numbers and quoted codes only."""
+    """(code, meaning) pairs anywhere in a sentence (see ``_SENTENCE``)."""
+    return [(code, meaning) for code, meaning, _ in sentence_declarations(text)]
+
+
+def sentence_declarations(text: str) -> list[tuple[str, str, str]]:
+    """(code, meaning, the rest of its sentence) for each missing-code declaration that a
+    sentence of prose makes: 'In any coded item the value 9 stands for unknown' gives
+    ('9', 'unknown', 'In any coded item the'); the rest may say where the code applies."""
     out = []
-    for m in _SENTENCE.finditer(text):
-        code = _token(m)
-        if code:
-            out.append((code, m.group("meaning").strip()))
+    for sentence in _lines(text):
+        found = [
+            (m, code, m.group("meaning").strip())
+            for m in _SENTENCE.finditer(sentence)
+            if (code := _token(m)) is not None
+        ]
+        found = [
+            (m, c, meaning)
+            for m, c, meaning in found
+            if is_absence(c, meaning) and c.lower() != meaning.lower()
+        ]
+        # a list of codes ('-777 lost to follow-up / 9999 unknown') states no scope: the rest
+        # of a sentence is what no declaration of it says
+        rest = sentence
+        for m, _, _ in reversed(found):
+            rest = rest[: m.start()] + " " + rest[m.end() :]
+        listed = sum(1 for p in re.split(r"\s*[;|]\s*|\s+/\s+|,\s+", sentence) if _segment(p))
+        rest = "" if len(found) > 1 or listed > 1 else rest.strip()
+        out += [(code, meaning, rest) for _, code, meaning in found]
     return out
 
 

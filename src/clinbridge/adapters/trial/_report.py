@@ -62,6 +62,14 @@ class TrialLoadReport:
     workbook_missing: list[dict[str, Any]] = field(default_factory=list)
     """Missing codes declared once for the workbook: code, meaning, where, variables, cells."""
     workbook_codes_kept: list[str] = field(default_factory=list)
+    weeks_and_days: list[str] = field(default_factory=list)
+    """Text columns of gestations in completed weeks and days ('38+4') read as weeks."""
+    derived_columns: list[str] = field(default_factory=list)
+    """Columns the loader added beside those read (the sites' names looked up by trial and
+    number), each with how it was derived; not counted among the columns read or loaded."""
+    notes_missing: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Missing codes a variable's own notes declare beside the dictionary's table: column name →
+    {code: "sheet 'Item definitions' row 14"}."""
     codes_outside_scope: list[str] = field(default_factory=list)
     """Text missing codes ('.L') found in numeric columns their declared scope leaves out."""
     """Workbook-wide codes kept as values where they are one of a variable's values."""
@@ -138,6 +146,18 @@ class TrialLoadReport:
                 "dictionary lists them for all; their trial scope was taken from the data"
             )
         lines += report_lines(self.workbook_missing, self.workbook_codes_kept)
+        lines += [f"derived column {d}" for d in self.derived_columns]
+        if self.weeks_and_days:
+            lines.append(
+                "read as weeks from completed weeks+days ('38+4' = 38 4/7 weeks): "
+                + ", ".join(self.weeks_and_days)
+            )
+        if self.notes_missing:
+            codes = sorted({c for d in self.notes_missing.values() for c in d})
+            lines.append(
+                f"missing codes declared in the notes beside the dictionary's entries of "
+                f"{len(self.notes_missing)} variable(s): {', '.join(codes)}"
+            )
         if self.codes_outside_scope:
             lines.append(
                 f"{len(self.codes_outside_scope)} text missing code(s) stand in numeric columns "

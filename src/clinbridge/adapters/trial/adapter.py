@@ -69,6 +69,8 @@ class TrialAdapter(SourceAdapter):
         for name, col, label, vtype, unit, codes, missing, tp, trials, form, role, src in rows:
             if src == ADMIN_SOURCE:  # a query flag or audit field beside a variable
                 continue
+            if src and src.startswith("numbers named by"):  # site numbers restarting per trial
+                continue  # (the derived column of the sites' names is the site)
             codes_d: dict[str, str] = orjson.loads(codes or "{}")
             missing_d: dict[str, str] = orjson.loads(missing or "{}")
             desc = label or name
@@ -124,7 +126,12 @@ class TrialAdapter(SourceAdapter):
             patients=PatientTable(table="trial_data", id_column=subject),
             variables=tuple(variables),
             tables=tuple(tables),
-            description=f"trial table from {meta.get('file', '?')} (dictionary: {meta.get('dictionary_source', '?')})",
+            description=f"trial table from {meta.get('file', '?')} (dictionary: {meta.get('dictionary_source', '?')})"
+            + (
+                f"; missing codes declared: {meta['missing_conventions']}"
+                if meta.get("missing_conventions")
+                else ""
+            ),
         )
 
 

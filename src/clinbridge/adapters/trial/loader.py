@@ -50,6 +50,9 @@ from clinbridge.adapters.trial._dictionary import (
     mostly_numbers,
     role_of,
 )
+from clinbridge.adapters.trial._dictionary import (
+    site_label as _site_label,
+)
 from clinbridge.adapters.trial._formats import apply_formats
 from clinbridge.adapters.trial._list_sheets import codes_from_list_sheets, long_code_tables
 from clinbridge.adapters.trial._listed_elsewhere import categories_from_values
@@ -65,8 +68,10 @@ from clinbridge.adapters.trial._read import (
     read_sheets,
 )
 from clinbridge.adapters.trial._report import TrialLoadReport
+from clinbridge.adapters.trial._site_names import named_sites
 from clinbridge.adapters.trial._undeclared_codes import NOT_DECLARED, codes_not_declared
 from clinbridge.adapters.trial._visit_sheet import apply_visit_times
+from clinbridge.adapters.trial._weeks_days import weeks_and_days
 from clinbridge.errors import LoadError
 
 __all__ = ["TrialLoadReport", "load_trial", "read_trial"]
@@ -231,6 +236,10 @@ def read_trial(
         entry.name = name
         entry.form = entry.form or banner.group(j)
         describe(entry, j, described)
+        in_weeks = weeks_and_days(entry, raw)  # '38+4': completed weeks and days, as weeks
+        if in_weeks is not None:
+            raw = in_weeks
+            report.weeks_and_days.append(name)
         col = sql_name(name)
         if col in used_sql:
             raise LoadError(
@@ -263,12 +272,21 @@ def read_trial(
     report.problems = problems
     report.workbook_missing, report.workbook_codes_kept = declared.report(), declared.not_applied
     report.codes_outside_scope = declared.outside
+    report.notes_missing = {
+        e.name: {
+            c: w
+            for c, w in declared.per_variable_where.get(e.name.lower(), {}).items()
+            if c in e.missing
+        }
+        for e, _ in entries
+        if any(c in e.missing for c in declared.per_variable_where.get(e.name.lower(), {}))
+    }
     frame = pd.DataFrame(columns)
     report.admin_columns = mark_admin_columns(entries)  # 'MRI_SCORE_QF' beside 'mri_score'
     admin = {e.name for e, _ in entries if e.source == ADMIN_SOURCE}
     report.inferred = [n for n in report.inferred if n not in admin]
-    _design(entries, columns, frame, data, header, report)
-    report.columns_loaded = frame.shape[1]
+    _design(entries, columns, frame, data, header, report, others)
+    report.columns_loaded = frame.shape[1] - len(report.derived_columns)
     report.rows_loaded = frame.shape[0]
     report.seconds = time.perf_counter() - start
     return TrialTable(frame, entries, report)
@@ -436,6 +454,7 @@ def _design(
     sheet: Sheet,
     header: int,
     report: TrialLoadReport,
+    others: list[Sheet] | None = None,
 ) -> None:
     """Roles (subject, trial, site, arm), and each variable's trial scope checked against the data."""
     roles: dict[str, tuple[Entry, str]] = {}
@@ -468,8 +487,15 @@ def _design(
             record=f"sheet {sheet.name!r} data row {i + 1}",
             field=sentry.name,
         )
+    numbered_site = "site" not in roles
+    if numbered_site:  # 'SITE_NO', 'Site number within trial': numbers, no codes
+        site = _site_numbers(entries, frame)
+        if site is not None:
+            roles["site"] = site
     for role, (entry, _) in roles.items():
         entry.role = role
+    if numbered_site and "site" in roles and "trial" in roles:
+        _name_sites(roles, entries, columns, frame, others or [], report)
     if "trial" in roles:
         tentry, tcol = roles["trial"]
         tvals = [None if v is None or v != v else code_key(v) for v in columns[tcol]]
@@ -507,6 +533,102 @@ def _filled_in(values: Any, rows: np.ndarray) -> bool:
 # -- writing ----------------------------------------------------------------------------------
 
 
+SUPERSEDED = "numbers named by"
+"""``trial_variables.source`` of a site-number column whose names were derived by trial."""
+
+
+def _name_sites(
+    roles: dict[str, tuple[Entry, str]],
+    entries: list[tuple[Entry, str]],
+    columns: dict[str, Any],
+    frame: pd.DataFrame,
+    others: list[Sheet],
+    report: TrialLoadReport,
+) -> None:
+    """Sites numbered within each trial and named on a list sheet by trial and number: a column
+    of their names is derived beside the numbers, and it is the site (``_site_names.py``)."""
+    (site, scol), (trial, tcol) = roles["site"], roles["trial"]
+    found = named_sites(site, list(columns[scol]), trial, list(columns[tcol]), others)
+    if found is None:
+        return
+    taken = {e.name.lower() for e, _ in entries}
+    name = found.header if found.header and found.header.lower() not in taken else ""
+    name = name or f"{site.name}_name"
+    col = sql_name(name)
+    if col in columns or name.lower() in taken:
+        return
+    values = sorted({n for n in found.names if n is not None})
+    entry = Entry(
+        name=name,
+        label=f"{found.header or 'Site'} (named on sheet {found.sheet!r} by trial and {site.name})",
+        type="categorical",
+        codes={v: v for v in values},
+        source="derived",
+        role="site",
+        form=site.form,
+    )
+    site.role = None  # its numbers name no site alone: left out of the catalog
+    site.source = f"{SUPERSEDED} {name}"
+    roles["site"] = (entry, col)
+    columns[col] = found.names
+    frame[col] = found.names
+    entries.append((entry, col))
+    report.derived_columns.append(
+        f"{name}: the site's name from sheet {found.sheet!r}, by {trial.name} and {site.name} "
+        f"(the numbers restart in each trial; {len(values)} sites)"
+    )
+
+
+def _site_numbers(
+    entries: list[tuple[Entry, str]], frame: pd.DataFrame
+) -> tuple[Entry, str] | None:
+    """A whole-number column named or labelled as the study site that the dictionary gives no
+    codes: the site, its numbers its codes, unlabelled ('codes not declared'), so that a group
+    by site is never a group by some other column whose label says 'site'."""
+    for entry, col in entries:
+        if entry.source != "dictionary" or entry.codes or entry.type not in {"integer", "float"}:
+            continue
+        if not (
+            re.fullmatch(r"(?i)(?:site|centre|center)(?:_?(?:id|no|num|number|code))?", entry.name)
+            or _site_label(entry.label)
+        ):
+            continue
+        values = pd.to_numeric(frame[col], errors="coerce").dropna()
+        values = values[~values.isin([float(c) for c in entry.missing if _num(c)])]
+        if values.empty or not (values == values.round()).all() or values.nunique() > 60:
+            continue
+        entry.type, entry.codes_declared = "categorical", False
+        entry.codes = {code_key(float(x)): "" for x in sorted(values.unique())}
+        return entry, col
+    return None
+
+
+def missing_conventions(report: TrialLoadReport) -> str:
+    """Where the workbook declared its missing codes, in a line for the catalog: each
+    workbook-wide code with its sheet, row and scope, and the variables whose own notes declare
+    codes ('' when none is declared outside the dictionary's codes columns)."""
+    parts = [
+        f"{d['code']} = {d['meaning']} ({d['declared']}"
+        + (
+            f", for {d['applies_to']}"
+            if d.get("applies_to", "all variables") != "all variables"
+            else ""
+        )
+        + ")"
+        for d in report.workbook_missing
+        if d.get("variables")
+    ]
+    if report.notes_missing:
+        wheres = sorted(
+            {w.rsplit(" row ", 1)[0] for d in report.notes_missing.values() for w in d.values()}
+        )
+        parts.append(
+            f"per-variable codes in the notes beside the dictionary ({', '.join(wheres)}) for "
+            f"{len(report.notes_missing)} variable(s)"
+        )
+    return "; ".join(parts)
+
+
 def load_trial(
     path: str | Path,
     url: str,
@@ -527,7 +649,15 @@ def load_trial(
     report.long_rows = len(long)
     meta = pd.DataFrame(
         {
-            "key": ["file", "sheet", "dictionary_source", "rows", "columns", "loaded_at"],
+            "key": [
+                "file",
+                "sheet",
+                "dictionary_source",
+                "rows",
+                "columns",
+                "loaded_at",
+                "missing_conventions",
+            ],
             "value": [
                 str(path),
                 report.sheet,
@@ -535,6 +665,7 @@ def load_trial(
                 str(report.rows_loaded),
                 str(report.columns_loaded),
                 dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                missing_conventions(report),
             ],
         }
     )

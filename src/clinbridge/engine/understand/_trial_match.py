@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
@@ -386,6 +386,8 @@ def assign_times(
     numbered = [t for t in times if t[0].scale in {"h", "min", "mo"}]
     special = [t for t in times if t[0].scale in {"baseline", "discharge"}]
     owners = multi or fams
+    if not fams:
+        _check_code_times(mentions, numbered)
     assigned: dict[int, list[TimePoint]] = {id(m): [] for m in fams}
     for t in (numbered + special if change else numbered) or special:
         if not owners:
@@ -450,6 +452,27 @@ def assign_times(
                 "(or for the change between them)"
             )
         mt.variable = member(fam, asked[0])
+
+
+def _check_code_times(mentions: list[Mention], numbered: list[Any]) -> None:
+    """A time point written inside or right after a code's mention ('HIE grade at 72h - %
+    severe') that nothing mentioned was recorded at: the code's variable, recorded at another
+    time only, abstains rather than answer at its own time."""
+    for t in numbered:
+        if any(holds(m, t[0]) for m in mentions):
+            continue
+        for m in mentions:
+            if not isinstance(m.target, CodeSet):
+                continue
+            var = m.target.var
+            tp = var.time_point
+            inside = m.start <= t[1] < m.end
+            if tp and tp != t[0].text() and (inside or 0 <= t[1] - m.end <= 4):
+                raise Abstain(
+                    f"{var.description or var.name!r} was recorded only at "
+                    f"{tp}, not at {t[0].text()}",
+                    unresolved=[t[0].text()],
+                )
 
 
 def holds(mt: Mention, tp: TimePoint) -> bool:

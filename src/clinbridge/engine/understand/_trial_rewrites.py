@@ -42,6 +42,17 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         (re.compile(_REQUEST, re.I), ""),
         # 'did not in fact receive': an emphasis, no condition
         (re.compile(r"\bin\s+fact\b", re.I), " "),
+        # '37 completed weeks' (of gestation): 37 weeks, as gestations are counted
+        (re.compile(r"\b(\d+)\s+completed\s+(?=weeks?\b)", re.I), r"\1 "),
+        # 'what did the deaths die of?', 'what the infants died from': the cause of death asked
+        # (a dictionary without one abstains on 'cause'; never a share of the deaths)
+        (
+            re.compile(
+                r"\bwhat\s+(?:did\s+)?(?P<who>[^?.;]+?)\s+(?:die|died)\s+(?:of|from)\b",
+                re.I,
+            ),
+            r"distribution of cause of death among \g<who>",
+        ),
         # 'on postnatal day 3': day 3 of life, as the day columns count it
         (re.compile(r"\b(?:postnatal|post-natal)\s+(?=days?\s+\d)", re.I), ""),
         # '0h -> 24h', '0h → 24h': from one time to the other
