@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from clinbridge.adapters.trial._dictionary import Entry
     from clinbridge.adapters.trial._read import Sheet
 
-__all__ = ["codes_from_list_sheets", "long_code_tables"]
+__all__ = ["cell_key", "codes_from_list_sheets", "long_code_tables"]
 
 _MOST_ROWS = 200
 """A list sheet is short; a longer sheet is data or a dictionary."""
@@ -33,7 +33,8 @@ def _words(text: Any) -> set[str]:
     return out - {"see", "sheet", "tab", "list", "code", "codes", "the", "of", "for", "name", "id"}
 
 
-def _key(v: Any) -> str | None:
+def cell_key(v: Any) -> str | None:
+    """A cell as a code: whole numbers without '.0', text stripped; None for blanks and booleans."""
     if v is None or isinstance(v, bool):
         return None
     if isinstance(v, float) and v.is_integer():
@@ -48,17 +49,17 @@ def _key(v: Any) -> str | None:
 
 def _pairs(sheet: Sheet) -> dict[str, str] | None:
     """The sheet's (code → label) rows: the first column of whole numbers beside a text column."""
-    rows = [r for r in sheet.rows if any(_key(v) for v in r)]
+    rows = [r for r in sheet.rows if any(cell_key(v) for v in r)]
     if len(rows) < 2 or len(rows) > _MOST_ROWS:
         return None
     body = rows[1:]
     width = max(len(r) for r in rows)
     for j in range(width - 1):
-        keys = [_key(r[j]) if j < len(r) else None for r in body]
+        keys = [cell_key(r[j]) if j < len(r) else None for r in body]
         if not all(k is not None and is_number(k) for k in keys):
             continue
         for k in range(j + 1, width):
-            labels = [_key(r[k]) if k < len(r) else None for r in body]
+            labels = [cell_key(r[k]) if k < len(r) else None for r in body]
             if all(lab and re.search(r"[A-Za-z]", lab) for lab in labels):
                 out = {c: lab for c, lab in zip(keys, labels, strict=True) if c and lab}
                 return out if len(out) == len(body) else None
@@ -75,7 +76,7 @@ def codes_from_list_sheets(entry: Entry, sheets: list[Sheet], values: list[Any])
     own = _words(entry.name) | _words(entry.label)
     if not entry.listed_in and not _DESIGN_WORDS.search(f"{entry.name} {entry.label}"):
         return False
-    seen = {k for k in map(_key, values) if k is not None} - set(entry.missing)
+    seen = {k for k in map(cell_key, values) if k is not None} - set(entry.missing)
     if not seen or not all(is_number(k) for k in seen):
         return False
     found: list[dict[str, str]] = []
@@ -123,14 +124,14 @@ def _long_table(sheet: Sheet, wanted: dict[str, str]) -> dict[str, dict[str, str
 
         var = None
         for j in range(width):
-            filled = [k for r in body if (k := _key(r[j] if j < len(r) else None)) is not None]
+            filled = [k for r in body if (k := cell_key(r[j] if j < len(r) else None)) is not None]
             hits = sum(k.lower() in wanted for k in filled)
             if hits >= 2 and hits == len(filled):
                 var = j
                 break
         if var is None:
             continue
-        rows = [r for r in body if any(_key(v) for k, v in enumerate(r) if k != var)]
+        rows = [r for r in body if any(cell_key(v) for k, v in enumerate(r) if k != var)]
         heads = [str(h or "") for h in head]
         code = next(
             (
@@ -153,13 +154,13 @@ def _long_table(sheet: Sheet, wanted: dict[str, str]) -> dict[str, dict[str, str
         table: dict[str, dict[str, str]] = {}
         current: str | None = None
         for r in rows:
-            name = _key(r[var]) if var < len(r) else None
+            name = cell_key(r[var]) if var < len(r) else None
             if name is not None:
                 current = wanted.get(name.lower())
                 if current is None:
                     return {}
-            c = _key(r[code]) if code < len(r) else None
-            lab = _key(r[label]) if label < len(r) else None
+            c = cell_key(r[code]) if code < len(r) else None
+            lab = cell_key(r[label]) if label < len(r) else None
             if current is None or c is None or lab is None:
                 return {}  # a row this reading cannot place: not a code table
             if c in table.setdefault(current, {}):

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.adapters.trial._codes import is_number
+from clinbridge.adapters.trial._list_sheets import cell_key as _key
 
 if TYPE_CHECKING:
     from clinbridge.adapters.trial._dictionary import Entry
@@ -40,19 +41,6 @@ class SiteNames:
     sheet: str
     header: str
     """The heading of the names' column ('Site')."""
-
-
-def _key(v: Any) -> str | None:
-    if v is None or isinstance(v, bool):
-        return None
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    text = str(v).strip()
-    if not text:
-        return None
-    if is_number(text) and float(text).is_integer():
-        return str(int(float(text)))
-    return text
 
 
 def named_sites(
