@@ -40,6 +40,9 @@ _OPENING = re.compile(
 )
 """'who has', 'who 's had' (normalised "who's had"), "who 's a smoker" ("who's a smoker")."""
 
+_RANKED = re.compile(r"(?:the\s+)?(?:most|largest|greatest|highest|fewest|least|lowest)\b")
+"""A superlative right after the verb: the question ranks patients."""
+
 _ASKING = re.compile(
     r"\b(?:how|what|which|when|where|why|whose|who|list|show|count|number|total|average|mean|"
     r"median|proportion|percentage|share|ids?|identifiers?)\b|%"
@@ -66,6 +69,8 @@ def _opening(text: str) -> str | None:
     if m is None:
         return None
     rest = text[m.end() :].lstrip()
+    if _RANKED.match(rest):
+        return None  # 'who had the most X' ranks one patient (_patient_ranks), not a list
     if m["has"] is not None:
         return f"which patients have {rest}".strip()
     if m["is"] is not None:
