@@ -20,14 +20,18 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from clinbridge.adapters.trial._codes import is_number
+from clinbridge.adapters.trial._dictionary import Entry, code_key, site_label
 from clinbridge.adapters.trial._list_sheets import cell_key as _key
+from clinbridge.adapters.trial._sql_name import sql_name
 
 if TYPE_CHECKING:
-    from clinbridge.adapters.trial._dictionary import Entry
     from clinbridge.adapters.trial._read import Sheet
+    from clinbridge.adapters.trial._report import TrialLoadReport
 
-__all__ = ["SiteNames", "named_sites"]
+__all__ = ["SUPERSEDED", "SiteNames", "name_sites", "named_sites", "site_numbers"]
 
 _MOST_ROWS = 300
 _NAME_HEAD = re.compile(r"\b(?:site|centre|center|hospital|name|unit|institution)s?\b", re.I)
@@ -118,3 +122,71 @@ def _table(sheet: Sheet, trial_of: dict[str, str]) -> tuple[dict[tuple[str, str]
             return None  # a pair named twice: no lookup
         table[key] = name
     return table, str(head[j] or "").strip() if j < len(head) else ""
+
+
+SUPERSEDED = "numbers named by"
+"""``trial_variables.source`` of a site-number column whose names were derived by trial."""
+
+
+def name_sites(
+    roles: dict[str, tuple[Entry, str]],
+    entries: list[tuple[Entry, str]],
+    columns: dict[str, Any],
+    frame: pd.DataFrame,
+    others: list[Sheet],
+    report: TrialLoadReport,
+) -> None:
+    """Sites numbered within each trial and named on a list sheet by trial and number: a column
+    of their names is derived beside the numbers, and it is the site (``_site_names.py``)."""
+    (site, scol), (trial, tcol) = roles["site"], roles["trial"]
+    found = named_sites(site, list(columns[scol]), trial, list(columns[tcol]), others)
+    if found is None:
+        return
+    taken = {e.name.lower() for e, _ in entries}
+    name = found.header if found.header and found.header.lower() not in taken else ""
+    name = name or f"{site.name}_name"
+    col = sql_name(name)
+    if col in columns or name.lower() in taken:
+        return
+    values = sorted({n for n in found.names if n is not None})
+    entry = Entry(
+        name=name,
+        label=f"{found.header or 'Site'} (named on sheet {found.sheet!r} by trial and {site.name})",
+        type="categorical",
+        codes={v: v for v in values},
+        source="derived",
+        role="site",
+        form=site.form,
+    )
+    site.role = None  # its numbers name no site alone: left out of the catalog
+    site.source = f"{SUPERSEDED} {name}"
+    roles["site"] = (entry, col)
+    columns[col] = found.names
+    frame[col] = found.names
+    entries.append((entry, col))
+    report.derived_columns.append(
+        f"{name}: the site's name from sheet {found.sheet!r}, by {trial.name} and {site.name} "
+        f"(the numbers restart in each trial; {len(values)} sites)"
+    )
+
+
+def site_numbers(entries: list[tuple[Entry, str]], frame: pd.DataFrame) -> tuple[Entry, str] | None:
+    """A whole-number column named or labelled as the study site that the dictionary gives no
+    codes: the site, its numbers its codes, unlabelled ('codes not declared'), so that a group
+    by site is never a group by some other column whose label says 'site'."""
+    for entry, col in entries:
+        if entry.source != "dictionary" or entry.codes or entry.type not in {"integer", "float"}:
+            continue
+        if not (
+            re.fullmatch(r"(?i)(?:site|centre|center)(?:_?(?:id|no|num|number|code))?", entry.name)
+            or site_label(entry.label)
+        ):
+            continue
+        values = pd.to_numeric(frame[col], errors="coerce").dropna()
+        values = values[~values.isin([float(c) for c in entry.missing if is_number(c)])]
+        if values.empty or not (values == values.round()).all() or values.nunique() > 60:
+            continue
+        entry.type, entry.codes_declared = "categorical", False
+        entry.codes = {code_key(float(x)): "" for x in sorted(values.unique())}
+        return entry, col
+    return None

@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
-import re
 import time
 from dataclasses import dataclass
 from functools import partial
@@ -50,9 +49,6 @@ from clinbridge.adapters.trial._dictionary import (
     mostly_numbers,
     role_of,
 )
-from clinbridge.adapters.trial._dictionary import (
-    site_label as _site_label,
-)
 from clinbridge.adapters.trial._formats import apply_formats
 from clinbridge.adapters.trial._list_sheets import codes_from_list_sheets, long_code_tables
 from clinbridge.adapters.trial._listed_elsewhere import categories_from_values
@@ -68,7 +64,8 @@ from clinbridge.adapters.trial._read import (
     read_sheets,
 )
 from clinbridge.adapters.trial._report import TrialLoadReport
-from clinbridge.adapters.trial._site_names import named_sites
+from clinbridge.adapters.trial._site_names import name_sites, site_numbers
+from clinbridge.adapters.trial._sql_name import sql_name
 from clinbridge.adapters.trial._undeclared_codes import NOT_DECLARED, codes_not_declared
 from clinbridge.adapters.trial._visit_sheet import apply_visit_times
 from clinbridge.adapters.trial._weeks_days import weeks_and_days
@@ -96,11 +93,6 @@ def _blank(v: Any) -> bool:
         or (isinstance(v, str) and not v.strip())
         or (isinstance(v, float) and math.isnan(v))
     )
-
-
-def sql_name(name: str) -> str:
-    s = re.sub(r"[^0-9a-zA-Z]+", "_", name).strip("_").lower() or "col"
-    return f"v_{s}" if s[0].isdigit() else s
 
 
 def read_trial(
@@ -272,15 +264,15 @@ def read_trial(
     report.problems = problems
     report.workbook_missing, report.workbook_codes_kept = declared.report(), declared.not_applied
     report.codes_outside_scope = declared.outside
-    report.notes_missing = {
-        e.name: {
-            c: w
-            for c, w in declared.per_variable_where.get(e.name.lower(), {}).items()
+    report.notes_missing = {}
+    for e, _ in entries:  # the codes a variable's own notes declared, and where
+        kept = {
+            c: where
+            for c, where in declared.per_variable_where.get(e.name.lower(), {}).items()
             if c in e.missing
         }
-        for e, _ in entries
-        if any(c in e.missing for c in declared.per_variable_where.get(e.name.lower(), {}))
-    }
+        if kept:
+            report.notes_missing[e.name] = kept
     frame = pd.DataFrame(columns)
     report.admin_columns = mark_admin_columns(entries)  # 'MRI_SCORE_QF' beside 'mri_score'
     admin = {e.name for e, _ in entries if e.source == ADMIN_SOURCE}
@@ -489,13 +481,13 @@ def _design(
         )
     numbered_site = "site" not in roles
     if numbered_site:  # 'SITE_NO', 'Site number within trial': numbers, no codes
-        site = _site_numbers(entries, frame)
+        site = site_numbers(entries, frame)
         if site is not None:
             roles["site"] = site
     for role, (entry, _) in roles.items():
         entry.role = role
     if numbered_site and "site" in roles and "trial" in roles:
-        _name_sites(roles, entries, columns, frame, others or [], report)
+        name_sites(roles, entries, columns, frame, others or [], report)
     if "trial" in roles:
         tentry, tcol = roles["trial"]
         tvals = [None if v is None or v != v else code_key(v) for v in columns[tcol]]
@@ -531,76 +523,6 @@ def _filled_in(values: Any, rows: np.ndarray) -> bool:
 
 
 # -- writing ----------------------------------------------------------------------------------
-
-
-SUPERSEDED = "numbers named by"
-"""``trial_variables.source`` of a site-number column whose names were derived by trial."""
-
-
-def _name_sites(
-    roles: dict[str, tuple[Entry, str]],
-    entries: list[tuple[Entry, str]],
-    columns: dict[str, Any],
-    frame: pd.DataFrame,
-    others: list[Sheet],
-    report: TrialLoadReport,
-) -> None:
-    """Sites numbered within each trial and named on a list sheet by trial and number: a column
-    of their names is derived beside the numbers, and it is the site (``_site_names.py``)."""
-    (site, scol), (trial, tcol) = roles["site"], roles["trial"]
-    found = named_sites(site, list(columns[scol]), trial, list(columns[tcol]), others)
-    if found is None:
-        return
-    taken = {e.name.lower() for e, _ in entries}
-    name = found.header if found.header and found.header.lower() not in taken else ""
-    name = name or f"{site.name}_name"
-    col = sql_name(name)
-    if col in columns or name.lower() in taken:
-        return
-    values = sorted({n for n in found.names if n is not None})
-    entry = Entry(
-        name=name,
-        label=f"{found.header or 'Site'} (named on sheet {found.sheet!r} by trial and {site.name})",
-        type="categorical",
-        codes={v: v for v in values},
-        source="derived",
-        role="site",
-        form=site.form,
-    )
-    site.role = None  # its numbers name no site alone: left out of the catalog
-    site.source = f"{SUPERSEDED} {name}"
-    roles["site"] = (entry, col)
-    columns[col] = found.names
-    frame[col] = found.names
-    entries.append((entry, col))
-    report.derived_columns.append(
-        f"{name}: the site's name from sheet {found.sheet!r}, by {trial.name} and {site.name} "
-        f"(the numbers restart in each trial; {len(values)} sites)"
-    )
-
-
-def _site_numbers(
-    entries: list[tuple[Entry, str]], frame: pd.DataFrame
-) -> tuple[Entry, str] | None:
-    """A whole-number column named or labelled as the study site that the dictionary gives no
-    codes: the site, its numbers its codes, unlabelled ('codes not declared'), so that a group
-    by site is never a group by some other column whose label says 'site'."""
-    for entry, col in entries:
-        if entry.source != "dictionary" or entry.codes or entry.type not in {"integer", "float"}:
-            continue
-        if not (
-            re.fullmatch(r"(?i)(?:site|centre|center)(?:_?(?:id|no|num|number|code))?", entry.name)
-            or _site_label(entry.label)
-        ):
-            continue
-        values = pd.to_numeric(frame[col], errors="coerce").dropna()
-        values = values[~values.isin([float(c) for c in entry.missing if _num(c)])]
-        if values.empty or not (values == values.round()).all() or values.nunique() > 60:
-            continue
-        entry.type, entry.codes_declared = "categorical", False
-        entry.codes = {code_key(float(x)): "" for x in sorted(values.unique())}
-        return entry, col
-    return None
 
 
 def missing_conventions(report: TrialLoadReport) -> str:
