@@ -83,6 +83,17 @@ def _listed_variable(plan: QueryPlan, by: dict[str, Variable]) -> Variable | Non
     return found[0] if len(found) == 1 else None
 
 
+def _unnamed(what: str, seen: list[Any]) -> Check:
+    """The failed ``groups_named`` check: ``what`` ('the groups of SITE') are codes no label names."""
+    shown = ", ".join(str(s) for s in seen[:4])
+    return Check(
+        name="groups_named",
+        passed=False,
+        code="not_stored",
+        detail=f"{what} are codes with no label ({shown}): the dictionary names none of them",
+    )
+
+
 def check_wide_clauses(
     plan: QueryPlan, catalog: Catalog, question: str | None, value: Any
 ) -> list[Check]:
@@ -113,16 +124,7 @@ def check_wide_clauses(
     if listed is not None and rows and not any(isinstance(r, dict) for r in rows):
         seen = list(dict.fromkeys(r for r in rows if r is not None))
         if seen and not any(_names_value(listed, r) for r in seen):
-            shown = ", ".join(str(r) for r in seen[:4])
-            checks.append(
-                Check(
-                    name="groups_named",
-                    passed=False,
-                    code="not_stored",
-                    detail=f"the values of {listed.name} listed are codes with no label "
-                    f"({shown}): the dictionary names none of them",
-                )
-            )
+            checks.append(_unnamed(f"the values of {listed.name} listed", seen))
     for g in plan.group_by:
         v = by.get(g.variable or "")
         if v is None or v.type != "categorical" or not rows:
@@ -130,14 +132,5 @@ def check_wide_clauses(
         seen = [r.get(v.column, r.get(v.name)) for r in rows if isinstance(r, dict)]
         seen = list(dict.fromkeys(s for s in seen if s is not None))
         if seen and not any(_labelled(v, s) for s in seen):
-            shown = ", ".join(str(s) for s in seen[:4])
-            checks.append(
-                Check(
-                    name="groups_named",
-                    passed=False,
-                    code="not_stored",
-                    detail=f"the groups of {v.name} are codes with no label ({shown}): the "
-                    "dictionary names none of them",
-                )
-            )
+            checks.append(_unnamed(f"the groups of {v.name}", seen))
     return checks
