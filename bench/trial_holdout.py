@@ -120,7 +120,8 @@ code on 2026-12-04, on a workbook from a seventh independent builder (``BOOKS``)
 before its first run; golds checked a second way (``--check``: 0 disagreements). Blind figures
 (lead only, ``--figures``): on stop 27's starting main f7cac03, 18/88 = 20.5 %, 70 abstained,
 0 wrong; after stop 27's loader work (tl27: missing codes declared in prose; set 13 opened
-then 62/85, 0 wrong), main f209b98: unchanged, 18/88, 70 abstained, 0 wrong."""
+then 62/85, 0 wrong), main f209b98: unchanged, 18/88, 70 abstained, 0 wrong. It was opened as development material
+on 2026-12-04 (19:55 UTC, stop 28's start); set 15 is the new blind set."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
