@@ -1,4 +1,4 @@
-"""Bench the understanding on a holdout, devset3 to devset11 (figures only for a sealed set).
+"""Bench the understanding on a holdout, devset3 to devset12 (figures only for a sealed set).
 
 Scores ``tests/data/devset3/holdout.jsonl.gz`` (``--set devset4``/``devset5``: theirs) exactly as
 ``bench_understand_open.py`` scores devset2 — same databases, same public API call, same scorer
@@ -49,6 +49,7 @@ HOLDOUTS = {
         "devset9",
         "devset10",
         "devset11",
+        "devset12",
     )
 }
 HOLDOUT = HOLDOUTS["devset3"]
