@@ -49,6 +49,7 @@ HOLDOUTS = {
     12: (ROOT / "bench" / "data" / "trial_holdout12_sealed.py.gz", 12121, 540, 1300),
     13: (ROOT / "bench" / "data" / "trial_holdout13_sealed.py.gz", 13131, 540, 1300),
     14: (ROOT / "bench" / "data" / "trial_holdout14_sealed.py.gz", 14141, 540, 1300),
+    15: (ROOT / "bench" / "data" / "trial_holdout15_sealed.py.gz", 15151, 540, 1300),
 }
 """Set 1 was written before the reader was read; set 2 after set 1's fixes, before it ran;
 set 3 and set 4 by writers blind to the reader's code, each committed before its first run;
@@ -121,7 +122,9 @@ before its first run; golds checked a second way (``--check``: 0 disagreements).
 (lead only, ``--figures``): on stop 27's starting main f7cac03, 18/88 = 20.5 %, 70 abstained,
 0 wrong; after stop 27's loader work (tl27: missing codes declared in prose; set 13 opened
 then 62/85, 0 wrong), main f209b98: unchanged, 18/88, 70 abstained, 0 wrong. It was opened as development material
-on 2026-12-04 (19:55 UTC, stop 28's start); set 15 is the new blind set."""
+on 2026-12-04 (19:55 UTC, stop 28's start); set 15 is the new blind set:
+set 15 was written blind to the reader's code on 2026-12-04, on a workbook from an eighth
+independent builder (``BOOKS``) with conventions of its own, and committed before its first run."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
@@ -130,6 +133,7 @@ BOOKS = {
     12: ROOT / "bench" / "data" / "trial12_book.py.gz",
     13: ROOT / "bench" / "data" / "trial13_book.py.gz",
     14: ROOT / "bench" / "data" / "trial14_book.py.gz",
+    15: ROOT / "bench" / "data" / "trial15_book.py.gz",
 }
 """Sets whose workbook is NOT made by clinbridge.synthetic.trial but by an independent builder (a
 sealed module with ``build(seed, subjects, variables, path)`` and ``load_gold(path)``): set 8's
