@@ -124,7 +124,9 @@ before its first run; golds checked a second way (``--check``: 0 disagreements).
 then 62/85, 0 wrong), main f209b98: unchanged, 18/88, 70 abstained, 0 wrong. It was opened as development material
 on 2026-12-04 (19:55 UTC, stop 28's start); set 15 is the new blind set:
 set 15 was written blind to the reader's code on 2026-12-04, on a workbook from an eighth
-independent builder (``BOOKS``) with conventions of its own, and committed before its first run."""
+independent builder (``BOOKS``) with conventions of its own, and committed before its first run.
+Blind figures (lead only, ``--figures``): on stop 28's starting main 65ad459 the loader refused the
+workbook (0/88: a sheet of value = label pairs it did not read as format definitions)."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
