@@ -515,7 +515,7 @@ def check_shadows(
     asked = [t for t, _, _ in times if t.scale in {"h", "min", "mo"}]
     for mt in mentions:
         fam = mt.target
-        if not isinstance(fam, Family):
+        if not isinstance(fam, Family) or mt.bound:  # (a bound its label states names it)
             continue
         # (the question's tokens as read: 'sodum' is 'sodium' once its spelling is corrected)
         words = {t.norm for t in tokens if mt.start <= t.start < mt.end} & fam.tokens
