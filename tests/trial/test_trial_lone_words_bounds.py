@@ -1,0 +1,144 @@
+"""Question classes that sets 11-13 left abstaining once their workbooks loaded, on a small
+workbook written here (issue 10): 'survivors' where the dictionary holds several deaths (the
+one recorded when the other variables are: the death before discharge beside the length of
+stay, the death before 18 months beside an 18-month assessment), a negator that governs the
+next mention only ('surviving NORTH infants' is not 'not NORTH'), and a bound said as a move
+('dropped below 32 degrees during cooling') that names the yes/no item whose label states it
+— never when a numeric variable it could bound is named too. Gold is computed in pandas."""
+
+from __future__ import annotations
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+
+import clinbridge.api as cb
+from clinbridge.adapters.trial import load_trial
+
+N = 300
+YN = "0=No; 1=Yes"
+MISS = "-99=Not done; -88=Not applicable"
+# (variable, label, type, units, codes, missing codes, time point)
+ITEMS = (
+    ("PID", "Participant", "string", "", "", "", ""),
+    ("TRIAL", "Trial", "categorical", "", "1=NORTH; 2=SOUTH", "", ""),
+    ("ARM", "Randomised arm", "categorical", "", "1=Hypothermia; 2=Normothermia", "", ""),
+    ("TC_24H", "Core temperature", "float", "°C", "", MISS, "24 h"),
+    ("TC_72H", "Core temperature", "float", "°C", "", MISS, "72 h"),
+    ("OVERCOOL", "Any core temperature below 32.0 °C during cooling", "categorical", "", YN,
+     "-88=Not applicable", "72 h"),
+    ("FEVER", "Any core temperature above 38.0 °C in the first 96 hours", "categorical", "",
+     YN, "", ""),
+    ("PASSIVE", "Passive cooling before randomisation", "categorical", "", YN, "", "0 h"),
+    ("DIED", "Death before discharge", "categorical", "", YN, "", ""),
+    ("COD", "Cause of death", "categorical", "", "1=Multi-organ failure; 2=Other",
+     "-88=Not applicable", ""),
+    ("LOS", "Length of stay", "integer", "days", "", MISS, ""),
+    ("DEAD18", "Died before 18 months (including in hospital)", "categorical", "", YN, "",
+     "18 months"),
+    ("PRIMARY", "Death or moderate/severe disability at 18 months", "categorical", "", YN, "",
+     "18 months"),
+    ("COG18", "Bayley-III cognitive composite score", "integer", "", "", MISS, "18 months"),
+)
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(2813)
+    arm = rng.choice([1, 2], N)
+    died = (rng.random(N) < 0.15).astype(int)
+    dead18 = np.where(died == 1, 1, (rng.random(N) < 0.05).astype(int))
+    tc24 = np.round(np.where(arm == 1, rng.normal(33.4, 0.6, N), rng.normal(37.0, 0.5, N)), 1)
+    overcool = np.where(arm == 1, (rng.random(N) < 0.2).astype(int), -88)
+    df = pd.DataFrame(
+        {
+            "PID": [f"P{i:04d}" for i in range(N)],
+            "TRIAL": rng.choice([1, 2], N),
+            "ARM": arm,
+            "TC_24H": tc24,
+            "TC_72H": np.round(rng.normal(36.5, 0.6, N), 1),
+            "OVERCOOL": overcool,
+            "FEVER": (rng.random(N) < 0.1).astype(int),
+            "PASSIVE": (rng.random(N) < 0.3).astype(int),
+            "DIED": died,
+            "COD": np.where(died == 1, rng.choice([1, 2], N), -88),
+            "LOS": np.where(rng.random(N) < 0.05, -99, rng.integers(3, 40, N)),
+            "DEAD18": dead18,
+            "PRIMARY": np.where(dead18 == 1, 1, (rng.random(N) < 0.2).astype(int)),
+            "COG18": np.where(dead18 == 1, -88, rng.integers(60, 130, N)),
+        }
+    )
+    path = tmp_path_factory.mktemp("lone") / "lone.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    ws.append(list(df.columns))
+    for row in df.itertuples(index=False):
+        ws.append([v.item() if hasattr(v, "item") else v for v in row])
+    dd = wb.create_sheet("Data dictionary")
+    dd.append(["Variable", "Label", "Type", "Units", "Codes", "Missing codes", "Time point"])
+    for item in ITEMS:
+        dd.append([x or None for x in item])
+    wb.save(path)
+    url = f"duckdb:///{path.with_suffix('.duckdb')}"
+    load_trial(path, url)
+    conn = cb.connect(url)
+    yield conn, df
+    conn.close()
+
+
+def test_survivors_beside_a_stay_item_are_those_alive_at_discharge(book) -> None:  # type: ignore[no-untyped-def]
+    conn, df = book
+    a = conn.ask("Among survivors, what was the median length of stay in each arm?")
+    assert a.decision == "accept", a.reason
+    alive = df[(df["DIED"] == 0) & (df["LOS"] != -99)]
+    want = {1: alive[alive["ARM"] == 1]["LOS"].median(), 2: alive[alive["ARM"] == 2]["LOS"].median()}
+    got = {r["arm"]: r["value"] for r in a.value}
+    assert got == {"Hypothermia": want[1], "Normothermia": want[2]}
+    assert a.plan["filters"][0]["variable"] == "DIED"
+
+
+def test_survivors_beside_an_18_month_item_are_those_alive_at_18_months(book) -> None:  # type: ignore[no-untyped-def]
+    conn, df = book
+    a = conn.ask("mean Bayley cognitive composite score at 18 months among surviving NORTH infants")
+    assert a.decision == "accept", a.reason
+    keep = df[(df["DEAD18"] == 0) & (df["TRIAL"] == 1) & (df["COG18"] >= 0)]
+    assert a.value == pytest.approx(keep["COG18"].mean())
+    kept = {(f["variable"], f["negate"]) for f in a.plan["filters"]}
+    assert kept == {("DEAD18", True), ("TRIAL", False)}  # NORTH itself is not negated
+
+
+def test_survivors_with_nothing_timed_beside_them_abstain(book) -> None:  # type: ignore[no-untyped-def]
+    conn, _ = book
+    for q in ("how many survivors were there?", "how many infants died?"):
+        assert conn.ask(q).decision == "abstain", q
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what % of the hypothermia babies dropped below 32 degrees during cooling?",
+        "cooled babies - what % ever dipped under 32 during cooling?",
+    ],
+)
+def test_a_bound_said_as_a_move_names_the_item_whose_label_states_it(book, question) -> None:  # type: ignore[no-untyped-def]
+    conn, df = book
+    a = conn.ask(question)
+    assert a.decision == "accept", a.reason
+    cooled = df[(df["ARM"] == 1) & (df["OVERCOOL"] >= 0)]
+    assert (a.details["numerator"], a.details["denominator"]) == (
+        int((cooled["OVERCOOL"] == 1).sum()),
+        len(cooled),
+    )
+
+
+def test_a_bound_beside_a_numeric_variable_stays_its_condition_or_abstains(book) -> None:  # type: ignore[no-untyped-def]
+    conn, df = book
+    a = conn.ask("how many babies had a core temperature below 32 at 24h?")
+    assert a.decision == "accept", a.reason
+    assert a.value == int(((df["TC_24H"] < 32) & (df["TC_24H"] > -1)).sum())
+    b = conn.ask("how many babies had a core temperature below 32 during cooling?")
+    assert b.decision == "abstain"
+    c = conn.ask("what % of cooled babies dropped below 31 during cooling?")  # no label says 31
+    assert c.decision == "abstain"
