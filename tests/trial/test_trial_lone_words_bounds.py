@@ -26,20 +26,67 @@ ITEMS = (
     ("ARM", "Randomised arm", "categorical", "", "1=Hypothermia; 2=Normothermia", "", ""),
     ("TC_24H", "Core temperature", "float", "°C", "", MISS, "24 h"),
     ("TC_72H", "Core temperature", "float", "°C", "", MISS, "72 h"),
-    ("OVERCOOL", "Any core temperature below 32.0 °C during cooling", "categorical", "", YN,
-     "-88=Not applicable", "72 h"),
-    ("FEVER", "Any core temperature above 38.0 °C in the first 96 hours", "categorical", "",
-     YN, "", ""),
+    (
+        "OVERCOOL",
+        "Any core temperature below 32.0 °C during cooling",
+        "categorical",
+        "",
+        YN,
+        "-88=Not applicable",
+        "72 h",
+    ),
+    (
+        "FEVER",
+        "Any core temperature above 38.0 °C in the first 96 hours",
+        "categorical",
+        "",
+        YN,
+        "",
+        "",
+    ),
     ("PASSIVE", "Passive cooling before randomisation", "categorical", "", YN, "", "0 h"),
     ("DIED", "Death before discharge", "categorical", "", YN, "", ""),
-    ("COD", "Cause of death", "categorical", "", "1=Multi-organ failure; 2=Other",
-     "-88=Not applicable", ""),
+    (
+        "COD",
+        "Cause of death",
+        "categorical",
+        "",
+        "1=Multi-organ failure; 2=Other",
+        "-88=Not applicable",
+        "",
+    ),
     ("LOS", "Length of stay", "integer", "days", "", MISS, ""),
-    ("DEAD18", "Died before 18 months (including in hospital)", "categorical", "", YN, "",
-     "18 months"),
-    ("PRIMARY", "Death or moderate/severe disability at 18 months", "categorical", "", YN, "",
-     "18 months"),
+    (
+        "DEAD18",
+        "Died before 18 months (including in hospital)",
+        "categorical",
+        "",
+        YN,
+        "",
+        "18 months",
+    ),
+    (
+        "PRIMARY",
+        "Primary outcome: death or moderate/severe disability at 18 months",
+        "categorical",
+        "",
+        YN,
+        "",
+        "18 months",
+    ),
     ("COG18", "Bayley-III cognitive composite score", "integer", "", "", MISS, "18 months"),
+    (
+        "DISAB18",
+        "Disability grade at 18 months",
+        "categorical",
+        "",
+        "0=None; 1=Mild; 2=Moderate; 3=Severe",
+        "-88=Not applicable",
+        "18 months",
+    ),
+    ("HIE", "HIE grade at entry", "categorical", "", "1=Mild; 2=Moderate; 3=Severe", "", "0 h"),
+    ("BE", "Base excess, first hour", "integer", "mmol/L", "", MISS, ""),
+    ("GA", "Gestational age at birth", "float", "weeks", "", MISS, ""),
 )
 
 
@@ -67,6 +114,10 @@ def book(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
             "DEAD18": dead18,
             "PRIMARY": np.where(dead18 == 1, 1, (rng.random(N) < 0.2).astype(int)),
             "COG18": np.where(dead18 == 1, -88, rng.integers(60, 130, N)),
+            "DISAB18": np.where(dead18 == 1, -88, rng.choice([0, 1, 2, 3], N)),
+            "HIE": rng.choice([1, 2, 3], N),
+            "BE": np.where(rng.random(N) < 0.05, -99, rng.integers(-25, 0, N)),
+            "GA": np.where(rng.random(N) < 0.05, -99, np.round(rng.normal(39, 1.6, N), 1)),
         }
     )
     path = tmp_path_factory.mktemp("lone") / "lone.xlsx"
@@ -93,7 +144,10 @@ def test_survivors_beside_a_stay_item_are_those_alive_at_discharge(book) -> None
     a = conn.ask("Among survivors, what was the median length of stay in each arm?")
     assert a.decision == "accept", a.reason
     alive = df[(df["DIED"] == 0) & (df["LOS"] != -99)]
-    want = {1: alive[alive["ARM"] == 1]["LOS"].median(), 2: alive[alive["ARM"] == 2]["LOS"].median()}
+    want = {
+        1: alive[alive["ARM"] == 1]["LOS"].median(),
+        2: alive[alive["ARM"] == 2]["LOS"].median(),
+    }
     got = {r["arm"]: r["value"] for r in a.value}
     assert got == {"Hypothermia": want[1], "Normothermia": want[2]}
     assert a.plan["filters"][0]["variable"] == "DIED"
@@ -142,3 +196,64 @@ def test_a_bound_beside_a_numeric_variable_stays_its_condition_or_abstains(book)
     assert b.decision == "abstain"
     c = conn.ask("what % of cooled babies dropped below 31 during cooling?")  # no label says 31
     assert c.decision == "abstain"
+
+
+def test_a_composite_said_whole_after_its_known_clause(book) -> None:  # type: ignore[no-untyped-def]
+    conn, df = book
+    a = conn.ask(
+        "For each HIE grade at entry, what percentage of infants with a known primary outcome "
+        "died or had moderate or severe disability at 18 months?"
+    )
+    assert a.decision == "accept", a.reason
+    got = {r["hie"]: (r["numerator"], r["denominator"]) for r in a.value}
+    labels = {1: "Mild", 2: "Moderate", 3: "Severe"}
+    want = {
+        labels[g]: (int((part["PRIMARY"] == 1).sum()), len(part)) for g, part in df.groupby("HIE")
+    }
+    assert got == want
+    b = conn.ask("percentage of infants died or had moderate or severe disability at 18 months")
+    assert b.decision == "accept", b.reason
+    assert b.plan["aggregate"]["numerator"][0]["variable"] == "PRIMARY"
+
+
+def test_a_known_variable_the_bound_applies_to(book) -> None:  # type: ignore[no-untyped-def]
+    conn, df = book
+    a = conn.ask(
+        "How many infants with a known gestational age were born before 37 completed weeks?"
+    )
+    assert a.decision == "accept", a.reason
+    assert a.value == int(((df["GA"] < 37) & (df["GA"] > 0)).sum())
+    # a known variable that is not the one bounded is still a condition of its own
+    b = conn.ask("How many infants with a known gestational age had a base excess below -20?")
+    assert b.decision == "abstain"
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "second", "col", "by"),
+    [
+        (
+            "What was the difference in mean first-hour base excess between severe and moderate "
+            "HIE (severe minus moderate)?",
+            3,
+            2,
+            "BE",
+            "HIE",
+        ),
+        (
+            "core temp at 24h, normothermia minus hypothermia - what's the gap?",
+            2,
+            1,
+            "TC_24H",
+            "ARM",
+        ),
+    ],
+)
+def test_a_difference_with_its_sides_after_between_or_before_a_dash(  # type: ignore[no-untyped-def]
+    book, question, first, second, col, by
+) -> None:
+    conn, df = book
+    a = conn.ask(question)
+    assert a.decision == "accept", a.reason
+    v = df[col].where(df[col] > -50)
+    want = v[df[by] == first].mean() - v[df[by] == second].mean()
+    assert a.value == pytest.approx(want)

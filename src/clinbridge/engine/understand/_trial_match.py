@@ -223,8 +223,14 @@ def _adverb_of(parse: Parse, i: int, fam: Family) -> bool:
     )
 
 
-def clusters(parse: Parse, words: set[str]) -> list[list[int]]:
-    """Runs of the question's words among ``words``, near each other and in one clause."""
+_OR_HAD = re.compile(r"\s*or\s+(?:had|has|have)\s*")
+"""'died or had moderate or severe disability': the verb of a disjunction's second side."""
+
+
+def clusters(parse: Parse, words: set[str], *, disjunction: bool = False) -> list[list[int]]:
+    """Runs of the question's words among ``words``, near each other and in one clause; with
+    ``disjunction`` (a label joining two things with 'or': 'Death or moderate/severe
+    disability'), 'or had' between two of them keeps them in one run."""
     idx = [i for i, t in enumerate(parse.content) if i not in parse.consumed and t.norm in words]
     clusters: list[list[int]] = []
     content = parse.content
@@ -232,8 +238,11 @@ def clusters(parse: Parse, words: set[str]) -> list[list[int]]:
         if (
             clusters
             and i - clusters[-1][-1] <= 3
-            and not CLAUSE_BREAK.search(
-                parse.text[content[clusters[-1][-1]].end : content[i].start]
+            and (
+                not CLAUSE_BREAK.search(
+                    gap := parse.text[content[clusters[-1][-1]].end : content[i].start]
+                )
+                or (disjunction and _OR_HAD.fullmatch(gap) is not None)
             )
         ):
             clusters[-1].append(i)
@@ -248,7 +257,7 @@ def span(parse: Parse, positions: list[int]) -> tuple[int, int]:
 
 def match(fam: Family, parse: Parse) -> Mention | None:
     best: Mention | None = None
-    for cl in clusters(parse, fam.tokens):
+    for cl in clusters(parse, fam.tokens, disjunction=" or " in fam.label.lower()):
         # 'treated' is no 'treating centre', 'cooled' no 'cooling device': stem alone, no word
         cl = [
             i for i in cl if not stem_only(parse.content[i].text, fam) or _adverb_of(parse, i, fam)

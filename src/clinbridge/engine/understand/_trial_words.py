@@ -145,7 +145,8 @@ CROSSING = (
 )
 """A verb of crossing a bound ('dropped below 32', 'rose above 38'): the bound, said as a move."""
 CMP = re.compile(
-    CROSSING + r"(?P<op>less than or equal to|greater than or equal to|at least|at most|no more than|"
+    CROSSING
+    + r"(?P<op>less than or equal to|greater than or equal to|at least|at most|no more than|"
     r"no less than|more than|greater than|higher than|older than|younger than|above|over|"
     r"exceeding|less than|lower than|below|under|fewer than|equal to|equals|exactly|"
     r"<=|>=|≤|≥|<|>|==|=)\s*"
@@ -253,7 +254,9 @@ UNIT_NAMES = {
     "° c": "°C",
     "°": "°C",
     "c": "°C",
-    **dict.fromkeys(["degree", "degrees", "degrees c", "degree c", "degrees celsius", "celsius"], "°C"),
+    **dict.fromkeys(
+        ["degree", "degrees", "degrees c", "degree c", "degrees celsius", "celsius"], "°C"
+    ),
     "week": "weeks",
     "weeks": "weeks",
     "wk": "weeks",
