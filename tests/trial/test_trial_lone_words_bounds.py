@@ -87,6 +87,19 @@ ITEMS = (
     ("HIE", "HIE grade at entry", "categorical", "", "1=Mild; 2=Moderate; 3=Severe", "", "0 h"),
     ("BE", "Base excess, first hour", "integer", "mmol/L", "", MISS, ""),
     ("GA", "Gestational age at birth", "float", "weeks", "", MISS, ""),
+    ("ADREN", "Adrenaline during resuscitation", "categorical", "", YN, "", ""),
+    ("INTUB", "Intubated during resuscitation", "categorical", "", YN, "", ""),
+    ("MRS", "Thalamic lactate/NAA ratio (MR spectroscopy)", "float", "", "", MISS, ""),
+    ("LACT", "Lactate, first hour", "float", "mmol/L", "", MISS, ""),
+    (
+        "HEAR_SCR",
+        "Newborn hearing screen passed",
+        "categorical",
+        "",
+        YN,
+        "888=Not applicable (died before discharge); 9=Unknown",
+        "",
+    ),
 )
 
 
@@ -118,6 +131,11 @@ def book(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
             "HIE": rng.choice([1, 2, 3], N),
             "BE": np.where(rng.random(N) < 0.05, -99, rng.integers(-25, 0, N)),
             "GA": np.where(rng.random(N) < 0.05, -99, np.round(rng.normal(39, 1.6, N), 1)),
+            "ADREN": (rng.random(N) < 0.2).astype(int),
+            "INTUB": (rng.random(N) < 0.5).astype(int),
+            "MRS": np.where(rng.random(N) < 0.1, -99, np.round(rng.gamma(2.0, 0.2, N), 2)),
+            "LACT": np.round(rng.gamma(3.0, 3.0, N), 1),
+            "HEAR_SCR": np.where(died == 1, 888, rng.choice([0, 1, 1, 1, 9], N)),
         }
     )
     path = tmp_path_factory.mktemp("lone") / "lone.xlsx"
@@ -257,3 +275,32 @@ def test_a_difference_with_its_sides_after_between_or_before_a_dash(  # type: ig
     v = df[col].where(df[col] > -50)
     want = v[df[by] == first].mean() - v[df[by] == second].mean()
     assert a.value == pytest.approx(want)
+
+
+def test_clipped_words_read_by_their_context(book) -> None:  # type: ignore[no-untyped-def]
+    conn, df = book
+    a = conn.ask("of the babies who got adrenaline at resus, what % were intubated?")
+    assert a.decision == "accept", a.reason
+    given = df[df["ADREN"] == 1]
+    assert (a.details["numerator"], a.details["denominator"]) == (
+        int((given["INTUB"] == 1).sum()),
+        len(given),
+    )
+    b = conn.ask("mean MRS lac/NAA ratio")  # 'lac' beside 'NAA', as the label says it
+    assert b.decision == "accept", b.reason
+    assert b.value == pytest.approx(df["MRS"].where(df["MRS"] >= 0).mean())
+    assert conn.ask("mean lac in cooled babies").decision == "abstain"  # no context: unread
+
+
+def test_usable_values_with_their_missing_codes_excluded(book) -> None:  # type: ignore[no-untyped-def]
+    conn, df = book
+    a = conn.ask(
+        "Share of HEAR_SCR = 1 among infants with a usable HEAR_SCR value (unknown and not applicable "
+        "excluded)."
+    )
+    assert a.decision == "accept", a.reason
+    known = df[df["HEAR_SCR"].isin([0, 1])]
+    assert (a.details["numerator"], a.details["denominator"]) == (
+        int((known["HEAR_SCR"] == 1).sum()),
+        len(known),
+    )

@@ -470,7 +470,7 @@ class TrialReader:
                 and not re.match(r"\s+by\b", q.text[noun.end :])
             ):
                 parse.attributive.add(content.index(t))
-        correct_typos(content, self.vocabulary, q.in_time, q.groundings)
+        correct_typos(content, self.vocabulary, q.in_time, q.groundings, self.neighbours)
         # a verb linking the subjects to what they had ('needed', 'required') is no content
         unknown = [
             t.text

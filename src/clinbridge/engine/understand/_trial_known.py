@@ -25,7 +25,10 @@ if TYPE_CHECKING:
 
 __all__ = ["drop_known_restated", "mark_missing_spans", "read_known_clauses"]
 
-_KNOWN = r"(?:known|recorded|available|documented|non\s+missing|nonmissing|not\s+missing)"
+_KNOWN = (
+    r"(?:known|recorded|available|documented|usable|valid|derivable"
+    r"|non\s+missing|nonmissing|not\s+missing)"
+)
 _END = r"(?=\s*(?:$|[,;:?.!]|\band\b|\bwhat\b|\bhow\b|\bwho\b))"
 _END_VERB = r"(?=\s*(?:$|[,;:?.!]|\b(?:and|what|how|who|died|had|has|have|were|was)\b))"
 """Where 'with a known X' ends: also before the verb of what is counted ('infants with a known
