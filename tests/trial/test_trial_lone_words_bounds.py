@@ -87,6 +87,15 @@ ITEMS = (
     ("HIE", "HIE grade at entry", "categorical", "", "1=Mild; 2=Moderate; 3=Severe", "", "0 h"),
     ("BE", "Base excess, first hour", "integer", "mmol/L", "", MISS, ""),
     ("GA", "Gestational age at birth", "float", "weeks", "", MISS, ""),
+    (
+        "MOTOR",
+        "Motor impairment at 18 months",
+        "categorical",
+        "",
+        "0=None; 1=Mild; 2=Severe",
+        "",
+        "18 months",
+    ),
     ("ADREN", "Adrenaline during resuscitation", "categorical", "", YN, "", ""),
     ("INTUB", "Intubated during resuscitation", "categorical", "", YN, "", ""),
     ("MRS", "Thalamic lactate/NAA ratio (MR spectroscopy)", "float", "", "", MISS, ""),
@@ -131,6 +140,7 @@ def book(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
             "HIE": rng.choice([1, 2, 3], N),
             "BE": np.where(rng.random(N) < 0.05, -99, rng.integers(-25, 0, N)),
             "GA": np.where(rng.random(N) < 0.05, -99, np.round(rng.normal(39, 1.6, N), 1)),
+            "MOTOR": rng.choice([0, 1, 2], N),
             "ADREN": (rng.random(N) < 0.2).astype(int),
             "INTUB": (rng.random(N) < 0.5).astype(int),
             "MRS": np.where(rng.random(N) < 0.1, -99, np.round(rng.gamma(2.0, 0.2, N), 2)),
@@ -304,3 +314,17 @@ def test_usable_values_with_their_missing_codes_excluded(book) -> None:  # type:
         int((known["HEAR_SCR"] == 1).sum()),
         len(known),
     )
+
+
+def test_a_grouping_named_with_a_class_noun(book) -> None:  # type: ignore[no-untyped-def]
+    conn, df = book
+    a = conn.ask(
+        "mean Bayley cognitive composite score at 18 months for each motor impairment grade"
+    )
+    assert a.decision == "accept", a.reason
+    assert [g["variable"] for g in a.plan["group_by"]] == ["MOTOR"]  # not the HIE grade
+    cog = df["COG18"].where(df["COG18"] >= 0)
+    want = {"None": cog[df["MOTOR"] == 0].mean(), "Severe": cog[df["MOTOR"] == 2].mean()}
+    got = {r["motor"]: r["value"] for r in a.value}
+    assert got["None"] == pytest.approx(want["None"])
+    assert got["Severe"] == pytest.approx(want["Severe"])

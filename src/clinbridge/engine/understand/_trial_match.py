@@ -29,6 +29,10 @@ LINKING_VERBS = (frozenset(canon(w) for w in SPLIT_VERBS) - {"death"}) | SOFT_WO
 ('died' is excluded: it names the death); and the soft words of ``_trial_soft_words``."""
 
 
+_CLASS_NOUNS = frozenset({"grade", "level", "category", "categorie", "stage", "class", "type"})
+"""Nouns that name a coded variable's values as a kind ('disability grade', 'feeding type')."""
+
+
 def group_of(
     rest: str, roles: dict[str, Variable], families: list[Family], *, binary: bool = False
 ) -> tuple[Variable, int] | None:
@@ -62,7 +66,16 @@ def group_of(
         score = len(hit) + 0.1 * len(hit) / max(1, len(fam.head)) - 0.05 * (fam.kind == "binary")
         if best is None or score > best[0]:
             members = [v for vs in fam.members.values() for v in vs]
-            best, best_fam, said = (score, members[0], hit[-1].end), fam, {t.norm for t in hit}
+            end = hit[-1].end
+            after = toks.index(hit[-1]) + 1
+            if (
+                fam.kind == "categorical"
+                and after < len(toks)
+                and toks[after].text.lower().rstrip("s") in _CLASS_NOUNS
+                and not rest[end : toks[after].start].strip()
+            ):
+                end = toks[after].end  # 'by disability grade': the grade of 'Disability'
+            best, best_fam, said = (score, members[0], end), fam, {t.norm for t in hit}
     if best is None:
         return None
     if best_fam is not None and best_fam.kind == "binary":
