@@ -96,6 +96,8 @@ ITEMS = (
         "",
         "18 months",
     ),
+    ("SZ_PRE", "Seizures before randomisation", "categorical", "", YN, "", "0 h"),
+    ("SZ_POST", "Clinical seizures after randomisation", "categorical", "", YN, "", ""),
     ("ADREN", "Adrenaline during resuscitation", "categorical", "", YN, "", ""),
     ("INTUB", "Intubated during resuscitation", "categorical", "", YN, "", ""),
     ("MRS", "Thalamic lactate/NAA ratio (MR spectroscopy)", "float", "", "", MISS, ""),
@@ -141,6 +143,8 @@ def book(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
             "BE": np.where(rng.random(N) < 0.05, -99, rng.integers(-25, 0, N)),
             "GA": np.where(rng.random(N) < 0.05, -99, np.round(rng.normal(39, 1.6, N), 1)),
             "MOTOR": rng.choice([0, 1, 2], N),
+            "SZ_PRE": (rng.random(N) < 0.3).astype(int),
+            "SZ_POST": (rng.random(N) < 0.4).astype(int),
             "ADREN": (rng.random(N) < 0.2).astype(int),
             "INTUB": (rng.random(N) < 0.5).astype(int),
             "MRS": np.where(rng.random(N) < 0.1, -99, np.round(rng.gamma(2.0, 0.2, N), 2)),
@@ -328,3 +332,20 @@ def test_a_grouping_named_with_a_class_noun(book) -> None:  # type: ignore[no-un
     got = {r["motor"]: r["value"] for r in a.value}
     assert got["None"] == pytest.approx(want["None"])
     assert got["Severe"] == pytest.approx(want["Severe"])
+
+
+@pytest.mark.parametrize(
+    ("question", "col"),
+    [
+        ("seizures after randomisation, % in each arm?", "SZ_POST"),
+        ("post-randomisation seizures, % in each arm?", "SZ_POST"),
+        ("% with seizures before randomisation by arm", "SZ_PRE"),
+    ],
+)
+def test_before_and_after_name_different_items(book, question, col) -> None:  # type: ignore[no-untyped-def]
+    conn, df = book
+    a = conn.ask(question)
+    assert a.decision == "accept", a.reason
+    assert a.plan["aggregate"]["numerator"][0]["variable"] == col
+    row = next(r for r in a.value if r["arm"] == "Hypothermia")
+    assert row["numerator"] == int(((df["ARM"] == 1) & (df[col] == 1)).sum())

@@ -268,6 +268,19 @@ def span(parse: Parse, positions: list[int]) -> tuple[int, int]:
     return parse.content[min(positions)].start, parse.content[max(positions)].end
 
 
+_BEFORE = re.compile(r"\b(?:before|pre|prior\s+to)\b", re.I)
+_AFTER = re.compile(r"\b(?:after|post|following)\b", re.I)
+
+
+def _order_contradicts(said: str, label: str) -> bool:
+    """Whether the words of a mention say 'after' where the label says 'before' (and not
+    'after'), or the reverse: the other side of the same event is another variable."""
+    return bool(
+        (_AFTER.search(said) and _BEFORE.search(label) and not _AFTER.search(label))
+        or (_BEFORE.search(said) and _AFTER.search(label) and not _BEFORE.search(label))
+    )
+
+
 def match(fam: Family, parse: Parse) -> Mention | None:
     best: Mention | None = None
     for cl in clusters(parse, fam.tokens, disjunction=" or " in fam.label.lower()):
@@ -315,6 +328,9 @@ def match(fam: Family, parse: Parse) -> Mention | None:
         if score < 0.8:
             continue
         a, b = span(parse, cl)
+        prefix = re.search(r"\b(?:post|pre)\s*$", parse.text[:a])  # 'post-randomisation'
+        if _order_contradicts(parse.text[prefix.start() if prefix else a : b], fam.label):
+            continue  # 'seizures after randomisation' is not 'Seizures before randomisation'
         if fam.kind != "categorical" and set_against(parse, cl, a, b):
             continue  # 'severe vs moderate' are two alternatives, not 'moderate or severe ...'
 
