@@ -349,3 +349,10 @@ def test_before_and_after_name_different_items(book, question, col) -> None:  # 
     assert a.plan["aggregate"]["numerator"][0]["variable"] == col
     row = next(r for r in a.value if r["arm"] == "Hypothermia")
     assert row["numerator"] == int(((df["ARM"] == 1) & (df[col] == 1)).sum())
+
+
+def test_a_hedge_is_no_content(book) -> None:  # type: ignore[no-untyped-def]
+    conn, df = book
+    a = conn.ask("how many infants died before discharge? NORTH only i think")
+    assert a.decision == "accept", a.reason
+    assert a.value == int(((df["DIED"] == 1) & (df["TRIAL"] == 1)).sum())

@@ -132,6 +132,9 @@ if TYPE_CHECKING:
 
 __all__ = ["TrialReader"]
 
+_HEDGE = re.compile(r"\b(?:i|we)\s+(?:think|guess|reckon|believe)\b")
+"""A hedge ('only LOTUS did it i think'): no content."""
+
 
 class TrialReader:
     """Reads questions over one trial catalog (built once per catalog)."""
@@ -242,6 +245,7 @@ class TrialReader:
             said = pattern.sub(words, said)
         text = said.lower().replace("–", "-").replace("—", "-")
         text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)
+        text = _HEDGE.sub(lambda m: " " * len(m.group(0)), text)  # '... i think'
         # 'creatinine d3', 'PLT on D5': a day said the way the columns say it (not 'vitamin d3')
         text = re.sub(r"(?<![\w.-])(?<!vitamin )d(\d{1,2})(?![\w.])", r"day \1", text)
         text = TIME_RANGE.sub(r"\g<a> \g<unit> \g<sep> \g<b> \g<unit>", text)
