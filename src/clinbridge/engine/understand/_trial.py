@@ -49,6 +49,7 @@ from clinbridge.engine.understand._trial_implied import implied_count
 from clinbridge.engine.understand._trial_known import drop_known_restated, read_known_clauses
 from clinbridge.engine.understand._trial_label_threshold import drop_label_thresholds
 from clinbridge.engine.understand._trial_lexicon import reader_words
+from clinbridge.engine.understand._trial_lone_word import place_lone_words
 from clinbridge.engine.understand._trial_match import (
     LINKING_VERBS,
     assign_times,
@@ -84,6 +85,10 @@ from clinbridge.engine.understand._trial_roles import (
     zones,
 )
 from clinbridge.engine.understand._trial_spelling import correct_typos
+from clinbridge.engine.understand._trial_threshold_item import (
+    check_threshold_items,
+    read_threshold_items,
+)
 from clinbridge.engine.understand._trial_typos import TypoMender
 from clinbridge.engine.understand._trial_unit_aside import read_unit_asides, unit_name
 from clinbridge.engine.understand._trial_vocab import (
@@ -126,6 +131,9 @@ if TYPE_CHECKING:
     from clinbridge.catalog import Catalog, Variable
 
 __all__ = ["TrialReader"]
+
+_HEDGE = re.compile(r"\b(?:i|we)\s+(?:think|guess|reckon|believe)\b")
+"""A hedge ('only LOTUS did it i think'): no content."""
 
 
 class TrialReader:
@@ -237,6 +245,7 @@ class TrialReader:
             said = pattern.sub(words, said)
         text = said.lower().replace("–", "-").replace("—", "-")
         text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)
+        text = _HEDGE.sub(lambda m: " " * len(m.group(0)), text)  # '... i think'
         # 'creatinine d3', 'PLT on D5': a day said the way the columns say it (not 'vitamin d3')
         text = re.sub(r"(?<![\w.-])(?<!vitamin )d(\d{1,2})(?![\w.])", r"day \1", text)
         text = TIME_RANGE.sub(r"\g<a> \g<unit> \g<sep> \g<b> \g<unit>", text)
@@ -465,7 +474,7 @@ class TrialReader:
                 and not re.match(r"\s+by\b", q.text[noun.end :])
             ):
                 parse.attributive.add(content.index(t))
-        correct_typos(content, self.vocabulary, q.in_time, q.groundings)
+        correct_typos(content, self.vocabulary, q.in_time, q.groundings, self.neighbours)
         # a verb linking the subjects to what they had ('needed', 'required') is no content
         unknown = [
             t.text
@@ -474,8 +483,11 @@ class TrialReader:
         ]
         q.unplaced(unknown)
         asked = tuple(tp.text() for tp, _, _ in q.times)
-        q.mentions = find_mentions(parse, self.families, self.codesets, asked)
+        bounds = read_threshold_items(q, parse, self.families)  # 'under 32.5 during cooling'
+        q.mentions = find_mentions(parse, self.families, self.codesets, asked) + bounds
+        check_threshold_items(q.mentions)
         self._label_then_code(q, parse)
+        q.mentions += place_lone_words(parse, self.families, q.mentions, asked)  # 'survivors'
         check_aside_counted(q.text, parse, q.mentions)  # 'how many causes of death'
         design_words = set().union(*ROLE_WORDS.values())
         q.unplaced(
@@ -646,9 +658,12 @@ def _both_sides(q: _Question) -> None:
     """Negated mentions; 'cooled and non-cooled', 'with and without seizures' group by it."""
     text = q.text
     for mt in q.mentions:
-        before = [t for t in q.tokens if t.end <= mt.start][-2:]
+        # a negator governs the next mention only ('non dead sakura infants': not SAKURA)
+        since = max((o.end for o in q.mentions if o.end <= mt.start), default=0)
+        said = [t for t in q.tokens if since <= t.start and t.end <= mt.start]
+        before = said[-2:]
         mt.negated = any(t.text in NEGATORS for t in before)
-        near = [t for t in q.tokens if t.end <= mt.start][-3:]
+        near = said[-3:]
         if sum(t.text in NEGATORS for t in near) > 1:  # 'not the survivors': 'not the non dead'
             raise Abstain(f"'{text[near[0].start : mt.end]}' is a double negation; say it plainly")
         inside = [t for t in q.tokens if mt.start <= t.start < mt.end and t.text in NEGATORS]

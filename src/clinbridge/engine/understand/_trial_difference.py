@@ -37,7 +37,8 @@ _THAN = re.compile(
     re.I,
 )
 _LOWER = {"lower", "less", "smaller"}
-_CUT = re.compile(r"[(),;:?]")
+_CUT = re.compile(r"[(),;:?]|\s-\s")
+"""What ends a side: punctuation, or a dash between spaces ('A minus B - what's the gap?')."""
 _SIDE_WORDS = {"the", "in", "among", "for", "arm", "group", "infants", "babies", "trial", "of"}
 _SIDE_WORDS |= {"difference", "diff"}  # 'A minus B difference?': the scaffold, no side
 _SCAFFOLD = re.compile(
@@ -45,7 +46,7 @@ _SCAFFOLD = re.compile(
     # with the order said by a minus: 'how much colder were ... (standard care minus cooled)'
     r"|\bhow\s+much\s+[a-z]+er\s+(?:was|is|were|are)\b"
     r"|\b(?:the\s+)?difference\s+(?:in|of|between)\s+(?:the\s+)?(?:means?|medians?)?"
-    r"|\bdifference\s+in\s+means\b|\b(?:the\s+)?difference\b",
+    r"|\bdifference\s+in\s+means\b|\b(?:the\s+)?(?:difference|gap)\b",
     re.I,
 )
 
@@ -75,12 +76,38 @@ def read_difference(read: ReadFn, question: str) -> Reading | None:
             and _said_in(second, again[1])
         ):
             found = _combine(read, question, *again)
+        if found is None and bare != question and (pair := _between(bare, first, second)):
+            found = _combine(read, question, *pair)
         return found
     except (Abstain, AssertionError, ValueError):  # a part the reader cannot read
         return None
 
 
 _ASIDE = re.compile(r"\(\s*[^()]*?\bminus\b[^()]*?\)", re.I)
+_BETWEEN = re.compile(
+    r"\bbetween\s+(?:the\s+)?(?P<a>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+and\s+(?:the\s+)?"
+    r"(?P<b>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s*(?=[(),;:?]|$)",
+    re.I,
+)
+
+
+def _between(bare: str, first: str, second: str) -> tuple[str, str, str] | None:
+    """'difference in mean X between severe and moderate HIE (severe minus moderate)': the
+    sides said after 'between', in the order the aside's minus gives them."""
+    m = _BETWEEN.search(bare)
+    if m is None:
+        return None
+    a, b = _trim(m.group("a").split(), last=False), _trim(m.group("b").split(), last=False)
+    if not a or not b:
+        return None
+    if _said_in(first, a) and _said_in(second, b):
+        sides = (a, b)
+    elif _said_in(first, b) and _said_in(second, a):
+        sides = (b, a)
+    else:
+        return None
+    core = bare[: m.start()] + " " + bare[m.end() :]
+    return sides[0], sides[1], _drop_side_words(core, sides)
 
 
 def _said_in(short: str, side: str) -> bool:

@@ -18,18 +18,25 @@ from typing import TYPE_CHECKING, Protocol
 from clinbridge.engine.understand._reading import Grounding
 from clinbridge.engine.understand._trial_codes_out import check_codes_out, read_codes_out
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention
+from clinbridge.engine.understand._trial_vocab import tokenize
 
 if TYPE_CHECKING:
     from clinbridge.catalog import Variable
 
 __all__ = ["drop_known_restated", "mark_missing_spans", "read_known_clauses"]
 
-_KNOWN = r"(?:known|recorded|available|documented|non\s+missing|nonmissing|not\s+missing)"
+_KNOWN = (
+    r"(?:known|recorded|available|documented|usable|valid|derivable"
+    r"|non\s+missing|nonmissing|not\s+missing)"
+)
 _END = r"(?=\s*(?:$|[,;:?.!]|\band\b|\bwhat\b|\bhow\b|\bwho\b))"
+_END_VERB = r"(?=\s*(?:$|[,;:?.!]|\b(?:and|what|how|who|died|had|has|have|were|was)\b))"
+"""Where 'with a known X' ends: also before the verb of what is counted ('infants with a known
+primary outcome died or had ...')."""
 _NAMED = (
     # 'with a known primary outcome', 'having a recorded MRI grade'
     re.compile(
-        rf"\b(?:with|having)\s+(?:an?\s+|the\s+|their\s+)?{_KNOWN}\s+(?P<x>[^,;:?.!]+?){_END}"
+        rf"\b(?:with|having)\s+(?:an?\s+|the\s+|their\s+)?{_KNOWN}\s+(?P<x>[^,;:?.!]+?)" + _END_VERB
     ),
     # 'among non-missing Deaf_18 values', 'over the known X values'
     re.compile(
@@ -99,6 +106,7 @@ class _Read(_Marks, Protocol):
     text: str
     known: list[tuple[int, int]]
     mentions: list[Mention]
+    comparisons: list[tuple[str, float, float | None, int, int]]
     codes_out: list[str]
     scanned: bool
 
@@ -148,6 +156,10 @@ def _names(mt: Mention) -> set[str]:
     return {var.name}
 
 
+def _numeric(mt: Mention) -> bool:
+    return isinstance(mt.target, Family) and mt.target.kind == "numeric"
+
+
 def _imaging(mt: Mention) -> bool:
     """Whether a mention names an imaging result (its label, name or form says so)."""
     members = (
@@ -162,12 +174,19 @@ def _imaging(mt: Mention) -> bool:
 
 def _said_again(text: str, mt: Mention, known: list[tuple[int, int]]) -> bool:
     """Whether a yes/no item read across a 'known X' clause is said whole again after it
-    ('(walking unaided known) were walking unaided'), not only joined to other words of its
-    label ('with known primary outcome who died': the death is another variable)."""
+    ('(walking unaided known) were walking unaided'), or its whole label of several words
+    said after it, not only joined to other words of its label ('with known primary outcome
+    who died': the death is another variable)."""
     for a, b in known:
         if a <= mt.start < b < mt.end:
             said = set(re.findall(r"[a-z0-9]+", text[a:b]))
-            return bool(said) and said <= set(re.findall(r"[a-z0-9]+", text[b : mt.end]))
+            after = set(re.findall(r"[a-z0-9]+", text[b : mt.end]))
+            # or its label said whole after it ('with a known primary outcome died or had
+            # moderate or severe disability': the composite 'Death or moderate/severe ...')
+            norms = {t.norm for t in tokenize(text[b : mt.end])}
+            fam = mt.target
+            whole = isinstance(fam, Family) and any(len(k) > 1 and k <= norms for k in fam.keys)
+            return bool(said) and (said <= after or whole)
     return False
 
 
@@ -204,6 +223,13 @@ def drop_known_restated(q: _Read) -> None:
     inside = [mt for mt in within if mt not in coded]
     within += [mt for mt in coded if mt not in within]
     outside = [mt for mt in q.mentions if mt not in inside]
+    # 'with a known gestational age were born before 37 weeks': the one numeric variable named
+    # is what the question's bound applies to, so the figure uses it
+    if q.comparisons and not any(_numeric(mt) for mt in outside):
+        bounded = [mt for mt in inside if _numeric(mt)]
+        if len(bounded) == 1:
+            inside.remove(bounded[0])
+            outside.append(bounded[0])
     read = set().union(*(_names(mt) for mt in outside)) if outside else set()
     for mt in inside:
         if not _names(mt) & read:

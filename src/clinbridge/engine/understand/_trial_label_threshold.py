@@ -14,7 +14,7 @@ from clinbridge.engine.understand._trial_model import Family
 if TYPE_CHECKING:
     from clinbridge.engine.understand._trial_model import Mention
 
-__all__ = ["drop_label_thresholds"]
+__all__ = ["drop_label_thresholds", "label_thresholds", "said_after_threshold"]
 
 _NUM = r"(\d+(?:\.\d+)?)"
 _SIDES = (
@@ -28,8 +28,18 @@ _SIDES = (
 )
 
 
-def _label_thresholds(label: str) -> set[tuple[str, float]]:
+def label_thresholds(label: str) -> set[tuple[str, float]]:
     return {(side, float(m.group(1))) for side, p in _SIDES for m in p.finditer(label.lower())}
+
+
+def said_after_threshold(label: str, side: str, value: float) -> str:
+    """What a label says after its threshold ('during cooling' of 'Any core temperature below
+    32.5 °C during cooling'); empty when the label states no such threshold."""
+    for s, p in _SIDES:
+        for m in p.finditer(label.lower()):
+            if s == side and float(m.group(1)) == value:
+                return label.lower()[m.end() :]
+    return ""
 
 
 def drop_label_thresholds(
@@ -52,7 +62,7 @@ def drop_label_thresholds(
                 and mt.start <= a
                 and b <= mt.end + 12
                 and re.search(r"\(", text[mt.start : a])
-                and (side, value) in _label_thresholds(mt.target.label)
+                and (side, value) in label_thresholds(mt.target.label)
                 for mt in mentions
             )
         )

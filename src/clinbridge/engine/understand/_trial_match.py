@@ -29,6 +29,10 @@ LINKING_VERBS = (frozenset(canon(w) for w in SPLIT_VERBS) - {"death"}) | SOFT_WO
 ('died' is excluded: it names the death); and the soft words of ``_trial_soft_words``."""
 
 
+_CLASS_NOUNS = frozenset({"grade", "level", "category", "categorie", "stage", "class", "type"})
+"""Nouns that name a coded variable's values as a kind ('disability grade', 'feeding type')."""
+
+
 def group_of(
     rest: str, roles: dict[str, Variable], families: list[Family], *, binary: bool = False
 ) -> tuple[Variable, int] | None:
@@ -62,7 +66,16 @@ def group_of(
         score = len(hit) + 0.1 * len(hit) / max(1, len(fam.head)) - 0.05 * (fam.kind == "binary")
         if best is None or score > best[0]:
             members = [v for vs in fam.members.values() for v in vs]
-            best, best_fam, said = (score, members[0], hit[-1].end), fam, {t.norm for t in hit}
+            end = hit[-1].end
+            after = toks.index(hit[-1]) + 1
+            if (
+                fam.kind == "categorical"
+                and after < len(toks)
+                and toks[after].text.lower().rstrip("s") in _CLASS_NOUNS
+                and not rest[end : toks[after].start].strip()
+            ):
+                end = toks[after].end  # 'by disability grade': the grade of 'Disability'
+            best, best_fam, said = (score, members[0], end), fam, {t.norm for t in hit}
     if best is None:
         return None
     if best_fam is not None and best_fam.kind == "binary":
@@ -223,8 +236,14 @@ def _adverb_of(parse: Parse, i: int, fam: Family) -> bool:
     )
 
 
-def clusters(parse: Parse, words: set[str]) -> list[list[int]]:
-    """Runs of the question's words among ``words``, near each other and in one clause."""
+_OR_HAD = re.compile(r"\s*or\s+(?:had|has|have)\s*")
+"""'died or had moderate or severe disability': the verb of a disjunction's second side."""
+
+
+def clusters(parse: Parse, words: set[str], *, disjunction: bool = False) -> list[list[int]]:
+    """Runs of the question's words among ``words``, near each other and in one clause; with
+    ``disjunction`` (a label joining two things with 'or': 'Death or moderate/severe
+    disability'), 'or had' between two of them keeps them in one run."""
     idx = [i for i, t in enumerate(parse.content) if i not in parse.consumed and t.norm in words]
     clusters: list[list[int]] = []
     content = parse.content
@@ -232,8 +251,11 @@ def clusters(parse: Parse, words: set[str]) -> list[list[int]]:
         if (
             clusters
             and i - clusters[-1][-1] <= 3
-            and not CLAUSE_BREAK.search(
-                parse.text[content[clusters[-1][-1]].end : content[i].start]
+            and (
+                not CLAUSE_BREAK.search(
+                    gap := parse.text[content[clusters[-1][-1]].end : content[i].start]
+                )
+                or (disjunction and _OR_HAD.fullmatch(gap) is not None)
             )
         ):
             clusters[-1].append(i)
@@ -246,9 +268,22 @@ def span(parse: Parse, positions: list[int]) -> tuple[int, int]:
     return parse.content[min(positions)].start, parse.content[max(positions)].end
 
 
+_BEFORE = re.compile(r"\b(?:before|pre|prior\s+to)\b", re.I)
+_AFTER = re.compile(r"\b(?:after|post|following)\b", re.I)
+
+
+def _order_contradicts(said: str, label: str) -> bool:
+    """Whether the words of a mention say 'after' where the label says 'before' (and not
+    'after'), or the reverse: the other side of the same event is another variable."""
+    return bool(
+        (_AFTER.search(said) and _BEFORE.search(label) and not _AFTER.search(label))
+        or (_BEFORE.search(said) and _AFTER.search(label) and not _BEFORE.search(label))
+    )
+
+
 def match(fam: Family, parse: Parse) -> Mention | None:
     best: Mention | None = None
-    for cl in clusters(parse, fam.tokens):
+    for cl in clusters(parse, fam.tokens, disjunction=" or " in fam.label.lower()):
         # 'treated' is no 'treating centre', 'cooled' no 'cooling device': stem alone, no word
         cl = [
             i for i in cl if not stem_only(parse.content[i].text, fam) or _adverb_of(parse, i, fam)
@@ -293,6 +328,9 @@ def match(fam: Family, parse: Parse) -> Mention | None:
         if score < 0.8:
             continue
         a, b = span(parse, cl)
+        prefix = re.search(r"\b(?:post|pre)\s*$", parse.text[:a])  # 'post-randomisation'
+        if _order_contradicts(parse.text[prefix.start() if prefix else a : b], fam.label):
+            continue  # 'seizures after randomisation' is not 'Seizures before randomisation'
         if fam.kind != "categorical" and set_against(parse, cl, a, b):
             continue  # 'severe vs moderate' are two alternatives, not 'moderate or severe ...'
 
@@ -515,7 +553,7 @@ def check_shadows(
     asked = [t for t, _, _ in times if t.scale in {"h", "min", "mo"}]
     for mt in mentions:
         fam = mt.target
-        if not isinstance(fam, Family):
+        if not isinstance(fam, Family) or mt.bound:  # (a bound its label states names it)
             continue
         # (the question's tokens as read: 'sodum' is 'sodium' once its spelling is corrected)
         words = {t.norm for t in tokens if mt.start <= t.start < mt.end} & fam.tokens

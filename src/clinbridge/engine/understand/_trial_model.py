@@ -100,6 +100,8 @@ class Mention:
     zone: str = ""
     grouped: bool = False
     """Both sides of it are asked for ('with and without'): a grouping, not a condition."""
+    bound: bool = False
+    """Named by the threshold its label states ('dipped under 32.5 during cooling')."""
 
 
 @dataclass

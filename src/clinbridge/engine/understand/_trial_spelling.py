@@ -6,7 +6,9 @@ left ('height' is not 'weight'). A closed-class English word ('whose', 'other', 
 misspelling of anything: it is never corrected, so it is either read as what it is or left
 unread and named in an abstention — never turned into a code ('whose' is not 'whole'). A past
 tense the dictionary lacks is the one noun its stem begins ('babies who seized' → seizure), and
-a clipped word of five letters or more the start of one dictionary word ('normo' → normothermia).
+a clipped word of five letters or more the start of one dictionary word ('normo' → normothermia),
+and a shorter one only where that word stands beside the question's next word in a label
+('lac/NAA' → lactate, as in 'lactate/NAA ratio').
 """
 
 from __future__ import annotations
@@ -35,11 +37,13 @@ def correct_typos(
     vocabulary: frozenset[str] | set[str],
     in_time: Callable[[int], bool],
     groundings: list[Grounding],
+    neighbours: frozenset[tuple[str, str]] = frozenset(),
 ) -> None:
     """Re-read each misspelt content word as its one near dictionary word (module docstring)."""
     general = EXTRA_FILLER | SUBJECT_NOUNS
-    for t in content:
-        if t.norm in vocabulary or len(t.norm) < 4 or in_time(t.start):
+    content = list(content)
+    for k, t in enumerate(content):
+        if t.norm in vocabulary or len(t.norm) < 3 or in_time(t.start):
             continue
         if any(ch.isdigit() for ch in t.norm) or t.text in CLOSED_CLASS:
             continue
@@ -53,14 +57,39 @@ def correct_typos(
         if not near and t.text.endswith("ed") and len(t.norm) >= 4:
             # a past tense said of the noun its stem begins ('seized' → seizure): one such noun
             near = [w for w in vocabulary if w.startswith(t.norm) and len(w) > len(t.norm) + 1]
-        if not near and len(t.norm) >= 5 and t.text not in general:
+        clip = max(t.norm, t.text.lower(), key=len)  # ('resus', not its stem 'resu')
+        if not near and len(clip) >= 5 and t.text not in general:
             # a clipped word ('normo' for normothermia): the start of one dictionary word
-            near = [w for w in vocabulary if w.startswith(t.norm) and len(w) >= len(t.norm) + 3]
+            near = [w for w in vocabulary if w.startswith(clip) and len(w) >= len(clip) + 3]
+        if not near and len(clip) >= 3 and t.text.isalpha() and t.text not in general:
+            near = _clipped_beside(content, k, clip, vocabulary, neighbours)
         if len(near) == 1 and near[0] in vocabulary and len(near[0]) >= 5:
             groundings.append(
                 Grounding(phrase=t.text, kind="spelling", target=f"read as {near[0]!r}")
             )
             t.norm = near[0]
+
+
+def _clipped_beside(
+    content: list[Token],
+    k: int,
+    clip: str,
+    vocabulary: frozenset[str] | set[str],
+    neighbours: frozenset[tuple[str, str]],
+) -> list[str]:
+    """A short clipped word ('lac' of 'lac/NAA ratio') read as the dictionary word it starts
+    only where that word stands, in a label, beside the word the question says next to it
+    ('lactate/NAA'): the word's context confirms it."""
+    t = content[k]
+    nxt = content[k + 1].norm if k + 1 < len(content) and content[k + 1].start - t.end <= 1 else ""
+    prev = content[k - 1].norm if k > 0 and t.start - content[k - 1].end <= 1 else ""
+    return [
+        w
+        for w in vocabulary
+        if w.startswith(clip)
+        and len(w) >= len(clip) + 3
+        and ((nxt and (w, nxt) in neighbours) or (prev and (prev, w) in neighbours))
+    ]
 
 
 def _us(word: str) -> str:

@@ -28,6 +28,7 @@ __all__ = [
 
 # token → canonical token (after stemming)
 _SYNONYMS: dict[str, str] = {
+    "post": "after",  # 'post-randomisation seizures': after randomisation
     "pyrexia": "fever",  # the clinical word for a fever ('Maternal pyrexia in labour')
     "pyrexial": "fever",
     "febrile": "fever",

@@ -139,13 +139,20 @@ LINK_VERBS = frozenset(
 )
 """'proportion of deaths (that) occurred in the cooled arm': the head is the cohort only when a
 verb links it to the rest; 'percentage of outborn babies in NEOCOOL' is a share within NEOCOOL."""
+CROSSING = (
+    r"(?:\b(?:dipped|dropped|fell|fallen|went|gone|rose|risen|climbed)\s+"
+    r"(?=(?:below|under|above|over)\b))?"
+)
+"""A verb of crossing a bound ('dropped below 32', 'rose above 38'): the bound, said as a move."""
 CMP = re.compile(
-    r"(?P<op>less than or equal to|greater than or equal to|at least|at most|no more than|"
+    CROSSING
+    + r"(?P<op>less than or equal to|greater than or equal to|at least|at most|no more than|"
     r"no less than|more than|greater than|higher than|older than|younger than|above|over|"
     r"exceeding|less than|lower than|below|under|fewer than|equal to|equals|exactly|"
     r"<=|>=|≤|≥|<|>|==|=)\s*"
     r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|kilos?\b|kilograms?\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
-    r"mmhg\b|bpm\b|%|days?\b|years?\b|points?\b|hours?\b)?"
+    r"mmhg\b|bpm\b|%|days?\b|years?\b|points?\b|hours?\b"
+    r"|degrees?(?:\s+(?:c|celsius)\b)?(?!\w)|celsius\b)?"
 )
 CMP_AFTER = re.compile(
     r"(?P<num>-?\d+(?:\.\d+)?)\s*(?P<unit>°\s*c\b|°|g\b|kg\b|kilos?\b|kilograms?\b|grams?\b|weeks?\b|wks?\b|mmol/l\b|"
@@ -247,6 +254,9 @@ UNIT_NAMES = {
     "° c": "°C",
     "°": "°C",
     "c": "°C",
+    **dict.fromkeys(
+        ["degree", "degrees", "degrees c", "degree c", "degrees celsius", "celsius"], "°C"
+    ),
     "week": "weeks",
     "weeks": "weeks",
     "wk": "weeks",
@@ -310,7 +320,7 @@ def missing_clause(missing_words: list[str]) -> re.Pattern[str]:
     such as 'not done', count as missing words too). Including them is no default: never read."""
     nouns = "|".join(
         [r"unknowns?", r"missing", r"blanks?", r"nas?"]
-        + [r"not\s+(?:assessed|measured|recorded|known|available|done|tested|examined)"]
+        + [r"not\s+(?:assessed|measured|recorded|known|available|done|tested|examined|applicable)"]
         + [
             r"[\s-]+".join(map(re.escape, re.split(r"[\s-]+", w))) + "s?"
             for w in sorted(missing_words, key=len, reverse=True)
