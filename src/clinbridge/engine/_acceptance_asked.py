@@ -88,6 +88,11 @@ _WORD = re.compile(r"[a-z]+", re.I)
 # a code or an identifier ('SNOMED 40701008', 'gender_concept_id = 8507', 'person 3708'): the
 # plan holds the concept it names, not the number
 _CODE = re.compile(r"(?<![\d.])(?!(?:19|20)\d\d(?!\d))\d{4,}(?![\d.])")
+_SYSTEM_CODE = re.compile(
+    r"\b(?:cvx|snomed(?:\s*ct)?|loinc|rxnorm|rxcui|icd[\w-]*|cpt|ndc|hcpcs|codes?|concept_ids?|"
+    r"\w+_id)\s*(?:=|:|in)?\s*\(?\d+",
+    re.I,
+)
 # a unit's conversion factor ('divide by 38.67', 'mg/dL / 38.67'): the unit carries it
 _FACTOR = re.compile(
     r"(?:\bdivide[sd]?\s+by|\bmultipl\w*\s+by|\btimes|[/*\u00d7])\s*\d+(?:\.\d+)?", re.I
@@ -243,8 +248,12 @@ def _numbers(question: str, plan: QueryPlan) -> list[Check]:
     path read it ('a potassium below 3.5 mmol/L (blood or serum/plasma)' read as any potassium).
     """
     from clinbridge.engine._number_accounting import dropped_number
+    from clinbridge.engine.understand._asides import rewrite_asides
+    from clinbridge.engine.understand._unit_asides import unit_asides
 
-    missing = dropped_number(_FACTOR.sub(" ", _CODE.sub(" ", question)), plan)
+    text, _ = unit_asides(question)  # '(stored in mg/dL; 1 mmol/L = 88.57 mg/dL)'
+    text = _FACTOR.sub(" ", _CODE.sub(" ", _SYSTEM_CODE.sub(" ", rewrite_asides(text))))
+    missing = dropped_number(text, plan)
     if missing is None:
         return []
     return [
