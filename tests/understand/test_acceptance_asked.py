@@ -138,6 +138,27 @@ def test_numbers_are_accounted_whatever_reader_read_them() -> None:
     # a code names a concept the plan holds by its own id; a year bounds a window
     assert _names("distinct persons with SNOMED 40701008 (Echocardiography)", count, 3) == []
     assert _names("count persons whose gender_concept_id = 8507", count, 3) == []
+    # an amount restated in another unit, or a conversion factor, is the unit's, not the plan's
+    hgb = _plan(
+        filters=[
+            {
+                "kind": "event",
+                "stream": "measurement",
+                "concepts": {"concepts": [{"name": "Hemoglobin"}]},
+                "value": {"op": "<", "value": 125, "unit": "g/l"},
+            }
+        ],
+        **_COUNT,
+    )
+    assert (
+        _names("patients with a hemoglobin below 125 g/L (that is, under 12.5 g/dL)", hgb, 3) == []
+    )
+    assert (
+        _names("patients with a hemoglobin below 125 g/L (stored in g/dL: times 10)", hgb, 3) == []
+    )
+    assert _names("patients with a hemoglobin below 125 g/L and a BMI over 30", hgb, 3) == [
+        "numbers_used"
+    ]
 
 
 def test_values_per_patient_are_not_record_counts() -> None:

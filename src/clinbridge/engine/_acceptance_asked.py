@@ -93,6 +93,17 @@ _SYSTEM_CODE = re.compile(
     r"\w+_id)\s*(?:=|:|in)?\s*\(?\d+",
     re.I,
 )
+# an aside restating an amount in another unit ('(that is, under 12.5 g/dL)', '(6.1 mmol/L; ...)')
+_UNIT_ASIDE = re.compile(
+    r"\([^()]*?\d+(?:\.\d+)?\s*(?:mg|g|mmol|umol|\u00b5mol|mol|meq|kg|lbs?|pounds?|\u00b0\s*[fc]|"
+    r"cm|mm|in|inch\w*|ml|l|iu|u)\b[^()]*\)?",
+    re.I,
+)
+# the short time units the accounting reads in full ('2 yrs', '6 mos', '3 wks')
+_SHORT_UNITS = tuple(
+    (re.compile(rf"(?<=\d)\s*{short}\b", re.I), f" {unit}")
+    for short, unit in (("yrs?", "years"), ("y/?o", "years"), ("mos?", "months"), ("wks?", "weeks"))
+)
 # a unit's conversion factor ('divide by 38.67', 'mg/dL / 38.67'): the unit carries it
 _FACTOR = re.compile(
     r"(?:\bdivide[sd]?\s+by|\bmultipl\w*\s+by|\btimes|[/*\u00d7])\s*\d+(?:\.\d+)?", re.I
@@ -253,6 +264,9 @@ def _numbers(question: str, plan: QueryPlan) -> list[Check]:
 
     text, _ = unit_asides(question)  # '(stored in mg/dL; 1 mmol/L = 88.57 mg/dL)'
     text = _FACTOR.sub(" ", _CODE.sub(" ", _SYSTEM_CODE.sub(" ", rewrite_asides(text))))
+    text = _UNIT_ASIDE.sub(" ", text)
+    for short, unit in _SHORT_UNITS:
+        text = short.sub(unit, text)
     missing = dropped_number(text, plan)
     if missing is None:
         return []

@@ -42,9 +42,13 @@ def _same(a: str, b: str) -> bool:
     return a[:n] == b[:n]
 
 
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
 def _answers_to(label: list[str], name: str) -> bool:
-    words = _words(name)
-    return all(any(_same(w.rstrip("s"), n.rstrip("s")) for n in words) for w in label)
+    words = [_singular(n) for n in _words(name)]
+    return all(any(_same(_singular(w), n) for n in words) for w in label)
 
 
 def named_elsewhere(ctx: _Ctx) -> list[Check]:
