@@ -174,6 +174,9 @@ def test_values_per_patient_are_not_record_counts() -> None:
     assert _names("mean number of chloride tests per pt", per_patient, 6.5) == []
     visits = _plan(measure={"of": "events_per_patient"}, aggregate={"op": "mean"})
     assert _names("avg encounters per pt", visits, 2.9) == []
+    records = _plan(measure={"of": "encounters"}, aggregate={"op": "count"})
+    assert _names("count of visits by patient", records, 40) == ["per_patient_asked"]
+    assert _names("total visits by patients with diabetes", records, 40) == []
 
 
 # -- amounts, windows and names --------------------------------------------------------------------

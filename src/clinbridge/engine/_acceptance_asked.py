@@ -62,8 +62,11 @@ _NOT_YESNO = re.compile(
     r"\blist\w*\b|\bshow\b|\bname\s+(?:the|all|every)\b",
     re.I,
 )
+# 'visits by patients with X' are the visits they made: only 'by patient' (singular, nothing
+# after it saying which patients) groups
 _PER_PATIENT = re.compile(
-    rf"\b(?:for\s+(?:each|every)|per|each|by)\s+(?:individual\s+|single\s+)?{_PEOPLE}\b|"
+    rf"\b(?:for\s+(?:each|every)|per|each)\s+(?:individual\s+|single\s+)?{_PEOPLE}\b|"
+    r"\bby\s+(?:patient|pt|person)\b(?!\s*(?:with|who|w|that|having|in|on|of|whose)\b)|"
     r"\bper-(?:patient|pt|person)\b|\bpatient-wise\b",
     re.I,
 )
