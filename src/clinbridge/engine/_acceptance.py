@@ -18,6 +18,10 @@ question's wording and the plan's structure (never a phrase of one question):
 candidate dates for one 'when', a concept phrase that names several measured quantities, 'on
 <drug>' (current or ever), and two conditions where one is a kind of the other. Each failed
 rule is an abstention naming what is missing or which readings remain.
+:mod:`clinbridge.engine._acceptance_asked` compares the kind of answer asked for (a ratio,
+which patient, a yes/no, one figure per patient, a year, a ranking's summary) with the plan's;
+:mod:`clinbridge.engine._acceptance_ages`, an age bound's boundary ('over 65') and time ('kids');
+:mod:`clinbridge.engine._acceptance_named`, one patient's count of a name more concepts answer to.
 """
 
 from __future__ import annotations
@@ -190,8 +194,13 @@ def check_acceptance(ctx: _Ctx, checks: Sequence[Check] = ()) -> list[Check]:
     plan, question = ctx.plan, ctx.question
     if plan is None or not question or any(not c.passed for c in checks):
         return []
+    from clinbridge.engine._acceptance_ages import check_ages
+    from clinbridge.engine._acceptance_asked import check_asked
     from clinbridge.engine._acceptance_data import check_choices
+    from clinbridge.engine._acceptance_named import named_elsewhere
     from clinbridge.engine._acceptance_records import check_records
 
     out = _asked_kind(question, plan) + _summary(question, plan) + _window_applied(plan)
+    out += check_asked(question, plan, ctx.value)
+    out = out or check_ages(ctx) or named_elsewhere(ctx)
     return out or check_choices(ctx) or check_records(ctx)

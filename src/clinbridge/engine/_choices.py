@@ -37,8 +37,9 @@ def answer_choices(
     in ``Answer.alternatives`` (description, plan, value): a phrase that names two measurements
     equally well is not read as either, even when their values happen to agree on this data
     (``answer_when_agreed=True`` answers then instead). When one survives, that answer is
-    returned (the other readings are named in ``details["ambiguity"]``). None when no reading
-    survives (the caller abstains as usual).
+    returned (the other readings are named in ``details["ambiguity"]``), unless another reading
+    abstained as ``ambiguous`` itself: a reading left open is not refuted, and the answer stays
+    ambiguous. None when no reading survives (the caller abstains as usual).
     """
     started = time.perf_counter()
     outcomes: list[tuple[str, QueryPlan, Validated]] = []
@@ -50,6 +51,11 @@ def answer_choices(
     accepted = [(d, p, v) for d, p, v in outcomes if v.decision == "accept" and v.answer]
     if not accepted:
         return None
+    # a reading that abstained as ambiguous is left open, not refuted: the one that passed is
+    # not the answer by default ('pregnancies' as procedures, itself ambiguous, or conditions)
+    left_open = [
+        (d, p, v) for d, p, v in outcomes if v.decision != "accept" and v.reason == "ambiguous"
+    ]
     values = {orjson_key(v.value) for _, _, v in accepted}
     note = {
         "readings": [
@@ -57,7 +63,7 @@ def answer_choices(
             for d, _, v in outcomes
         ]
     }
-    if len(accepted) == 1 or (answer_when_agreed and len(values) == 1):
+    if (len(accepted) == 1 and not left_open) or (answer_when_agreed and len(values) == 1):
         answer = accepted[0][2].answer
         assert answer is not None
         answer.details["ambiguity"] = note
@@ -75,6 +81,9 @@ def answer_choices(
     names = "; ".join(a.description for a in alternatives if a.decision == "accept")
     first = accepted[0][2]
     differ = "give different answers" if len(values) > 1 else "happen to give the same answer here"
+    if len(accepted) == 1:
+        names += "; " + "; ".join(f"{d} (itself ambiguous: {v.detail})" for d, _, v in left_open)
+        differ = "may give different answers"
     return Answer(
         decision="abstain",
         reason=f"the question can be read in several ways that {differ} ({names}); pick one",

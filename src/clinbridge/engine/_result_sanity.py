@@ -181,7 +181,7 @@ _AGE_AT = re.compile(
     r"\b(?:at|when|on|of\s+onset)\b(?!\s+(?:least|most)\b)",
     re.I,
 )
-_AGE_WORD = re.compile(r"\bages?\b", re.I)
+_AGE_WORD = re.compile(r"\bages?\b|\bhow\s+old\b|\byoungest\b|\boldest\b", re.I)
 _TWO_DIGIT_DECADE = re.compile(r"\b(?:in|during|from|over)\s+the\s+(?P<d>[1-9]0)'?s\b", re.I)
 _BORN = re.compile(r"\b(?:born|births?|birth\s*dates?|dob|d\.o\.b)\b", re.I)
 _MATERIAL = 0.05
@@ -350,7 +350,9 @@ def check_ambiguous(
     from clinbridge.engine._age_summary import age_summary_unsaid
 
     out += age_summary_unsaid(plan, question, ctx)
-    m = _LAST_PERIOD.search(question)
+    from clinbridge.engine.understand._typos import fix_structure_typos
+
+    m = _LAST_PERIOD.search(question) or _LAST_PERIOD.search(fix_structure_typos(question, None))
     windowed = plan.window is not None or any(getattr(f, "window", None) for f in plan.filters)
     if m and windowed and not _PERIOD_PINNED.search(question):
         unit = "year" if m["u"].lower().startswith("y") else "month"

@@ -91,16 +91,17 @@ def _near(word: str) -> str | None:
     return near[0] if len(near) == 1 else None
 
 
-def fix_structure_typos(text: str, lex: Lexicon) -> str:
+def fix_structure_typos(text: str, lex: Lexicon | None) -> str:
     """``text`` with each unknown word one slip from exactly one structure word replaced by it.
 
-    Words of the source's vocabulary and common English are never touched.
+    Words of the source's vocabulary (with ``lex``) and common English are never touched; the
+    acceptance rules, which have no lexicon, read their words through it with ``lex`` None.
     """
     english = _english()
 
     def fix(m: re.Match[str]) -> str:
         w = m[0]
-        if w in _STRUCTURE or w in english or lex.token_frequency(w):
+        if w in _STRUCTURE or w in english or (lex is not None and lex.token_frequency(w)):
             return w
         if len(w) == 3 and (w in _short_english() or not _short_english() or w in _known_short()):
             return w
