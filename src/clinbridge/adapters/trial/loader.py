@@ -328,6 +328,8 @@ def _convert(
                     out.append(v.strip() or None)
                 elif v is None or (isinstance(v, float) and math.isnan(v)):
                     out.append(None)
+                elif isinstance(v, bool):  # a TRUE/FALSE cell: the code list's spelling
+                    out.append(_bool_code(v, entry))
                 elif isinstance(v, dt.datetime | dt.date):
                     out.append(v.isoformat()[:10] if entry.type == "date" else v.isoformat())
                 elif isinstance(v, float) and v.is_integer():
@@ -429,6 +431,13 @@ def _convert(
     # cells that were bad became NaN: keep counts exact (blank + missing + values + bad == cells)
     values_ok = len(raw) - blank - n_missing - n_bad
     return arr, (blank, n_missing, values_ok)
+
+
+def _bool_code(v: bool, entry: Entry) -> str:
+    """A spreadsheet's TRUE/FALSE cell as the code its list writes (``TRUE=Yes|FALSE=No``,
+    ``true``), else 'TRUE' / 'FALSE'."""
+    text = "TRUE" if v else "FALSE"
+    return next((c for c in entry.codes if c.strip().upper() == text), text)
 
 
 def _missing_text(v: Any, entry: Entry) -> bool:

@@ -42,6 +42,7 @@ from clinbridge.engine.understand._trial_conjunction import (
     joined_by_and,
 )
 from clinbridge.engine.understand._trial_difference import read_difference
+from clinbridge.engine.understand._trial_direction import direction_key
 from clinbridge.engine.understand._trial_distribution import find_distribution
 from clinbridge.engine.understand._trial_groups import unread_grouping
 from clinbridge.engine.understand._trial_having import read_having
@@ -148,7 +149,7 @@ class TrialReader:
             if v.type == "categorical":
                 labels = [lab for lab in v.codes.values() if lab]
                 kind = "binary" if labels and any(is_yes(lab) for lab in labels) else "categorical"
-            key = (key_label + "|" + kind, v.unit)
+            key = (key_label + "|" + kind + direction_key(v.description or v.name), v.unit)
             fam = by_key.get(key)
             if fam is None:
                 fam = Family(

@@ -7,6 +7,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._reading import Grounding
+from clinbridge.engine.understand._trial_direction import said_direction
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
 from clinbridge.engine.understand._trial_moment import check_fixed_moment
 from clinbridge.engine.understand._trial_soft_words import SOFT_WORDS
@@ -125,6 +126,8 @@ def find_mentions(
         rivals += design_twins(parse, best, [m for _, m in scored[1:]])
         if rivals:
             best, rivals = said_whole(parse, best, rivals)
+        if rivals:
+            best, rivals = said_direction(parse, best, rivals)  # 'seizures after ...'
         if rivals:
             best, rivals = recorded_when_asked(times, best, rivals)
         if rivals:
