@@ -204,11 +204,12 @@ class TrialReader:
         self.rewrites = rewrites(catalog, self.vocabulary)
         self.typos = TypoMender(reader_words(catalog))
         self.units = {unit_name(v.unit) for v in catalog.variables if v.unit}
-        missing_words = {
-            lab.lower()
+        missing_words = {  # the labels ('not done'), and the codes in letters ('UNK', 'LTFU')
+            w.lower()
             for v in catalog.variables
-            for lab in (v.missing_labels or {}).values()
-            if lab
+            for code, lab in (v.missing_labels or {}).items()
+            for w in (lab, code if re.fullmatch(r"[A-Za-z]{2,6}", code) else "")
+            if w
         }
         self.missing_clause = missing_clause(
             sorted(w for w in missing_words if not set(w.split()) & self.vocabulary)

@@ -310,11 +310,18 @@ def _each_within(catalog: Catalog) -> list[tuple[re.Pattern[str], _Sub]]:
 
 
 def _text_coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
-    """'STUDY = NEOCHILL' → the code's label and the variable's label."""
+    """'STUDY = NEOCHILL' → the code's label and the variable's label; a yes/no item's code
+    ('ADREN_V0 = 'Y'', 'SEIZ = FALSE') → the label, or 'not' the label, as :func:`_coded`."""
     by_lower = {c.lower(): lab or c for c, lab in v.codes.items()}
+    yes_no = any(is_yes(lab) for lab in v.codes.values() if lab)
 
     def sub(m: re.Match[str]) -> str:
-        return f" | {by_lower[m.group(1).lower()]} {label.lstrip(' |')}"
+        said = by_lower[m.group(1).lower()]
+        if yes_no and is_yes(said):  # 'ADREN = 'Y'' (Y=Yes): the item itself
+            return label
+        if yes_no and said.strip().lower() in {"no", "n", "false", "absent"}:
+            return f" not{label}"
+        return f" | {said} {label.lstrip(' |')}"
 
     return sub
 
