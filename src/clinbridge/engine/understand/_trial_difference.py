@@ -37,6 +37,7 @@ _THAN = re.compile(
     re.I,
 )
 _LOWER = {"lower", "less", "smaller"}
+_DASH = re.compile(r"\s[-–—]\s")
 _CUT = re.compile(r"[(),;:?]")
 _SIDE_WORDS = {"the", "in", "among", "for", "arm", "group", "infants", "babies", "trial", "of"}
 _SIDE_WORDS |= {"difference", "diff"}  # 'A minus B difference?': the scaffold, no side
@@ -45,7 +46,8 @@ _SCAFFOLD = re.compile(
     # with the order said by a minus: 'how much colder were ... (standard care minus cooled)'
     r"|\bhow\s+much\s+[a-z]+er\s+(?:was|is|were|are)\b"
     r"|\b(?:the\s+)?difference\s+(?:in|of|between)\s+(?:the\s+)?(?:means?|medians?)?"
-    r"|\bdifference\s+in\s+means\b|\b(?:the\s+)?difference\b",
+    r"|\bdifference\s+in\s+means\b|\b(?:the\s+)?difference\b"
+    r"|\b(?:what(?:'s|\s+is|\s+was)\s+)?the\s+gap\b",  # '..., A minus B - what's the gap?'
     re.I,
 )
 
@@ -75,12 +77,33 @@ def read_difference(read: ReadFn, question: str) -> Reading | None:
             and _said_in(second, again[1])
         ):
             found = _combine(read, question, *again)
+        if found is None and bare != question:
+            found = _between_noun(read, question, bare, first, second)
         return found
     except (Abstain, AssertionError, ValueError):  # a part the reader cannot read
         return None
 
 
 _ASIDE = re.compile(r"\(\s*[^()]*?\bminus\b[^()]*?\)", re.I)
+
+
+def _between_noun(
+    read: ReadFn, question: str, bare: str, first: str, second: str
+) -> Reading | None:
+    """'the difference in mean base excess between severe and moderate HIE (severe minus
+    moderate)': the aside's sides are said before one noun they share ('HIE'), which each side
+    takes; what is measured is the rest."""
+    m = re.search(
+        rf"\bbetween\s+(?:the\s+)?{_loose(first)}\s+and\s+(?:the\s+)?{_loose(second)}"
+        r"\s+(?P<noun>[A-Za-z][\w-]*)(?=\s*(?:$|[,;:?.!()]))",
+        bare,
+        re.I,
+    )
+    if m is None:
+        return None
+    noun = m.group("noun")
+    core = _drop_side_words(bare[: m.start()] + " " + bare[m.end() :], ())
+    return _combine(read, question, f"{first} {noun}", f"{second} {noun}", core)
 
 
 def _said_in(short: str, side: str) -> bool:
@@ -92,8 +115,9 @@ def _sides(question: str) -> tuple[str, str, str] | None:
     minus = list(_MINUS.finditer(question))
     if len(minus) == 1:
         m = minus[0]
-        left_seg = _CUT.split(question[: m.start()])[-1]
-        right_seg = _CUT.split(question[m.end() :])[0]
+        # (a dash set apart parts a clause too: 'A minus B - what's the gap?')
+        left_seg = _DASH.split(_CUT.split(question[: m.start()])[-1])[-1]
+        right_seg = _DASH.split(_CUT.split(question[m.end() :])[0])[0]
         a, b = _trim(left_seg.split(), last=True), _trim(right_seg.split(), last=False)
         if not a or not b:
             return None

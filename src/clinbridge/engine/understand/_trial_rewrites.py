@@ -19,7 +19,9 @@ from clinbridge.engine.understand._trial_model import is_yes
 from clinbridge.engine.understand._trial_none_code import none_code_rewrites
 from clinbridge.engine.understand._trial_numbers import NUMBER_RUN, number_of
 from clinbridge.engine.understand._trial_phrases import bound_rewrites, phrase_rewrites
+from clinbridge.engine.understand._trial_time_gloss import time_gloss_rewrite
 from clinbridge.engine.understand._trial_vocab import NEGATED_WORDS
+from clinbridge.engine.understand._trial_words import EXTRA_FILLER
 from clinbridge.timepoint import find_time_points
 
 if TYPE_CHECKING:
@@ -57,6 +59,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         (re.compile(r"\b(?:postnatal|post-natal)\s+(?=days?\s+\d)", re.I), ""),
         # '0h -> 24h', '0h → 24h': from one time to the other
         (re.compile(r"\s*(?:->|→|=>|⟶)\s*"), " to "),
+        time_gloss_rewrite(vocabulary, EXTRA_FILLER),  # '84h (after rewarming)': the time
         *phrase_rewrites(catalog),  # 'typical (median)', 'pre randomisation', 'the start (0 hours)'
         *((re.compile(rf"\b{n}\b", re.I), w) for n, w in _ORDINALS.items()),
         # 'median (IQR) days', 'mean (SD) weight': the spread said beside the summary asked
