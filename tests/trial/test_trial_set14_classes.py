@@ -23,12 +23,14 @@ LISTS = {
     "NY": "Y=Yes|N=No",
     "TF": "TRUE=Yes|FALSE=No",
     "GRADE": "1=Mild|2=Moderate|3=Severe",
+    "DISAB": "0=No disability|1=Mild|2=Moderate|3=Severe",
 }
 VISITS = (
     ("V0", "Birth", "at birth"),
     ("V1", "Randomisation", "0 h (start of intervention)"),
     ("V4", "24 hours", "24 h after randomisation"),
     ("V9", "Discharge", "discharge from the unit"),
+    ("V10", "18 months", "18 months corrected age"),
 )
 
 
@@ -50,6 +52,9 @@ def _frame() -> pd.DataFrame:
             "BWT_V0": rng.normal(3300, 400, N).round(),
             "TEMP_V4": temp,
             "TEMPDEV_V4": dev,
+            "BE_V0": rng.normal(-15, 5, N).round(1),
+            "DISAB_V10": rng.choice([0, 1, 2, 3], N),
+            "CP_V10": rng.choice(["Y", "N"], N, p=[0.2, 0.8]),
         }
     )
 
@@ -64,6 +69,9 @@ DICT = (
     ("BWT_V0", "Birth weight (g)", "V0", "Num", "", ""),
     ("TEMP_V4", "Core temperature (deg C)", "V4", "Num", "", "-1=Not done"),
     ("TEMPDEV_V4", "Device temperature (deg C)", "V4", "Num", "", "-=Not applicable"),
+    ("BE_V0", "Base excess in the first hour (mmol/L)", "V0", "Num", "", ""),
+    ("DISAB_V10", "Severity of neurodevelopmental disability", "V10", "Num", "DISAB", ""),
+    ("CP_V10", "Cerebral palsy", "V10", "Char", "NY", ""),
 )
 
 
@@ -174,3 +182,43 @@ def test_a_code_list_no_sheet_defines_is_an_error_naming_sheet_row_and_column(tm
         read_trial(path)
     text = str(err.value)
     assert "GRADE" in text and "Variables" in text and "row 4" in text
+
+
+def test_differences_said_with_an_aside_or_a_dash(loaded):
+    conn, df, _ = loaded
+    a = conn.ask(
+        "What was the difference in mean first-hour base excess between severe and moderate "
+        "encephalopathy (severe minus moderate)?"
+    )
+    gold = df.BE_V0[df.GRADE_V1 == 3].mean() - df.BE_V0[df.GRADE_V1 == 2].mean()
+    assert a.decision == "accept" and abs(a.value - gold) < 1e-6
+    a = conn.ask("core temp at 24h, normothermia minus hypothermia - what's the gap?")
+    temp = df.TEMP_V4.astype(float).where(df.TEMP_V4.astype(float) != -1)
+    gold = temp[df.RANDARM_V1 == "NT"].mean() - temp[df.RANDARM_V1 == "HT"].mean()
+    assert a.decision == "accept" and abs(a.value - gold) < 1e-6
+
+
+def test_a_time_points_gloss_names_no_condition(loaded):
+    conn, df, _ = loaded
+    temp = df.TEMP_V4.astype(float)
+    a = conn.ask("mean core temperature at 24 h (after rewarming)")
+    assert a.decision == "accept" and abs(a.value - temp[temp != -1].mean()) < 1e-6
+    # a gloss that says a dictionary word, or a negation, is read (here: a condition)
+    a = conn.ask("mean core temperature at 24 h (not hypothermia)")
+    assert (
+        a.decision == "abstain"
+        or abs(a.value - temp[(temp != -1) & (df.RANDARM_V1 == "NT")].mean()) < 1e-6
+    )
+
+
+def test_a_code_labelled_no_and_the_variables_words_is_not_named_by_them(loaded):
+    conn, df, _ = loaded
+    a = conn.ask("Percentage of CP_V10 = 'Y' among rows with DISAB_V10 = 2.")
+    sub = df[df.DISAB_V10 == 2]
+    assert a.decision == "accept"
+    assert (a.details["numerator"], a.details["denominator"]) == (
+        int((sub.CP_V10 == "Y").sum()),
+        len(sub),
+    )
+    a = conn.ask("how many children had no disability at 18 months?")
+    assert a.decision == "abstain" or a.value == int((df.DISAB_V10 == 0).sum())
