@@ -69,6 +69,7 @@ from clinbridge.adapters.trial._sql_name import sql_name
 from clinbridge.adapters.trial._undeclared_codes import NOT_DECLARED, codes_not_declared
 from clinbridge.adapters.trial._visit_sheet import apply_visit_times
 from clinbridge.adapters.trial._weeks_days import weeks_and_days
+from clinbridge.adapters.trial._weeks_days_pair import derive_weeks_days
 from clinbridge.errors import LoadError
 
 __all__ = ["TrialLoadReport", "load_trial", "read_trial"]
@@ -273,6 +274,7 @@ def read_trial(
         }
         if kept:
             report.notes_missing[e.name] = kept
+    derive_weeks_days(entries, columns, report)  # 'completed weeks' beside 'days (0-6)'
     frame = pd.DataFrame(columns)
     report.admin_columns = mark_admin_columns(entries)  # 'MRI_SCORE_QF' beside 'mri_score'
     admin = {e.name for e, _ in entries if e.source == ADMIN_SOURCE}

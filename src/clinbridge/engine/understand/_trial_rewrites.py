@@ -163,6 +163,9 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
     for w in sorted(vocabulary):  # 'inborn' is not 'outborn' (a yes/no item of the dictionary)
         if w.startswith("out") and len(w) > 5:
             out.append((re.compile(rf"\bin[- ]?{re.escape(w[3:])}\b", re.I), f"non {w}"))
+        # ... nor 'outborn' 'inborn', where the dictionary says only 'inborn'
+        if w.startswith("in") and len(w) > 5 and f"out{w[2:]}" not in vocabulary:
+            out.append((re.compile(rf"\bout[- ]?{re.escape(w[2:])}\b", re.I), f"non {w}"))
     out += arm_rewrites(catalog)  # 'cooled babies': the ARM code whose label is Hypothermia
     out += none_code_rewrites(catalog)  # 'no disability': the grade labelled 'None'
     if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
