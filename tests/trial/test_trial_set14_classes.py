@@ -55,6 +55,9 @@ def _frame() -> pd.DataFrame:
             "BE_V0": rng.normal(-15, 5, N).round(1),
             "DISAB_V10": rng.choice([0, 1, 2, 3], N),
             "CP_V10": rng.choice(["Y", "N"], N, p=[0.2, 0.8]),
+            "GAWK_V0": [int(x) if k > 3 else "UNK" for k, x in enumerate(rng.integers(35, 42, N))],
+            "GADAY_V0": [int(x) if k > 3 else "UNK" for k, x in enumerate(rng.integers(0, 7, N))],
+            "INBORN_V0": rng.choice(["Y", "N"], N, p=[0.45, 0.55]),
         }
     )
 
@@ -72,6 +75,9 @@ DICT = (
     ("BE_V0", "Base excess in the first hour (mmol/L)", "V0", "Num", "", ""),
     ("DISAB_V10", "Severity of neurodevelopmental disability", "V10", "Num", "DISAB", ""),
     ("CP_V10", "Cerebral palsy", "V10", "Char", "NY", ""),
+    ("GAWK_V0", "Gestational age at birth, completed weeks", "V0", "Num", "", "UNK=Unknown"),
+    ("GADAY_V0", "Gestational age at birth, additional days (0-6)", "V0", "Num", "", "UNK=Unknown"),
+    ("INBORN_V0", "Born in the recruiting hospital (inborn)", "V0", "Char", "NY", ""),
 )
 
 
@@ -222,3 +228,25 @@ def test_a_code_labelled_no_and_the_variables_words_is_not_named_by_them(loaded)
     )
     a = conn.ask("how many children had no disability at 18 months?")
     assert a.decision == "abstain" or a.value == int((df.DISAB_V10 == 0).sum())
+
+
+def test_a_gestation_in_completed_weeks_and_days_is_one_variable_in_weeks(loaded):
+    conn, df, report = loaded
+    names = {v.name for v in conn.catalog.variables}
+    assert "GAWK_V0" not in names and "GADAY_V0" not in names
+    assert any("GAWK_V0" in d and "GADAY_V0" in d for d in report.derived_columns)
+    ga = next(v for v in conn.catalog.variables if v.description == "Gestational age at birth")
+    assert ga.unit == "weeks"
+    known = df[df.GAWK_V0 != "UNK"]
+    gold = (known.GAWK_V0.astype(float) + known.GADAY_V0.astype(float) / 7).mean()
+    a = conn.ask("mean gestational age at birth")
+    assert a.decision == "accept" and abs(a.value - gold) < 1e-6
+
+
+def test_outborn_is_not_inborn_where_the_dictionary_says_only_inborn(loaded):
+    conn, df, _ = loaded
+    a = conn.ask("what share of infants were outborn?")
+    assert (a.details["numerator"], a.details["denominator"]) == (
+        int((df.INBORN_V0 == "N").sum()),
+        N,
+    )
