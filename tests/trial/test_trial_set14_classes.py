@@ -58,6 +58,7 @@ def _frame() -> pd.DataFrame:
             "GAWK_V0": [int(x) if k > 3 else "UNK" for k, x in enumerate(rng.integers(35, 42, N))],
             "GADAY_V0": [int(x) if k > 3 else "UNK" for k, x in enumerate(rng.integers(0, 7, N))],
             "INBORN_V0": rng.choice(["Y", "N"], N, p=[0.45, 0.55]),
+            "PASSCOOL_V1": [bool(x) for x in rng.random(N) < 0.4],
         }
     )
 
@@ -78,6 +79,7 @@ DICT = (
     ("GAWK_V0", "Gestational age at birth, completed weeks", "V0", "Num", "", "UNK=Unknown"),
     ("GADAY_V0", "Gestational age at birth, additional days (0-6)", "V0", "Num", "", "UNK=Unknown"),
     ("INBORN_V0", "Born in the recruiting hospital (inborn)", "V0", "Char", "NY", ""),
+    ("PASSCOOL_V1", "Passive cooling before randomisation", "V1", "Bool", "TF", ""),
 )
 
 
@@ -165,6 +167,15 @@ def test_before_and_after_a_moment_are_two_items(loaded):
     a = conn.ask("% with seizures before randomisation")
     assert a.details["numerator"] == int(df.SEIZPRE_V1.sum())
     assert conn.ask("% with seizures").decision == "abstain"  # which of the two?
+    a = conn.ask("post-randomisation seizures, % by arm")
+    got = {r["randarm_v1"]: r["numerator"] for r in a.value}
+    gold = df[df.SEIZPOST_V9 == "Y"].RANDARM_V1.value_counts()
+    assert got == {"Hypothermia": gold["HT"], "Normothermia": gold["NT"]}
+    # a label that says only 'before' is never what 'after' names
+    a = conn.ask("% with passive cooling after randomisation")
+    assert a.decision == "abstain" and "before" in a.reason
+    a = conn.ask("% with passive cooling before randomisation")
+    assert a.details["numerator"] == int(df.PASSCOOL_V1.sum())
 
 
 def test_a_yes_no_items_text_code_and_letters_said_excluded(loaded):

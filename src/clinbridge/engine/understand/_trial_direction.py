@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from clinbridge.engine.understand._trial_model import Abstain
+
 if TYPE_CHECKING:
     from clinbridge.engine.understand._trial_model import Mention, Parse
 
-__all__ = ["direction_key", "said_direction"]
+__all__ = ["check_direction", "direction_key", "said_direction"]
 
 _SIDES = {
     "before": "before",
@@ -52,3 +54,25 @@ def said_direction(
         if hasattr(mt.target, "label") and _sides(getattr(mt.target, "label", "")) == said
     ]
     return (fits[0], []) if len(fits) == 1 else (best, rivals)
+
+
+def _label(mt: Mention) -> str:
+    target = mt.target
+    label = getattr(target, "label", None)
+    if label is None:
+        var = getattr(target, "var", None)
+        label = (var.description or var.name) if var is not None else ""
+    return str(label)
+
+
+def check_direction(parse: Parse, mt: Mention) -> None:
+    """A mention whose words take one side of a moment ('seizures after randomisation') never
+    names a label that takes the other ('Seizures before randomisation'): the reader abstains."""
+    said = _sides(parse.text[mt.start : mt.end] + " ")
+    label = _label(mt)
+    own = _sides(label + " ")
+    if said and own and not said & own:
+        raise Abstain(
+            f"{parse.text[mt.start : mt.end]!r} says {' and '.join(sorted(said))}, but "
+            f"{label!r} says {' and '.join(sorted(own))}"
+        )

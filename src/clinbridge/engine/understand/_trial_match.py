@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._reading import Grounding
-from clinbridge.engine.understand._trial_direction import said_direction
+from clinbridge.engine.understand._trial_direction import check_direction, said_direction
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
 from clinbridge.engine.understand._trial_moment import check_fixed_moment
 from clinbridge.engine.understand._trial_soft_words import SOFT_WORDS
@@ -134,6 +134,7 @@ def find_mentions(
             names = [describe(best)] + [describe(r) for r in rivals[:3]]
             phrase = " ".join(content[i].text for i in sorted(best.positions))
             raise Abstain(f"{phrase!r} could mean any of: " + "; ".join(names) + " — say which")
+        check_direction(parse, best)  # 'after randomisation' is never 'before' it
         parse.consumed |= set(best.positions)
         out.append(best)
     return out
