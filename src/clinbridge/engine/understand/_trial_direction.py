@@ -14,7 +14,7 @@ from clinbridge.engine.understand._trial_model import Abstain
 if TYPE_CHECKING:
     from clinbridge.engine.understand._trial_model import Mention, Parse
 
-__all__ = ["check_direction", "direction_key", "said_direction"]
+__all__ = ["check_direction", "contradicts", "direction_key", "said_direction"]
 
 _SIDES = {
     "before": "before",
@@ -63,6 +63,13 @@ def _label(mt: Mention) -> str:
         var = getattr(target, "var", None)
         label = (var.description or var.name) if var is not None else ""
     return str(label)
+
+
+def contradicts(parse: Parse, mt: Mention) -> bool:
+    """Whether the mention's words take a side of a moment its label does not take."""
+    said = _sides(parse.text[mt.start : mt.end] + " ")
+    own = _sides(_label(mt) + " ")
+    return bool(said and own and not said & own)
 
 
 def check_direction(parse: Parse, mt: Mention) -> None:

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 __all__ = ["drop_known_restated", "mark_missing_spans", "read_known_clauses"]
 
-_KNOWN = r"(?:known|recorded|available|documented|non\s+missing|nonmissing|not\s+missing)"
+_KNOWN = (
+    r"(?:known|recorded|available|documented|non\s+missing|nonmissing|not\s+missing|usable|valid)"
+)
 _END = r"(?=\s*(?:$|[,;:?.!]|\band\b|\bwhat\b|\bhow\b|\bwho\b))"
 _NAMED = (
     # 'with a known primary outcome', 'having a recorded MRI grade'

@@ -7,7 +7,11 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._reading import Grounding
-from clinbridge.engine.understand._trial_direction import check_direction, said_direction
+from clinbridge.engine.understand._trial_direction import (
+    check_direction,
+    contradicts,
+    said_direction,
+)
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
 from clinbridge.engine.understand._trial_moment import check_fixed_moment
 from clinbridge.engine.understand._trial_soft_words import SOFT_WORDS
@@ -115,6 +119,9 @@ def find_mentions(
                 scored.append((mt.score, mt))
         if not scored:
             break
+        # a label on the other side of a moment than the words said ('after' / 'before') is
+        # never their reading while another is
+        scored = [x for x in scored if not contradicts(parse, x[1])] or scored
         scored.sort(key=lambda x: -x[0])
         best = scored[0][1]
         rivals = [

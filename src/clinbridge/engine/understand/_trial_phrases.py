@@ -90,6 +90,11 @@ def phrase_rewrites(catalog: Catalog | None = None) -> list[tuple[re.Pattern[str
             ),
             r"\g<a> vs \g<b>",
         ),
+        # 'how often was the probe oesophageal?': in what share of the infants
+        (
+            re.compile(r"\bhow\s+often(?=\s+(?:was|were|did|is|are|had|has)\b)", re.I),
+            "what percentage",
+        ),
         # 'how many % of babies ...': a percentage, not a count
         (re.compile(r"\bhow\s+many\s*(?:%|percent\b|per\s*cent\b)", re.I), "what percentage"),
         (

@@ -314,7 +314,7 @@ def missing_clause(missing_words: list[str]) -> re.Pattern[str]:
     such as 'not done', count as missing words too). Including them is no default: never read."""
     nouns = "|".join(
         [r"unknowns?", r"missing", r"blanks?", r"nas?"]
-        + [r"not\s+(?:assessed|measured|recorded|known|available|done|tested|examined)"]
+        + [r"not\s+(?:assessed|measured|recorded|known|available|done|tested|examined|applicable)"]
         + [
             r"[\s-]+".join(map(re.escape, re.split(r"[\s-]+", w))) + "s?"
             for w in sorted(missing_words, key=len, reverse=True)
