@@ -261,3 +261,19 @@ def test_outborn_is_not_inborn_where_the_dictionary_says_only_inborn(loaded):
         int((df.INBORN_V0 == "N").sum()),
         N,
     )
+
+
+def test_arm_codes_said_bare_how_often_and_usable_values(loaded):
+    conn, df, _ = loaded
+    a = conn.ask("seizures after randomisation rate, HT vs NT")
+    got = {r["randarm_v1"]: r["numerator"] for r in a.value}
+    gold = df[df.SEIZPOST_V9 == "Y"].RANDARM_V1.value_counts()
+    assert got == {"Hypothermia": gold["HT"], "Normothermia": gold["NT"]}
+    known = df[df.ADREN_V0 != "UNK"]
+    a = conn.ask("how often was adrenaline given at resuscitation? %")
+    assert (a.details["numerator"], a.details["denominator"]) == (
+        int((known.ADREN_V0 == "Y").sum()),
+        len(known),
+    )
+    a = conn.ask("Share of ADREN_V0 = 'Y' among infants with a usable ADREN_V0 value.")
+    assert a.details["denominator"] == len(known)
