@@ -1,7 +1,7 @@
 """A bracketed gloss on a time point: 'core temp at 84h (after rewarming)', '72 h (end of
-cooling)'. Right after the time, words in brackets that name nothing the dictionary knows (no
-variable's or code's word, no number, no negation) say what happens then, not a condition: they
-are dropped. Brackets holding any dictionary word stay, to be read (or to abstain)."""
+cooling)'. Right after the time, words in brackets that say when ('after', 'during', 'end of')
+and name nothing the dictionary knows (no variable's or code's word, no number, no negation) say
+what happens then, not a condition: they are dropped ('24 h (paired)' is no such gloss). Brackets holding any dictionary word stay, to be read (or to abstain)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ __all__ = ["time_gloss_rewrite"]
 
 _GLOSS = re.compile(
     r"(?P<time>\b\d+(?:\.\d+)?\s*-?\s*(?:h|hrs?|hours?|days?|months?|mo)\b)\s*"
-    r"\(\s*(?P<body>[A-Za-z][A-Za-z\s-]{0,40}?)\s*\)",
+    r"\(\s*(?P<body>(?:after|before|during|following|at|on|upon|end|start|beginning|completion|"
+    r"prior)\b[A-Za-z\s-]{0,40}?)\s*\)",
     re.I,
 )
 _NEGATORS = frozenset({"not", "no", "non", "without", "never", "excluding", "except"})
