@@ -73,11 +73,13 @@ _RANGE = re.compile(
     re.I,
 )
 _BASELINE = re.compile(
+    r"(?<!after )(?<!before )(?<!since )(?<!prior to )(?<!post )(?<!post-)(?<!following )"
     r"\b(baseline|randomi[sz]ation|study entry|at entry|enrol?ment"
     r"|(?<!data )(?<!double )entry(?!\s*(?:dates?|forms?|by|users?|status|times?|criteria)\b))\b",
     re.I,
 )
-"""'at randomisation', 'Entry' (an assessment), 'from entry to 72 hours'; not 'data entry'."""
+"""'at randomisation', 'Entry' (an assessment), 'from entry to 72 hours'; not 'data entry', and
+not a window that starts or ends there ('seizures after randomisation', 'before enrolment')."""
 _DISCHARGE = re.compile(r"\b(discharge|at discharge)\b", re.I)
 
 

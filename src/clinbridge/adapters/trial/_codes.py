@@ -33,8 +33,9 @@ _OPENER = re.compile(
 """'(1)' / '[1]' / '1=' / '1:' / '1 -' / '1.' / '1 ->' / '1,' before a label, '-999 (' before a
 label in brackets, or '1' before a quoted label ('1 "Male" 2 "Female"')."""
 _PAIR = re.compile(rf"^\s*({_NUM})\s*(?:=|:|,|-(?=\s)|\s)\s*(.+?)\s*$")
-_TEXT_PAIR = re.compile(r"^\s*['\"‘“]?([\w./]+?)['\"’”]?\s*[=:]\s*(.+?)\s*$")
-"""A text code needs its '=' or ':' ('M=Male'); 'Standard care' is no code 'Standard'."""
+_TEXT_PAIR = re.compile(r"^\s*['\"‘“]?([\w./]+?|-)['\"’”]?\s*[=:]\s*(.+?)\s*$")
+"""A text code needs its '=' or ':' ('M=Male', '-=Not applicable': a dash alone is a code too);
+'Standard care' is no code 'Standard'."""
 _BRACKET_PAIR = re.compile(r"\(([^()\s]{1,6})\)\s*([^()]+)")
 _BRACKETED = re.compile(r"(?:\s*\(([^()\s]{1,6})\)\s*[^()]+)+")
 _REFERENCE = re.compile(

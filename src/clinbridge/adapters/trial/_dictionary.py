@@ -9,6 +9,7 @@ from typing import Any
 from clinbridge.adapters.trial._codes import is_number as _is_number
 from clinbridge.adapters.trial._codes import label_first_bracketed, parse_code_list, split_missing
 from clinbridge.adapters.trial._iso_time import looks_iso, time_point_in_name, time_point_text
+from clinbridge.adapters.trial._label_unit import unit_in_label
 from clinbridge.adapters.trial._listed_elsewhere import points_elsewhere
 from clinbridge.adapters.trial._missing_decl import parse_missing_column, strip_declarations
 from clinbridge.adapters.trial._ranges import split_range
@@ -212,19 +213,6 @@ def parse_entry(row: list[Any], cols: dict[str, int], index: int) -> Entry:
         listed_elsewhere=points_elsewhere(get("codes")),
         listed_in=get("codes") if points_elsewhere(get("codes")) else "",
     )
-
-
-_LABEL_UNIT = re.compile(r"\[\s*(?P<unit>[^\[\]=;,]{1,16}?)\s*\]\s*$")
-_NOT_UNIT = re.compile(r"^[\d.\s]+(?:[-–]|to)[\d.\s]+$|^[A-Za-z]/[A-Za-z]$|\bor\b", re.I)
-
-
-def unit_in_label(label: str) -> str | None:
-    """The unit a label ends with in square brackets ('Birth weight [g]' → 'g'), as codebooks
-    that keep no unit column write it; never a range or a pair of codes ('[0-10]', '[Y/N]')."""
-    m = _LABEL_UNIT.search(label or "")
-    if m is None or _NOT_UNIT.search(m.group("unit")) or not re.search(r"[^\d\s]", m.group("unit")):
-        return None
-    return m.group("unit")
 
 
 def mostly_numbers(values: list[Any]) -> list[Any]:

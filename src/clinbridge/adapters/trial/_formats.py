@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from clinbridge.adapters.trial._codes import split_missing
+from clinbridge.adapters.trial._codes import parse_code_list, split_missing
 from clinbridge.adapters.trial._read import column_letter
 from clinbridge.errors import LoadError
 
@@ -267,6 +267,23 @@ def _pairs(text: str) -> tuple[list[tuple[list[str], str]], bool]:
     return out, bool(toks) and ";" in toks[(eqs[-1] if eqs else 0) :]
 
 
+def written_list(text: str) -> dict[str, str] | None:
+    """A code list written in a cell in one of the notations dictionaries use, not SAS's
+    (``HT=Hypothermia|NT=Normothermia``, ``Y=Yes; N=No``: text codes unquoted), read so only
+    when SAS's reading finds a pair with no value before its '=' and the list's own reading
+    gives at least two codes, each a short token with a label; else None."""
+    pairs, _ = _pairs(text)
+    if not pairs or all(lhs for lhs, _ in pairs):
+        return None
+    codes = parse_code_list(text)
+    if len(codes) < 2 or not all(
+        label and code and len(code) <= 12 and not re.search(r"\s", code)
+        for code, label in codes.items()
+    ):
+        return None
+    return codes
+
+
 class _Reader:
     """Formats read off one sheet, row by row."""
 
@@ -288,7 +305,11 @@ class _Reader:
         if len(lhs) != 1 or lhs[0].upper() in _RANGE_WORDS:
             fmt.grouping = True
             return
-        code = _code(lhs[0])
+        self.put(_code(lhs[0]), label, i, j)
+
+    def put(self, code: str, label: str, i: int, j: int) -> None:
+        fmt = self.cur
+        assert fmt is not None
         if code in fmt.codes and fmt.codes[code] != label:
             raise LoadError(
                 f"format {fmt.name} lists value {code!r} twice, as {fmt.codes[code]!r} and "
@@ -322,6 +343,11 @@ class _Reader:
             self.add([rest[0][1]], _unquote(rest[1][1]), i, rest[0][0])  # 'M' | 'Male'
             return
         text = " ".join(t for _, t in rest)
+        listed = written_list(text) if self.cur is not None else None
+        if listed is not None:  # 'HT=Hypothermia|NT=Normothermia' beside the list's name
+            for code, label in listed.items():
+                self.put(code, label, i, rest[0][0])
+            return
         pairs, closed = _pairs(text)
         for lhs, label in pairs:
             self.add(lhs, label, i, rest[0][0] if rest else j0)
@@ -372,6 +398,10 @@ def _cntlout(sheet: Sheet) -> list[Format] | None:
                 out[name] = Format(name, sheet=sheet.name, row=i + 1)
             reader.cur = out[name]
             start, end = _get(cols, r, "start"), _get(cols, r, "end")
+            if "=" in start and (listed := written_list(start)) is not None:
+                for code, label in listed.items():  # 'Codelist | Values': Y=Yes|N=No
+                    reader.put(code, label, i, cols["start"])
+                continue
             if "=" in start:  # 'Format | Values' with the pairs written out: 1 = 'Yes'
                 for lhs, label in _pairs(start)[0]:
                     reader.add(lhs, label, i, cols["start"])

@@ -8,7 +8,7 @@ time; a short sheet then lists every code with its nominal time::
     D5         | Day 5             | postnatal day 5             | day 4-6
 
 Such a sheet is found by content, whatever its name: a column holding the dictionary's visit
-codes (at least two, and nothing else), beside columns whose cells read as time points. The
+codes (at least two, and at most a row in four of anything else), beside columns whose cells read as time points. The
 time of a code is read from the column whose header says it is a time (``Nominal time``,
 ``Timing``), else from the column where most cells read as one; a window or tolerance column is
 never the time. A code the sheet gives no time (``Birth``) keeps none.
@@ -52,7 +52,9 @@ def _schedule(sheet: Sheet, codes: set[str]) -> dict[str, str]:
     for j in range(width):
         filled = [k for k in cells[j] if k is not None]
         hits = sum(k.lower() in codes for k in filled)
-        if hits >= 2 and hits == len(filled):
+        # the dictionary's codes, and at most a row in four besides ('Day 1 / Day 2 / Day 7':
+        # a note on days that are no codes), which the schedule then does not use
+        if hits >= 2 and 4 * hits >= 3 * len(filled):
             var = j
             break
     if var is None:
@@ -69,7 +71,7 @@ def _schedule(sheet: Sheet, codes: set[str]) -> dict[str, str]:
     )
     out: dict[str, str] = {}
     for i, code in enumerate(cells[var]):
-        if code is None:
+        if code is None or code.lower() not in codes:
             continue
         for j in order:
             cell = cells[j][i]

@@ -17,6 +17,7 @@ from clinbridge.adapters.trial._admin_columns import ADMIN_SOURCE
 from clinbridge.adapters.trial._codes import is_number as _is_number
 from clinbridge.adapters.trial._site_names import SUPERSEDED
 from clinbridge.adapters.trial._undeclared_codes import NOT_DECLARED
+from clinbridge.adapters.trial._weeks_days_pair import PARTS_OF
 from clinbridge.catalog import Catalog, ColumnInfo, PatientTable, TableInfo, Variable
 from clinbridge.errors import SchemaMismatchError
 
@@ -70,8 +71,8 @@ class TrialAdapter(SourceAdapter):
         for name, col, label, vtype, unit, codes, missing, tp, trials, form, role, src in rows:
             if src == ADMIN_SOURCE:  # a query flag or audit field beside a variable
                 continue
-            if src and src.startswith(SUPERSEDED):  # site numbers restarting per trial
-                continue  # (the derived column of the sites' names is the site)
+            if src and src.startswith((SUPERSEDED, PARTS_OF)):  # site numbers restarting per
+                continue  # trial, a gestation's weeks and days: a derived column stands for them
             codes_d: dict[str, str] = orjson.loads(codes or "{}")
             missing_d: dict[str, str] = orjson.loads(missing or "{}")
             desc = label or name

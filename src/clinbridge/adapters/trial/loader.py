@@ -69,6 +69,7 @@ from clinbridge.adapters.trial._sql_name import sql_name
 from clinbridge.adapters.trial._undeclared_codes import NOT_DECLARED, codes_not_declared
 from clinbridge.adapters.trial._visit_sheet import apply_visit_times
 from clinbridge.adapters.trial._weeks_days import weeks_and_days
+from clinbridge.adapters.trial._weeks_days_pair import derive_weeks_days
 from clinbridge.errors import LoadError
 
 __all__ = ["TrialLoadReport", "load_trial", "read_trial"]
@@ -273,6 +274,7 @@ def read_trial(
         }
         if kept:
             report.notes_missing[e.name] = kept
+    derive_weeks_days(entries, columns, report)  # 'completed weeks' beside 'days (0-6)'
     frame = pd.DataFrame(columns)
     report.admin_columns = mark_admin_columns(entries)  # 'MRI_SCORE_QF' beside 'mri_score'
     admin = {e.name for e, _ in entries if e.source == ADMIN_SOURCE}
@@ -328,6 +330,8 @@ def _convert(
                     out.append(v.strip() or None)
                 elif v is None or (isinstance(v, float) and math.isnan(v)):
                     out.append(None)
+                elif isinstance(v, bool):  # a TRUE/FALSE cell: the code list's spelling
+                    out.append(_bool_code(v, entry))
                 elif isinstance(v, dt.datetime | dt.date):
                     out.append(v.isoformat()[:10] if entry.type == "date" else v.isoformat())
                 elif isinstance(v, float) and v.is_integer():
@@ -429,6 +433,13 @@ def _convert(
     # cells that were bad became NaN: keep counts exact (blank + missing + values + bad == cells)
     values_ok = len(raw) - blank - n_missing - n_bad
     return arr, (blank, n_missing, values_ok)
+
+
+def _bool_code(v: bool, entry: Entry) -> str:
+    """A spreadsheet's TRUE/FALSE cell as the code its list writes (``TRUE=Yes|FALSE=No``,
+    ``true``), else 'TRUE' / 'FALSE'."""
+    text = "TRUE" if v else "FALSE"
+    return next((c for c in entry.codes if c.strip().upper() == text), text)
 
 
 def _missing_text(v: Any, entry: Entry) -> bool:

@@ -42,6 +42,7 @@ from clinbridge.engine.understand._trial_conjunction import (
     joined_by_and,
 )
 from clinbridge.engine.understand._trial_difference import read_difference
+from clinbridge.engine.understand._trial_direction import direction_key
 from clinbridge.engine.understand._trial_distribution import find_distribution
 from clinbridge.engine.understand._trial_groups import unread_grouping
 from clinbridge.engine.understand._trial_having import read_having
@@ -156,7 +157,7 @@ class TrialReader:
             if v.type == "categorical":
                 labels = [lab for lab in v.codes.values() if lab]
                 kind = "binary" if labels and any(is_yes(lab) for lab in labels) else "categorical"
-            key = (key_label + "|" + kind, v.unit)
+            key = (key_label + "|" + kind + direction_key(v.description or v.name), v.unit)
             fam = by_key.get(key)
             if fam is None:
                 fam = Family(
@@ -211,11 +212,12 @@ class TrialReader:
         self.rewrites = rewrites(catalog, self.vocabulary)
         self.typos = TypoMender(reader_words(catalog))
         self.units = {unit_name(v.unit) for v in catalog.variables if v.unit}
-        missing_words = {
-            lab.lower()
+        missing_words = {  # the labels ('not done'), and the codes in letters ('UNK', 'LTFU')
+            w.lower()
             for v in catalog.variables
-            for lab in (v.missing_labels or {}).values()
-            if lab
+            for code, lab in (v.missing_labels or {}).items()
+            for w in (lab, code if re.fullmatch(r"[A-Za-z]{2,6}", code) else "")
+            if w
         }
         self.missing_clause = missing_clause(
             sorted(w for w in missing_words if not set(w.split()) & self.vocabulary)

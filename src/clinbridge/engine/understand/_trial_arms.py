@@ -110,4 +110,12 @@ def arm_rewrites(catalog: Catalog) -> list[tuple[re.Pattern[str], str]]:
             out.append(
                 (re.compile(rf"(?<![\w-]){body}\s+(arms?|groups?)\b", re.I), rf"{target} \1")
             )
+    # the arms' own codes in capitals ('HT vs NT'), where no other label has them as a word
+    for code, label in arm_var.codes.items():
+        target = _words(re.sub(r"\([^()]*\)", " ", label)) or _words(label)
+        if not (2 <= len(code) <= 4 and code.isalpha() and code.isupper() and target):
+            continue
+        if any(_contains(lab, code.lower()) for lab in other_labels):
+            continue
+        out.append((re.compile(rf"(?<![\w'\"-]){re.escape(code)}(?![\w'\"-])"), target))
     return out

@@ -7,6 +7,11 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine.understand._reading import Grounding
+from clinbridge.engine.understand._trial_direction import (
+    check_direction,
+    contradicts,
+    said_direction,
+)
 from clinbridge.engine.understand._trial_model import Abstain, CodeSet, Family, Mention, Parse
 from clinbridge.engine.understand._trial_moment import check_fixed_moment
 from clinbridge.engine.understand._trial_soft_words import SOFT_WORDS
@@ -127,6 +132,9 @@ def find_mentions(
                 scored.append((mt.score, mt))
         if not scored:
             break
+        # a label on the other side of a moment than the words said ('after' / 'before') is
+        # never their reading while another is
+        scored = [x for x in scored if not contradicts(parse, x[1])] or scored
         scored.sort(key=lambda x: -x[0])
         best = scored[0][1]
         rivals = [
@@ -139,11 +147,14 @@ def find_mentions(
         if rivals:
             best, rivals = said_whole(parse, best, rivals)
         if rivals:
+            best, rivals = said_direction(parse, best, rivals)  # 'seizures after ...'
+        if rivals:
             best, rivals = recorded_when_asked(times, best, rivals)
         if rivals:
             names = [describe(best)] + [describe(r) for r in rivals[:3]]
             phrase = " ".join(content[i].text for i in sorted(best.positions))
             raise Abstain(f"{phrase!r} could mean any of: " + "; ".join(names) + " — say which")
+        check_direction(parse, best)  # 'after randomisation' is never 'before' it
         parse.consumed |= set(best.positions)
         out.append(best)
     return out

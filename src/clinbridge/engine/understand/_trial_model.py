@@ -179,6 +179,9 @@ def name_stem(name: str) -> str | None:
     return canon(stem) if re.fullmatch(r"[a-z]+", stem) else None
 
 
+_NO_WORDS = frozenset({"no", "none", "not", "non", "without", "absent"})
+
+
 def codeset(v: Variable, label_words: set[str]) -> CodeSet:
     words = {
         code: {
@@ -190,6 +193,11 @@ def codeset(v: Variable, label_words: set[str]) -> CodeSet:
     }
     common = set.intersection(*words.values()) if len(words) > 1 else set()
     distinct = {c: w - common for c, w in words.items()}
+    # a code whose label only says the variable's own words ('No disability' of 'Severity of
+    # neurodevelopmental disability') is never named by them: they name the variable
+    for c, w in distinct.items():
+        if w - _NO_WORDS and w - _NO_WORDS <= label_words and len(words) > 1:
+            distinct[c] = w & _NO_WORDS
     exclusive = {
         c: w - set().union(*(o for k, o in distinct.items() if k != c)) for c, w in distinct.items()
     }

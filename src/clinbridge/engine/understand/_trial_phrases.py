@@ -5,7 +5,8 @@
 * 'splitting them by whether they were A or B': A vs B;
 * 'how many % of babies': a percentage; 'both trials combined': all infants, pooled;
 * 'for each of the three grades of encephalopathy': by the encephalopathy grade;
-* 'seizures pre randomisation', 'pre-cooling': 'pre' is 'before';
+* 'seizures pre randomisation', 'pre-cooling': 'pre' is 'before'; 'post-randomisation seizures'
+  the seizures after randomisation;
 * 'from the start (0 hours) to 24 hours': a moment restated by its time point is that time point;
 * 'looking only at NEOCOOL', 'restricted to HYPOTHERM': the cohort ('in NEOCOOL');
 * 'born at 40 weeks or later': a gestational age, bounded as '40 weeks or more'.
@@ -89,11 +90,34 @@ def phrase_rewrites(catalog: Catalog | None = None) -> list[tuple[re.Pattern[str
             ),
             r"\g<a> vs \g<b>",
         ),
+        # 'how often was the probe oesophageal?': in what share of the infants
+        (
+            re.compile(r"\bhow\s+often(?=\s+(?:was|were|did|is|are|had|has)\b)", re.I),
+            "what percentage",
+        ),
         # 'how many % of babies ...': a percentage, not a count
         (re.compile(r"\bhow\s+many\s*(?:%|percent\b|per\s*cent\b)", re.I), "what percentage"),
         (
             re.compile(r"\bpre[\s-]?(randomi[sz]ation|randomi[sz]ed|cooling|treatment)\b", re.I),
             r"before \1",
+        ),
+        # 'with known vital status' of a share that died: whether the infant died is known,
+        # the default of that share's denominator
+        (
+            re.compile(
+                r"\b(?:with\s+(?:a\s+)?)?known\s+vital\s+status\b"
+                r"(?=.*\b(?:died|die|dying|dead|death|deaths|mortality)\b)",
+                re.I,
+            ),
+            " ",
+        ),
+        # 'post-randomisation seizures': the seizures after it, said as labels say it
+        (
+            re.compile(
+                r"\bpost[\s-]?(randomi[sz]ation|cooling|treatment|rewarming)\s+(?!and\b|or\b)([a-z]+)",
+                re.I,
+            ),
+            r"\2 after \1",
         ),
         (
             re.compile(

@@ -19,7 +19,9 @@ from clinbridge.engine.understand._trial_model import is_yes
 from clinbridge.engine.understand._trial_none_code import none_code_rewrites
 from clinbridge.engine.understand._trial_numbers import NUMBER_RUN, number_of
 from clinbridge.engine.understand._trial_phrases import bound_rewrites, phrase_rewrites
+from clinbridge.engine.understand._trial_time_gloss import time_gloss_rewrite
 from clinbridge.engine.understand._trial_vocab import NEGATED_WORDS
+from clinbridge.engine.understand._trial_words import EXTRA_FILLER
 from clinbridge.timepoint import find_time_points
 
 if TYPE_CHECKING:
@@ -57,6 +59,7 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
         (re.compile(r"\b(?:postnatal|post-natal)\s+(?=days?\s+\d)", re.I), ""),
         # '0h -> 24h', '0h → 24h': from one time to the other
         (re.compile(r"\s*(?:->|→|=>|⟶)\s*"), " to "),
+        time_gloss_rewrite(vocabulary, EXTRA_FILLER),  # '84h (after rewarming)': the time
         *phrase_rewrites(catalog),  # 'typical (median)', 'pre randomisation', 'the start (0 hours)'
         *((re.compile(rf"\b{n}\b", re.I), w) for n, w in _ORDINALS.items()),
         # 'median (IQR) days', 'mean (SD) weight': the spread said beside the summary asked
@@ -160,6 +163,9 @@ def rewrites(catalog: Catalog, vocabulary: set[str]) -> list[tuple[re.Pattern[st
     for w in sorted(vocabulary):  # 'inborn' is not 'outborn' (a yes/no item of the dictionary)
         if w.startswith("out") and len(w) > 5:
             out.append((re.compile(rf"\bin[- ]?{re.escape(w[3:])}\b", re.I), f"non {w}"))
+        # ... nor 'outborn' 'inborn', where the dictionary says only 'inborn'
+        if w.startswith("in") and len(w) > 5 and f"out{w[2:]}" not in vocabulary:
+            out.append((re.compile(rf"\bout[- ]?{re.escape(w[2:])}\b", re.I), f"non {w}"))
     out += arm_rewrites(catalog)  # 'cooled babies': the ARM code whose label is Hypothermia
     out += none_code_rewrites(catalog)  # 'no disability': the grade labelled 'None'
     if not any(w.startswith("surviv") or w == "alive" for w in vocabulary):
@@ -310,11 +316,18 @@ def _each_within(catalog: Catalog) -> list[tuple[re.Pattern[str], _Sub]]:
 
 
 def _text_coded(v: Variable, label: str) -> Callable[[re.Match[str]], str]:
-    """'STUDY = NEOCHILL' → the code's label and the variable's label."""
+    """'STUDY = NEOCHILL' → the code's label and the variable's label; a yes/no item's code
+    ('ADREN_V0 = 'Y'', 'SEIZ = FALSE') → the label, or 'not' the label, as :func:`_coded`."""
     by_lower = {c.lower(): lab or c for c, lab in v.codes.items()}
+    yes_no = any(is_yes(lab) for lab in v.codes.values() if lab)
 
     def sub(m: re.Match[str]) -> str:
-        return f" | {by_lower[m.group(1).lower()]} {label.lstrip(' |')}"
+        said = by_lower[m.group(1).lower()]
+        if yes_no and is_yes(said):  # 'ADREN = 'Y'' (Y=Yes): the item itself
+            return label
+        if yes_no and said.strip().lower() in {"no", "n", "false", "absent"}:
+            return f" not{label}"
+        return f" | {said} {label.lstrip(' |')}"
 
     return sub
 

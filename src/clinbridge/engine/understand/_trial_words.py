@@ -314,6 +314,10 @@ WHOSE_KNOWN = re.compile(
 again, the variable's name (x) left to be read as in ``MISSING_OF``."""
 
 
+_AFTER_CODE = r"(?<!\d and )(?<!\d or )(?<!\d, )(?<!\d,)(?<!\d & )(?<!\d/)"
+"""Not the end of a list of codes ('999 and NK excluded': the codes' clause reads it whole)."""
+
+
 def missing_clause(missing_words: list[str]) -> re.Pattern[str]:
     """A clause that restates the default about missing data: 'unknowns excluded', 'excluding
     missing values', 'complete cases only', 'where known' (the dictionary's missing-code labels,
@@ -337,7 +341,7 @@ def missing_clause(missing_words: list[str]) -> re.Pattern[str]:
     noun = rf"{those}(?:the\s+)?(?:{nouns})(?:\s*(?:,|and|or|/)\s*(?:{nouns}))*{_DATA}"
     known = rf"{WHO}with\s+(?:known|available|non\s+missing){_DATA}"
     return re.compile(
-        rf"\b(?:{_EXCLUDE}\s+{noun}|{noun}\s+{_EXCLUDED}|complete\s+cases?"
+        rf"\b(?:{_EXCLUDE}\s+{noun}|{_AFTER_CODE}{noun}\s+{_EXCLUDED}|complete\s+cases?"
         rf"|(?:denominators?\s*[:=]?\s*)?{known}"
         rf"|(?:known|available|non\s+missing|observed)\s+(?:values?|data|cases|outcomes?)"
         rf"|where\s+known|if\s+known)(?:\s+only)?{CLAUSE_END}"
