@@ -255,6 +255,16 @@ def _rank_summary(question: str, plan: QueryPlan) -> list[Check]:
     return []
 
 
+def _on_wide_table(plan: QueryPlan) -> bool:
+    """A plan over a wide (trial) table: its reader accounts for numbers against the dictionary
+    labels it matched ('below 32 degrees during cooling' names the item labelled 'Any core
+    temperature below 32.0 °C during cooling'), which the plan names only by variable."""
+    if plan.measure.variable is not None or any(g.variable for g in plan.group_by):
+        return True
+    filters = (*plan.filters, *plan.aggregate.numerator)
+    return any(type(f).__name__ == "VariableFilter" for f in filters)
+
+
 def _numbers(question: str, plan: QueryPlan) -> list[Check]:
     """A number of the question, as written, that the accepted plan does not use.
 
@@ -263,6 +273,9 @@ def _numbers(question: str, plan: QueryPlan) -> list[Check]:
     """
     from clinbridge.engine._number_accounting import dropped_number
     from clinbridge.engine.understand._asides import rewrite_asides
+
+    if _on_wide_table(plan):
+        return []
     from clinbridge.engine.understand._unit_asides import unit_asides
 
     text, _ = unit_asides(question)  # '(stored in mg/dL; 1 mmol/L = 88.57 mg/dL)'

@@ -251,28 +251,57 @@ _OR_HAD = re.compile(r"\s*or\s+(?:had|has|have)\s*")
 """'died or had moderate or severe disability': the verb of a disjunction's second side."""
 
 
-def clusters(parse: Parse, words: set[str], *, disjunction: bool = False) -> list[list[int]]:
+def _whole_run(norms: list[str], said: set[str]) -> bool:
+    """Whether the label words (``norms``, in the label's order) from the first to the last one
+    said are all said: 'died or had severe disability' leaves out the 'moderate' of 'Death or
+    moderate or severe disability', so it is not that composite."""
+    at = [k for k, n in enumerate(norms) if n in said]
+    return bool(at) and set(norms[min(at) : max(at) + 1]) <= said
+
+
+def clusters(parse: Parse, words: set[str], *, disjunction: str | None = None) -> list[list[int]]:
     """Runs of the question's words among ``words``, near each other and in one clause; with
-    ``disjunction`` (a label joining two things with 'or': 'Death or moderate/severe
-    disability'), 'or had' between two of them keeps them in one run."""
+    ``disjunction`` (the label of an item joining two things with 'or': 'Death or
+    moderate/severe disability'), 'or had' between two of them keeps them in one run when the
+    run says the label's words from its first to its last without a gap."""
     idx = [i for i, t in enumerate(parse.content) if i not in parse.consumed and t.norm in words]
     clusters: list[list[int]] = []
+    joined: set[int] = set()  # clusters joined across an 'or had'
     content = parse.content
     for i in idx:
-        if (
-            clusters
-            and i - clusters[-1][-1] <= 3
-            and (
-                not CLAUSE_BREAK.search(
-                    gap := parse.text[content[clusters[-1][-1]].end : content[i].start]
-                )
-                or (disjunction and _OR_HAD.fullmatch(gap) is not None)
-            )
-        ):
-            clusters[-1].append(i)
-        else:
-            clusters.append([i])
+        if clusters and i - clusters[-1][-1] <= 3:
+            gap = parse.text[content[clusters[-1][-1]].end : content[i].start]
+            if not CLAUSE_BREAK.search(gap):
+                clusters[-1].append(i)
+                continue
+            if disjunction and _OR_HAD.fullmatch(gap) is not None:
+                clusters[-1].append(i)
+                joined.add(len(clusters) - 1)
+                continue
+        clusters.append([i])
+    if joined and disjunction:
+        norms = [t.norm for t in tokenize(disjunction) if t.norm in words]
+        out: list[list[int]] = []
+        for k, cl in enumerate(clusters):
+            if k in joined and not _whole_run(norms, {content[i].norm for i in cl}):
+                out.extend(_split_or_had(parse, cl))
+            else:
+                out.append(cl)
+        return out
     return clusters
+
+
+def _split_or_had(parse: Parse, cl: list[int]) -> list[list[int]]:
+    """``cl`` cut where an 'or had' joined two of its words."""
+    content = parse.content
+    out: list[list[int]] = [[cl[0]]]
+    for i in cl[1:]:
+        gap = parse.text[content[out[-1][-1]].end : content[i].start]
+        if _OR_HAD.fullmatch(gap) is not None:
+            out.append([i])
+        else:
+            out[-1].append(i)
+    return out
 
 
 def span(parse: Parse, positions: list[int]) -> tuple[int, int]:
@@ -294,7 +323,8 @@ def _order_contradicts(said: str, label: str) -> bool:
 
 def match(fam: Family, parse: Parse) -> Mention | None:
     best: Mention | None = None
-    for cl in clusters(parse, fam.tokens, disjunction=" or " in fam.label.lower()):
+    disjunction = fam.label if " or " in fam.label.lower() else None
+    for cl in clusters(parse, fam.tokens, disjunction=disjunction):
         # 'treated' is no 'treating centre', 'cooled' no 'cooling device': stem alone, no word
         cl = [
             i for i in cl if not stem_only(parse.content[i].text, fam) or _adverb_of(parse, i, fam)
