@@ -37,11 +37,13 @@ from clinbridge.engine.understand._class_words import class_words
 from clinbridge.engine.understand._code_displays import name_coded_displays
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._concept_lists import join_concept_lists, lists_define
+from clinbridge.engine.understand._count_pair import read_count_pair
 from clinbridge.engine.understand._data_words import data_words, names_not_given
 from clinbridge.engine.understand._demographic_gap import demographic_gap
 from clinbridge.engine.understand._demographics import read_demographics
 from clinbridge.engine.understand._elapsed import read_elapsed
 from clinbridge.engine.understand._enc_class import read_encounter_codes
+from clinbridge.engine.understand._episode_read import read_episode
 from clinbridge.engine.understand._event_end import event_end_asked
 from clinbridge.engine.understand._exact import read_exact
 from clinbridge.engine.understand._facets import read_facets, stream_nouns
@@ -121,6 +123,12 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
     question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'
+    paired = read_count_pair(question, lambda q: understand(q, ctx))  # 'the ratio of A to B'
+    if paired is not None:
+        return [paired]
+    episode = read_episode(question, ctx, lambda q: understand(q, ctx))  # 'how long X lasts'
+    if episode is not None:
+        return [episode]
     sensed = read_senses(question, ctx.lexicon, lambda q: _understand(q, ctx))  # 'AD'
     if sensed is not None:
         return [guard_arith(question, guard_reading(r.question, r, ctx)) for r in sensed]

@@ -1,0 +1,162 @@
+"""Stop 28 (issue 8, u28o): two counts put together, and how long episodes last.
+
+General forms on devset2's OMOP loads, never a dev set's own wording: a ratio of two counts
+('the ratio of A to B', 'A:B', 'A divided by B'), a difference ('how many more A than B'), each
+side read on its own as a count; and a summary of episodes' durations (end minus start) over
+the events with an end. Unclear or unreadable forms keep abstaining.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from clinbridge.engine.plan import Aggregate, ConceptRef, ConceptSet, Measure, QueryPlan, SexFilter
+
+NOW = "2022-10-10"
+
+
+def _one(conn: Any, sql: str) -> Any:
+    return conn.db.execute(sql, max_rows=None).rows[0][0]
+
+
+def _sexes(conn: Any) -> tuple[int, int]:
+    female = _one(conn, "SELECT count(*) FROM person WHERE gender_concept_id = 8532")
+    male = _one(conn, "SELECT count(*) FROM person WHERE gender_concept_id = 8507")
+    return female, male
+
+
+def test_a_plan_divides_one_count_by_another(s27: Any) -> None:
+    female, male = _sexes(s27)
+    plan = QueryPlan(
+        filters=(SexFilter(sex="female"),), over=QueryPlan(filters=(SexFilter(sex="male"),))
+    )
+    a = s27.ask_plan(plan)
+    assert a.decision == "accept" and a.value == pytest.approx(female / male)
+    more = QueryPlan(filters=(SexFilter(sex="male"),), minus=QueryPlan(filters=plan.filters))
+    b = s27.ask_plan(more)
+    assert b.decision == "accept" and b.value == male - female
+    with pytest.raises(ValueError):  # only counts are divided
+        QueryPlan(aggregate=Aggregate(op="exists"), over=QueryPlan())
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what is the ratio of women to men", "F:M ratio of patients", "female:male ratio"],
+)
+def test_a_ratio_of_two_sexes(s27: Any, question: str) -> None:
+    female, male = _sexes(s27)
+    a = s27.ask(question, now=NOW)
+    assert a.decision == "accept" and a.value == pytest.approx(female / male)
+
+
+def test_a_ratio_shares_the_words_outside_its_frame(s27: Any) -> None:
+    sql = (
+        "SELECT count(DISTINCT c.person_id) FROM condition_occurrence c JOIN person p "
+        "USING (person_id) JOIN concept k ON k.concept_id = c.condition_concept_id "
+        "WHERE k.concept_name = 'Viral sinusitis' AND p.gender_concept_id = {}"
+    )
+    want = _one(s27, sql.format(8532)) / _one(s27, sql.format(8507))
+    for q in (
+        "ratio of female to male patients with viral sinusitis",
+        "among patients with viral sinusitis, what is the ratio of women to men",
+    ):
+        a = s27.ask(q, now=NOW)
+        assert a.decision == "accept" and a.value == pytest.approx(want), q
+
+
+def test_a_ratio_of_two_kinds_of_visits(s27: Any) -> None:
+    sql = "SELECT count(*) FROM visit_occurrence WHERE visit_concept_id = {}"
+    want = _one(s27, sql.format(9201)) / _one(s27, sql.format(9203))
+    for q in ("ratio of admissions to ER visits", "inpatient visits divided by ER visits"):
+        a = s27.ask(q, now=NOW)
+        assert a.decision == "accept" and a.value == pytest.approx(want), q
+
+
+def test_a_side_without_its_own_head_takes_the_other_sides(s27: Any) -> None:
+    sql = (
+        "SELECT count(DISTINCT c.person_id) FROM condition_occurrence c JOIN concept k "
+        "ON k.concept_id = c.condition_concept_id WHERE k.concept_name = '{}'"
+    )
+    sinusitis, bronchitis = (
+        _one(s27, sql.format("Viral sinusitis")),
+        _one(s27, sql.format("Acute bronchitis")),
+    )
+    a = s27.ask(
+        "the number of patients with viral sinusitis divided by the number with acute bronchitis",
+        now=NOW,
+    )
+    assert a.decision == "accept" and a.value == pytest.approx(sinusitis / bronchitis)
+    for q in (
+        "how many more patients with viral sinusitis than with acute bronchitis",
+        "how many more patients had viral sinusitis than acute bronchitis",
+        "by how many patients does the number with viral sinusitis exceed the number with "
+        "acute bronchitis",
+    ):
+        b = s27.ask(q, now=NOW)
+        assert b.decision == "accept" and b.value == sinusitis - bronchitis, q
+    c = s27.ask("how many fewer patients with acute bronchitis than with viral sinusitis", now=NOW)
+    assert c.decision == "accept" and c.value == sinusitis - bronchitis
+
+
+def test_unclear_or_mixed_pairs_are_not_read(s27: Any) -> None:
+    for q in (
+        "ratio of women to ER visits",  # two different things counted
+        # a set (X and not Y) or a difference of two numbers: not said
+        "distinct persons with viral sinusitis minus distinct persons with acute bronchitis",
+    ):
+        a = s27.ask(q, now=NOW)
+        assert a.decision == "abstain", q
+
+
+def test_a_plan_measures_episode_durations(gibleed: Any) -> None:
+    concepts = ConceptSet(concepts=(ConceptRef(name="Sprain of ankle"),))
+    plan = QueryPlan(
+        measure=Measure(of="duration", stream="condition", concepts=concepts),
+        aggregate=Aggregate(op="max"),
+    )
+    a = gibleed.ask_plan(plan)
+    want = _one(
+        gibleed,
+        "SELECT max(condition_end_date - condition_start_date) FROM condition_occurrence "
+        "WHERE condition_concept_id = 81151 AND condition_end_date IS NOT NULL",
+    )
+    assert a.decision == "accept" and a.value == want
+
+
+@pytest.mark.parametrize(
+    ("question", "op"),
+    [
+        ("median duration of a viral sinusitis episode in days", "median"),
+        ("how long does an acute bronchitis episode last on average (days)", "avg"),
+        ("what is the longest duration of an acute bronchitis episode (days)", "max"),
+        (
+            "on average, how many days did a viral sinusitis episode last (end date minus start "
+            "date, over episodes with an end date)",
+            "avg",
+        ),
+        (
+            "median(condition_end_date - condition_start_date) over condition_occurrence rows "
+            "for 'Acute bronchitis'",
+            "median",
+        ),
+    ],
+)
+def test_how_long_an_episode_lasts(s27: Any, question: str, op: str) -> None:
+    name = "Viral sinusitis" if "sinusitis" in question else "Acute bronchitis"
+    want = _one(
+        s27,
+        f"SELECT {op}(c.condition_end_date - c.condition_start_date) FROM condition_occurrence c "
+        "JOIN concept k ON k.concept_id = c.condition_concept_id "
+        f"WHERE k.concept_name = '{name}' AND c.condition_end_date IS NOT NULL",
+    )
+    a = s27.ask(question, now=NOW)
+    assert a.decision == "accept" and a.value == pytest.approx(want), question
+
+
+def test_episodes_with_no_recorded_end_or_not_events_abstain(s27: Any) -> None:
+    a = s27.ask("mean duration of a body height measurement", now=NOW)
+    assert a.decision == "abstain" and "end" in (a.reason or "")
+    b = s27.ask("mean length of a lisinopril drug era, days", now=NOW)  # eras are not exposures
+    assert b.decision == "abstain"
