@@ -8,6 +8,7 @@ the events with an end. Unclear or unreadable forms keep abstaining.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -160,3 +161,32 @@ def test_episodes_with_no_recorded_end_or_not_events_abstain(s27: Any) -> None:
     assert a.decision == "abstain" and "end" in (a.reason or "")
     b = s27.ask("mean length of a lisinopril drug era, days", now=NOW)  # eras are not exposures
     assert b.decision == "abstain"
+
+
+def test_an_age_taken_on_the_questions_now_is_the_age_today(s27: Any) -> None:
+    from clinbridge.engine.understand._age_on_now import age_on_now
+
+    now = dt.datetime(2022, 10, 10)
+    said = age_on_now("mean age, in completed years on 2022-10-10, of the women", now)
+    assert said == "mean age, of the women"
+    assert age_on_now("patients aged 18 to 64 today (2022-10-10)", now) == (
+        "patients aged 18 to 64 today"
+    )
+    assert age_on_now("avg of whole-year age at 2022-10-10 over person rows", now) == (
+        "avg of age over person rows"
+    )
+    # another day, or a date that is no age's, is left as it is
+    assert age_on_now("whole-year age at 2021-01-01", now) == "whole-year age at 2021-01-01"
+    assert age_on_now("patients seen today (2022-10-10)", now) == "patients seen today (2022-10-10)"
+    want = _one(
+        s27,
+        "SELECT count(*) FROM person p WHERE p.person_id NOT IN (SELECT person_id FROM death) "
+        "AND date_diff('year', p.birth_datetime::DATE, DATE '2022-10-10') - CASE WHEN "
+        "strftime(p.birth_datetime, '%m-%d') > '10-10' THEN 1 ELSE 0 END BETWEEN 18 AND 64",
+    )
+    for q in (
+        "how many living patients are aged 18 to 64 today (completed years on 2022-10-10)",
+        "how many living patients are aged 18 to 64 today",  # alive today is no death window
+    ):
+        a = s27.ask(q, now=NOW)
+        assert a.decision == "accept" and a.value == want, q

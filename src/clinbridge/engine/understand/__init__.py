@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine._number_accounting import account_numbers
+from clinbridge.engine.understand._age_on_now import age_on_now
 from clinbridge.engine.understand._aggregate_arith import guard_arith, range_words
 from clinbridge.engine.understand._amount_read import read_amount
 from clinbridge.engine.understand._asides import rewrite_asides
@@ -158,6 +159,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     question = ids_listed(question)  # 'distinct patient ids with X': the ids, listed
+    question = age_on_now(question, ctx.now)  # 'aged 18 to 64 today (completed years on <now>)'
     question = year_equals(question)  # 'year(authored_on) = 2020'
     question = today_as_end(question, ctx.now.date() if ctx.now else None)  # '... and today'
     question = drop_any_field(question, ctx.catalog)  # '..., any status'
