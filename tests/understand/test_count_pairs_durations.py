@@ -190,3 +190,16 @@ def test_an_age_taken_on_the_questions_now_is_the_age_today(s27: Any) -> None:
     ):
         a = s27.ask(q, now=NOW)
         assert a.decision == "accept" and a.value == want, q
+
+
+def test_the_latest_discharge_over_all_patients(s27: Any) -> None:
+    sql = "SELECT {}(visit_end_date) FROM visit_occurrence WHERE visit_concept_id = {}"
+    for q, want in (
+        ("when was the most recent discharge from an inpatient stay", sql.format("max", 9201)),
+        ("when was the last discharge of an ER visit", sql.format("max", 9203)),
+        ("when was the first discharge from an inpatient stay", sql.format("min", 9201)),
+    ):
+        a = s27.ask(q, now=NOW)
+        assert a.decision == "accept" and str(a.value) == str(_one(s27, want)), q
+    b = s27.ask("how many discharges", now=NOW)  # a count of discharges is not read here
+    assert b.decision == "abstain"
