@@ -203,3 +203,20 @@ def test_the_latest_discharge_over_all_patients(s27: Any) -> None:
         assert a.decision == "accept" and str(a.value) == str(_one(s27, want)), q
     b = s27.ask("how many discharges", now=NOW)  # a count of discharges is not read here
     assert b.decision == "abstain"
+
+
+def test_a_ranking_among_a_named_cohort_ranks_those_patients_events(gibleed: Any) -> None:
+    rows = gibleed.db.execute(
+        "WITH c AS (SELECT DISTINCT person_id FROM condition_occurrence WHERE "
+        "condition_concept_id IN (SELECT descendant_concept_id FROM concept_ancestor WHERE "
+        "ancestor_concept_id = 192671)), r AS (SELECT k.concept_name AS name, DENSE_RANK() OVER "
+        "(ORDER BY count(DISTINCT d.person_id) DESC) AS rk FROM drug_exposure d JOIN concept k "
+        "ON k.concept_id = d.drug_concept_id WHERE d.person_id IN (SELECT person_id FROM c) "
+        "GROUP BY k.concept_name) SELECT name FROM r WHERE rk <= 3 ORDER BY name",
+        max_rows=None,
+    ).rows
+    a = gibleed.ask("top 3 drugs among patients with GI bleed (by number of patients)")
+    assert a.decision == "accept" and sorted(a.value) == [r[0] for r in rows]
+    # no cohort said as such ('for GI bleed': given for it?): not read
+    b = gibleed.ask("top 3 drugs for GI bleed")
+    assert b.decision == "abstain"
