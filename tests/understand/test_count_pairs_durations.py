@@ -220,3 +220,19 @@ def test_a_ranking_among_a_named_cohort_ranks_those_patients_events(gibleed: Any
     # no cohort said as such ('for GI bleed': given for it?): not read
     b = gibleed.ask("top 3 drugs for GI bleed")
     assert b.decision == "abstain"
+
+
+def test_days_since_a_patient_was_last_seen(s27: Any) -> None:
+    want = _one(
+        s27,
+        "SELECT DATE '2022-10-10' - max(visit_start_date) FROM visit_occurrence "
+        "WHERE person_id = 20 AND visit_end_date IS NOT NULL",
+    )
+    for q in (
+        "how many days since patient 20 was last seen",
+        "how many days has it been since patient 20's most recent visit",
+    ):
+        a = s27.ask(q, now=NOW)
+        assert a.decision == "accept" and a.value == pytest.approx(want), q
+    b = s27.ask("how many days since patient 20 was last seen for asthma", now=NOW)
+    assert b.decision == "abstain" or b.value != pytest.approx(want)  # not the last visit
