@@ -236,3 +236,30 @@ def test_days_since_a_patient_was_last_seen(s27: Any) -> None:
         assert a.decision == "accept" and a.value == pytest.approx(want), q
     b = s27.ask("how many days since patient 20 was last seen for asthma", now=NOW)
     assert b.decision == "abstain" or b.value != pytest.approx(want)  # not the last visit
+
+
+def test_stays_counted_by_how_long_they_lasted(s27: Any) -> None:
+    sql = "SELECT count(*) FROM visit_occurrence WHERE {}"
+    for q, where in (
+        (
+            "how many inpatient stays lasted more than 2 days",
+            "visit_concept_id = 9201 AND visit_end_date - visit_start_date > 2",
+        ),
+        (
+            "number of visits with a length of stay of at least 1 day",
+            "visit_end_date - visit_start_date >= 1",
+        ),
+        (
+            "how many ER visits lasted less than one day",
+            "visit_concept_id = 9203 AND visit_end_date - visit_start_date < 1",
+        ),
+    ):
+        a = s27.ask(q, now=NOW)
+        assert a.decision == "accept" and a.value == _one(s27, sql.format(where)), q
+    # a definition that says another length: not read
+    b = s27.ask(
+        "how many admissions lasted more than 1 day (discharge date minus admission date "
+        "greater than 2)",
+        now=NOW,
+    )
+    assert b.decision == "abstain"

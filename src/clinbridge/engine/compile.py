@@ -250,6 +250,9 @@ class Compiler:
             conds.append(linked)
         if m.of == "duration":  # the events with an end recorded
             conds.append(exp.not_(_col("t_end", a).is_(exp.null())))
+        if m.of == "encounters" and m.value is not None:  # the stays that lasted so long
+            stay = f.days_between(_col("t_end", a), _col("t", a), self.cohorts.d)
+            conds.append(self.cohorts._value_condition(stay, m.value))
         joins = _Joins()
         if m.at is not None:  # the events recorded at one exact time
             conds.append(_col("t", a).eq(at_time(m.at, self.cohorts.d)))

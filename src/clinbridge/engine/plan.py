@@ -443,6 +443,8 @@ class Measure(_Node):
     the encounters during which such an event is recorded (the same encounter id)."""
     concepts: ConceptSet | None = None
     value: ValueFilter | None = None
+    """Only the events whose value meets it; for ``encounters``: only the encounters whose
+    length of stay in days (end minus start) meets it ('admissions that lasted over 1 day')."""
     unit: str | None = None
     """Unit the answer should be in (values in other known units are converted or rejected)."""
     encounter_type: EncounterType | None = None

@@ -73,6 +73,7 @@ from clinbridge.engine.understand._senses import read_senses
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._since_seen import read_since_seen
 from clinbridge.engine.understand._slots import extract
+from clinbridge.engine.understand._stay_filter import read_stay_filter
 from clinbridge.engine.understand._stay_read import read_stay
 from clinbridge.engine.understand._stream_split import stream_choices
 from clinbridge.engine.understand._text import normalize
@@ -131,6 +132,9 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     episode = read_episode(question, ctx, lambda q: understand(q, ctx))  # 'how long X lasts'
     if episode is not None:
         return [episode]
+    stays = read_stay_filter(question, ctx, lambda q: understand(q, ctx))  # 'lasted > 1 day'
+    if stays is not None:
+        return [stays]
     sensed = read_senses(question, ctx.lexicon, lambda q: _understand(q, ctx))  # 'AD'
     if sensed is not None:
         return [guard_arith(question, guard_reading(r.question, r, ctx)) for r in sensed]
