@@ -263,3 +263,26 @@ def test_stays_counted_by_how_long_they_lasted(s27: Any) -> None:
         now=NOW,
     )
     assert b.decision == "abstain"
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("how many patients were given versed", "Midazolam 1 MG/ML Injectable Solution"),
+        ("how many patients had a DCCV", "Direct current cardioversion"),
+        (
+            "how many patients had a RUQ ultrasound",
+            "Ultrasonography of abdomen, right upper quadrant and epigastrium",
+        ),
+        ("number of patients who got vitamin b12", "Vitamin B 12 5 MG/ML Injectable Solution"),
+    ],
+)
+def test_order_shorthand_is_data(gibleed: Any, question: str, name: str) -> None:
+    want = _one(
+        gibleed,
+        "SELECT count(DISTINCT person_id) FROM (SELECT person_id, drug_concept_id AS c FROM "
+        "drug_exposure UNION ALL SELECT person_id, procedure_concept_id FROM procedure_occurrence)"
+        f" JOIN concept k ON k.concept_id = c WHERE k.concept_name = '{name}'",
+    )
+    a = gibleed.ask(question)
+    assert a.decision == "accept" and a.value == want, question
