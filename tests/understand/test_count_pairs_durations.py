@@ -286,3 +286,23 @@ def test_order_shorthand_is_data(gibleed: Any, question: str, name: str) -> None
     )
     a = gibleed.ask(question)
     assert a.decision == "accept" and a.value == want, question
+
+
+def test_exists_and_a_lower_case_name_under_its_id(gibleed: Any) -> None:
+    from clinbridge.engine.understand._exists_words import exists_words
+
+    assert (
+        exists_words("exists a visit for person_id 3? yes/no")
+        == "is there a visit for person_id 3?"
+    )
+    assert exists_words("which drugs exist") == "which drugs exist"
+    has = _one(
+        gibleed,
+        "SELECT count(*) > 0 FROM drug_exposure WHERE person_id = 445 AND drug_concept_id IN "
+        "(SELECT descendant_concept_id FROM concept_ancestor WHERE ancestor_concept_id = 1118084)",
+    )
+    a = gibleed.ask("exists drug_exposure for person_id 445 under celecoxib (1118084)?")
+    assert a.decision == "accept" and a.value == has
+    # the id must be the name's concept (1177480 is ibuprofen)
+    b = gibleed.ask("count persons with drug_exposure under celecoxib (1177480)")
+    assert b.decision == "abstain"

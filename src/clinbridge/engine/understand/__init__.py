@@ -47,6 +47,7 @@ from clinbridge.engine.understand._enc_class import read_encounter_codes
 from clinbridge.engine.understand._episode_read import read_episode
 from clinbridge.engine.understand._event_end import event_end_asked
 from clinbridge.engine.understand._exact import read_exact
+from clinbridge.engine.understand._exists_words import exists_words
 from clinbridge.engine.understand._facets import read_facets, stream_nouns
 from clinbridge.engine.understand._fhir_words import administered_missing, fhir_plain_words
 from clinbridge.engine.understand._field_any import drop_any_field
@@ -125,6 +126,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
+    question = exists_words(question)  # 'exists drug_exposure for person_id 445 under X?'
     question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'
     paired = read_count_pair(question, lambda q: understand(q, ctx))  # 'the ratio of A to B'
     if paired is not None:
