@@ -306,3 +306,20 @@ def test_exists_and_a_lower_case_name_under_its_id(gibleed: Any) -> None:
     # the id must be the name's concept (1177480 is ibuprofen)
     b = gibleed.ask("count persons with drug_exposure under celecoxib (1177480)")
     assert b.decision == "abstain"
+
+
+def test_intersection_words_are_the_patients_with_both(gibleed: Any) -> None:
+    want = _one(
+        gibleed,
+        "SELECT count(*) FROM (SELECT person_id FROM condition_occurrence WHERE "
+        "condition_concept_id = 133834 INTERSECT SELECT person_id FROM condition_occurrence "
+        "WHERE condition_concept_id = 4051466)",
+    )
+    for q in (
+        "size of the intersection of person_ids with Atopic dermatitis (133834) and with "
+        "Childhood asthma (4051466)",
+        "count of person_id with Atopic dermatitis (133834) INTERSECT person_id with Childhood "
+        "asthma (4051466)",
+    ):
+        a = gibleed.ask(q)
+        assert a.decision == "accept" and a.value == want, q

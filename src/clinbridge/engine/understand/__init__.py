@@ -53,6 +53,7 @@ from clinbridge.engine.understand._fhir_words import administered_missing, fhir_
 from clinbridge.engine.understand._field_any import drop_any_field
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._hierarchy_words import hierarchy_words
+from clinbridge.engine.understand._intersect_words import intersect_words
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._list_appositives import appositive_lists
 from clinbridge.engine.understand._meta_asides import drop_meta_asides
@@ -127,6 +128,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
     question = exists_words(question)  # 'exists drug_exposure for person_id 445 under X?'
+    question = intersect_words(question)  # 'person_id with A INTERSECT person_id with B'
     question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'
     paired = read_count_pair(question, lambda q: understand(q, ctx))  # 'the ratio of A to B'
     if paired is not None:
