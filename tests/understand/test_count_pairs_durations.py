@@ -323,3 +323,17 @@ def test_intersection_words_are_the_patients_with_both(gibleed: Any) -> None:
     ):
         a = gibleed.ask(q)
         assert a.decision == "accept" and a.value == want, q
+
+
+def test_an_onset_date_is_the_start_date(s27: Any) -> None:
+    from clinbridge.engine.understand._onset_words import onset_words
+
+    assert onset_words("by year of onset") == "by year"
+    assert onset_words("the age at onset") == "the age at onset"  # ages are read elsewhere
+    want = _one(
+        s27,
+        "SELECT count(DISTINCT person_id) FROM condition_occurrence "
+        "WHERE year(condition_start_date) = 2021",
+    )
+    a = s27.ask("how many patients had a diagnosis with an onset date in 2021", now=NOW)
+    assert a.decision == "accept" and a.value == want

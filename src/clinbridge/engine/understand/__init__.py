@@ -58,6 +58,7 @@ from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._list_appositives import appositive_lists
 from clinbridge.engine.understand._meta_asides import drop_meta_asides
 from clinbridge.engine.understand._names import replace_patient_names
+from clinbridge.engine.understand._onset_words import onset_words
 from clinbridge.engine.understand._patient_ranks import drop_id_asides
 from clinbridge.engine.understand._patient_sex import read_patient_sex
 from clinbridge.engine.understand._plain_words import plain_words
@@ -169,6 +170,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     question = ids_listed(question)  # 'distinct patient ids with X': the ids, listed
     question = age_on_now(question, ctx.now)  # 'aged 18 to 64 today (completed years on <now>)'
+    question = onset_words(question)  # 'a diagnosis with an onset date in 2022': its start
     question = year_equals(question)  # 'year(authored_on) = 2020'
     question = today_as_end(question, ctx.now.date() if ctx.now else None)  # '... and today'
     question = drop_any_field(question, ctx.catalog)  # '..., any status'
