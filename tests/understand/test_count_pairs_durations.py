@@ -337,3 +337,19 @@ def test_an_onset_date_is_the_start_date(s27: Any) -> None:
     )
     a = s27.ask("how many patients had a diagnosis with an onset date in 2021", now=NOW)
     assert a.decision == "accept" and a.value == want
+
+
+def test_an_episode_length_said_as_a_date_difference(gibleed: Any) -> None:
+    want = _one(
+        gibleed,
+        "SELECT avg(condition_end_date - condition_start_date) FROM condition_occurrence "
+        "WHERE condition_concept_id = 81151 AND condition_end_date IS NOT NULL",
+    )
+    for q in (
+        "avg date_diff('day', condition_start_date, condition_end_date) over "
+        "condition_occurrence rows for 'Sprain of ankle'",
+        "on average, how many days did an ankle sprain last, from onset to resolution "
+        "(calendar dates, over all episodes)",
+    ):
+        a = gibleed.ask(q)
+        assert a.decision == "accept" and a.value == pytest.approx(want), q

@@ -30,6 +30,11 @@ _SQL = re.compile(
     r"\b(?P<op>avg|mean|median|max|min|sum)\s*\(\s*(?:[a-z_]+\.)?(?P<end>[a-z_]+)\s*-\s*"
     r"(?:[a-z_]+\.)?(?P<start>[a-z_]+)\s*\)"
 )
+_SQL_DIFF = re.compile(
+    r"\b(?P<op>avg|mean|median|max|min|sum)\s*\(?\s*date_?diff\s*\(\s*'?days?'?\s*,\s*"
+    r"(?:[a-z_]+\.)?(?P<start>[a-z_]+)\s*,\s*(?:[a-z_]+\.)?(?P<end>[a-z_]+)\s*\)\s*\)?"
+)
+""""avg date_diff('day', onset_time, abatement_time)": the same, said as a date difference."""
 _CUE = re.compile(
     r"\b(?:duration|length)\b|\bhow\s+long\b.*\blast(?:s|ed)?\b"
     r"|\bhow\s+many\s+days\b.*\blast(?:s|ed)?\b"
@@ -40,6 +45,8 @@ _DEFINITIONS = (
     r"\(?\s*(?:the\s+)?(?:[a-z]+\s+)?end\s+date\s+minus\s+(?:the\s+)?(?:[a-z]+\s+)?start\s+date"
     r"(?:\s*,\s*over\s+(?:all\s+)?(?:the\s+)?episodes(?:\s+(?:with|that\s+have)\s+an\s+end\s+date)?)?\s*\)?",
     r"\bfrom\s+the\s+[a-z]+\s*'s\s+start\s+date\s+to\s+its\s+end\s+date\b",
+    r"\bfrom\s+(?:its\s+|the\s+)?(?:onset|start)\s+to\s+(?:its\s+|the\s+)?(?:resolution|end|abatement)\b",
+    r"\(\s*calendar\s+dates?(?:\s*,\s*over\s+(?:all\s+)?(?:the\s+)?episodes)?\s*\)",
     r"\(\s*episodes\s+without\s+an\s+end\s+date\s+excluded\s*\)",
     r"\b(?:over|across)\s+(?:all\s+)?(?:the\s+)?episodes(?:\s+(?:with|that\s+have)\s+an\s+end\s+date)?\b",
     r"\b(?:with|having)\s+(?:a\s+|an\s+)?non[-\s]?null\s+end\s+date\b",
@@ -74,7 +81,7 @@ def read_episode(question: str, ctx: Any, ask: Callable[[str], list[Reading]]) -
         return None
     text = normalize(question)
     named_stream = None
-    sql = _SQL.search(text)
+    sql = _SQL.search(text) or _SQL_DIFF.search(text)
     if sql is not None:
         named_stream = next(
             (
