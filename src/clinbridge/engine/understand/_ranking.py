@@ -43,6 +43,7 @@ def apply_rank(plan: QueryPlan, items: list[Any], lex: Lexicon) -> QueryPlan:
         )
     if (
         (plan.filters and not _AMONG.search(plan.question or ""))
+        or any(f.kind not in {"event", "sex", "age", "patient"} for f in plan.filters)
         or plan.scope is not None
         or plan.group_by
         or plan.patient_id
@@ -98,8 +99,10 @@ def rank_choices(plan: QueryPlan, items: list[Any]) -> tuple[Choice, ...]:
 
 
 _AMONG = re.compile(
-    r"\bamong(?:st)?\b|\b(?:restricted\s+to|in|for)\s+(?:the\s+|all\s+)?(?:patients|pts|persons"
-    r"|people|women|men|those|individuals)\s+(?:with|who|having|diagnosed)\b",
+    r"\bamong(?:st)?\s+(?:the\s+|all\s+)?(?:[\w'-]+\s+){0,4}?(?:patients|pts|persons|people|women"
+    r"|men|females|males|children|adults|individuals|those)\b"
+    r"|\b(?:restricted\s+to|in|for)\s+(?:the\s+|all\s+)?(?:patients|pts|persons|people|women|men"
+    r"|those|individuals)\s+(?:with|who|having|diagnosed)\b",
     re.I,
 )
 """The ranking's cohort said as such ('among patients with X', 'among GI bleed pts'): the
