@@ -104,6 +104,7 @@ def test_a_side_without_its_own_head_takes_the_other_sides(s27: Any) -> None:
 def test_unclear_or_mixed_pairs_are_not_read(s27: Any) -> None:
     for q in (
         "ratio of women to ER visits",  # two different things counted
+        "what is the ratio of total cholesterol to HDL cholesterol",  # values, not counts
         # a set (X and not Y) or a difference of two numbers: not said
         "distinct persons with viral sinusitis minus distinct persons with acute bronchitis",
     ):

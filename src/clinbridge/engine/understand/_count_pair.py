@@ -226,6 +226,8 @@ def _sub_questions(a: str, b: str, shared: str) -> tuple[str, str] | None:
         lead_b = lead_a or lead_b
     elif ha is None or hb is None:
         return None
+    if not (_HEADED.match(ra) and _HEADED.match(rb)):
+        return None  # each side counts things named by a head ('patients', 'visits'), not values
     qa = f"{_count_lead(lead_a)} {ra} {shared}".strip()
     qb = f"{_count_lead(lead_b)} {rb} {shared}".strip()
     return qa, qb
