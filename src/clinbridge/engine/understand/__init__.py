@@ -74,7 +74,6 @@ from clinbridge.engine.understand._schema_read import read_schema, schema_lookup
 from clinbridge.engine.understand._schema_roles import FIELD_ABSTAIN, per_patient_ratio, role_words
 from clinbridge.engine.understand._senses import read_senses
 from clinbridge.engine.understand._shorthand import expand_words
-from clinbridge.engine.understand._since_seen import read_since_seen
 from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._stay_filter import read_stay_filter
 from clinbridge.engine.understand._stay_read import read_stay
@@ -240,7 +239,7 @@ def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
             or names_not_given(question, schema.plan)
         )
         return [Reading(question=question, abstain_reason=ended) if ended else schema]
-    for reader in (read_since_seen, read_elapsed, read_change, read_amount):  # one patient's times, changes, totals
+    for reader in (read_elapsed, read_change, read_amount):  # one patient's times, changes, totals
         timed = reader(question, ctx.lexicon, ctx.catalog, patient_id=ctx.patient_id, now=ctx.now)
         if timed is not None:
             return [timed]

@@ -22,6 +22,7 @@ from typing import Any
 
 from clinbridge.engine.plan import Aggregate, EventFilter, Measure, QueryPlan
 from clinbridge.engine.understand._reading import Grounding, Reading
+from clinbridge.engine.understand._stay_read import STAT_WORDS as _STATS
 from clinbridge.engine.understand._text import normalize
 
 __all__ = ["read_episode"]
@@ -53,20 +54,6 @@ _DEFINITIONS = (
     r"\b(?:with|and)\s+[a-z_]+_end_date\s+(?:is\s+)?not\s+null\b",
     r"\bwith\s+an\s+end\s+date\b",
 )
-_STATS = {
-    "mean": "mean",
-    "average": "mean",
-    "avg": "mean",
-    "median": "median",
-    "longest": "max",
-    "maximum": "max",
-    "max": "max",
-    "shortest": "min",
-    "minimum": "min",
-    "min": "min",
-    "total": "sum",
-    "sum": "sum",
-}
 _FRAME_TEXT = """how long many days day does do did is was were are what whats the a an of in on for
     episode episodes last lasts lasted duration length typical typically data this our we
     s rows row concept over across all with"""

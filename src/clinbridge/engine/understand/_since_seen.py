@@ -17,7 +17,6 @@ import re
 
 from clinbridge.catalog import Catalog
 from clinbridge.engine.plan import Aggregate, Measure, QueryPlan
-from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._span_read import named_patient, shape_reading
 
@@ -29,22 +28,43 @@ _LAST_SEEN = re.compile(
     r"|\b(?:last|latest|most\s+recent)\s+(?:visit|encounter|appointment)\b"
 )
 _FRAME = frozenset(
-    ["how", "many", "days", "hours", "since", "has", "have", "it", "been", "elapsed", "passed", "gone", "what", "is", "the", "number", "of", "patient", "s", "pt", "'s", "their", "his", "her", "he", "she", "they"]
+    [
+        "how",
+        "many",
+        "days",
+        "hours",
+        "since",
+        "has",
+        "have",
+        "it",
+        "been",
+        "elapsed",
+        "passed",
+        "gone",
+        "what",
+        "is",
+        "the",
+        "number",
+        "of",
+        "patient",
+        "s",
+        "pt",
+        "'s",
+        "their",
+        "his",
+        "her",
+        "he",
+        "she",
+        "they",
+    ]
 )
 
 
 def read_since_seen(
-    question: str,
-    lex: Lexicon,
-    catalog: Catalog | None,
-    *,
-    patient_id: str | None = None,
-    now: dt.datetime | None = None,
+    question: str, catalog: Catalog, patient_id: str | None, now: dt.datetime | None
 ) -> Reading | None:
-    """A reading of a time-since-last-seen question; None when it is not one (``lex``: the
-    readers' common signature)."""
-    del lex
-    if catalog is None or catalog.encounters is None or not catalog.encounters.end_column:
+    """A reading of a time-since-last-seen question; None when it is not one."""
+    if catalog.encounters is None or not catalog.encounters.end_column:
         return None
     said = re.sub(r"\bpt\.?\s*(?=\d)", "patient ", question.replace("?", " "), flags=re.I)
     named = named_patient(said, patient_id)
