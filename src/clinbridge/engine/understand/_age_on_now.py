@@ -47,5 +47,9 @@ def age_on_now(question: str, now: dt.datetime | None) -> str:
     day = now.date().isoformat()
     out = question
     for pattern, repl in _RULES:
-        out = pattern.sub(lambda m, r=repl: m.expand(r) if m["d"] == day else m.group(0), out)
+
+        def said(m: re.Match[str], r: str = repl) -> str:
+            return m.expand(r) if m["d"] == day else m.group(0)
+
+        out = pattern.sub(said, out)
     return out
