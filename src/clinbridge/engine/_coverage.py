@@ -160,6 +160,7 @@ _MEASURE_WORDS = {
     "days_supply": "days supply of drug",
     "quantity": "quantity dispensed",
     "length_of_stay": "length of stay duration of hospital stay",
+    "duration": "duration of an episode end minus start",
     "events_per_patient": "events per patient",
     "age": "age",
     "date": "date",

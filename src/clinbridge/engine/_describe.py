@@ -351,6 +351,9 @@ def _describe(plan: QueryPlan) -> str:
         return (
             f"What is the {agg} length of stay of {enc}visits of {subject}{where}{window}{group}?"
         )
+    if m.of == "duration":
+        what = f"{target} {stream_noun}" if m.concepts else stream_noun
+        return f"What is the {agg} duration in days (end minus start) of the {what} episodes of {subject}{where}{window}{group}?"
     if m.of == "events_per_patient":
         what = f"{target} {_plural(stream_noun)}" if m.concepts else _plural(stream_noun)
         return f"What is the {agg} number of {what} per patient among {subject}{window}{group}?"

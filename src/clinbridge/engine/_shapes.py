@@ -346,6 +346,7 @@ _MEASURE_COLUMN: dict[str, Callable[[EventStream], str | None]] = {
 _GENERIC_RANGES: dict[str, tuple[float, float]] = {
     "age": (0, 130),
     "length_of_stay": (0, 3650),
+    "duration": (0, 36500),
     "days_supply": (0, 3650),
     "quantity": (0, 1e7),
     "events_per_patient": (0, 1e6),

@@ -39,6 +39,7 @@ from clinbridge.engine._fields import edge_values, patient_sex
 from clinbridge.engine._follow import each_anchor_window, join_anchor
 from clinbridge.engine._patient_attrs import attribute_value
 from clinbridge.engine._ranked_sql import external_ids, top_concepts, top_patients
+from clinbridge.engine._ratio_sql import quotient
 from clinbridge.engine._status import StatusProbe
 from clinbridge.engine._units import convert_expr
 from clinbridge.engine._wide import compile_wide, is_wide
@@ -125,6 +126,12 @@ class Compiler:
             b = self.compile(plan.minus)
             both = a.concept_sets + b.concept_sets
             select = difference(a.expression, b.expression)
+            return CompiledPlan(select, self.dialect, "scalar", both, a.now, a.scope_check)
+        if plan.over is not None:  # one count divided by another ('the ratio of men to women')
+            a = self.compile(plan.model_copy(update={"over": None}))
+            b = self.compile(plan.over)
+            both = a.concept_sets + b.concept_sets
+            select = quotient(a.expression, b.expression)
             return CompiledPlan(select, self.dialect, "scalar", both, a.now, a.scope_check)
         self.cohorts = CohortBuilder(
             self.catalog, self.resolve, self._resolve_now(plan), dialect=self.dialect
@@ -233,12 +240,19 @@ class Compiler:
                 if m.of == "value" and m.unit
                 else None
             )
+            if m.of == "duration":  # an episode's end minus its start, in whole days
+                converted = f.days_between(_col("t_end", a), _col("t", a), self.cohorts.d)
             cols.append((converted or _col(value_col, a)).as_("val"))
         conds: list[exp.Expr] = [
             _col("pid", a).isin(query=exp.select("pid").from_("cohort", copy=False))
         ]
         if linked is not None:
             conds.append(linked)
+        if m.of == "duration":  # the events with an end recorded
+            conds.append(exp.not_(_col("t_end", a).is_(exp.null())))
+        if m.of == "encounters" and m.value is not None:  # the stays that lasted so long
+            stay = f.days_between(_col("t_end", a), _col("t", a), self.cohorts.d)
+            conds.append(self.cohorts._value_condition(stay, m.value))
         joins = _Joins()
         if m.at is not None:  # the events recorded at one exact time
             conds.append(_col("t", a).eq(at_time(m.at, self.cohorts.d)))

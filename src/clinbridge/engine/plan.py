@@ -85,8 +85,10 @@ _COUNTED_MEASURES = frozenset(
 never averaged or summed."""
 
 
-_ONE_VALUE = frozenset(("first", "last", "sum", "mean", "median"))
+_ONE_VALUE = frozenset(("first", "last", "sum", "mean", "median", "count"))
 """The aggregates of one value each that ``QueryPlan.minus`` subtracts."""
+_COUNTS = frozenset(("count",))
+"""The aggregates ``QueryPlan.over`` divides: one count by another."""
 
 
 class _Node(BaseModel):
@@ -396,6 +398,8 @@ class Measure(_Node):
     * ``value``: the numeric value of events of ``stream`` (measurement value, observation value);
     * ``days_supply`` / ``quantity``: drug exposure fields;
     * ``length_of_stay``: encounter length in days (end - start);
+    * ``duration``: an event's length in whole days, its recorded end minus its start
+      (a condition episode, a drug exposure), over the events of ``stream`` with an end;
     * ``events_per_patient``: number of matching events per patient in the cohort (with no
       ``stream``: of encounters, of ``encounter_type`` when set);
     * ``age``: patient age in years at ``age_at`` (default now), e.g. age at first diagnosis;
@@ -421,6 +425,7 @@ class Measure(_Node):
         "days_supply",
         "quantity",
         "length_of_stay",
+        "duration",
         "events_per_patient",
         "age",
         "date",
@@ -438,6 +443,8 @@ class Measure(_Node):
     the encounters during which such an event is recorded (the same encounter id)."""
     concepts: ConceptSet | None = None
     value: ValueFilter | None = None
+    """Only the events whose value meets it; for ``encounters``: only the encounters whose
+    length of stay in days (end minus start) meets it ('admissions that lasted over 1 day')."""
     unit: str | None = None
     """Unit the answer should be in (values in other known units are converted or rejected)."""
     encounter_type: EncounterType | None = None
@@ -584,7 +591,11 @@ class QueryPlan(_Node):
     limit: int | None = None
     minus: QueryPlan | None = None
     """The answer is this plan's one value minus that plan's one value: the change between two
-    measurements ('the last heart rate of the first ICU stay compared to the first')."""
+    measurements ('the last heart rate of the first ICU stay compared to the first'), or one
+    count minus another ('how many more patients with X than with Y')."""
+    over: QueryPlan | None = None
+    """The answer is this plan's count divided by that plan's count, a ratio ('the ratio of men
+    to women', 'ER visits divided by inpatient visits'); none when the second count is 0."""
 
     @model_validator(mode="after")
     def _coherent(self) -> QueryPlan:
@@ -598,11 +609,20 @@ class QueryPlan(_Node):
             "concept",
             "cost",
             "encounter_cost",
+            "duration",
         }
         if self.minus is not None and (
             op not in _ONE_VALUE or self.minus.aggregate.op not in _ONE_VALUE
         ):
             raise ValueError("'minus' takes one value (a first, last or sum) from another")
+        if self.over is not None and (
+            op not in _COUNTS
+            or self.over.aggregate.op not in _COUNTS
+            or self.minus is not None
+            or self.group_by
+            or self.over.group_by
+        ):
+            raise ValueError("'over' divides one count by another (no grouping, no 'minus')")
         if of in {"variable", "change"} and self.measure.variable is None:
             raise ValueError(f"measure {of!r} needs a variable")
         if of == "days_between" and (self.measure.start_at is None or self.measure.end_at is None):

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinbridge.engine._number_accounting import account_numbers
+from clinbridge.engine.understand._age_on_now import age_on_now
 from clinbridge.engine.understand._aggregate_arith import guard_arith, range_words
 from clinbridge.engine.understand._amount_read import read_amount
 from clinbridge.engine.understand._asides import rewrite_asides
@@ -37,22 +38,27 @@ from clinbridge.engine.understand._class_words import class_words
 from clinbridge.engine.understand._code_displays import name_coded_displays
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._concept_lists import join_concept_lists, lists_define
+from clinbridge.engine.understand._count_pair import read_count_pair
 from clinbridge.engine.understand._data_words import data_words, names_not_given
 from clinbridge.engine.understand._demographic_gap import demographic_gap
 from clinbridge.engine.understand._demographics import read_demographics
 from clinbridge.engine.understand._elapsed import read_elapsed
 from clinbridge.engine.understand._enc_class import read_encounter_codes
+from clinbridge.engine.understand._episode_read import read_episode
 from clinbridge.engine.understand._event_end import event_end_asked
 from clinbridge.engine.understand._exact import read_exact
+from clinbridge.engine.understand._exists_words import exists_words
 from clinbridge.engine.understand._facets import read_facets, stream_nouns
 from clinbridge.engine.understand._fhir_words import administered_missing, fhir_plain_words
 from clinbridge.engine.understand._field_any import drop_any_field
 from clinbridge.engine.understand._ground import specific_streams
 from clinbridge.engine.understand._hierarchy_words import hierarchy_words
+from clinbridge.engine.understand._intersect_words import intersect_words
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._list_appositives import appositive_lists
 from clinbridge.engine.understand._meta_asides import drop_meta_asides
 from clinbridge.engine.understand._names import replace_patient_names
+from clinbridge.engine.understand._onset_words import onset_words
 from clinbridge.engine.understand._patient_ranks import drop_id_asides
 from clinbridge.engine.understand._patient_sex import read_patient_sex
 from clinbridge.engine.understand._plain_words import plain_words
@@ -69,6 +75,7 @@ from clinbridge.engine.understand._schema_roles import FIELD_ABSTAIN, per_patien
 from clinbridge.engine.understand._senses import read_senses
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
+from clinbridge.engine.understand._stay_filter import read_stay_filter
 from clinbridge.engine.understand._stay_read import read_stay
 from clinbridge.engine.understand._stream_split import stream_choices
 from clinbridge.engine.understand._text import normalize
@@ -120,7 +127,18 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
+    question = exists_words(question)  # 'exists drug_exposure for person_id 445 under X?'
+    question = intersect_words(question)  # 'person_id with A INTERSECT person_id with B'
     question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'
+    paired = read_count_pair(question, lambda q: understand(q, ctx))  # 'the ratio of A to B'
+    if paired is not None:
+        return [paired]
+    episode = read_episode(question, ctx, lambda q: understand(q, ctx))  # 'how long X lasts'
+    if episode is not None:
+        return [episode]
+    stays = read_stay_filter(question, ctx, lambda q: understand(q, ctx))  # 'lasted > 1 day'
+    if stays is not None:
+        return [stays]
     sensed = read_senses(question, ctx.lexicon, lambda q: _understand(q, ctx))  # 'AD'
     if sensed is not None:
         return [guard_arith(question, guard_reading(r.question, r, ctx)) for r in sensed]
@@ -150,6 +168,8 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     question = ids_listed(question)  # 'distinct patient ids with X': the ids, listed
+    question = age_on_now(question, ctx.now)  # 'aged 18 to 64 today (completed years on <now>)'
+    question = onset_words(question)  # 'a diagnosis with an onset date in 2022': its start
     question = year_equals(question)  # 'year(authored_on) = 2020'
     question = today_as_end(question, ctx.now.date() if ctx.now else None)  # '... and today'
     question = drop_any_field(question, ctx.catalog)  # '..., any status'

@@ -32,6 +32,7 @@ from clinbridge.engine.plan import (
 )
 from clinbridge.engine.understand._lexicon import Lexicon
 from clinbridge.engine.understand._reading import Reading
+from clinbridge.engine.understand._since_seen import read_since_seen
 from clinbridge.engine.understand._span_read import (
     concept_span,
     found_concept,
@@ -209,6 +210,9 @@ def read_elapsed(
     """A reading of a time-since or one-stay-length question; None when it is not one."""
     if catalog is None or catalog.encounters is None:
         return None
+    seen = read_since_seen(question, catalog, patient_id, now)  # 'days since P was last seen'
+    if seen is not None:
+        return seen
     named = named_patient(question, patient_id)
     if named is None:
         return None

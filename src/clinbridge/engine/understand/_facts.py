@@ -61,7 +61,7 @@ def _fact_plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
     patient = next((s for s in slots if s.kind == "patient_ref"), None)
     patient_id = ctx.patient_id or (str(patient.data["id"]) if patient else None)
     if patient_id is None:
-        raise Abstain(f"{fact.text!r} is read for one patient only", fact.text)
+        return _cohort_discharge(fact, slots, ctx)
     if _COUNTED.search(ctx.question.lower()):
         raise Abstain(f"counts of {fact.text!r} are not read", fact.text)
     which = {s.data.get("which") for s in slots if s.kind in {"scope", "order"}}
@@ -91,3 +91,25 @@ def _fact_plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
         now=ctx.now,
     )
     return plan, 0.9
+
+
+def _cohort_discharge(fact: Slot, slots: list[Slot], ctx: Ctx) -> tuple[QueryPlan, float]:
+    """'the most recent inpatient discharge in the data': the latest (earliest) end of any
+    patient's encounters (of one type), as stored; any other fact is one patient's only."""
+    which = {s.data.get("which") for s in slots if s.kind in {"scope", "order"}}
+    types = {s.data.get("type") for s in slots if s.kind in {"scope", "encounter"}}
+    if fact.kind != "discharge" or len(which) != 1 or not which <= {"first", "last"}:
+        raise Abstain(f"{fact.text!r} is read for one patient only", fact.text)
+    if _COUNTED.search(ctx.question.lower()) or len(types - {None}) > 1:
+        raise Abstain(f"{fact.text!r} is read for one patient only", fact.text)
+    (order,) = which
+    etype = next(iter(types - {None}), None)
+    said = f"the {order} {etype or 'encounter'} end over all patients"
+    ctx.groundings.append(Grounding(phrase=fact.text, kind="aggregate", target=said))
+    plan = QueryPlan(
+        question=ctx.question,
+        measure=Measure(of="end_date", encounter_type=etype),
+        aggregate=Aggregate(op=order),
+        now=ctx.now,
+    )
+    return plan, 0.85

@@ -263,7 +263,9 @@ def _on_death(w: _Walk, k: int, s: Slot) -> None:
     alive = bool(s.data.get("alive")) != bool(w.neg)  # 'living', 'not deceased', 'never died'
     windows = [i for i in w.items if isinstance(i, Slot) and i.kind == "window"]
     if alive:  # 'still alive ... as of today': alive is today's state; today is no window
-        windows = [i for i in windows if not _TODAY_ONLY.fullmatch(i.text.strip())]
+        today = [i for i in windows if _TODAY_ONLY.fullmatch(i.text.strip())]
+        w.ctx.consumed.update(id(i) for i in today)  # (nor a window of the death date)
+        windows = [i for i in windows if i not in today]
     if windows and alive:  # (a death in a window is the death date in it, placed as events' are)
         raise Abstain(f"being alive is not counted inside a time window ({s.text!r})", s.text)
     w.preds.append(Pred(k, "death", negate=alive))
@@ -558,6 +560,8 @@ def _place_windows(w: _Walk) -> None:
     # one window said twice ('the six months before today (after D1, up to D2)') made one
     w.windows = restated_windows(w.windows, w.items, w.ctx.now or w.ctx.today)
     for k, slot in w.windows:
+        if id(slot) in w.ctx.consumed:
+            continue
         window = _window(slot.data["spec"], w.ctx, w.items, w.preds)
         target = _window_target(k, w.preds, w.measure_pos, is_events, w.measure.of)
         if (w.plan_window if target is None else target.window) is not None:

@@ -66,6 +66,11 @@ _UNDER_BARE = re.compile(
     r"\b(?:under|descend(?:s|ing)?\s+from)\s+(?P<name>[A-Z][\w'’-]*(?:[ \t]+[\w'’-]+){0,7}?)"
     r"(?=\s*\(|\s*,|\s+incl|\s+and\s+(?:its|their|all)|\s+or\s+(?:any|a|its)|\s*$)"
 )
+_UNDER_LOWER = re.compile(
+    r"\b(?:under|descend(?:s|ing)?\s+from)\s+(?P<name>[a-z][\w'’-]*(?:[ \t]+[\w'’-]+){0,4}?)"
+    r"(?=\s*\(\s*\d{3,}\s*\))"
+)
+"""'under alteplase (1347450)': a name in lower case, pinned by its id (checked by ``_ids``)."""
 _IN_ANCESTOR = re.compile(
     r"\s*\(?\s*(?:(?:in|via|through|using|from)\s+(?:the\s+)?)?concept_ancestor(?:\s+table)?\s*\)?",
     re.I,
@@ -144,7 +149,12 @@ def hierarchy_words(question: str, lex: Lexicon) -> tuple[str, str | None]:
         question = _IN_ANCESTOR.sub(" ", question)
     said += [m[0].strip() for m in _DESCENDANTS.finditer(question)]
     said += [m[0].strip() for m in _UNDER_KIND.finditer(question)]
-    bare = [m for m in _UNDER_BARE.finditer(question) if _concept(m["name"], lex) is not None]
+    bare = [
+        m
+        for pattern in (_UNDER_BARE, _UNDER_LOWER)
+        for m in pattern.finditer(question)
+        if _concept(m["name"], lex) is not None
+    ]
     said += [m[0].split()[0] for m in bare]
     if not said:
         return _ids(question, lex, hierarchy=False)

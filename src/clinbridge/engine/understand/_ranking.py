@@ -41,7 +41,13 @@ def apply_rank(plan: QueryPlan, items: list[Any], lex: Lexicon) -> QueryPlan:
             "(diagnoses, drugs, tests)",
             s.text,
         )
-    if plan.filters or plan.scope is not None or plan.group_by or plan.patient_id:
+    if (
+        (plan.filters and not _AMONG.search(plan.question or ""))
+        or any(f.kind not in {"event", "sex", "age", "patient"} for f in plan.filters)
+        or plan.scope is not None
+        or plan.group_by
+        or plan.patient_id
+    ):
         raise Abstain(
             f"a ranking ({s.text!r}) is read over all patients' events only, without cohort "
             "filters, encounter scope or grouping",
@@ -91,6 +97,16 @@ def rank_choices(plan: QueryPlan, items: list[Any]) -> tuple[Choice, ...]:
     )
     return unit_choices(plan, said)
 
+
+_AMONG = re.compile(
+    r"\bamong(?:st)?\s+(?:the\s+|all\s+)?(?:[\w'-]+\s+){0,4}?(?:patients|pts|persons|people|women"
+    r"|men|females|males|children|adults|individuals|those)\b"
+    r"|\b(?:restricted\s+to|in|for)\s+(?:the\s+|all\s+)?(?:patients|pts|persons|people|women|men"
+    r"|those|individuals)\s+(?:with|who|having|diagnosed)\b",
+    re.I,
+)
+"""The ranking's cohort said as such ('among patients with X', 'among GI bleed pts'): the
+events ranked are those patients' (their filters), not events qualified by the filters."""
 
 _HOW_OFTEN = re.compile(r"\b(?:frequent(?:ly)?|often)\b")
 

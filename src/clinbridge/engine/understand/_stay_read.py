@@ -30,7 +30,7 @@ from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._text import normalize
 
-__all__ = ["read_stay"]
+__all__ = ["STAT_WORDS", "read_stay"]
 
 _NOTE = "read as a summary of lengths of stay"
 _DEFINITION = re.compile(
@@ -68,6 +68,8 @@ _STATS = {
     "avg": "mean",
     "median": "median",
 }
+STAT_WORDS = _STATS
+"""A statistic's words over lengths of time ('longest', 'average', 'total') → the aggregate."""
 _SQL_OPS = {"max": "longest", "min": "shortest", "sum": "total", "avg": "mean"} | {
     "mean": "mean",
     "median": "median",
