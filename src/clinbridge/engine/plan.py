@@ -85,8 +85,9 @@ _COUNTED_MEASURES = frozenset(
 never averaged or summed."""
 
 
-_ONE_VALUE = frozenset(("first", "last", "sum", "mean", "median"))
-"""The aggregates of one value each that ``QueryPlan.minus`` subtracts."""
+_ONE_VALUE = frozenset(("first", "last", "sum", "mean", "median", "count"))
+"""The aggregates of one value each that ``QueryPlan.minus`` subtracts (an ungrouped count is
+one value: 'how many more patients with X than with Y')."""
 
 
 class _Node(BaseModel):
@@ -584,7 +585,8 @@ class QueryPlan(_Node):
     limit: int | None = None
     minus: QueryPlan | None = None
     """The answer is this plan's one value minus that plan's one value: the change between two
-    measurements ('the last heart rate of the first ICU stay compared to the first')."""
+    measurements ('the last heart rate of the first ICU stay compared to the first'), or one
+    count minus another ('how many more patients with X than with Y')."""
 
     @model_validator(mode="after")
     def _coherent(self) -> QueryPlan:
@@ -602,7 +604,11 @@ class QueryPlan(_Node):
         if self.minus is not None and (
             op not in _ONE_VALUE or self.minus.aggregate.op not in _ONE_VALUE
         ):
-            raise ValueError("'minus' takes one value (a first, last or sum) from another")
+            raise ValueError("'minus' takes one value (a first, last, sum or count) from another")
+        if self.minus is not None and (op == "count") != (self.minus.aggregate.op == "count"):
+            raise ValueError("'minus' takes a count from a count, a value from a value")
+        if self.minus is not None and op == "count" and (self.group_by or self.minus.group_by):
+            raise ValueError("'minus' takes one count from another, not grouped counts")
         if of in {"variable", "change"} and self.measure.variable is None:
             raise ValueError(f"measure {of!r} needs a variable")
         if of == "days_between" and (self.measure.start_at is None or self.measure.end_at is None):

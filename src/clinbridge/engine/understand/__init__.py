@@ -36,6 +36,7 @@ from clinbridge.engine.understand._class_asides import class_by_members
 from clinbridge.engine.understand._class_words import class_words
 from clinbridge.engine.understand._code_displays import name_coded_displays
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
+from clinbridge.engine.understand._count_difference import read_count_difference
 from clinbridge.engine.understand._concept_lists import join_concept_lists, lists_define
 from clinbridge.engine.understand._data_words import data_words, names_not_given
 from clinbridge.engine.understand._demographic_gap import demographic_gap
@@ -121,6 +122,9 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
     question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'
+    difference = read_count_difference(question, lambda q: understand(q, ctx), ctx.catalog)
+    if difference is not None:  # 'how many more patients with X than with Y'
+        return [difference]
     sensed = read_senses(question, ctx.lexicon, lambda q: _understand(q, ctx))  # 'AD'
     if sensed is not None:
         return [guard_arith(question, guard_reading(r.question, r, ctx)) for r in sensed]
