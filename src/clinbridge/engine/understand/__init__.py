@@ -80,6 +80,7 @@ from clinbridge.engine.understand._unit_asides import unit_asides
 from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
 from clinbridge.engine.understand._who_list import ids_listed
+from clinbridge.engine.understand._year_asked import year_asked
 from clinbridge.engine.understand._yesno_value import threshold_yesno
 
 if TYPE_CHECKING:
@@ -149,7 +150,10 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
                 r.model_copy(update={"notes": (*r.notes, f"codes said by their names: {named!r}")})
                 for r in again
             ]
-    return [guard_arith(question, guard_reading(question, r, ctx)) for r in readings]
+    return [
+        year_asked(question, guard_arith(question, guard_reading(question, r, ctx)))
+        for r in readings
+    ]
 
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:

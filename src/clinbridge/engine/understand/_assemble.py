@@ -54,6 +54,7 @@ from clinbridge.engine.understand._people import (
 )
 from clinbridge.engine.understand._proportion_split import split_proportion
 from clinbridge.engine.understand._ranking import apply_rank, rank_choices
+from clinbridge.engine.understand._per_patient import per_patient_group
 from clinbridge.engine.understand._reading import Grounding, Reading
 from clinbridge.engine.understand._slots import Slot
 from clinbridge.engine.understand._status import apply_status, without_status
@@ -210,6 +211,7 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
             "ask for the events (how many ... during ...) or for one patient"
         )
     group_by = tuple(GroupBy(key=s.data["key"]) for s in _slots(items, "group"))
+    group_by += per_patient_group(op, measure, patient_id, group_by, bool(_slots(items, "per_patient")))
     if any(g.key == "concept" for g in group_by) and measure.stream is None:
         noun = next(
             (s.data.get("noun") for s in _slots(items, "group") if s.data["key"] == "concept"), None
