@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.understand._devset2db import devset2_db
 
 from clinbridge.engine.plan import Aggregate, GroupBy, Measure, QueryPlan
 from clinbridge.engine.understand._per_patient import per_patient_group
 from clinbridge.engine.understand._reading import Reading
 from clinbridge.engine.understand._year_asked import year_asked
-from tests.understand._devset2db import devset2_db
 
 NOW = "2023-03-22"
 PATIENT = "129c6ac7-8d06-89de-ad63-0204a93e76c3"
@@ -52,9 +52,13 @@ def test_records_per_patient_end_to_end(fhir2: Any) -> None:
 
 def test_the_year_is_the_year_of_one_date_only() -> None:
     date = QueryPlan(
-        patient_id="p", measure=Measure(of="date", stream="procedure"), aggregate=Aggregate(op="first")
+        patient_id="p",
+        measure=Measure(of="date", stream="procedure"),
+        aggregate=Aggregate(op="first"),
     )
-    r = year_asked("In which calendar year did she have her first X?", Reading(question="q", plan=date))
+    r = year_asked(
+        "In which calendar year did she have her first X?", Reading(question="q", plan=date)
+    )
     assert r.plan is not None and r.plan.measure.part == "year"
     for q in ("When did she have her first X?", "which yr had the most visits", "how many years"):
         same = year_asked(q, Reading(question="q", plan=date))
@@ -74,3 +78,21 @@ def test_the_year_of_a_first_procedure_end_to_end(fhir2: Any) -> None:
     a = fhir2.ask(q, now=NOW)
     assert a.decision == "accept", a.reason
     assert a.value == when.year
+
+
+def test_a_mean_value_per_patient_is_each_patients_mean(fhir2: Any) -> None:
+    want = dict(
+        _rows(
+            "fhir",
+            "SELECT patient_id, avg(value_num) FROM fhir_measurement WHERE code = '2069-3' "
+            "GROUP BY patient_id",
+        )
+    )
+    a = fhir2.ask("mean chloride per pt", now=NOW)
+    assert a.decision == "accept", a.reason
+    got = {r["patient"]: r["value"] for r in a.value}
+    assert got.keys() == want.keys()
+    assert all(abs(got[k] - want[k]) < 1e-6 for k in want)
+    # a number of records per patient said: one mean of the per-patient numbers, not a table
+    b = fhir2.ask("mean # of chloride results per pt", now=NOW)
+    assert not isinstance(b.value, list), b.value

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.understand._devset2db import devset2_gold
 
 from clinbridge.engine.plan import (
     Aggregate,
@@ -17,7 +18,6 @@ from clinbridge.engine.plan import (
     QueryPlan,
 )
 from clinbridge.engine.understand._count_difference import _side_questions, _split
-from tests.understand._devset2db import devset2_gold
 
 NOW = "2019-07-03"
 
@@ -30,7 +30,11 @@ def _patients(sql_concept: int) -> str:
 
 
 def test_the_sides_and_their_order() -> None:
-    assert _split("how many more pts w PUD than w GI bleed") == ("pts w PUD", "w GI bleed", "how many")
+    assert _split("how many more pts w PUD than w GI bleed") == (
+        "pts w PUD",
+        "w GI bleed",
+        "how many",
+    )
     # 'fewer' subtracts the other way round: the answer is still the larger minus the smaller
     assert _split("how many fewer women than men have gout?") == (
         "men have gout",
@@ -57,7 +61,10 @@ def test_a_side_takes_the_words_it_shares_with_the_other() -> None:
     assert ("number of fhir_immunization CVX 113", "number of fhir_immunization CVX 115") in sides
     # an aside closing the question belongs to both sides
     sides = _side_questions("of Td vaccinations", "of Tdap vaccinations (records)", "number")
-    assert sides[0] == ("number of Td vaccinations (records)", "number of Tdap vaccinations (records)")
+    assert sides[0] == (
+        "number of Td vaccinations (records)",
+        "number of Tdap vaccinations (records)",
+    )
 
 
 def test_minus_takes_a_count_from_a_count_only() -> None:

@@ -655,8 +655,10 @@ class QueryPlan(_Node):
             # before it: 'distribution of HIE grade by arm')
             raise ValueError("a proportion needs numerator filters (the denominator is the cohort)")
         if self.measure.part is not None and (
-            of not in {"date", "end_date"} or op not in {"first", "last", "min", "max"}
-            or self.group_by or self.measure.elapsed is not None
+            of not in {"date", "end_date"}
+            or op not in {"first", "last", "min", "max"}
+            or self.group_by
+            or self.measure.elapsed is not None
         ):
             raise ValueError("'part' is the year of one first, last, earliest or latest date")
         if self.measure.elapsed is not None and (of != "date" or op not in {"first", "last"}):

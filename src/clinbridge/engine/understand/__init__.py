@@ -36,8 +36,8 @@ from clinbridge.engine.understand._class_asides import class_by_members
 from clinbridge.engine.understand._class_words import class_words
 from clinbridge.engine.understand._code_displays import name_coded_displays
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
-from clinbridge.engine.understand._count_difference import read_count_difference
 from clinbridge.engine.understand._concept_lists import join_concept_lists, lists_define
+from clinbridge.engine.understand._count_difference import read_count_difference
 from clinbridge.engine.understand._data_words import data_words, names_not_given
 from clinbridge.engine.understand._demographic_gap import demographic_gap
 from clinbridge.engine.understand._demographics import read_demographics
