@@ -69,8 +69,11 @@ def test_an_age_group_with_no_time_is_ambiguous(s27: Any) -> None:
 def test_a_ratio_is_not_answered_with_a_count(
     request: pytest.FixtureRequest, db: str, question: str, now: str
 ) -> None:
-    a = _abstains(request.getfixturevalue(db), question, now, "shape_mismatch")
-    assert "ratio" in a.reason
+    a = request.getfixturevalue(db).ask(question, now=now)
+    if a.decision == "accept":  # read as a ratio: one count divided by another
+        assert a.plan["over"] is not None and isinstance(a.value, float), a.plan
+        return
+    assert a.reason_code == "shape_mismatch" and "ratio" in a.reason, a.reason
 
 
 @pytest.mark.parametrize("question", ["whch patient is homeless", "pt w the highest ALT?"])
@@ -93,8 +96,11 @@ def test_a_ranking_by_another_summary_abstains(s27: Any, question: str, said: st
 
 def test_one_figure_per_patient_is_not_one_figure_overall(s27: Any) -> None:
     q = "For each patient with hypertension, how many visits are recorded?"
-    a = _abstains(s27, q, S27_NOW, "shape_mismatch")
-    assert "per patient" in a.reason
+    a = s27.ask(q, now=S27_NOW)
+    if a.decision == "accept":  # read per patient: one row each
+        assert isinstance(a.value, list) and all("patient" in r for r in a.value), a.value
+        return
+    assert a.reason_code == "shape_mismatch" and "per patient" in a.reason, a.reason
 
 
 def test_a_mistyped_last_year_is_still_ambiguous(gibleed: Any) -> None:

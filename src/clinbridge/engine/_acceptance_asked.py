@@ -140,6 +140,8 @@ def _scalar(value: Any) -> bool:
 def _ratio(question: str, plan: QueryPlan) -> list[Check]:
     if not _RATIO.search(question) or plan.aggregate.op not in {"count", "list", "exists"}:
         return []
+    if plan.over is not None:  # one count divided by another: the ratio asked
+        return []
     for cs in _labels(plan):
         words = _WORD.findall(cs.lower())
         if "ratio" in words and len(words) > 1:

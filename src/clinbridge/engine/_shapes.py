@@ -44,7 +44,7 @@ def expected_shape(plan: QueryPlan) -> Shape:
         return "rows"
     if op in {"first", "last", "min", "max"}:
         if of in {"date", "end_date"}:
-            return "number" if plan.measure.elapsed else "date"
+            return "number" if plan.measure.elapsed or plan.measure.part else "date"
         if of in {"concept", "attribute"}:
             return "text"
     return "number"

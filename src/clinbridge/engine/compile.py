@@ -133,6 +133,18 @@ class Compiler:
             both = a.concept_sets + b.concept_sets
             select = quotient(a.expression, b.expression)
             return CompiledPlan(select, self.dialect, "scalar", both, a.now, a.scope_check)
+        if plan.measure.part == "year":  # the calendar year of the date the plan finds
+            whole = plan.measure.model_copy(update={"part": None})
+            inner = self.compile(plan.model_copy(update={"measure": whole}))
+            if inner.shape != "date":
+                raise UnsupportedOperationError("the year is taken of a date")
+            year = f.year(exp.column("value", "yq"), self.dialect)
+            select = exp.select(year.as_("value")).from_(
+                exp.alias_(exp.Subquery(this=inner.expression), "yq"), copy=False
+            )
+            return CompiledPlan(
+                select, self.dialect, "scalar", inner.concept_sets, inner.now, inner.scope_check
+            )
         self.cohorts = CohortBuilder(
             self.catalog, self.resolve, self._resolve_now(plan), dialect=self.dialect
         )
@@ -738,6 +750,13 @@ class Compiler:
                     raise UnsupportedOperationError("group by concept needs events")
                 # one group per concept: the dictionary's name, not each record's own text
                 keys.append(self._label(e, m.stream, record=False).as_("concept"))
+            elif g.key == "patient":  # 'X orders per patient': the id a user types
+                if patient_level:
+                    raise UnsupportedOperationError("group by patient needs events")
+                pid = _col("pid", e)
+                if p.external_id_column and p.external_id_column != p.id_column:
+                    pid = self.cohorts.patient_col(pid, p.external_id_column, joins)
+                keys.append(pid.as_("patient"))
             elif g.key == "encounter_type":
                 if m.of not in {"encounters", "length_of_stay"}:
                     raise UnsupportedOperationError(

@@ -471,6 +471,9 @@ class Measure(_Node):
     elapsed: Literal["days", "hours"] | None = None
     """For ``date`` (first / last): the time from that event to 'now' (the plan's timestamp)
     instead of its date, in days or hours with their fraction."""
+    part: Literal["year"] | None = None
+    """For ``date`` / ``end_date`` (first, last, min, max): only the calendar year of that date
+    ('in which year did she have her first hearing exam')."""
     column: str | None = None
     """A text column of ``stream``'s table reported instead of the concept's name (the
     organism of a microbiology record); events where it is empty are left out."""
@@ -557,9 +560,12 @@ class GroupBy(_Node):
         "ethnicity",
         "city",
         "state",
+        "patient",
     ]
     """``race`` / ``ethnicity`` / ``city`` / ``state``: the patient's recorded attribute, as
-    :class:`PatientFilter` reads it (patients without one are a group of their own)."""
+    :class:`PatientFilter` reads it (patients without one are a group of their own).
+    ``patient``: one group per patient with a matching event, named by the id a user types
+    ('lisinopril orders per patient')."""
     age_bin: int = 10
     variable: str | None = None
     """For ``variable``: the wide table's (categorical) variable to group by, e.g. the arm."""
@@ -614,7 +620,11 @@ class QueryPlan(_Node):
         if self.minus is not None and (
             op not in _ONE_VALUE or self.minus.aggregate.op not in _ONE_VALUE
         ):
-            raise ValueError("'minus' takes one value (a first, last or sum) from another")
+            raise ValueError("'minus' takes one value (a first, last, sum or count) from another")
+        if self.minus is not None and (op == "count") != (self.minus.aggregate.op == "count"):
+            raise ValueError("'minus' takes a count from a count, a value from a value")
+        if self.minus is not None and op == "count" and (self.group_by or self.minus.group_by):
+            raise ValueError("'minus' takes one count from another, not grouped counts")
         if self.over is not None and (
             op not in _COUNTS
             or self.over.aggregate.op not in _COUNTS
@@ -662,6 +672,13 @@ class QueryPlan(_Node):
             # (grouped, no numerator: a distribution, each last group's share of the groups
             # before it: 'distribution of HIE grade by arm')
             raise ValueError("a proportion needs numerator filters (the denominator is the cohort)")
+        if self.measure.part is not None and (
+            of not in {"date", "end_date"}
+            or op not in {"first", "last", "min", "max"}
+            or self.group_by
+            or self.measure.elapsed is not None
+        ):
+            raise ValueError("'part' is the year of one first, last, earliest or latest date")
         if self.measure.elapsed is not None and (of != "date" or op not in {"first", "last"}):
             raise ValueError("'elapsed' is the time since a first or last date")
         if op in {"mean", "median", "sum", "stddev", "range"} and of in _COUNTED_MEASURES:

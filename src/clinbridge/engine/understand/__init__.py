@@ -39,6 +39,7 @@ from clinbridge.engine.understand._code_displays import name_coded_displays
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
 from clinbridge.engine.understand._concept_lists import join_concept_lists, lists_define
 from clinbridge.engine.understand._count_pair import read_count_pair
+from clinbridge.engine.understand._count_difference import read_count_difference
 from clinbridge.engine.understand._data_words import data_words, names_not_given
 from clinbridge.engine.understand._demographic_gap import demographic_gap
 from clinbridge.engine.understand._demographics import read_demographics
@@ -86,6 +87,7 @@ from clinbridge.engine.understand._unit_asides import unit_asides
 from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
 from clinbridge.engine.understand._who_list import ids_listed
+from clinbridge.engine.understand._year_asked import year_asked
 from clinbridge.engine.understand._yesno_value import threshold_yesno
 
 if TYPE_CHECKING:
@@ -130,6 +132,9 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     question = exists_words(question)  # 'exists drug_exposure for person_id 445 under X?'
     question = intersect_words(question)  # 'person_id with A INTERSECT person_id with B'
     question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'
+    difference = read_count_difference(question, lambda q: understand(q, ctx), ctx.catalog)
+    if difference is not None:  # 'how many more patients with X than with Y'
+        return [difference]
     paired = read_count_pair(question, lambda q: understand(q, ctx))  # 'the ratio of A to B'
     if paired is not None:
         return [paired]
@@ -163,7 +168,10 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
                 r.model_copy(update={"notes": (*r.notes, f"codes said by their names: {named!r}")})
                 for r in again
             ]
-    return [guard_arith(question, guard_reading(question, r, ctx)) for r in readings]
+    return [
+        year_asked(question, guard_arith(question, guard_reading(question, r, ctx)))
+        for r in readings
+    ]
 
 
 def _understand(question: str, ctx: UnderstandContext) -> list[Reading]:

@@ -52,6 +52,7 @@ from clinbridge.engine.understand._people import (
     _next_significant,
     _which_people,
 )
+from clinbridge.engine.understand._per_patient import per_patient_group, value_per_patient
 from clinbridge.engine.understand._proportion_split import split_proportion
 from clinbridge.engine.understand._ranking import apply_rank, rank_choices
 from clinbridge.engine.understand._reading import Grounding, Reading
@@ -210,6 +211,11 @@ def _plan(items: list[Item], ctx: Ctx) -> tuple[QueryPlan, float]:
             "ask for the events (how many ... during ...) or for one patient"
         )
     group_by = tuple(GroupBy(key=s.data["key"]) for s in _slots(items, "group"))
+    group_by += per_patient_group(
+        op, measure, patient_id, group_by, bool(_slots(items, "per_patient"))
+    )
+    if ctx.value_per_patient and not group_by:
+        group_by = (GroupBy(key="patient"),)
     if any(g.key == "concept" for g in group_by) and measure.stream is None:
         noun = next(
             (s.data.get("noun") for s in _slots(items, "group") if s.data["key"] == "concept"), None
@@ -498,6 +504,10 @@ def _numeric(a: _Asked) -> _Found:
         isinstance(i, Slot) and i.kind == "intent" and i.data.get("target") == "events"
         for i in a.items
     )
+    valued = value_per_patient(a, per_patient)
+    if valued is not None:  # 'mean chloride per pt': each patient's mean of their values
+        a.ctx.value_per_patient = True
+        return a.of_concept("value", valued, valued[1].score)
     if per_patient and a.op in NUMERIC_OPS:
         found = a.first_concept()
         if found is None and not a.patient_id:

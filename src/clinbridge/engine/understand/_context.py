@@ -63,6 +63,8 @@ class Ctx:
     """Concepts the measure itself uses besides its first (the two events of a time between)."""
     unit: str | None = None
     """A unit the question names on its own ('(g/dL)', 'in kg'): the answer's unit."""
+    value_per_patient: bool = False
+    """The measure is a value summarised for each patient ('mean chloride per patient')."""
     """Alternative label chosen per concept position (for ranked readings)."""
 
 
