@@ -79,3 +79,16 @@ def test_a_code_alone_is_answered_in_such_frames(fhir2: Any) -> None:
         f"age in years at occurrence_time of fhir_immunization CVX 03 for {DENIS}", now=NOW
     )
     assert b.decision == "accept" and b.value == age
+
+
+def test_a_date_diff_between_two_coded_events_is_the_days_between(fhir2: Any) -> None:
+    said = _say(
+        fhir2,
+        "date_diff('day') between onset_time of fhir_condition 444814009 and 40055000 for x",
+    )
+    assert said == (
+        "days between fhir_condition 'Viral sinusitis (disorder)' and "
+        "'Chronic sinusitis (disorder)' for x"
+    )
+    said = _say(fhir2, "date_diff in days from start_time of fhir_procedure X to death_date")
+    assert said == "days from fhir_procedure X to death"

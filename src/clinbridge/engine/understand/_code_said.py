@@ -22,7 +22,8 @@ patient') is left whole: the rules would give one figure or the patients' ids fo
 In the question said again, the time column a code's event is dated by is said in words too,
 as the rules read it: 'min(onset_time) as date' is 'earliest date' ('max(...)': 'latest date';
 not inside another function, 'year(min(...))'), and 'age in years at <time column> of' ('age
-from <birth date> to <time column> of') is 'age at'.
+from <birth date> to <time column> of') is 'age at'; 'date_diff('day') between <time column>
+of X and Y' is 'days between X and Y' ('... to death_date': 'to death').
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ _SEP = r"\s*(?:,\s*(?:or\s+|and\s+)?|\s(?:or|and)\s)\s*"
 # '[where|with] <system> [code[s]] <codes>' or '[where|with] code[s] [=|in|is] <codes>'
 _MENTION = re.compile(
     rf"(?P<lead>\b(?:where|with|whose)\s+)?"
-    rf"(?:\b(?P<sys>{_SYS})(?:\s+codes?)?(?:\s*(?:=|:|in|is)\s*|\s+)|\bcodes?(?:\s*(?:=|in|is)\s*|\s+))"
+    rf"(?:\b(?P<sys>{_SYS})(?:\s+codes?)?(?:\s*(?:=|:|in|is)\s*|\s+)|\bcodes?(?:\s*(?:=|in|is)\s*|\s+)"
+    rf"|\b(?P<tbl>[a-z]+_[a-z_]+)\s+)"
     rf"(?P<open>\(\s*)?(?P<list>{_CODE}(?:{_SEP}{_CODE})*)(?(open)\s*\))(?![\w.\-])",
     re.I,
 )
@@ -97,14 +99,18 @@ def _named_streams(text: str, catalog: Catalog | None) -> set[str] | None:
 
 
 def say_codes(text: str, lex: Lexicon, catalog: Catalog | None = None) -> str:
-    """``text`` with each code that pins one stored concept said as its name, quoted."""
-    if not any(ch.isdigit() for ch in text) or _PER_PATIENT.search(text):
+    """``text`` with each code that pins one stored concept said as its name, quoted, and the
+    time columns beside it in words."""
+    if _PER_PATIENT.search(text):
         return text
     streams = _named_streams(text, catalog)
     out, last = [], 0
     for m in _MENTION.finditer(text):
         if _FIELD_BEFORE.search(text[: m.start()]):
             continue  # 'reason_code SNOMED 55822004': a field's value, not an event
+        table = m.group("tbl")
+        if table and (catalog is None or not table_streams(catalog, table)):
+            continue  # 'fhir_condition 64859006': only a table of events before a bare code
         said, pos, ok = [], 0, True
         body = m.group("list")
         for item in _ITEM.finditer(body):
@@ -119,12 +125,10 @@ def say_codes(text: str, lex: Lexicon, catalog: Catalog | None = None) -> str:
             continue
         if not re.search(r"\band\b", body, re.I):  # 'code in (a, b)': one of them
             said = [" or " if k % 2 == 0 and k else part for k, part in enumerate(said)]
-        lead = "with " if m.group("lead") else ""
+        lead = ("with " if m.group("lead") else "") + (f"{table} " if table else "")
         out.append(text[last : m.start()])
         out.append(lead + "".join(said) + body[pos:])
         last = m.end()
-    if not out:
-        return text
     out.append(text[last:])
     return re.sub(r"\s{2,}", " ", _time_words("".join(out), catalog))
 
@@ -147,7 +151,27 @@ def _time_words(text: str, catalog: Catalog | None) -> str:
         text,
         flags=re.I,
     )
+    text = re.sub(  # 'date_diff('day') between', 'date_diff in days from'
+        r"\bdate_diff\s*(?:\(\s*'days?'\s*\)|\s+in\s+days)?\s+(?P<w>between|from)\b",
+        lambda m: f"days {m['w'].lower()}",
+        text,
+        flags=re.I,
+    )
+    # 'days between onset_time of fhir_condition X and Y': the events' dates
+    text = re.sub(
+        rf"\b(?P<w>between|from)\s+(?:the\s+)?(?:\w+\.)?(?:{alt})\s+of\s+",
+        lambda m: f"{m['w']} ",
+        text,
+        flags=re.I,
+    )
     pt = catalog.patients
+    if pt is not None and pt.death_date_column:  # '... to death_date for patient X'
+        text = re.sub(
+            rf"\b(?P<w>to|and)\s+(?:the\s+)?(?:\w+\.)?{re.escape(pt.death_date_column)}\b",
+            lambda m: f"{m['w']} death",
+            text,
+            flags=re.I,
+        )
     birth = re.escape(pt.birth_date_column) if pt is not None and pt.birth_date_column else None
     span = rf"(?:from|between)\s+(?:\w+\.)?{birth}\s+(?:to|and)\s+" if birth else "(?!)"
     return re.sub(
