@@ -92,3 +92,10 @@ def test_a_date_diff_between_two_coded_events_is_the_days_between(fhir2: Any) ->
     )
     said = _say(fhir2, "date_diff in days from start_time of fhir_procedure X to death_date")
     assert said == "days from fhir_procedure X to death"
+
+
+def test_the_first_or_last_record_of_a_stream_with_no_patient(fhir2: Any) -> None:
+    # no concept and no patient: the source's most recent record of that kind
+    last = devset2_gold("fhir", "SELECT max(occurrence_time) FROM fhir_immunization")
+    a = fhir2.ask("on what date was the latest vaccination given", now=NOW)
+    assert a.decision == "accept" and str(a.value)[:10] == last.date().isoformat()
