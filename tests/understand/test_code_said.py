@@ -99,3 +99,15 @@ def test_the_first_or_last_record_of_a_stream_with_no_patient(fhir2: Any) -> Non
     last = devset2_gold("fhir", "SELECT max(occurrence_time) FROM fhir_immunization")
     a = fhir2.ask("on what date was the latest vaccination given", now=NOW)
     assert a.decision == "accept" and str(a.value)[:10] == last.date().isoformat()
+
+
+def test_min_and_max_dates_and_years_from_birth_are_said_in_words(fhir2: Any) -> None:
+    said = _say(fhir2, "max onset date in fhir_condition for SNOMED 444814009")
+    assert said == "latest date in fhir_condition for 'Viral sinusitis (disorder)'"
+    said = _say(fhir2, "years between birth_date and onset of fhir_condition 444814009 for x")
+    assert said == "age at fhir_condition 'Viral sinusitis (disorder)' for x"
+    last = devset2_gold(
+        "fhir", "SELECT max(onset_time)::date FROM fhir_condition WHERE code = '40055000'"
+    )
+    a = fhir2.ask("max onset date in fhir_condition for SNOMED 40055000", now=NOW)
+    assert a.decision == "accept" and str(a.value)[:10] == last.isoformat()

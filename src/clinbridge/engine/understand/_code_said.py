@@ -23,7 +23,9 @@ In the question said again, the time column a code's event is dated by is said i
 as the rules read it: 'min(onset_time) as date' is 'earliest date' ('max(...)': 'latest date';
 not inside another function, 'year(min(...))'), and 'age in years at <time column> of' ('age
 from <birth date> to <time column> of') is 'age at'; 'date_diff('day') between <time column>
-of X and Y' is 'days between X and Y' ('... to death_date': 'to death').
+of X and Y' is 'days between X and Y' ('... to death_date': 'to death'); 'years between
+birth_date and onset of X' is 'age at X'; 'min onset date' ('max effective date') is 'earliest
+date' ('latest date').
 """
 
 from __future__ import annotations
@@ -151,6 +153,13 @@ def _time_words(text: str, catalog: Catalog | None) -> str:
         text,
         flags=re.I,
     )
+    text = re.sub(  # 'min onset date', 'max effective date'
+        r"\b(?P<f>min|max)(?:imum)?\s+(?:(?:onset|effective|occurrence|start|authored|recorded|"
+        r"performed)\s+)?date\b",
+        lambda m: "earliest date" if m["f"].lower() == "min" else "latest date",
+        text,
+        flags=re.I,
+    )
     text = re.sub(  # 'date_diff('day') between', 'date_diff in days from'
         r"\bdate_diff\s*(?:\(\s*'days?'\s*\)|\s+in\s+days)?\s+(?P<w>between|from)\b",
         lambda m: f"days {m['w'].lower()}",
@@ -174,6 +183,14 @@ def _time_words(text: str, catalog: Catalog | None) -> str:
         )
     birth = re.escape(pt.birth_date_column) if pt is not None and pt.birth_date_column else None
     span = rf"(?:from|between)\s+(?:\w+\.)?{birth}\s+(?:to|and)\s+" if birth else "(?!)"
+    if birth:  # 'years between birth_date and onset of X': the age at X
+        text = re.sub(
+            rf"\b(?:age\s+in\s+(?:whole\s+)?years|years)\s+{span}(?:the\s+)?"
+            r"(?:onset|start|date)\s+of\s+",
+            "age at ",
+            text,
+            flags=re.I,
+        )
     return re.sub(
         rf"\bage\s+(?:in\s+(?:whole\s+)?years\s+)?(?:at\s+|{span})(?:the\s+)?"
         rf"(?:\w+\.)?(?:{alt})\s+(?:of|for)\b",
