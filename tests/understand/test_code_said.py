@@ -111,3 +111,16 @@ def test_min_and_max_dates_and_years_from_birth_are_said_in_words(fhir2: Any) ->
     )
     a = fhir2.ask("max onset date in fhir_condition for SNOMED 40055000", now=NOW)
     assert a.decision == "accept" and str(a.value)[:10] == last.isoformat()
+
+
+def test_distinct_codes_of_a_table_are_its_distinct_concepts(fhir2: Any) -> None:
+    said = _say(fhir2, "count distinct code in fhir_medication_request where x")
+    assert said == "number of distinct drugs in fhir_medication_request where x"
+    n = devset2_gold(
+        "fhir",
+        "SELECT count(DISTINCT code) FROM fhir_medication_request WHERE year(authored_on) = 2021",
+    )
+    a = fhir2.ask(
+        "count distinct code in fhir_medication_request where year(authored_on) = 2021", now=NOW
+    )
+    assert a.decision == "accept" and a.value == n

@@ -25,7 +25,8 @@ not inside another function, 'year(min(...))'), and 'age in years at <time colum
 from <birth date> to <time column> of') is 'age at'; 'date_diff('day') between <time column>
 of X and Y' is 'days between X and Y' ('... to death_date': 'to death'); 'years between
 birth_date and onset of X' is 'age at X'; 'min onset date' ('max effective date') is 'earliest
-date' ('latest date').
+date' ('latest date'); 'count distinct code in <table of one kind of events>' is the number of
+distinct drugs (conditions, procedures, measurements) in it.
 """
 
 from __future__ import annotations
@@ -33,10 +34,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from clinbridge.engine.understand._schema_words import FIELD_ROLES, SYSTEMS, table_streams
+from clinbridge.engine.understand._schema_words import (
+    FIELD_ROLES,
+    SYSTEMS,
+    resource_streams,
+    table_streams,
+)
 
 if TYPE_CHECKING:
-    from clinbridge.catalog import Catalog
+    from clinbridge.catalog import Catalog, EventStream
     from clinbridge.engine.understand._lexicon import Lexicon
 
 __all__ = ["say_codes"]
@@ -92,11 +98,20 @@ def _stored_name(lex: Lexicon, code: str, system: str, streams: set[str] | None)
     return name
 
 
+def _streams(catalog: Catalog, word: str) -> list[EventStream]:
+    """The streams of a table named in the question ('fhir_medication_request': its resource's)."""
+    found = table_streams(catalog, word)
+    if not found and catalog.adapter == "fhir" and word.lower().startswith("fhir_"):
+        camel = "".join(p.capitalize() for p in word.lower()[5:].split("_"))
+        found = resource_streams(catalog, camel) or []
+    return found
+
+
 def _named_streams(text: str, catalog: Catalog | None) -> set[str] | None:
     """The streams of the tables the question names (None when it names none of them)."""
     if catalog is None:
         return None
-    found = {s.name for w in _TABLE.findall(text) for s in table_streams(catalog, w)}
+    found = {s.name for w in _TABLE.findall(text) for s in _streams(catalog, w)}
     return found or None
 
 
@@ -111,7 +126,7 @@ def say_codes(text: str, lex: Lexicon, catalog: Catalog | None = None) -> str:
         if _FIELD_BEFORE.search(text[: m.start()]):
             continue  # 'reason_code SNOMED 55822004': a field's value, not an event
         table = m.group("tbl")
-        if table and (catalog is None or not table_streams(catalog, table)):
+        if table and (catalog is None or not _streams(catalog, table)):
             continue  # 'fhir_condition 64859006': only a table of events before a bare code
         said, pos, ok = [], 0, True
         body = m.group("list")
@@ -132,7 +147,33 @@ def say_codes(text: str, lex: Lexicon, catalog: Catalog | None = None) -> str:
         out.append(lead + "".join(said) + body[pos:])
         last = m.end()
     out.append(text[last:])
-    return re.sub(r"\s{2,}", " ", _time_words("".join(out), catalog))
+    return re.sub(r"\s{2,}", " ", _time_words(_distinct_codes("".join(out), catalog), catalog))
+
+
+_KIND_NOUN = {
+    "condition": "conditions",
+    "drug": "drugs",
+    "procedure": "procedures",
+    "measurement": "measurements",
+}
+_DISTINCT_CODE = re.compile(
+    r"\bcount\s*(?:\(\s*distinct\s+code\s*\)|\s+(?:of\s+)?distinct\s+codes?)\s+"
+    r"(?P<w>in|from|of|over)\s+(?P<table>\w+)",
+    re.I,
+)
+
+
+def _distinct_codes(text: str, catalog: Catalog | None) -> str:
+    """'count distinct code in fhir_medication_request' said 'number of distinct drugs in ...'
+    (a table of one kind of events only)."""
+
+    def said(m: re.Match[str]) -> str:
+        kinds = {s.kind for s in _streams(catalog, m["table"])} if catalog else set()
+        if len(kinds) != 1 or next(iter(kinds)) not in _KIND_NOUN:
+            return m.group(0)
+        return f"number of distinct {_KIND_NOUN[next(iter(kinds))]} in {m['table']}"
+
+    return _DISTINCT_CODE.sub(said, text)
 
 
 def _time_words(text: str, catalog: Catalog | None) -> str:
