@@ -124,3 +124,15 @@ def test_distinct_codes_of_a_table_are_its_distinct_concepts(fhir2: Any) -> None
         "count distinct code in fhir_medication_request where year(authored_on) = 2021", now=NOW
     )
     assert a.decision == "accept" and a.value == n
+
+
+def test_a_code_beside_words_is_never_said_over_them(fhir2: Any) -> None:
+    # 2093-3 is total cholesterol: words beside a code must confirm it elsewhere, not be replaced
+    for text in (
+        "count of patients with an LDL cholesterol observation (LOINC 2093-3) value > 100",
+        "count of patients with an LDL cholesterol observation LOINC 2093-3 value > 100",
+        "fhir_measurement rows with LOINC 2093-3 (LDL cholesterol)",
+    ):
+        assert _say(fhir2, text) == text
+    a = fhir2.ask("count of patients with an LDL cholesterol observation LOINC 2093-3 value > 100")
+    assert a.decision != "accept"

@@ -13,7 +13,10 @@ name it stands for, in quotes (which the rules ground exactly) — and only wher
 * the code has one stored name, that name is stored for no other code, and it carries no quote,
   comma, semicolon or bracket (the list readers would cut it);
 * every code of a list ('code in (a, b)', 'CVX 207, 208 or 212') is such a code, and the words
-  between them ('or', 'and', commas) are kept.
+  between them ('or', 'and', commas) are kept;
+* the code stands alone: not an aside to words that name a concept ('an LDL cholesterol
+  observation (LOINC 2093-3)'), not given with its display, after no content word — words
+  beside a code must confirm it (``_code_mentions``, ``_code_displays``), never be overridden.
 
 A code the source does not store, or one these do not pin, is left as written: the reading
 abstains naming it. A question that asks for a table per patient ('group by patient_id', 'per
@@ -98,6 +101,62 @@ def _stored_name(lex: Lexicon, code: str, system: str, streams: set[str] | None)
     return name
 
 
+# what may stand before a code said alone (a content word there names the concept in words)
+_BEFORE_OK = frozenset(
+    [
+        "with",
+        "where",
+        "whose",
+        "for",
+        "of",
+        "in",
+        "and",
+        "or",
+        "from",
+        "has",
+        "had",
+        "have",
+        "a",
+        "an",
+        "any",
+        "the",
+        "is",
+        "are",
+        "was",
+        "were",
+        "than",
+        "without",
+        "no",
+        "not",
+        "by",
+        "patient",
+        "patients",
+        "pt",
+        "pts",
+        "row",
+        "rows",
+        "record",
+        "records",
+    ]
+)
+
+
+def _bare(text: str, m: re.Match[str]) -> bool:
+    """True when the code stands alone: not an aside in parentheses, not given with its
+    display, and after no content word (only a structural word, a table or field identifier, an
+    operator or the question's start)."""
+    if re.match(r"\s*\(", text[m.end() :]):
+        return False  # 'SNOMED 1234 (Display)': the display is for name_coded_displays to confirm
+    before = text[: m.start()].rstrip()
+    if before.endswith(("(", "[")):
+        return False
+    word = re.search(r"([\w.\-']+|[=<>,:])$", before)
+    if word is None:
+        return True
+    w = word.group(1).strip("'").lower()
+    return w in _BEFORE_OK or "_" in w or not w.isalpha() or bool(m.group("lead") or m.group("tbl"))
+
+
 def _streams(catalog: Catalog, word: str) -> list[EventStream]:
     """The streams of a table named in the question ('fhir_medication_request': its resource's)."""
     found = table_streams(catalog, word)
@@ -125,6 +184,8 @@ def say_codes(text: str, lex: Lexicon, catalog: Catalog | None = None) -> str:
     for m in _MENTION.finditer(text):
         if _FIELD_BEFORE.search(text[: m.start()]):
             continue  # 'reason_code SNOMED 55822004': a field's value, not an event
+        if not _bare(text, m):
+            continue  # 'an LDL cholesterol observation (LOINC 2093-3)': words the code must confirm
         table = m.group("tbl")
         if table and (catalog is None or not _streams(catalog, table)):
             continue  # 'fhir_condition 64859006': only a table of events before a bare code
