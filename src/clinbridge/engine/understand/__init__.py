@@ -37,9 +37,10 @@ from clinbridge.engine.understand._class_asides import class_by_members
 from clinbridge.engine.understand._class_words import class_words
 from clinbridge.engine.understand._code_displays import name_coded_displays
 from clinbridge.engine.understand._code_mentions import drop_confirmed_codes
+from clinbridge.engine.understand._code_said import say_codes
 from clinbridge.engine.understand._concept_lists import join_concept_lists, lists_define
-from clinbridge.engine.understand._count_pair import read_count_pair
 from clinbridge.engine.understand._count_difference import read_count_difference
+from clinbridge.engine.understand._count_pair import read_count_pair
 from clinbridge.engine.understand._data_words import data_words, names_not_given
 from clinbridge.engine.understand._demographic_gap import demographic_gap
 from clinbridge.engine.understand._demographics import read_demographics
@@ -166,6 +167,13 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
         if again and again[0].plan is not None:
             readings = [
                 r.model_copy(update={"notes": (*r.notes, f"codes said by their names: {named!r}")})
+                for r in again
+            ]
+        coded = say_codes(named, ctx.lexicon, ctx.catalog)  # "where code = '367498001'"
+        again = _understand(coded, ctx) if coded != named and readings[0].plan is None else []
+        if again and again[0].plan is not None:
+            readings = [
+                r.model_copy(update={"notes": (*r.notes, f"codes said by their names: {coded!r}")})
                 for r in again
             ]
     return [

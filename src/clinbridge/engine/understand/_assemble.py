@@ -599,8 +599,9 @@ def _first_last(a: _Asked) -> _Found:
         found = a.first_concept()
         etypes = [s.data.get("type") for s in a.enc + _slots(a.items, "scope")]
         noun = _noun_stream(a.items)
-        if found is None and noun and a.patient_id:
+        if found is None and noun:
             # "when was patient 7's first microbiology test": a record of that stream, any concept
+            # (with no patient: the source's first or last record of it)
             return Measure(of="date", stream=noun), None, 0.9
         if found is None and etypes and a.patient_id:
             # "patient 7's last inpatient admission date": the encounter's start
