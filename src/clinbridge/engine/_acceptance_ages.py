@@ -43,6 +43,16 @@ _WHEN = re.compile(
 )
 
 
+# an age tied to an event by the words around it: 'is at an age of 40 or more', 'age at onset',
+# 'aged 40+ when diagnosed', 'age in whole years at the first X'
+_AT_EVENT = re.compile(
+    r"\bat\s+(?:an?\s+)?age\b|\bage[ds]?\s+(?:\S+\s+){0,4}?(?:at|when|on)\s+"
+    r"(?:the\s+)?(?:time|onset|first|last|diagnos\w*|start|that|its|their|his|her)\b"
+    r"|\bage\s+of\s+onset\b|\bonset\s+age\b",
+    re.I,
+)
+
+
 def _ages(plan: QueryPlan) -> list[AgeFilter]:
     return [
         f
@@ -106,9 +116,30 @@ def _when(ctx: _Ctx, plan: QueryPlan, question: str) -> list[Check]:
     ]
 
 
+def _at_event(plan: QueryPlan, question: str) -> list[Check]:
+    """'persons whose first otitis media is at an age >= 40' read as aged 40 or more today."""
+    m = _AT_EVENT.search(question)
+    if m is None or not any(getattr(f, "kind", None) == "event" for f in plan.filters):
+        return []
+    if not any(f.at is None for f in _ages(plan)):
+        return []
+    return [
+        failed(
+            "age_at_event",
+            "question_not_covered",
+            f"the question ties the age to an event ({m[0]!r}) but the reading takes the age "
+            "on the question's date (today)",
+        )
+    ]
+
+
 def check_ages(ctx: _Ctx) -> list[Check]:
     """Failed checks for an age bound whose boundary or time the question leaves open."""
     plan, question = ctx.plan, ctx.question
     if plan is None or not question or plan.group_by:
         return []
-    return _boundary(ctx, plan, question) or _when(ctx, plan, question)
+    return (
+        _at_event(plan, question)
+        or _boundary(ctx, plan, question)
+        or _when(ctx, plan, question)
+    )
