@@ -221,6 +221,7 @@ class Connection:
                 question, reason or "could not read the question", understand_ms, readings
             )
         answer: Answer | None = None
+        question = self._as_read(question)  # the checks read the words the reader read
         if readings[0].choices:
             answer = answer_choices(
                 question,
@@ -262,6 +263,13 @@ class Connection:
         if readings[0].notes:
             answer.details.setdefault("notes", list(readings[0].notes))
         return answer
+
+    def _as_read(self, question: str) -> str:
+        """The question with its typing slips mended ('whch pt is homless', 'lsat year'), as the
+        built-in reader read it: the validator's checks of what is asked read the same words."""
+        from clinbridge.engine.understand._typos import fix_question_typos
+
+        return fix_question_typos(question, self.understander.lexicon)
 
     def _second_reading(self, question: str, readings: list[Reading]) -> tuple[Any, Any] | None:
         """The learned reader's reading and the agreement check each plan must pass (or None

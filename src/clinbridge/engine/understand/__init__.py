@@ -74,7 +74,7 @@ from clinbridge.engine.understand._stream_split import stream_choices
 from clinbridge.engine.understand._text import normalize
 from clinbridge.engine.understand._time_columns import drop_time_columns, year_equals
 from clinbridge.engine.understand._today_end import today_as_end
-from clinbridge.engine.understand._typos import fix_structure_typos
+from clinbridge.engine.understand._typos import fix_question_typos, fix_structure_typos
 from clinbridge.engine.understand._unit_asides import unit_asides
 from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
@@ -120,6 +120,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
+    question = fix_question_typos(question, ctx.lexicon)  # 'whch pt is homless', 'lsat year'
     question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'
     sensed = read_senses(question, ctx.lexicon, lambda q: _understand(q, ctx))  # 'AD'
     if sensed is not None:

@@ -44,6 +44,8 @@ _BRACKETS = re.compile(
     r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
     r"observable entity|regime/therapy|morphologic abnormality)\)"
 )
+_NEAR_EQUAL = 3.0
+"""Spelling corrections this close in similarity (rapidfuzz ratio points) are a tie."""
 _CODE_CHUNK = 1000
 """Codes per dictionary look-up while building (literal IN lists stay small)."""
 
@@ -427,9 +429,19 @@ class Lexicon:
         candidates = [
             w for w in self._postings if w[:1] == token[:1] and abs(len(w) - len(token)) <= 2
         ]
-        best = process.extractOne(token, candidates, scorer=fuzz.ratio, score_cutoff=min_ratio)
-        if best is not None:
-            return str(best[0])
+        found = process.extract(
+            token, candidates, scorer=fuzz.ratio, score_cutoff=min_ratio - _NEAR_EQUAL, limit=4
+        )
+        if found and found[0][1] >= min_ratio:
+            best = str(found[0][0])
+            rivals = [
+                str(w) for w, score, _i in found[1:] if score >= found[0][1] - _NEAR_EQUAL
+            ]
+            if any(stem(w) != stem(best) for w in rivals):
+                # two words nearly as close ('brest': 'breast' or 'best'): which was meant is
+                # not the speller's to say, so the word stays as typed (and abstains)
+                return None
+            return best
         # one slip in a longer word — a letter swapped, doubled, dropped or mistyped
         # ('colitus', 'hieght'): the single vocabulary word one edit away, when only one is
         from rapidfuzz.distance import OSA
