@@ -23,6 +23,7 @@ from sqlglot import exp
 
 from clinbridge.engine.understand._label_words import spelled_out
 from clinbridge.engine.understand._names import patient_names
+from clinbridge.engine.understand._spelling import one_slip
 from clinbridge.engine.understand._survey_items import SCORE as SURVEY
 from clinbridge.engine.understand._survey_items import survey_demoted
 from clinbridge.engine.understand._text import content_tokens, normalize, stem, tokens
@@ -446,8 +447,9 @@ class Lexicon:
         # ('colitus', 'hieght'): the single vocabulary word one edit away, when only one is
         from rapidfuzz.distance import OSA
 
-        if len(token) < 6:
-            return None
+        if len(token) == 5:  # 'woudn', 'sprya': a letter swapped, dropped or added, never changed
+            near = [w for w in candidates if abs(len(w) - 5) <= 1 and one_slip(token, w)]
+            return near[0] if len(near) == 1 else None
         near = [w for w in candidates if OSA.distance(token, w, score_cutoff=1) <= 1]
         return near[0] if len(near) == 1 else None
 

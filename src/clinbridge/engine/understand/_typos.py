@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from clinbridge.engine.understand._spelling import one_slip
 from clinbridge.engine.understand._text import stem
 
 if TYPE_CHECKING:
@@ -98,29 +99,10 @@ def _terms() -> frozenset[str]:
     return frozenset(w for w in words if len(w) >= 5)
 
 
-def _one_slip(typed: str, word: str) -> bool:
-    """``typed`` is ``word`` with one letter dropped, added or doubled, or two neighbouring
-    letters swapped; a mistyped letter only in a long word ('diagnisis'): in a short one
-    ('valum' for 'value' or 'valium') a changed letter makes another word too easily."""
-    if typed == word:
-        return False
-    if len(typed) + 1 == len(word):
-        return any(word[:k] + word[k + 1 :] == typed for k in range(len(word)))
-    if len(typed) == len(word) + 1:
-        return any(typed[:k] + typed[k + 1 :] == word for k in range(len(typed)))
-    if len(typed) != len(word):
-        return False
-    diff = [k for k in range(len(word)) if typed[k] != word[k]]
-    if len(diff) == 2 and diff[1] == diff[0] + 1:
-        a, b = diff
-        return typed[a] == word[b] and typed[b] == word[a]
-    return len(diff) == 1 and len(word) >= 7
-
-
 def _slips(word: str, words: frozenset[str]) -> set[str]:
     if len(word) == 3:  # 'mny', 'hav': a three-letter slip is only a dropped letter
-        return {w for w in words if len(w) == 4 and _one_slip(word, w)}
-    return {w for w in words if abs(len(w) - len(word)) <= 1 and _one_slip(word, w)}
+        return {w for w in words if len(w) == 4 and one_slip(word, w)}
+    return {w for w in words if abs(len(w) - len(word)) <= 1 and one_slip(word, w)}
 
 
 def _one_of(word: str, near: set[str]) -> str | None:
