@@ -265,11 +265,11 @@ class Connection:
         return answer
 
     def _as_read(self, question: str) -> str:
-        """The question with its typing slips mended ('whch pt is homless', 'lsat year'), as the
-        built-in reader read it: the validator's checks of what is asked read the same words."""
-        from clinbridge.engine.understand._typos import fix_question_typos
+        """The question as the built-in reader read it (typing slips mended, 'exists' said as 'is
+        there any'): the validator's checks of what is asked read the same words."""
+        from clinbridge.engine.understand import as_read
 
-        return fix_question_typos(question, self.understander.lexicon)
+        return as_read(question, self.understander.lexicon)
 
     def _second_reading(self, question: str, readings: list[Reading]) -> tuple[Any, Any] | None:
         """The learned reader's reading and the agreement check each plan must pass (or None

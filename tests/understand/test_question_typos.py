@@ -13,7 +13,7 @@ from clinbridge.engine.understand._typos import fix_question_typos
 def _lexicon(*labels: str, names: tuple[str, ...] = ()) -> Lexicon:
     lex = Lexicon(source="x")
     lex.labels = [(t, frozenset(content_tokens(t)), (i,), "name") for i, t in enumerate(labels)]
-    lex.patient_names = {n: ("1",) for n in names}
+    lex.patient_names = dict.fromkeys(names, ("1",))
     lex._index()
     return lex
 

@@ -69,6 +69,7 @@ from clinbridge.engine.understand._schema_roles import FIELD_ABSTAIN, per_patien
 from clinbridge.engine.understand._senses import read_senses
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
+from clinbridge.engine.understand._sql_said import sql_said
 from clinbridge.engine.understand._stay_read import read_stay
 from clinbridge.engine.understand._stream_split import stream_choices
 from clinbridge.engine.understand._text import normalize
@@ -93,6 +94,7 @@ __all__ = [
     "Reading",
     "UnderstandContext",
     "Understander",
+    "as_read",
     "understand",
 ]
 
@@ -110,6 +112,12 @@ class UnderstandContext:
     embeddings: bool = True
 
 
+def as_read(question: str, lex: Lexicon) -> str:
+    """The question as every reader (and the validator's checks) reads it: its typing slips
+    mended ('whch pt is homless', 'lsat year') and a leading 'exists' said as 'is there any'."""
+    return sql_said(fix_question_typos(question, lex))
+
+
 def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     """Read a question into ranked readings (best first); a single abstaining reading if none.
 
@@ -120,7 +128,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
-    question = fix_question_typos(question, ctx.lexicon)  # 'whch pt is homless', 'lsat year'
+    question = as_read(question, ctx.lexicon)
     question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'
     sensed = read_senses(question, ctx.lexicon, lambda q: _understand(q, ctx))  # 'AD'
     if sensed is not None:

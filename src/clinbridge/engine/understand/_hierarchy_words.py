@@ -8,7 +8,8 @@ concept_ancestor'. Both readers take a concept named in words with its descendan
 source has a concept hierarchy (CONCEPT_ANCESTOR with rows), so here:
 
 * **hierarchy words** — 'under (ingredient|concept|class) X', a bare 'under X' before words that
-  name a concept the source holds, 'descendants included', 'incl. descendants', 'and its
+  name a concept the source holds (a lower-case name only with its concept id beside it:
+  'under alteplase (1347450)'), 'descendants included', 'incl. descendants', 'and its
   descendants', 'or a descendant (such as Y)', 'descends from', 'in concept_ancestor' — are
   taken out, leaving the concept's name. An example after 'such as' must itself name a concept
   of the source (it is then an illustration, restricting nothing); else the words stay, to be
@@ -65,6 +66,10 @@ _ID_THEN_NAME = re.compile(
 _UNDER_BARE = re.compile(
     r"\b(?:under|descend(?:s|ing)?\s+from)\s+(?P<name>[A-Z][\w'’-]*(?:[ \t]+[\w'’-]+){0,7}?)"
     r"(?=\s*\(|\s*,|\s+incl|\s+and\s+(?:its|their|all)|\s+or\s+(?:any|a|its)|\s*$)"
+)
+_UNDER_LOWER = re.compile(
+    # 'under alteplase (1347450)': a lower-case name under which, only with its concept id beside
+    r"\bunder\s+(?P<name>[a-z][\w'’-]*(?:[ \t]+[a-z][\w'’-]*){0,5}?)(?=\s*\(\s*\d{3,}\s*\))"
 )
 _IN_ANCESTOR = re.compile(
     r"\s*\(?\s*(?:(?:in|via|through|using|from)\s+(?:the\s+)?)?concept_ancestor(?:\s+table)?\s*\)?",
@@ -144,7 +149,11 @@ def hierarchy_words(question: str, lex: Lexicon) -> tuple[str, str | None]:
         question = _IN_ANCESTOR.sub(" ", question)
     said += [m[0].strip() for m in _DESCENDANTS.finditer(question)]
     said += [m[0].strip() for m in _UNDER_KIND.finditer(question)]
-    bare = [m for m in _UNDER_BARE.finditer(question) if _concept(m["name"], lex) is not None]
+    bare = [
+        m
+        for m in (*_UNDER_BARE.finditer(question), *_UNDER_LOWER.finditer(question))
+        if _concept(m["name"], lex) is not None
+    ]
     said += [m[0].split()[0] for m in bare]
     if not said:
         return _ids(question, lex, hierarchy=False)

@@ -435,9 +435,7 @@ class Lexicon:
         )
         if found and found[0][1] >= min_ratio:
             best = str(found[0][0])
-            rivals = [
-                str(w) for w, score, _i in found[1:] if score >= found[0][1] - _NEAR_EQUAL
-            ]
+            rivals = [str(w) for w, score, _i in found[1:] if score >= found[0][1] - _NEAR_EQUAL]
             if any(stem(w) != stem(best) for w in rivals):
                 # two words nearly as close ('brest': 'breast' or 'best'): which was meant is
                 # not the speller's to say, so the word stays as typed (and abstains)

@@ -1,0 +1,49 @@
+"""A data manager's SQL words said plainly (issue 8, the data-manager voice): a leading 'exists'
+is a yes/no question, and 'under <name> (<concept id>)' names the concept whose descendants
+count even when the name is typed in lower case. No database: a small lexicon."""
+
+from __future__ import annotations
+
+from clinbridge.engine.understand._hierarchy_words import hierarchy_words
+from clinbridge.engine.understand._lexicon import ConceptEntry, Lexicon
+from clinbridge.engine.understand._sql_said import exists_asked
+from clinbridge.engine.understand._text import content_tokens
+
+
+def test_a_leading_exists_is_a_yes_no_question() -> None:
+    assert exists_asked("exists drug_exposure for person_id 445 under celecoxib?") == (
+        "is there any drug_exposure for person_id 445 under celecoxib?"
+    )
+    assert exists_asked("exists a Peptic ulcer condition_occurrence? yes/no") == (
+        "is there any Peptic ulcer condition_occurrence? yes/no"
+    )
+    assert exists_asked("Does there exist a person with X") == "is there any person with X"
+    # only at the start, and never inside a word or a field name
+    for q in (
+        "how many patients exist with X",
+        "count rows where exists_flag = 1",
+        "existing users of statins",
+    ):
+        assert exists_asked(q) == q
+
+
+def _lexicon(*names: str) -> Lexicon:
+    lex = Lexicon(source="x")
+    codes = {"Alteplase": 1347450, "Celecoxib": 1118084}
+    lex.entries = [ConceptEntry(codes[n], n, "drug", 5, 0, True) for n in names]
+    lex.labels = [
+        (n.lower(), frozenset(content_tokens(n)), (i,), "name") for i, n in enumerate(names)
+    ]
+    lex._index()
+    return lex
+
+
+def test_under_a_lower_case_name_with_its_id_is_the_concept_and_its_descendants() -> None:
+    lex = _lexicon("Alteplase", "Celecoxib")
+    said, reason = hierarchy_words("count drug_exposure rows under alteplase (1347450)", lex)
+    assert reason is None and said == "count drug_exposure rows alteplase"
+    # without an id beside it a lower-case 'under' is a comparison or a word, left as written
+    said, _ = hierarchy_words("how many patients under 65 on celecoxib", lex)
+    assert "under 65" in said
+    said, _ = hierarchy_words("pts under celecoxib treatment", lex)
+    assert "under celecoxib" in said
