@@ -47,3 +47,19 @@ def test_under_a_lower_case_name_with_its_id_is_the_concept_and_its_descendants(
     assert "under 65" in said
     said, _ = hierarchy_words("pts under celecoxib treatment", lex)
     assert "under celecoxib" in said
+
+
+def test_date_diff_is_the_days_from_one_date_to_another() -> None:
+    from clinbridge.engine.understand._sql_said import date_diff_said
+
+    assert date_diff_said("max date_diff('day', onset_time, abatement_time) over X") == (
+        "max days from onset_time to abatement_time over X"
+    )
+    assert date_diff_said("median(date_diff day, first A start_date, first B date) over P") == (
+        "median(days from first A start_date to first B date) over P"
+    )
+    assert date_diff_said("date_diff('day') between A and B") == "days between A and B"
+    assert date_diff_said("date_diff in weeks from A to B") == "weeks from A to B"
+    # a nested call is not read: it stays as typed (and abstains on the unread field)
+    q = "date_diff('day', min(a, b), c)"
+    assert date_diff_said(q) == q

@@ -7,6 +7,12 @@ person with ...'). A leading 'exists' (or 'there exists', 'does there exist') is
 there any': whether at least one such record is stored. Only at the start of the question,
 where the word can be nothing but the predicate.
 
+'date_diff' is SQL's difference of two dates: "date_diff('day', A, B)", 'date_diff day, A, B'
+(inside an aggregate's parentheses) are 'days from A to B'; "date_diff('day') between A and
+B", 'date_diff in days from A to B' are 'days between A and B', 'days from A to B' — the words
+the readers of elapsed time read. The unit is kept (days, weeks, months, years); arguments are
+read only when plain (no commas or parentheses inside).
+
 A range written '2010..2018' is left as typed: said as '2010-2018' it met a reading that drops
 the span from a schema-worded breakdown (every year answered: a wrong answer, not a gain).
 """
@@ -15,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["exists_asked", "sql_said"]
+__all__ = ["date_diff_said", "exists_asked", "sql_said"]
 
 _EXISTS = re.compile(
     r"^\s*(?:does\s+there\s+exist|there\s+exists?|exists?)\s+(?:an?\s+|any\s+|some\s+)?"
@@ -29,6 +35,23 @@ def exists_asked(question: str) -> str:
     return _EXISTS.sub("is there any ", question, count=1)
 
 
+_FUNC = r"\bdate_?diff"
+_UNIT = r"'?(?P<u>day|week|month|year)s?'?"
+_ARGS = r"(?P<a>[^,()]+?)\s*,\s*(?P<b>[^,()]+?)"
+_DIFF_CALL = re.compile(rf"{_FUNC}\s*\(\s*{_UNIT}\s*,\s*{_ARGS}\s*\)", re.I)
+_DIFF_LISTED = re.compile(rf"{_FUNC}\s+(?:in\s+)?{_UNIT}\s*,\s*{_ARGS}(?=\s*\))", re.I)
+_DIFF_UNIT = re.compile(
+    rf"{_FUNC}\s*(?:\(\s*{_UNIT}\s*\)|\s+(?:in\s+)?{_UNIT.replace('?P<u>', '?P<v>')})", re.I
+)
+
+
+def date_diff_said(question: str) -> str:
+    """``question`` with SQL's 'date_diff' said as the days (weeks, ...) from one date to another."""
+    question = _DIFF_CALL.sub(lambda m: f"{m['u'].lower()}s from {m['a']} to {m['b']}", question)
+    question = _DIFF_LISTED.sub(lambda m: f"{m['u'].lower()}s from {m['a']} to {m['b']}", question)
+    return _DIFF_UNIT.sub(lambda m: f"{(m['u'] or m['v']).lower()}s", question)
+
+
 def sql_said(question: str) -> str:
     """``question`` with the SQL words of the module docstring said plainly."""
-    return exists_asked(question)
+    return date_diff_said(exists_asked(question))
