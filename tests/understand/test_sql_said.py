@@ -63,3 +63,23 @@ def test_date_diff_is_the_days_from_one_date_to_another() -> None:
     # a nested call is not read: it stays as typed (and abstains on the unread field)
     q = "date_diff('day', min(a, b), c)"
     assert date_diff_said(q) == q
+
+
+def test_words_that_only_stress_are_said_plainly() -> None:
+    from clinbridge.engine.understand._stress_words import stress_words
+
+    assert stress_words("which patient has the single highest RDW result") == (
+        "which patient has the highest RDW result"
+    )
+    assert stress_words("the largest supply on any single spray exposure") == (
+        "the largest supply on any spray exposure"
+    )
+    assert stress_words("when was X most recently diagnosed") == "when was X last diagnosed"
+    # 'single' that restricts stays: exactly one dose, a marital status, a product kind
+    for q in (
+        "patients who got a single dose",
+        "how many adults are single (never married)",
+        "any single-ingredient tablet",
+        "the single patient with X",
+    ):
+        assert stress_words(q) == q

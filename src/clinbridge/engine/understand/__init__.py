@@ -72,6 +72,7 @@ from clinbridge.engine.understand._slots import extract
 from clinbridge.engine.understand._sql_said import sql_said
 from clinbridge.engine.understand._stay_read import read_stay
 from clinbridge.engine.understand._stream_split import stream_choices
+from clinbridge.engine.understand._stress_words import stress_words
 from clinbridge.engine.understand._text import normalize
 from clinbridge.engine.understand._time_columns import drop_time_columns, year_equals
 from clinbridge.engine.understand._today_end import today_as_end
@@ -114,8 +115,9 @@ class UnderstandContext:
 
 def as_read(question: str, lex: Lexicon) -> str:
     """The question as every reader (and the validator's checks) reads it: its typing slips
-    mended ('whch pt is homless', 'lsat year') and a leading 'exists' said as 'is there any'."""
-    return sql_said(fix_question_typos(question, lex))
+    mended ('whch pt is homless', 'lsat year'), SQL's words said plainly ('exists', 'date_diff')
+    and words that only stress ('the single highest', 'most recently') said as the readers read."""
+    return stress_words(sql_said(fix_question_typos(question, lex)))
 
 
 def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
