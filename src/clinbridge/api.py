@@ -267,6 +267,8 @@ class Connection:
     def _as_read(self, question: str) -> str:
         """The question as the built-in reader read it (typing slips mended, 'exists' said as 'is
         there any'): the validator's checks of what is asked read the same words."""
+        if self.catalog.variables and not self.catalog.streams:  # a wide trial table: as asked
+            return question
         from clinbridge.engine.understand import as_read
 
         return as_read(question, self.understander.lexicon)
