@@ -72,3 +72,20 @@ def test_the_vocabulary_correction_abstains_when_two_words_are_nearly_as_close()
     assert _lexicon("Breast cancer").nearest_token("brest") == "breast"
     assert _lexicon("Gunshot wound").nearest_token("woudn") == "wound"  # five letters, a swap
     assert _lexicon("Fracture of hip").nearest_token("fractrue") == "fracture"
+
+
+def test_shots_of_a_named_drug_are_the_drug_and_other_shots_stay() -> None:
+    from clinbridge.engine.understand._lexicon import ConceptEntry
+    from clinbridge.engine.understand._plain_words import plain_words
+
+    lex = _lexicon("Vitamin B12", "Allergy to grass pollen")
+    lex.entries = [
+        ConceptEntry(1, "Vitamin B12", "drug", 5, 0, True),
+        ConceptEntry(2, "Allergy to grass pollen", "condition", 5, 0, True),
+    ]
+    assert plain_words("anemic patients who got vitamin b12 shots, how many", lex) == (
+        "anemic patients who got vitamin b12, how many"
+    )
+    assert plain_words("anemic patients who got b12 shots", lex) == "anemic patients who got b12"
+    for q in ("total allergy shots given", "patients with flu shots", "who got shots (any)"):
+        assert plain_words(q, lex) == q, q
