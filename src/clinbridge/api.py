@@ -221,6 +221,7 @@ class Connection:
                 question, reason or "could not read the question", understand_ms, readings
             )
         answer: Answer | None = None
+        question = self._as_read(question)  # the checks read the words the reader read
         if readings[0].choices:
             answer = answer_choices(
                 question,
@@ -262,6 +263,15 @@ class Connection:
         if readings[0].notes:
             answer.details.setdefault("notes", list(readings[0].notes))
         return answer
+
+    def _as_read(self, question: str) -> str:
+        """The question as the built-in reader read it (typing slips mended, 'exists' said as 'is
+        there any'): the validator's checks of what is asked read the same words."""
+        if self.catalog.variables and not self.catalog.streams:  # a wide trial table: as asked
+            return question
+        from clinbridge.engine.understand import as_read
+
+        return as_read(question, self.understander.lexicon)
 
     def _second_reading(self, question: str, readings: list[Reading]) -> tuple[Any, Any] | None:
         """The learned reader's reading and the agreement check each plan must pass (or None

@@ -79,7 +79,7 @@ def test_a_ratio_is_not_answered_with_a_count(
 @pytest.mark.parametrize("question", ["whch patient is homeless", "pt w the highest ALT?"])
 def test_which_patient_is_not_answered_with_a_number(s27: Any, question: str) -> None:
     a = _abstains(s27, question, S27_NOW, "shape_mismatch")
-    assert "which patient" in a.reason
+    assert "which patient" in a.reason or "list" in a.reason, a.reason
 
 
 @pytest.mark.parametrize(

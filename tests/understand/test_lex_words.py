@@ -64,7 +64,11 @@ class _Ids:
             "3516 - first celecoxib to gi bleed, # days",
             "patient 3516 - first celecoxib to gi bleed, # days",
         ),
+        ("3516 ever on celebrex?", "patient 3516 ever on celebrex?"),
+        ("how old was 16 w the wrist sprain", "how old was patient 16 w the wrist sprain"),
         # not a person id, a year, or patients in the plural named: left as written
+        ("16 ever-smokers", "16 ever-smokers"),
+        ("77 ever on celebrex?", "77 ever on celebrex?"),
         ("what vaccines has 77 had", "what vaccines has 77 had"),
         ("what did 2015 ever have", "what did 2015 ever have"),
         ("how many patients had 16 at the clinic", "how many patients had 16 at the clinic"),

@@ -77,13 +77,15 @@ from clinbridge.engine.understand._schema_roles import FIELD_ABSTAIN, per_patien
 from clinbridge.engine.understand._senses import read_senses
 from clinbridge.engine.understand._shorthand import expand_words
 from clinbridge.engine.understand._slots import extract
+from clinbridge.engine.understand._sql_said import sql_said
 from clinbridge.engine.understand._stay_filter import read_stay_filter
 from clinbridge.engine.understand._stay_read import read_stay
 from clinbridge.engine.understand._stream_split import stream_choices
+from clinbridge.engine.understand._stress_words import stress_words
 from clinbridge.engine.understand._text import normalize
 from clinbridge.engine.understand._time_columns import drop_time_columns, year_equals
 from clinbridge.engine.understand._today_end import today_as_end
-from clinbridge.engine.understand._typos import fix_structure_typos
+from clinbridge.engine.understand._typos import fix_question_typos, fix_structure_typos
 from clinbridge.engine.understand._unit_asides import unit_asides
 from clinbridge.engine.understand._unit_names import unit_names
 from clinbridge.engine.understand._unread import untype_hospital
@@ -103,6 +105,7 @@ __all__ = [
     "Reading",
     "UnderstandContext",
     "Understander",
+    "as_read",
     "understand",
 ]
 
@@ -120,6 +123,13 @@ class UnderstandContext:
     embeddings: bool = True
 
 
+def as_read(question: str, lex: Lexicon) -> str:
+    """The question as every reader (and the validator's checks) reads it: its typing slips
+    mended ('whch pt is homless', 'lsat year'), SQL's words said plainly ('exists', 'date_diff')
+    and words that only stress ('the single highest', 'most recently') said as the readers read."""
+    return stress_words(sql_said(fix_question_typos(question, lex)))
+
+
 def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     """Read a question into ranked readings (best first); a single abstaining reading if none.
 
@@ -130,6 +140,7 @@ def understand(question: str, ctx: UnderstandContext) -> list[Reading]:
     Returns:
         Readings, best first. Each has a plan and its grounding evidence, or an abstention reason.
     """
+    question = as_read(question, ctx.lexicon)
     question = exists_words(question)  # 'exists drug_exposure for person_id 445 under X?'
     question = intersect_words(question)  # 'person_id with A INTERSECT person_id with B'
     question = bare_patient_ids(question, ctx.lexicon)  # 'what vaccines has 3516 had'

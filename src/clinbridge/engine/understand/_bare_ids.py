@@ -5,8 +5,9 @@ A clinician types the record number alone where a noun phrase would name the pat
 integer is read as 'patient N' only when all of these hold:
 
 * it stands where the subject of the sentence stands — right after an auxiliary ('has', 'did',
-  'was', 'is', 'does') and before a verb, an adverb or 'at'; or first in the question before a
-  dash or colon, or before what is asked of the patient ('1655 age at ...', '1655 last med');
+  'was', 'is', 'does') and before a verb, an adverb, 'at' or 'with' ('how old was 2847 w the
+  wrist sprain'); or first in the question before 'ever', 'never', 'currently' or 'still'
+  ('445 ever on celebrex?'); or first in the question before a dash or colon, or before what is asked of the patient ('1655 age at ...', '1655 last med');
   or with a possessive ('3516's'); or last, after 'for' ('# of courses for 1655');
 * it is the id of a patient in the connected source (checked against the patient table's ids,
   read once when the understander is built);
@@ -36,7 +37,7 @@ _MAX_IDS = 500_000
 _AFTER = (
     r"(?:had|has|have|ever|never|been|got|gotten|get|gets|receive[ds]?|received|take|taken|took|"
     r"die[ds]?|died|start(?:ed)?|begin|began|break|broke|undergo|underwent|undergone|visit(?:ed)?|"
-    r"at|when|first|last|currently|still|on|in|diagnosed|dx|admitted|prescribed|given)"
+    r"at|when|first|last|currently|still|on|in|diagnosed|dx|admitted|prescribed|given|w|with)"
 )
 # first in the question before what is asked of the patient: '1655 age at asthma dx?',
 # '1655 last med given when?'
@@ -49,6 +50,8 @@ _SUBJECT = re.compile(
     r"|(?<![\w.-])(?P<n3>\d{1,12})(?='s\b)"
     # ('5 most recent visits': a number of things, not a patient)
     rf"|^(?P<n4>\d{{1,12}})(?=\s+{_LEAD}\b(?!\s+[a-z]+s\b))"
+    # '445 ever on celebrex?': first in the question before an adverb of the patient's history
+    r"|^(?P<n6>\d{1,12})(?=\s+(?:ever|never|currently|still)(?![\w-]))"
     # '# of pen VK courses for 1655': the patient the question ends on
     r"|\bfor\s+(?P<n5>\d{1,12})(?=\s*\??\s*$)",
     re.I,
@@ -87,12 +90,12 @@ def bare_patient_ids(question: str, lex: Lexicon) -> str:
     if not ids or _OTHER_PATIENT.search(question):
         return question
     hits = list(_SUBJECT.finditer(question))
-    numbers = {next(g for g in m.group("n", "n2", "n3", "n4", "n5") if g) for m in hits}
+    numbers = {next(g for g in m.group("n", "n2", "n3", "n4", "n5", "n6") if g) for m in hits}
     if len(numbers) != 1:
         return question
     n = numbers.pop()
     if n not in ids or 1900 <= int(n) <= 2100:
         return question
     m = hits[0]
-    start, end = m.span(next(k for k in ("n", "n2", "n3", "n4", "n5") if m[k]))
+    start, end = m.span(next(k for k in ("n", "n2", "n3", "n4", "n5", "n6") if m[k]))
     return f"{question[:start]}patient {n}{question[end:]}"

@@ -8,7 +8,8 @@ concept_ancestor'. Both readers take a concept named in words with its descendan
 source has a concept hierarchy (CONCEPT_ANCESTOR with rows), so here:
 
 * **hierarchy words** — 'under (ingredient|concept|class) X', a bare 'under X' before words that
-  name a concept the source holds, 'descendants included', 'incl. descendants', 'and its
+  name a concept the source holds (a lower-case name only with its concept id beside it:
+  'under alteplase (1347450)'), 'descendants included', 'incl. descendants', 'and its
   descendants', 'or a descendant (such as Y)', 'descends from', 'in concept_ancestor' — are
   taken out, leaving the concept's name. An example after 'such as' must itself name a concept
   of the source (it is then an illustration, restricting nothing); else the words stay, to be

@@ -23,6 +23,7 @@ from sqlglot import exp
 
 from clinbridge.engine.understand._label_words import spelled_out
 from clinbridge.engine.understand._names import patient_names
+from clinbridge.engine.understand._spelling import one_slip
 from clinbridge.engine.understand._survey_items import SCORE as SURVEY
 from clinbridge.engine.understand._survey_items import survey_demoted
 from clinbridge.engine.understand._text import content_tokens, normalize, stem, tokens
@@ -44,6 +45,8 @@ _BRACKETS = re.compile(
     r"\[[^\]]*\]|\((?:disorder|finding|procedure|situation|substance|"
     r"observable entity|regime/therapy|morphologic abnormality)\)"
 )
+_NEAR_EQUAL = 3.0
+"""Spelling corrections this close in similarity (rapidfuzz ratio points) are a tie."""
 _CODE_CHUNK = 1000
 """Codes per dictionary look-up while building (literal IN lists stay small)."""
 
@@ -427,15 +430,24 @@ class Lexicon:
         candidates = [
             w for w in self._postings if w[:1] == token[:1] and abs(len(w) - len(token)) <= 2
         ]
-        best = process.extractOne(token, candidates, scorer=fuzz.ratio, score_cutoff=min_ratio)
-        if best is not None:
-            return str(best[0])
+        found = process.extract(
+            token, candidates, scorer=fuzz.ratio, score_cutoff=min_ratio - _NEAR_EQUAL, limit=4
+        )
+        if found and found[0][1] >= min_ratio:
+            best = str(found[0][0])
+            rivals = [str(w) for w, score, _i in found[1:] if score >= found[0][1] - _NEAR_EQUAL]
+            if any(stem(w) != stem(best) for w in rivals):
+                # two words nearly as close ('brest': 'breast' or 'best'): which was meant is
+                # not the speller's to say, so the word stays as typed (and abstains)
+                return None
+            return best
         # one slip in a longer word — a letter swapped, doubled, dropped or mistyped
         # ('colitus', 'hieght'): the single vocabulary word one edit away, when only one is
         from rapidfuzz.distance import OSA
 
-        if len(token) < 6:
-            return None
+        if len(token) == 5:  # 'woudn', 'sprya': a letter swapped, dropped or added, never changed
+            near = [w for w in candidates if abs(len(w) - 5) <= 1 and one_slip(token, w)]
+            return near[0] if len(near) == 1 else None
         near = [w for w in candidates if OSA.distance(token, w, score_cutoff=1) <= 1]
         return near[0] if len(near) == 1 else None
 

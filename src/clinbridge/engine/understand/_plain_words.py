@@ -6,6 +6,8 @@
   is untouched);
 * 'how many shots has X had' → 'how many immunizations': shots counted are immunization records;
 * ', 1+ dose', '(1 or more doses)' beside a vaccine: having received it (any record counts);
+* 'B12 shots', 'Td shots': the drug or vaccine named before 'shots' (only words that name one of
+  the source's drugs or vaccines exactly, or are a shorthand for one: 'allergy shots' stay);
 * 'list the chronic neck pain pts' → 'list the patients with chronic neck pain': a list of
   patients named by a concept before the noun (only when those words name a concept of the
   source exactly, or are a shorthand for one — 'female', 'older' or '3' are never moved);
@@ -157,10 +159,50 @@ def _unknown(word: str, lex: Lexicon) -> bool:
     )
 
 
+_SHOTS = re.compile(r"\s+(?:shots?|jabs?)\b(?!\s*\()")
+_DRUG_KINDS = frozenset({"drug", "immunization"})
+
+
+def _names_drug(words: str, lex: Lexicon) -> bool:
+    """The words name a drug or vaccine of the source exactly (or by shorthand for one)."""
+    from clinbridge.engine.understand._shorthand import concept_shorthand
+
+    for said in (words, *concept_shorthand().get(words, ())):
+        found = lex.match(said)
+        if found and found[0].score >= 0.97:
+            return any(lex.entries[i].stream in _DRUG_KINDS for i in found[0].entries)
+    return False
+
+
+def _drug_shots(text: str, lex: Lexicon) -> str:
+    """'B12 shots', 'Td shots': the doses of the drug or vaccine named before 'shots' — the
+    drug itself (only when those words name a drug or vaccine of the source; 'allergy shots'
+    names none and stays)."""
+    from clinbridge.engine.understand._shorthand import concept_shorthand
+    from clinbridge.engine.understand._text import STOP_WORDS
+
+    out, last = [], 0
+    for m in _SHOTS.finditer(text):
+        before = text[last : m.start()].split()
+        shot = m[0].split()[0]
+        if any(f"{' '.join(before[-n:])} {shot}" in concept_shorthand() for n in (1, 2, 3)):
+            continue  # 'flu shots', 'covid shot': a shorthand of its own
+        for n in (3, 2, 1):
+            words = " ".join(before[-n:]) if len(before) >= n else ""
+            if not words or before[-n] in STOP_WORDS:
+                continue
+            if _names_drug(words, lex):
+                out.append(text[last : m.start()])
+                last = m.end()
+                break
+    return "".join(out) + text[last:] if out else text
+
+
 def plain_words(text: str, lex: Lexicon) -> str:
     """``text`` (normalised) with the plain words above said as the rules read them."""
     for pattern, repl in _FORMS:
         text = pattern.sub(repl, text)
+    text = _drug_shots(text, lex)
 
     def paren(m: re.Match[str]) -> str:
         if not _unknown(m["w"], lex):

@@ -14,10 +14,13 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from clinbridge.engine.understand._spelling import one_slip
+from clinbridge.engine.understand._text import stem
+
 if TYPE_CHECKING:
     from clinbridge.engine.understand._lexicon import Lexicon
 
-__all__ = ["fix_structure_typos"]
+__all__ = ["fix_question_typos", "fix_structure_typos"]
 
 _STRUCTURE = frozenset(
     [
@@ -48,6 +51,8 @@ _STRUCTURE = frozenset(
         *("deceased", "died", "alive", "living", "vaccinated", "prescriptions", "prescription"),
         *("procedures", "procedure", "diagnoses", "encounter", "visit", "measurement"),
         *("measurements", "reading", "readings", "discharged", "discharge", "started", "stopped"),
+        *("together", "times", "episodes", "episode", "supply", "positive", "negative", "both"),
+        *("separately", "currently", "recently", "documented", "allergic"),
     ]
 )
 _WORD = re.compile(r"\b[a-z]{3,}\b")
@@ -81,14 +86,49 @@ def _known_short() -> frozenset[str]:
     return frozenset(concept_shorthand()) | frozenset(word_shorthand()) | {"mos", "hrs", "mins"}
 
 
-def _near(word: str) -> str | None:
-    from rapidfuzz.distance import OSA
+@lru_cache(maxsize=1)
+def _terms() -> frozenset[str]:
+    """One-word terms of the shorthand lexicon and the drug classes ('opioid', 'antibiotics',
+    'shingles', 'lipitor'): a slip in one ('opiod', 'antibiotcs', 'shingels') is mended to it
+    as to a structure word. Five letters or more: a shorter term has too many neighbours."""
+    from clinbridge.engine.understand._shorthand import concept_shorthand, drug_classes
 
+    words = {t for t in concept_shorthand() if t.isalpha()}
+    for c in drug_classes():
+        words.update(n for n in (c.name, *c.synonyms) if n.isalpha())
+    return frozenset(w for w in words if len(w) >= 5)
+
+
+def _slips(word: str, words: frozenset[str]) -> set[str]:
     if len(word) == 3:  # 'mny', 'hav': a three-letter slip is only a dropped letter
-        near = [w for w in _STRUCTURE if len(w) == 4 and OSA.distance(word, w) <= 1]
-        return near[0] if len(near) == 1 else None
-    near = [w for w in _STRUCTURE if abs(len(w) - len(word)) <= 1 and OSA.distance(word, w) <= 1]
-    return near[0] if len(near) == 1 else None
+        return {w for w in words if len(w) == 4 and one_slip(word, w)}
+    return {w for w in words if abs(len(w) - len(word)) <= 1 and one_slip(word, w)}
+
+
+def _one_of(word: str, near: set[str]) -> str | None:
+    """The one word meant, or None when the slip could be more than one ('vist': 'visit' or
+    'list'). Forms of one word ('time', 'times') are one word: the form ending as typed wins."""
+    if len(near) == 1:
+        return next(iter(near))
+    if near and len({stem(w) for w in near}) == 1:
+        same_end = sorted(w for w in near if w[-1] == word[-1])
+        return same_end[0] if len(same_end) == 1 else None
+    return None
+
+
+def _near(word: str, lex: Lexicon | None = None) -> str | None:
+    near = _slips(word, _STRUCTURE)
+    if len(word) >= 5:
+        near |= _slips(word, _terms())
+    if lex is not None and len(word) >= 5:
+        # the source's own vocabulary is a candidate too: a slip one edit from a structure or
+        # shorthand word and from a different vocabulary word is ambiguous, never picked
+        vocab = lex.nearest_token(word)
+        if vocab is not None and not near:
+            return None  # the grounder mends it against the vocabulary itself
+        if vocab is not None:
+            near.add(vocab)
+    return _one_of(word, near)
 
 
 def fix_structure_typos(text: str, lex: Lexicon | None) -> str:
@@ -105,6 +145,41 @@ def fix_structure_typos(text: str, lex: Lexicon | None) -> str:
             return w
         if len(w) == 3 and (w in _short_english() or not _short_english() or w in _known_short()):
             return w
-        return _near(w) or w
+        if w in _known_short() or w in _terms():
+            return w
+        return _near(w, lex) or w
 
     return _WORD.sub(fix, text)
+
+
+_RAW_WORD = re.compile(r"(?<![\w'.-])[A-Za-z][a-z]{2,}(?![\w'-]|\.\w)")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
+
+
+def fix_question_typos(question: str, lex: Lexicon) -> str:
+    """The question as typed with the slips of :func:`fix_structure_typos` mended before any
+    reader sees it ('whch pt is homless', 'days sicne pt 20 last vist', 'fractrue pts lsat year'):
+    every reader, not only the grounder, then reads the word meant.
+
+    Untouched: capitalised words inside the question (a name, an abbreviation), words inside
+    quotes (a concept's name as the data stores it), words joined to digits, hyphens or
+    underscores (ids, codes, field names) and patients' names.
+    """
+    quoted = [m.span() for m in _QUOTED.finditer(question)]
+    names = {part for name in lex.patient_names for part in name.split()}
+
+    def fix(m: re.Match[str]) -> str:
+        w = m[0]
+        if w[0].isupper() and m.start() > 0:
+            return w
+        if any(a <= m.start() < b for a, b in quoted):
+            return w
+        low = w.lower()
+        if low in names:
+            return w
+        fixed = fix_structure_typos(low, lex)
+        if fixed == low:
+            return w
+        return fixed.capitalize() if w[0].isupper() else fixed
+
+    return _RAW_WORD.sub(fix, question)
