@@ -126,7 +126,9 @@ on 2026-12-04 (19:55 UTC, stop 28's start); set 15 is the new blind set:
 set 15 was written blind to the reader's code on 2026-12-04, on a workbook from an eighth
 independent builder (``BOOKS``) with conventions of its own, and committed before its first run.
 Blind figures (lead only, ``--figures``): on stop 28's starting main 65ad459 the loader refused the
-workbook (0/88: a sheet of value = label pairs it did not read as format definitions)."""
+workbook (0/88: a sheet of value = label pairs it did not read as format definitions); after stop
+28's loader and reader work (tl28, tl28b: set 14 opened then 77/88, set 13 75/85, 0 wrong),
+main 87ca5a1: still refused, the same error."""
 BOOKS = {
     8: ROOT / "bench" / "data" / "trial8_book.py.gz",
     9: ROOT / "bench" / "data" / "trial9_book.py.gz",
