@@ -138,8 +138,4 @@ def check_ages(ctx: _Ctx) -> list[Check]:
     plan, question = ctx.plan, ctx.question
     if plan is None or not question or plan.group_by:
         return []
-    return (
-        _at_event(plan, question)
-        or _boundary(ctx, plan, question)
-        or _when(ctx, plan, question)
-    )
+    return _at_event(plan, question) or _boundary(ctx, plan, question) or _when(ctx, plan, question)
