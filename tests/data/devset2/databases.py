@@ -18,6 +18,7 @@ sources are newer than it.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +42,17 @@ def default_dir() -> Path:
 
 def _newest(paths: list[Path]) -> float:
     return max(f.stat().st_mtime for p in paths for f in p.rglob("*") if f.is_file())
+
+
+def _digest(paths: list[Path]) -> str:
+    """A hash of the source files' names and contents: a fresh checkout (new mtimes, same files)
+    is not stale, so parallel worktrees do not rebuild a shared database."""
+    h = hashlib.sha256()
+    for p in paths:
+        for f in sorted(x for x in p.rglob("*") if x.is_file()):
+            h.update(str(f.relative_to(p)).encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()
 
 
 def _build_omop(src: list[Path], target: Path) -> None:
@@ -72,12 +84,19 @@ def database_path(name: str, folder: Path | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{name}.duckdb"
     src = SOURCES[name]
-    if target.exists() and target.stat().st_mtime >= _newest(src):
-        return target
-    tmp = target.with_suffix(".building.duckdb")
+    stamp = target.with_suffix(".sources")
+    digest = _digest(src)
+    if target.exists():
+        if stamp.exists() and stamp.read_text() == digest:
+            return target
+        if not stamp.exists() and target.stat().st_mtime >= _newest(src):
+            stamp.write_text(digest)  # built before stamps existed, from these files
+            return target
+    tmp = target.with_suffix(f".building-{os.getpid()}.duckdb")  # one per builder
     tmp.unlink(missing_ok=True)
     _BUILDERS[name](src, tmp)
     tmp.replace(target)
+    stamp.write_text(digest)
     return target
 
 
