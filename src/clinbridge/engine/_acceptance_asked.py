@@ -235,26 +235,15 @@ def _rank_summary(question: str, plan: QueryPlan) -> list[Check]:
     agg = plan.aggregate
     if agg.top is None:
         return []
-    if agg.rank_by in {"lowest", "highest"} and _MEAN_WORDS.search(question):
-        word = _MEAN_WORDS.search(question)[0]  # type: ignore[index]
-        return [
-            failed(
-                "rank_summary",
-                "question_not_covered",
-                f"the question ranks patients by their {word} value; the reading ranks them by "
-                f"their {agg.rank_by} value",
-            )
-        ]
-    if agg.rank_by in {"events", "encounters"} and _DISTINCT_WORDS.search(question):
-        word = _DISTINCT_WORDS.search(question)[0]  # type: ignore[index]
-        return [
-            failed(
-                "rank_summary",
-                "question_not_covered",
-                f"the question ranks by {word!r} kinds; the reading ranks by the number of records",
-            )
-        ]
-    return []
+    why = None
+    if agg.rank_by in {"lowest", "highest"} and (m := _MEAN_WORDS.search(question)):
+        why = (
+            f"the question ranks patients by their {m[0]} value; the reading ranks them by "
+            f"their {agg.rank_by} value"
+        )
+    elif agg.rank_by in {"events", "encounters"} and (m := _DISTINCT_WORDS.search(question)):
+        why = f"the question ranks by {m[0]!r} kinds; the reading ranks by the number of records"
+    return [] if why is None else [failed("rank_summary", "question_not_covered", why)]
 
 
 def _on_wide_table(plan: QueryPlan) -> bool:
@@ -264,7 +253,7 @@ def _on_wide_table(plan: QueryPlan) -> bool:
     if plan.measure.variable is not None or any(g.variable for g in plan.group_by):
         return True
     filters = (*plan.filters, *plan.aggregate.numerator)
-    return any(type(f).__name__ == "VariableFilter" for f in filters)
+    return any(getattr(f, "kind", None) == "variable" for f in filters)
 
 
 def _numbers(question: str, plan: QueryPlan) -> list[Check]:
