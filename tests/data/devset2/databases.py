@@ -18,6 +18,7 @@ sources are newer than it.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import os
 from collections.abc import Callable
@@ -44,9 +45,10 @@ def _newest(paths: list[Path]) -> float:
     return max(f.stat().st_mtime for p in paths for f in p.rglob("*") if f.is_file())
 
 
-def _digest(paths: list[Path]) -> str:
-    """A hash of the source files' names and contents: a fresh checkout (new mtimes, same files)
-    is not stale, so parallel worktrees do not rebuild a shared database."""
+@functools.cache
+def _digest(paths: tuple[Path, ...]) -> str:
+    """A hash of the source files' names and contents (once per process): a fresh checkout (new
+    mtimes, same files) is not stale, so parallel worktrees do not rebuild a shared database."""
     h = hashlib.sha256()
     for p in paths:
         for f in sorted(x for x in p.rglob("*") if x.is_file()):
@@ -85,7 +87,7 @@ def database_path(name: str, folder: Path | None = None) -> Path:
     target = folder / f"{name}.duckdb"
     src = SOURCES[name]
     stamp = target.with_suffix(".sources")
-    digest = _digest(src)
+    digest = _digest(tuple(src))
     if target.exists():
         if stamp.exists() and stamp.read_text() == digest:
             return target
